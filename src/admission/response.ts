@@ -1,0 +1,59 @@
+/**
+ * Small constructors for the decisions rules return, named for what the caller means
+ * (after controller-runtime's `admission.Allowed`, `Denied`, `Errored` and
+ * `apierrors.NewInvalid`).
+ */
+import { aggregateFieldErrors, fieldErrorBody, type FieldError } from '../field/errors.js';
+import { quoteGoString } from '../field/quote.js';
+import type { Status, Verdict } from './schema.js';
+
+/** Allow, with optional warnings (kubectl prints each as `Warning: <text>`). */
+export function allowed(warnings: readonly string[] = []): Verdict {
+  return warnings.length > 0 ? { allowed: true, warnings: [...warnings] } : { allowed: true };
+}
+
+/** Deny with a full `metav1.Status`, keeping any warnings. */
+export function denied(status: Status, warnings: readonly string[] = []): Verdict {
+  return warnings.length > 0 ? { allowed: false, status, warnings: [...warnings] } : { allowed: false, status };
+}
+
+const REASON_BY_CODE: Readonly<Record<number, string>> = { 400: 'BadRequest', 500: 'InternalError' };
+
+/**
+ * Deny because the request could not be judged (controller-runtime's `Errored`), e.g. an
+ * object whose fields do not have the types the rule reads. `code` is an HTTP status code.
+ */
+export function errored(code: number, message: string): Verdict {
+  const reason = REASON_BY_CODE[code];
+  return denied({ status: 'Failure', code, ...(reason ? { reason } : {}), message });
+}
+
+/** Kubernetes group and kind, e.g. `{group: 'spiderpool.spidernet.io', kind: 'SpiderIPPool'}`. */
+export interface GroupKind {
+  group: string;
+  kind: string;
+}
+
+/**
+ * The status Kubernetes returns for an invalid object (`apierrors.NewInvalid`): code 422,
+ * reason `Invalid`, one cause per field error, and the message
+ * `<Kind>.<group> "<name>" is invalid: <field>: <Type>: <detail>` (several as `[a, b]`).
+ * kubectl prints `The <Kind> "<name>" is invalid: <field>: <cause message>` from the causes.
+ *
+ * @param errors at least one field error.
+ */
+export function invalidStatus(groupKind: GroupKind, name: string, errors: readonly FieldError[]): Status {
+  const qualifiedKind = groupKind.group === '' ? groupKind.kind : `${groupKind.kind}.${groupKind.group}`;
+  return {
+    status: 'Failure',
+    code: 422,
+    reason: 'Invalid',
+    message: `${qualifiedKind} ${quoteGoString(name)} is invalid: ${aggregateFieldErrors(errors)}`,
+    details: {
+      group: groupKind.group,
+      kind: groupKind.kind,
+      name,
+      causes: errors.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field })),
+    },
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * `reviewAdmission`: the pure function from an AdmissionReview to the response
+ * AdmissionReview, shared by the HTTPS server and the CLI.
+ */
+import { configMapValidator, type SpiderpoolConfigMapRef } from '../rules/configmap.js';
+import { spiderIPPoolValidator } from '../rules/spiderippool.js';
+import { allowed } from './response.js';
+import {
+  ADMISSION_API_VERSION,
+  AdmissionReviewRequestSchema,
+  type AdmissionRequest,
+  type AdmissionReviewRequest,
+  type AdmissionReviewResponse,
+  type Verdict,
+} from './schema.js';
+import { runValidator, type Validator } from './validator.js';
+
+/** A body that is not an `admission.k8s.io/v1` AdmissionReview with a `request.uid`. */
+export class InvalidAdmissionReviewError extends Error {
+  override name = 'InvalidAdmissionReviewError';
+}
+
+export interface ReviewOptions {
+  /** Spiderpool's ConfigMap; default `spiderpool-conf` in any namespace. */
+  configMap?: SpiderpoolConfigMapRef;
+}
+
+/**
+ * Checks that `body` (parsed JSON) is an `admission.k8s.io/v1` AdmissionReview request.
+ *
+ * @throws InvalidAdmissionReviewError with a one-line reason naming the first bad field,
+ *   e.g. `request.uid: is required (a string)`.
+ */
+export function decodeAdmissionReview(body: unknown): AdmissionReviewRequest {
+  const result = AdmissionReviewRequestSchema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const path = issue.path.map(String).join('.');
+  throw new InvalidAdmissionReviewError(
+    `not an ${ADMISSION_API_VERSION} AdmissionReview: ${path === '' ? '' : path + ': '}${issue.message}`,
+  );
+}
+
+/** Wraps a verdict into the response AdmissionReview for the request `uid`. */
+export function encodeAdmissionReview(uid: string, verdict: Verdict): AdmissionReviewResponse {
+  return { apiVersion: ADMISSION_API_VERSION, kind: 'AdmissionReview', response: { uid, ...verdict } };
+}
+
+/** A validator bound to the generic dispatch, so validators of different object types share one list. */
+interface Guard {
+  group: string;
+  kind: string;
+  decide(request: AdmissionRequest): Verdict;
+}
+
+function guard<T>(validator: Validator<T>): Guard {
+  return { ...validator.groupKind, decide: (request) => runValidator(validator, request) };
+}
+
+/**
+ * Builds a reviewer for fixed options (the server builds one at start). The returned
+ * function is pure: same review in, same response out, no I/O.
+ */
+export function createReviewer(options: ReviewOptions = {}): (review: unknown) => AdmissionReviewResponse {
+  // Every other kind is allowed.
+  const guards = [guard(spiderIPPoolValidator), guard(configMapValidator(options.configMap))];
+  return (review) => {
+    const { request } = decodeAdmissionReview(review);
+    const match = guards.find((g) => g.group === request.kind.group && g.kind === request.kind.kind);
+    return encodeAdmissionReview(request.uid, match ? match.decide(request) : allowed());
+  };
+}
+
+const defaultReviewer = createReviewer();
+
+/**
+ * Turns an AdmissionReview (parsed JSON) into the response AdmissionReview: same
+ * `apiVersion`/`kind`, `response.uid` equal to `request.uid`. `dryRun` requests get the
+ * same decision as real ones.
+ *
+ * @throws InvalidAdmissionReviewError when `review` is not an `admission.k8s.io/v1`
+ *   AdmissionReview request with a `uid` (the server answers HTTP 400).
+ */
+export function reviewAdmission(review: unknown, options?: ReviewOptions): AdmissionReviewResponse {
+  return (options === undefined ? defaultReviewer : createReviewer(options))(review);
+}

@@ -1,0 +1,123 @@
+/**
+ * The rules Spiderpool applies to its `iaasNetworkProvider` block at start-up (design
+ * document, "请求超时与时间预算" / request timeout and time budget). A value that breaks
+ * them is fatal: the agent and the controller refuse to start.
+ */
+import { formatGoDuration } from '../duration/format.js';
+import { parseGoDuration } from '../duration/parse.js';
+import { invalid, type FieldError, type FieldWarning } from '../field/errors.js';
+import { quoteGoString } from '../field/quote.js';
+import type { ProviderSettings } from './conf-yml.js';
+
+/** Used by Spiderpool when `httpRequestTimeout` is empty: the provider's ~48s worst case plus margin. */
+export const DEFAULT_HTTP_REQUEST_TIMEOUT = '50s';
+
+const NS_PER_SECOND = 1_000_000_000n;
+/** Static safety limit: kubelet gives the whole Pod sandbox creation 2 minutes. */
+const STATIC_LIMIT_NS = 120n * NS_PER_SECOND;
+/** The Spiderpool CNI plugin waits 100s for the agent on ADD and DEL; one provider call must fit in it. */
+const CNI_AGENT_BUDGET_NS = 100n * NS_PER_SECOND;
+
+const FATAL = "Spiderpool's agent and controller refuse to start with it";
+const ADVICE = 'use 50s (the default, above the provider's ~48s worst case) or 55s-59s under heavy rate limiting';
+
+/** Outcome of checking the provider block: errors deny; warnings are shown to the user. */
+export interface ProviderFindings {
+  errors: FieldError[];
+  warnings: FieldWarning[];
+}
+
+const TIMEOUT_FIELD = 'iaasNetworkProvider.httpRequestTimeout';
+
+/**
+ * Checks the provider settings as Spiderpool does, with field paths relative to `conf.yml`
+ * (`iaasNetworkProvider.httpRequestTimeout`).
+ *
+ * Spiderpool validates the block only when `serverUrl` is non-empty; otherwise the
+ * integration is off, and a timeout that would fail once it is turned on becomes a warning.
+ */
+export function checkProviderSettings(settings: ProviderSettings): ProviderFindings {
+  const timeout = settings.httpRequestTimeout;
+  const problem = httpRequestTimeoutProblem(timeout);
+  if (settings.serverUrl === '') {
+    const warnings = problem
+      ? [
+          {
+            field: TIMEOUT_FIELD,
+            message:
+              `${quoteGoString(timeout)} is ignored while serverUrl is empty, but Spiderpool will refuse ` +
+              `to start once the IaaS provider is enabled: it ${problem.why}`,
+          },
+        ]
+      : [];
+    return { errors: [], warnings };
+  }
+  const errors = [checkServerUrl(settings.serverUrl)];
+  if (problem) errors.push(invalid(TIMEOUT_FIELD, timeout, `${problem.why}, so ${FATAL}; ${problem.advice}`));
+  return { errors: errors.filter((e): e is FieldError => e !== undefined), warnings: [] };
+}
+
+/**
+ * What is wrong with an `httpRequestTimeout` as written: empty means 50s; otherwise a Go
+ * duration `d` with `0 < d < 2m` and `d < 100s` (design document, 校验规则 / validation rules).
+ *
+ * @returns `why` (the value as parsed and the limit it broke, with the limit's reason) and
+ *   `advice` (what to write instead), or `undefined` when Spiderpool accepts the value.
+ */
+export function httpRequestTimeoutProblem(text: string): { why: string; advice: string } | undefined {
+  if (text === '') return undefined;
+  let ns: bigint;
+  try {
+    ns = parseGoDuration(text);
+  } catch (e) {
+    const hint = /^[0-9]+(\.[0-9]*)?$/.test(text) ? `did you mean "${text}s"? ` : '';
+    return {
+      why: `is not a Go duration (${(e as Error).message})`,
+      advice: `${hint}write a number with a unit (ns, us, ms, s, m, h) such as "50s", or leave it empty for the default 50s`,
+    };
+  }
+  const is = `is ${formatGoDuration(ns)}`;
+  if (ns <= 0n) {
+    return { why: `${is}, must be greater than 0 (every provider call would time out at once)`, advice: ADVICE };
+  }
+  if (ns >= STATIC_LIMIT_NS) {
+    return {
+      why:
+        `${is}, must be less than 2m (the static limit: kubelet gives the whole Pod sandbox creation 2 minutes) ` +
+        'and less than 100s (what the Spiderpool CNI plugin waits for the agent on ADD and DEL)',
+      advice: ADVICE,
+    };
+  }
+  if (ns >= CNI_AGENT_BUDGET_NS) {
+    return {
+      why:
+        `${is}, must be less than 100s (what the Spiderpool CNI plugin waits for the agent on ADD and DEL, ` +
+        'which one provider call must fit in)',
+      advice: ADVICE,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * `serverUrl`, when set: an `http://` or `https://` URL with a host, as Spiderpool requires.
+ * Go's `net/url` refuses spaces and control characters that WHATWG URL parsing would trim
+ * or escape, so those are refused first.
+ */
+export function checkServerUrl(text: string): FieldError | undefined {
+  let url: URL | undefined;
+  if (!/[\x00-\x20\x7f]/.test(text)) {
+    try {
+      url = new URL(text);
+    } catch {
+      url = undefined;
+    }
+  }
+  if (url && (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '') return undefined;
+  return invalid(
+    'iaasNetworkProvider.serverUrl',
+    text,
+    `must be an http:// or https:// URL with a host, such as "http://iaas-network-provider.example.svc:80", ` +
+      `so ${FATAL}; leave serverUrl empty to turn the IaaS provider off`,
+  );
+}

@@ -1,0 +1,85 @@
+import { quoteGoString } from './quote.js';
+
+/**
+ * One refused field, as Kubernetes' `field.Error` (k8s.io/apimachinery/pkg/util/validation/field).
+ * `type` is the value Kubernetes puts in `status.details.causes[].reason`.
+ */
+export interface FieldError {
+  type: 'FieldValueForbidden' | 'FieldValueInvalid' | 'FieldValueRequired';
+  /** Field path as Kubernetes writes it: `spec.nodeName`, `data[conf.yml].iaasNetworkProvider.httpRequestTimeout`. */
+  field: string;
+  /** The value as written; shown only for `Invalid`, and only when present. */
+  badValue?: string | number | boolean | null;
+  /** What was refused, why, and what to do instead: one line, standing alone. */
+  detail: string;
+}
+
+/** `field.Forbidden`: the field may not be set or changed this way. */
+export function forbidden(field: string, detail: string): FieldError {
+  return { type: 'FieldValueForbidden', field, detail };
+}
+
+/** `field.Invalid`: the value is wrong; pass `badValue` to show it as written. */
+export function invalid(field: string, badValue: FieldError['badValue'] | undefined, detail: string): FieldError {
+  return badValue === undefined
+    ? { type: 'FieldValueInvalid', field, detail }
+    : { type: 'FieldValueInvalid', field, badValue, detail };
+}
+
+/** `field.Required`: the field must be present. */
+export function required(field: string, detail: string): FieldError {
+  return { type: 'FieldValueRequired', field, detail };
+}
+
+const TYPE_WORDS: Record<FieldError['type'], string> = {
+  FieldValueForbidden: 'Forbidden',
+  FieldValueInvalid: 'Invalid value',
+  FieldValueRequired: 'Required value',
+};
+
+/**
+ * The cause message, as `field.Error.ErrorBody()`: `Forbidden: <detail>` or
+ * `Invalid value: "100s": <detail>` (strings `%q`-quoted, other scalars `%v`).
+ * kubectl prints `<field>: <this>` for each cause of an `Invalid` status.
+ */
+export function fieldErrorBody(e: FieldError): string {
+  let body = TYPE_WORDS[e.type];
+  if (e.type === 'FieldValueInvalid' && 'badValue' in e) {
+    const v = e.badValue;
+    body += ': ' + (typeof v === 'string' ? quoteGoString(v) : v === null ? 'null' : String(v));
+  }
+  return e.detail === '' ? body : `${body}: ${e.detail}`;
+}
+
+/** `field.Error.Error()`: `<field>: <body>`. */
+export function fieldErrorString(e: FieldError): string {
+  return `${e.field}: ${fieldErrorBody(e)}`;
+}
+
+/**
+ * The aggregate text Kubernetes puts after `is invalid: ` (`utilerrors.NewAggregate`):
+ * the one message alone, or `[a, b]` for several, duplicates dropped.
+ */
+export function aggregateFieldErrors(errors: readonly FieldError[]): string {
+  const messages = [...new Set(errors.map(fieldErrorString))];
+  return messages.length === 1 ? messages[0]! : `[${messages.join(', ')}]`;
+}
+
+/** A warning about one field: accepted, but worth the user's attention. */
+export interface FieldWarning {
+  field: string;
+  message: string;
+}
+
+/** The warning text returned to the user, in the same `<field>: <message>` form as errors. */
+export function fieldWarningString(w: FieldWarning): string {
+  return `${w.field}: ${w.message}`;
+}
+
+/**
+ * Re-roots field paths under `prefix`, e.g. `iaasNetworkProvider.x` →
+ * `data[conf.yml].iaasNetworkProvider.x`, and `""` (the whole value) → `data[conf.yml]`.
+ */
+export function underField<T extends { field: string }>(prefix: string, items: readonly T[]): T[] {
+  return items.map((item) => ({ ...item, field: item.field === '' ? prefix : `${prefix}.${item.field}` }));
+}

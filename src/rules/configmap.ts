@@ -1,0 +1,70 @@
+/**
+ * Spiderpool's ConfigMap (default `spiderpool-conf`): its `conf.yml` must let Spiderpool's
+ * agent and controller start (design document, "校验规则" / validation rules: a bad
+ * `iaasNetworkProvider.httpRequestTimeout` is fatal). Other ConfigMaps are allowed untouched.
+ */
+import { z } from 'zod';
+import { allowed, denied, invalidStatus, type GroupKind } from '../admission/response.js';
+import type { AdmissionRequest, Verdict } from '../admission/schema.js';
+import type { Validator } from '../admission/validator.js';
+import { validateConfYml } from '../config/validate.js';
+import { CONF_YML_KEY, DEFAULT_CONFIGMAP_NAME } from '../defaults.js';
+import { fieldWarningString, required, underField, type FieldError } from '../field/errors.js';
+
+export const CONFIGMAP: GroupKind = { group: '', kind: 'ConfigMap' };
+
+export const ConfigMapSchema = z.object({
+  metadata: z.object({
+    name: z.string().optional(),
+    namespace: z.string().optional(),
+  }),
+  data: z.record(z.string(), z.string()).nullish(),
+});
+export type ConfigMap = z.infer<typeof ConfigMapSchema>;
+
+/** Which ConfigMap is Spiderpool's: its name, and its namespace when one is given. */
+export interface SpiderpoolConfigMapRef {
+  name: string;
+  /** Any namespace when absent. */
+  namespace?: string;
+}
+
+const CONF_YML_FIELD = `data[${CONF_YML_KEY}]`;
+
+/**
+ * Validates a ConfigMap as Spiderpool would read it at start-up.
+ *
+ * @returns allowed (with warnings for settings that are ignored now but would fail once the
+ *   IaaS provider is enabled), or denied with a 422 `Invalid` status whose causes name
+ *   fields such as `data[conf.yml].iaasNetworkProvider.httpRequestTimeout`.
+ */
+export function validateSpiderpoolConfigMap(configMap: ConfigMap, name: string): Verdict {
+  const confYml = configMap.data?.[CONF_YML_KEY];
+  if (confYml === undefined) {
+    const missing = required(
+      CONF_YML_FIELD,
+      "Spiderpool's agent and controller read their configuration from this key and refuse to start without it",
+    );
+    return denied(invalidStatus(CONFIGMAP, name, [missing]));
+  }
+  const findings = validateConfYml(confYml);
+  const errors: FieldError[] = underField(CONF_YML_FIELD, findings.errors);
+  const warnings = underField(CONF_YML_FIELD, findings.warnings).map(fieldWarningString);
+  return errors.length > 0 ? denied(invalidStatus(CONFIGMAP, name, errors), warnings) : allowed(warnings);
+}
+
+/** The ConfigMap validator for the Spiderpool ConfigMap `ref` names (CREATE and UPDATE). */
+export function configMapValidator(ref: SpiderpoolConfigMapRef = { name: DEFAULT_CONFIGMAP_NAME }): Validator<ConfigMap> {
+  const check = (configMap: ConfigMap, request: AdmissionRequest): Verdict => {
+    const name = configMap.metadata.name ?? request.name ?? '';
+    const namespace = configMap.metadata.namespace ?? request.namespace;
+    if (name !== ref.name || (ref.namespace !== undefined && namespace !== ref.namespace)) return allowed();
+    return validateSpiderpoolConfigMap(configMap, name);
+  };
+  return {
+    groupKind: CONFIGMAP,
+    schema: ConfigMapSchema,
+    validateCreate: check,
+    validateUpdate: (_oldConfigMap, configMap, request) => check(configMap, request),
+  };
+}

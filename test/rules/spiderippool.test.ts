@@ -1,0 +1,121 @@
+import { reviewAdmission } from '../../src/admission/review.js';
+import { AdmissionReviewResponseSchema } from '../../src/admission/schema.js';
+import { loadReview } from '../fixtures/load.js';
+
+function review(name: string) {
+  const input = loadReview(name);
+  const output = AdmissionReviewResponseSchema.parse(reviewAdmission(input));
+  expect(output.response.uid).toBe(input.request.uid);
+  return output.response;
+}
+
+describe('SpiderIPPool: an IaaS pool keeps its mode', () => {
+  it.each([
+    ['pool-update-node-to-global', 'none'],
+    ['pool-update-node-to-global-null', 'none'],
+    ['pool-update-node-to-global-empty', 'none'],
+  ])('%s: a node pool may not become a global pool (nodeName %s)', (fixture) => {
+    const response = review(fixture);
+    expect(response.allowed).toBe(false);
+    expect(response.status).toMatchObject({ status: 'Failure', code: 422, reason: 'Invalid' });
+    expect(response.status!.details).toEqual({
+      group: 'spiderpool.spidernet.io',
+      kind: 'SpiderIPPool',
+      name: 'pool-a',
+      causes: [{ reason: 'FieldValueForbidden', field: 'spec.nodeName', message: expect.stringMatching(/^Forbidden: /) }],
+    });
+    const cause = response.status!.details!.causes[0]!.message;
+    expect(cause).toContain('changing spec.nodeName from ["worker-1"] to none');
+    expect(cause).toContain('IaaS node pool "pool-a" into a global pool');
+    expect(cause).toContain('delete it and create it again without spec.nodeName');
+    expect(response.status!.message).toBe(`SpiderIPPool.spiderpool.spidernet.io "pool-a" is invalid: spec.nodeName: ${cause}`);
+  });
+
+  it('a global pool may not become a node pool', () => {
+    const response = review('pool-update-global-to-node');
+    expect(response.allowed).toBe(false);
+    expect(response.status!.message).toMatch(
+      /^SpiderIPPool\.spiderpool\.spidernet\.io "pool-global" is invalid: spec\.nodeName: Forbidden: changing spec\.nodeName from none to \["worker-2"\] would turn IaaS global pool "pool-global" into a node pool, .*delete it and create it again with spec\.nodeName$/,
+    );
+  });
+
+  it('dryRun gets the same decision', () => {
+    const real = review('pool-update-node-to-global');
+    const dry = review('pool-update-node-to-global-dryrun');
+    expect(dry.allowed).toBe(false);
+    expect(dry.status).toEqual(real.status);
+  });
+
+  it.each([
+    'pool-update-global-null-to-empty', // absent, null and [] all mean "no node"
+    'pool-update-node-to-other-node', // which node a node pool names may change
+    'pool-update-node-other-fields',
+    'pool-update-provider-renamed', // the provider's name may change; only presence is fixed
+    'pool-update-traditional-add-nodename', // traditional pools are not guarded
+    'pool-update-traditional-remove-nodename',
+    'pool-update-status-subresource',
+    'pool-create-iaas-node', // CREATE and DELETE are not restricted
+    'pool-create-iaas-global',
+    'pool-delete-iaas',
+  ])('%s is allowed', (fixture) => {
+    expect(review(fixture)).toEqual({ uid: expect.any(String), allowed: true });
+  });
+});
+
+describe('SpiderIPPool: a pool keeps its category (the iaas-provider annotation)', () => {
+  const field = 'metadata.annotations[ipam.spidernet.io/iaas-provider]';
+
+  it('removing the annotation is refused', () => {
+    const response = review('pool-update-annotation-removed');
+    expect(response.allowed).toBe(false);
+    expect(response.status!.details!.causes).toEqual([
+      { reason: 'FieldValueForbidden', field, message: expect.stringContaining('removing the annotation (was "openstack")') },
+    ]);
+  });
+
+  it('adding the annotation is refused', () => {
+    const response = review('pool-update-annotation-added');
+    expect(response.allowed).toBe(false);
+    expect(response.status!.message).toContain(
+      `"pool-legacy" is invalid: ${field}: Forbidden: adding the annotation ("openstack") would turn traditional pool "pool-legacy" into an IaaS pool`,
+    );
+  });
+
+  it('reports every refused field in one response', () => {
+    const response = review('pool-update-annotation-and-nodename-removed');
+    expect(response.status!.details!.causes.map((c) => c.field)).toEqual([field, 'spec.nodeName']);
+    expect(response.status!.message).toMatch(
+      /^SpiderIPPool\.spiderpool\.spidernet\.io "pool-a" is invalid: \[metadata\.annotations\[ipam\.spidernet\.io\/iaas-provider\]: Forbidden: .*, spec\.nodeName: Forbidden: .*\]$/,
+    );
+  });
+});
+
+describe('SpiderIPPool: objects that are not shaped like a SpiderIPPool', () => {
+  it('answers Errored(400) for a nodeName that is not a list', () => {
+    const input = loadReview('pool-update-node-to-global');
+    input.request.object.spec.nodeName = 'worker-1';
+    const response = reviewAdmission(input).response;
+    expect(response.allowed).toBe(false);
+    expect(response.status).toMatchObject({ code: 400, reason: 'BadRequest' });
+    expect(response.status!.message).toMatch(/^cannot decode SpiderIPPool at request\.object\.spec\.nodeName: /);
+  });
+
+  it('answers Errored(400) when oldObject is missing on UPDATE', () => {
+    const input = loadReview('pool-update-node-to-global');
+    delete input.request.oldObject;
+    expect(reviewAdmission(input).response.status!.message).toMatch(/^cannot decode SpiderIPPool at request\.oldObject: /);
+  });
+
+  it('bounds the node list shown in a message', () => {
+    const input = loadReview('pool-update-node-to-global');
+    input.request.oldObject.spec.nodeName = ['a', 'b', 'c', 'd', 'e'];
+    expect(reviewAdmission(input).response.status!.message).toContain('from ["a", "b", "c", … 2 more] to none');
+  });
+
+  it('tolerates unknown and future fields', () => {
+    const input = loadReview('pool-update-node-to-other-node');
+    input.request.object.spec.someFutureField = { nested: [1, 2, 3] };
+    input.request.object.metadata.labels = { team: 'net' };
+    expect(reviewAdmission(input).response.allowed).toBe(true);
+  });
+});
