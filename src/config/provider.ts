@@ -19,7 +19,7 @@ const STATIC_LIMIT_NS = 120n * NS_PER_SECOND;
 const CNI_AGENT_BUDGET_NS = 100n * NS_PER_SECOND;
 
 const FATAL = "Spiderpool's agent and controller refuse to start with it";
-const ADVICE = 'use 50s (the default, above the provider's ~48s worst case) or 55s-59s under heavy rate limiting';
+const ADVICE = "use 50s (the default, above the provider's ~48s worst case) or 55s-59s under heavy rate limiting";
 
 /** Outcome of checking the provider block: errors deny; warnings are shown to the user. */
 export interface ProviderFindings {
@@ -101,23 +101,25 @@ export function httpRequestTimeoutProblem(text: string): { why: string; advice: 
 
 /**
  * `serverUrl`, when set: an `http://` or `https://` URL with a host, as Spiderpool requires.
- * Go's `net/url` refuses spaces and control characters that WHATWG URL parsing would trim
- * or escape, so those are refused first.
+ * The host is taken from the authority as Go's `net/url` does (so `http:///path` has none,
+ * where WHATWG URL parsing would take `path` as the host); spaces and control characters,
+ * which Go refuses and WHATWG trims or escapes, are refused too.
  */
 export function checkServerUrl(text: string): FieldError | undefined {
-  let url: URL | undefined;
-  if (!/[\x00-\x20\x7f]/.test(text)) {
-    try {
-      url = new URL(text);
-    } catch {
-      url = undefined;
-    }
+  const authority = /^https?:\/\/([^/?#]*)/i.exec(text)?.[1];
+  if (authority !== undefined && hostOf(authority) !== '' && !/[\x00-\x20\x7f]/.test(text) && URL.canParse(text)) {
+    return undefined;
   }
-  if (url && (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '') return undefined;
   return invalid(
     'iaasNetworkProvider.serverUrl',
     text,
     `must be an http:// or https:// URL with a host, such as "http://iaas-network-provider.example.svc:80", ` +
       `so ${FATAL}; leave serverUrl empty to turn the IaaS provider off`,
   );
+}
+
+/** The host of an authority `[userinfo@]host[:port]`, IPv6 literals in brackets. */
+function hostOf(authority: string): string {
+  const hostPort = authority.slice(authority.lastIndexOf('@') + 1);
+  return hostPort.startsWith('[') ? hostPort.slice(0, hostPort.indexOf(']') + 1) : hostPort.split(':')[0]!;
 }

@@ -46,7 +46,7 @@ const WHY_MODE_IS_FIXED =
 
 const WHY_CATEGORY_IS_FIXED =
   "a pool's category is fixed for its life: an IaaS pool's addresses are cloud sub-ENIs whose MAC and VLAN the IaaS " +
-  'provider manages, a traditional pool's are not, and switching would leave allocated addresses managed by the wrong side';
+  "provider manages, a traditional pool's are not, and switching would leave allocated addresses managed by the wrong side";
 
 /** Forbids turning a node pool into a global pool or the reverse; changing the node is fine. */
 function modeChange(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string): FieldError | undefined {

@@ -1,0 +1,144 @@
+import { readConfYml } from '../../src/config/conf-yml.js';
+import { validateConfYml } from '../../src/config/validate.js';
+import { fieldErrorString } from '../../src/field/errors.js';
+
+function provider(text: string) {
+  const reading = readConfYml(text);
+  if (!reading.ok) throw new Error(`expected a reading, got ${reading.errors.map(fieldErrorString).join('; ')}`);
+  return reading.provider;
+}
+
+function refusal(text: string): string {
+  const reading = readConfYml(text);
+  if (reading.ok) throw new Error(`expected a refusal, got ${JSON.stringify(reading.provider)}`);
+  expect(reading.errors).toHaveLength(1);
+  return fieldErrorString(reading.errors[0]!);
+}
+
+describe('readConfYml reads scalars as Spiderpool’s Go decoders do', () => {
+  it.each([
+    ['httpRequestTimeout: 50s', '50s'],
+    ['httpRequestTimeout: "50s"', '50s'],
+    ["httpRequestTimeout: '1m30s'", '1m30s'],
+    ['httpRequestTimeout: 50', '50'], // judged by its text, not as a number
+    ['httpRequestTimeout: 1e3', '1e3'],
+    ['httpRequestTimeout: yes', 'yes'],
+    ['httpRequestTimeout: ~', ''],
+    ['httpRequestTimeout: null', ''],
+    ['httpRequestTimeout: NULL', ''],
+    ['httpRequestTimeout:', ''],
+    ['httpRequestTimeout: "null"', 'null'], // quoted: a string, not null
+    ['httpRequestTimeout: "~"', '~'],
+    ['httpRequestTimeout: !!str 50', '50'],
+    ['httpRequestTimeout: !!null ""', ''],
+    ['httpRequestTimeout: |\n    50s', '50s\n'], // block scalars keep their newline
+    ['httpRequestTimeout: >-\n    50s', '50s'],
+    ['httpRequestTimeout: 50s # the default', '50s'],
+  ])('%j → %j', (line, expected) => {
+    const text = `ipamUnixSocketPath: /var/run/spidernet/spiderpool.sock\niaasNetworkProvider:\n  serverUrl: http://p:80\n  ${line}\n`;
+    expect(provider(text)).toEqual({ serverUrl: 'http://p:80', httpRequestTimeout: expected });
+  });
+
+  it.each([
+    ['', 'an empty document'],
+    ['# only a comment\n', 'a comment'],
+    ['enableIPv4: true\n', 'no provider block'],
+    ['iaasNetworkProvider:\n', 'a null block'],
+    ['iaasNetworkProvider: ~\n', 'a null block'],
+    ['~\n', 'a null document'],
+  ])('reads %j (%s) as the provider turned off', (text) => {
+    expect(provider(text)).toEqual({ serverUrl: '', httpRequestTimeout: '' });
+  });
+
+  it('reads only the first document of a stream, as Go’s Unmarshal does', () => {
+    expect(provider('iaasNetworkProvider: {serverUrl: a}\n---\niaasNetworkProvider: {serverUrl: b}\n').serverUrl).toBe('a');
+  });
+
+  it('honours anchors, aliases and merge keys', () => {
+    const text = [
+      'defaults: &provider',
+      '  serverUrl: http://p:80',
+      '  httpRequestTimeout: 55s',
+      'iaasNetworkProvider:',
+      '  <<: *provider',
+      '  httpRequestTimeout: 59s',
+      '',
+    ].join('\n');
+    expect(provider(text)).toEqual({ serverUrl: 'http://p:80', httpRequestTimeout: '59s' });
+  });
+
+  it('lets the earlier mapping of a merge list win, as both decoders do', () => {
+    const text = 'a: &a {httpRequestTimeout: 10s}\nb: &b {httpRequestTimeout: 20s}\niaasNetworkProvider:\n  <<: [*a, *b]\n';
+    expect(provider(text).httpRequestTimeout).toBe('10s');
+  });
+
+  it('decodes a provider block that appears twice (via a merge) field by field', () => {
+    const text = '<<: {iaasNetworkProvider: {serverUrl: http://p:80, httpRequestTimeout: 55s}}\n';
+    expect(provider(text)).toEqual({ serverUrl: 'http://p:80', httpRequestTimeout: '55s' });
+  });
+});
+
+describe('readConfYml refuses what either decoder refuses or reads differently', () => {
+  it('refuses an explicit key written before a merge that redefines it (yaml.v2 and yaml.v3 disagree)', () => {
+    const text = 'base: &b {httpRequestTimeout: 100s}\niaasNetworkProvider:\n  httpRequestTimeout: 50s\n  <<: *b\n';
+    expect(refusal(text)).toBe(
+      'iaasNetworkProvider.httpRequestTimeout: Invalid value: Spiderpool\'s controller (gopkg.in/yaml.v2) reads "100s" but its agent (gopkg.in/yaml.v3) reads "50s": the two order merge keys (<<) differently; set httpRequestTimeout once, outside any merge; Spiderpool\'s agent and controller cannot decode it and refuse to start',
+    );
+  });
+
+  it('gives the parser’s line and column for YAML that does not parse', () => {
+    expect(refusal('iaasNetworkProvider:\n  serverUrl: "http://p:80\n')).toMatch(
+      /^: Invalid value: is not valid YAML: line \d+, column \d+: Missing closing "quote/,
+    );
+  });
+
+  it.each([
+    ['duplicate keys (yaml.v3 refuses them)', 'iaasNetworkProvider:\n  httpRequestTimeout: 50s\n  httpRequestTimeout: 100s\n', /is not valid YAML: line 3, column 3: Map keys must be unique/],
+    ['tabs as indentation', 'iaasNetworkProvider:\n\thttpRequestTimeout: 50s\n', /is not valid YAML: line 2, column 1: /],
+    ['an unknown anchor', 'iaasNetworkProvider: *nowhere\n', /refers to unknown anchor "nowhere"/],
+    ['an anchor that contains itself', 'iaasNetworkProvider: &a {<<: *a}\n', /an anchor's value contains itself/],
+    ['a merge of a scalar', 'iaasNetworkProvider: {<<: 5}\n', /a merge key \(<<\) must name a mapping or a list of mappings/],
+  ])('refuses %s', (_what, text, pattern) => {
+    expect(refusal(text)).toMatch(pattern);
+  });
+
+  it.each([
+    ['- a\n- b\n', '', /^: Invalid value: line 1, column 1: must be a mapping, not a sequence/],
+    ['just text\n', '', /must be a mapping, not a scalar/],
+    ['iaasNetworkProvider: [a]\n', 'iaasNetworkProvider', /line 1, column 22: must be a mapping, not a sequence/],
+    ['iaasNetworkProvider: off\n', 'iaasNetworkProvider', /must be a mapping, not a scalar/],
+    ['iaasNetworkProvider:\n  httpRequestTimeout: {s: 50}\n', 'iaasNetworkProvider.httpRequestTimeout', /line 2, column 23: must be a string, not a mapping/],
+    ['iaasNetworkProvider:\n  serverUrl: [http://a]\n', 'iaasNetworkProvider.serverUrl', /must be a string, not a sequence/],
+  ])('refuses the wrong type in %j', (text, field, pattern) => {
+    const message = refusal(text);
+    expect(message.startsWith(`${field}: Invalid value: `)).toBe(true);
+    expect(message).toMatch(pattern);
+    expect(message).toMatch(/refuse to start$/);
+  });
+
+  it('stops expanding merge keys that grow exponentially (excessive aliasing)', () => {
+    const levels = ['l0: &l0 {httpRequestTimeout: 50s, x: 1}'];
+    for (let i = 1; i <= 12; i++) levels.push(`l${i}: &l${i} {<<: [${Array(8).fill(`*l${i - 1}`).join(', ')}]}`);
+    levels.push('iaasNetworkProvider: {<<: *l12, serverUrl: http://p:80}');
+    expect(refusal(levels.join('\n') + '\n')).toMatch(/excessive aliasing/);
+  });
+});
+
+describe('validateConfYml', () => {
+  it('checks the provider block it reads', () => {
+    const { errors } = validateConfYml('iaasNetworkProvider:\n  serverUrl: http://p:80\n  httpRequestTimeout: 50\n');
+    expect(errors.map(fieldErrorString)).toEqual([
+      expect.stringMatching(/^iaasNetworkProvider\.httpRequestTimeout: Invalid value: "50": is not a Go duration \(time: missing unit in duration "50"\)/),
+    ]);
+  });
+
+  it('refuses undecodable YAML even when the provider is off', () => {
+    expect(validateConfYml('iaasNetworkProvider: [\n').errors).toHaveLength(1);
+  });
+
+  it('never throws, whatever the text', () => {
+    for (const text of ['\u0000', '{{{{', ']]]', '&a *a', '? ? ?', '!!binary ZZZ', '%YAML 9.9\n---\n', '"\\uZZZZ"', 'a: b: c']) {
+      expect(() => validateConfYml(text)).not.toThrow();
+    }
+  });
+});
