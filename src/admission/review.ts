@@ -57,17 +57,26 @@ function guard<T>(validator: Validator<T>): Guard {
   return { ...validator.groupKind, decide: (request) => runValidator(validator, request) };
 }
 
+/** A review's decoded request (for logging and metrics) beside the response to send. */
+export interface ReviewOutcome {
+  request: AdmissionRequest;
+  review: AdmissionReviewResponse;
+}
+
 /**
  * Builds a reviewer for fixed options (the server builds one at start). The returned
- * function is pure: same review in, same response out, no I/O.
+ * function is pure: same body in, same outcome out, no I/O.
+ *
+ * @throws InvalidAdmissionReviewError when `body` is not an `admission.k8s.io/v1`
+ *   AdmissionReview request with a `uid`.
  */
-export function createReviewer(options: ReviewOptions = {}): (review: unknown) => AdmissionReviewResponse {
+export function createReviewer(options: ReviewOptions = {}): (body: unknown) => ReviewOutcome {
   // Every other kind is allowed.
   const guards = [guard(spiderIPPoolValidator), guard(configMapValidator(options.configMap))];
-  return (review) => {
-    const { request } = decodeAdmissionReview(review);
+  return (body) => {
+    const { request } = decodeAdmissionReview(body);
     const match = guards.find((g) => g.group === request.kind.group && g.kind === request.kind.kind);
-    return encodeAdmissionReview(request.uid, match ? match.decide(request) : allowed());
+    return { request, review: encodeAdmissionReview(request.uid, match ? match.decide(request) : allowed()) };
   };
 }
 
@@ -82,5 +91,5 @@ const defaultReviewer = createReviewer();
  *   AdmissionReview request with a `uid` (the server answers HTTP 400).
  */
 export function reviewAdmission(review: unknown, options?: ReviewOptions): AdmissionReviewResponse {
-  return (options === undefined ? defaultReviewer : createReviewer(options))(review);
+  return (options === undefined ? defaultReviewer : createReviewer(options))(review).review;
 }

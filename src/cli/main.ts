@@ -1,0 +1,130 @@
+#!/usr/bin/env node
+/**
+ * The command line: `serve`, `review`, `validate-config` and `certs`, thin shells around the
+ * same functions the server uses.
+ */
+import { readFile } from 'node:fs/promises';
+import { Command, InvalidArgumentError } from 'commander';
+import { generateCertificates } from '../certs/generate.js';
+import { caBundleBase64, writeCertificates } from '../certs/files.js';
+import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME } from '../defaults.js';
+import { createLogger } from '../server/logger.js';
+import { startServer } from '../server/serve.js';
+import { reviewText, type CommandResult } from './review-file.js';
+import { validateConfigText } from './validate-config.js';
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^[0-9]+$/.test(value) || port > 65535) throw new InvalidArgumentError('must be a port number, 0-65535');
+  return port;
+}
+
+function parsePositiveInt(value: string): number {
+  if (!/^[1-9][0-9]*$/.test(value)) throw new InvalidArgumentError('must be a positive whole number');
+  return Number(value);
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** Reads a file, or standard input for `-`. */
+async function readInput(file: string): Promise<string> {
+  if (file !== '-') return readFile(file, 'utf8');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function finish(result: CommandResult): void {
+  process.stdout.write(result.stdout);
+  process.stderr.write(result.stderr);
+  process.exitCode = result.exitCode;
+}
+
+const configMapOptions = (cmd: Command): Command =>
+  cmd
+    .option('--configmap-name <name>', "name of Spiderpool's ConfigMap", DEFAULT_CONFIGMAP_NAME)
+    .option('--configmap-namespace <namespace>', "namespace of Spiderpool's ConfigMap (default: any)");
+
+const program = new Command('spiderpool-iaas-webhook')
+  .description('Validating admission webhook for Spiderpool IaaS SpiderIPPools and the iaasNetworkProvider configuration')
+  .showHelpAfterError();
+
+configMapOptions(
+  program
+    .command('serve')
+    .description('serve the webhook over HTTPS')
+    .option('--port <port>', 'HTTPS port (env PORT)', parsePort, process.env.PORT ? parsePort(process.env.PORT) : DEFAULT_PORT)
+    .option('--host <address>', 'address to bind (default: all interfaces)')
+    .option('--cert-dir <dir>', 'directory with tls.crt and tls.key', DEFAULT_CERT_DIR)
+    .option('--no-generate-certs', 'fail instead of generating a CA and serving certificate when none are in --cert-dir')
+    .option('--log-level <level>', 'pino log level (env LOG_LEVEL)', process.env.LOG_LEVEL ?? 'info'),
+).action(async (opts) => {
+  const logger = createLogger(opts.logLevel);
+  try {
+    const server = await startServer({
+      port: opts.port,
+      host: opts.host,
+      certDir: opts.certDir,
+      generateCerts: opts.generateCerts,
+      review: { configMap: { name: opts.configmapName, namespace: opts.configmapNamespace } },
+      logger,
+    });
+    const shutdown = (signal: string) => {
+      logger.info({ signal }, 'stopping: no longer ready, finishing in-flight reviews');
+      void server.stop().then(() => logger.info('stopped'));
+    };
+    process.once('SIGTERM', shutdown);
+    process.once('SIGINT', shutdown);
+  } catch (e) {
+    logger.fatal({ err: (e as Error).message }, 'cannot start');
+    process.exitCode = 1;
+  }
+});
+
+configMapOptions(
+  program
+    .command('review')
+    .description('print the response AdmissionReview for an AdmissionReview (JSON); exit 0 allowed, 1 denied, 2 bad input')
+    .argument('[file]', 'file with the AdmissionReview, or - for standard input', '-'),
+).action(async (file: string, opts) => {
+  finish(reviewText(await readInput(file), { configMap: { name: opts.configmapName, namespace: opts.configmapNamespace } }));
+});
+
+program
+  .command('validate-config')
+  .description("check Spiderpool's conf.yml, or a manifest with its ConfigMap, as the webhook would; exit 1 when refused")
+  .argument('<file>', 'conf.yml or a ConfigMap manifest, or - for standard input')
+  .option('--configmap-name <name>', "name of Spiderpool's ConfigMap", DEFAULT_CONFIGMAP_NAME)
+  .action(async (file: string, opts) => {
+    finish(validateConfigText(await readInput(file), opts.configmapName));
+  });
+
+program
+  .command('certs')
+  .description('write a new CA and serving certificate (tls.crt, tls.key, ca.crt, ca.key) and print the base64 caBundle')
+  .option('--service <name>', 'Service name of the webhook', DEFAULT_SERVICE_NAME)
+  .option('--namespace <namespace>', 'namespace of the Service', DEFAULT_NAMESPACE)
+  .option('--out <dir>', 'directory to write the files to', DEFAULT_CERT_DIR)
+  .option('--dns-name <name>', 'extra DNS name for the certificate (repeatable)', collect, [])
+  .option('--ip <address>', 'extra IP address for the certificate (repeatable)', collect, [])
+  .option('--days <days>', 'validity in days', parsePositiveInt, 365)
+  .action(async (opts) => {
+    const bundle = await generateCertificates({
+      serviceName: opts.service,
+      namespace: opts.namespace,
+      extraDnsNames: opts.dnsName,
+      extraIpAddresses: opts.ip,
+      validityDays: opts.days,
+    });
+    await writeCertificates(opts.out, bundle);
+    process.stderr.write(`wrote tls.crt, tls.key, ca.crt and ca.key to ${opts.out}; caBundle:\n`);
+    process.stdout.write(caBundleBase64(bundle.caCertPem) + '\n');
+  });
+
+program.parseAsync().catch((e: unknown) => {
+  // A one-line error for the person at the terminal; no stack trace.
+  process.stderr.write(`error: ${(e as Error).message ?? String(e)}\n`);
+  process.exitCode = 2;
+});

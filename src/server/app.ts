@@ -1,0 +1,132 @@
+/**
+ * The one HTTP adapter (after controller-runtime's `webhook.Admission.ServeHTTP`): checks the
+ * method, content type and size, parses JSON, calls the pure reviewer, and writes the
+ * response AdmissionReview. Rules never see `req`/`res`.
+ */
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import type { Logger } from 'pino';
+import { InvalidAdmissionReviewError, type ReviewOutcome } from '../admission/review.js';
+import { MAX_BODY_BYTES, WEBHOOK_PATHS } from '../defaults.js';
+
+export interface AppOptions {
+  /** The pure reviewer (see `createReviewer`). */
+  review: (body: unknown) => ReviewOutcome;
+  logger: Logger;
+  /** Whether `/readyz` reports ready: certificates loaded, listening, not shutting down. */
+  isReady: () => boolean;
+}
+
+/**
+ * Answers a client's mistake with a Kubernetes `Status` (the kube-apiserver shows its
+ * `message` when a webhook call fails) and a one-line reason; never a stack trace.
+ */
+function sendStatus(res: Response, code: number, reason: string, message: string): void {
+  res.status(code).json({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
+}
+
+const REASONS: Readonly<Record<number, string>> = {
+  400: 'BadRequest',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  413: 'RequestEntityTooLarge',
+  415: 'UnsupportedMediaType',
+  500: 'InternalError',
+};
+
+function refuse(res: Response, code: number, message: string): void {
+  sendStatus(res, code, REASONS[code] ?? 'BadRequest', message);
+}
+
+/** Only JSON is accepted, as the kube-apiserver sends it (`application/json`). */
+const requireJson: RequestHandler = (req, res, next) => {
+  if (req.is('application/json')) return next();
+  refuse(res, 415, `content type ${JSON.stringify(req.get('content-type') ?? '')} is not supported; send application/json`);
+};
+
+/** Maps body-parser failures to one-line 4xx answers. */
+const bodyErrors: ErrorRequestHandler = (err: { status?: number; type?: string }, _req, res, next) => {
+  if (res.headersSent) return next(err);
+  switch (err.type) {
+    case 'entity.too.large':
+      return refuse(res, 413, `request body is larger than ${MAX_BODY_BYTES} bytes`);
+    case 'entity.parse.failed':
+      return refuse(res, 400, 'request body is not valid JSON');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return refuse(res, 415, 'request body encoding or charset is not supported; send UTF-8 JSON without content encoding');
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return refuse(res, 400, 'request body was truncated');
+    default:
+      return next(err);
+  }
+};
+
+/** Creates the express application; see README "HTTP interface". */
+export function createApp({ review, logger, isReady }: AppOptions): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.get('/healthz', (_req, res) => {
+    res.type('text/plain').send('ok\n');
+  });
+  app.get('/readyz', (_req, res) => {
+    if (isReady()) res.type('text/plain').send('ok\n');
+    else res.status(503).type('text/plain').send('not ready\n');
+  });
+
+  const handleReview = (req: Request, res: Response): void => {
+    const started = process.hrtime.bigint();
+    let outcome: ReviewOutcome;
+    try {
+      outcome = review(req.body);
+    } catch (e) {
+      if (e instanceof InvalidAdmissionReviewError) return refuse(res, 400, e.message);
+      throw e;
+    }
+    res.status(200).json(outcome.review);
+    const { request, review: answer } = outcome;
+    logger.info(
+      {
+        path: req.path,
+        uid: request.uid,
+        kind: `${request.kind.kind}${request.kind.group ? '.' + request.kind.group : ''}`,
+        namespace: request.namespace,
+        name: request.name,
+        operation: request.operation,
+        subResource: request.subResource,
+        dryRun: request.dryRun ?? false,
+        allowed: answer.response.allowed,
+        code: answer.response.status?.code,
+        latencyMs: Number(process.hrtime.bigint() - started) / 1e6,
+      },
+      'admission review',
+    );
+  };
+
+  const json = express.json({ limit: MAX_BODY_BYTES, type: () => true, strict: false });
+  for (const path of Object.values(WEBHOOK_PATHS)) {
+    app.post(path, requireJson, json, handleReview);
+    app.all(path, (_req, res) => {
+      res.set('Allow', 'POST');
+      refuse(res, 405, `use POST with an admission.k8s.io/v1 AdmissionReview body`);
+    });
+  }
+
+  app.use((req, res) => {
+    refuse(
+      res,
+      404,
+      `no handler for ${req.method} ${JSON.stringify(req.path.slice(0, 100))}; webhooks are served at ${Object.values(WEBHOOK_PATHS).join(' and ')}`,
+    );
+  });
+  app.use(bodyErrors);
+  // Last resort: a bug must not take the process down or show a stack trace to the client.
+  const internalErrors: ErrorRequestHandler = (err: unknown, req, res, _next) => {
+    logger.error({ err, path: req.path }, 'internal error while serving a request');
+    if (!res.headersSent) refuse(res, 500, 'internal error; see the webhook log');
+  };
+  app.use(internalErrors);
+  return app;
+}

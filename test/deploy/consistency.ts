@@ -1,0 +1,539 @@
+/**
+ * Checks that rendered `deploy/` manifests agree with `src/defaults.ts` and with each
+ * other: the webhook paths, the port the server listens on, the Service the webhooks
+ * call, the probes, the certificates, the admission rules and the pod hardening.
+ *
+ * Pure: takes the rendered objects (plain JS, as parsed from `kubectl kustomize`
+ * output) and returns human-readable problems; an empty list means consistent.
+ */
+import {
+  DEFAULT_CONFIGMAP_NAME,
+  DEFAULT_NAMESPACE,
+  DEFAULT_PORT,
+  DEFAULT_SERVICE_NAME,
+  WEBHOOK_PATHS,
+} from '../../src/defaults.js';
+
+export interface ConsistencyOptions {
+  /** Namespace the webhook is installed in. */
+  namespace?: string;
+  /** Service the webhooks' clientConfig points at. */
+  serviceName?: string;
+  /** Spiderpool's ConfigMap: the matchCondition and `--configmap-name` must name it. */
+  configMapName?: string;
+  /** Spiderpool's namespace: the ConfigMap webhook's namespaceSelector must include it. */
+  spiderpoolNamespace?: string;
+}
+
+/** Service port the API server calls; the Service maps it to DEFAULT_PORT. */
+export const WEBHOOK_SERVICE_PORT = 443;
+export const SPIDERPOOL_GROUP = 'spiderpool.spidernet.io';
+export const SPIDERPOOL_VERSION = 'v2beta1';
+export const IAAS_PROVIDER_ANNOTATION = 'ipam.spidernet.io/iaas-provider';
+export const TLS_SECRET_KEYS = ['tls.crt', 'tls.key', 'ca.crt'] as const;
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function obj(v: unknown): Obj | undefined {
+  return isObj(v) ? v : undefined;
+}
+
+function arr(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** `a.b.c` lookup through plain objects; undefined as soon as a step is missing. */
+function at(root: unknown, path: string): unknown {
+  let cur: unknown = root;
+  for (const key of path.split('.')) {
+    const o = obj(cur);
+    if (o === undefined) return undefined;
+    cur = o[key];
+  }
+  return cur;
+}
+
+function nameOf(o: Obj): string {
+  return str(at(o, 'metadata.name')) ?? '<unnamed>';
+}
+
+function namespaceOf(o: Obj): string | undefined {
+  return str(at(o, 'metadata.namespace'));
+}
+
+function show(v: unknown): string {
+  return v === undefined ? 'nothing' : JSON.stringify(v);
+}
+
+function sameSet(actual: unknown, expected: readonly string[]): boolean {
+  const a = arr(actual);
+  return (
+    a.length === expected.length &&
+    a.every((x) => typeof x === 'string' && expected.includes(x)) &&
+    new Set(a).size === a.length
+  );
+}
+
+/** Every key/value of `selector` is present in `labels` (a non-empty selector). */
+function selects(selector: unknown, labels: unknown): boolean {
+  const sel = obj(selector);
+  const lab = obj(labels) ?? {};
+  if (sel === undefined || Object.keys(sel).length === 0) return false;
+  return Object.entries(sel).every(([k, v]) => lab[k] === v);
+}
+
+/** `--name=value` or `--name value` from an argument list. */
+function flagValue(args: readonly unknown[], name: string): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === `--${name}`) return str(args[i + 1]);
+    if (typeof a === 'string' && a.startsWith(`--${name}=`)) return a.slice(name.length + 3);
+  }
+  return undefined;
+}
+
+/** A probe or Service targetPort (number or port name) as a number, via the container. */
+function resolvePort(port: unknown, container: Obj): number | undefined {
+  if (typeof port === 'number') return port;
+  if (typeof port === 'string') {
+    if (/^\d+$/.test(port)) return Number(port);
+    for (const p of arr(container['ports'])) {
+      if (obj(p)?.['name'] === port) {
+        const n = obj(p)?.['containerPort'];
+        return typeof n === 'number' ? n : undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * kustomize's secretGenerator wraps base64 at 70 characters (a YAML literal block), and
+ * the replacement copies that text into caBundle. The API server decodes both with Go's
+ * encoding/base64, which ignores \r and \n, so line breaks are not a problem here.
+ */
+function unwrapBase64(s: string): string {
+  return s.replace(/[\r\n]/g, '');
+}
+
+function decodeBase64(s: string): string | undefined {
+  const flat = unwrapBase64(s);
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(flat) || flat.length % 4 !== 0) return undefined;
+  return Buffer.from(flat, 'base64').toString('utf8');
+}
+
+/** Returns problems, each naming the object and field; `[]` when all agree. */
+export function checkManifests(objects: readonly unknown[], options: ConsistencyOptions = {}): string[] {
+  const namespace = options.namespace ?? DEFAULT_NAMESPACE;
+  const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
+  const configMapName = options.configMapName ?? DEFAULT_CONFIGMAP_NAME;
+  const spiderpoolNamespace = options.spiderpoolNamespace ?? 'kube-system';
+
+  const problems: string[] = [];
+  const all = objects.filter(isObj);
+  const ofKind = (kind: string): Obj[] => all.filter((o) => o['kind'] === kind);
+
+  // --- Namespace ---------------------------------------------------------------------
+  if (!ofKind('Namespace').some((n) => nameOf(n) === namespace)) {
+    problems.push(`Namespace "${namespace}" is missing`);
+  }
+
+  // --- Deployment and its container ----------------------------------------------------
+  const deployments = ofKind('Deployment');
+  const deployment = deployments[0];
+  if (deployments.length !== 1 || deployment === undefined) {
+    problems.push(`expected exactly one Deployment, found ${deployments.length}`);
+  }
+  const podSpec = obj(at(deployment, 'spec.template.spec'));
+  const podLabels = at(deployment, 'spec.template.metadata.labels');
+  const containers = arr(podSpec?.['containers']).filter(isObj);
+  const container = containers[0];
+  const dep = deployment === undefined ? 'Deployment' : `Deployment "${nameOf(deployment)}"`;
+
+  if (deployment !== undefined) {
+    if (namespaceOf(deployment) !== namespace) {
+      problems.push(`${dep}: namespace is ${show(namespaceOf(deployment))}, expected "${namespace}"`);
+    }
+    const replicas = at(deployment, 'spec.replicas');
+    if (typeof replicas !== 'number' || replicas < 2) {
+      problems.push(`${dep}: spec.replicas is ${show(replicas)}; failurePolicy Fail needs at least 2`);
+    }
+    if (!selects(at(deployment, 'spec.selector.matchLabels'), podLabels)) {
+      problems.push(`${dep}: spec.selector.matchLabels does not select the pod template's labels`);
+    }
+    if (containers.length !== 1 || container === undefined) {
+      problems.push(`${dep}: expected exactly one container, found ${containers.length}`);
+    }
+  }
+
+  let tlsSecret: Obj | undefined;
+  if (container !== undefined && podSpec !== undefined) {
+    const c = `${dep} container "${str(container['name']) ?? '?'}"`;
+    const args = arr(container['args']);
+    const envPort = arr(container['env']).map(obj).find((e) => e?.['name'] === 'PORT')?.['value'];
+    // The port the server listens on: --port, else env PORT, else DEFAULT_PORT.
+    const portText = flagValue(args, 'port') ?? str(envPort);
+    const listenPort = portText === undefined ? DEFAULT_PORT : Number(portText);
+    if (listenPort !== DEFAULT_PORT) {
+      problems.push(`${c}: the server listens on ${show(portText)} (--port/PORT), expected ${DEFAULT_PORT} (DEFAULT_PORT)`);
+    }
+    if (args[0] !== 'serve') {
+      problems.push(`${c}: args must start with the "serve" command, got ${show(args[0])}`);
+    }
+    if (!args.includes('--no-generate-certs')) {
+      problems.push(`${c}: args lack --no-generate-certs; in the cluster the certificates come from the Secret`);
+    }
+    const cmName = flagValue(args, 'configmap-name') ?? DEFAULT_CONFIGMAP_NAME;
+    if (cmName !== configMapName) {
+      problems.push(`${c}: --configmap-name is "${cmName}", expected "${configMapName}"`);
+    }
+
+    const containerPorts = arr(container['ports']).map((p) => obj(p)?.['containerPort']);
+    if (!containerPorts.includes(DEFAULT_PORT)) {
+      problems.push(`${c}: no containerPort ${DEFAULT_PORT}; ports are ${show(containerPorts)}`);
+    }
+
+    for (const [probeName, path] of [
+      ['readinessProbe', '/readyz'],
+      ['livenessProbe', '/healthz'],
+    ] as const) {
+      const get = obj(at(container, `${probeName}.httpGet`));
+      if (get === undefined) {
+        problems.push(`${c}: ${probeName}.httpGet is missing`);
+        continue;
+      }
+      if (get['scheme'] !== 'HTTPS') {
+        problems.push(`${c}: ${probeName} scheme is ${show(get['scheme'])}, expected "HTTPS" (the server serves HTTPS only)`);
+      }
+      if (get['path'] !== path) {
+        problems.push(`${c}: ${probeName} path is ${show(get['path'])}, expected "${path}"`);
+      }
+      const port = resolvePort(get['port'], container);
+      if (port !== DEFAULT_PORT) {
+        problems.push(`${c}: ${probeName} port is ${show(get['port'])}, expected ${DEFAULT_PORT}`);
+      }
+    }
+
+    // Hardening: a container field overrides the pod's.
+    const podSc = obj(podSpec['securityContext']) ?? {};
+    const sc = obj(container['securityContext']) ?? {};
+    const effective = (key: string): unknown => (sc[key] !== undefined ? sc[key] : podSc[key]);
+    if (effective('runAsNonRoot') !== true) problems.push(`${c}: runAsNonRoot is not true`);
+    const uid = effective('runAsUser');
+    if (typeof uid !== 'number' || uid <= 0) {
+      problems.push(`${c}: runAsUser is ${show(uid)}, expected a fixed non-zero uid matching the image's USER`);
+    }
+    if (sc['readOnlyRootFilesystem'] !== true) problems.push(`${c}: readOnlyRootFilesystem is not true`);
+    if (sc['allowPrivilegeEscalation'] !== false) problems.push(`${c}: allowPrivilegeEscalation is not false`);
+    if (sc['privileged'] === true) problems.push(`${c}: privileged is true`);
+    if (!arr(at(sc, 'capabilities.drop')).includes('ALL')) problems.push(`${c}: capabilities.drop lacks "ALL"`);
+    if (at(effective('seccompProfile'), 'type') !== 'RuntimeDefault') {
+      problems.push(`${c}: seccompProfile.type is not "RuntimeDefault"`);
+    }
+    for (const r of ['requests.cpu', 'requests.memory', 'limits.memory']) {
+      if (at(container, `resources.${r}`) === undefined) problems.push(`${c}: resources.${r} is not set`);
+    }
+
+    const spreadByNode =
+      arr(podSpec['topologySpreadConstraints']).some(
+        (t) => obj(t)?.['topologyKey'] === 'kubernetes.io/hostname',
+      ) ||
+      [
+        ...arr(at(podSpec, 'affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution')),
+        ...arr(at(podSpec, 'affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution')).map(
+          (p) => obj(p)?.['podAffinityTerm'],
+        ),
+      ].some((t) => obj(t)?.['topologyKey'] === 'kubernetes.io/hostname');
+    if (!spreadByNode) {
+      problems.push(`${dep}: replicas are not spread across nodes (no topologySpreadConstraints or podAntiAffinity on kubernetes.io/hostname)`);
+    }
+
+    // ServiceAccount: exists, and no API token reaches the pod.
+    const saName = str(podSpec['serviceAccountName']) ?? 'default';
+    const sa = ofKind('ServiceAccount').find((s) => nameOf(s) === saName);
+    if (sa === undefined) {
+      problems.push(`ServiceAccount "${saName}" used by ${dep} is missing`);
+    }
+    const automount =
+      podSpec['automountServiceAccountToken'] !== undefined
+        ? podSpec['automountServiceAccountToken']
+        : sa?.['automountServiceAccountToken'];
+    if (automount !== false) {
+      problems.push(`${dep}: automountServiceAccountToken is not false (the webhook makes no API calls)`);
+    }
+
+    // Certificates: --cert-dir is a read-only mount of the TLS Secret in this list.
+    const certDir = flagValue(args, 'cert-dir');
+    const mount = arr(container['volumeMounts']).map(obj).find((m) => m?.['mountPath'] === certDir);
+    if (certDir === undefined) {
+      problems.push(`${c}: args lack --cert-dir`);
+    } else if (mount === undefined) {
+      problems.push(`${c}: nothing is mounted at --cert-dir ${certDir}`);
+    } else {
+      if (mount['readOnly'] !== true) problems.push(`${c}: the mount at ${certDir} is not readOnly`);
+      const volume = arr(podSpec['volumes']).map(obj).find((v) => v?.['name'] === mount['name']);
+      const secretName = str(at(volume, 'secret.secretName'));
+      const secret = ofKind('Secret').find((s) => nameOf(s) === secretName);
+      if (secretName === undefined) {
+        problems.push(`${dep}: volume "${show(mount['name'])}" mounted at ${certDir} is not a Secret volume`);
+      } else if (secret === undefined) {
+        problems.push(`${dep}: volume "${show(mount['name'])}" refers to Secret "${secretName}", which is not among the manifests`);
+      } else {
+        tlsSecret = secret;
+        problems.push(...checkTlsSecret(secret, namespace));
+      }
+    }
+  }
+
+  // --- Service -----------------------------------------------------------------------
+  const service = ofKind('Service').find((s) => nameOf(s) === serviceName);
+  if (service === undefined) {
+    problems.push(`Service "${serviceName}" is missing`);
+  } else {
+    const svc = `Service "${serviceName}"`;
+    if (namespaceOf(service) !== namespace) {
+      problems.push(`${svc}: namespace is ${show(namespaceOf(service))}, expected "${namespace}"`);
+    }
+    if (deployment !== undefined && !selects(at(service, 'spec.selector'), podLabels)) {
+      problems.push(`${svc}: spec.selector does not select the Deployment's pods`);
+    }
+    const port = arr(at(service, 'spec.ports')).map(obj).find((p) => p?.['port'] === WEBHOOK_SERVICE_PORT);
+    if (port === undefined) {
+      problems.push(`${svc}: no port ${WEBHOOK_SERVICE_PORT}`);
+    } else {
+      if (port['name'] !== 'https') problems.push(`${svc}: port ${WEBHOOK_SERVICE_PORT} is named ${show(port['name'])}, expected "https"`);
+      const target = container === undefined ? port['targetPort'] : resolvePort(port['targetPort'], container);
+      if (target !== DEFAULT_PORT) {
+        problems.push(`${svc}: targetPort is ${show(port['targetPort'])}, expected ${DEFAULT_PORT} (the container's port)`);
+      }
+    }
+  }
+
+  // --- PodDisruptionBudget -------------------------------------------------------------
+  const pdb = ofKind('PodDisruptionBudget').find((p) => selects(at(p, 'spec.selector.matchLabels'), podLabels));
+  if (pdb === undefined) {
+    problems.push(`no PodDisruptionBudget selects the Deployment's pods`);
+  } else {
+    if (at(pdb, 'spec.minAvailable') !== 1) {
+      problems.push(`PodDisruptionBudget "${nameOf(pdb)}": minAvailable is ${show(at(pdb, 'spec.minAvailable'))}, expected 1`);
+    }
+    if (namespaceOf(pdb) !== namespace) {
+      problems.push(`PodDisruptionBudget "${nameOf(pdb)}": namespace is ${show(namespaceOf(pdb))}, expected "${namespace}"`);
+    }
+  }
+
+  // --- ValidatingWebhookConfiguration: the parts that need the Service ------------------
+  for (const vwc of ofKind('ValidatingWebhookConfiguration')) {
+    for (const webhook of arr(vwc['webhooks']).filter(isObj)) {
+      const w = `webhook "${str(webhook['name']) ?? '?'}"`;
+      const target = obj(at(webhook, 'clientConfig.service'));
+      if (at(webhook, 'clientConfig.url') !== undefined) {
+        problems.push(`${w}: clientConfig.url is set; the webhook must be called through its Service`);
+      }
+      if (target === undefined) {
+        problems.push(`${w}: clientConfig.service is missing`);
+        continue;
+      }
+      if (target['name'] !== serviceName || target['namespace'] !== namespace) {
+        problems.push(
+          `${w}: clientConfig.service is ${show(target['namespace'])}/${show(target['name'])}, expected "${namespace}"/"${serviceName}" (the Service)`,
+        );
+      }
+      if (target['port'] !== WEBHOOK_SERVICE_PORT) {
+        problems.push(`${w}: clientConfig.service.port is ${show(target['port'])}, expected ${WEBHOOK_SERVICE_PORT} (the Service's https port)`);
+      }
+    }
+  }
+  if (ofKind('ValidatingWebhookConfiguration').length !== 1) {
+    problems.push(`expected exactly one ValidatingWebhookConfiguration, found ${ofKind('ValidatingWebhookConfiguration').length}`);
+  }
+  problems.push(...checkWebhookConfiguration(ofKind('ValidatingWebhookConfiguration'), tlsSecret));
+
+  // --- The ConfigMap webhook's scope ----------------------------------------------------
+  for (const webhook of webhooksFor(ofKind('ValidatingWebhookConfiguration'), 'configmaps')) {
+    const w = `webhook "${str(webhook['name']) ?? '?'}"`;
+    const names = arr(webhook['matchConditions'])
+      .map((m) => str(obj(m)?.['expression']) ?? '')
+      .map((e) => /(?<![\w.])object\.metadata\.name\s*==\s*(['"])(.*?)\1/.exec(e)?.[2])
+      .filter((n): n is string => n !== undefined);
+    if (names.length === 0) {
+      problems.push(`${w}: no matchCondition limits it to ConfigMap "${configMapName}" (object.metadata.name == '${configMapName}'); every ConfigMap write in the namespace would reach the webhook`);
+    } else if (!names.includes(configMapName)) {
+      problems.push(`${w}: matchConditions name ConfigMap ${show(names)}, expected "${configMapName}"`);
+    }
+    const expressions = arr(at(webhook, 'namespaceSelector.matchExpressions')).map(obj);
+    const byName = expressions.find((e) => e?.['key'] === 'kubernetes.io/metadata.name' && e['operator'] === 'In');
+    const labelled = at(webhook, 'namespaceSelector.matchLabels');
+    const namespaces = byName !== undefined ? arr(byName['values']) : [str(obj(labelled)?.['kubernetes.io/metadata.name'])];
+    if (!namespaces.includes(spiderpoolNamespace)) {
+      problems.push(`${w}: namespaceSelector does not select Spiderpool's namespace "${spiderpoolNamespace}" by kubernetes.io/metadata.name`);
+    }
+  }
+
+  return problems;
+}
+
+function checkTlsSecret(secret: Obj, namespace: string): string[] {
+  const problems: string[] = [];
+  const s = `Secret "${nameOf(secret)}"`;
+  if (namespaceOf(secret) !== namespace) {
+    problems.push(`${s}: namespace is ${show(namespaceOf(secret))}, expected "${namespace}"`);
+  }
+  if (secret['type'] !== 'kubernetes.io/tls') {
+    problems.push(`${s}: type is ${show(secret['type'])}, expected "kubernetes.io/tls"`);
+  }
+  const data = obj(secret['data']) ?? {};
+  for (const key of TLS_SECRET_KEYS) {
+    if (typeof data[key] !== 'string' || data[key] === '') problems.push(`${s}: data["${key}"] is missing`);
+  }
+  if ('ca.key' in data) problems.push(`${s}: contains ca.key; the server does not need the CA's private key`);
+  return problems;
+}
+
+/** Webhooks whose rules name `resource` (or one of its subresources). */
+function webhooksFor(vwcs: readonly Obj[], resource: string): Obj[] {
+  return vwcs.flatMap((vwc) =>
+    arr(vwc['webhooks'])
+      .filter(isObj)
+      .filter((w) =>
+        arr(w['rules']).some((r) =>
+          arr(obj(r)?.['resources']).some((x) => typeof x === 'string' && x.split('/')[0] === resource),
+        ),
+      ),
+  );
+}
+
+interface ExpectedWebhook {
+  what: string;
+  resource: string;
+  path: string;
+  apiGroups: readonly string[];
+  apiVersions: readonly string[];
+  operations: readonly string[];
+  scope: string;
+}
+
+const EXPECTED_WEBHOOKS: readonly ExpectedWebhook[] = [
+  {
+    what: 'SpiderIPPool',
+    resource: 'spiderippools',
+    path: WEBHOOK_PATHS.spiderIPPool,
+    apiGroups: [SPIDERPOOL_GROUP],
+    apiVersions: [SPIDERPOOL_VERSION],
+    // The mode rule concerns existing pools only (brief: CREATE and DELETE not restricted).
+    operations: ['UPDATE'],
+    scope: 'Cluster',
+  },
+  {
+    what: 'ConfigMap',
+    resource: 'configmaps',
+    path: WEBHOOK_PATHS.configMap,
+    apiGroups: [''],
+    apiVersions: ['v1'],
+    operations: ['CREATE', 'UPDATE'],
+    scope: 'Namespaced',
+  },
+];
+
+/** `tlsSecret` is the Secret the Deployment mounts, when found: caBundle must be its CA. */
+function checkWebhookConfiguration(vwcs: readonly Obj[], tlsSecret: Obj | undefined): string[] {
+  const problems: string[] = [];
+  const caCrt = str(obj(tlsSecret?.['data'])?.['ca.crt']);
+  const all = vwcs.flatMap((v) => arr(v['webhooks']).filter(isObj));
+  const claimed = new Set<Obj>();
+
+  for (const expected of EXPECTED_WEBHOOKS) {
+    const found = webhooksFor(vwcs, expected.resource);
+    if (found.length !== 1) {
+      problems.push(`expected exactly one webhook for ${expected.what} (${expected.resource}), found ${found.length}`);
+    }
+    for (const webhook of found) {
+      claimed.add(webhook);
+      problems.push(...checkWebhook(webhook, expected, caCrt));
+    }
+  }
+  for (const webhook of all) {
+    if (!claimed.has(webhook)) problems.push(`webhook "${str(webhook['name']) ?? '?'}" guards nothing this server serves`);
+  }
+  const names = all.map((w) => w['name']);
+  if (new Set(names).size !== names.length) problems.push(`webhook names are not unique: ${show(names)}`);
+  return problems;
+}
+
+function checkWebhook(webhook: Obj, expected: ExpectedWebhook, caCrt: string | undefined): string[] {
+  const problems: string[] = [];
+  const name = str(webhook['name']) ?? '';
+  const w = `webhook "${name}" (${expected.what})`;
+
+  // Fully qualified: at least three DNS labels (the API server requires it).
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?){2,}$/.test(name)) {
+    problems.push(`${w}: name is not a fully qualified name like "x.example.io"`);
+  }
+  if (!arr(webhook['admissionReviewVersions']).includes('v1')) {
+    problems.push(`${w}: admissionReviewVersions ${show(webhook['admissionReviewVersions'])} lacks "v1"`);
+  }
+  if (webhook['sideEffects'] !== 'None') problems.push(`${w}: sideEffects is ${show(webhook['sideEffects'])}, expected "None"`);
+  if (webhook['failurePolicy'] !== 'Fail') {
+    problems.push(`${w}: failurePolicy is ${show(webhook['failurePolicy'])}, expected an explicit "Fail"`);
+  }
+  const timeout = webhook['timeoutSeconds'];
+  if (typeof timeout !== 'number' || timeout < 1 || timeout > 10) {
+    problems.push(`${w}: timeoutSeconds is ${show(timeout)}, expected an explicit value from 1 to 10 (5 in deploy/)`);
+  }
+  if (webhook['matchPolicy'] !== 'Equivalent') {
+    problems.push(`${w}: matchPolicy is ${show(webhook['matchPolicy'])}, expected "Equivalent"`);
+  }
+
+  const path = at(webhook, 'clientConfig.service.path');
+  if (path !== expected.path) problems.push(`${w}: clientConfig.service.path is ${show(path)}, expected "${expected.path}"`);
+
+  const caBundle = str(at(webhook, 'clientConfig.caBundle'));
+  if (caBundle === undefined || caBundle === '') {
+    problems.push(`${w}: clientConfig.caBundle is empty; the API server could not verify the webhook's certificate`);
+  } else {
+    if (!decodeBase64(caBundle)?.includes('-----BEGIN ')) {
+      problems.push(`${w}: clientConfig.caBundle is not base64 of a PEM certificate`);
+    }
+    if (caCrt !== undefined && unwrapBase64(caBundle) !== unwrapBase64(caCrt)) {
+      problems.push(`${w}: clientConfig.caBundle differs from the TLS Secret's ca.crt`);
+    }
+  }
+
+  const rules = arr(webhook['rules']).filter(isObj);
+  if (rules.length !== 1) problems.push(`${w}: expected exactly one rule, found ${rules.length}`);
+  for (const rule of rules) {
+    for (const [field, want] of [
+      ['apiGroups', expected.apiGroups],
+      ['apiVersions', expected.apiVersions],
+      ['resources', [expected.resource]],
+      ['operations', expected.operations],
+    ] as const) {
+      if (!sameSet(rule[field], want)) {
+        problems.push(`${w}: rules[].${field} is ${show(rule[field])}, expected ${show(want)}`);
+      }
+    }
+    if (arr(rule['resources']).some((r) => typeof r === 'string' && r.includes('/'))) {
+      problems.push(`${w}: rules[].resources matches a subresource (${show(rule['resources'])}); status writes must not reach the webhook`);
+    }
+    if (rule['scope'] !== expected.scope) problems.push(`${w}: rules[].scope is ${show(rule['scope'])}, expected "${expected.scope}"`);
+  }
+
+  if (expected.resource === 'spiderippools' && webhook['matchConditions'] !== undefined) {
+    // Optional narrowing to IaaS pools; it must let through the old object's annotation
+    // (mode and category changes of IaaS pools) and the new object's (the annotation added).
+    const expressions = arr(webhook['matchConditions']).map((m) => str(obj(m)?.['expression']) ?? '');
+    const onAnnotation = expressions.filter((e) => e.includes(IAAS_PROVIDER_ANNOTATION));
+    if (onAnnotation.length === 0 || !onAnnotation.every((e) => /\boldObject\b/.test(e) && /(?<![\w.])object\./.test(e))) {
+      problems.push(`${w}: matchConditions must test the "${IAAS_PROVIDER_ANNOTATION}" annotation on both oldObject and object (an IaaS pool on either side of the update)`);
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,303 @@
+/**
+ * deploy/ agrees with src/defaults.ts and with itself. Node only: deploy/ is rendered by
+ * render-node.ts (the kustomize features deploy/ uses, including the secretGenerator and
+ * the caBundle replacements), not by kubectl; render.ts does the kubectl rendering for
+ * the e2e suite.
+ */
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { DEFAULT_CONFIGMAP_NAME, DEFAULT_PORT, WEBHOOK_PATHS } from '../../src/defaults.js';
+import { checkManifests } from './consistency.js';
+import { loadKustomization, renderWithNode, setField, splitFieldPath } from './render-node.js';
+
+// Tests reach into rendered manifests by known paths; `any` keeps that readable.
+type Obj = Record<string, any>;
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const deployDir = path.join(repoRoot, 'deploy');
+
+let rendered: Obj[];
+
+beforeAll(async () => {
+  rendered = await renderWithNode(deployDir);
+});
+
+function one(objects: Obj[], kind: string): Obj {
+  const found = objects.filter((o) => o['kind'] === kind);
+  if (found.length !== 1) throw new Error(`expected one ${kind}, found ${found.length}`);
+  return found[0] as Obj;
+}
+
+function webhook(objects: Obj[], path: string): Obj {
+  const vwc = one(objects, 'ValidatingWebhookConfiguration');
+  const found = (vwc['webhooks'] as Obj[]).find((w) => w['clientConfig']?.['service']?.['path'] === path);
+  if (found === undefined) throw new Error(`no webhook with path ${path}`);
+  return found;
+}
+
+const container = (objects: Obj[]): Obj => one(objects, 'Deployment')['spec']['template']['spec']['containers'][0];
+
+describe('deploy/ rendered without kubectl', () => {
+  test('is consistent with src/defaults.ts', () => {
+    expect(checkManifests(rendered)).toEqual([]);
+  });
+
+  test('the generated TLS Secret has a hash suffix that the Deployment volume follows', () => {
+    const secret = one(rendered, 'Secret');
+    expect(secret['metadata']['name']).toMatch(/^spiderpool-iaas-webhook-tls-[0-9a-z]{10}$/);
+    expect(secret['type']).toBe('kubernetes.io/tls');
+    expect(Object.keys(secret['data']).sort()).toEqual(['ca.crt', 'tls.crt', 'tls.key']);
+    const volumes: Obj[] = one(rendered, 'Deployment')['spec']['template']['spec']['volumes'];
+    expect(volumes.map((v) => v['secret']?.['secretName'])).toContain(secret['metadata']['name']);
+  });
+
+  test("both webhooks' caBundle is the Secret's ca.crt (the replacements)", () => {
+    const caCrt = one(rendered, 'Secret')['data']['ca.crt'];
+    expect(caCrt).toEqual(expect.any(String));
+    // Copied verbatim, including kustomize's 70-column line breaks (the API server's
+    // base64 decoder skips them).
+    expect(caCrt).toContain('\n');
+    expect(webhook(rendered, WEBHOOK_PATHS.spiderIPPool)['clientConfig']['caBundle']).toBe(caCrt);
+    expect(webhook(rendered, WEBHOOK_PATHS.configMap)['clientConfig']['caBundle']).toBe(caCrt);
+  });
+});
+
+describe('deploy/ installed into another namespace', () => {
+  let workDir: string;
+  afterEach(async () => {
+    if (workDir !== undefined) await rm(workDir, { recursive: true, force: true });
+  });
+
+  test('kustomize `namespace:` carries the Service and the webhooks along', async () => {
+    workDir = await mkdtemp(path.join(tmpdir(), 'deploy-test-'));
+    const copy = path.join(workDir, 'deploy');
+    await cp(deployDir, copy, { recursive: true });
+    const file = path.join(copy, 'kustomization.yaml');
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.replace(/^namespace: .*$/m, 'namespace: webhooks'));
+    const objects = await renderWithNode(copy);
+    expect(checkManifests(objects, { namespace: 'webhooks' })).toEqual([]);
+    expect(checkManifests(objects)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/Namespace "spiderpool-iaas-webhook" is missing/)]),
+    );
+  });
+});
+
+describe('deploy/ sources', () => {
+  test('the Secret leaves out ca.key, and deploy/tls/ is gitignored', async () => {
+    const k = await loadKustomization(deployDir);
+    const files = (k.secretGenerator ?? []).flatMap((g) => g.files ?? []);
+    expect(files.sort()).toEqual(['tls/ca.crt', 'tls/tls.crt', 'tls/tls.key']);
+    const gitignore = (await readFile(path.join(repoRoot, '.gitignore'), 'utf8')).split('\n');
+    expect(gitignore).toContain('deploy/tls/');
+  });
+
+  test('the image can be overridden through kustomize images:', async () => {
+    const k = await loadKustomization(deployDir);
+    const source: unknown = parse(await readFile(path.join(deployDir, 'deployment.yaml'), 'utf8'));
+    const image: string = (source as Obj)['spec']['template']['spec']['containers'][0]['image'];
+    expect(image).toBe('spiderpool-iaas-webhook:0.1.0');
+    expect(k.images?.map((i) => i.name)).toContain(image.split(':')[0]);
+  });
+
+  test("the Dockerfile's USER is the Deployment's runAsUser, and it starts the server", async () => {
+    const dockerfile = await readFile(path.join(repoRoot, 'Dockerfile'), 'utf8');
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    const user = /^USER (\d+)(?::(\d+))?\s*$/m.exec(runtime);
+    const podSc = one(rendered, 'Deployment')['spec']['template']['spec']['securityContext'];
+    expect(user?.[1]).toBe(String(podSc['runAsUser']));
+    expect(user?.[2]).toBe(String(podSc['runAsGroup']));
+    expect(runtime).toMatch(/^ENTRYPOINT \["node", "dist\/cli\/main\.js"\]$/m);
+    expect(runtime).toMatch(/^CMD \["serve"\]$/m);
+    expect(runtime).toMatch(new RegExp(`^EXPOSE ${DEFAULT_PORT}$`, 'm'));
+  });
+});
+
+describe('render-node field paths', () => {
+  test('brackets keep dotted keys and list selectors whole', () => {
+    expect(splitFieldPath('data.[ca.crt]')).toEqual(['data', '[ca.crt]']);
+    expect(splitFieldPath('webhooks.[name=a.b.c].clientConfig.caBundle')).toEqual([
+      'webhooks',
+      '[name=a.b.c]',
+      'clientConfig',
+      'caBundle',
+    ]);
+  });
+
+  test('`*` and [name=value] reach list elements; create adds missing fields', () => {
+    const doc = { webhooks: [{ name: 'a.b.c' }, { name: 'd.e.f', clientConfig: {} }] };
+    expect(setField(doc, 'webhooks.*.clientConfig.caBundle', 'X', false)).toBe(0);
+    expect(setField(doc, 'webhooks.*.clientConfig.caBundle', 'Y', true)).toBe(2);
+    expect(setField(doc, 'webhooks.[name=a.b.c].clientConfig.caBundle', 'Z', false)).toBe(1);
+    expect(doc.webhooks.map((w) => (w as Obj)['clientConfig']['caBundle'])).toEqual(['Z', 'Y']);
+  });
+});
+
+describe('the checker reports', () => {
+  const cases: [string, (objects: Obj[]) => void, RegExp][] = [
+    [
+      'a wrong webhook path',
+      (o) => (webhook(o, WEBHOOK_PATHS.spiderIPPool)['clientConfig']['service']['path'] = '/validate-pool'),
+      /\(SpiderIPPool\): clientConfig\.service\.path is "\/validate-pool", expected "\/validate-spiderippool"/,
+    ],
+    [
+      'a container port other than DEFAULT_PORT',
+      (o) => (container(o)['ports'][0]['containerPort'] = 8080),
+      /no containerPort 8443/,
+    ],
+    [
+      'a Service targetPort other than DEFAULT_PORT',
+      (o) => (one(o, 'Service')['spec']['ports'][0]['targetPort'] = 9443),
+      /Service "spiderpool-iaas-webhook": targetPort is 9443, expected 8443/,
+    ],
+    [
+      'a --port flag other than DEFAULT_PORT',
+      (o) => {
+        const args: string[] = container(o)['args'];
+        container(o)['args'] = args.map((a) => (a.startsWith('--port') ? '--port=9443' : a));
+      },
+      /the server listens on "9443"/,
+    ],
+    [
+      'a probe on the wrong path',
+      (o) => (container(o)['readinessProbe']['httpGet']['path'] = '/healthz'),
+      /readinessProbe path is "\/healthz", expected "\/readyz"/,
+    ],
+    [
+      'an HTTP probe',
+      (o) => (container(o)['livenessProbe']['httpGet']['scheme'] = 'HTTP'),
+      /livenessProbe scheme is "HTTP", expected "HTTPS"/,
+    ],
+    [
+      'a missing ConfigMap matchCondition',
+      (o) => delete webhook(o, WEBHOOK_PATHS.configMap)['matchConditions'],
+      /no matchCondition limits it to ConfigMap "spiderpool-conf"/,
+    ],
+    [
+      'a matchCondition on another ConfigMap name',
+      (o) =>
+        (webhook(o, WEBHOOK_PATHS.configMap)['matchConditions'][0]['expression'] = "object.metadata.name == 'other'"),
+      /matchConditions name ConfigMap \["other"\], expected "spiderpool-conf"/,
+    ],
+    [
+      '--configmap-name disagreeing with the matchCondition',
+      (o) => {
+        const args: string[] = container(o)['args'];
+        container(o)['args'] = args.map((a) => (a.startsWith('--configmap-name') ? '--configmap-name=other' : a));
+      },
+      new RegExp(`--configmap-name is "other", expected "${DEFAULT_CONFIGMAP_NAME}"`),
+    ],
+    [
+      'DELETE among the pool operations',
+      (o) => (webhook(o, WEBHOOK_PATHS.spiderIPPool)['rules'][0]['operations'] = ['UPDATE', 'DELETE']),
+      /\(SpiderIPPool\): rules\[\]\.operations is \["UPDATE","DELETE"\], expected \["UPDATE"\]/,
+    ],
+    [
+      'the pool status subresource',
+      (o) =>
+        (webhook(o, WEBHOOK_PATHS.spiderIPPool)['rules'][0]['resources'] = ['spiderippools', 'spiderippools/status']),
+      /matches a subresource/,
+    ],
+    [
+      'CREATE missing from the ConfigMap operations',
+      (o) => (webhook(o, WEBHOOK_PATHS.configMap)['rules'][0]['operations'] = ['UPDATE']),
+      /\(ConfigMap\): rules\[\]\.operations is \["UPDATE"\], expected \["CREATE","UPDATE"\]/,
+    ],
+    [
+      'a pool matchCondition on the new object only',
+      (o) =>
+        (webhook(o, WEBHOOK_PATHS.spiderIPPool)['matchConditions'][0]['expression'] =
+          "has(object.metadata.annotations) && 'ipam.spidernet.io/iaas-provider' in object.metadata.annotations"),
+      /annotation on both oldObject and object/,
+    ],
+    [
+      'a pool matchCondition on the old object only (adding the annotation would go unchecked)',
+      (o) =>
+        (webhook(o, WEBHOOK_PATHS.spiderIPPool)['matchConditions'][0]['expression'] =
+          "has(oldObject.metadata.annotations) && 'ipam.spidernet.io/iaas-provider' in oldObject.metadata.annotations"),
+      /annotation on both oldObject and object/,
+    ],
+    [
+      'an empty caBundle',
+      (o) => delete webhook(o, WEBHOOK_PATHS.configMap)['clientConfig']['caBundle'],
+      /\(ConfigMap\): clientConfig\.caBundle is empty/,
+    ],
+    [
+      'a caBundle that is not the Secret\'s CA',
+      (o) =>
+        (webhook(o, WEBHOOK_PATHS.spiderIPPool)['clientConfig']['caBundle'] = one(o, 'Secret')['data']['tls.crt']),
+      /caBundle differs from the TLS Secret's ca\.crt/,
+    ],
+    [
+      'failurePolicy Ignore',
+      (o) => (webhook(o, WEBHOOK_PATHS.configMap)['failurePolicy'] = 'Ignore'),
+      /failurePolicy is "Ignore", expected an explicit "Fail"/,
+    ],
+    [
+      'a missing timeoutSeconds',
+      (o) => delete webhook(o, WEBHOOK_PATHS.spiderIPPool)['timeoutSeconds'],
+      /timeoutSeconds is nothing/,
+    ],
+    [
+      'a webhook calling another Service',
+      (o) => (webhook(o, WEBHOOK_PATHS.configMap)['clientConfig']['service']['namespace'] = 'default'),
+      /clientConfig\.service is "default"\/"spiderpool-iaas-webhook", expected "spiderpool-iaas-webhook"\/"spiderpool-iaas-webhook"/,
+    ],
+    [
+      'a namespaceSelector without Spiderpool\'s namespace',
+      (o) => (webhook(o, WEBHOOK_PATHS.configMap)['namespaceSelector']['matchExpressions'][0]['values'] = ['default']),
+      /namespaceSelector does not select Spiderpool's namespace "kube-system"/,
+    ],
+    [
+      'a writable root filesystem',
+      (o) => (container(o)['securityContext']['readOnlyRootFilesystem'] = false),
+      /readOnlyRootFilesystem is not true/,
+    ],
+    [
+      'capabilities not dropped',
+      (o) => delete container(o)['securityContext']['capabilities'],
+      /capabilities\.drop lacks "ALL"/,
+    ],
+    [
+      'the CA key in the Secret',
+      (o) => (one(o, 'Secret')['data']['ca.key'] = 'eA=='),
+      /contains ca\.key/,
+    ],
+    [
+      'a volume pointing at a Secret that is not rendered',
+      (o) => (one(o, 'Deployment')['spec']['template']['spec']['volumes'][0]['secret']['secretName'] = 'tls'),
+      /refers to Secret "tls", which is not among the manifests/,
+    ],
+    [
+      'a single replica',
+      (o) => (one(o, 'Deployment')['spec']['replicas'] = 1),
+      /spec\.replicas is 1/,
+    ],
+    [
+      'a PodDisruptionBudget allowing zero pods',
+      (o) => (one(o, 'PodDisruptionBudget')['spec']['minAvailable'] = 0),
+      /minAvailable is 0, expected 1/,
+    ],
+  ];
+
+  test.each(cases)('%s', (_name, mutate, expected) => {
+    const copy = structuredClone(rendered);
+    mutate(copy);
+    const problems = checkManifests(copy);
+    expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(expected)]));
+  });
+
+  test('a missing ValidatingWebhookConfiguration', () => {
+    const problems = checkManifests(rendered.filter((o) => o['kind'] !== 'ValidatingWebhookConfiguration'));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'expected exactly one ValidatingWebhookConfiguration, found 0',
+        'expected exactly one webhook for SpiderIPPool (spiderippools), found 0',
+        'expected exactly one webhook for ConfigMap (configmaps), found 0',
+      ]),
+    );
+  });
+});
