@@ -58,6 +58,10 @@ const bodyErrors: ErrorRequestHandler = (err: { status?: number; type?: string }
     case 'request.size.invalid':
       return refuse(res, 400, 'request body was truncated');
     default:
+      // Any other client-side body failure body-parser reports: still a one-line 4xx.
+      if (err.status !== undefined && err.status >= 400 && err.status < 500) {
+        return refuse(res, err.status, `request body could not be read (${err.type ?? 'unknown error'})`);
+      }
       return next(err);
   }
 };
@@ -105,7 +109,8 @@ export function createApp({ review, logger, isReady }: AppOptions): express.Expr
     );
   };
 
-  const json = express.json({ limit: MAX_BODY_BYTES, type: () => true, strict: false });
+  // inflate: false: the kube-apiserver sends plain JSON, and a compressed body could expand past the limit.
+  const json = express.json({ limit: MAX_BODY_BYTES, type: () => true, strict: false, inflate: false });
   for (const path of Object.values(WEBHOOK_PATHS)) {
     app.post(path, requireJson, json, handleReview);
     app.all(path, (_req, res) => {

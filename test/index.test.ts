@@ -1,0 +1,12 @@
+import * as api from '../src/index.js';
+
+describe('public API (dist/index.js after npm run build)', () => {
+  it('exports the names other tools depend on', () => {
+    expect(api.parseGoDuration('1m30s')).toBe(90_000_000_000n);
+    expect(api.formatGoDuration(90_000_000_000n)).toBe('1m30s');
+    expect(() => api.parseGoDuration('50')).toThrow(new Error('time: missing unit in duration "50"'));
+    expect(typeof api.reviewAdmission).toBe('function');
+    expect(typeof api.createReviewer).toBe('function');
+    expect(typeof api.startServer).toBe('function');
+  });
+});

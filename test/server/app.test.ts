@@ -1,0 +1,155 @@
+import { pino } from 'pino';
+import request from 'supertest';
+import { createReviewer } from '../../src/admission/review.js';
+import { AdmissionReviewResponseSchema } from '../../src/admission/schema.js';
+import { MAX_BODY_BYTES, WEBHOOK_PATHS } from '../../src/defaults.js';
+import { createApp } from '../../src/server/app.js';
+import { loadReview } from '../fixtures/load.js';
+
+const lines: Record<string, unknown>[] = [];
+const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+let ready = true;
+const app = createApp({ review: createReviewer(), logger, isReady: () => ready });
+
+/** A Kubernetes Status body with a one-line message, as the kube-apiserver would show it. */
+function expectStatus(body: any, code: number, reason: string, message: RegExp) {
+  expect(body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code, reason, message: expect.stringMatching(message) });
+  expect(body.message).not.toContain('\n');
+  expect(JSON.stringify(body)).not.toMatch(/\bat .+\.(js|ts):\d+/); // no stack trace
+}
+
+beforeEach(() => {
+  lines.length = 0;
+  ready = true;
+});
+
+describe('webhook endpoints', () => {
+  it.each([
+    [WEBHOOK_PATHS.spiderIPPool, 'pool-update-node-to-global', false],
+    [WEBHOOK_PATHS.spiderIPPool, 'pool-update-node-to-other-node', true],
+    [WEBHOOK_PATHS.configMap, 'configmap-update-timeout-100s', false],
+    [WEBHOOK_PATHS.configMap, 'configmap-update-timeout-50s', true],
+  ])('POST %s with %s answers 200 and an AdmissionReview (allowed: %s)', async (path, fixture, allowed) => {
+    const review = loadReview(fixture);
+    const res = await request(app).post(path).send(review).expect(200).expect('Content-Type', /application\/json/);
+    const body = AdmissionReviewResponseSchema.parse(res.body);
+    expect(body.response.uid).toBe(review.request.uid);
+    expect(body.response.allowed).toBe(allowed);
+  });
+
+  it('logs one JSON line per review, without the body', async () => {
+    const review = loadReview('configmap-update-timeout-100s');
+    await request(app).post(WEBHOOK_PATHS.configMap).send(review).expect(200);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      msg: 'admission review',
+      uid: review.request.uid,
+      kind: 'ConfigMap',
+      namespace: 'kube-system',
+      name: 'spiderpool-conf',
+      operation: 'UPDATE',
+      dryRun: false,
+      allowed: false,
+      code: 422,
+      latencyMs: expect.any(Number),
+    });
+    expect(JSON.stringify(lines[0])).not.toContain('httpRequestTimeout');
+  });
+
+  it('accepts application/json with a charset', async () => {
+    await request(app)
+      .post(WEBHOOK_PATHS.spiderIPPool)
+      .set('Content-Type', 'application/json; charset=utf-8')
+      .send(JSON.stringify(loadReview('pool-create-iaas-node')))
+      .expect(200);
+  });
+});
+
+describe('bad requests get a 4xx Status with a one-line reason', () => {
+  it('400 for a body that is not JSON', async () => {
+    const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send('{"apiVersion":').expect(400);
+    expectStatus(res.body, 400, 'BadRequest', /^request body is not valid JSON$/);
+  });
+
+  it('400 for JSON that is not an AdmissionReview v1', async () => {
+    const res = await request(app).post(WEBHOOK_PATHS.configMap).send({ hello: 'world' }).expect(400);
+    expectStatus(res.body, 400, 'BadRequest', /^not an admission\.k8s\.io\/v1 AdmissionReview: apiVersion: /);
+  });
+
+  it('400 for a review without request.uid', async () => {
+    const review = loadReview('pool-update-node-to-global');
+    delete review.request.uid;
+    const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).send(review).expect(400);
+    expectStatus(res.body, 400, 'BadRequest', /request\.uid: is required/);
+  });
+
+  it('400 for JSON scalars', async () => {
+    for (const body of ['null', '42', '"text"', 'true']) {
+      const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send(body).expect(400);
+      expectStatus(res.body, 400, 'BadRequest', /^not an admission\.k8s\.io\/v1 AdmissionReview/);
+    }
+  });
+
+  it('413 for a body over 3 MiB, and serves one just under it', async () => {
+    const review = loadReview('pool-update-node-other-fields');
+    const base = JSON.stringify(review).length;
+    review.request.object.spec.filler = 'x'.repeat(MAX_BODY_BYTES - base - 20);
+    const under = JSON.stringify(review);
+    expect(Buffer.byteLength(under)).toBeLessThanOrEqual(MAX_BODY_BYTES);
+    await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send(under).expect(200);
+    review.request.object.spec.filler += 'x'.repeat(100);
+    const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send(JSON.stringify(review)).expect(413);
+    expectStatus(res.body, 413, 'RequestEntityTooLarge', /^request body is larger than 3145728 bytes$/);
+  });
+
+  it('415 for another content type', async () => {
+    const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'text/plain').send('{}').expect(415);
+    expectStatus(res.body, 415, 'UnsupportedMediaType', /^content type "text\/plain" is not supported; send application\/json$/);
+  });
+
+  it('415 for a compressed body', async () => {
+    const res = await request(app)
+      .post(WEBHOOK_PATHS.spiderIPPool)
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'br')
+      .send('{}')
+      .expect(415);
+    expectStatus(res.body, 415, 'UnsupportedMediaType', /encoding/);
+  });
+
+  it('405 with Allow: POST for other methods on a webhook path', async () => {
+    const res = await request(app).get(WEBHOOK_PATHS.configMap).expect(405).expect('Allow', 'POST');
+    expectStatus(res.body, 405, 'MethodNotAllowed', /^use POST/);
+  });
+
+  it('404 for unknown paths', async () => {
+    const res = await request(app).post('/validate').send({}).expect(404);
+    expectStatus(res.body, 404, 'NotFound', /^no handler for POST "\/validate"; webhooks are served at /);
+  });
+
+  it('400, not a crash, for deeply nested JSON', async () => {
+    const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+    const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send(deep).expect(400);
+    expectStatus(res.body, 400, 'BadRequest', /^not an admission\.k8s\.io\/v1 AdmissionReview/);
+  });
+
+  it('treats __proto__ keys as data', async () => {
+    const review = loadReview('pool-update-node-to-global');
+    const body = JSON.stringify(review).replace('"metadata":{', '"metadata":{"__proto__":{"polluted":true},');
+    const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send(body).expect(200);
+    expect(res.body.response.allowed).toBe(false);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+});
+
+describe('health', () => {
+  it('/healthz answers ok', async () => {
+    await request(app).get('/healthz').expect(200, 'ok\n');
+  });
+
+  it('/readyz follows readiness', async () => {
+    await request(app).get('/readyz').expect(200, 'ok\n');
+    ready = false;
+    await request(app).get('/readyz').expect(503, 'not ready\n');
+  });
+});

@@ -1,0 +1,84 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { AdmissionReviewResponseSchema } from '../../src/admission/schema.js';
+import { WEBHOOK_PATHS } from '../../src/defaults.js';
+import { startServer, type RunningServer } from '../../src/server/serve.js';
+import { loadReview } from '../fixtures/load.js';
+
+const logger = pino({ level: 'silent' });
+
+/** An HTTPS call that trusts only `ca` and checks the server name (no rejectUnauthorized: false). */
+function call(server: RunningServer, ca: string, method: string, path: string, body?: string) {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = https.request(
+      { host: '127.0.0.1', servername: 'localhost', port: server.port, method, path, ca, headers: body ? { 'content-type': 'application/json' } : {} },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (data += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body: data }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('the real HTTPS server with freshly generated certificates', () => {
+  let certDir: string;
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    certDir = await mkdtemp(join(tmpdir(), 'webhook-certs-'));
+    server = await startServer({ port: 0, host: '127.0.0.1', certDir, generateCerts: true, logger });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await rm(certDir, { recursive: true, force: true });
+  });
+
+  it('is ready and healthy over verified TLS', async () => {
+    expect(server.caCertPem).toMatch(/^-----BEGIN CERTIFICATE-----/);
+    await expect(call(server, server.caCertPem!, 'GET', '/readyz')).resolves.toEqual({ status: 200, body: 'ok\n' });
+    await expect(call(server, server.caCertPem!, 'GET', '/healthz')).resolves.toEqual({ status: 200, body: 'ok\n' });
+  });
+
+  it('refuses to remove spec.nodeName from an IaaS pool', async () => {
+    const review = loadReview('pool-update-node-to-global');
+    const res = await call(server, server.caCertPem!, 'POST', WEBHOOK_PATHS.spiderIPPool, JSON.stringify(review));
+    expect(res.status).toBe(200);
+    const answer = AdmissionReviewResponseSchema.parse(JSON.parse(res.body));
+    expect(answer.response.uid).toBe(review.request.uid);
+    expect(answer.response.allowed).toBe(false);
+    expect(answer.response.status!.message).toMatch(/^SpiderIPPool\.spiderpool\.spidernet\.io "pool-a" is invalid: spec\.nodeName: Forbidden: /);
+  });
+
+  it('is not trusted by a client that does not know the generated CA', async () => {
+    await expect(call(server, '', 'GET', '/healthz')).rejects.toThrow();
+  });
+
+  it('reuses the certificates it generated on the next start', async () => {
+    const again = await startServer({ port: 0, host: '127.0.0.1', certDir, generateCerts: true, logger });
+    try {
+      expect(again.caCertPem).toBe(server.caCertPem);
+      await expect(call(again, server.caCertPem!, 'GET', '/readyz')).resolves.toMatchObject({ status: 200 });
+    } finally {
+      await again.stop();
+    }
+  });
+});
+
+describe('startServer without certificates to generate', () => {
+  it('fails with a message naming the missing files', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'webhook-empty-'));
+    try {
+      await expect(startServer({ port: 0, host: '127.0.0.1', certDir: empty, generateCerts: false, logger })).rejects.toThrow(/tls\.crt/);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+});
