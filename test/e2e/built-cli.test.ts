@@ -1,0 +1,184 @@
+/**
+ * The built package as an operator uses it: `dist/` (run `npm run build` first, as
+ * `npm run test:e2e` does), certificates from the `certs` command, `deploy/` rendered by
+ * the real kustomize (`kubectl kustomize`), and the server answering with those
+ * certificates under the in-cluster Service name.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import https from 'node:https';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME, WEBHOOK_PATHS } from '../../src/defaults.js';
+import { checkManifests } from '../deploy/consistency.js';
+import { parseManifests } from '../deploy/render.js';
+
+const execFileAsync = promisify(execFile);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const cli = path.join(root, 'dist/cli/main.js');
+const fixture = (name: string) => path.join(root, 'test/fixtures/reviews', `${name}.json`);
+
+/** Runs the CLI; resolves with its exit code and output (a non-zero exit is not an error here). */
+async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await execFileAsync(process.execPath, [cli, ...args]);
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Polls `condition` every 50 ms for up to 10 s. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+let workDir: string;
+let deployDir: string;
+
+beforeAll(async () => {
+  workDir = await mkdtemp(path.join(tmpdir(), 'webhook-e2e-'));
+  deployDir = path.join(workDir, 'deploy');
+  await cp(path.join(root, 'deploy'), deployDir, { recursive: true });
+});
+
+afterAll(async () => {
+  await rm(workDir, { recursive: true, force: true });
+});
+
+describe('dist/index.js', () => {
+  it('exports parseGoDuration, formatGoDuration and reviewAdmission', async () => {
+    const api = await import(path.join(root, 'dist/index.js'));
+    expect(api.parseGoDuration('1.5m')).toBe(90_000_000_000n);
+    expect(api.formatGoDuration(-1n)).toBe('-1ns');
+    expect(api.reviewAdmission(JSON.parse(await readFile(fixture('pool-update-node-to-global'), 'utf8'))).response.allowed).toBe(false);
+  });
+});
+
+describe('certs, then kubectl kustomize deploy/', () => {
+  let caBundle: string;
+
+  beforeAll(async () => {
+    const result = await run(['certs', '--out', path.join(deployDir, 'tls')]);
+    expect(result.code).toBe(0);
+    caBundle = result.stdout.trim();
+  });
+
+  it('renders manifests consistent with the server, carrying the generated CA as caBundle', async () => {
+    const { stdout } = await execFileAsync(process.env['KUBECTL'] ?? 'kubectl', ['kustomize', deployDir], { maxBuffer: 16 << 20 });
+    const objects = parseManifests(stdout);
+    expect(checkManifests(objects)).toEqual([]);
+    const ca = await readFile(path.join(deployDir, 'tls/ca.crt'), 'utf8');
+    expect(Buffer.from(caBundle, 'base64').toString('utf8')).toBe(ca);
+    const webhooks = (objects.find((o) => o['kind'] === 'ValidatingWebhookConfiguration') as any).webhooks as any[];
+    for (const webhook of webhooks) {
+      expect(Buffer.from(webhook.clientConfig.caBundle, 'base64').toString('utf8')).toBe(ca);
+    }
+    const secret = objects.find((o) => o['kind'] === 'Secret') as any;
+    expect(Object.keys(secret.data).sort()).toEqual(['ca.crt', 'tls.crt', 'tls.key']);
+  });
+
+  describe('serve with those certificates, as the Deployment runs it', () => {
+    let server: ChildProcess;
+    let port: number;
+    let ca: string;
+    let log = '';
+
+    beforeAll(async () => {
+      port = await freePort();
+      ca = await readFile(path.join(deployDir, 'tls/ca.crt'), 'utf8');
+      server = spawn(process.execPath, [cli, 'serve', `--cert-dir=${path.join(deployDir, 'tls')}`, '--no-generate-certs', `--port=${port}`, '--host=127.0.0.1'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      server.stdout!.on('data', (chunk) => (log += chunk));
+      server.stderr!.on('data', (chunk) => (log += chunk));
+      await until(() => log.includes('serving admission reviews') || server.exitCode !== null, 'the server to start');
+      if (server.exitCode !== null) throw new Error(`server did not start:\n${log}`);
+    });
+
+    afterAll(() => {
+      if (server.exitCode === null) server.kill('SIGKILL');
+    });
+
+    /** POSTs to 127.0.0.1 presenting the in-cluster Service name, verifying against the generated CA. */
+    function post(pathName: string, body: string) {
+      return new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = https.request(
+          {
+            host: '127.0.0.1',
+            port,
+            servername: `${DEFAULT_SERVICE_NAME}.${DEFAULT_NAMESPACE}.svc`,
+            ca,
+            method: 'POST',
+            path: pathName,
+            headers: { 'content-type': 'application/json' },
+          },
+          (res) => {
+            let data = '';
+            res.on('data', (chunk) => (data += chunk));
+            res.on('end', () => resolve({ status: res.statusCode!, body: data }));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    }
+
+    it('answers under the Service name, as the kube-apiserver calls it', async () => {
+      const body = await readFile(fixture('configmap-update-timeout-100s'), 'utf8');
+      const res = await post(WEBHOOK_PATHS.configMap, body);
+      expect(res.status).toBe(200);
+      const answer = JSON.parse(res.body);
+      expect(answer.response.uid).toBe(JSON.parse(body).request.uid);
+      expect(answer.response.status.message).toContain('httpRequestTimeout: Invalid value: "100s"');
+      await until(() => log.includes('"msg":"admission review"'), 'the review log line');
+    });
+
+    it('exits 0 on SIGTERM after stopping', async () => {
+      const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+      server.kill('SIGTERM');
+      await expect(exited).resolves.toBe(0);
+      expect(log).toContain('"msg":"stopped"');
+    });
+  });
+});
+
+describe('review and validate-config', () => {
+  it('review prints the response AdmissionReview and exits 1 for a denial', async () => {
+    const result = await run(['review', fixture('pool-update-node-to-global')]);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout).response.status.message).toMatch(/"pool-a" is invalid: spec\.nodeName: Forbidden: /);
+  });
+
+  it('validate-config exits 1 with the webhook message for a bad conf.yml', async () => {
+    const review = JSON.parse(await readFile(fixture('configmap-update-timeout-100s'), 'utf8'));
+    const confFile = path.join(workDir, 'conf.yml');
+    await (await import('node:fs/promises')).writeFile(confFile, review.request.object.data['conf.yml']);
+    const result = await run(['validate-config', confFile]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^ConfigMap "spiderpool-conf" is invalid: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: Invalid value: "100s": /);
+  });
+
+  it('a missing file is a one-line error, not a stack trace', async () => {
+    const result = await run(['validate-config', path.join(workDir, 'nope.yml')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: ENOENT: no such file or directory/);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
