@@ -4,7 +4,7 @@
  * `apierrors.NewInvalid`).
  */
 import { aggregateFieldErrors, fieldErrorBody, type FieldError } from '../field/errors.js';
-import { quoteGoString } from '../field/quote.js';
+import { quoteShown } from '../field/quote.js';
 import type { Status, Verdict } from './schema.js';
 
 /** Allow, with optional warnings (kubectl prints each as `Warning: <text>`). */
@@ -48,7 +48,7 @@ export function invalidStatus(groupKind: GroupKind, name: string, errors: readon
     status: 'Failure',
     code: 422,
     reason: 'Invalid',
-    message: `${qualifiedKind} ${quoteGoString(name)} is invalid: ${aggregateFieldErrors(errors)}`,
+    message: `${qualifiedKind} ${quoteShown(name)} is invalid: ${aggregateFieldErrors(errors)}`,
     details: {
       group: groupKind.group,
       kind: groupKind.kind,

@@ -4,6 +4,7 @@
  */
 import { configMapValidator, type SpiderpoolConfigMapRef } from '../rules/configmap.js';
 import { spiderIPPoolValidator } from '../rules/spiderippool.js';
+import { renderPath } from '../field/path.js';
 import { allowed } from './response.js';
 import {
   ADMISSION_API_VERSION,
@@ -35,7 +36,7 @@ export function decodeAdmissionReview(body: unknown): AdmissionReviewRequest {
   const result = AdmissionReviewRequestSchema.safeParse(body);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  const path = issue.path.map(String).join('.');
+  const path = renderPath(issue.path);
   throw new InvalidAdmissionReviewError(
     `not an ${ADMISSION_API_VERSION} AdmissionReview: ${path === '' ? '' : path + ': '}${issue.message}`,
   );

@@ -5,6 +5,7 @@
  * `validateDelete` by operation.
  */
 import type { z } from 'zod';
+import { renderPath } from '../field/path.js';
 import { allowed, errored, type GroupKind } from './response.js';
 import type { AdmissionRequest, Verdict } from './schema.js';
 
@@ -58,6 +59,6 @@ function decodeObject<T>(
   const result = validator.schema.safeParse(request[field]);
   if (result.success) return { ok: true, value: result.data };
   const issue = result.error.issues[0]!;
-  const path = [field, ...issue.path.map(String)].join('.');
-  return { ok: false, verdict: errored(400, `cannot decode ${validator.groupKind.kind} at request.${path}: ${issue.message}`) };
+  const path = renderPath(['request', field, ...issue.path]);
+  return { ok: false, verdict: errored(400, `cannot decode ${validator.groupKind.kind} at ${path}: ${issue.message}`) };
 }

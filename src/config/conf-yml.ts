@@ -12,16 +12,18 @@ import {
   LineCounter,
   isAlias,
   isMap,
+  isNode,
   isScalar,
   isSeq,
   parseAllDocuments,
   visit,
+  type Alias,
   type Document,
   type Pair,
   type YAMLMap,
 } from 'yaml';
 import { invalid, type FieldError } from '../field/errors.js';
-import { quoteGoString } from '../field/quote.js';
+import { escapeUnprintable, quoteShown, truncate } from '../field/quote.js';
 
 /** The provider settings as Spiderpool decodes them: "" when absent or null. */
 export interface ProviderSettings {
@@ -44,10 +46,20 @@ const NULL_TAG = 'tag:yaml.org,2002:null';
 const MERGE_TAG = 'tag:yaml.org,2002:merge';
 
 /**
- * Mapping entries visited while expanding merge keys before giving up, as the Go decoders
- * give up on "excessive aliasing": a few nested `<<: [*a, *a, ...]` grow exponentially.
+ * Mappings and entries visited while expanding merge keys before giving up, as the Go
+ * decoders give up on "excessive aliasing": a few nested `<<: [*a, *a, ...]` grow
+ * exponentially.
  */
 const MAX_EXPANDED_ENTRIES = 10_000;
+/** Merge keys inside merged mappings, at most this deep (the recursion stays shallow). */
+const MAX_MERGE_DEPTH = 64;
+/**
+ * Nesting refused before the YAML parser sees the text: the parser recurses per level and
+ * a few thousand levels overflow the stack (and can abort V8). Spiderpool's configuration
+ * nests three levels.
+ */
+const MAX_FLOW_DEPTH = 100;
+const MAX_LINE_PREFIX = 400;
 
 /** A decoder refusing the document; carries the field error to report. */
 class DecodeFailure extends Error {
@@ -60,8 +72,9 @@ type Node = unknown;
 type Semantics = 'yaml.v2' | 'yaml.v3';
 
 interface Context {
-  doc: Document.Parsed;
   lines: LineCounter;
+  /** Each alias resolved once, to the nearest anchor of that name before it. */
+  aliases: Map<Alias, Node>;
   budget: number;
   expanding: Set<YAMLMap>;
 }
@@ -75,6 +88,8 @@ interface Context {
  *   Never throws for any input text.
  */
 export function readConfYml(text: string): ConfYmlReading {
+  const tooDeep = nestingProblem(text);
+  if (tooDeep !== undefined) return { ok: false, errors: [notDecodable('', tooDeep)] };
   const lines = new LineCounter();
   // Go's Unmarshal reads the first document of a stream and ignores the rest.
   const doc = parseAllDocuments(text, { schema: 'failsafe', merge: false, lineCounter: lines })[0];
@@ -83,18 +98,19 @@ export function readConfYml(text: string): ConfYmlReading {
   if (syntax !== undefined) {
     const pos = syntax.linePos?.[0];
     const where = pos ? `line ${pos.line}, column ${pos.col}: ` : '';
-    const reason = syntax.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-    return { ok: false, errors: [notDecodable('', `is not valid YAML: ${where}${reason}`)] };
+    // The parser's message quotes the document: escape what a terminal would interpret.
+    const reason = escapeUnprintable(syntax.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''));
+    return { ok: false, errors: [notDecodable('', `is not valid YAML: ${where}${truncate(reason)}`)] };
   }
   try {
-    checkAliasesResolve(doc, lines);
-    const v3 = decode(doc, lines, 'yaml.v3');
-    const v2 = decode(doc, lines, 'yaml.v2');
+    const aliases = resolveAliases(doc, lines);
+    const v3 = decode(doc.contents, { lines, aliases, budget: MAX_EXPANDED_ENTRIES, expanding: new Set() }, 'yaml.v3');
+    const v2 = decode(doc.contents, { lines, aliases, budget: MAX_EXPANDED_ENTRIES, expanding: new Set() }, 'yaml.v2');
     const disagreements = SETTING_KEYS.filter((k) => v2[k] !== v3[k]).map((k) =>
       notDecodable(
         `${PROVIDER_KEY}.${k}`,
-        `Spiderpool's controller (gopkg.in/yaml.v2) reads ${quoteGoString(v2[k])} but its agent ` +
-          `(gopkg.in/yaml.v3) reads ${quoteGoString(v3[k])}: the two order merge keys (<<) ` +
+        `Spiderpool's controller (gopkg.in/yaml.v2) reads ${quoteShown(v2[k])} but its agent ` +
+          `(gopkg.in/yaml.v3) reads ${quoteShown(v3[k])}: the two order merge keys (<<) ` +
           `differently; set ${k} once, outside any merge`,
       ),
     );
@@ -113,22 +129,55 @@ function notDecodable(field: string, why: string): FieldError {
   return invalid(field, undefined, `${why}; Spiderpool's agent and controller cannot decode it and refuse to start`);
 }
 
-/** Go fails on an alias to an anchor it has not seen ("unknown anchor"), wherever it is. */
-function checkAliasesResolve(doc: Document.Parsed, lines: LineCounter): void {
-  visit(doc, {
-    Alias(_key, alias) {
-      if (alias.resolve(doc) === undefined) {
-        throw new DecodeFailure(notDecodable('', `${at(alias, lines)}refers to unknown anchor ${quoteGoString(alias.source)}`));
+/**
+ * Why `text` nests too deeply to parse safely, or `undefined`. Counts flow brackets
+ * (over-counting brackets inside quoted strings, which only matters for absurd input) and
+ * the indentation and block indicators (`- `, `? `, `: `) that start each line.
+ */
+function nestingProblem(text: string): string | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_FLOW_DEPTH) return `nests flow collections ([ or {) more than ${MAX_FLOW_DEPTH} deep`;
+    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
+  }
+  const prefix = /^(?:[ \t]|[-?:](?=[ \t]|$))*/;
+  for (const line of text.split('\n')) {
+    if (prefix.exec(line)![0].length > MAX_LINE_PREFIX) {
+      return `nests block collections deeper than ${MAX_LINE_PREFIX} columns of indentation`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Resolves every alias, in one pass over the document, to the nearest anchor of that name
+ * before it (as the YAML spec and both Go decoders do; resolving each alias by searching
+ * the document would be quadratic). Go refuses an alias to an anchor it has not seen
+ * ("unknown anchor"), wherever it stands, so that is refused too.
+ */
+function resolveAliases(doc: Document.Parsed, lines: LineCounter): Map<Alias, Node> {
+  const anchors = new Map<string, Node>();
+  const aliases = new Map<Alias, Node>();
+  visit(doc, (_key, node) => {
+    if (isAlias(node)) {
+      const target = anchors.get(node.source);
+      if (target === undefined) {
+        throw new DecodeFailure(notDecodable('', `${at(node, lines)}refers to unknown anchor ${quoteShown(node.source)}`));
       }
-    },
+      aliases.set(node, target);
+    } else if (isNode(node) && node.anchor) {
+      anchors.set(node.anchor, node);
+    }
   });
+  return aliases;
 }
 
 /** Decodes the provider block into a struct as the given Go decoder would. */
-function decode(doc: Document.Parsed, lines: LineCounter, semantics: Semantics): ProviderSettings {
-  const ctx: Context = { doc, lines, budget: MAX_EXPANDED_ENTRIES, expanding: new Set() };
+function decode(contents: Node, ctx: Context, semantics: Semantics): ProviderSettings {
   const settings = emptySettings();
-  const root = deref(doc.contents, ctx);
+  const root = deref(contents, ctx);
   if (isNull(root)) return settings;
   if (!isMap(root)) throw typeFailure('', root, 'a mapping', ctx);
   for (const pair of entries(root, ctx, semantics)) {
@@ -162,8 +211,11 @@ function entries(map: YAMLMap, ctx: Context, semantics: Semantics): Pair[] {
   if (ctx.expanding.has(map)) {
     throw new DecodeFailure(notDecodable('', `${at(map, ctx.lines)}an anchor's value contains itself`));
   }
+  if (ctx.expanding.size > MAX_MERGE_DEPTH) {
+    throw new DecodeFailure(notDecodable('', `merge keys (<<) nest more than ${MAX_MERGE_DEPTH} deep`));
+  }
   ctx.expanding.add(map);
-  ctx.budget -= map.items.length;
+  ctx.budget -= map.items.length + 1;
   if (ctx.budget < 0) {
     throw new DecodeFailure(notDecodable('', 'merge keys (<<) expand to too many entries (excessive aliasing)'));
   }
@@ -223,7 +275,7 @@ function keyText(pair: Pair): string | undefined {
 }
 
 function deref(node: Node, ctx: Context): Node {
-  return isAlias(node) ? node.resolve(ctx.doc) : node;
+  return isAlias(node) ? ctx.aliases.get(node) : node;
 }
 
 function isNull(node: Node): boolean {

@@ -6,7 +6,7 @@
 import { formatGoDuration } from '../duration/format.js';
 import { parseGoDuration } from '../duration/parse.js';
 import { invalid, type FieldError, type FieldWarning } from '../field/errors.js';
-import { quoteGoString } from '../field/quote.js';
+import { quoteShown, truncate } from '../field/quote.js';
 import type { ProviderSettings } from './conf-yml.js';
 
 /** Used by Spiderpool when `httpRequestTimeout` is empty: the provider's ~48s worst case plus margin. */
@@ -45,7 +45,7 @@ export function checkProviderSettings(settings: ProviderSettings): ProviderFindi
           {
             field: TIMEOUT_FIELD,
             message:
-              `${quoteGoString(timeout)} is ignored while serverUrl is empty, but Spiderpool will refuse ` +
+              `${quoteShown(timeout)} is ignored while serverUrl is empty, but Spiderpool will refuse ` +
               `to start once the IaaS provider is enabled: it ${problem.why}`,
           },
         ]
@@ -70,9 +70,9 @@ export function httpRequestTimeoutProblem(text: string): { why: string; advice: 
   try {
     ns = parseGoDuration(text);
   } catch (e) {
-    const hint = /^[0-9]+(\.[0-9]*)?$/.test(text) ? `did you mean "${text}s"? ` : '';
+    const hint = /^[0-9]+(\.[0-9]*)?$/.test(text) ? `did you mean ${quoteShown(text + 's')}? ` : '';
     return {
-      why: `is not a Go duration (${(e as Error).message})`,
+      why: `is not a Go duration (${truncate((e as Error).message)})`,
       advice: `${hint}write a number with a unit (ns, us, ms, s, m, h) such as "50s", or leave it empty for the default 50s`,
     };
   }

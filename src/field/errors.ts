@@ -1,4 +1,4 @@
-import { quoteGoString } from './quote.js';
+import { quoteShown } from './quote.js';
 
 /**
  * One refused field, as Kubernetes' `field.Error` (k8s.io/apimachinery/pkg/util/validation/field).
@@ -46,7 +46,7 @@ export function fieldErrorBody(e: FieldError): string {
   let body = TYPE_WORDS[e.type];
   if (e.type === 'FieldValueInvalid' && 'badValue' in e) {
     const v = e.badValue;
-    body += ': ' + (typeof v === 'string' ? quoteGoString(v) : v === null ? 'null' : String(v));
+    body += ': ' + (typeof v === 'string' ? quoteShown(v) : v === null ? 'null' : String(v));
   }
   return e.detail === '' ? body : `${body}: ${e.detail}`;
 }

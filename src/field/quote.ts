@@ -21,18 +21,51 @@ const SHORT_ESCAPES: Readonly<Record<string, string>> = {
  * A lone UTF-16 surrogate is shown as U+FFFD, as Go's JSON decoder would have stored it.
  */
 export function quoteGoString(s: string): string {
-  let out = '"';
+  return '"' + escapeGo(s, true) + '"';
+}
+
+/**
+ * Escapes, as `strconv.Quote` would, only what a terminal could interpret (controls,
+ * line and paragraph separators, other non-printable characters), keeping quotes and
+ * backslashes: for third-party text that quotes user input, such as a YAML parser's error.
+ */
+export function escapeUnprintable(s: string): string {
+  return escapeGo(s, false);
+}
+
+/** How many characters of a user's value a message shows; names are at most 253. */
+export const MAX_SHOWN_CHARS = 256;
+
+/**
+ * `s` cut to {@link MAX_SHOWN_CHARS} characters with a note of how much was left out, so
+ * a hostile value cannot make a response (or a log line) many times larger than the request.
+ */
+export function truncate(s: string): string {
+  return s.length <= MAX_SHOWN_CHARS ? s : `${s.slice(0, MAX_SHOWN_CHARS)}${omitted(s)}`;
+}
+
+/** A user's value in a message: {@link quoteGoString} of at most {@link MAX_SHOWN_CHARS} characters. */
+export function quoteShown(s: string): string {
+  return s.length <= MAX_SHOWN_CHARS ? quoteGoString(s) : `${quoteGoString(s.slice(0, MAX_SHOWN_CHARS))}${omitted(s)}`;
+}
+
+function omitted(s: string): string {
+  return `… (${s.length - MAX_SHOWN_CHARS} more characters)`;
+}
+
+function escapeGo(s: string, escapeQuotes: boolean): string {
+  let out = '';
   for (let ch of s) {
     const cp = ch.codePointAt(0)!;
     if (cp >= 0xd800 && cp <= 0xdfff) ch = '\ufffd';
     const short = SHORT_ESCAPES[ch];
-    if (short !== undefined) out += short;
+    if (short !== undefined && (escapeQuotes || (ch !== '"' && ch !== '\\'))) out += short;
     else if (ch === ' ' || PRINTABLE.test(ch)) out += ch;
     else if (cp < 0x80) out += '\\x' + hex(cp, 2);
     else if (cp < 0x10000) out += '\\u' + hex(cp, 4);
     else out += '\\U' + hex(cp, 8);
   }
-  return out + '"';
+  return out;
 }
 
 function hex(n: number, width: number): string {

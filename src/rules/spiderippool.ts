@@ -10,7 +10,7 @@ import { allowed, denied, invalidStatus, type GroupKind } from '../admission/res
 import type { AdmissionRequest, Verdict } from '../admission/schema.js';
 import type { Validator } from '../admission/validator.js';
 import { forbidden, type FieldError } from '../field/errors.js';
-import { quoteGoString } from '../field/quote.js';
+import { quoteShown } from '../field/quote.js';
 
 export const SPIDERIPPOOL: GroupKind = { group: 'spiderpool.spidernet.io', kind: 'SpiderIPPool' };
 
@@ -57,12 +57,12 @@ function modeChange(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string): Fi
   return before.length > 0
     ? forbidden(
         'spec.nodeName',
-        `${change} would turn IaaS node pool ${quoteGoString(name)} into a global pool, but ${WHY_MODE_IS_FIXED}; ` +
+        `${change} would turn IaaS node pool ${quoteShown(name)} into a global pool, but ${WHY_MODE_IS_FIXED}; ` +
           'to make it a global pool, delete it and create it again without spec.nodeName',
       )
     : forbidden(
         'spec.nodeName',
-        `${change} would turn IaaS global pool ${quoteGoString(name)} into a node pool, but ${WHY_MODE_IS_FIXED}; ` +
+        `${change} would turn IaaS global pool ${quoteShown(name)} into a node pool, but ${WHY_MODE_IS_FIXED}; ` +
           'to pin it to a node, delete it and create it again with spec.nodeName',
       );
 }
@@ -76,12 +76,12 @@ function categoryChange(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string)
   return before !== undefined
     ? forbidden(
         field,
-        `removing the annotation (was ${quoteGoString(before)}) would turn IaaS pool ${quoteGoString(name)} into a ` +
+        `removing the annotation (was ${quoteShown(before)}) would turn IaaS pool ${quoteShown(name)} into a ` +
           `traditional pool, but ${WHY_CATEGORY_IS_FIXED}; delete the pool and create it again without the annotation`,
       )
     : forbidden(
         field,
-        `adding the annotation (${quoteGoString(after!)}) would turn traditional pool ${quoteGoString(name)} into an ` +
+        `adding the annotation (${quoteShown(after!)}) would turn traditional pool ${quoteShown(name)} into an ` +
           `IaaS pool, but ${WHY_CATEGORY_IS_FIXED}; create a new pool with the annotation instead`,
       );
 }
@@ -92,7 +92,7 @@ const NODES_SHOWN = 3;
 /** `none` or `["worker-1", "worker-2"]`, bounded so a hostile list cannot flood the message. */
 function showNodes(nodes: readonly string[]): string {
   if (nodes.length === 0) return 'none';
-  const shown = nodes.slice(0, NODES_SHOWN).map(quoteGoString);
+  const shown = nodes.slice(0, NODES_SHOWN).map(quoteShown);
   if (nodes.length > NODES_SHOWN) shown.push(`… ${nodes.length - NODES_SHOWN} more`);
   return `[${shown.join(', ')}]`;
 }

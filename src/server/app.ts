@@ -7,6 +7,7 @@ import express, { type ErrorRequestHandler, type Request, type RequestHandler, t
 import type { Logger } from 'pino';
 import { InvalidAdmissionReviewError, type ReviewOutcome } from '../admission/review.js';
 import { MAX_BODY_BYTES, WEBHOOK_PATHS } from '../defaults.js';
+import { quoteShown, truncate } from '../field/quote.js';
 
 export interface AppOptions {
   /** The pure reviewer (see `createReviewer`). */
@@ -21,7 +22,12 @@ export interface AppOptions {
  * `message` when a webhook call fails) and a one-line reason; never a stack trace.
  */
 function sendStatus(res: Response, code: number, reason: string, message: string): void {
-  res.status(code).json({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
+  res.status(code).json(statusBody(code, reason, message));
+}
+
+/** A `metav1.Status` failure, as JSON-ready data. */
+export function statusBody(code: number, reason: string, message: string) {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
 }
 
 const REASONS: Readonly<Record<number, string>> = {
@@ -37,10 +43,21 @@ function refuse(res: Response, code: number, message: string): void {
   sendStatus(res, code, REASONS[code] ?? 'BadRequest', message);
 }
 
-/** Only JSON is accepted, as the kube-apiserver sends it (`application/json`). */
+/**
+ * Only JSON is accepted, as the kube-apiserver sends it (`application/json`). The header
+ * is read directly: express's `req.is` answers "no" for a request without a body, which
+ * deserves "empty body" instead.
+ */
 const requireJson: RequestHandler = (req, res, next) => {
-  if (req.is('application/json')) return next();
-  refuse(res, 415, `content type ${JSON.stringify(req.get('content-type') ?? '')} is not supported; send application/json`);
+  const type = req.get('content-type') ?? '';
+  if (!/^application\/json[ \t]*(;|$)/i.test(type)) {
+    return refuse(res, 415, `content type ${quoteShown(type)} is not supported; send application/json`);
+  }
+  const length = req.get('content-length');
+  if (req.get('transfer-encoding') === undefined && (length === undefined || Number(length) === 0)) {
+    return refuse(res, 400, 'request body is empty; send an admission.k8s.io/v1 AdmissionReview');
+  }
+  next();
 };
 
 /** Maps body-parser failures to one-line 4xx answers. */
@@ -69,6 +86,9 @@ const bodyErrors: ErrorRequestHandler = (err: { status?: number; type?: string }
 /** Creates the express application; see README "HTTP interface". */
 export function createApp({ review, logger, isReady }: AppOptions): express.Express {
   const app = express();
+  // Paths are exact: /validate-configmap only, not /VALIDATE-CONFIGMAP/.
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
   app.disable('x-powered-by');
   app.set('etag', false);
 
@@ -94,10 +114,10 @@ export function createApp({ review, logger, isReady }: AppOptions): express.Expr
     logger.info(
       {
         path: req.path,
-        uid: request.uid,
+        uid: truncate(request.uid),
         kind: `${request.kind.kind}${request.kind.group ? '.' + request.kind.group : ''}`,
         namespace: request.namespace,
-        name: request.name,
+        name: request.name === undefined ? undefined : truncate(request.name),
         operation: request.operation,
         subResource: request.subResource,
         dryRun: request.dryRun ?? false,
@@ -123,7 +143,7 @@ export function createApp({ review, logger, isReady }: AppOptions): express.Expr
     refuse(
       res,
       404,
-      `no handler for ${req.method} ${JSON.stringify(req.path.slice(0, 100))}; webhooks are served at ${Object.values(WEBHOOK_PATHS).join(' and ')}`,
+      `no handler for ${req.method} ${quoteShown(req.path)}; webhooks are served at ${Object.values(WEBHOOK_PATHS).join(' and ')}`,
     );
   });
   app.use(bodyErrors);

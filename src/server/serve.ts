@@ -2,13 +2,15 @@
  * Starts the HTTPS server around the express adapter: certificates, TLS settings,
  * timeouts, readiness, and a graceful stop.
  */
+import { STATUS_CODES } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { createReviewer, type ReviewOptions } from '../admission/review.js';
 import { loadOrCreateCertificates, readServingCertificates } from '../certs/files.js';
 import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME } from '../defaults.js';
-import { createApp } from './app.js';
+import { createApp, statusBody } from './app.js';
 
 export interface ServeOptions {
   /** TCP port; 0 picks a free one (tests). */
@@ -40,8 +42,28 @@ export interface RunningServer {
  * and gives up after the webhook's `timeoutSeconds` (at most 30s).
  */
 const HEADERS_TIMEOUT_MS = 10_000;
-const REQUEST_TIMEOUT_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 15_000;
+/** How often Node enforces the two timeouts above (its default, 30s, lets them slip). */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * Answers HTTP that Node cannot parse (bad framing, oversized headers, timeouts) with a
+ * Kubernetes `Status` body like every other refusal, instead of Node's bare status line.
+ */
+function answerMalformedHttp(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  const [code, reason, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'RequestHeaderFieldsTooLarge', 'request headers are too large']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Timeout', 'request was not received in time']
+        : [400, 'BadRequest', 'request is not well-formed HTTP/1.1'];
+  const body = JSON.stringify(statusBody(code, reason, message));
+  socket.end(
+    `HTTP/1.1 ${code} ${STATUS_CODES[code]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
 
 /**
  * Loads (or, with `generateCerts`, creates) the certificates and serves the webhook over
@@ -64,10 +86,19 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
   let ready = false;
   const app = createApp({ review: createReviewer(options.review), logger, isReady: () => ready });
-  const server = https.createServer({ cert: certs.certPem, key: certs.keyPem, minVersion: 'TLSv1.2' }, app);
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  const server = https.createServer(
+    {
+      cert: certs.certPem,
+      key: certs.keyPem,
+      minVersion: 'TLSv1.2',
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    },
+    app,
+  );
   server.on('tlsClientError', (err) => logger.debug({ err: err.message }, 'TLS handshake failed'));
+  server.on('clientError', answerMalformedHttp);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

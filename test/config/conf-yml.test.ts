@@ -142,3 +142,52 @@ describe('validateConfYml', () => {
     }
   });
 });
+
+describe('hostile conf.yml (found by attacking the server)', () => {
+  it('refuses deep flow nesting before parsing, every time (it once overflowed the stack and aborted V8)', () => {
+    const deep = '['.repeat(1000) + ']'.repeat(1000);
+    for (let i = 0; i < 3; i++) expect(refusal(deep)).toMatch(/nests flow collections \(\[ or \{\) more than 100 deep/);
+  });
+
+  it('refuses deep block nesting before parsing', () => {
+    expect(refusal('- '.repeat(300) + 'x\n')).toMatch(/nests block collections deeper than 400 columns/);
+    const stairs = Array.from({ length: 500 }, (_, i) => ' '.repeat(i) + 'k:').join('\n') + ' x\n';
+    expect(refusal(stairs)).toMatch(/nests block collections deeper than 400 columns/);
+  });
+
+  it('accepts nesting within the limits', () => {
+    expect(readConfYml('x: ' + '['.repeat(100) + ']'.repeat(100) + '\n').ok).toBe(true);
+  });
+
+  it('resolves thousands of aliases in one pass (each alias once searched the whole document)', () => {
+    const text = `a: &a x\nb: [${Array(12_000).fill('*a').join(',')}]\niaasNetworkProvider: {serverUrl: *a}\n`;
+    expect(provider(text).serverUrl).toBe('x');
+  });
+
+  it('counts empty merged mappings against the expansion budget', () => {
+    const levels = ['e0: &e0 {}'];
+    for (let i = 1; i <= 8; i++) levels.push(`e${i}: &e${i} {<<: [${Array(10).fill(`*e${i - 1}`).join(', ')}]}`);
+    levels.push('iaasNetworkProvider: {<<: *e8}');
+    expect(refusal(levels.join('\n') + '\n')).toMatch(/excessive aliasing/);
+  });
+
+  it('refuses a long chain of merges instead of overflowing the stack', () => {
+    const lines = ['m0: &m0 {a: 1}'];
+    for (let i = 1; i < 3000; i++) lines.push(`m${i}: &m${i} {<<: *m${i - 1}}`);
+    lines.push('iaasNetworkProvider: {<<: *m2999}');
+    expect(refusal(lines.join('\n') + '\n')).toMatch(/merge keys \(<<\) nest more than 64 deep/);
+  });
+
+  it('escapes terminal controls that the parser quotes from the document', () => {
+    const message = refusal('|- \u001b[2J\u001b[1;31mpwned\u0007\rX\u2028Y\u0085');
+    expect(message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+    expect(message).toContain('\\x1b[2J');
+  });
+
+  it('bounds the values it quotes', () => {
+    const { errors } = validateConfYml(`iaasNetworkProvider: {serverUrl: http://p, httpRequestTimeout: ${'9'.repeat(100_000)}}\n`);
+    const message = fieldErrorString(errors[0]!);
+    expect(message.length).toBeLessThan(2_000);
+    expect(message).toContain('more characters)');
+  });
+});

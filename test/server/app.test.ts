@@ -142,6 +142,41 @@ describe('bad requests get a 4xx Status with a one-line reason', () => {
   });
 });
 
+describe('hostile input (found by attacking the server)', () => {
+  it('400 "empty", not 415, for a JSON POST without a body', async () => {
+    const res = await request(app).post(WEBHOOK_PATHS.configMap).set('Content-Type', 'application/json').expect(400);
+    expectStatus(res.body, 400, 'BadRequest', /^request body is empty; /);
+  });
+
+  it.each(['/VALIDATE-CONFIGMAP', '/validate-configmap/', '/Validate-SpiderIPPool'])('404 for the inexact path %s', async (path) => {
+    await request(app).post(path).send(loadReview('configmap-update-timeout-100s')).expect(404);
+  });
+
+  it('quotes request keys in a decode error, so they cannot add lines', async () => {
+    const review = loadReview('configmap-update-timeout-50s');
+    review.request.object.data = { 'x\r\nWarning: pwned\u001b[31m': 7 };
+    const res = await request(app).post(WEBHOOK_PATHS.configMap).send(review).expect(200);
+    expect(res.body.response.status.message).toBe(
+      'cannot decode ConfigMap at request.object.data["x\\r\\nWarning: pwned\\x1b[31m"]: Invalid input: expected string, received number',
+    );
+  });
+
+  it('quotes a hostile content type', async () => {
+    const res = await request(app).post(WEBHOOK_PATHS.configMap).set('Content-Type', 'text/x\u0085y').send('{}').expect(415);
+    expect(res.body.message).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+  });
+
+  it('keeps the answer close to the request size for a huge hostile name', async () => {
+    const review = loadReview('pool-update-annotation-and-nodename-removed');
+    review.request.object.metadata.name = '\x7f'.repeat(1_000_000);
+    const body = JSON.stringify(review);
+    const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send(body).expect(200);
+    expect(res.text.length).toBeLessThan(body.length * 1.5);
+    expect(res.body.response.status.message).toContain('more characters)');
+    expect(JSON.stringify(lines).length).toBeLessThan(10_000);
+  });
+});
+
 describe('health', () => {
   it('/healthz answers ok', async () => {
     await request(app).get('/healthz').expect(200, 'ok\n');

@@ -1,5 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import https from 'node:https';
+import tls from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -55,6 +56,21 @@ describe('the real HTTPS server with freshly generated certificates', () => {
     expect(answer.response.uid).toBe(review.request.uid);
     expect(answer.response.allowed).toBe(false);
     expect(answer.response.status!.message).toMatch(/^SpiderIPPool\.spiderpool\.spidernet\.io "pool-a" is invalid: spec\.nodeName: Forbidden: /);
+  });
+
+  it('answers HTTP that Node cannot parse with a Status body', async () => {
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = tls.connect({ host: '127.0.0.1', port: server.port, servername: 'localhost', ca: server.caCertPem! }, () => {
+        socket.write('POST /validate-configmap HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n');
+      });
+      let data = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk) => (data += chunk));
+      socket.on('end', () => resolve(data));
+      socket.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toMatchObject({ kind: 'Status', code: 400, reason: 'BadRequest' });
   });
 
   it('is not trusted by a client that does not know the generated CA', async () => {
