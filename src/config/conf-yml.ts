@@ -12,18 +12,16 @@ import {
   LineCounter,
   isAlias,
   isMap,
-  isNode,
   isScalar,
   isSeq,
   parseAllDocuments,
-  visit,
   type Alias,
-  type Document,
   type Pair,
   type YAMLMap,
 } from 'yaml';
 import { invalid, type FieldError } from '../field/errors.js';
 import { escapeUnprintable, quoteShown, truncate } from '../field/quote.js';
+import { at, inspectDocument, textProblem } from './yaml-go-compat.js';
 
 /** The provider settings as Spiderpool decodes them: "" when absent or null. */
 export interface ProviderSettings {
@@ -38,7 +36,6 @@ export type ConfYmlReading =
 
 const PROVIDER_KEY = 'iaasNetworkProvider';
 const SETTING_KEYS = ['serverUrl', 'httpRequestTimeout'] as const;
-type SettingKey = (typeof SETTING_KEYS)[number];
 
 /** The decoders' plain-scalar spellings of null (YAML 1.1 and 1.2 core schemas agree). */
 const NULL_SPELLINGS = new Set(['', '~', 'null', 'Null', 'NULL']);
@@ -46,20 +43,13 @@ const NULL_TAG = 'tag:yaml.org,2002:null';
 const MERGE_TAG = 'tag:yaml.org,2002:merge';
 
 /**
- * Mappings and entries visited while expanding merge keys before giving up, as the Go
- * decoders give up on "excessive aliasing": a few nested `<<: [*a, *a, ...]` grow
- * exponentially.
+ * Mappings and entries visited while expanding merge keys before giving up. The Go
+ * decoders give up on "excessive aliasing" once over 1 000 decoded nodes are 99% alias
+ * expansion (yaml.v3 decode.go `allowedAliasRatio`): a few nested `<<: [*a, *a, ...]`.
  */
-const MAX_EXPANDED_ENTRIES = 10_000;
+const MAX_EXPANDED_ENTRIES = 1_000;
 /** Merge keys inside merged mappings, at most this deep (the recursion stays shallow). */
 const MAX_MERGE_DEPTH = 64;
-/**
- * Nesting refused before the YAML parser sees the text: the parser recurses per level and
- * a few thousand levels overflow the stack (and can abort V8). Spiderpool's configuration
- * nests three levels.
- */
-const MAX_FLOW_DEPTH = 100;
-const MAX_LINE_PREFIX = 400;
 
 /** A decoder refusing the document; carries the field error to report. */
 class DecodeFailure extends Error {
@@ -68,13 +58,12 @@ class DecodeFailure extends Error {
   }
 }
 
-type Node = unknown;
 type Semantics = 'yaml.v2' | 'yaml.v3';
 
 interface Context {
   lines: LineCounter;
   /** Each alias resolved once, to the nearest anchor of that name before it. */
-  aliases: Map<Alias, Node>;
+  aliases: Map<Alias, unknown>;
   budget: number;
   expanding: Set<YAMLMap>;
 }
@@ -88,8 +77,8 @@ interface Context {
  *   Never throws for any input text.
  */
 export function readConfYml(text: string): ConfYmlReading {
-  const tooDeep = nestingProblem(text);
-  if (tooDeep !== undefined) return { ok: false, errors: [notDecodable('', tooDeep)] };
+  const textRefused = textProblem(text);
+  if (textRefused !== undefined) return { ok: false, errors: [notDecodable('', textRefused)] };
   const lines = new LineCounter();
   // Go's Unmarshal reads the first document of a stream and ignores the rest.
   const doc = parseAllDocuments(text, { schema: 'failsafe', merge: false, lineCounter: lines })[0];
@@ -102,8 +91,10 @@ export function readConfYml(text: string): ConfYmlReading {
     const reason = escapeUnprintable(syntax.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''));
     return { ok: false, errors: [notDecodable('', `is not valid YAML: ${where}${truncate(reason)}`)] };
   }
+  const inspected = inspectDocument(doc, text, lines);
+  if ('problem' in inspected) return { ok: false, errors: [notDecodable('', inspected.problem)] };
+  const { aliases } = inspected;
   try {
-    const aliases = resolveAliases(doc, lines);
     const v3 = decode(doc.contents, { lines, aliases, budget: MAX_EXPANDED_ENTRIES, expanding: new Set() }, 'yaml.v3');
     const v2 = decode(doc.contents, { lines, aliases, budget: MAX_EXPANDED_ENTRIES, expanding: new Set() }, 'yaml.v2');
     const disagreements = SETTING_KEYS.filter((k) => v2[k] !== v3[k]).map((k) =>
@@ -129,67 +120,20 @@ function notDecodable(field: string, why: string): FieldError {
   return invalid(field, undefined, `${why}; Spiderpool's agent and controller cannot decode it and refuse to start`);
 }
 
-/**
- * Why `text` nests too deeply to parse safely, or `undefined`. Counts flow brackets
- * (over-counting brackets inside quoted strings, which only matters for absurd input) and
- * the indentation and block indicators (`- `, `? `, `: `) that start each line.
- */
-function nestingProblem(text: string): string | undefined {
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x5b || c === 0x7b) {
-      if (++depth > MAX_FLOW_DEPTH) return `nests flow collections ([ or {) more than ${MAX_FLOW_DEPTH} deep`;
-    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
-  }
-  const prefix = /^(?:[ \t]|[-?:](?=[ \t]|$))*/;
-  for (const line of text.split('\n')) {
-    if (prefix.exec(line)![0].length > MAX_LINE_PREFIX) {
-      return `nests block collections deeper than ${MAX_LINE_PREFIX} columns of indentation`;
-    }
-  }
-  return undefined;
-}
-
-/**
- * Resolves every alias, in one pass over the document, to the nearest anchor of that name
- * before it (as the YAML spec and both Go decoders do; resolving each alias by searching
- * the document would be quadratic). Go refuses an alias to an anchor it has not seen
- * ("unknown anchor"), wherever it stands, so that is refused too.
- */
-function resolveAliases(doc: Document.Parsed, lines: LineCounter): Map<Alias, Node> {
-  const anchors = new Map<string, Node>();
-  const aliases = new Map<Alias, Node>();
-  visit(doc, (_key, node) => {
-    if (isAlias(node)) {
-      const target = anchors.get(node.source);
-      if (target === undefined) {
-        throw new DecodeFailure(notDecodable('', `${at(node, lines)}refers to unknown anchor ${quoteShown(node.source)}`));
-      }
-      aliases.set(node, target);
-    } else if (isNode(node) && node.anchor) {
-      anchors.set(node.anchor, node);
-    }
-  });
-  return aliases;
-}
-
 /** Decodes the provider block into a struct as the given Go decoder would. */
-function decode(contents: Node, ctx: Context, semantics: Semantics): ProviderSettings {
+function decode(contents: unknown, ctx: Context, semantics: Semantics): ProviderSettings {
   const settings = emptySettings();
-  const root = deref(contents, ctx);
-  if (isNull(root)) return settings;
-  if (!isMap(root)) throw typeFailure('', root, 'a mapping', ctx);
+  const root = mappingValue(contents, '', ctx);
+  if (root === null) return settings;
   for (const pair of entries(root, ctx, semantics)) {
-    if (keyText(pair) !== PROVIDER_KEY) continue;
-    const block = deref(pair.value, ctx);
+    if (keyText(pair, ctx) !== PROVIDER_KEY) continue;
+    const block = mappingValue(pair.value, PROVIDER_KEY, ctx);
     // A null resets the struct; a mapping is decoded into the existing struct, so a
     // second occurrence (through a merge) overrides field by field, as both decoders do.
-    if (isNull(block)) Object.assign(settings, emptySettings());
-    else if (!isMap(block)) throw typeFailure(PROVIDER_KEY, block, 'a mapping', ctx);
+    if (block === null) Object.assign(settings, emptySettings());
     else {
       for (const setting of entries(block, ctx, semantics)) {
-        const key = keyText(setting);
+        const key = keyText(setting, ctx);
         if (key === 'serverUrl' || key === 'httpRequestTimeout') {
           settings[key] = stringValue(setting.value, `${PROVIDER_KEY}.${key}`, ctx);
         }
@@ -214,6 +158,7 @@ function entries(map: YAMLMap, ctx: Context, semantics: Semantics): Pair[] {
   if (ctx.expanding.size > MAX_MERGE_DEPTH) {
     throw new DecodeFailure(notDecodable('', `merge keys (<<) nest more than ${MAX_MERGE_DEPTH} deep`));
   }
+  for (const pair of map.items) checkKey(pair, ctx);
   ctx.expanding.add(map);
   ctx.budget -= map.items.length + 1;
   if (ctx.budget < 0) {
@@ -237,12 +182,12 @@ function entriesInDocumentOrder(map: YAMLMap, ctx: Context): Pair[] {
 
 function entriesExplicitFirst(map: YAMLMap, ctx: Context): Pair[] {
   const explicit = map.items.filter((pair) => !isMergeKey(pair));
-  const taken = new Set(explicit.map(keyText));
+  const taken = new Set(explicit.map((pair) => keyText(pair, ctx)));
   const merged: Pair[] = [];
   for (const pair of map.items.filter(isMergeKey)) {
     for (const source of mergeSources(pair, ctx)) {
       for (const entry of entries(source, ctx, 'yaml.v3')) {
-        const key = keyText(entry);
+        const key = keyText(entry, ctx);
         if (taken.has(key)) continue;
         taken.add(key);
         merged.push(entry);
@@ -264,43 +209,101 @@ function mergeSources(pair: Pair, ctx: Context): YAMLMap[] {
   });
 }
 
+/** `<<` written plain, or tagged `!!merge` (any text) or `!` (yaml.v3 accepts both). */
 function isMergeKey(pair: Pair): boolean {
   const key = pair.key;
-  return isScalar(key) && key.value === '<<' && (key.tag === MERGE_TAG || (key.tag === undefined && key.type === 'PLAIN'));
+  if (!isScalar(key)) return false;
+  return key.tag === MERGE_TAG || (key.value === '<<' && ((key.tag === undefined && key.type === 'PLAIN') || key.tag === '!'));
 }
 
-/** A scalar key's text; other keys match no struct field. */
-function keyText(pair: Pair): string | undefined {
-  return isScalar(pair.key) ? String(pair.key.value) : undefined;
+/** The field name a key decodes to (an alias is followed); `undefined` for a null key. */
+function keyText(pair: Pair, ctx: Context): string | undefined {
+  const key = deref(pair.key, ctx);
+  return isScalar(key) && !isNull(key) ? String(key.value) : undefined;
 }
 
-function deref(node: Node, ctx: Context): Node {
+/**
+ * Keys of a decoded mapping are decoded into strings: a mapping or sequence there cannot
+ * be, and an empty plain key (`: x`) is a libyaml syntax error ("did not find expected key").
+ */
+function checkKey(pair: Pair, ctx: Context): void {
+  if (isMergeKey(pair)) return;
+  const key = deref(pair.key, ctx);
+  if (isMap(key) || isSeq(key)) {
+    throw new DecodeFailure(notDecodable('', `${at(key, ctx.lines)}has a ${isMap(key) ? 'mapping' : 'sequence'} as a key`));
+  }
+  if (isScalar(key) && key.type === 'PLAIN' && key.tag === undefined && key.range && key.range[0] === key.range[1]) {
+    throw new DecodeFailure(notDecodable('', `${at(key, ctx.lines)}has a value without a key`));
+  }
+}
+
+function deref(node: unknown, ctx: Context): unknown {
   return isAlias(node) ? ctx.aliases.get(node) : node;
 }
 
-function isNull(node: Node): boolean {
+/**
+ * A null as the decoders resolve it: a missing node, a plain null spelling, or `!!null`
+ * on a null spelling. `!!null` on anything else fails to decode ("cannot decode !!str
+ * `50s` as a !!null").
+ */
+function isNull(node: unknown, field = '', ctx?: Context): boolean {
   if (node === null || node === undefined) return true;
   if (!isScalar(node)) return false;
-  return node.tag === NULL_TAG || (node.tag === undefined && node.type === 'PLAIN' && NULL_SPELLINGS.has(String(node.value)));
+  const nullSpelling = NULL_SPELLINGS.has(String(node.value));
+  if (node.tag === NULL_TAG) {
+    if (!nullSpelling && ctx) throw tagFailure(field, node, ctx);
+    return nullSpelling;
+  }
+  return node.tag === undefined && node.type === 'PLAIN' && nullSpelling;
 }
 
-/** A Go `string` field: a scalar's text, "" for null; a mapping or sequence fails. */
-function stringValue(node: Node, field: string, ctx: Context): string {
+/**
+ * A mapping where the decoders fill a struct, or `null`; anything else fails to decode.
+ * Tags on a mapping are ignored by both decoders, except `!!null`, which yaml.v3 refuses.
+ */
+function mappingValue(node: unknown, field: string, ctx: Context): YAMLMap | null {
   const value = deref(node, ctx);
-  if (isNull(value)) return '';
-  if (!isScalar(value)) throw typeFailure(field, value, 'a string', ctx);
-  return Buffer.isBuffer(value.value) ? value.value.toString('utf8') : String(value.value);
+  if (isNull(value, field, ctx)) return null;
+  if (!isMap(value)) throw typeFailure(field, value, 'a mapping', ctx);
+  if (value.tag === NULL_TAG) throw tagFailure(field, value, ctx);
+  return value;
 }
 
-function typeFailure(field: string, node: Node, wanted: string, ctx: Context): DecodeFailure {
+/**
+ * A Go `string` field: a scalar's text, "" for null; a mapping or sequence fails. The
+ * decoders resolve the text by a standard tag first: `!!int`, `!!float` and `!!bool` on
+ * text that is no such value fail (yaml.v3 refuses `!!bool` on `yes`, which yaml.v2
+ * reads). `!!binary` is refused outright: Go base64-decodes it, which the parser here
+ * cannot check, and nobody writes a URL or a timeout in base64. Other tags leave the text
+ * as written.
+ */
+function stringValue(node: unknown, field: string, ctx: Context): string {
+  const value = deref(node, ctx);
+  if (isNull(value, field, ctx)) return '';
+  if (!isScalar(value)) throw typeFailure(field, value, 'a string', ctx);
+  // The failsafe schema still turns !!timestamp into a Date: keep the text as written.
+  const text = value.value instanceof Date ? (value.source ?? '') : String(value.value);
+  const readable = TAG_RESOLVES[value.tag ?? ''];
+  if (value.tag === BINARY_TAG || (readable !== undefined && !readable.test(text))) throw tagFailure(field, value, ctx);
+  return text;
+}
+
+const BINARY_TAG = 'tag:yaml.org,2002:binary';
+/** Standard tags whose resolution can fail, with the texts that resolve (YAML 1.1/1.2 core). */
+const TAG_RESOLVES: Readonly<Record<string, RegExp>> = {
+  'tag:yaml.org,2002:int': /^[-+]?(0|[1-9][0-9_]*|0x[0-9a-fA-F_]+|0o?[0-7_]+|0b[01_]+)$/,
+  'tag:yaml.org,2002:float': /^([-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN))$/,
+  'tag:yaml.org,2002:bool': /^(true|True|TRUE|false|False|FALSE)$/,
+};
+
+function tagFailure(field: string, node: { tag?: string }, ctx: Context): DecodeFailure {
+  const tag = (node.tag ?? '').replace(/^tag:yaml\.org,2002:/, '!!');
+  return new DecodeFailure(
+    notDecodable(field, `${at(node, ctx.lines)}is tagged ${quoteShown(tag)}, which Spiderpool's decoders do not read as written; remove the tag`),
+  );
+}
+
+function typeFailure(field: string, node: unknown, wanted: string, ctx: Context): DecodeFailure {
   const found = isMap(node) ? 'a mapping' : isSeq(node) ? 'a sequence' : 'a scalar';
   return new DecodeFailure(notDecodable(field, `${at(node, ctx.lines)}must be ${wanted}, not ${found}`));
-}
-
-/** `line L, column C: ` for a node with a source range, else "". */
-function at(node: Node, lines: LineCounter): string {
-  const start = (node as { range?: [number, number, number] } | null)?.range?.[0];
-  if (start === undefined) return '';
-  const { line, col } = lines.linePos(start);
-  return `line ${line}, column ${col}: `;
 }

@@ -171,17 +171,23 @@ describe('hostile conf.yml (found by attacking the server)', () => {
     expect(refusal(levels.join('\n') + '\n')).toMatch(/excessive aliasing/);
   });
 
-  it('refuses a long chain of merges instead of overflowing the stack', () => {
+  it.each([70, 3000])('refuses a chain of %i merges instead of overflowing the stack', (length) => {
     const lines = ['m0: &m0 {a: 1}'];
-    for (let i = 1; i < 3000; i++) lines.push(`m${i}: &m${i} {<<: *m${i - 1}}`);
-    lines.push('iaasNetworkProvider: {<<: *m2999}');
-    expect(refusal(lines.join('\n') + '\n')).toMatch(/merge keys \(<<\) nest more than 64 deep/);
+    for (let i = 1; i < length; i++) lines.push(`m${i}: &m${i} {<<: *m${i - 1}}`);
+    lines.push(`iaasNetworkProvider: {<<: *m${length - 1}}`);
+    expect(refusal(lines.join('\n') + '\n')).toMatch(/merge keys \(<<\) (nest more than 64 deep|expand to too many entries)/);
   });
 
-  it('escapes terminal controls that the parser quotes from the document', () => {
+  it('refuses terminal controls anywhere, naming the character instead of echoing it', () => {
     const message = refusal('|- \u001b[2J\u001b[1;31mpwned\u0007\rX\u2028Y\u0085');
+    expect(message).toMatch(/line 1, column 4: contains U\+001B, a control character or YAML 1\.1 line break/);
     expect(message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
-    expect(message).toContain('\\x1b[2J');
+  });
+
+  it('escapes non-printable text that the parser quotes from the document', () => {
+    const message = refusal('|- \u202epwned');
+    expect(message).toContain('\\u202e');
+    expect(message).not.toContain('\u202e');
   });
 
   it('bounds the values it quotes', () => {
@@ -189,5 +195,42 @@ describe('hostile conf.yml (found by attacking the server)', () => {
     const message = fieldErrorString(errors[0]!);
     expect(message.length).toBeLessThan(2_000);
     expect(message).toContain('more characters)');
+  });
+});
+
+describe('what Go’s YAML 1.1 decoders refuse (found by the differential test against yaml.v2/v3)', () => {
+  const block = (line: string) => `iaasNetworkProvider:\n  serverUrl: http://p:80\n  ${line}\n`;
+
+  it.each([
+    ['!!null on text that is not null', block('httpRequestTimeout: !!null 50s'), /is tagged "!!null"/],
+    ['!!int on text that is not a number', block('httpRequestTimeout: !!int 50s'), /is tagged "!!int"/],
+    ['!!bool on yes (yaml.v3 refuses)', block('httpRequestTimeout: !!bool yes'), /is tagged "!!bool"/],
+    ['!!binary', block('httpRequestTimeout: !!binary NTBz'), /is tagged "!!binary"/],
+    ['!!null on the provider mapping', 'iaasNetworkProvider: !!null\n  httpRequestTimeout: 10s\n', /is tagged "!!null"/],
+    ['a control character', block('httpRequestTimeout: 50s\u0007'), /line 3, column 26: contains U\+0007/],
+    ['a YAML 1.1 line break', block('httpRequestTimeout: 50\u2028s'), /contains U\+2028/],
+    ['%YAML 1.2', '%YAML 1.2\n---\n' + block('httpRequestTimeout: 50s'), /directive "%YAML 1\.2" is not supported/],
+    ['an unknown directive', '%FOO bar\n---\na: 1\n', /directive "%FOO bar" is not supported/],
+    ['\\/ in double quotes', block('httpRequestTimeout: "50s\\/"'), /uses an escape that YAML 1\.1 lacks/],
+    ['a surrogate \\u escape', block('httpRequestTimeout: "\\ud83d\\ude00"'), /uses an escape that YAML 1\.1 lacks/],
+    ['"?" in a plain value inside { }', 'iaasNetworkProvider: {serverUrl: http://b/x?y=1}\n', /has "\?" in an unquoted value inside \{ \} or \[ \]/],
+    ['a sequence as a key', '? [a, b]\n: 1\n', /has a sequence as a key/],
+    ['a value without a key', ': x\n', /has a value without a key/],
+  ])('refuses %s', (_what, text, pattern) => {
+    expect(refusal(text)).toMatch(pattern);
+  });
+
+  it.each([
+    ['!!str 50', block('httpRequestTimeout: !!str 50'), '50'],
+    ['!!int 50', block('httpRequestTimeout: !!int 50'), '50'],
+    ['a local tag', block('httpRequestTimeout: !duration 50s'), '50s'],
+    ['!!null ~', block('httpRequestTimeout: !!null ~'), ''],
+    ['!!merge <<', 'a: &a {httpRequestTimeout: 10s}\niaasNetworkProvider:\n  !!merge <<: *a\n', '10s'],
+    ['an alias as a key', 't: &t httpRequestTimeout\niaasNetworkProvider:\n  *t : 10s\n', '10s'],
+    ['%YAML 1.1', '%YAML 1.1\n---\n' + block('httpRequestTimeout: 55s'), '55s'],
+    ['a URL with a query in a block value', block('httpRequestTimeout: 5s?'), '5s?'],
+    ['CRLF line endings', block('httpRequestTimeout: 59s').replace(/\n/g, '\r\n'), '59s'],
+  ])('reads %s as Go does', (_what, text, timeout) => {
+    expect(provider(text).httpRequestTimeout).toBe(timeout);
   });
 });

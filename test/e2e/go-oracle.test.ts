@@ -1,0 +1,834 @@
+/**
+ * Differential tests against Go itself (the oracle in test/e2e/oracle, see oracle.ts):
+ *
+ * - parseGoDuration / formatGoDuration against time.ParseDuration / Duration.String,
+ *   on 100 000 random strings and 50 000 random int64 per run;
+ * - readConfYml against gopkg.in/yaml.v2 (Spiderpool's controller) and gopkg.in/yaml.v3
+ *   (its agent), on a hand-written corpus of tricky documents and on generated ones.
+ *
+ * The random seed changes every run and is printed with every mismatch; set
+ * ORACLE_SEED=<n> to replay a run.
+ *
+ * Corpus cases marked `finding` are known disagreements with Go that src/ does not yet
+ * handle: they run as `it.failing`, so the suite stays green while they disagree and
+ * turns red as soon as one is fixed (then drop its `finding`). Cases marked `stricter`
+ * are deliberate: readConfYml refuses what Go reads, on the safe side.
+ */
+import fc from 'fast-check';
+import { readConfYml, type ConfYmlReading } from '../../src/config/conf-yml.js';
+import { formatGoDuration } from '../../src/duration/format.js';
+import { parseGoDuration } from '../../src/duration/parse.js';
+import {
+  askConfYml,
+  askDurations,
+  askFormats,
+  buildOracle,
+  disposeOracle,
+  type ConfYmlAnswer,
+  type Decoding,
+  type DurationAnswer,
+} from './oracle.js';
+
+const SEED = process.env.ORACLE_SEED !== undefined ? Number(process.env.ORACLE_SEED) : Date.now() % 2 ** 31;
+const MIN_INT64 = -(1n << 63n);
+const MAX_INT64 = (1n << 63n) - 1n;
+
+/** Throws one readable error listing the first mismatches, with the seed to replay them. */
+function assertNoMismatches(what: string, total: number, mismatches: string[]): void {
+  if (mismatches.length === 0) return;
+  const shown = mismatches.slice(0, 25).join('\n\n');
+  throw new Error(
+    `${mismatches.length} of ${total} ${what} disagree with Go (seed ${SEED}; replay with ORACLE_SEED=${SEED}):\n\n${shown}` +
+      (mismatches.length > 25 ? `\n\n... and ${mismatches.length - 25} more` : ''),
+  );
+}
+
+afterAll(disposeOracle);
+
+describe('the Go oracle', () => {
+  it('builds with the Go toolchain on PATH and answers', async () => {
+    // Fails (does not skip) with a clear message when `go` is missing.
+    await buildOracle();
+    expect(await askDurations(['1m30s'])).toEqual([{ ok: true, ns: '90000000000', string: '1m30s' }]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+// Durations
+// ---------------------------------------------------------------------------------------
+
+const digit = fc.constantFrom(...'0123456789');
+const digits = (minLength: number, maxLength: number) => fc.string({ unit: digit, minLength, maxLength });
+
+/** Integers at and around the largest count of each unit that fits in int64 (and 2^63, 2^64). */
+const nearOverflow = fc.oneof(
+  fc.constantFrom(
+    '9223372036854775807', // 2^63-1 ns
+    '9223372036854775808', // 2^63
+    '9223372036854775809',
+    '18446744073709551615', // 2^64-1
+    '18446744073709551616',
+    '99999999999999999999',
+    '9223372036854775', // µs
+    '9223372036854776',
+    '9223372036854', // ms
+    '9223372036855',
+    '9223372036', // s
+    '9223372037',
+    '153722867', // m
+    '153722868',
+    '2562047', // h
+    '2562048',
+    '0000000000000000000000001',
+  ),
+  fc.bigInt({ min: 0n, max: 1n << 66n }).map(String),
+  fc.bigInt({ min: (1n << 63n) - 1000n, max: (1n << 63n) + 1000n }).map(String),
+  digits(15, 25),
+);
+
+const goUnits = ['ns', 'us', 'µs', 'μs', 'ms', 's', 'm', 'h'];
+const otherUnits = [
+  'n', 'u', 'µ', 'μ', 'd', 'w', 'y', 'H', 'S', 'M', 'NS', 'Ms', 'mS', 'sm', 'mss', 'hs', 'nsm', 'µm', 'uS',
+  'sec', 'min', 'e', 'E', 'x', '_', 'µ\u0301s', 'ｓ', 'ſ',
+];
+const unit = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...goUnits) }, { weight: 1, arbitrary: fc.constantFrom(...otherUnits) });
+const space = fc.constantFrom(' ', '\t', '\n', '\r', '\u00a0', '\u3000', '\u2028');
+const nonAscii = fc.constantFrom('é', '\u00b5', '\u03bc', '\u0000', '\u007f', '\u0085', '\ufffd', '\ufeff', '😀', '１', '٣', '\ud800', '\udc00', '\u0660');
+const junk = fc.oneof(
+  fc.string({ maxLength: 3 }),
+  fc.string({ unit: 'binary', maxLength: 3 }),
+  fc.constantFrom('"', '\\', '\'', '%', 'e', 'E', '_', ',', 'x', '0x', '1e3', 'Inf', 'NaN'),
+);
+
+const token = fc.oneof(
+  { weight: 6, arbitrary: digits(1, 4) },
+  { weight: 1, arbitrary: nearOverflow },
+  { weight: 2, arbitrary: fc.constant('.') },
+  { weight: 1, arbitrary: fc.constantFrom('-', '+') },
+  { weight: 6, arbitrary: unit },
+  { weight: 1, arbitrary: space },
+  { weight: 1, arbitrary: nonAscii },
+  { weight: 1, arbitrary: junk },
+);
+
+/** Mostly well-formed durations: `[-+]?(int(.frac)?unit)+`, long fractions included. */
+const wellFormed = fc
+  .tuple(
+    fc.constantFrom('', '', '', '-', '+'),
+    fc.array(
+      fc.tuple(
+        fc.oneof({ weight: 5, arbitrary: digits(0, 4) }, { weight: 1, arbitrary: nearOverflow }),
+        fc.oneof(
+          { weight: 3, arbitrary: fc.constant('') },
+          { weight: 3, arbitrary: digits(0, 4).map((f) => '.' + f) },
+          { weight: 1, arbitrary: digits(10, 40).map((f) => '.' + f) },
+        ),
+        unit,
+      ),
+      { minLength: 1, maxLength: 4 },
+    ),
+  )
+  .map(([sign, parts]) => sign + parts.map((p) => p.join('')).join(''));
+
+const durationText = fc.oneof(
+  { weight: 4, arbitrary: fc.array(token, { maxLength: 8 }).map((t) => t.join('')) },
+  { weight: 5, arbitrary: wellFormed },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }) },
+  { weight: 1, arbitrary: fc.constantFrom('', '0', '-0', '+0', '00', '0.', '.0', '.', '-', '+', '-.s', '1', '1.', '.s', 's') },
+);
+
+/** What the TypeScript side says, in the oracle's shape. */
+function tsDuration(s: string): DurationAnswer {
+  let ns: bigint;
+  try {
+    ns = parseGoDuration(s);
+  } catch (e) {
+    return e instanceof Error ? { ok: false, error: e.message } : { ok: false, error: `non-Error thrown: ${String(e)}` };
+  }
+  let string: string;
+  try {
+    string = formatGoDuration(ns);
+  } catch (e) {
+    string = `formatGoDuration threw: ${String(e)}`;
+  }
+  return { ok: true, ns: ns.toString(), string };
+}
+
+function normalized(a: DurationAnswer): DurationAnswer {
+  return a.ok ? { ok: true, ns: a.ns, string: a.string } : { ok: false, error: a.error };
+}
+
+describe('parseGoDuration and formatGoDuration agree with Go', () => {
+  it('on 100 000 random strings: the same value and String(), or the same error text', async () => {
+    const inputs = [
+      ...fc.sample(durationText, { numRuns: 100_000, seed: SEED }),
+      // A few that must always be there.
+      '2562047h47m16.854775807s',
+      '-2562047h47m16.854775808s',
+      '2562047h47m16.854775808s',
+      '9223372036854775807ns',
+      '-9223372036854775808ns',
+      '9223372036854775808ns',
+      '0.000000000000000000001h',
+      '1.00000000000000000000000000000001h',
+      '0.9999999999999999999h',
+      '1.5µs',
+      '1.5μs',
+    ];
+    const answers = await askDurations(inputs);
+    const mismatches: string[] = [];
+    inputs.forEach((input, i) => {
+      const go = normalized(answers[i]!);
+      const ts = tsDuration(input);
+      if (JSON.stringify(go) !== JSON.stringify(ts)) {
+        mismatches.push(`input ${JSON.stringify(input)}\n  Go: ${JSON.stringify(go)}\n  TS: ${JSON.stringify(ts)}`);
+      }
+    });
+    assertNoMismatches('duration strings', inputs.length, mismatches);
+    const kinds = { ok: 0, invalid: 0, missingUnit: 0, unknownUnit: 0 };
+    for (const a of answers as DurationAnswer[]) {
+      if (a.ok) kinds.ok++;
+      else if (a.error!.startsWith('time: invalid duration')) kinds.invalid++;
+      else if (a.error!.startsWith('time: missing unit')) kinds.missingUnit++;
+      else if (a.error!.startsWith('time: unknown unit')) kinds.unknownUnit++;
+    }
+    // The generator must keep reaching every outcome, or the comparison proves little.
+    expect(kinds.ok).toBeGreaterThan(inputs.length * 0.15);
+    expect(Math.min(kinds.invalid, kinds.missingUnit, kinds.unknownUnit)).toBeGreaterThan(inputs.length * 0.02);
+  });
+
+  it('on 50 000 random int64: formatGoDuration(d) === time.Duration(d).String()', async () => {
+    const int64 = fc.oneof(
+      fc.bigInt({ min: MIN_INT64, max: MAX_INT64 }),
+      fc.bigInt({ min: -(10n ** 13n), max: 10n ** 13n }),
+      fc.bigInt({ min: -2_000_000n, max: 2_000_000n }),
+      fc
+        .tuple(fc.constantFrom(1n, 1_000n, 1_000_000n, 1_000_000_000n, 60_000_000_000n, 3_600_000_000_000n), fc.integer({ min: -3, max: 3 }), fc.bigInt({ min: -100n, max: 100n }))
+        .map(([u, d, k]) => k * u + BigInt(d)),
+    );
+    const values = [...fc.sample(int64, { numRuns: 50_000, seed: SEED }), MIN_INT64, MAX_INT64, 0n, -1n, 1n];
+    const answers = await askFormats(values);
+    const mismatches: string[] = [];
+    values.forEach((d, i) => {
+      const go = answers[i]!.string;
+      let ts: string;
+      try {
+        ts = formatGoDuration(d);
+      } catch (e) {
+        ts = `threw ${String(e)}`;
+      }
+      if (go !== ts) mismatches.push(`ns ${d}\n  Go: ${JSON.stringify(go)}\n  TS: ${JSON.stringify(ts)}`);
+    });
+    assertNoMismatches('int64 durations', values.length, mismatches);
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+// conf.yml
+// ---------------------------------------------------------------------------------------
+
+const utf8Hex = (s: string) => Buffer.from(s, 'utf8').toString('hex');
+
+/**
+ * Compares readConfYml with Go. When both decoders succeed and read the same strings
+ * (byte for byte), readConfYml must read them too; otherwise it must refuse.
+ * @returns a description of the disagreement, or undefined.
+ */
+function confMismatch(doc: string, go: ConfYmlAnswer): string | undefined {
+  let ts: ConfYmlReading;
+  try {
+    ts = readConfYml(doc);
+  } catch (e) {
+    return describe_(doc, go, `threw ${String(e)}`);
+  }
+  const agree =
+    go.v2.ok &&
+    go.v3.ok &&
+    go.v2.serverUrlHex === go.v3.serverUrlHex &&
+    go.v2.httpRequestTimeoutHex === go.v3.httpRequestTimeoutHex;
+  const same = agree
+    ? ts.ok &&
+      utf8Hex(ts.provider.serverUrl) === go.v2.serverUrlHex &&
+      utf8Hex(ts.provider.httpRequestTimeout) === go.v2.httpRequestTimeoutHex
+    : !ts.ok;
+  if (same) return undefined;
+  const tsText = ts.ok
+    ? `ok ${JSON.stringify(ts.provider)}`
+    : `refused: ${ts.errors.map((e) => JSON.stringify(e)).join('; ')}`;
+  return describe_(doc, go, tsText);
+}
+
+function decodingText(d: Decoding): string {
+  const value = { serverUrl: d.serverUrl, httpRequestTimeout: d.httpRequestTimeout };
+  const bytes = d.utf8 ? '' : ` (bytes: serverUrl ${d.serverUrlHex}, httpRequestTimeout ${d.httpRequestTimeoutHex})`;
+  return d.ok ? `ok ${JSON.stringify(value)}${d.hasProvider ? '' : ' (nil provider)'}${bytes}` : `error ${JSON.stringify(d.error)}`;
+}
+
+function describe_(doc: string, go: ConfYmlAnswer, ts: string): string {
+  return `document ${JSON.stringify(doc.length > 600 ? doc.slice(0, 600) + '…' : doc)}\n  yaml.v2: ${decodingText(go.v2)}\n  yaml.v3: ${decodingText(go.v3)}\n  readConfYml: ${ts}`;
+}
+
+interface Case {
+  name: string;
+  doc: string;
+  /** A known disagreement with Go (see the report); the case runs as it.failing. */
+  finding?: string;
+  /**
+   * A deliberate refusal of what Go accepts (limits against hostile input, readings the
+   * parser here cannot reproduce): asserted as "Go reads it, readConfYml refuses it".
+   */
+  stricter?: string;
+}
+
+const P = 'iaasNetworkProvider';
+const comment = (n: number) => `# ${'x'.repeat(n)}\n`;
+const mergeChain = (n: number) => {
+  const lines = ['a0: &a0 {httpRequestTimeout: 7s}'];
+  for (let i = 1; i <= n; i++) lines.push(`a${i}: &a${i} {<<: *a${i - 1}}`);
+  return lines.join('\n') + '\n';
+};
+const fanout = (leaf: string, levels: number, width: number) => {
+  const lines = [`l0: &l0 ${leaf}`];
+  for (let i = 1; i <= levels; i++) lines.push(`l${i}: &l${i} {<<: [${Array(width).fill(`*l${i - 1}`).join(', ')}]}`);
+  return lines.join('\n') + '\n';
+};
+
+const F_DUP = 'duplicate keys in a mapping Go never decodes (unrelated key, unused anchor, inside a sequence) are refused, Go ignores them';
+const F_BREAKS = 'line breaks: Go (YAML 1.1 scanner) also breaks lines at CR alone, NEL (U+0085), LS (U+2028), PS (U+2029)';
+const F_LATER_DOC = 'a syntax error in a later document is refused; Go reads only the first document and never sees it';
+const F_SYNTAX = 'syntax Go refuses: tab in block scalar indentation, non-ASCII or ":" in anchor names';
+const F_FLOW_TAG = 'a tag with no value right before "," or "}" in a flow mapping ({a: !!str}): Go refuses it';
+const F_EMPTY_DOC_END = 'a document end marker "..." with no document before it (only comments or blank lines): Go refuses it';
+const F_YAML11 = 'under a %YAML 1.1 directive readConfYml no longer decodes !!binary (it reads the base64 text)';
+const F_FLOW_COLON =
+  'in a flow mapping, a ":" right before "," or "}" (`key:,` `key :}`) is part of a plain scalar for Go (YAML 1.1): the key is "key:" or "key :" (with a null value), not `key`';
+const F_LIMITS =
+  'nesting limits against hostile input: readConfYml refuses >100 "[" / "{" (counted even inside quotes and comments), >400 columns of leading indentation, >64 nested merges; Go accepts up to 10000 levels and has no such limits';
+const F_BINARY = 'a !!binary timeout or URL is refused outright (Go base64-decodes it; nobody writes these in base64)';
+const F_BYTES = 'a !!binary value that is not UTF-8 cannot be represented: Go keeps the raw bytes';
+
+const corpus: Case[] = [
+  // Quoting styles and block scalars
+  { name: 'plain block', doc: `${P}:\n  serverUrl: http://p.example:80\n  httpRequestTimeout: 50s\n` },
+  { name: 'double-quoted values', doc: `${P}:\n  serverUrl: "http://p.example:80"\n  httpRequestTimeout: "50s"\n` },
+  { name: 'single-quoted values', doc: `${P}:\n  serverUrl: 'http://p.example:80'\n  httpRequestTimeout: '1m30s'\n` },
+  { name: 'double-quoted escapes', doc: `${P}:\n  httpRequestTimeout: "5\\x30s\\u00b5"\n` },
+  { name: 'double-quoted \\a \\0 \\N \\_ \\L \\P escapes', doc: `${P}:\n  httpRequestTimeout: "50s\\a\\0\\N\\_\\L\\P"\n` },
+  { name: 'single-quoted doubled quote', doc: `${P}:\n  httpRequestTimeout: 'it''s'\n` },
+  { name: 'literal block |', doc: `${P}:\n  httpRequestTimeout: |\n    50s\n` },
+  { name: 'literal block |-', doc: `${P}:\n  httpRequestTimeout: |-\n    50s\n` },
+  { name: 'literal block |+', doc: `${P}:\n  httpRequestTimeout: |+\n    50s\n\n` },
+  { name: 'folded block >', doc: `${P}:\n  httpRequestTimeout: >\n    50s\n    60s\n` },
+  { name: 'folded block >-', doc: `${P}:\n  httpRequestTimeout: >-\n    50s\n` },
+  { name: 'block with indentation indicator |2-', doc: `${P}:\n  httpRequestTimeout: |2-\n     50s\n` },
+  { name: 'multi-line plain scalar', doc: `${P}:\n  httpRequestTimeout: 50\n    s\n` },
+  { name: 'multi-line double-quoted', doc: `${P}:\n  httpRequestTimeout: "50\n    s"\n` },
+  { name: 'double-quoted line continuation', doc: `${P}:\n  httpRequestTimeout: "50\\\n    s"\n` },
+  { name: 'quoted leading and trailing spaces', doc: `${P}:\n  httpRequestTimeout: " 50s "\n` },
+  { name: 'hash inside quotes', doc: `${P}:\n  httpRequestTimeout: "50s # x"\n` },
+  // Nulls
+  { name: 'null ~', doc: `${P}:\n  httpRequestTimeout: ~\n` },
+  { name: 'null null', doc: `${P}:\n  httpRequestTimeout: null\n` },
+  { name: 'null Null', doc: `${P}:\n  httpRequestTimeout: Null\n` },
+  { name: 'null NULL', doc: `${P}:\n  httpRequestTimeout: NULL\n` },
+  { name: 'nULL is text', doc: `${P}:\n  httpRequestTimeout: nULL\n` },
+  { name: 'empty value', doc: `${P}:\n  httpRequestTimeout:\n  serverUrl: x\n` },
+  { name: 'quoted "null" is text', doc: `${P}:\n  httpRequestTimeout: "null"\n` },
+  // Tags
+  { name: '!!str 50', doc: `${P}:\n  httpRequestTimeout: !!str 50\n` },
+  { name: '!!str null', doc: `${P}:\n  httpRequestTimeout: !!str null\n` },
+  { name: '!!str ~', doc: `${P}:\n  httpRequestTimeout: !!str ~\n` },
+  { name: '!!str empty', doc: `${P}:\n  httpRequestTimeout: !!str\n  serverUrl: x\n` },
+  { name: '!!null empty', doc: `${P}:\n  httpRequestTimeout: !!null\n` },
+  { name: '!!null ""', doc: `${P}:\n  httpRequestTimeout: !!null ""\n` },
+  { name: '!!int 50', doc: `${P}:\n  httpRequestTimeout: !!int 50\n` },
+  { name: '!!binary NTBz', doc: `${P}:\n  httpRequestTimeout: !!binary NTBz\n`, stricter: F_BINARY },
+  { name: '!!binary over lines', doc: `${P}:\n  httpRequestTimeout: !!binary |\n    NT\n    Bz\n`, stricter: F_BINARY },
+  { name: 'verbatim tag', doc: `${P}:\n  httpRequestTimeout: !<tag:yaml.org,2002:str> 50s\n` },
+  { name: 'local tag', doc: `${P}:\n  httpRequestTimeout: !duration 50s\n` },
+  { name: 'non-specific tag !', doc: `${P}:\n  httpRequestTimeout: ! 50s\n` },
+  { name: '!!map on a scalar value', doc: `${P}:\n  httpRequestTimeout: !!map 50s\n` },
+  { name: '%TAG handle', doc: `%TAG !e! tag:example.com,2000:\n---\n${P}:\n  httpRequestTimeout: !e!dur 50s\n` },
+  { name: 'provider tagged !!map', doc: `${P}: !!map\n  httpRequestTimeout: 50s\n` },
+  { name: 'provider tagged !!str', doc: `${P}: !!str\n  httpRequestTimeout: 50s\n` },
+  { name: 'provider tagged !!seq', doc: `${P}: !!seq\n  httpRequestTimeout: 50s\n` },
+  { name: '!!set and !!omap elsewhere', doc: `foo: !!set {a, b}\nbar: !!omap [a: 1]\n${P}:\n  httpRequestTimeout: 50s\n` },
+  { name: '!!null 50s', doc: `${P}:\n  httpRequestTimeout: !!null 50s\n` },
+  { name: '!!null 5 as the provider', doc: `${P}: !!null 5\n` },
+  { name: '!!null on the provider mapping (v2 reads it, v3 fails)', doc: `${P}: !!null\n  httpRequestTimeout: 10s\n` },
+  { name: '!!int 50s', doc: `${P}:\n  httpRequestTimeout: !!int 50s\n` },
+  { name: '!!float 50s', doc: `${P}:\n  httpRequestTimeout: !!float 50s\n` },
+  { name: '!!bool yes (v2 reads it, v3 fails)', doc: `${P}:\n  httpRequestTimeout: !!bool yes\n` },
+  { name: '!!timestamp 2001-12-14', doc: `${P}:\n  httpRequestTimeout: !!timestamp 2001-12-14\n` },
+  { name: '!!binary of invalid base64', doc: `${P}:\n  httpRequestTimeout: !!binary "%%%"\n` },
+  { name: '!!binary of bytes that are not UTF-8', doc: `${P}:\n  httpRequestTimeout: !!binary /w==\n`, stricter: F_BYTES },
+  // Numbers, booleans and other YAML 1.1 scalars are read as text
+  { name: 'unquoted 50', doc: `${P}:\n  httpRequestTimeout: 50\n` },
+  { name: 'unquoted 1e3', doc: `${P}:\n  httpRequestTimeout: 1e3\n` },
+  { name: 'unquoted 0x10', doc: `${P}:\n  httpRequestTimeout: 0x10\n` },
+  { name: 'unquoted 0o17', doc: `${P}:\n  httpRequestTimeout: 0o17\n` },
+  { name: 'unquoted 017', doc: `${P}:\n  httpRequestTimeout: 017\n` },
+  { name: 'unquoted 1_000', doc: `${P}:\n  httpRequestTimeout: 1_000\n` },
+  { name: 'unquoted .inf', doc: `${P}:\n  httpRequestTimeout: .inf\n` },
+  { name: 'unquoted -.5', doc: `${P}:\n  httpRequestTimeout: -.5\n` },
+  { name: 'unquoted 50.0', doc: `${P}:\n  httpRequestTimeout: 50.0\n` },
+  { name: 'sexagesimal 1:30', doc: `${P}:\n  httpRequestTimeout: 1:30\n` },
+  { name: 'YAML 1.1 boolean yes', doc: `${P}:\n  httpRequestTimeout: yes\n` },
+  { name: 'YAML 1.1 boolean on', doc: `${P}:\n  httpRequestTimeout: on\n` },
+  { name: 'YAML 1.1 boolean Off', doc: `${P}:\n  httpRequestTimeout: Off\n` },
+  { name: 'boolean true', doc: `${P}:\n  httpRequestTimeout: true\n` },
+  { name: 'timestamp', doc: `${P}:\n  httpRequestTimeout: 2001-12-14\n` },
+  { name: 'non-ASCII value', doc: `${P}:\n  httpRequestTimeout: 50µs\n` },
+  { name: 'emoji value', doc: `${P}:\n  httpRequestTimeout: 😀\n` },
+  { name: 'escaped non-BMP', doc: `${P}:\n  httpRequestTimeout: "\\U0001F600"\n` },
+  { name: 'NBSP and ideographic space in a value', doc: `${P}:\n  httpRequestTimeout: 50s\u00a0\n  serverUrl: x\u3000\n` },
+  // Anchors and aliases
+  { name: 'alias to a scalar', doc: `t: &t 50s\n${P}:\n  httpRequestTimeout: *t\n` },
+  { name: 'alias to a null', doc: `t: &t\n${P}:\n  httpRequestTimeout: *t\n  serverUrl: x\n` },
+  { name: 'alias to a mapping as the timeout', doc: `t: &t {a: 1}\n${P}:\n  httpRequestTimeout: *t\n` },
+  { name: 'alias of the whole block', doc: `base: &b\n  serverUrl: http://a\n  httpRequestTimeout: 40s\n${P}: *b\n` },
+  { name: 'anchor on the provider, used elsewhere', doc: `${P}: &p\n  httpRequestTimeout: 50s\nother: *p\n` },
+  { name: 'anchor on a key', doc: `&k ${P}:\n  httpRequestTimeout: 50s\n` },
+  { name: 'anchored null provider', doc: `${P}: &x ~\n` },
+  { name: 'redefined anchor: the later one wins', doc: `a: &a 10s\nb: &a 20s\n${P}:\n  httpRequestTimeout: *a\n` },
+  { name: 'unknown anchor', doc: `${P}:\n  httpRequestTimeout: *nope\n` },
+  { name: 'unknown anchor in an unrelated key', doc: `foo: *nope\n${P}:\n  httpRequestTimeout: 10s\n` },
+  { name: 'alias before its anchor', doc: `foo: *a\nbar: &a 1\n` },
+  { name: 'self-referencing anchor, unused', doc: `a: &a\n  b: *a\n${P}:\n  httpRequestTimeout: 10s\n` },
+  { name: 'self-referencing merge, unused', doc: `a: &a\n  <<: *a\n${P}:\n  httpRequestTimeout: 10s\n` },
+  { name: 'self-referencing provider', doc: `${P}: &a\n  <<: *a\n  httpRequestTimeout: 10s\n` },
+  { name: 'self-referencing sequence, unused', doc: `a: &a [*a]\n${P}:\n  httpRequestTimeout: 10s\n` },
+  { name: 'alias as a key', doc: `k: &k ${P}\n*k :\n  httpRequestTimeout: 50s\n` },
+  { name: 'alias as a setting key', doc: `t: &t httpRequestTimeout\n${P}:\n  *t : 10s\n` },
+  { name: 'non-ASCII anchor name', doc: `a: &ä 10s\n${P}:\n  httpRequestTimeout: *ä\n`, finding: F_SYNTAX },
+  { name: 'anchor name ending in a colon', doc: `a: &a: 1\n`, finding: F_SYNTAX },
+  // Merge keys
+  { name: 'merge, then explicit', doc: `base: &b\n  serverUrl: http://a\n  httpRequestTimeout: 40s\n${P}:\n  <<: *b\n  httpRequestTimeout: 55s\n` },
+  { name: 'explicit, then merge (v2 and v3 disagree)', doc: `base: &b\n  serverUrl: http://a\n  httpRequestTimeout: 40s\n${P}:\n  httpRequestTimeout: 55s\n  <<: *b\n` },
+  { name: 'merge list [*a, *b]', doc: `a: &a {httpRequestTimeout: 10s}\nb: &b {httpRequestTimeout: 20s, serverUrl: http://b}\n${P}:\n  <<: [*a, *b]\n` },
+  { name: 'merge list [*b, *a]', doc: `a: &a {httpRequestTimeout: 10s}\nb: &b {httpRequestTimeout: 20s, serverUrl: http://b}\n${P}:\n  <<: [*b, *a]\n` },
+  { name: 'merge list, then explicit', doc: `a: &a {httpRequestTimeout: 10s}\nb: &b {httpRequestTimeout: 20s}\n${P}:\n  <<: [*a, *b]\n  httpRequestTimeout: 30s\n` },
+  { name: 'explicit, then merge list', doc: `a: &a {httpRequestTimeout: 10s}\nb: &b {httpRequestTimeout: 20s}\n${P}:\n  httpRequestTimeout: 30s\n  <<: [*a, *b]\n` },
+  { name: 'two merge keys (v3: duplicate key)', doc: `a: &a {httpRequestTimeout: 10s}\nb: &b {httpRequestTimeout: 20s}\n${P}:\n  <<: *a\n  <<: *b\n` },
+  { name: 'nested merges', doc: `a: &a {httpRequestTimeout: 10s, serverUrl: http://a}\nb: &b\n  <<: *a\n  httpRequestTimeout: 20s\n${P}:\n  <<: *b\n` },
+  { name: 'nested merges, explicit before', doc: `a: &a {httpRequestTimeout: 10s, serverUrl: http://a}\nb: &b\n  httpRequestTimeout: 20s\n  <<: *a\n${P}:\n  <<: *b\n` },
+  { name: 'merge providing the whole block', doc: `base: &base\n  ${P}:\n    serverUrl: http://a\n    httpRequestTimeout: 40s\n<<: *base\n` },
+  { name: 'merged block, then explicit block', doc: `base: &base\n  ${P}:\n    serverUrl: http://a\n    httpRequestTimeout: 40s\n<<: *base\n${P}:\n  httpRequestTimeout: 55s\n` },
+  { name: 'explicit block, then merged block', doc: `base: &base\n  ${P}:\n    serverUrl: http://a\n    httpRequestTimeout: 40s\n${P}:\n  httpRequestTimeout: 55s\n<<: *base\n` },
+  { name: 'explicit null block, then merged block', doc: `base: &base\n  ${P}:\n    serverUrl: http://a\n${P}:\n<<: *base\n` },
+  { name: 'merged block, then explicit null', doc: `base: &base\n  ${P}:\n    serverUrl: http://a\n<<: *base\n${P}: ~\n` },
+  { name: 'top-level merge list of provider blocks', doc: `a: &a {${P}: {httpRequestTimeout: 1s}}\nb: &b {${P}: {serverUrl: http://b}}\n<<: [*a, *b]\n` },
+  { name: 'top-level merge list of provider blocks, reversed', doc: `a: &a {${P}: {httpRequestTimeout: 1s}}\nb: &b {${P}: {serverUrl: http://b}}\n<<: [*b, *a]\n` },
+  { name: 'top-level merge of a null provider after a block', doc: `a: &a {${P}: ~}\n${P}: {httpRequestTimeout: 1s}\n<<: *a\n` },
+  { name: 'top-level merge of a null provider before a block', doc: `a: &a {${P}: ~}\n<<: *a\n${P}: {httpRequestTimeout: 1s}\n` },
+  { name: 'top-level merge list [null, block]', doc: `a: &a {${P}: ~}\nb: &b {${P}: {serverUrl: http://b}}\n<<: [*a, *b]\n` },
+  { name: 'top-level merge list [block, null]', doc: `a: &a {${P}: ~}\nb: &b {${P}: {serverUrl: http://b}}\n<<: [*b, *a]\n` },
+  { name: 'merged provider of the wrong type, overridden', doc: `a: &a {${P}: 5}\n<<: *a\n${P}: {httpRequestTimeout: 1s}\n` },
+  { name: 'merged timeout of the wrong type, overridden after', doc: `a: &a {httpRequestTimeout: [1]}\n${P}:\n  <<: *a\n  httpRequestTimeout: 1s\n` },
+  { name: 'merged timeout of the wrong type, overridden before', doc: `a: &a {httpRequestTimeout: [1]}\n${P}:\n  httpRequestTimeout: 1s\n  <<: *a\n` },
+  { name: 'merge of a scalar', doc: `s: &s 50s\n${P}:\n  <<: *s\n` },
+  { name: 'merge of a list of scalars', doc: `s: &s 50s\n${P}:\n  <<: [*s]\n` },
+  { name: 'merge of null', doc: `${P}:\n  <<: ~\n  httpRequestTimeout: 10s\n` },
+  { name: 'merge of an empty list', doc: `${P}:\n  <<: []\n  httpRequestTimeout: 10s\n` },
+  { name: 'merge of an inline mapping', doc: `${P}:\n  <<: {httpRequestTimeout: 10s}\n  serverUrl: x\n` },
+  { name: 'merge of an inline list of mappings', doc: `${P}:\n  <<: [{httpRequestTimeout: 10s}, {httpRequestTimeout: 20s}]\n` },
+  { name: 'merge in a flow mapping', doc: `a: &a {httpRequestTimeout: 10s}\n${P}: {<<: *a, serverUrl: x}\n` },
+  { name: 'merge in a flow mapping, after', doc: `a: &a {httpRequestTimeout: 10s}\n${P}: {httpRequestTimeout: 5s, <<: *a}\n` },
+  { name: 'quoted "<<" is an ordinary key', doc: `a: &a {httpRequestTimeout: 10s}\n${P}:\n  "<<": *a\n` },
+  { name: "single-quoted '<<' is an ordinary key", doc: `a: &a {httpRequestTimeout: 10s}\n${P}:\n  '<<': *a\n` },
+  { name: '!!str << is an ordinary key', doc: `a: &a {httpRequestTimeout: 10s}\n${P}:\n  !!str <<: *a\n` },
+  { name: 'duplicate key inside a merged mapping', doc: `a: &a {httpRequestTimeout: 1s, httpRequestTimeout: 2s}\n${P}:\n  <<: *a\n` },
+  { name: 'unrelated duplicate key inside a merged mapping', doc: `a: &a {x: 1, x: 2}\n${P}:\n  <<: *a\n` },
+  { name: 'small merge fan-out (8×8)', doc: `${fanout('{x: 1, y: 2}', 2, 8)}${P}:\n  <<: *l2\n  httpRequestTimeout: 50s\n` },
+  { name: 'large sequence aliasing, unused', doc: `a: &a [1,2,3,4,5,6,7,8,9]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n${P}:\n  httpRequestTimeout: 50s\n` },
+  { name: '!!merge <<', doc: `a: &a {httpRequestTimeout: 10s}\n${P}:\n  !!merge <<: *a\n` },
+  { name: '! <<', doc: `a: &a {httpRequestTimeout: 10s}\n${P}:\n  ! <<: *a\n` },
+  { name: 'merge fan-out 8×8×8 of two keys', doc: `${fanout('{x: 1, y: 2}', 3, 8)}${P}:\n  <<: *l3\n  httpRequestTimeout: 50s\n` },
+  { name: 'merge fan-out 8×8×8 of one key', doc: `${fanout('{x: 1}', 3, 8)}${P}:\n  <<: *l3\n` },
+  { name: 'merge fan-out 8^4 into the provider', doc: `${fanout('{httpRequestTimeout: 1s, y: 2}', 4, 8)}${P}:\n  <<: *l4\n` },
+  { name: 'merge chain 60 deep', doc: `${mergeChain(60)}${P}:\n  <<: *a60\n` },
+  { name: 'merge chain 70 deep', doc: `${mergeChain(70)}${P}:\n  <<: *a70\n`, stricter: F_LIMITS },
+  // Duplicate keys
+  { name: 'duplicate httpRequestTimeout', doc: `${P}:\n  httpRequestTimeout: 10s\n  httpRequestTimeout: 20s\n` },
+  { name: 'duplicate serverUrl', doc: `${P}:\n  serverUrl: http://a\n  serverUrl: http://b\n` },
+  { name: 'duplicate provider block', doc: `${P}:\n  httpRequestTimeout: 10s\n${P}:\n  serverUrl: http://b\n` },
+  { name: 'duplicate unrelated top-level key', doc: `foo: 1\nfoo: 2\n${P}:\n  httpRequestTimeout: 10s\n` },
+  { name: 'duplicate unrelated key in the provider', doc: `${P}:\n  x: 1\n  x: 2\n  httpRequestTimeout: 3s\n` },
+  { name: 'duplicate key, quoted and plain', doc: `${P}:\n  httpRequestTimeout: 1s\n  "httpRequestTimeout": 3s\n` },
+  { name: 'duplicate after a merge', doc: `a: &a {httpRequestTimeout: 1s}\n${P}:\n  <<: *a\n  httpRequestTimeout: 2s\n  httpRequestTimeout: 3s\n` },
+  { name: 'duplicate key inside an unrelated mapping', doc: `foo:\n  a: 1\n  a: 2\n${P}:\n  httpRequestTimeout: 10s\n`, stricter: F_DUP },
+  { name: 'duplicate key inside an unused anchor', doc: `a: &a {x: 1, x: 2}\n${P}:\n  httpRequestTimeout: 1s\n`, stricter: F_DUP },
+  { name: 'duplicate key inside a sequence', doc: `foo: [{a: 1, a: 2}]\n${P}:\n  httpRequestTimeout: 3s\n`, stricter: F_DUP },
+  // Whitespace, tabs, indentation
+  { name: 'tab indentation', doc: `${P}:\n\thttpRequestTimeout: 10s\n` },
+  { name: 'tab after the colon', doc: `${P}:\n  httpRequestTimeout:\t10s\n` },
+  { name: 'tab inside a value', doc: `${P}:\n  httpRequestTimeout: 10s\tx\n` },
+  { name: 'trailing tab', doc: `${P}:\n  httpRequestTimeout: 10s\t\n` },
+  { name: 'tab before the colon', doc: `${P}\t:\n  httpRequestTimeout: 3s\n` },
+  { name: 'tab in a flow mapping', doc: `${P}: {httpRequestTimeout:\t3s}\n` },
+  { name: 'no space after the colon', doc: `${P}:\n  httpRequestTimeout:3s\n` },
+  { name: 'indentation of one space', doc: `${P}:\n httpRequestTimeout: 50s\n serverUrl: x\n` },
+  { name: 'settings not indented', doc: `${P}:\nhttpRequestTimeout: 50s\n` },
+  { name: 'inconsistent indentation', doc: `${P}:\n    serverUrl: http://a\n  httpRequestTimeout: 50s\n` },
+  { name: 'sequence not indented under its key', doc: `foo:\n- a\n- b\n${P}:\n  httpRequestTimeout: 50s\n` },
+  { name: 'tab in block scalar indentation', doc: `${P}:\n  httpRequestTimeout: |\n   \t3s\n`, finding: F_SYNTAX },
+  // Documents
+  { name: 'multiple documents: the first counts', doc: `${P}:\n  httpRequestTimeout: 10s\n---\n${P}:\n  httpRequestTimeout: 20s\n` },
+  { name: 'a second document Go does not parse far', doc: `${P}:\n  httpRequestTimeout: 10s\n---\n: : [\n` },
+  { name: 'leading ---', doc: `---\n${P}:\n  httpRequestTimeout: 10s\n` },
+  { name: 'empty first document', doc: `---\n---\n${P}:\n  httpRequestTimeout: 10s\n` },
+  { name: 'empty text', doc: `` },
+  { name: 'only whitespace', doc: `   \n\n` },
+  { name: 'only a comment', doc: `# nothing\n` },
+  { name: 'only ---', doc: `---\n` },
+  { name: 'document end ...', doc: `${P}:\n  httpRequestTimeout: 50s\n...\n` },
+  { name: 'document end, then another', doc: `${P}:\n  httpRequestTimeout: 50s\n...\n${P}:\n  httpRequestTimeout: 10s\n` },
+  { name: '%YAML 1.1 directive', doc: `%YAML 1.1\n---\n${P}:\n  httpRequestTimeout: 50s\n` },
+  { name: 'directive without ---', doc: `%YAML 1.1\n${P}:\n  httpRequestTimeout: 50s\n` },
+  { name: 'only ...', doc: `...\n`, finding: F_EMPTY_DOC_END },
+  { name: 'a comment, then ...', doc: `# c\n...\n`, finding: F_EMPTY_DOC_END },
+  { name: '---, then ...', doc: `---\n...\n` },
+  { name: '%YAML 1.1 and !!binary', doc: `%YAML 1.1\n---\n${P}:\n  httpRequestTimeout: !!binary NTBz\n`, stricter: F_YAML11 },
+  { name: '%YAML 1.1 and !!timestamp', doc: `%YAML 1.1\n---\n${P}:\n  httpRequestTimeout: !!timestamp 2001-12-14\n` },
+  { name: '%YAML 1.1 and a !!binary key', doc: `%YAML 1.1\n---\n!!binary aWFhc05ldHdvcmtQcm92aWRlcg==:\n  httpRequestTimeout: 10s\n`, finding: F_YAML11 },
+  { name: 'root tagged !!map', doc: `--- !!map\n${P}:\n  httpRequestTimeout: 10s\n` },
+  { name: 'root tagged !!str', doc: `--- !!str\n${P}:\n  httpRequestTimeout: 10s\n` },
+  { name: '%YAML 1.2 directive', doc: `%YAML 1.2\n---\n${P}:\n  httpRequestTimeout: 50s\n` },
+  { name: '%YAML 2.0 directive', doc: `%YAML 2.0\n---\n${P}:\n  httpRequestTimeout: 50s\n` },
+  { name: '%YAML 1.0 directive', doc: `%YAML 1.0\n---\na: 1\n` },
+  { name: 'repeated %YAML directive', doc: `%YAML 1.1\n%YAML 1.1\n---\na: 1\n` },
+  { name: 'unknown directive', doc: `%FOO bar\n---\n${P}:\n  httpRequestTimeout: 50s\n` },
+  { name: 'garbage in a second document', doc: `${P}:\n  httpRequestTimeout: 3s\n--- ]]\n`, stricter: F_LATER_DOC },
+  { name: 'garbage after ...', doc: `${P}:\n  httpRequestTimeout: 50s\n...\n]]\n`, stricter: F_LATER_DOC },
+  // Shapes
+  { name: 'top-level list', doc: `- ${P}\n- x\n` },
+  { name: 'top-level scalar', doc: `hello\n` },
+  { name: 'top-level number', doc: `42\n` },
+  { name: 'top-level null', doc: `~\n` },
+  { name: 'top-level quoted empty string', doc: `""\n` },
+  { name: 'provider as a list', doc: `${P}:\n  - serverUrl: x\n` },
+  { name: 'provider as a list not indented', doc: `${P}:\n- a\n` },
+  { name: 'provider as a scalar', doc: `${P}: 50s\n` },
+  { name: 'provider as an empty string', doc: `${P}: ""\n` },
+  { name: 'provider null ~', doc: `${P}: ~\n` },
+  { name: 'provider empty', doc: `${P}:\n` },
+  { name: 'provider as an empty flow mapping', doc: `${P}: {}\n` },
+  { name: 'timeout as a mapping', doc: `${P}:\n  httpRequestTimeout:\n    value: 50s\n` },
+  { name: 'timeout as a list', doc: `${P}:\n  httpRequestTimeout: [50s]\n` },
+  { name: 'timeout as an empty mapping', doc: `${P}:\n  httpRequestTimeout: {}\n` },
+  { name: 'timeout as an empty list', doc: `${P}:\n  httpRequestTimeout: []\n` },
+  { name: 'flow mapping', doc: `{${P}: {serverUrl: "http://a", httpRequestTimeout: 50s}}\n` },
+  { name: 'flow mapping over lines', doc: `${P}: {\n  serverUrl: http://a,\n  httpRequestTimeout: 50s\n}\n` },
+  { name: 'flow mapping with a trailing comma', doc: `${P}: {serverUrl: http://a, httpRequestTimeout: 50s,}\n` },
+  { name: 'flow value with a colon', doc: `${P}: {serverUrl: http://a:80}\n` },
+  { name: 'URL with a query in a flow mapping', doc: `${P}: {serverUrl: http://b/x?y=1}\n` },
+  { name: '"?" inside a plain scalar in a flow mapping', doc: `${P}: {httpRequestTimeout: 5s?, serverUrl: x}\n` },
+  { name: 'bare tag before "}" in a flow mapping', doc: `${P}: {httpRequestTimeout: !!str}\n`, finding: F_FLOW_TAG },
+  { name: 'bare tag before "," in a flow mapping', doc: `${P}: {httpRequestTimeout: !!null, serverUrl: x}\n`, finding: F_FLOW_TAG },
+  { name: 'bare tag and a space before "}"', doc: `${P}: {httpRequestTimeout: !!str }\n` },
+  { name: '`key:,` in a flow mapping, then the key again', doc: `${P}: {httpRequestTimeout:, httpRequestTimeout: 1m30s}\n`, stricter: F_FLOW_COLON },
+  { name: '`key:}` in a flow mapping after a merge', doc: `a: &a {httpRequestTimeout: 5s}\n${P}: {<<: *a, httpRequestTimeout:}\n`, finding: F_FLOW_COLON },
+  { name: '`key :}` in a flow mapping after a merge', doc: `a: &a {httpRequestTimeout: 5s}\n${P}: {<<: *a, httpRequestTimeout :}\n`, finding: F_FLOW_COLON },
+  { name: '`key: }` in a flow mapping after a merge', doc: `a: &a {httpRequestTimeout: 5s}\n${P}: {<<: *a, httpRequestTimeout: }\n` },
+  { name: '`key:}` alone in a flow mapping', doc: `${P}: {httpRequestTimeout:}\n` },
+  { name: '`"key":value` in a flow mapping', doc: `${P}: {"serverUrl":http://a}\n` },
+  { name: '`key:value` in a flow mapping is one scalar', doc: `${P}: {serverUrl:http://a}\n` },
+  { name: 'URL with a query and fragment', doc: `${P}:\n  serverUrl: http://a:80/x?y=1#frag\n` },
+  { name: 'URL, space, hash: a comment', doc: `${P}:\n  serverUrl: http://a #frag\n` },
+  { name: 'sequence key at the top (v2 and v3 fail)', doc: `? [a, b]\n: 1\n${P}:\n  httpRequestTimeout: 50s\n` },
+  { name: 'sequence key in a flow mapping', doc: `{[a]: 1, ${P}: {httpRequestTimeout: 50s}}\n` },
+  { name: 'mapping key', doc: `{a: 1}: x\n${P}:\n  httpRequestTimeout: 10s\n` },
+  { name: 'two sequence keys', doc: `? [a]\n: 1\n? [b]\n: 2\n` },
+  { name: 'empty key', doc: `: x\n${P}:\n  httpRequestTimeout: 3s\n` },
+  { name: '!!binary key', doc: `!!binary aWFhc05ldHdvcmtQcm92aWRlcg==:\n  httpRequestTimeout: 10s\n` },
+  { name: 'null key', doc: `~: x\n${P}:\n  httpRequestTimeout: 10s\n` },
+  { name: 'two null spellings as keys', doc: `~: x\nnull: y\n${P}:\n  httpRequestTimeout: 10s\n` },
+  { name: 'int key and string key with the same text', doc: `1: x\n"1": y\n${P}:\n  httpRequestTimeout: 10s\n` },
+  // Comments, keys
+  { name: 'comments everywhere', doc: `# head\n${P}: # c1\n  # c2\n  serverUrl: http://a # c3\n  httpRequestTimeout: 50s#notcomment\n# tail\n` },
+  { name: 'quoted keys', doc: `"${P}":\n  'serverUrl': http://a\n  "httpRequestTimeout": 50s\n` },
+  { name: 'escaped key', doc: `"iaasNetwork\\x50rovider":\n  httpRequestTimeout: 50s\n` },
+  { name: 'unicode escape in a key', doc: `${P}:\n  "httpRequest\\u0054imeout": 50s\n` },
+  { name: 'keys with trailing spaces before the colon', doc: `${P}  :\n  httpRequestTimeout   : 50s\n` },
+  { name: 'quoted key with a trailing space', doc: `"${P} ":\n  httpRequestTimeout: 50s\n` },
+  { name: 'key case differs', doc: `iaasnetworkprovider:\n  httpRequestTimeout: 50s\n` },
+  { name: 'setting case differs', doc: `${P}:\n  HttpRequestTimeout: 50s\n  serverURL: http://a\n` },
+  { name: 'explicit key ?', doc: `? ${P}\n: httpRequestTimeout: 50s\n` },
+  { name: 'explicit setting key ?', doc: `${P}:\n  ? httpRequestTimeout\n  : 50s\n` },
+  { name: 'long unrelated key', doc: `${'k'.repeat(2000)}: 1\n${P}:\n  httpRequestTimeout: 3s\n` },
+  { name: 'very long values', doc: `${P}:\n  httpRequestTimeout: ${'9'.repeat(5000)}s\n  serverUrl: http://${'a'.repeat(20000)}\n` },
+  { name: 'very long line', doc: `${P}:\n  httpRequestTimeout: ${'x'.repeat(70000)}\n` },
+  { name: 'flow nesting 100 deep', doc: `foo: ${'['.repeat(100)}${']'.repeat(100)}\n${P}:\n  httpRequestTimeout: 50s\n` },
+  { name: 'flow nesting 101 deep', doc: `foo: ${'['.repeat(101)}${']'.repeat(101)}\n${P}:\n  httpRequestTimeout: 50s\n`, stricter: F_LIMITS },
+  { name: 'flow nesting 200 deep', doc: `foo: ${'['.repeat(200)}${']'.repeat(200)}\n${P}:\n  httpRequestTimeout: 50s\n`, stricter: F_LIMITS },
+  { name: 'mapping nesting 150 deep', doc: `foo: ${'{a: '.repeat(150)}1${'}'.repeat(150)}\n${P}:\n  httpRequestTimeout: 50s\n`, stricter: F_LIMITS },
+  { name: 'brackets inside a quoted string', doc: `foo: "${'['.repeat(150)}"\n${P}:\n  httpRequestTimeout: 50s\n`, stricter: F_LIMITS },
+  { name: 'braces inside a comment', doc: `# ${'{'.repeat(150)}\n${P}:\n  httpRequestTimeout: 50s\n`, stricter: F_LIMITS },
+  { name: 'plain continuation indented 500 columns', doc: `foo:\n${' '.repeat(500)}bar\n${P}:\n  httpRequestTimeout: 50s\n`, stricter: F_LIMITS },
+  { name: 'block scalar line indented 500 columns', doc: `foo: |\n${' '.repeat(500)}bar\n${P}:\n  httpRequestTimeout: 50s\n`, stricter: F_LIMITS },
+  // Line endings, BOM, characters
+  { name: 'CRLF line endings', doc: `${P}:\r\n  serverUrl: http://a\r\n  httpRequestTimeout: 50s\r\n` },
+  { name: 'CRLF in a block scalar', doc: `${P}:\r\n  httpRequestTimeout: |\r\n    50s\r\n` },
+  { name: 'BOM', doc: `\uFEFF${P}:\n  httpRequestTimeout: 50s\n` },
+  { name: 'BOM inside a value', doc: `${P}:\n  httpRequestTimeout: \uFEFF50s\n` },
+  { name: 'CR-only line endings', doc: `${P}:\r  httpRequestTimeout: 50s\r`, stricter: F_BREAKS },
+  { name: 'NEL as a line break', doc: `${P}:\u0085  httpRequestTimeout: 50s\n`, stricter: F_BREAKS },
+  { name: 'NEL inside double quotes', doc: `${P}:\n  httpRequestTimeout: "50\u0085s"\n`, stricter: F_BREAKS },
+  { name: 'LS inside a plain value', doc: `${P}:\n  httpRequestTimeout: 50\u2028s\n` },
+  { name: 'PS after a value', doc: `${P}:\n  httpRequestTimeout: 50s\u2029\n`, stricter: F_BREAKS },
+  { name: 'LS inside a comment', doc: `# a\u2028b\n${P}:\n  httpRequestTimeout: 50s\n` },
+  { name: 'raw BEL inside double quotes', doc: `${P}:\n  httpRequestTimeout: "50s\u0007"\n` },
+  { name: 'raw BEL in a plain value', doc: `${P}:\n  httpRequestTimeout: 50\u0007s\n` },
+  { name: 'NUL', doc: `${P}:\n  httpRequestTimeout: 50s\u0000\n` },
+  { name: 'DEL', doc: `${P}:\n  httpRequestTimeout: 50s\u007f\n` },
+  { name: 'C1 control', doc: `${P}:\n  httpRequestTimeout: 50s\u0090\n` },
+  { name: 'U+FFFE', doc: `${P}:\n  httpRequestTimeout: 50s\uFFFE\n` },
+  { name: 'control character in a comment', doc: `# \u0001\n${P}:\n  httpRequestTimeout: 50s\n` },
+  { name: 'control character in a second document', doc: `${P}:\n  httpRequestTimeout: 50s\n---\n\u0001\n` },
+  { name: 'control character far into a second document (v2 reads, v3 fails)', doc: `${P}:\n  httpRequestTimeout: 50s\n---\n${comment(10000)}\u0001\n` },
+  { name: 'escaped \\/ in double quotes', doc: `${P}:\n  httpRequestTimeout: "50s\\/"\n` },
+  { name: 'surrogate pair escape', doc: `${P}:\n  httpRequestTimeout: "\\ud83d\\ude00"\n` },
+  // Syntax errors
+  { name: 'unclosed flow sequence', doc: `${P}:\n  httpRequestTimeout: [50s\n` },
+  { name: 'unterminated quote in an unrelated key', doc: `foo: "unterminated\n${P}:\n  httpRequestTimeout: 50s\n` },
+];
+
+describe('readConfYml agrees with yaml.v2 (controller) and yaml.v3 (agent)', () => {
+  let answers: Map<string, ConfYmlAnswer>;
+
+  beforeAll(async () => {
+    const docs = corpus.map((c) => c.doc);
+    const got = await askConfYml(docs);
+    answers = new Map(docs.map((d, i) => [d, got[i]!]));
+  });
+
+  it('has distinct corpus documents', () => {
+    expect(new Set(corpus.map((c) => c.doc)).size).toBe(corpus.length);
+    expect(new Set(corpus.map((c) => c.name)).size).toBe(corpus.length);
+  });
+
+  describe.each(corpus.filter((c) => c.stricter).map((c) => [c.name, c] as const))('STRICTER %s', (_name, c) => {
+    it(`is refused although Go reads it (${c.stricter})`, () => {
+      const answer = answers.get(c.doc)!;
+      expect({ v2: answer.v2.ok, v3: answer.v3.ok }).toEqual({ v2: true, v3: true });
+      expect(readConfYml(c.doc).ok).toBe(false);
+    });
+  });
+
+  describe.each(corpus.filter((c) => !c.finding && !c.stricter).map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    it('reads as Go does', () => {
+      const m = confMismatch(c.doc, answers.get(c.doc)!);
+      if (m) throw new Error(m);
+    });
+  });
+
+  // FINDING: each of these disagrees with Go today (see `finding`); they pass while the
+  // disagreement lasts. When one starts failing, src/ was fixed: drop its `finding`.
+  describe.each(corpus.filter((c) => c.finding).map((c) => [c.name, c] as const))('FINDING %s', (_name, c) => {
+    it.failing(`reads as Go does (known: ${c.finding})`, () => {
+      const answer = answers.get(c.doc);
+      // Without an answer (no Go), return normally: for it.failing that is a failure.
+      if (!answer) return;
+      const m = confMismatch(c.doc, answer);
+      if (m) throw new Error(m);
+    });
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+// Generated conf.yml documents
+// ---------------------------------------------------------------------------------------
+
+/** Anchored definitions documents may start with, in an order where each alias resolves. */
+const ANCHORS: ReadonlyArray<readonly [string, string]> = [
+  ['t1', 't1: &t1 40s'],
+  ['t2', 't2: &t2 ~'],
+  ['t3', "t3: &t3 '1m'"],
+  ['k1', 'k1: &k1 httpRequestTimeout'],
+  ['m1', 'm1: &m1 {serverUrl: "http://m1", httpRequestTimeout: 11s}'],
+  ['m2', 'm2: &m2\n  httpRequestTimeout: 22s'],
+  ['m3', 'm3: &m3\n  <<: *m1\n  httpRequestTimeout: 33s'],
+  ['m4', 'm4: &m4\n  httpRequestTimeout: 44s\n  <<: *m1'],
+  ['m5', 'm5: &m5 {httpRequestTimeout: ~, serverUrl: http://m5}'],
+  ['m6', 'm6: &m6 {httpRequestTimeout: [1]}'],
+  ['pb', `pb: &pb\n  ${P}:\n    serverUrl: http://pb\n    httpRequestTimeout: 55s`],
+  ['pn', `pn: &pn {${P}: ~}`],
+  ['pm', `pm: &pm {${P}: *m2}`],
+];
+
+/**
+ * A rendered value: inline text after `key: ` (`commented` when it ends in a comment), or
+ * a block scalar needing the indentation.
+ */
+type Value = { inline: string; commented: boolean } | { block: (indent: number) => string };
+
+function valueArb(findings: boolean): fc.Arbitrary<Value> {
+  const inline = fc.oneof(
+    fc.constantFrom(
+      '50s', '1m30s', '0', '-1s', '50', '1e3', 'yes', 'on', 'true', '2001-12-14', 'http://a:80',
+      'http://b/x?y=1', '~', 'null', 'Null', 'NULL', 'nULL', '.5m', '5 0s', 'a#b', 'µs', '',
+    ),
+    fc.constantFrom('""', '"50s"', '"null"', '"~"', '"5\\x30s"', '"\\u00b5s"', '"a\\tb"', '" 50s "', '"50s # x"'),
+    fc.constantFrom("''", "'50s'", "'it''s'", "'~'"),
+    fc.constantFrom('!!str 50', '!!str', '!!str ~', '!!null', '!!null ~', '!!null null', '!!int 50', '! 50s', '!local 50s'),
+    fc.constantFrom('*t1', '*t2', '*t3', '*m1', '*nope'),
+    fc.constantFrom('[50s]', '{a: 1}', '[]', '{}'),
+    ...(findings
+      ? [fc.constantFrom('!!null 50s', '!!int 50s', '!!float 50s', '!!bool yes', '!!timestamp 2001-12-14', '!!binary "%%%"', '"\\/"', '"\\ud83d\\ude00"')]
+      : []),
+  );
+  const withComment = fc
+    .tuple(inline, fc.boolean(), fc.boolean())
+    .map(([v, c, c2]): Value => ({ inline: c && c2 ? `${v} # note` : v, commented: c && c2 }));
+  const block = fc
+    .tuple(fc.constantFrom('|', '|-', '|+', '>', '>-'), fc.array(fc.constantFrom('50s', '1m', 'http://a', '', 'x y'), { minLength: 1, maxLength: 3 }))
+    .map(([header, lines]): Value => ({
+      block: (indent) => header + '\n' + lines.map((l) => (l === '' ? '' : ' '.repeat(indent + 2) + l)).join('\n'),
+    }));
+  return fc.oneof({ weight: 6, arbitrary: withComment }, { weight: 1, arbitrary: block });
+}
+
+interface Entry {
+  /** Renders the entry at the given indentation (the first line unindented). */
+  render: (indent: number) => string;
+  /** `key: value` text for a flow mapping, when the entry can be written inline. */
+  flow?: string;
+}
+
+function entryArb(findings: boolean): fc.Arbitrary<Entry> {
+  const key = fc.tuple(
+    fc.constantFrom('serverUrl', 'httpRequestTimeout', 'httpRequestTimeout'),
+    fc.constantFrom<(k: string) => string>((k) => k, (k) => `"${k}"`, (k) => `'${k}'`, (k) => `${k}  `),
+  ).map(([k, spell]) => spell(k));
+  const keys = findings ? fc.oneof({ weight: 5, arbitrary: key }, { weight: 1, arbitrary: fc.constant('*k1 ') }) : key;
+  const setting = fc.tuple(keys, valueArb(findings)).map(([k, v]): Entry =>
+    'inline' in v
+      ? {
+          render: () => `${k}: ${v.inline}`.trimEnd(),
+          // A comment would swallow the rest of a flow mapping. A "?" in a plain scalar
+          // inside a flow mapping is left out too (Go and readConfYml both refuse it, so it
+          // would only dilute the sample). FINDING (F_FLOW_TAG): a bare tag there.
+          // FINDING (F_FLOW_COLON): `key:` right before "," or "}" (so the space is kept).
+          flow:
+            !v.commented && (findings || (!v.inline.includes('?') && !/^!\S*$/.test(v.inline)))
+              ? findings
+                ? `${k}: ${v.inline}`.trimEnd()
+                : `${k}: ${v.inline}`
+              : undefined,
+        }
+      : { render: (indent) => `${k}: ${v.block(indent)}` },
+  );
+  const mergeKey = findings ? fc.constantFrom('<<', '<<', '<<', '!!merge <<', '! <<') : fc.constant('<<');
+  const merge = fc
+    .tuple(
+      mergeKey,
+      fc.constantFrom('*m1', '*m2', '*m3', '*m4', '*m5', '*m6', '[*m1, *m2]', '[*m2, *m1]', '[*m5, *m1]', '[*m3, *m4]', '{httpRequestTimeout: 9s}', '*t1', '[]'),
+    )
+    .map(([k, v]): Entry => ({ render: () => `${k}: ${v}`, flow: `${k}: ${v}` }));
+  const other = fc
+    .constantFrom('other: 1', 'other: [1, 2]', 'other: {a: b}', ...(findings ? ['other: {a: 1, a: 2}'] : []))
+    .map((t): Entry => ({ render: () => t, flow: t }));
+  const comment = fc.constant<Entry>({ render: () => '# comment' });
+  return fc.oneof(
+    { weight: 8, arbitrary: setting },
+    { weight: 3, arbitrary: merge },
+    { weight: 1, arbitrary: other },
+    { weight: 1, arbitrary: comment },
+  );
+}
+
+function providerArb(findings: boolean): fc.Arbitrary<string> {
+  const mapping = fc
+    .tuple(fc.array(entryArb(findings), { maxLength: 4 }), fc.integer({ min: 1, max: 4 }), fc.boolean(), fc.boolean(), fc.boolean())
+    .map(([entries, indent, flow, anchored, comment]) => {
+      const head = `${P}:${anchored ? ' &pp' : ''}`;
+      if (flow && entries.every((e) => e.flow !== undefined)) return `${head} {${entries.map((e) => e.flow).join(', ')}}`;
+      const lines = entries.map((e) => ' '.repeat(indent) + e.render(indent));
+      return [head + (comment ? ' # provider' : ''), ...lines].join('\n');
+    });
+  const other = fc.constantFrom(
+    `${P}:`, `${P}: ~`, `${P}: null`, `${P}: *m1`, `${P}: *m3`, `${P}: *m5`, `${P}: *t1`, `${P}: *t2`,
+    `${P}: 50s`, `${P}: [a]`, `${P}:\n  - a`, `${P}: {}`,
+  );
+  return fc.oneof({ weight: 6, arbitrary: mapping }, { weight: 1, arbitrary: other });
+}
+
+function documentArb(findings: boolean): fc.Arbitrary<string> {
+  const topEntry = fc.oneof(
+    { weight: 5, arbitrary: providerArb(findings) },
+    { weight: 2, arbitrary: fc.constantFrom('<<: *pb', '<<: *pn', '<<: *pm', '<<: [*pb, *pn]', '<<: [*pn, *pb]', '<<: [*pm, *pb]') },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(
+        'enableIPv4: true',
+        'ipamUnixSocketPath: /var/run/spidernet/spiderpool.sock',
+        'clusterSubnetDefaultFlexibleIPNumber: 1',
+        '# comment',
+        ...(findings ? ['foo: {a: 1, a: 2}', '? [a]\n: 1', '*k1 : 1'] : []),
+      ),
+    },
+  );
+  return fc
+    .record({
+      // Each anchored definition is there 6 times in 7; a missing one makes its aliases unknown.
+      anchors: fc
+        .array(fc.integer({ min: 0, max: 6 }), { minLength: ANCHORS.length, maxLength: ANCHORS.length })
+        .map((keep) => ANCHORS.filter((_, i) => keep[i] !== 0)),
+      anchorsLast: fc.integer({ min: 0, max: 9 }).map((n) => n === 0), // aliases before anchors: unknown anchor
+      entries: fc.array(topEntry, { minLength: 1, maxLength: 3 }),
+      prefix: fc.constantFrom('', '', '', '---\n', '%YAML 1.1\n---\n', '# head\n', ...(findings ? ['%YAML 1.2\n---\n'] : [])),
+      suffix: fc.constantFrom(
+        '', '', '', '...\n', '---\n', `---\n${P}: {httpRequestTimeout: 1h}\n`,
+        ...(findings ? ['--- ]]\n', '...\n]]\n', '# \u0001\n', '# \u0085\n', 'x: "\\/"\n'] : []),
+      ),
+      bom: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
+      nl: fc.constantFrom('\n', '\n', '\r\n', ...(findings ? ['\r'] : [])),
+    })
+    .map(({ anchors, anchorsLast, entries, prefix, suffix, bom, nl }) => {
+      const defs = anchors.map(([, text]) => text);
+      const body = anchorsLast ? [...entries, ...defs] : [...defs, ...entries];
+      // FINDING (F_EMPTY_DOC_END): "..." ending a document of nothing but comments.
+      if (!findings && suffix.startsWith('...') && body.every((line) => line.startsWith('#'))) suffix = '';
+      // FINDING (F_YAML11): !!binary under a %YAML 1.1 directive.
+      if (!findings && prefix.startsWith('%YAML') && body.some((line) => line.includes('!!binary'))) prefix = '---\n';
+      const text = prefix + body.join('\n') + '\n' + suffix;
+      return (bom ? '\uFEFF' : '') + text.replace(/\n/g, nl);
+    });
+}
+
+describe('readConfYml agrees with Go on generated documents', () => {
+  const run = async (findings: boolean, numRuns: number) => {
+    const docs = fc.sample(documentArb(findings), { numRuns, seed: SEED + (findings ? 1 : 0) });
+    const answers = await askConfYml(docs);
+    const mismatches: string[] = [];
+    let readable = 0;
+    let disagreeing = 0;
+    docs.forEach((doc, i) => {
+      const go = answers[i]!;
+      if (go.v2.ok && go.v3.ok) {
+        if (go.v2.serverUrlHex === go.v3.serverUrlHex && go.v2.httpRequestTimeoutHex === go.v3.httpRequestTimeoutHex) readable++;
+        else disagreeing++;
+      }
+      const m = confMismatch(doc, go);
+      if (m) mismatches.push(m);
+    });
+    return { docs, mismatches, readable, disagreeing };
+  };
+
+  it('on 5 000 documents from a grammar of quoting, nulls, tags, anchors, merges, duplicates, directives, line endings', async () => {
+    const { docs, mismatches, readable, disagreeing } = await run(false, 5_000);
+    assertNoMismatches('generated documents', docs.length, mismatches);
+    // The grammar must keep producing documents Go reads, and ones where v2 and v3 differ.
+    expect(readable).toBeGreaterThan(docs.length * 0.2);
+    expect(disagreeing).toBeGreaterThan(docs.length * 0.005);
+  });
+
+  // FINDING: the same grammar with the features of the known findings switched on
+  // (tags Go cannot resolve, !!merge / ! <<, alias keys, duplicate keys Go never decodes,
+  // CR line breaks, NEL, control characters, %YAML 1.2, \/ and surrogate escapes,
+  // garbage in a later document). Fails while any of them disagrees with Go.
+  it.failing('on 2 000 documents including the features of the known findings', async () => {
+    const { docs, mismatches } = await run(true, 2_000);
+    assertNoMismatches('generated documents', docs.length, mismatches);
+  });
+});

@@ -1,0 +1,169 @@
+// Command oracle answers questions about Go's own behaviour for the webhook's e2e tests:
+// how time.ParseDuration and time.Duration.String treat a string or a number, and how
+// gopkg.in/yaml.v2 (Spiderpool's controller) and gopkg.in/yaml.v3 (Spiderpool's agent)
+// decode a conf.yml document.
+//
+// It reads one JSON object per line on stdin and writes exactly one JSON object per line
+// on stdout, in the same order:
+//
+//	{"op":"duration","in":"1m30s"} -> {"ok":true,"ns":"90000000000","string":"1m30s"}
+//	                               or {"ok":false,"error":"time: invalid duration \"x\""}
+//	{"op":"format","ns":"1500"}    -> {"ok":true,"string":"1.5µs"}
+//	{"op":"confyml","in":"..."}    -> {"v2":{...},"v3":{...}} (see decoding)
+//
+// A line that is not a valid request is answered with {"ok":false,"error":"oracle: ..."}.
+// A panic or a hang (over caseTimeout) in a decoder is reported as that decoder's error.
+package main
+
+import (
+	"bufio"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	yamlv2 "gopkg.in/yaml.v2"
+	yamlv3 "gopkg.in/yaml.v3"
+)
+
+// Provider is the iaasNetworkProvider block as Spiderpool's Go structs declare it.
+type Provider struct {
+	ServerURL          string `yaml:"serverUrl"`
+	HTTPRequestTimeout string `yaml:"httpRequestTimeout"`
+}
+
+// Conf is the part of Spiderpool's conf.yml that matters here. Other top-level keys are
+// deliberately not declared: both decoders skip undeclared keys without decoding them,
+// so the oracle judges the provider block alone (as the webhook does).
+type Conf struct {
+	IaasNetworkProvider *Provider `yaml:"iaasNetworkProvider"`
+}
+
+type request struct {
+	Op string `json:"op"`
+	In string `json:"in"`
+	Ns string `json:"ns"`
+}
+
+type durationAnswer struct {
+	OK     bool   `json:"ok"`
+	Ns     string `json:"ns,omitempty"`
+	String string `json:"string,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// decoding is one decoder's reading. The *Hex fields carry the exact bytes of the
+// strings (JSON would turn invalid UTF-8, e.g. from !!binary, into U+FFFD); utf8 tells
+// whether the string fields are exact.
+type decoding struct {
+	OK                    bool   `json:"ok"`
+	Error                 string `json:"error,omitempty"`
+	HasProvider           bool   `json:"hasProvider"`
+	ServerURL             string `json:"serverUrl"`
+	HTTPRequestTimeout    string `json:"httpRequestTimeout"`
+	ServerURLHex          string `json:"serverUrlHex"`
+	HTTPRequestTimeoutHex string `json:"httpRequestTimeoutHex"`
+	UTF8                  bool   `json:"utf8"`
+}
+
+type confAnswer struct {
+	V2 decoding `json:"v2"`
+	V3 decoding `json:"v3"`
+}
+
+type failure struct {
+	OK    bool   `json:"ok"`
+	Error string `json:"error"`
+}
+
+// caseTimeout bounds one decoder on one document; a hung goroutine is abandoned.
+const caseTimeout = 20 * time.Second
+
+func main() {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 0, 1<<20), 256<<20)
+	out := bufio.NewWriterSize(os.Stdout, 1<<16)
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	for in.Scan() {
+		if err := enc.Encode(answer(in.Bytes())); err != nil {
+			fmt.Fprintln(os.Stderr, "oracle: write:", err)
+			os.Exit(1)
+		}
+	}
+	if err := in.Err(); err != nil && err != io.EOF {
+		fmt.Fprintln(os.Stderr, "oracle: read:", err)
+		os.Exit(1)
+	}
+	if err := out.Flush(); err != nil {
+		fmt.Fprintln(os.Stderr, "oracle: write:", err)
+		os.Exit(1)
+	}
+}
+
+func answer(line []byte) any {
+	var req request
+	if err := json.Unmarshal(line, &req); err != nil {
+		return failure{Error: "oracle: bad request: " + err.Error()}
+	}
+	switch req.Op {
+	case "duration":
+		d, err := time.ParseDuration(req.In)
+		if err != nil {
+			return durationAnswer{Error: err.Error()}
+		}
+		return durationAnswer{OK: true, Ns: strconv.FormatInt(int64(d), 10), String: d.String()}
+	case "format":
+		n, err := strconv.ParseInt(req.Ns, 10, 64)
+		if err != nil {
+			return failure{Error: "oracle: bad ns: " + err.Error()}
+		}
+		return durationAnswer{OK: true, Ns: req.Ns, String: time.Duration(n).String()}
+	case "confyml":
+		data := []byte(req.In)
+		return confAnswer{
+			V2: decode(func(c *Conf) error { return yamlv2.Unmarshal(data, c) }),
+			V3: decode(func(c *Conf) error { return yamlv3.Unmarshal(data, c) }),
+		}
+	default:
+		return failure{Error: fmt.Sprintf("oracle: unknown op %q", req.Op)}
+	}
+}
+
+// decode runs one decoder on a fresh Conf, turning a panic or a hang into an error.
+func decode(unmarshal func(*Conf) error) decoding {
+	done := make(chan decoding, 1)
+	go func() {
+		var d decoding
+		defer func() {
+			if r := recover(); r != nil {
+				d = decoding{Error: fmt.Sprintf("panic: %v", r)}
+			}
+			done <- d
+		}()
+		var c Conf
+		if err := unmarshal(&c); err != nil {
+			d.Error = err.Error()
+		} else {
+			d.OK = true
+		}
+		// Decoders may fill fields before failing (type errors); report what they hold.
+		if p := c.IaasNetworkProvider; p != nil {
+			d.HasProvider = true
+			d.ServerURL, d.HTTPRequestTimeout = p.ServerURL, p.HTTPRequestTimeout
+		}
+		d.ServerURLHex = hex.EncodeToString([]byte(d.ServerURL))
+		d.HTTPRequestTimeoutHex = hex.EncodeToString([]byte(d.HTTPRequestTimeout))
+		d.UTF8 = utf8.ValidString(d.ServerURL) && utf8.ValidString(d.HTTPRequestTimeout)
+	}()
+	select {
+	case d := <-done:
+		return d
+	case <-time.After(caseTimeout):
+		return decoding{Error: fmt.Sprintf("timeout: the decoder did not return within %s", caseTimeout)}
+	}
+}
