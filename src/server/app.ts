@@ -111,15 +111,17 @@ export function createApp({ review, logger, isReady }: AppOptions): express.Expr
     }
     res.status(200).json(outcome.review);
     const { request, review: answer } = outcome;
+    // Every string from the request is bounded: a hostile review must not make a huge log line.
+    const shown = (s: string | undefined) => (s === undefined ? undefined : truncate(s));
     logger.info(
       {
         path: req.path,
-        uid: truncate(request.uid),
-        kind: `${request.kind.kind}${request.kind.group ? '.' + request.kind.group : ''}`,
-        namespace: request.namespace,
-        name: request.name === undefined ? undefined : truncate(request.name),
+        uid: shown(request.uid),
+        kind: shown(`${request.kind.kind}${request.kind.group ? '.' + request.kind.group : ''}`),
+        namespace: shown(request.namespace),
+        name: shown(request.name),
         operation: request.operation,
-        subResource: request.subResource,
+        subResource: shown(request.subResource),
         dryRun: request.dryRun ?? false,
         allowed: answer.response.allowed,
         code: answer.response.status?.code,
