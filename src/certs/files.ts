@@ -7,7 +7,12 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { mkdir, open, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { generateCertificates, type CertificateBundle, type CertificateOptions } from './generate.js';
+import {
+  generateCertificates,
+  type CertificateAuthority,
+  type CertificateBundle,
+  type CertificateOptions,
+} from './generate.js';
 
 /** File names inside a certificate directory. */
 export const CERT_FILES = { cert: 'tls.crt', key: 'tls.key', ca: 'ca.crt', caKey: 'ca.key' } as const;
@@ -157,6 +162,20 @@ export async function loadOrCreateCertificates(
     return { ...(await readServingCertificates(dir)), created: false };
   }
 
+  const ca = await readCertificateAuthority(dir);
+  const bundle = await generateCertificates(opts, ca);
+  await writeCertificates(dir, bundle);
+  return { certPem: bundle.certPem, keyPem: bundle.keyPem, caCertPem: bundle.caCertPem, created: true };
+}
+
+/**
+ * The CA kept in `dir` (`ca.crt` + `ca.key`), so a new serving certificate can be signed
+ * without changing the caBundle the API server already trusts.
+ *
+ * @returns the CA, or `undefined` when neither file exists.
+ * @throws Error when only one of the two exists (never replace half a CA silently).
+ */
+export async function readCertificateAuthority(dir: string): Promise<CertificateAuthority | undefined> {
   const [caCertPem, caKeyPem] = await Promise.all([
     readIfPresent(join(dir, CERT_FILES.ca)),
     readIfPresent(join(dir, CERT_FILES.caKey)),
@@ -168,10 +187,7 @@ export async function loadOrCreateCertificates(
         `signed without replacing the CA: restore ${absent} or remove ${present}`,
     );
   }
-  const ca = caCertPem !== undefined && caKeyPem !== undefined ? { caCertPem, caKeyPem } : undefined;
-  const bundle = await generateCertificates(opts, ca);
-  await writeCertificates(dir, bundle);
-  return { certPem: bundle.certPem, keyPem: bundle.keyPem, caCertPem: bundle.caCertPem, created: true };
+  return caCertPem !== undefined && caKeyPem !== undefined ? { caCertPem, caKeyPem } : undefined;
 }
 
 /**

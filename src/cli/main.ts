@@ -4,10 +4,15 @@
  * same functions the server uses.
  */
 import { readFile } from 'node:fs/promises';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { generateCertificates } from '../certs/generate.js';
-import { caBundleBase64, writeCertificates } from '../certs/files.js';
+import { caBundleBase64, readCertificateAuthority, writeCertificates } from '../certs/files.js';
 import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME } from '../defaults.js';
+
+/** pino's level names. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+/** Where `certs` writes by default: what `deploy/kustomization.yaml` reads. */
+const DEPLOY_TLS_DIR = 'deploy/tls';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/serve.js';
 import { reviewText, type CommandResult } from './review-file.js';
@@ -49,17 +54,19 @@ const configMapOptions = (cmd: Command): Command =>
 
 const program = new Command('spiderpool-iaas-webhook')
   .description('Validating admission webhook for Spiderpool IaaS SpiderIPPools and the iaasNetworkProvider configuration')
-  .showHelpAfterError();
+  .showHelpAfterError('(run with --help for usage)')
+  // Usage errors exit 2, so that exit 1 always means "refused" for review and validate-config.
+  .exitOverride();
 
 configMapOptions(
   program
     .command('serve')
     .description('serve the webhook over HTTPS')
-    .option('--port <port>', 'HTTPS port (env PORT)', parsePort, process.env.PORT ? parsePort(process.env.PORT) : DEFAULT_PORT)
+    .addOption(new Option('--port <port>', 'HTTPS port').env('PORT').argParser(parsePort).default(DEFAULT_PORT))
     .option('--host <address>', 'address to bind (default: all interfaces)')
     .option('--cert-dir <dir>', 'directory with tls.crt and tls.key', DEFAULT_CERT_DIR)
     .option('--no-generate-certs', 'fail instead of generating a CA and serving certificate when none are in --cert-dir')
-    .option('--log-level <level>', 'pino log level (env LOG_LEVEL)', process.env.LOG_LEVEL ?? 'info'),
+    .addOption(new Option('--log-level <level>', 'log level').env('LOG_LEVEL').choices(LOG_LEVELS).default('info')),
 ).action(async (opts) => {
   const logger = createLogger(opts.logLevel);
   try {
@@ -103,27 +110,41 @@ program
 
 program
   .command('certs')
-  .description('write a new CA and serving certificate (tls.crt, tls.key, ca.crt, ca.key) and print the base64 caBundle')
+  .description(
+    'write a serving certificate (tls.crt, tls.key) signed by the CA in --out (ca.crt, ca.key; created when absent) and print the base64 caBundle',
+  )
   .option('--service <name>', 'Service name of the webhook', DEFAULT_SERVICE_NAME)
   .option('--namespace <namespace>', 'namespace of the Service', DEFAULT_NAMESPACE)
-  .option('--out <dir>', 'directory to write the files to', DEFAULT_CERT_DIR)
+  .option('--out <dir>', 'directory to write the files to', DEPLOY_TLS_DIR)
+  .option('--new-ca', 'replace the CA in --out too (the caBundle changes: re-register the webhook)')
   .option('--dns-name <name>', 'extra DNS name for the certificate (repeatable)', collect, [])
   .option('--ip <address>', 'extra IP address for the certificate (repeatable)', collect, [])
   .option('--days <days>', 'validity in days', parsePositiveInt, 365)
   .action(async (opts) => {
-    const bundle = await generateCertificates({
-      serviceName: opts.service,
-      namespace: opts.namespace,
-      extraDnsNames: opts.dnsName,
-      extraIpAddresses: opts.ip,
-      validityDays: opts.days,
-    });
+    // Keeping the CA keeps the caBundle: old and new pods are trusted alike during a rollout.
+    const ca = opts.newCa ? undefined : await readCertificateAuthority(opts.out);
+    const bundle = await generateCertificates(
+      {
+        serviceName: opts.service,
+        namespace: opts.namespace,
+        extraDnsNames: opts.dnsName,
+        extraIpAddresses: opts.ip,
+        validityDays: opts.days,
+      },
+      ca,
+    );
     await writeCertificates(opts.out, bundle);
-    process.stderr.write(`wrote tls.crt, tls.key, ca.crt and ca.key to ${opts.out}; caBundle:\n`);
+    const what = ca ? 'a new serving certificate signed by the existing CA' : 'a new CA and serving certificate';
+    process.stderr.write(`wrote ${what} to ${opts.out} (tls.crt, tls.key, ca.crt, ca.key); caBundle:\n`);
     process.stdout.write(caBundleBase64(bundle.caCertPem) + '\n');
   });
 
 program.parseAsync().catch((e: unknown) => {
+  if (e instanceof CommanderError) {
+    // commander has printed the usage error; help and version exit 0.
+    process.exitCode = e.exitCode === 0 ? 0 : 2;
+    return;
+  }
   // A one-line error for the person at the terminal; no stack trace.
   process.stderr.write(`error: ${(e as Error).message ?? String(e)}\n`);
   process.exitCode = 2;

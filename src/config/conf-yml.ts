@@ -18,6 +18,7 @@ import {
   type Alias,
   type Pair,
   type YAMLMap,
+  type YAMLParseError,
 } from 'yaml';
 import { invalid, type FieldError } from '../field/errors.js';
 import { escapeUnprintable, quoteShown, truncate } from '../field/quote.js';
@@ -84,13 +85,7 @@ export function readConfYml(text: string): ConfYmlReading {
   const doc = parseAllDocuments(text, { schema: 'failsafe', merge: false, lineCounter: lines })[0];
   if (doc === undefined) return { ok: true, provider: emptySettings() };
   const syntax = doc.errors[0];
-  if (syntax !== undefined) {
-    const pos = syntax.linePos?.[0];
-    const where = pos ? `line ${pos.line}, column ${pos.col}: ` : '';
-    // The parser's message quotes the document: escape what a terminal would interpret.
-    const reason = escapeUnprintable(syntax.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''));
-    return { ok: false, errors: [notDecodable('', `is not valid YAML: ${where}${truncate(reason)}`)] };
-  }
+  if (syntax !== undefined) return { ok: false, errors: [notDecodable('', syntaxProblem(syntax, text))] };
   const inspected = inspectDocument(doc, text, lines);
   if ('problem' in inspected) return { ok: false, errors: [notDecodable('', inspected.problem)] };
   const { aliases } = inspected;
@@ -110,6 +105,22 @@ export function readConfYml(text: string): ConfYmlReading {
     if (e instanceof DecodeFailure) return { ok: false, errors: [e.fieldError] };
     throw e;
   }
+}
+
+/**
+ * The parser's error as one line: position, then reason. Its messages quote the document,
+ * so what a terminal would interpret is escaped; a duplicate key is named.
+ */
+function syntaxProblem(error: YAMLParseError, text: string): string {
+  const pos = error.linePos?.[0];
+  const where = pos ? `line ${pos.line}, column ${pos.col}: ` : '';
+  let reason = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+  if (error.code === 'DUPLICATE_KEY') {
+    const key = /^\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^:#\n]*?))\s*:/.exec(text.slice(error.pos[0]));
+    const name = key?.[1] ?? key?.[2] ?? key?.[3];
+    if (name) reason = `key ${quoteShown(name)} appears twice in the same mapping (yaml.v3 refuses duplicate keys)`;
+  }
+  return `not valid YAML: ${where}${truncate(escapeUnprintable(reason))}`;
 }
 
 function emptySettings(): ProviderSettings {

@@ -58,12 +58,12 @@ function modeChange(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string): Fi
     ? forbidden(
         'spec.nodeName',
         `${change} would turn IaaS node pool ${quoteShown(name)} into a global pool, but ${WHY_MODE_IS_FIXED}; ` +
-          'to make it a global pool, delete it and create it again without spec.nodeName',
+          'to make it a global pool, delete it once no Pod uses it and create it again without spec.nodeName',
       )
     : forbidden(
         'spec.nodeName',
         `${change} would turn IaaS global pool ${quoteShown(name)} into a node pool, but ${WHY_MODE_IS_FIXED}; ` +
-          'to pin it to a node, delete it and create it again with spec.nodeName',
+          'to pin it to a node, delete it once no Pod uses it and create it again with spec.nodeName',
       );
 }
 
@@ -77,7 +77,7 @@ function categoryChange(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string)
     ? forbidden(
         field,
         `removing the annotation (was ${quoteShown(before)}) would turn IaaS pool ${quoteShown(name)} into a ` +
-          `traditional pool, but ${WHY_CATEGORY_IS_FIXED}; delete the pool and create it again without the annotation`,
+          `traditional pool, but ${WHY_CATEGORY_IS_FIXED}; delete the pool once no Pod uses it and create it again without the annotation`,
       )
     : forbidden(
         field,

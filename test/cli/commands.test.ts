@@ -70,6 +70,6 @@ describe('validate-config', () => {
   it('refuses text that is not YAML with its line and column', () => {
     const result = validateConfigText('iaasNetworkProvider: [\n', 'spiderpool-conf');
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toMatch(/^ConfigMap "spiderpool-conf" is invalid: data\[conf\.yml\]: Invalid value: is not valid YAML: line \d+, column \d+: /);
+    expect(result.stderr).toMatch(/^ConfigMap "spiderpool-conf" is invalid: data\[conf\.yml\]: Invalid value: not valid YAML: line \d+, column \d+: /);
   });
 });

@@ -27,7 +27,7 @@ describe('SpiderIPPool: an IaaS pool keeps its mode', () => {
     const cause = response.status!.details!.causes[0]!.message;
     expect(cause).toContain('changing spec.nodeName from ["worker-1"] to none');
     expect(cause).toContain('IaaS node pool "pool-a" into a global pool');
-    expect(cause).toContain('delete it and create it again without spec.nodeName');
+    expect(cause).toContain('delete it once no Pod uses it and create it again without spec.nodeName');
     expect(response.status!.message).toBe(`SpiderIPPool.spiderpool.spidernet.io "pool-a" is invalid: spec.nodeName: ${cause}`);
   });
 
@@ -35,7 +35,7 @@ describe('SpiderIPPool: an IaaS pool keeps its mode', () => {
     const response = review('pool-update-global-to-node');
     expect(response.allowed).toBe(false);
     expect(response.status!.message).toMatch(
-      /^SpiderIPPool\.spiderpool\.spidernet\.io "pool-global" is invalid: spec\.nodeName: Forbidden: changing spec\.nodeName from none to \["worker-2"\] would turn IaaS global pool "pool-global" into a node pool, .*delete it and create it again with spec\.nodeName$/,
+      /^SpiderIPPool\.spiderpool\.spidernet\.io "pool-global" is invalid: spec\.nodeName: Forbidden: changing spec\.nodeName from none to \["worker-2"\] would turn IaaS global pool "pool-global" into a node pool, .*delete it once no Pod uses it and create it again with spec\.nodeName$/,
     );
   });
 
