@@ -175,6 +175,23 @@ describe('review and validate-config', () => {
     expect(result.stderr).toMatch(/^ConfigMap "spiderpool-conf" is invalid: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: Invalid value: "100s": /);
   });
 
+  it('certs keeps the CA (and so the caBundle) unless --new-ca', async () => {
+    const out = path.join(workDir, 'rotate');
+    const first = await run(['certs', '--out', out]);
+    const renewed = await run(['certs', '--out', out]);
+    const replaced = await run(['certs', '--out', out, '--new-ca']);
+    expect([first.code, renewed.code, replaced.code]).toEqual([0, 0, 0]);
+    expect(renewed.stdout).toBe(first.stdout);
+    expect(renewed.stderr).toContain('signed by the existing CA');
+    expect(replaced.stdout).not.toBe(first.stdout);
+  });
+
+  it('usage errors exit 2, apart from refusals (1)', async () => {
+    expect((await run(['validate-config'])).code).toBe(2);
+    expect((await run(['serve', '--log-level', 'loud'])).code).toBe(2);
+    expect((await run(['--help'])).code).toBe(0);
+  });
+
   it('a missing file is a one-line error, not a stack trace', async () => {
     const result = await run(['validate-config', path.join(workDir, 'nope.yml')]);
     expect(result.code).toBe(2);
