@@ -9,13 +9,15 @@
  * (`~`, `null`, empty) as "".
  */
 import {
+  Composer,
   LineCounter,
+  Parser,
   isAlias,
   isMap,
   isScalar,
   isSeq,
-  parseAllDocuments,
   type Alias,
+  type Document,
   type Pair,
   type YAMLMap,
   type YAMLParseError,
@@ -81,11 +83,10 @@ export function readConfYml(text: string): ConfYmlReading {
   const textRefused = textProblem(text);
   if (textRefused !== undefined) return { ok: false, errors: [notDecodable('', textRefused)] };
   const lines = new LineCounter();
-  // Go's Unmarshal reads the first document of a stream and ignores the rest.
-  const doc = parseAllDocuments(text, { schema: 'failsafe', merge: false, lineCounter: lines })[0];
+  const doc = firstDocument(text, lines);
   if (doc === undefined) return { ok: true, provider: emptySettings() };
   const syntax = doc.errors[0];
-  if (syntax !== undefined) return { ok: false, errors: [notDecodable('', syntaxProblem(syntax, text))] };
+  if (syntax !== undefined) return { ok: false, errors: [notDecodable('', syntaxProblem(syntax, lines))] };
   const inspected = inspectDocument(doc, text, lines);
   if ('problem' in inspected) return { ok: false, errors: [notDecodable('', inspected.problem)] };
   const { aliases } = inspected;
@@ -108,18 +109,26 @@ export function readConfYml(text: string): ConfYmlReading {
 }
 
 /**
- * The parser's error as one line: position, then reason. Its messages quote the document,
- * so what a terminal would interpret is escaped; a duplicate key is named.
+ * The first document of the stream, composed without looking further: Go's Unmarshal
+ * reads only the first document. Duplicate keys are not checked here: the `yaml`
+ * package's check is quadratic, and the decoders check only the mappings they decode
+ * (see {@link entries}).
  */
-function syntaxProblem(error: YAMLParseError, text: string): string {
-  const pos = error.linePos?.[0];
-  const where = pos ? `line ${pos.line}, column ${pos.col}: ` : '';
-  let reason = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-  if (error.code === 'DUPLICATE_KEY') {
-    const key = /^\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^:#\n]*?))\s*:/.exec(text.slice(error.pos[0]));
-    const name = key?.[1] ?? key?.[2] ?? key?.[3];
-    if (name) reason = `key ${quoteShown(name)} appears twice in the same mapping (yaml.v3 refuses duplicate keys)`;
-  }
+function firstDocument(text: string, lines: LineCounter): Document.Parsed | undefined {
+  const composer = new Composer({ schema: 'failsafe', merge: false, uniqueKeys: false });
+  const tokens = new Parser(lines.addNewLine).parse(text);
+  for (const doc of composer.compose(tokens, false, text.length)) return doc;
+  return undefined;
+}
+
+/**
+ * The parser's error as one line: position, then reason. Its messages quote the document,
+ * so what a terminal would interpret is escaped.
+ */
+function syntaxProblem(error: YAMLParseError, lines: LineCounter): string {
+  const { line, col } = lines.linePos(error.pos[0]);
+  const where = `line ${line}, column ${col}: `;
+  const reason = error.message.split('\n')[0]!;
   return `not valid YAML: ${where}${truncate(escapeUnprintable(reason))}`;
 }
 
@@ -169,9 +178,10 @@ function entries(map: YAMLMap, ctx: Context, semantics: Semantics): Pair[] {
   if (ctx.expanding.size > MAX_MERGE_DEPTH) {
     throw new DecodeFailure(notDecodable('', `merge keys (<<) nest more than ${MAX_MERGE_DEPTH} deep`));
   }
-  for (const pair of map.items) checkKey(pair, ctx);
+  checkKeys(map, ctx);
+  // Only what merge keys bring in counts against the aliasing budget.
+  if (ctx.expanding.size > 0) ctx.budget -= map.items.length + 1;
   ctx.expanding.add(map);
-  ctx.budget -= map.items.length + 1;
   if (ctx.budget < 0) {
     throw new DecodeFailure(notDecodable('', 'merge keys (<<) expand to too many entries (excessive aliasing)'));
   }
@@ -234,17 +244,30 @@ function keyText(pair: Pair, ctx: Context): string | undefined {
 }
 
 /**
- * Keys of a decoded mapping are decoded into strings: a mapping or sequence there cannot
- * be, and an empty plain key (`: x`) is a libyaml syntax error ("did not find expected key").
+ * The keys of a mapping the decoders decode: each is decoded into a string, so a mapping
+ * or sequence cannot be one; an empty plain key (`: x`) is a libyaml syntax error ("did
+ * not find expected key"); and yaml.v3 refuses a key written twice ("mapping key already
+ * defined"), comparing keys as written, merge keys included.
  */
-function checkKey(pair: Pair, ctx: Context): void {
-  if (isMergeKey(pair)) return;
-  const key = deref(pair.key, ctx);
-  if (isMap(key) || isSeq(key)) {
-    throw new DecodeFailure(notDecodable('', `${at(key, ctx.lines)}has a ${isMap(key) ? 'mapping' : 'sequence'} as a key`));
-  }
-  if (isScalar(key) && key.type === 'PLAIN' && key.tag === undefined && key.range && key.range[0] === key.range[1]) {
-    throw new DecodeFailure(notDecodable('', `${at(key, ctx.lines)}has a value without a key`));
+function checkKeys(map: YAMLMap, ctx: Context): void {
+  const seen = new Set<string>();
+  for (const pair of map.items) {
+    const key = pair.key;
+    if (isMap(key) || isSeq(key)) {
+      throw new DecodeFailure(notDecodable('', `${at(key, ctx.lines)}has a ${isMap(key) ? 'mapping' : 'sequence'} as a key`));
+    }
+    if (isScalar(key) && key.type === 'PLAIN' && key.tag === undefined && key.range && key.range[0] === key.range[1]) {
+      throw new DecodeFailure(notDecodable('', `${at(key, ctx.lines)}has a value without a key`));
+    }
+    const written = isScalar(key) ? `scalar:${String(key.value)}` : isAlias(key) ? `alias:${key.source}` : undefined;
+    if (written === undefined) continue;
+    if (seen.has(written)) {
+      const name = isScalar(key) ? String(key.value) : `*${(key as Alias).source}`;
+      throw new DecodeFailure(
+        notDecodable('', `${at(key, ctx.lines)}key ${quoteShown(name)} appears twice in the same mapping (yaml.v3 refuses duplicate keys)`),
+      );
+    }
+    seen.add(written);
   }
 }
 

@@ -14,6 +14,11 @@ import { quoteShown } from '../field/quote.js';
  */
 const MAX_FLOW_DEPTH = 100;
 const MAX_LINE_PREFIX = 400;
+/**
+ * Spiderpool's conf.yml is a few KiB; parsing is linear, but a 1 MiB document still holds
+ * the event loop for about a second, and every review waits behind it.
+ */
+const MAX_TEXT_CHARS = 256 * 1024;
 
 /**
  * Characters libyaml refuses anywhere in the stream ("control characters are not
@@ -22,8 +27,11 @@ const MAX_LINE_PREFIX = 400;
  */
 const FORBIDDEN_CHARACTER = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]/;
 
-/** Problems visible in the text itself: nesting depth, forbidden characters, directives. */
+/** Problems visible in the text itself: size, nesting depth, forbidden characters, directives. */
 export function textProblem(text: string): string | undefined {
+  if (text.length > MAX_TEXT_CHARS) {
+    return `is ${text.length} characters long, more than the ${MAX_TEXT_CHARS} this webhook reads (Spiderpool's configuration is a few KiB)`;
+  }
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

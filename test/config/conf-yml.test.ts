@@ -93,7 +93,7 @@ describe('readConfYml refuses what either decoder refuses or reads differently',
   });
 
   it.each([
-    ['duplicate keys (yaml.v3 refuses them)', 'iaasNetworkProvider:\n  httpRequestTimeout: 50s\n  httpRequestTimeout: 100s\n', /not valid YAML: line 3, column 3: key "httpRequestTimeout" appears twice in the same mapping/],
+    ['duplicate keys (yaml.v3 refuses them)', 'iaasNetworkProvider:\n  httpRequestTimeout: 50s\n  httpRequestTimeout: 100s\n', /line 3, column 3: key "httpRequestTimeout" appears twice in the same mapping/],
     ['tabs as indentation', 'iaasNetworkProvider:\n\thttpRequestTimeout: 50s\n', /not valid YAML: line 2, column 1: /],
     ['an unknown anchor', 'iaasNetworkProvider: *nowhere\n', /refers to unknown anchor "nowhere"/],
     ['an anchor that contains itself', 'iaasNetworkProvider: &a {<<: *a}\n', /an anchor's value contains itself/],
@@ -157,6 +157,25 @@ describe('hostile conf.yml (found by attacking the server)', () => {
 
   it('accepts nesting within the limits', () => {
     expect(readConfYml('x: ' + '['.repeat(100) + ']'.repeat(100) + '\n').ok).toBe(true);
+  });
+
+  it('reads a document with 100 000 keys in linear time (the parser’s own duplicate check was quadratic)', () => {
+    const keys = Array.from({ length: 100_000 }, (_, i) => `k${i}: v`).join('\n');
+    expect(provider(`${keys.slice(0, 200_000)}\niaasNetworkProvider: {serverUrl: http://a}\n`).serverUrl).toBe('http://a');
+  });
+
+  it('refuses a conf.yml over 256 KiB before parsing it', () => {
+    expect(refusal('# ' + 'x'.repeat(300_000) + '\n')).toMatch(/is 300003 characters long, more than the 262144 this webhook reads/);
+  });
+
+  it('charges the aliasing budget only for merged entries: 1 200 plain keys are fine', () => {
+    expect(readConfYml(Array.from({ length: 1_200 }, (_, i) => `k${i}: v`).join('\n') + '\n').ok).toBe(true);
+  });
+
+  it('checks duplicate keys only in the mappings it decodes, as yaml.v3 does', () => {
+    expect(readConfYml('foo:\n  a: 1\n  a: 2\n').ok).toBe(true);
+    expect(refusal('iaasNetworkProvider:\n  serverUrl: a\n  serverUrl: b\n')).toMatch(/line 3, column 3: key "serverUrl" appears twice/);
+    expect(refusal('a: 1\na: 2\n')).toMatch(/key "a" appears twice/);
   });
 
   it('resolves thousands of aliases in one pass (each alias once searched the whole document)', () => {
