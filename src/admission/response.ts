@@ -17,7 +17,18 @@ export function denied(status: Status, warnings: readonly string[] = []): Verdic
   return warnings.length > 0 ? { allowed: false, status, warnings: [...warnings] } : { allowed: false, status };
 }
 
-const REASON_BY_CODE: Readonly<Record<number, string>> = { 400: 'BadRequest', 500: 'InternalError' };
+/** `metav1.StatusReason` for the HTTP codes this webhook answers with (k8s.io/apimachinery/pkg/apis/meta/v1). */
+export const REASON_BY_CODE: Readonly<Record<number, string>> = {
+  400: 'BadRequest',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  408: 'Timeout',
+  413: 'RequestEntityTooLarge',
+  415: 'UnsupportedMediaType',
+  422: 'Invalid',
+  431: 'RequestHeaderFieldsTooLarge',
+  500: 'InternalError',
+};
 
 /**
  * Deny because the request could not be judged (controller-runtime's `Errored`), e.g. an

@@ -72,11 +72,11 @@ export interface ReviewOutcome {
  *   AdmissionReview request with a `uid`.
  */
 export function createReviewer(options: ReviewOptions = {}): (body: unknown) => ReviewOutcome {
-  // Every other kind is allowed.
   const guards = [guard(spiderIPPoolValidator), guard(configMapValidator(options.configMap))];
   return (body) => {
     const { request } = decodeAdmissionReview(body);
     const match = guards.find((g) => g.group === request.kind.group && g.kind === request.kind.kind);
+    // Every other kind is allowed.
     return { request, review: encodeAdmissionReview(request.uid, match ? match.decide(request) : allowed()) };
   };
 }

@@ -9,13 +9,21 @@ import { renderPath } from '../field/path.js';
 import { allowed, errored, type GroupKind } from './response.js';
 import type { AdmissionRequest, Verdict } from './schema.js';
 
+/**
+ * One guarded kind. Each `validate*` is pure and returns the decision for its operation
+ * (allowed, possibly with warnings, or denied with a status); an operation without one is
+ * allowed.
+ */
 export interface Validator<T> {
   /** The kind it guards; requests are routed by `request.kind` group and kind, any version. */
   groupKind: GroupKind;
   /** The fields it reads; other fields are ignored, so any future field is tolerated. */
   schema: z.ZodType<T>;
+  /** CREATE: `object` is the object to be created. */
   validateCreate?(object: T, request: AdmissionRequest): Verdict;
+  /** UPDATE: `oldObject` as stored, `object` as it would be stored. */
   validateUpdate?(oldObject: T, object: T, request: AdmissionRequest): Verdict;
+  /** DELETE: `oldObject` as stored. */
   validateDelete?(oldObject: T, request: AdmissionRequest): Verdict;
 }
 

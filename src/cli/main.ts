@@ -8,15 +8,15 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { generateCertificates } from '../certs/generate.js';
 import { caBundleBase64, readCertificateAuthority, writeCertificates } from '../certs/files.js';
 import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME } from '../defaults.js';
-
-/** pino's level names. */
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-/** Where `certs` writes by default: what `deploy/kustomization.yaml` reads. */
-const DEPLOY_TLS_DIR = 'deploy/tls';
+import { levels } from 'pino';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/serve.js';
 import { reviewText, type CommandResult } from './review-file.js';
 import { validateConfigText } from './validate-config.js';
+
+const LOG_LEVELS = [...Object.keys(levels.values), 'silent'];
+/** Where `certs` writes by default: what `deploy/kustomization.yaml` reads. */
+const DEPLOY_TLS_DIR = 'deploy/tls';
 
 function parsePort(value: string): number {
   const port = Number(value);

@@ -275,20 +275,17 @@ function deref(node: unknown, ctx: Context): unknown {
   return isAlias(node) ? ctx.aliases.get(node) : node;
 }
 
-/**
- * A null as the decoders resolve it: a missing node, a plain null spelling, or `!!null`
- * on a null spelling. `!!null` on anything else fails to decode ("cannot decode !!str
- * `50s` as a !!null").
- */
-function isNull(node: unknown, field = '', ctx?: Context): boolean {
+/** A null as the decoders resolve it: a missing node, a plain null spelling, or `!!null` on one. */
+function isNull(node: unknown): boolean {
   if (node === null || node === undefined) return true;
-  if (!isScalar(node)) return false;
-  const nullSpelling = NULL_SPELLINGS.has(String(node.value));
-  if (node.tag === NULL_TAG) {
-    if (!nullSpelling && ctx) throw tagFailure(field, node, ctx);
-    return nullSpelling;
-  }
-  return node.tag === undefined && node.type === 'PLAIN' && nullSpelling;
+  if (!isScalar(node) || !NULL_SPELLINGS.has(String(node.value))) return false;
+  return node.tag === NULL_TAG || (node.tag === undefined && node.type === 'PLAIN');
+}
+
+/** Whether a value the decoders decode is null; `!!null` on other text fails ("cannot decode !!str `50s` as a !!null"). */
+function decodesToNull(node: unknown, field: string, ctx: Context): boolean {
+  if (isScalar(node) && node.tag === NULL_TAG && !isNull(node)) throw tagFailure(field, node, ctx);
+  return isNull(node);
 }
 
 /**
@@ -297,7 +294,7 @@ function isNull(node: unknown, field = '', ctx?: Context): boolean {
  */
 function mappingValue(node: unknown, field: string, ctx: Context): YAMLMap | null {
   const value = deref(node, ctx);
-  if (isNull(value, field, ctx)) return null;
+  if (decodesToNull(value, field, ctx)) return null;
   if (!isMap(value)) throw typeFailure(field, value, 'a mapping', ctx);
   if (value.tag === NULL_TAG) throw tagFailure(field, value, ctx);
   return value;
@@ -313,7 +310,7 @@ function mappingValue(node: unknown, field: string, ctx: Context): YAMLMap | nul
  */
 function stringValue(node: unknown, field: string, ctx: Context): string {
   const value = deref(node, ctx);
-  if (isNull(value, field, ctx)) return '';
+  if (decodesToNull(value, field, ctx)) return '';
   if (!isScalar(value)) throw typeFailure(field, value, 'a string', ctx);
   // The failsafe schema still turns !!timestamp into a Date: keep the text as written.
   const text = value.value instanceof Date ? (value.source ?? '') : String(value.value);

@@ -5,6 +5,7 @@
  */
 import { formatGoDuration } from '../duration/format.js';
 import { parseGoDuration } from '../duration/parse.js';
+import { MINUTE, SECOND } from '../duration/units.js';
 import { invalid, type FieldError, type FieldWarning } from '../field/errors.js';
 import { quoteShown, truncate } from '../field/quote.js';
 import type { ProviderSettings } from './conf-yml.js';
@@ -12,11 +13,10 @@ import type { ProviderSettings } from './conf-yml.js';
 /** Used by Spiderpool when `httpRequestTimeout` is empty: the provider's ~48s worst case plus margin. */
 export const DEFAULT_HTTP_REQUEST_TIMEOUT = '50s';
 
-const NS_PER_SECOND = 1_000_000_000n;
 /** Static safety limit: kubelet gives the whole Pod sandbox creation 2 minutes. */
-const STATIC_LIMIT_NS = 120n * NS_PER_SECOND;
+const STATIC_LIMIT_NS = 2n * MINUTE;
 /** The Spiderpool CNI plugin waits 100s for the agent on ADD and DEL; one provider call must fit in it. */
-const CNI_AGENT_BUDGET_NS = 100n * NS_PER_SECOND;
+const CNI_AGENT_BUDGET_NS = 100n * SECOND;
 
 const FATAL = "Spiderpool's agent and controller refuse to start with it";
 const ADVICE = "use 50s (the default, above the provider's ~48s worst case) or 55s-59s under heavy rate limiting";
@@ -70,7 +70,10 @@ export function httpRequestTimeoutProblem(text: string): { why: string; advice: 
   try {
     ns = parseGoDuration(text);
   } catch (e) {
-    const hint = /^[0-9]+(\.[0-9]*)?$/.test(text) ? `did you mean ${quoteShown(text + 's')}? ` : '';
+    // Suggest the unit only where it gives an accepted value ("50" → "50s", not "100" → "100s").
+    const withUnit = text + 's';
+    const hint =
+      /^[0-9]+(\.[0-9]*)?$/.test(text) && httpRequestTimeoutProblem(withUnit) === undefined ? `did you mean ${quoteShown(withUnit)}? ` : '';
     return {
       why: `is not a Go duration (${truncate((e as Error).message)})`,
       advice: `${hint}write a number with a unit (ns, us, ms, s, m, h) such as "50s", or leave it empty for the default 50s`,

@@ -1,8 +1,4 @@
-const MIN_INT64 = -(1n << 63n);
-const MAX_INT64 = (1n << 63n) - 1n;
-const NS_PER_US = 1_000n;
-const NS_PER_MS = 1_000_000n;
-const NS_PER_S = 1_000_000_000n;
+import { MAX_INT64, MICROSECOND, MILLISECOND, MIN_INT64, SECOND } from './units.js';
 
 /**
  * Formats nanoseconds the way Go's `time.Duration.String()` does (go/src/time/time.go):
@@ -19,19 +15,19 @@ export function formatGoDuration(ns: bigint): string {
   const neg = ns < 0n;
   let u = neg ? -ns : ns;
   let out: string;
-  if (u < NS_PER_S) {
+  if (u < SECOND) {
     // Smaller than a second: use ns, µs or ms, like "1.2ms".
     if (u === 0n) return '0s';
     let unit: string;
     let prec: number;
-    if (u < NS_PER_US) [unit, prec] = ['ns', 0];
-    else if (u < NS_PER_MS) [unit, prec] = ['µs', 3];
+    if (u < MICROSECOND) [unit, prec] = ['ns', 0];
+    else if (u < MILLISECOND) [unit, prec] = ['µs', 3];
     else [unit, prec] = ['ms', 6];
     const frac = fractionDigits(u, prec);
     out = String(u / 10n ** BigInt(prec)) + frac + unit;
   } else {
     const frac = fractionDigits(u, 9);
-    u /= NS_PER_S; // whole seconds
+    u /= SECOND; // whole seconds
     out = String(u % 60n) + frac + 's';
     u /= 60n; // whole minutes
     if (u > 0n) {

@@ -1,19 +1,20 @@
-import { quoteGo } from './quote.js';
+import { quoteForTimeError } from './quote.js';
+import { HOUR, MAX_INT64, MICROSECOND, MILLISECOND, MINUTE, NANOSECOND, SECOND } from './units.js';
 
 /** Nanoseconds per unit, as `unitMap` in go/src/time/format.go. */
 const UNIT_NS: ReadonlyMap<string, bigint> = new Map([
-  ['ns', 1n],
-  ['us', 1_000n],
-  ['µs', 1_000n], // U+00B5 micro sign
-  ['μs', 1_000n], // U+03BC Greek small letter mu
-  ['ms', 1_000_000n],
-  ['s', 1_000_000_000n],
-  ['m', 60_000_000_000n],
-  ['h', 3_600_000_000_000n],
+  ['ns', NANOSECOND],
+  ['us', MICROSECOND],
+  ['µs', MICROSECOND], // U+00B5 micro sign
+  ['μs', MICROSECOND], // U+03BC Greek small letter mu
+  ['ms', MILLISECOND],
+  ['s', SECOND],
+  ['m', MINUTE],
+  ['h', HOUR],
 ]);
 
-const TWO_POW_63 = 1n << 63n;
-const MAX_INT64 = TWO_POW_63 - 1n;
+/** Go accumulates in a uint64 and allows 2^63 on the way (for -2^63). */
+const TWO_POW_63 = MAX_INT64 + 1n;
 
 function isDigit(code: number): boolean {
   return code >= 0x30 && code <= 0x39;
@@ -35,7 +36,7 @@ function isDigit(code: number): boolean {
  */
 export function parseGoDuration(s: string): bigint {
   const orig = s;
-  const invalid = (): Error => new Error('time: invalid duration ' + quoteGo(orig));
+  const invalid = (): Error => new Error('time: invalid duration ' + quoteForTimeError(orig));
   let d = 0n;
   let neg = false;
 
@@ -76,12 +77,12 @@ export function parseGoDuration(s: string): bigint {
     // Consume unit: everything up to the next '.' or digit.
     let i = 0;
     while (i < s.length && !(s[i] === '.' || isDigit(s.charCodeAt(i)))) i++;
-    if (i === 0) throw new Error('time: missing unit in duration ' + quoteGo(orig));
+    if (i === 0) throw new Error('time: missing unit in duration ' + quoteForTimeError(orig));
     const u = s.slice(0, i);
     s = s.slice(i);
     const unit = UNIT_NS.get(u);
     if (unit === undefined) {
-      throw new Error('time: unknown unit ' + quoteGo(u) + ' in duration ' + quoteGo(orig));
+      throw new Error('time: unknown unit ' + quoteForTimeError(u) + ' in duration ' + quoteForTimeError(orig));
     }
     if (v > TWO_POW_63 / unit) throw invalid();
     v *= unit;

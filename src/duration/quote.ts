@@ -7,7 +7,7 @@ const utf8 = new TextEncoder();
  * backslash-escaped. A lone UTF-16 surrogate encodes as U+FFFD, which is what Go's
  * JSON decoder turns it into before `time.ParseDuration` would see it.
  */
-export function quoteGo(s: string): string {
+export function quoteForTimeError(s: string): string {
   let out = '"';
   for (const byte of utf8.encode(s)) {
     if (byte < 0x20 || byte >= 0x80) {

@@ -8,8 +8,8 @@ export interface FieldError {
   type: 'FieldValueForbidden' | 'FieldValueInvalid' | 'FieldValueRequired';
   /** Field path as Kubernetes writes it: `spec.nodeName`, `data[conf.yml].iaasNetworkProvider.httpRequestTimeout`. */
   field: string;
-  /** The value as written; shown only for `Invalid`, and only when present. */
-  badValue?: string | number | boolean | null;
+  /** The value as written; shown (`%q`-quoted) only for `Invalid`, and only when present. */
+  badValue?: string;
   /** What was refused, why, and what to do instead: one line, standing alone. */
   detail: string;
 }
@@ -20,7 +20,7 @@ export function forbidden(field: string, detail: string): FieldError {
 }
 
 /** `field.Invalid`: the value is wrong; pass `badValue` to show it as written. */
-export function invalid(field: string, badValue: FieldError['badValue'] | undefined, detail: string): FieldError {
+export function invalid(field: string, badValue: string | undefined, detail: string): FieldError {
   return badValue === undefined
     ? { type: 'FieldValueInvalid', field, detail }
     : { type: 'FieldValueInvalid', field, badValue, detail };
@@ -39,15 +39,12 @@ const TYPE_WORDS: Record<FieldError['type'], string> = {
 
 /**
  * The cause message, as `field.Error.ErrorBody()`: `Forbidden: <detail>` or
- * `Invalid value: "100s": <detail>` (strings `%q`-quoted, other scalars `%v`).
+ * `Invalid value: "100s": <detail>`.
  * kubectl prints `<field>: <this>` for each cause of an `Invalid` status.
  */
 export function fieldErrorBody(e: FieldError): string {
   let body = TYPE_WORDS[e.type];
-  if (e.type === 'FieldValueInvalid' && 'badValue' in e) {
-    const v = e.badValue;
-    body += ': ' + (typeof v === 'string' ? quoteShown(v) : v === null ? 'null' : String(v));
-  }
+  if (e.type === 'FieldValueInvalid' && e.badValue !== undefined) body += ': ' + quoteShown(e.badValue);
   return e.detail === '' ? body : `${body}: ${e.detail}`;
 }
 

@@ -11,8 +11,10 @@ import { validateConfYml } from '../config/validate.js';
 import { CONF_YML_KEY, DEFAULT_CONFIGMAP_NAME } from '../defaults.js';
 import { fieldWarningString, required, underField, type FieldError } from '../field/errors.js';
 
+/** The core-group ConfigMap kind. */
 export const CONFIGMAP: GroupKind = { group: '', kind: 'ConfigMap' };
 
+/** The ConfigMap fields the rule reads: name, namespace and string `data`. */
 export const ConfigMapSchema = z.object({
   metadata: z.object({
     name: z.string().optional(),

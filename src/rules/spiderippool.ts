@@ -12,11 +12,13 @@ import type { Validator } from '../admission/validator.js';
 import { forbidden, type FieldError } from '../field/errors.js';
 import { quoteShown } from '../field/quote.js';
 
+/** Spiderpool's IP pool kind (cluster-scoped, served as `v2beta1`). */
 export const SPIDERIPPOOL: GroupKind = { group: 'spiderpool.spidernet.io', kind: 'SpiderIPPool' };
 
 /** Its presence marks an IaaS pool, whose addresses are cloud sub-ENIs the provider manages. */
 export const IAAS_PROVIDER_ANNOTATION = 'ipam.spidernet.io/iaas-provider';
 
+/** The SpiderIPPool fields the rules read; any other field, present or future, is ignored. */
 export const SpiderIPPoolSchema = z.object({
   metadata: z.object({
     name: z.string().optional(),
@@ -111,6 +113,7 @@ export function validateSpiderIPPoolUpdate(oldPool: SpiderIPPool, pool: SpiderIP
   return refused.length > 0 ? denied(invalidStatus(SPIDERIPPOOL, name, refused)) : allowed();
 }
 
+/** SpiderIPPool guard: UPDATE only (CREATE and DELETE are not restricted by the design). */
 export const spiderIPPoolValidator: Validator<SpiderIPPool> = {
   groupKind: SPIDERIPPOOL,
   schema: SpiderIPPoolSchema,

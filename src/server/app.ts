@@ -5,6 +5,7 @@
  */
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
+import { REASON_BY_CODE } from '../admission/response.js';
 import { InvalidAdmissionReviewError, type ReviewOutcome } from '../admission/review.js';
 import { MAX_BODY_BYTES, WEBHOOK_PATHS } from '../defaults.js';
 import { quoteShown, truncate } from '../field/quote.js';
@@ -18,29 +19,16 @@ export interface AppOptions {
 }
 
 /**
- * Answers a client's mistake with a Kubernetes `Status` (the kube-apiserver shows its
- * `message` when a webhook call fails) and a one-line reason; never a stack trace.
+ * A client's mistake answered as a Kubernetes `Status` (the kube-apiserver shows its
+ * `message` when a webhook call fails), with a one-line message and never a stack trace.
  */
-function sendStatus(res: Response, code: number, reason: string, message: string): void {
-  res.status(code).json(statusBody(code, reason, message));
-}
-
-/** A `metav1.Status` failure, as JSON-ready data. */
-export function statusBody(code: number, reason: string, message: string) {
+export function statusBody(code: number, message: string) {
+  const reason = REASON_BY_CODE[code] ?? 'BadRequest';
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
 }
 
-const REASONS: Readonly<Record<number, string>> = {
-  400: 'BadRequest',
-  404: 'NotFound',
-  405: 'MethodNotAllowed',
-  413: 'RequestEntityTooLarge',
-  415: 'UnsupportedMediaType',
-  500: 'InternalError',
-};
-
 function refuse(res: Response, code: number, message: string): void {
-  sendStatus(res, code, REASONS[code] ?? 'BadRequest', message);
+  res.status(code).json(statusBody(code, message));
 }
 
 /**
@@ -83,7 +71,12 @@ const bodyErrors: ErrorRequestHandler = (err: { status?: number; type?: string }
   }
 };
 
-/** Creates the express application; see README "HTTP interface". */
+/**
+ * The express application: `POST /validate-spiderippool` and `POST /validate-configmap`
+ * (HTTP 200 with the response AdmissionReview; 4xx with a `Status` for a malformed
+ * request), `GET /healthz` (always 200) and `GET /readyz` (200 while `isReady()`, else
+ * 503). TLS and listening are `startServer`'s (serve.ts).
+ */
 export function createApp({ review, logger, isReady }: AppOptions): express.Express {
   const app = express();
   // Paths are exact: /validate-configmap only, not /VALIDATE-CONFIGMAP/.

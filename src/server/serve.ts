@@ -53,13 +53,13 @@ const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
  */
 function answerMalformedHttp(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
-  const [code, reason, message] =
+  const [code, message] =
     err.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'RequestHeaderFieldsTooLarge', 'request headers are too large']
+      ? [431, 'request headers are too large']
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Timeout', 'request was not received in time']
-        : [400, 'BadRequest', 'request is not well-formed HTTP/1.1'];
-  const body = JSON.stringify(statusBody(code, reason, message));
+        ? [408, 'request was not received in time']
+        : [400, 'request is not well-formed HTTP/1.1'];
+  const body = JSON.stringify(statusBody(code, message));
   socket.end(
     `HTTP/1.1 ${code} ${STATUS_CODES[code]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );

@@ -47,6 +47,8 @@ describe('httpRequestTimeout boundaries (0 < d < 2m and d < 100s; empty means 50
   it('suggests the unit a bare number lacks', () => {
     expect(httpRequestTimeoutProblem('50')!.advice).toMatch(/^did you mean "50s"\? /);
     expect(httpRequestTimeoutProblem('abc')!.advice).not.toContain('did you mean');
+    // "100s" would be refused too: no hint that leads to another refusal.
+    expect(httpRequestTimeoutProblem('100')!.advice).not.toContain('did you mean');
   });
 });
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { formatGoDuration } from '../../src/duration/format.js';
 import { parseGoDuration } from '../../src/duration/parse.js';
-import { quoteGo } from '../../src/duration/quote.js';
+import { quoteForTimeError } from '../../src/duration/quote.js';
 
 const int64 = fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n });
 
@@ -39,7 +39,7 @@ describe('formatGoDuration / parseGoDuration', () => {
   });
 });
 
-describe('quoteGo (time.quote)', () => {
+describe('quoteForTimeError (time.quote)', () => {
   it.each([
     ['50s', '"50s"'],
     ['a"b\\c', '"a\\"b\\\\c"'],
@@ -49,6 +49,6 @@ describe('quoteGo (time.quote)', () => {
     ['\ud800', '"\\xef\\xbf\\xbd"'],
     ['\x7f', '"\x7f"'],
   ])('quotes %j as %s', (input, quoted) => {
-    expect(quoteGo(input)).toBe(quoted);
+    expect(quoteForTimeError(input)).toBe(quoted);
   });
 });

@@ -6,8 +6,7 @@ describe('field errors render as Kubernetes renders them', () => {
   it.each([
     [forbidden('spec.nodeName', 'no'), 'Forbidden: no'],
     [invalid('a', '100s', 'too long'), 'Invalid value: "100s": too long'],
-    [invalid('a', 5, 'too big'), 'Invalid value: 5: too big'],
-    [invalid('a', null, 'missing'), 'Invalid value: null: missing'],
+    [invalid('a', 'x\ny', 'one line'), 'Invalid value: "x\\ny": one line'],
     [invalid('a', undefined, 'omitted'), 'Invalid value: omitted'],
     [required('data[conf.yml]', 'needed'), 'Required value: needed'],
   ])('%j → %s', (error, body) => {

@@ -133,12 +133,16 @@ describe('bad requests get a 4xx Status with a one-line reason', () => {
     expectStatus(res.body, 400, 'BadRequest', /^not an admission\.k8s\.io\/v1 AdmissionReview/);
   });
 
-  it('treats __proto__ keys as data', async () => {
-    const review = loadReview('pool-update-node-to-global');
-    const body = JSON.stringify(review).replace('"metadata":{', '"metadata":{"__proto__":{"polluted":true},');
+  it('treats a __proto__ key as data, never as the object\'s prototype', async () => {
+    // The old pool is traditional; its metadata smuggles the IaaS annotation in a
+    // "__proto__" key. Were it followed, old and new would both look like IaaS pools and
+    // the update would pass; read as data, the annotation is being added: refused.
+    const review = loadReview('pool-update-annotation-added');
+    review.request.oldObject.metadata.PROTO = { annotations: { 'ipam.spidernet.io/iaas-provider': 'openstack' } };
+    const body = JSON.stringify(review).replace('"PROTO"', '"__proto__"');
     const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send(body).expect(200);
     expect(res.body.response.allowed).toBe(false);
-    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+    expect(res.body.response.status.details.causes[0].field).toBe('metadata.annotations[ipam.spidernet.io/iaas-provider]');
   });
 });
 
