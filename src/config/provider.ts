@@ -9,6 +9,7 @@ import { MINUTE, SECOND } from '../duration/units.js';
 import { invalid, type FieldError, type FieldWarning } from '../field/errors.js';
 import { quoteShown, truncate } from '../field/quote.js';
 import type { ProviderSettings } from './conf-yml.js';
+import { parseGoUrl } from './go-url.js';
 
 /** Used by Spiderpool when `httpRequestTimeout` is empty: the provider's ~48s worst case plus margin. */
 export const DEFAULT_HTTP_REQUEST_TIMEOUT = '50s';
@@ -103,26 +104,30 @@ export function httpRequestTimeoutProblem(text: string): { why: string; advice: 
 }
 
 /**
- * `serverUrl`, when set: an `http://` or `https://` URL with a host, as Spiderpool requires.
- * The host is taken from the authority as Go's `net/url` does (so `http:///path` has none,
- * where WHATWG URL parsing would take `path` as the host); spaces and control characters,
- * which Go refuses and WHATWG trims or escapes, are refused too.
+ * `serverUrl`, when set: an `http://` or `https://` URL with a host, parsed as Go's
+ * `url.Parse` parses it (see go-url.ts), since Spiderpool's Go code reads it.
  */
 export function checkServerUrl(text: string): FieldError | undefined {
-  const authority = /^https?:\/\/([^/?#]*)/i.exec(text)?.[1];
-  if (authority !== undefined && hostOf(authority) !== '' && !/[\x00-\x20\x7f]/.test(text) && URL.canParse(text)) {
-    return undefined;
-  }
+  const url = parseGoUrl(text);
+  const why = !url.ok
+    ? `is not a URL Go can parse (${truncate(url.error)})`
+    : url.scheme !== 'http' && url.scheme !== 'https'
+      ? 'must be an http:// or https:// URL'
+      : hostname(url.host) === ''
+        ? 'has no host'
+        : undefined;
+  if (why === undefined) return undefined;
   return invalid(
     'iaasNetworkProvider.serverUrl',
     text,
-    `must be an http:// or https:// URL with a host, such as "http://iaas-network-provider.example.svc:80", ` +
-      `so ${FATAL}; leave serverUrl empty to turn the IaaS provider off`,
+    `${why}, so ${FATAL}; write an http:// or https:// URL with a host, such as ` +
+      `"http://iaas-network-provider.example.svc:80", or leave serverUrl empty to turn the IaaS provider off`,
   );
 }
 
-/** The host of an authority `[userinfo@]host[:port]`, IPv6 literals in brackets. */
-function hostOf(authority: string): string {
-  const hostPort = authority.slice(authority.lastIndexOf('@') + 1);
-  return hostPort.startsWith('[') ? hostPort.slice(0, hostPort.indexOf(']') + 1) : hostPort.split(':')[0]!;
+/** Go's `URL.Hostname()`: the host without its port and IPv6 brackets. */
+function hostname(host: string): string {
+  if (host.startsWith('[')) return host.slice(1, host.indexOf(']'));
+  const colon = host.lastIndexOf(':');
+  return colon < 0 ? host : host.slice(0, colon);
 }

@@ -69,22 +69,41 @@ describe('provider disabled (serverUrl empty)', () => {
   });
 });
 
-describe('serverUrl, when set', () => {
-  it.each(['http://provider:80', 'https://provider.example.com/api', 'http://10.0.0.1:8080', 'http://[fd00::1]:80'])(
-    'accepts %j',
-    (serverUrl) => {
-      expect(checkProviderSettings({ serverUrl, httpRequestTimeout: '' }).errors).toEqual([]);
-    },
-  );
+describe('serverUrl, when set (parsed as Go\'s url.Parse parses it)', () => {
+  it.each([
+    'http://provider:80',
+    'https://provider.example.com/api',
+    'http://10.0.0.1:8080',
+    'http://[fd00::1]:80',
+    'HTTP://Provider', // Go lower-cases the scheme
+    'http://provider:99999', // Go checks only that the port is digits
+    'http://provider/a b', // spaces are fine in a Go path
+    'http://user:pass@provider',
+  ])('accepts %j', (serverUrl) => {
+    expect(checkProviderSettings({ serverUrl, httpRequestTimeout: '' }).errors).toEqual([]);
+  });
 
-  it.each(['ftp://provider', 'provider:80', 'http://', 'http:///path', ' http://provider', 'http://pro vider', 'not a url'])(
-    'refuses %j',
-    (serverUrl) => {
-      const { errors } = checkProviderSettings({ serverUrl, httpRequestTimeout: '' });
-      expect(errors.map((e) => e.field)).toEqual(['iaasNetworkProvider.serverUrl']);
-      expect(errors[0]!.detail).toMatch(/^must be an http:\/\/ or https:\/\/ URL with a host/);
-    },
-  );
+  it.each([
+    ['ftp://provider', 'must be an http:// or https:// URL'],
+    ['provider:80', 'must be an http:// or https:// URL'],
+    ['http://', 'has no host'],
+    ['http:///path', 'has no host'],
+    ['http://:80', 'has no host'],
+    ['not a url', 'must be an http:// or https:// URL'],
+    [' http://provider', 'is not a URL Go can parse (parse " http://provider": first path segment in URL cannot contain colon)'],
+    ['http://pro vider', 'is not a URL Go can parse (parse "http://pro vider": invalid character " " in host name)'],
+    ['http://h\\x', 'is not a URL Go can parse (parse "http://h\\\\x": invalid character "\\\\" in host name)'],
+    ['http://h/%zz', 'is not a URL Go can parse (parse "http://h/%zz": invalid URL escape "%zz")'],
+    ['https://h#%zz', 'is not a URL Go can parse (parse "https://h#%zz": invalid URL escape "%zz")'],
+    ['http://h:8o', 'is not a URL Go can parse (parse "http://h:8o": invalid port ":8o" after host)'],
+    ['http://h:80:90', 'is not a URL Go can parse (parse "http://h:80:90": invalid port ":80:90" after host)'],
+    ['http://[1.2.3.4]', 'is not a URL Go can parse (parse "http://[1.2.3.4]": invalid IP-literal)'],
+    ['http://h\t', 'is not a URL Go can parse (parse "http://h\\t": net/url: invalid control character in URL)'],
+  ])('refuses %j: %s', (serverUrl, why) => {
+    const { errors } = checkProviderSettings({ serverUrl, httpRequestTimeout: '' });
+    expect(errors.map((e) => e.field)).toEqual(['iaasNetworkProvider.serverUrl']);
+    expect(errors[0]!.detail.startsWith(`${why}, so Spiderpool's agent and controller refuse to start with it; `)).toBe(true);
+  });
 
   it('reports a bad URL and a bad timeout together', () => {
     const { errors } = checkProviderSettings({ serverUrl: 'ftp://x', httpRequestTimeout: '2m' });

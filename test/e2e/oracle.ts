@@ -19,11 +19,20 @@ import { fileURLToPath } from 'node:url';
 /** The Go module's directory: test/e2e/oracle. */
 export const ORACLE_DIR = join(dirname(fileURLToPath(import.meta.url)), 'oracle');
 
-/** A question: `{op: 'duration', in}`, `{op: 'format', ns}` or `{op: 'confyml', in}`. */
+/** A question: `{op: 'duration', in}`, `{op: 'format', ns}`, `{op: 'confyml', in}` or `{op: 'url', in}`. */
 export type OracleCase =
   | { op: 'duration'; in: string }
   | { op: 'format'; ns: string }
-  | { op: 'confyml'; in: string };
+  | { op: 'confyml'; in: string }
+  | { op: 'url'; in: string };
+
+/** Go's `url.Parse` verdict. */
+export interface UrlAnswer {
+  ok: boolean;
+  scheme?: string;
+  host?: string;
+  error?: string;
+}
 
 /** Go's answer to `duration` and `format`. */
 export interface DurationAnswer {
@@ -158,4 +167,9 @@ export async function askFormats(ns: readonly bigint[]): Promise<DurationAnswer[
 export async function askConfYml(docs: readonly string[]): Promise<ConfYmlAnswer[]> {
   const cases: OracleCase[] = docs.map((d) => ({ op: 'confyml', in: d }));
   return (await askOracle(cases)) as ConfYmlAnswer[];
+}
+
+export async function askUrls(inputs: readonly string[]): Promise<UrlAnswer[]> {
+  const cases: OracleCase[] = inputs.map((s) => ({ op: 'url', in: s }));
+  return (await askOracle(cases)) as UrlAnswer[];
 }

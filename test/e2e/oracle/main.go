@@ -10,6 +10,7 @@
 //	                               or {"ok":false,"error":"time: invalid duration \"x\""}
 //	{"op":"format","ns":"1500"}    -> {"ok":true,"string":"1.5µs"}
 //	{"op":"confyml","in":"..."}    -> {"v2":{...},"v3":{...}} (see decoding)
+//	{"op":"url","in":"http://h"}   -> {"ok":true,"scheme":"http","host":"h"} or {"ok":false,"error":"parse ..."}
 //
 // A line that is not a valid request is answered with {"ok":false,"error":"oracle: ..."}.
 // A panic or a hang (over caseTimeout) in a decoder is reported as that decoder's error.
@@ -21,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strconv"
 	"time"
@@ -47,6 +49,14 @@ type request struct {
 	Op string `json:"op"`
 	In string `json:"in"`
 	Ns string `json:"ns"`
+}
+
+// urlAnswer is url.Parse's verdict: the scheme and host, or the error text.
+type urlAnswer struct {
+	OK     bool   `json:"ok"`
+	Scheme string `json:"scheme,omitempty"`
+	Host   string `json:"host,omitempty"`
+	Error  string `json:"error,omitempty"`
 }
 
 type durationAnswer struct {
@@ -129,6 +139,12 @@ func answer(line []byte) any {
 			V2: decode(func(c *Conf) error { return yamlv2.Unmarshal(data, c) }),
 			V3: decode(func(c *Conf) error { return yamlv3.Unmarshal(data, c) }),
 		}
+	case "url":
+		u, err := url.Parse(req.In)
+		if err != nil {
+			return urlAnswer{Error: err.Error()}
+		}
+		return urlAnswer{OK: true, Scheme: u.Scheme, Host: u.Host}
 	default:
 		return failure{Error: fmt.Sprintf("oracle: unknown op %q", req.Op)}
 	}
