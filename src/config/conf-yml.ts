@@ -112,7 +112,7 @@ export function readConfYml(text: string): ConfYmlReading {
  * The first document of the stream, composed without looking further: Go's Unmarshal
  * reads only the first document. Duplicate keys are not checked here: the `yaml`
  * package's check is quadratic, and the decoders check only the mappings they decode
- * (see {@link entries}).
+ * (see `checkKeys`).
  */
 function firstDocument(text: string, lines: LineCounter): Document.Parsed | undefined {
   const composer = new Composer({ schema: 'failsafe', merge: false, uniqueKeys: false });
