@@ -4,7 +4,7 @@
  * `apierrors.NewInvalid`).
  */
 import { aggregateFieldErrors, fieldErrorBody, type FieldError } from '../field/errors.js';
-import { quoteShown } from '../field/quote.js';
+import { quoteShown, truncate } from '../field/quote.js';
 import type { Status, Verdict } from './schema.js';
 
 /** Allow, with optional warnings (kubectl prints each as `Warning: <text>`). */
@@ -63,7 +63,7 @@ export function invalidStatus(groupKind: GroupKind, name: string, errors: readon
     details: {
       group: groupKind.group,
       kind: groupKind.kind,
-      name,
+      name: truncate(name), // at most 253 characters from the API server; bounded for direct callers
       causes: errors.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field })),
     },
   };

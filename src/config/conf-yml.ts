@@ -24,7 +24,7 @@ import {
 } from 'yaml';
 import { invalid, type FieldError } from '../field/errors.js';
 import { escapeUnprintable, quoteShown, truncate } from '../field/quote.js';
-import { at, inspectDocument, textProblem } from './yaml-go-compat.js';
+import { at, inspectDocument, limitProblem, textProblem } from './yaml-go-compat.js';
 
 /** The provider settings as Spiderpool decodes them: "" when absent or null. */
 export interface ProviderSettings {
@@ -44,6 +44,7 @@ const SETTING_KEYS = ['serverUrl', 'httpRequestTimeout'] as const;
 const NULL_SPELLINGS = new Set(['', '~', 'null', 'Null', 'NULL']);
 const NULL_TAG = 'tag:yaml.org,2002:null';
 const MERGE_TAG = 'tag:yaml.org,2002:merge';
+const STR_TAG = 'tag:yaml.org,2002:str';
 
 /**
  * Mappings and entries visited while expanding merge keys before giving up. The Go
@@ -64,6 +65,7 @@ class DecodeFailure extends Error {
 type Semantics = 'yaml.v2' | 'yaml.v3';
 
 interface Context {
+  text: string;
   lines: LineCounter;
   /** Each alias resolved once, to the nearest anchor of that name before it. */
   aliases: Map<Alias, unknown>;
@@ -80,22 +82,25 @@ interface Context {
  *   Never throws for any input text.
  */
 export function readConfYml(text: string): ConfYmlReading {
+  const limit = limitProblem(text);
+  if (limit !== undefined) return { ok: false, errors: [beyondLimits(limit)] };
   const textRefused = textProblem(text);
   if (textRefused !== undefined) return { ok: false, errors: [notDecodable('', textRefused)] };
   const lines = new LineCounter();
-  const doc = firstDocument(text, lines);
-  if (doc === undefined) return { ok: true, provider: emptySettings() };
-  const syntax = doc.errors[0];
-  if (syntax !== undefined) return { ok: false, errors: [notDecodable('', syntaxProblem(syntax, lines))] };
-  const inspected = inspectDocument(doc, text, lines);
-  if ('problem' in inspected) return { ok: false, errors: [notDecodable('', inspected.problem)] };
-  const { aliases } = inspected;
   try {
-    const v3 = decode(doc.contents, { lines, aliases, budget: MAX_EXPANDED_ENTRIES, expanding: new Set() }, 'yaml.v3');
-    const v2 = decode(doc.contents, { lines, aliases, budget: MAX_EXPANDED_ENTRIES, expanding: new Set() }, 'yaml.v2');
+    const doc = firstDocument(text, lines);
+    if (doc === undefined) return { ok: true, provider: emptySettings() };
+    const syntax = doc.errors[0];
+    if (syntax !== undefined) return { ok: false, errors: [notDecodable('', syntaxProblem(syntax, lines))] };
+    const inspected = inspectDocument(doc, text, lines);
+    if ('problem' in inspected) return { ok: false, errors: [notDecodable('', inspected.problem)] };
+    const ctx = (): Context => ({ text, lines, aliases: inspected.aliases, budget: MAX_EXPANDED_ENTRIES, expanding: new Set() });
+    const v3 = decode(doc.contents, ctx(), 'yaml.v3');
+    const v2 = decode(doc.contents, ctx(), 'yaml.v2');
     const disagreements = SETTING_KEYS.filter((k) => v2[k] !== v3[k]).map((k) =>
-      notDecodable(
+      invalid(
         `${PROVIDER_KEY}.${k}`,
+        undefined,
         `Spiderpool's controller (gopkg.in/yaml.v2) reads ${quoteShown(v2[k])} but its agent ` +
           `(gopkg.in/yaml.v3) reads ${quoteShown(v3[k])}: the two order merge keys (<<) ` +
           `differently; set ${k} once, outside any merge`,
@@ -104,6 +109,9 @@ export function readConfYml(text: string): ConfYmlReading {
     return disagreements.length > 0 ? { ok: false, errors: disagreements } : { ok: true, provider: v3 };
   } catch (e) {
     if (e instanceof DecodeFailure) return { ok: false, errors: [e.fieldError] };
+    // The parser recurses per nesting level; shapes the pre-checks cannot count (chains of
+    // implicit keys inside [ ]) can still exhaust the stack.
+    if (e instanceof RangeError) return { ok: false, errors: [beyondLimits('nests too deeply to read')] };
     throw e;
   }
 }
@@ -115,10 +123,18 @@ export function readConfYml(text: string): ConfYmlReading {
  * (see `checkKeys`).
  */
 function firstDocument(text: string, lines: LineCounter): Document.Parsed | undefined {
-  const composer = new Composer({ schema: 'failsafe', merge: false, uniqueKeys: false });
-  const tokens = new Parser(lines.addNewLine).parse(text);
-  for (const doc of composer.compose(tokens, false, text.length)) return doc;
-  return undefined;
+  // The parser builds one error per bad token; without stack traces that is a third of the
+  // time for hostile text, and only the first error is ever shown.
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    const composer = new Composer({ schema: 'failsafe', merge: false, uniqueKeys: false });
+    const tokens = new Parser(lines.addNewLine).parse(text);
+    for (const doc of composer.compose(tokens, false, text.length)) return doc;
+    return undefined;
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
 }
 
 /**
@@ -137,7 +153,20 @@ function emptySettings(): ProviderSettings {
 }
 
 function notDecodable(field: string, why: string): FieldError {
-  return invalid(field, undefined, `${why}; Spiderpool's agent and controller cannot decode it and refuse to start`);
+  return invalid(
+    field,
+    undefined,
+    `${why}; Spiderpool's agent and controller cannot decode it and refuse to start: correct conf.yml and apply it again`,
+  );
+}
+
+/** A refusal by this webhook's own limits (yaml-go-compat.ts `limitProblem`), not by Go. */
+function beyondLimits(why: string): FieldError {
+  return invalid(
+    '',
+    undefined,
+    `${why}, beyond what this webhook reads (Spiderpool's configuration is a few KiB, three levels deep); shorten conf.yml`,
+  );
 }
 
 /** Decodes the provider block into a struct as the given Go decoder would. */
@@ -176,7 +205,7 @@ function entries(map: YAMLMap, ctx: Context, semantics: Semantics): Pair[] {
     throw new DecodeFailure(notDecodable('', `${at(map, ctx.lines)}an anchor's value contains itself`));
   }
   if (ctx.expanding.size > MAX_MERGE_DEPTH) {
-    throw new DecodeFailure(notDecodable('', `merge keys (<<) nest more than ${MAX_MERGE_DEPTH} deep`));
+    throw new DecodeFailure(beyondLimits(`merge keys (<<) nest more than ${MAX_MERGE_DEPTH} deep`));
   }
   checkKeys(map, ctx);
   // Only what merge keys bring in counts against the aliasing budget.
@@ -195,17 +224,17 @@ function entries(map: YAMLMap, ctx: Context, semantics: Semantics): Pair[] {
 function entriesInDocumentOrder(map: YAMLMap, ctx: Context): Pair[] {
   const out: Pair[] = [];
   for (const pair of map.items) {
-    if (!isMergeKey(pair)) out.push(pair);
+    if (!isMergeKey(pair, ctx)) out.push(pair);
     else for (const source of mergeSources(pair, ctx).reverse()) out.push(...entries(source, ctx, 'yaml.v2'));
   }
   return out;
 }
 
 function entriesExplicitFirst(map: YAMLMap, ctx: Context): Pair[] {
-  const explicit = map.items.filter((pair) => !isMergeKey(pair));
+  const explicit = map.items.filter((pair) => !isMergeKey(pair, ctx));
   const taken = new Set(explicit.map((pair) => keyText(pair, ctx)));
   const merged: Pair[] = [];
-  for (const pair of map.items.filter(isMergeKey)) {
+  for (const pair of map.items.filter((item) => isMergeKey(item, ctx))) {
     for (const source of mergeSources(pair, ctx)) {
       for (const entry of entries(source, ctx, 'yaml.v3')) {
         const key = keyText(entry, ctx);
@@ -230,11 +259,16 @@ function mergeSources(pair: Pair, ctx: Context): YAMLMap[] {
   });
 }
 
-/** `<<` written plain, or tagged `!!merge` (any text) or `!` (yaml.v3 accepts both). */
-function isMergeKey(pair: Pair): boolean {
+/**
+ * A merge key as Go's `isMerge` sees it: the plain text `<<`, untagged or tagged `!` or
+ * `!!merge`. (The parser here turns `!!merge` text into a symbol, so the text is read
+ * from the document.)
+ */
+function isMergeKey(pair: Pair, ctx: Context): boolean {
   const key = pair.key;
-  if (!isScalar(key)) return false;
-  return key.tag === MERGE_TAG || (key.value === '<<' && ((key.tag === undefined && key.type === 'PLAIN') || key.tag === '!'));
+  if (!isScalar(key) || key.type !== 'PLAIN' || !key.range) return false;
+  if (key.tag !== undefined && key.tag !== '!' && key.tag !== MERGE_TAG) return false;
+  return /(^|\s)<<$/.test(ctx.text.slice(key.range[0], key.range[1]));
 }
 
 /** The field name a key decodes to (an alias is followed); `undefined` for a null key. */
@@ -251,23 +285,30 @@ function keyText(pair: Pair, ctx: Context): string | undefined {
  */
 function checkKeys(map: YAMLMap, ctx: Context): void {
   const seen = new Set<string>();
+  const names = new Set<string>();
   for (const pair of map.items) {
-    const key = pair.key;
+    const key = deref(pair.key, ctx);
     if (isMap(key) || isSeq(key)) {
       throw new DecodeFailure(notDecodable('', `${at(key, ctx.lines)}has a ${isMap(key) ? 'mapping' : 'sequence'} as a key`));
     }
     if (isScalar(key) && key.type === 'PLAIN' && key.tag === undefined && key.range && key.range[0] === key.range[1]) {
       throw new DecodeFailure(notDecodable('', `${at(key, ctx.lines)}has a value without a key`));
     }
-    const written = isScalar(key) ? `scalar:${String(key.value)}` : isAlias(key) ? `alias:${key.source}` : undefined;
-    if (written === undefined) continue;
-    if (seen.has(written)) {
-      const name = isScalar(key) ? String(key.value) : `*${(key as Alias).source}`;
+    if (!isScalar(key)) continue;
+    const merge = isMergeKey(pair, ctx);
+    // A key is decoded into a string first: a standard tag it does not satisfy fails.
+    if (!merge && key.tag !== undefined && key.tag !== '!' && key.tag !== STR_TAG) throw tagFailure('', key, ctx);
+    // yaml.v3 refuses a key written twice (two `<<` included), and a field set twice
+    // through an alias key.
+    const name = merge ? '<<' : String(key.value);
+    const written = isAlias(pair.key) ? `alias:${pair.key.source}` : `scalar:${name}`;
+    if (seen.has(written) || (isAlias(pair.key) && names.has(name))) {
       throw new DecodeFailure(
-        notDecodable('', `${at(key, ctx.lines)}key ${quoteShown(name)} appears twice in the same mapping (yaml.v3 refuses duplicate keys)`),
+        notDecodable('', `${at(pair.key, ctx.lines)}key ${quoteShown(name)} appears twice in the same mapping (yaml.v3 refuses duplicate keys)`),
       );
     }
     seen.add(written);
+    names.add(name);
   }
 }
 
@@ -315,7 +356,9 @@ function stringValue(node: unknown, field: string, ctx: Context): string {
   // The failsafe schema still turns !!timestamp into a Date: keep the text as written.
   const text = value.value instanceof Date ? (value.source ?? '') : String(value.value);
   const readable = TAG_RESOLVES[value.tag ?? ''];
-  if (value.tag === BINARY_TAG || (readable !== undefined && !readable.test(text))) throw tagFailure(field, value, ctx);
+  if (value.tag === BINARY_TAG || value.tag === MERGE_TAG || (readable !== undefined && !readable.test(text))) {
+    throw tagFailure(field, value, ctx);
+  }
   return text;
 }
 

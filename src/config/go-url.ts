@@ -85,8 +85,10 @@ function parseHost(host: string, web: boolean): string | { error: string } {
     if (!isIPv6(unescaped)) return { error: isIPv4(unescaped) ? 'invalid IP-literal' : 'invalid host: not an IPv6 address' };
     return `[${unescaped}]${colonPort}`;
   }
-  // Go checks the port after the last colon and, for http and https, after the first.
-  const colons = web ? [host.lastIndexOf(':'), host.indexOf(':')] : [host.lastIndexOf(':')];
+  // For http and https, Go 1.26 takes the port from the first colon ("urlstrictcolons");
+  // otherwise from the last. Older Go took the last for all schemes: being strict here
+  // refuses only hosts with two colons, which no provider URL has.
+  const colons = web ? [host.indexOf(':')] : [host.lastIndexOf(':')];
   for (const colon of colons) {
     if (colon >= 0 && !/^:[0-9]*$/.test(host.slice(colon))) {
       return { error: `invalid port ${quoteGoString(host.slice(colon))} after host` };

@@ -15,10 +15,11 @@ import { quoteShown } from '../field/quote.js';
 const MAX_FLOW_DEPTH = 100;
 const MAX_LINE_PREFIX = 400;
 /**
- * Spiderpool's conf.yml is a few KiB; parsing is linear, but a 1 MiB document still holds
- * the event loop for about a second, and every review waits behind it.
+ * Spiderpool's conf.yml is a few KiB. Parsing is linear, but the parser builds an error
+ * object per bad token: a hostile 256 KiB document held the event loop for seconds and
+ * took hundreds of MiB, and every review waits behind it.
  */
-const MAX_TEXT_CHARS = 256 * 1024;
+const MAX_TEXT_CHARS = 32 * 1024;
 
 /**
  * Characters libyaml refuses anywhere in the stream ("control characters are not
@@ -27,11 +28,12 @@ const MAX_TEXT_CHARS = 256 * 1024;
  */
 const FORBIDDEN_CHARACTER = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]/;
 
-/** Problems visible in the text itself: size, nesting depth, forbidden characters, directives. */
-export function textProblem(text: string): string | undefined {
-  if (text.length > MAX_TEXT_CHARS) {
-    return `is ${text.length} characters long, more than the ${MAX_TEXT_CHARS} this webhook reads (Spiderpool's configuration is a few KiB)`;
-  }
+/**
+ * Limits of this webhook, not of Go: text it refuses to parse to stay responsive under
+ * hostile input. Real configurations are far inside them.
+ */
+export function limitProblem(text: string): string | undefined {
+  if (text.length > MAX_TEXT_CHARS) return `is ${text.length} characters long, more than ${MAX_TEXT_CHARS}`;
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -39,12 +41,19 @@ export function textProblem(text: string): string | undefined {
       if (++depth > MAX_FLOW_DEPTH) return `nests flow collections ([ or {) more than ${MAX_FLOW_DEPTH} deep`;
     } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
   }
-  const lines = text.split('\n');
   const prefix = /^(?:[ \t]|[-?:](?=[ \t]|$))*/;
-  for (const [index, line] of lines.entries()) {
+  for (const line of text.split('\n')) {
     if (prefix.exec(line)![0].length > MAX_LINE_PREFIX) {
       return `nests block collections deeper than ${MAX_LINE_PREFIX} columns of indentation`;
     }
+  }
+  return undefined;
+}
+
+/** What libyaml refuses that is visible in the text itself: forbidden characters, directives. */
+export function textProblem(text: string): string | undefined {
+  const lines = text.split('\n');
+  for (const [index, line] of lines.entries()) {
     const bad = FORBIDDEN_CHARACTER.exec(line);
     if (bad) {
       const code = bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');

@@ -41,16 +41,22 @@ export const MAX_SHOWN_CHARS = 256;
  * a hostile value cannot make a response (or a log line) many times larger than the request.
  */
 export function truncate(s: string): string {
-  return s.length <= MAX_SHOWN_CHARS ? s : `${s.slice(0, MAX_SHOWN_CHARS)}${omitted(s)}`;
+  return s.length <= MAX_SHOWN_CHARS ? s : `${head(s)}${omitted(s)}`;
 }
 
 /** A user's value in a message: {@link quoteGoString} of at most {@link MAX_SHOWN_CHARS} characters. */
 export function quoteShown(s: string): string {
-  return s.length <= MAX_SHOWN_CHARS ? quoteGoString(s) : `${quoteGoString(s.slice(0, MAX_SHOWN_CHARS))}${omitted(s)}`;
+  return s.length <= MAX_SHOWN_CHARS ? quoteGoString(s) : `${quoteGoString(head(s))}${omitted(s)}`;
+}
+
+/** The first {@link MAX_SHOWN_CHARS} characters, never ending inside a surrogate pair. */
+function head(s: string): string {
+  const end = /[\ud800-\udbff]/.test(s[MAX_SHOWN_CHARS - 1]!) ? MAX_SHOWN_CHARS - 1 : MAX_SHOWN_CHARS;
+  return s.slice(0, end);
 }
 
 function omitted(s: string): string {
-  return `… (${s.length - MAX_SHOWN_CHARS} more characters)`;
+  return `… (${s.length - head(s).length} more characters)`;
 }
 
 function escapeGo(s: string, escapeQuotes: boolean): string {
