@@ -56,8 +56,13 @@ function parseAuthority(authority: string, web: boolean): string | { error: stri
   if (at >= 0) {
     const userinfo = authority.slice(0, at);
     if (!/^[A-Za-z0-9\-._:~!$&'()*+,;=%@]*$/.test(userinfo)) return { error: 'net/url: invalid userinfo' };
-    const userError = escapeError(userinfo, 'userinfo');
-    if (userError) return { error: userError };
+    // Username and password are unescaped apart, so an escape cannot span the colon.
+    const colon = userinfo.indexOf(':');
+    const parts = colon < 0 ? [userinfo] : [userinfo.slice(0, colon), userinfo.slice(colon + 1)];
+    for (const part of parts) {
+      const userError = escapeError(part, 'userinfo');
+      if (userError) return { error: userError };
+    }
   }
   return host;
 }
@@ -130,17 +135,18 @@ function isPercent25(escape: Uint8Array): boolean {
   return escape[1] === 0x32 && escape[2] === 0x35;
 }
 
-/** `strconv.Quote` of bytes that may end inside a UTF-8 sequence (those bytes as `\xNN`). */
+/**
+ * `strconv.Quote` of bytes that may hold a partial UTF-8 sequence: each complete character
+ * quoted as usual, each stray byte as `\\xNN`.
+ */
 function quoteGoBytes(bytes: Uint8Array): string {
-  try {
-    return quoteGoString(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch {
-    const shown = [...bytes].map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b).replace(/["\\]/, '\\$&') : `\\x${b.toString(16).padStart(2, '0')}`));
-    return `"${shown.join('')}"`;
-  }
+  const quoted = utf8Pieces(bytes).map((piece) =>
+    typeof piece === 'string' ? quoteGoString(piece).slice(1, -1) : `\\x${piece.toString(16).padStart(2, '0')}`,
+  );
+  return `"${quoted.join('')}"`;
 }
 
-/** Percent-escapes decoded to bytes, read as UTF-8 (U+FFFD where Go would hold a stray byte). */
+/** Percent-escapes decoded to bytes, read as Go's JSON encoder shows them: U+FFFD per stray byte. */
 function unescape(s: string): string {
   const bytes = utf8.encode(s);
   const out: number[] = [];
@@ -150,5 +156,26 @@ function unescape(s: string): string {
       i += 2;
     } else out.push(bytes[i]!);
   }
-  return Buffer.from(out).toString('utf8');
+  return utf8Pieces(Uint8Array.from(out))
+    .map((piece) => (typeof piece === 'string' ? piece : '\ufffd'))
+    .join('');
+}
+
+/** UTF-8 bytes split as Go's `utf8.DecodeRune` walks them: characters, and stray bytes as numbers. */
+function utf8Pieces(bytes: Uint8Array): Array<string | number> {
+  const strict = new TextDecoder('utf-8', { fatal: true });
+  const pieces: Array<string | number> = [];
+  for (let i = 0; i < bytes.length; ) {
+    const lead = bytes[i]!;
+    const length = lead < 0x80 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+    let char: string | undefined;
+    try {
+      char = i + length <= bytes.length ? strict.decode(bytes.subarray(i, i + length)) : undefined;
+    } catch {
+      char = undefined;
+    }
+    pieces.push(char ?? lead);
+    i += char === undefined ? 1 : length;
+  }
+  return pieces;
 }

@@ -11,11 +11,14 @@ const SEED = process.env.ORACLE_SEED !== undefined ? Number(process.env.ORACLE_S
 
 afterAll(disposeOracle);
 
+/** netip.ParseAddr's wording after "invalid host: " is not reproduced, only the verdict. */
+const withoutAddrDetail = (error: string | undefined) => error?.replace(/(: invalid host: ).*$/, '$1…');
+
 function mismatch(input: string, go: UrlAnswer): string | undefined {
   const ours = parseGoUrl(input);
   const same = ours.ok
     ? go.ok && ours.scheme === (go.scheme ?? '') && ours.host === (go.host ?? '')
-    : !go.ok && ours.error === go.error;
+    : !go.ok && withoutAddrDetail(ours.error) === withoutAddrDetail(go.error);
   return same ? undefined : `${JSON.stringify(input)}\n  Go:   ${JSON.stringify(go)}\n  ours: ${JSON.stringify(ours)}`;
 }
 
@@ -36,6 +39,7 @@ const CORPUS = [
   'http://h<>"', 'http://h\t', 'http://h\u007f', 'http://h\u0000', ' http://h', 'http:h', 'http:/h', 'http:///h', '//h/p',
   '///h/p', 'h:80', 'a:b/c', 'a/b:c', ':80', '', '*', '1http://h', 'ht tp://h', 'http://', 'https://h#', 'http://h?',
   'http://h?a?b', 'http://h#a#b', 'mailto:x@y', 'http://h/\u00e9', 'http://h/%e9', 'http://\u00e9%41',
+  '//[]', '//[$]', '//%:http-%@=ftp', 'http://u%:p%41@h', 'http://u:%zz@h',
 ];
 
 describe('parseGoUrl agrees with Go url.Parse', () => {
