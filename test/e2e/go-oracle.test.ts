@@ -796,8 +796,8 @@ function documentArb(findings: boolean): fc.Arbitrary<string> {
 }
 
 describe('readConfYml agrees with Go on generated documents', () => {
-  const run = async (findings: boolean, numRuns: number) => {
-    const docs = fc.sample(documentArb(findings), { numRuns, seed: SEED + (findings ? 1 : 0) });
+  const run = async (findings: boolean, numRuns: number, seed = SEED) => {
+    const docs = fc.sample(documentArb(findings), { numRuns, seed });
     const answers = await askConfYml(docs);
     const mismatches: string[] = [];
     let readable = 0;
@@ -827,7 +827,9 @@ describe('readConfYml agrees with Go on generated documents', () => {
   // CR line breaks, NEL, control characters, %YAML 1.2, \/ and surrogate escapes,
   // garbage in a later document). Fails while any of them disagrees with Go.
   it.failing('on 2 000 documents including the features of the known findings', async () => {
-    const { docs, mismatches } = await run(true, 2_000);
+    // A fixed seed: the outcome must not depend on the draw (it turns green when the last
+    // finding in the grammar is fixed, and then this test should become a normal one).
+    const { docs, mismatches } = await run(true, 2_000, 1);
     assertNoMismatches('generated documents', docs.length, mismatches);
   });
 });
