@@ -69,6 +69,8 @@ interface Context {
   lines: LineCounter;
   /** Each alias resolved once, to the nearest anchor of that name before it. */
   aliases: Map<Alias, unknown>;
+  /** Mappings whose keys were checked, shared by both decoders' passes. */
+  keysChecked: WeakSet<YAMLMap>;
   budget: number;
   expanding: Set<YAMLMap>;
 }
@@ -94,7 +96,8 @@ export function readConfYml(text: string): ConfYmlReading {
     if (syntax !== undefined) return { ok: false, errors: [notDecodable('', syntaxProblem(syntax, lines))] };
     const inspected = inspectDocument(doc, text, lines);
     if ('problem' in inspected) return { ok: false, errors: [notDecodable('', inspected.problem)] };
-    const ctx = (): Context => ({ text, lines, aliases: inspected.aliases, budget: MAX_EXPANDED_ENTRIES, expanding: new Set() });
+    const keysChecked = new WeakSet<YAMLMap>();
+    const ctx = (): Context => ({ text, lines, aliases: inspected.aliases, keysChecked, budget: MAX_EXPANDED_ENTRIES, expanding: new Set() });
     const v3 = decode(doc.contents, ctx(), 'yaml.v3');
     const v2 = decode(doc.contents, ctx(), 'yaml.v2');
     const disagreements = SETTING_KEYS.filter((k) => v2[k] !== v3[k]).map((k) =>
@@ -284,6 +287,8 @@ function keyText(pair: Pair, ctx: Context): string | undefined {
  * defined"), comparing keys as written, merge keys included.
  */
 function checkKeys(map: YAMLMap, ctx: Context): void {
+  if (ctx.keysChecked.has(map)) return;
+  ctx.keysChecked.add(map);
   const seen = new Set<string>();
   const names = new Set<string>();
   for (const pair of map.items) {

@@ -34,7 +34,7 @@ export function escapeUnprintable(s: string): string {
 }
 
 /** How many characters of a user's value a message shows; names are at most 253. */
-export const MAX_SHOWN_CHARS = 256;
+const MAX_SHOWN_CHARS = 256;
 
 /**
  * `s` cut to {@link MAX_SHOWN_CHARS} characters with a note of how much was left out, so

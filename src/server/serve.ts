@@ -28,8 +28,7 @@ export interface ServeOptions {
 }
 
 export interface RunningServer {
-  /** `https://localhost:<port>` */
-  url: string;
+  /** The port listened on (the chosen one when `port` was 0). */
   port: number;
   /** The CA that signed the serving certificate, when known (generated or `ca.crt`). */
   caCertPem?: string;
@@ -125,5 +124,5 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     });
     return stopping;
   };
-  return { url: `https://localhost:${port}`, port, ...(certs.caCertPem ? { caCertPem: certs.caCertPem } : {}), stop };
+  return { port, ...(certs.caCertPem ? { caCertPem: certs.caCertPem } : {}), stop };
 }
