@@ -8,7 +8,9 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { generateCertificates } from '../certs/generate.js';
 import { caBundleBase64, readCertificateAuthority, writeCertificates } from '../certs/files.js';
 import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME } from '../defaults.js';
-import { levels } from 'pino';
+import { levels, type Logger } from 'pino';
+import { loadKubeConfig } from '../cluster/kubeconfig.js';
+import { startPoolCache, type PoolCache } from '../cluster/pool-cache.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/serve.js';
 import { reviewText, type CommandResult } from './review-file.js';
@@ -66,29 +68,53 @@ configMapOptions(
     .option('--host <address>', 'address to bind (default: all interfaces)')
     .option('--cert-dir <dir>', 'directory with tls.crt and tls.key', DEFAULT_CERT_DIR)
     .option('--no-generate-certs', 'fail instead of generating a CA and serving certificate when none are in --cert-dir')
+    .option('--kubeconfig <file>', 'kubeconfig for watching SpiderIPPools (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
     .addOption(new Option('--log-level <level>', 'log level').env('LOG_LEVEL').choices(LOG_LEVELS).default('info')),
 ).action(async (opts) => {
   const logger = createLogger(opts.logLevel);
+  let cache: PoolCache | undefined;
   try {
+    cache = watchPools(opts.kubeconfig, logger);
     const server = await startServer({
       port: opts.port,
       host: opts.host,
       certDir: opts.certDir,
       generateCerts: opts.generateCerts,
-      review: { configMap: { name: opts.configmapName, namespace: opts.configmapNamespace } },
+      review: { configMap: { name: opts.configmapName, namespace: opts.configmapNamespace }, ...(cache ? { pools: cache.pools } : {}) },
+      ...(cache ? { poolCacheSynced: cache.hasSynced } : {}),
       logger,
     });
     const shutdown = (signal: string) => {
       logger.info({ signal }, 'stopping: no longer ready, finishing in-flight reviews');
-      void server.stop().then(() => logger.info('stopped'));
+      void server
+        .stop()
+        .then(() => cache?.stop())
+        .then(() => logger.info('stopped'));
     };
     process.once('SIGTERM', shutdown);
     process.once('SIGINT', shutdown);
   } catch (e) {
     logger.fatal({ err: (e as Error).message }, 'cannot start');
+    await cache?.stop();
     process.exitCode = 1;
   }
 });
+
+/**
+ * The SpiderIPPool cache for the pair checks, when a cluster connection is found
+ * (`loadKubeConfig`'s order); without one the checks are skipped with a warning.
+ *
+ * @throws Error when the chosen kubeconfig cannot be read.
+ */
+function watchPools(kubeconfig: string | undefined, logger: Logger): PoolCache | undefined {
+  const cluster = loadKubeConfig(kubeconfig);
+  if (cluster === undefined) {
+    logger.warn('no kubeconfig or in-cluster configuration found: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
+    return undefined;
+  }
+  logger.info({ source: cluster.source, from: cluster.from }, 'watching SpiderIPPools for the dual-stack pair checks');
+  return startPoolCache(cluster.config, { logger });
+}
 
 configMapOptions(
   program

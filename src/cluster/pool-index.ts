@@ -21,24 +21,32 @@ export class PoolIndex implements PoolDirectory {
    */
   upsert(object: unknown): boolean {
     const parsed = SpiderIPPoolSchema.safeParse(object);
-    const name = (object as { metadata?: { name?: unknown } } | null)?.metadata?.name;
     if (!parsed.success || parsed.data.metadata.name === undefined) {
-      if (typeof name === 'string') this.pools.delete(name);
+      this.pools.delete(nameOf(object));
       return false;
     }
     this.pools.set(parsed.data.metadata.name, parsed.data);
     return true;
   }
 
+  /**
+   * Replaces everything with a complete list (the informer's list, before it watches) and
+   * marks the index synced.
+   *
+   * @returns the names of objects that were not shaped like a SpiderIPPool (not stored).
+   */
+  replaceAll(objects: readonly unknown[]): string[] {
+    this.pools.clear();
+    const refused = objects.filter((object) => !this.upsert(object)).map(nameOf);
+    this.synced = true;
+    return refused;
+  }
+
   remove(name: string): void {
     this.pools.delete(name);
   }
 
-  /** Called once a complete list has been stored (client-go's `HasSynced`: it stays true across re-lists). */
-  markSynced(): void {
-    this.synced = true;
-  }
-
+  /** True once a complete list has been stored; like client-go's `HasSynced`, it stays true across re-lists. */
   hasSynced(): boolean {
     return this.synced;
   }
@@ -60,4 +68,10 @@ export class PoolIndex implements PoolDirectory {
   pairedWith(name: string): SpiderIPPool[] {
     return [...this.pools.values()].filter((pool) => annotation(pool, PAIR_POOL_ANNOTATION) === name);
   }
+}
+
+/** An object's `metadata.name` when it is a string, else `""`. */
+export function nameOf(object: unknown): string {
+  const name = (object as { metadata?: { name?: unknown } } | null | undefined)?.metadata?.name;
+  return typeof name === 'string' ? name : '';
 }

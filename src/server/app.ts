@@ -16,6 +16,20 @@ export interface AppOptions {
   logger: Logger;
   /** Whether `/readyz` reports ready: certificates loaded, listening, not shutting down. */
   isReady: () => boolean;
+  /**
+   * Whether the SpiderIPPool cache has synced, when there is one. `/readyz` reports it but
+   * does not wait for it: with failurePolicy Fail, a webhook that went unready whenever
+   * the API server is briefly unreachable would block every guarded write, while the pair
+   * checks degrade to warnings instead.
+   */
+  poolCacheSynced?: () => boolean;
+}
+
+/** The `/readyz` line about the SpiderIPPool cache. */
+function poolCacheLine(synced: boolean): string {
+  return synced
+    ? 'pool-cache: synced\n'
+    : 'pool-cache: not synced; dual-stack pair checks are skipped with a warning until it is (readiness does not wait for it)\n';
 }
 
 /**
@@ -75,9 +89,9 @@ const bodyErrors: ErrorRequestHandler = (err: { status?: number; type?: string }
  * The express application: `POST /validate-spiderippool` and `POST /validate-configmap`
  * (HTTP 200 with the response AdmissionReview; 4xx with a `Status` for a malformed
  * request), `GET /healthz` (always 200) and `GET /readyz` (200 while `isReady()`, else
- * 503). TLS and listening are `startServer`'s (serve.ts).
+ * 503; the body also says whether the SpiderIPPool cache has synced, when there is one). TLS and listening are `startServer`'s (serve.ts).
  */
-export function createApp({ review, logger, isReady }: AppOptions): express.Express {
+export function createApp({ review, logger, isReady, poolCacheSynced }: AppOptions): express.Express {
   const app = express();
   // Paths are exact: /validate-configmap only, not /VALIDATE-CONFIGMAP/.
   app.set('case sensitive routing', true);
@@ -89,7 +103,7 @@ export function createApp({ review, logger, isReady }: AppOptions): express.Expr
     res.type('text/plain').send('ok\n');
   });
   app.get('/readyz', (_req, res) => {
-    if (isReady()) res.type('text/plain').send('ok\n');
+    if (isReady()) res.type('text/plain').send(poolCacheSynced ? `ok\n${poolCacheLine(poolCacheSynced())}` : 'ok\n');
     else res.status(503).type('text/plain').send('not ready\n');
   });
 

@@ -22,6 +22,8 @@ export interface ServeOptions {
   /** Generate a CA and serving certificate into `certDir` when none are there (local use). */
   generateCerts: boolean;
   review?: ReviewOptions;
+  /** Whether the SpiderIPPool cache behind `review.pools` has synced, for `/readyz`. */
+  poolCacheSynced?: () => boolean;
   logger: Logger;
   /** How long a stop waits for in-flight reviews, in milliseconds. */
   shutdownGraceMs?: number;
@@ -84,7 +86,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   if (certs.created) logger.info({ certDir: options.certDir }, 'generated a CA and a serving certificate');
 
   let ready = false;
-  const app = createApp({ review: createReviewer(options.review), logger, isReady: () => ready });
+  const app = createApp({
+    review: createReviewer(options.review),
+    logger,
+    isReady: () => ready,
+    ...(options.poolCacheSynced ? { poolCacheSynced: options.poolCacheSynced } : {}),
+  });
   const server = https.createServer(
     {
       cert: certs.certPem,

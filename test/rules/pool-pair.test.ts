@@ -9,8 +9,7 @@ const PAIR = 'metadata.annotations[ipam.spidernet.io/pair-pool]';
 /** A synced index holding `pools`. */
 function indexOf(...pools: unknown[]): PoolIndex {
   const index = new PoolIndex();
-  for (const pool of pools) expect(index.upsert(pool)).toBe(true);
-  index.markSynced();
+  expect(index.replaceAll(pools)).toEqual([]);
   return index;
 }
 

@@ -191,4 +191,16 @@ describe('health', () => {
     ready = false;
     await request(app).get('/readyz').expect(503, 'not ready\n');
   });
+
+  it('/readyz reports the SpiderIPPool cache without waiting for it', async () => {
+    let synced = false;
+    const withCache = createApp({ review: createReviewer(), logger, isReady: () => ready, poolCacheSynced: () => synced });
+    await request(withCache)
+      .get('/readyz')
+      .expect(200, 'ok\npool-cache: not synced; dual-stack pair checks are skipped with a warning until it is (readiness does not wait for it)\n');
+    synced = true;
+    await request(withCache).get('/readyz').expect(200, 'ok\npool-cache: synced\n');
+    ready = false;
+    await request(withCache).get('/readyz').expect(503, 'not ready\n');
+  });
 });
