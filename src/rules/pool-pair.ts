@@ -1,8 +1,12 @@
 /**
  * Dual-stack pairs (issue #6, rule 4): `ipam.spidernet.io/pair-pool: <sibling>` joins an
  * IPv4 and an IPv6 IaaS pool that serve the same Pods, each Pod taking one address from
- * each. The pair is checked whichever side changes: against the pool this one names, and
- * against every pool that names this one. Siblings come from a {@link PoolDirectory}
+ * each. The rules are those of Spiderpool's IaaS-pool validating webhook
+ * (`pkg/ippoolmanager/ippool_validate.go`, `validatePairPool`: no self-reference, opposite
+ * IP versions, IPv4 static capacity at most the IPv6 one, identical `nodeName` and
+ * `podAffinity`, a sibling that does not exist yet allowed). Unlike there, the pair is
+ * checked whichever side changes: against the pool this one names, and against every pool
+ * that names this one (issue #6). Siblings come from a {@link PoolDirectory}
  * (in the server, the informer-backed cache), read from memory only.
  */
 import { invalid, type FieldError } from '../field/errors.js';
@@ -172,12 +176,13 @@ function checkPair(pool: SpiderIPPool, sibling: SpiderIPPool, siblingName: strin
 export function pairFindings(pool: SpiderIPPool, name: string, pools: PoolDirectory): Findings {
   const found: Findings = { violations: [], warnings: [] };
   const named = annotation(pool, PAIR_POOL_ANNOTATION);
-  if (named === name || named === '') {
-    const detail =
-      named === ''
-        ? 'names no pool; set it to the name of the other pool of the dual-stack pair, or remove it'
-        : 'names the pool itself, but a dual-stack pair is two pools, one IPv4 and one IPv6; name the other pool of the pair';
+  if (named === name) {
+    const detail = 'names the pool itself, but a dual-stack pair is two pools, one IPv4 and one IPv6; name the other pool of the pair';
     found.violations.push({ key: 'pair-self', measure: named, error: invalid(PAIR_FIELD, named, detail) });
+  }
+  if (named === '') {
+    // Spiderpool reads an empty value as "no pair" (validatePairPool), so it is not refused.
+    found.warnings.push(`${PAIR_FIELD}: is empty, so this pool has no dual-stack pair; set it to the other pool's name, or remove it`);
   }
   const reason = pools.unavailable();
   if (reason !== undefined) {

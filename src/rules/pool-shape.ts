@@ -1,8 +1,11 @@
 /**
- * The shape of one IaaS pool on its own (issue #6, rules 1-3, after Spiderpool's IaaS
- * pool usage guide and extension contract): the provider annotation names a provider, a
- * node pool is pinned to exactly one node and names the parent NIC its sub-ENIs hang
- * from. Each rule returns {@link Violation}s so that UPDATEs can be ratcheted.
+ * The shape of one IaaS pool on its own (issue #6, rules 1-3): the provider annotation
+ * names a provider, a node pool is pinned to exactly one node and names the parent NIC
+ * its sub-ENIs hang from. Spiderpool's IaaS-pool validating webhook has the same rules
+ * (`pkg/ippoolmanager/ippool_validate.go`: `validateIaasSingleNode`,
+ * `validateIaasParentNic`); the interface-name rule here is the kernel's, and a
+ * parent NIC on a global pool is only a warning, as the issue asks. Each rule returns
+ * {@link Violation}s so that UPDATEs can be ratcheted.
  */
 import { invalid, required, type FieldError } from '../field/errors.js';
 import type { Violation } from './ratchet.js';

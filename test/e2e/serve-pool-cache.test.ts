@@ -6,13 +6,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WEBHOOK_PATHS } from '../../src/defaults.js';
 import { FakeApiServer, kubeConfigFor } from '../cluster/fake-api-server.js';
 import { loadPool } from '../fixtures/load.js';
+import { httpsCall } from './https-call.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(root, 'dist/cli/main.js');
@@ -51,20 +51,8 @@ async function serve(workDir: string, extraArgs: string[]): Promise<Served> {
   return { process: child, port: JSON.parse(started).port, ca: await readFile(path.join(certDir, 'ca.crt'), 'utf8'), log: () => log };
 }
 
-function call(served: Served, method: string, pathName: string, body?: string) {
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = https.request(
-      { host: '127.0.0.1', port: served.port, servername: 'localhost', ca: served.ca, method, path: pathName, headers: { 'content-type': 'application/json' } },
-      (res) => {
-        let data = '';
-        res.on('data', (chunk) => (data += chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, body: data }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const call = (served: Served, method: string, pathName: string, body?: string) =>
+  httpsCall({ port: served.port, ca: served.ca, servername: 'localhost' }, method, pathName, body);
 
 async function stop(served: Served | undefined): Promise<number | null> {
   if (served === undefined || served.process.exitCode !== null) return served?.process.exitCode ?? null;

@@ -157,10 +157,10 @@ describe('what cannot be checked is said, never passed silently', () => {
     ]);
   });
 
-  it('an empty pair-pool is refused', () => {
+  it('an empty pair-pool means no pair (as Spiderpool reads it): allowed, with a warning', () => {
     const input = loadReview('pool-create-pair-self');
     input.request.object.metadata.annotations['ipam.spidernet.io/pair-pool'] = '';
-    expect(refusedFields(input, indexOf())).toEqual([PAIR]);
+    expect(review(input, indexOf(storedV6())).warnings).toEqual([`${PAIR}: is empty, so this pool has no dual-stack pair; set it to the other pool's name, or remove it`]);
   });
 
   it("a malformed entry in the pool under review is refused at its index, since the capacity is unknown", () => {
