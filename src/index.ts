@@ -36,6 +36,9 @@ export { noPoolDirectory, type PoolDirectory } from './rules/pool-pair.js';
 export { staticCapacity, parseIPRange, type IPVersion } from './ip/ranges.js';
 export { ConfigMapSchema, configMapValidator, validateSpiderpoolConfigMap, type SpiderpoolConfigMapRef } from './rules/configmap.js';
 
+export { PoolIndex } from './cluster/pool-index.js';
+export { registerPoolCacheMetrics, startPoolCache, type PoolCache, type PoolCacheOptions } from './cluster/pool-cache.js';
+
 export { createApp } from './server/app.js';
 export { startServer, type RunningServer, type ServeOptions } from './server/serve.js';
 export { generateCertificates, type CertificateBundle, type CertificateOptions } from './certs/generate.js';

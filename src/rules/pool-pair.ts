@@ -10,7 +10,7 @@
  * (in the server, the informer-backed cache), read from memory only.
  */
 import { invalid, type FieldError } from '../field/errors.js';
-import { quoteShown } from '../field/quote.js';
+import { escapeUnprintable, quoteShown } from '../field/quote.js';
 import { staticCapacity, type IPVersion } from '../ip/ranges.js';
 import type { Findings } from './pool-shape.js';
 import type { Violation } from './ratchet.js';
@@ -56,8 +56,9 @@ function canonical(value: unknown): string {
 /** How many characters of a pod selector a message shows. */
 const SELECTOR_SHOWN_CHARS = 200;
 
+/** A selector as canonical JSON, bounded and with anything a terminal could interpret escaped. */
 function showSelector(value: unknown): string {
-  const text = canonical(value);
+  const text = escapeUnprintable(canonical(value));
   return text === 'null' ? 'none' : text.length <= SELECTOR_SHOWN_CHARS ? text : `${text.slice(0, SELECTOR_SHOWN_CHARS)}…`;
 }
 
