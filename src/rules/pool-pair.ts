@@ -105,6 +105,10 @@ function capacity(pool: SpiderIPPool, version: IPVersion, sibling: SpiderIPPool,
   found.violations.push({ key: `pair:${siblingName}:capacity`, measure: v4 - v6, error: invalid('spec.ips', undefined, detail) });
 }
 
+/** Each side's update alone would break the pair, so the way through is to unpair first. */
+const HOW_TO_CHANGE_BOTH =
+  'to change it on a pair, remove ipam.spidernet.io/pair-pool from both pools, change both, then add it back';
+
 /** Rule 4 against one sibling that exists. */
 function checkPair(pool: SpiderIPPool, sibling: SpiderIPPool, siblingName: string, found: Findings): void {
   const add = (what: string, measure: string, error: FieldError) => found.violations.push({ key: `pair:${siblingName}:${what}`, measure, error });
@@ -146,7 +150,7 @@ function checkPair(pool: SpiderIPPool, sibling: SpiderIPPool, siblingName: strin
         'spec.nodeName',
         undefined,
         `is ${showNodes(nodes)} but pair pool ${sib} has ${showNodes(siblingNodes)}: the two pools of a pair serve the same Pods, ` +
-          'which need both addresses on the same node; make spec.nodeName identical on both pools',
+          `which need both addresses on the same node; make spec.nodeName identical on both pools (${HOW_TO_CHANGE_BOTH})`,
       ),
     );
   }
@@ -160,7 +164,7 @@ function checkPair(pool: SpiderIPPool, sibling: SpiderIPPool, siblingName: strin
         'spec.podAffinity',
         undefined,
         `is ${showSelector(affinity)} but pair pool ${sib} has ${showSelector(siblingAffinity)}: a Pod that may use only one ` +
-          'of the two pools would get one address family and fail at start; make spec.podAffinity identical on both pools',
+          `of the two pools would get one address family and fail at start; make spec.podAffinity identical on both pools (${HOW_TO_CHANGE_BOTH})`,
       ),
     );
   }

@@ -34,16 +34,14 @@ function notWorse(before: Violation, after: Violation): boolean {
 }
 
 /**
- * Splits `found` (the new object's violations) into errors and let-through warnings.
- *
- * @param existing the old object's violations on UPDATE; `undefined` on CREATE, where
- *   every violation is an error.
+ * Splits `found` (the new object's violations on UPDATE) into errors and let-through
+ * warnings, given `existing`, the old object's violations.
  */
-export function ratchet(found: readonly Violation[], existing: readonly Violation[] | undefined): Ratcheted {
+export function ratchet(found: readonly Violation[], existing: readonly Violation[]): Ratcheted {
   const errors: FieldError[] = [];
   const warnings: string[] = [];
   for (const violation of found) {
-    const before = existing?.find((old) => old.key === violation.key);
+    const before = existing.find((old) => old.key === violation.key);
     if (before !== undefined && notWorse(before, violation)) {
       warnings.push(
         `${violation.error.field}: let through because the pool already broke this rule before the update and the update does not make it worse: ${violation.error.detail}`,

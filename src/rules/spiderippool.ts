@@ -14,7 +14,16 @@ import { forbidden, type FieldError } from '../field/errors.js';
 import { quoteShown } from '../field/quote.js';
 import { pairFindings, type PoolDirectory } from './pool-pair.js';
 import { shapeFindings, type Findings } from './pool-shape.js';
-import { IAAS_PROVIDER_ANNOTATION, SPIDERIPPOOL, SpiderIPPoolSchema, iaasProvider, nodeNames, showNodes, type SpiderIPPool } from './pool.js';
+import {
+  IAAS_PROVIDER_ANNOTATION,
+  SPIDERIPPOOL,
+  SpiderIPPoolSchema,
+  annotationField,
+  iaasProvider,
+  nodeNames,
+  showNodes,
+  type SpiderIPPool,
+} from './pool.js';
 import { ratchet } from './ratchet.js';
 
 const WHY_MODE_IS_FIXED =
@@ -49,7 +58,7 @@ function categoryChange(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string)
   const before = iaasProvider(oldPool);
   const after = iaasProvider(pool);
   if ((before === undefined) === (after === undefined)) return undefined;
-  const field = `metadata.annotations[${IAAS_PROVIDER_ANNOTATION}]`;
+  const field = annotationField(IAAS_PROVIDER_ANNOTATION);
   return before !== undefined
     ? forbidden(
         field,
@@ -85,7 +94,7 @@ export function validateSpiderIPPoolCreate(pool: SpiderIPPool, request: Admissio
   if (iaasProvider(pool) === undefined) return allowed();
   const name = poolName(pool, request);
   const found = poolFindings(pool, name, pools);
-  return decide(name, ratchet(found.violations, undefined).errors, found.warnings);
+  return decide(name, found.violations.map((v) => v.error), found.warnings);
 }
 
 /**

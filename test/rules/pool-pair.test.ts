@@ -102,6 +102,19 @@ describe('a pair whose sibling exists', () => {
     ]);
   });
 
+  it('moving one side of a pair to another node is refused, saying how to move both', () => {
+    const input = loadReview('pool-update-pair-v4-grown');
+    input.request.object.spec.ips = input.request.oldObject.spec.ips;
+    input.request.object.spec.nodeName = ['worker-2'];
+    const response = review(input, indexOf(storedV6()));
+    expect(response.status!.details!.causes).toEqual([
+      expect.objectContaining({
+        field: 'spec.nodeName',
+        message: expect.stringMatching(/is \["worker-2"\] but pair pool "pool-a-v6" has \["worker-1"\].*remove ipam\.spidernet\.io\/pair-pool from both pools, change both, then add it back\)$/),
+      }),
+    ]);
+  });
+
   it('different spec.podAffinity is refused; the same selector in another key order is not', () => {
     const v6 = storedV6();
     v6.spec.podAffinity = { matchLabels: { app: 'db' } };
@@ -195,6 +208,24 @@ describe('what cannot be checked is said, never passed silently', () => {
     const v6 = storedV6();
     delete v6.spec.ipVersion;
     expect(refusedFields(input, indexOf(v6))).toEqual(['spec.ips']);
+  });
+});
+
+describe('a sibling that arrives later is checked when it arrives', () => {
+  /** The CREATE review of `pool-a-v6` as stored in the fixture, with `ips`. */
+  const createV6 = (ips: string[]) => {
+    const input = loadReview('pool-create-pair-v4');
+    input.request.object = { ...storedV6(), spec: { ...storedV6().spec, ips } };
+    input.request.name = 'pool-a-v6';
+    return input;
+  };
+
+  it('first the IPv4 pool, accepted with a warning; then an IPv6 pool too small for it, refused', () => {
+    const index = indexOf();
+    expect(review(loadReview('pool-create-pair-v4'), index).warnings).toEqual([expect.stringContaining('pair pool "pool-a-v6" does not exist yet')]);
+    index.upsert(storedV4()); // the informer sees the IPv4 pool created
+    expect(refusedFields(createV6(['fd00:6::1-fd00:6::10']), index)).toEqual(['spec.ips']);
+    expect(review(createV6(['fd00:6::1-fd00:6::ff']), index)).toEqual({ uid: expect.any(String), allowed: true });
   });
 });
 
