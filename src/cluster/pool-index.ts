@@ -9,6 +9,7 @@ import { PAIR_POOL_ANNOTATION, SpiderIPPoolSchema, annotation, type SpiderIPPool
 /** Why cross-pool checks are skipped before the first complete list. */
 export const NOT_SYNCED_REASON = 'the SpiderIPPool cache has not synced with the API server yet';
 
+/** SpiderIPPools by name, parsed once when stored; see {@link PoolDirectory} for the reads. */
 export class PoolIndex implements PoolDirectory {
   private readonly pools = new Map<string, SpiderIPPool>();
   private synced = false;

@@ -22,6 +22,7 @@ export const PAIR_POOL_ANNOTATION = 'ipam.spidernet.io/pair-pool';
 /** `metadata.annotations[<key>]`, the field path Kubernetes writes for an annotation. */
 export const annotationField = (key: string): string => `metadata.annotations[${key}]`;
 
+/** The fields the rules read, with their Go types (`[]string`, `*int64`); unknown fields pass. */
 export const SpiderIPPoolSchema = z.object({
   metadata: z.object({
     name: z.string().optional(),
@@ -43,6 +44,7 @@ export const SpiderIPPoolSchema = z.object({
 });
 export type SpiderIPPool = z.infer<typeof SpiderIPPoolSchema>;
 
+/** The value of annotation `key`, or `undefined` when the pool does not carry it. */
 export function annotation(pool: SpiderIPPool, key: string): string | undefined {
   return pool.metadata.annotations?.[key];
 }
@@ -52,6 +54,7 @@ export function iaasProvider(pool: SpiderIPPool): string | undefined {
   return annotation(pool, IAAS_PROVIDER_ANNOTATION);
 }
 
+/** `spec.nodeName` as a list; absent and `null` are `[]` (a global pool). */
 export function nodeNames(pool: SpiderIPPool): string[] {
   return pool.spec?.nodeName ?? [];
 }
