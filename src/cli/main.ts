@@ -17,6 +17,8 @@ import { reviewText, type CommandResult } from './review-file.js';
 import { validateConfigText } from './validate-config.js';
 
 const LOG_LEVELS = [...Object.keys(levels.values), 'silent'];
+/** How long `serve` may linger after stopping before it exits anyway, in milliseconds. */
+const EXIT_AFTER_STOP_MS = 1000;
 /** Where `certs` writes by default: what `deploy/kustomization.yaml` reads. */
 const DEPLOY_TLS_DIR = 'deploy/tls';
 
@@ -89,7 +91,10 @@ configMapOptions(
       void server
         .stop()
         .then(() => cache?.stop())
-        .then(() => logger.info('stopped'));
+        .then(() => {
+          logger.info('stopped');
+          exitEvenIfAWatchLingers();
+        });
     };
     process.once('SIGTERM', shutdown);
     process.once('SIGINT', shutdown);
@@ -97,8 +102,18 @@ configMapOptions(
     logger.fatal({ err: (e as Error).message }, 'cannot start');
     await cache?.stop();
     process.exitCode = 1;
+    exitEvenIfAWatchLingers();
   }
 });
+
+/**
+ * A watch request still waiting for the API server's response headers cannot be aborted
+ * through client-node and would keep the process alive after `serve` stopped. This timer
+ * does not keep the process alive by itself, so it only fires in that case.
+ */
+function exitEvenIfAWatchLingers(): void {
+  setTimeout(() => process.exit(), EXIT_AFTER_STOP_MS).unref();
+}
 
 /**
  * The SpiderIPPool cache for the pair checks, when a cluster connection is found

@@ -28,6 +28,8 @@ export class FakeApiServer {
   /** Answers for successive list calls; the last one repeats. */
   lists: { status: number; items?: unknown[]; resourceVersion?: string }[] = [];
   listCalls = 0;
+  /** Never send a watch's response headers (an API server that hangs). */
+  holdWatchHeaders = false;
   readonly watchQueries: URLSearchParams[] = [];
   private watches: http.ServerResponse[] = [];
 
@@ -42,7 +44,9 @@ export class FakeApiServer {
     if (url.searchParams.get('watch') === 'true') {
       this.watchQueries.push(url.searchParams);
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.flushHeaders(); // as the API server does: the watch starts before its first event
+      // As the API server does, the watch starts before its first event, unless the test
+      // plays a server that never answers.
+      if (!this.holdWatchHeaders) res.flushHeaders();
       this.watches.push(res);
       return;
     }

@@ -111,6 +111,17 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     await expect(stop(served)).resolves.toBe(0);
   }, 30_000);
 
+  it('exits on SIGTERM even while a watch waits for a hung API server', async () => {
+    api = new FakeApiServer();
+    api.lists = [{ status: 200, items: [] }];
+    api.holdWatchHeaders = true;
+    const kubeconfig = path.join(workDir, 'kubeconfig');
+    await writeFile(kubeconfig, kubeConfigFor(await api.start()).exportConfig());
+    served = await serve(workDir, [`--kubeconfig=${kubeconfig}`]);
+    await until(() => api!.openWatches === 1, 'the watch request');
+    await expect(stop(served)).resolves.toBe(0);
+  }, 30_000);
+
   it('without any cluster configuration: serves, and warns that pair checks were skipped', async () => {
     served = await serve(workDir, []);
     expect(served.log()).toContain('no kubeconfig or in-cluster configuration found');
