@@ -62,7 +62,10 @@ function showSelector(value: unknown): string {
   return text === 'null' ? 'none' : text.length <= SELECTOR_SHOWN_CHARS ? text : `${text.slice(0, SELECTOR_SHOWN_CHARS)}…`;
 }
 
-/** The pool's capacity, or the violation of the entry that keeps it from being counted. */
+/**
+ * A pool's capacity, or what keeps it from being counted: a violation for the pool under
+ * review (its entry is refused), a warning for a stored partner (the comparison is skipped).
+ */
 type Counted = { addresses: bigint } | { violation: Violation } | { warning: string };
 
 function countOwn(pool: SpiderIPPool, version: IPVersion, sibling: string): Counted {
