@@ -11,7 +11,7 @@
  */
 import { invalid, type FieldError } from '../field/errors.js';
 import { escapeUnprintable, quoteShown } from '../field/quote.js';
-import { staticCapacity, type IPVersion } from '../ip/ranges.js';
+import { MAX_COUNTED_ENTRIES, staticCapacity, type Capacity, type IPVersion } from '../ip/ranges.js';
 import type { Findings } from './pool-shape.js';
 import type { Violation } from './ratchet.js';
 import {
@@ -42,15 +42,21 @@ export function noPoolDirectory(reason: string): PoolDirectory {
 
 const PAIR_FIELD = annotationField(PAIR_POOL_ANNOTATION);
 
+/**
+ * Nesting deeper than any label selector (`matchExpressions[].values[]` is 3 levels); the
+ * API server's schema validation keeps real objects far below it, so only a hand-made
+ * review reaches it, and it must not exhaust the stack.
+ */
+const MAX_CANONICAL_DEPTH = 32;
+
 /** JSON with object keys sorted, so two selectors written in a different key order compare equal. */
-function canonical(value: unknown): string {
+function canonical(value: unknown, depth = 0): string {
   if (value === undefined || value === null) return 'null';
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
+  if (typeof value !== 'object') return JSON.stringify(value);
+  if (depth >= MAX_CANONICAL_DEPTH) return '"…"';
+  if (Array.isArray(value)) return `[${value.map((item) => canonical(item, depth + 1)).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v, depth + 1)}`).join(',')}}`;
 }
 
 /** How many characters of a pod selector a message shows. */
@@ -68,9 +74,17 @@ function showSelector(value: unknown): string {
  */
 type Counted = { addresses: bigint } | { violation: Violation } | { warning: string };
 
+/** Why a pool's capacity was not counted: too many entries. */
+function tooManyEntries(entries: number): string {
+  return `holds ${entries} entries in spec.ips and spec.excludeIPs, more than the ${MAX_COUNTED_ENTRIES} this webhook counts`;
+}
+
 function countOwn(pool: SpiderIPPool, version: IPVersion, sibling: string): Counted {
   const capacity = staticCapacity(version, pool.spec?.ips ?? [], pool.spec?.excludeIPs ?? []);
   if (capacity.ok) return { addresses: capacity.addresses };
+  if ('entries' in capacity) {
+    return { warning: `spec.ips: ${tooManyEntries(capacity.entries)}, so its capacity was not compared with pair pool ${quoteShown(sibling)}'s; write contiguous addresses as ranges` };
+  }
   const { field, index, value, reason } = capacity.malformed;
   const detail =
     `${reason} (Spiderpool writes an address or an ordered range "a-b" of IPv${version} addresses), so this pool's ` +
@@ -78,13 +92,21 @@ function countOwn(pool: SpiderIPPool, version: IPVersion, sibling: string): Coun
   return { violation: { key: `pair:${sibling}:entry:${field}[${index}]`, measure: value, error: invalid(`${field}[${index}]`, value, detail) } };
 }
 
+/**
+ * Stored partners' capacities, computed once per stored object (reviews read them again
+ * and again). A partner is counted only as its own IP version, so the object is the key.
+ */
+const siblingCapacities = new WeakMap<SpiderIPPool, Capacity>();
+
 function countSibling(sibling: SpiderIPPool, name: string, version: IPVersion): Counted {
-  const capacity = staticCapacity(version, sibling.spec?.ips ?? [], sibling.spec?.excludeIPs ?? []);
+  let capacity = siblingCapacities.get(sibling);
+  if (capacity === undefined) {
+    capacity = staticCapacity(version, sibling.spec?.ips ?? [], sibling.spec?.excludeIPs ?? []);
+    siblingCapacities.set(sibling, capacity);
+  }
   if (capacity.ok) return { addresses: capacity.addresses };
-  const { field, index, reason } = capacity.malformed;
-  return {
-    warning: `spec.ips: the capacity of pair pool ${quoteShown(name)} was not compared: its ${field}[${index}] ${reason}; fix that pool`,
-  };
+  const why = 'entries' in capacity ? `it ${tooManyEntries(capacity.entries)}` : `its ${capacity.malformed.field}[${capacity.malformed.index}] ${capacity.malformed.reason}`;
+  return { warning: `spec.ips: the capacity of pair pool ${quoteShown(name)} was not compared: ${why}; fix that pool` };
 }
 
 /** Rule 4's capacity part: the IPv4 pool holds at most as many addresses as the IPv6 pool. */

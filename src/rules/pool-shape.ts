@@ -45,7 +45,7 @@ function emptyProvider(pool: SpiderIPPool): Violation | undefined {
 /**
  * Rule 2: a node pool is pinned to exactly one node, its addresses being sub-ENIs
  * pre-warmed on that node. More entries are refused (their count is the measure, so an
- * existing over-long list may shrink but not grow), and so is an empty entry.
+ * existing over-long list may shrink but not grow), and so are empty entries.
  */
 function nodeList(pool: SpiderIPPool): Violation[] {
   const nodes = nodeNames(pool);
@@ -64,16 +64,20 @@ function nodeList(pool: SpiderIPPool): Violation[] {
       ),
     );
   }
-  for (const [index, node] of nodes.entries()) {
-    if (node !== '') continue;
+  const empty = nodes.indexOf('');
+  if (empty >= 0) {
+    // One cause for all empty entries, at the first: a list of many "" must not become as
+    // many causes. Their count is the measure, so an existing one may not multiply.
+    const count = nodes.filter((node) => node === '').length;
+    const others = count > 1 ? ` (${count - 1} more entries are empty too)` : '';
     found.push(
       violation(
-        `node-empty:${index}`,
-        '',
+        'node-empty',
+        BigInt(count),
         invalid(
-          `spec.nodeName[${index}]`,
-          node,
-          'names no node, so the pool\'s sub-ENIs would be pre-warmed nowhere; write the name of the node the pool is pinned to',
+          `spec.nodeName[${empty}]`,
+          '',
+          `names no node${others}, so the pool's sub-ENIs would be pre-warmed nowhere; write the name of the node the pool is pinned to`,
         ),
       ),
     );

@@ -40,8 +40,9 @@ function notWorse(before: Violation, after: Violation): boolean {
 export function ratchet(found: readonly Violation[], existing: readonly Violation[]): Ratcheted {
   const errors: FieldError[] = [];
   const warnings: string[] = [];
+  const byKey = new Map(existing.map((old) => [old.key, old]));
   for (const violation of found) {
-    const before = existing.find((old) => old.key === violation.key);
+    const before = byKey.get(violation.key);
     if (before !== undefined && notWorse(before, violation)) {
       warnings.push(
         `${violation.error.field}: let through because the pool already broke this rule before the update and the update does not make it worse: ${violation.error.detail}`,

@@ -1,9 +1,10 @@
 import fc from 'fast-check';
-import { parseIPRange, staticCapacity } from '../../src/ip/ranges.js';
+import ipaddr from 'ipaddr.js';
+import { MAX_COUNTED_ENTRIES, parseIPRange, staticCapacity } from '../../src/ip/ranges.js';
 
 const count = (version: 4 | 6, ips: string[], excludeIPs: string[] = []) => {
   const capacity = staticCapacity(version, ips, excludeIPs);
-  if (!capacity.ok) throw new Error(`unexpected malformed entry: ${JSON.stringify(capacity.malformed)}`);
+  if (!capacity.ok) throw new Error(`not counted: ${JSON.stringify(capacity)}`);
   return capacity.addresses;
 };
 
@@ -50,8 +51,33 @@ describe('staticCapacity: spec.ips minus spec.excludeIPs, exactly', () => {
   });
 });
 
+describe('addresses become integers exactly', () => {
+  /** The 128-bit value byte by byte, independently of the parser's chunked conversion. */
+  const value = (text: string) => ipaddr.parse(text).toByteArray().reduce((n, byte) => (n << 8n) | BigInt(byte), 0n);
+
+  it('a range of random IPv6 ends holds last - first + 1 addresses', () => {
+    const address = fc.array(fc.integer({ min: 0, max: 0xffff }), { minLength: 8, maxLength: 8 }).map((parts) => new ipaddr.IPv6(parts).toString());
+    fc.assert(
+      fc.property(address, address, (a, b) => {
+        const [first, last] = value(a) <= value(b) ? [a, b] : [b, a];
+        expect(count(6, [`${first}-${last}`])).toBe(value(last) - value(first) + 1n);
+      }),
+    );
+  });
+
+  it('a range of random IPv4 ends holds last - first + 1 addresses', () => {
+    const address = fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 4, maxLength: 4 }).map((octets) => octets.join('.'));
+    fc.assert(
+      fc.property(address, address, (a, b) => {
+        const [first, last] = value(a) <= value(b) ? [a, b] : [b, a];
+        expect(count(4, [`${first}-${last}`])).toBe(value(last) - value(first) + 1n);
+      }),
+    );
+  });
+});
+
 describe('malformed entries make the capacity unknown, never 0', () => {
-  it.each<[4 | 6, string, RegExp]>([
+  it.each<[4 | 6, string, RegExp | undefined]>([
     [4, '010.0.0.1', /is not an IPv4 address/], // Go's net.ParseIP refuses leading zeros
     [4, '10.1', /is not an IPv4 address/],
     [4, '10.0.0.256', /is not an IPv4 address/],
@@ -64,8 +90,22 @@ describe('malformed entries make the capacity unknown, never 0', () => {
     [6, 'fe80::1%eth0', /is not an IPv6 address/],
     [6, 'fd00::ff-fd00::1', /must be ordered/],
     [4, '', /is not an IPv4 address/],
+    [4, '0x0a.0.0.1', /is not an IPv4 address/], // inet_aton forms ipaddr.js would take
+    [4, '167772161', /is not an IPv4 address/],
+    [4, '10.0.0.1.', /is not an IPv4 address/],
+    [6, 'fd00::1::2', /is not an IPv6 address/],
+    [6, 'fd00::10000', /is not an IPv6 address/],
+    [6, '::ffff:10.0.0.1', undefined], // IPv4-mapped IPv6 is an IPv6 address to net.ParseIP too
   ])('IPv%s %j', (version, entry, reason) => {
-    expect(parseIPRange(version, entry)).toMatch(reason);
+    const parsed = parseIPRange(version, entry);
+    if (reason === undefined) expect(typeof parsed).toBe('object');
+    else expect(parsed).toMatch(reason);
+  });
+
+  it('counts at most MAX_COUNTED_ENTRIES entries', () => {
+    const entries = Array.from({ length: MAX_COUNTED_ENTRIES }, (_, i) => `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`);
+    expect(staticCapacity(4, entries, [])).toEqual({ ok: true, addresses: BigInt(MAX_COUNTED_ENTRIES) });
+    expect(staticCapacity(4, entries, ['10.0.0.1'])).toEqual({ ok: false, entries: MAX_COUNTED_ENTRIES + 1 });
   });
 
   it('names the first malformed entry and its field', () => {

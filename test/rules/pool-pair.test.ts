@@ -2,6 +2,7 @@
 import { createReviewer } from '../../src/admission/review.js';
 import { AdmissionReviewResponseSchema } from '../../src/admission/schema.js';
 import { PoolIndex } from '../../src/cluster/pool-index.js';
+import { MAX_COUNTED_ENTRIES } from '../../src/ip/ranges.js';
 import { loadPool, loadReview } from '../fixtures/load.js';
 
 const PAIR = 'metadata.annotations[ipam.spidernet.io/pair-pool]';
@@ -127,6 +128,14 @@ describe('a pair whose sibling exists', () => {
     expect(refusedFields(input, indexOf(v6))).toEqual(['spec.podAffinity']);
   });
 
+  it('a hand-made, absurdly deep podAffinity is compared without exhausting the stack', () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 100_000; i++) deep = { a: deep };
+    const input = loadReview('pool-create-pair-v4');
+    input.request.object.spec.podAffinity = deep;
+    expect(refusedFields(input, indexOf(storedV6()))).toEqual(['spec.podAffinity']);
+  });
+
   it('a sibling that is not an IaaS pool is refused', () => {
     const v6 = storedV6();
     delete v6.metadata.annotations['ipam.spidernet.io/iaas-provider'];
@@ -191,6 +200,18 @@ describe('what cannot be checked is said, never passed silently', () => {
     const response = review(loadReview('pool-create-pair-v4'), indexOf(v6));
     expect(response.allowed).toBe(true);
     expect(response.warnings).toEqual([expect.stringContaining('the capacity of pair pool "pool-a-v6" was not compared: its spec.ips[0] "fd00:6::zz" is not an IPv6 address')]);
+  });
+
+  it('more entries than the webhook counts: capacity not compared, with a warning, on either side', () => {
+    const many = Array.from({ length: MAX_COUNTED_ENTRIES + 1 }, (_, i) => `fd00:6::${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}`);
+    const v6 = storedV6();
+    v6.spec.ips = many;
+    const response = review(loadReview('pool-update-pair-v4-grown'), indexOf(v6));
+    expect(response.allowed).toBe(true);
+    expect(response.warnings).toEqual([expect.stringContaining(`the capacity of pair pool "pool-a-v6" was not compared: it holds ${MAX_COUNTED_ENTRIES + 1} entries`)]);
+    const input = loadReview('pool-update-pair-v6-shrunk');
+    input.request.object.spec.ips = many;
+    expect(review(input, indexOf(storedV4())).warnings).toEqual([expect.stringMatching(/^spec\.ips: holds 65537 entries .*write contiguous addresses as ranges$/)]);
   });
 
   it('unknown IP versions: capacity not compared, with a warning', () => {

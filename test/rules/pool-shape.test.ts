@@ -62,6 +62,23 @@ describe('rule 2: a node pool is pinned to exactly one node', () => {
     ]);
   });
 
+  it('many empty node names are one cause, not one each', () => {
+    const input = loadReview('pool-create-empty-node-name');
+    input.request.object.spec.nodeName = ['worker-1', ...Array<string>(100_000).fill('')];
+    const causes = reviewAdmission(input).response.status!.details!.causes;
+    expect(causes.map((c) => c.field)).toEqual(['spec.nodeName', 'spec.nodeName[1]']);
+    expect(causes[1]!.message).toMatch(/^Invalid value: "": names no node \(99999 more entries are empty too\)/);
+  });
+
+  it('an existing empty node name may stay, but not multiply', () => {
+    const input = loadReview('pool-update-legacy-two-nodes-other-fields');
+    input.request.oldObject.spec.nodeName = [''];
+    input.request.object.spec.nodeName = [''];
+    expect(reviewAdmission(input).response.allowed).toBe(true);
+    input.request.object.spec.nodeName = ['', ''];
+    expect(reviewAdmission(input).response.status!.details!.causes.map((c) => c.field)).toEqual(['spec.nodeName', 'spec.nodeName[0]']);
+  });
+
   it('adding a second node to a one-node pool is refused', () => {
     expect(causes('pool-update-second-node-added').map((c) => c.field)).toEqual(['spec.nodeName']);
   });
