@@ -13,7 +13,7 @@
 //	{"kubeconfig":"/tmp/kube-apiserver-e2e-123/kubeconfig","server":"https://127.0.0.1:43210"}
 //
 // It exits, removing the directory, when standard input reaches EOF (the parent closed
-// it or died), on SIGTERM or SIGINT, or when the API server or etcd stops. It never
+// it or died), on SIGTERM, SIGINT or SIGHUP, or when the API server or etcd stops. It never
 // outlives the test run that started it.
 package main
 
@@ -110,7 +110,7 @@ func watchParent() {
 		exit(0, "stdin closed")
 	}()
 	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	go func() {
 		s := <-signals
 		exit(0, s.String())
@@ -126,6 +126,9 @@ func apiServerArgs(port int, etcdURL string, f credentialFiles) []string {
 		fmt.Sprintf("--secure-port=%d", port),
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
+		// The default (lease) reconciler publishes the advertise address as the endpoint
+		// of the "kubernetes" Service and refuses a loopback one; nothing here needs it.
+		"--endpoint-reconciler-type=none",
 		// No TLS pair given: kube-apiserver writes a self-signed CA and serving
 		// certificate for 127.0.0.1/localhost here (apiserver.crt holds both).
 		"--cert-dir=" + f.certDir,

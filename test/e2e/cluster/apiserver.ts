@@ -7,6 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -47,12 +48,16 @@ export async function startApiServer(logFile: string): Promise<ApiServer> {
   child.stderr.on('data', (b: Buffer) => (tail = (tail + b.toString('utf8')).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
+  let workDir: string | undefined;
   const stop = async (): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.stdin.end();
-    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(killer);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.stdin.end();
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
+    }
+    // The program removes its directory itself, unless it had to be killed.
+    if (workDir !== undefined) await rm(workDir, { recursive: true, force: true });
   };
 
   const ready = new Promise<{ kubeconfig: string; server: string }>((resolve, reject) => {
@@ -70,6 +75,7 @@ export async function startApiServer(logFile: string): Promise<ApiServer> {
   });
   try {
     const { kubeconfig, server } = await ready;
+    workDir = path.dirname(kubeconfig);
     return { kubeconfig, server, pid: child.pid!, stop };
   } catch (e) {
     await stop();

@@ -125,7 +125,8 @@ export async function startCluster(): Promise<Cluster> {
 
 /**
  * Resolves once the API server calls the webhook with the CA registered last: a server-side
- * dry run of an invalid `spiderpool-conf` is refused by the webhook itself. The API server
+ * dry run of an invalid `spiderpool-conf` is refused by the webhook itself (not with
+ * "failed calling webhook"). The API server
  * picks up a changed ValidatingWebhookConfiguration through an informer, so the first
  * requests after `register` may still use the previous one.
  *
@@ -143,7 +144,8 @@ export async function waitUntilWebhookCalled(cluster: Cluster): Promise<void> {
     'the API server to call the webhook',
     async () => {
       last = await cluster.apply(probe, ['--dry-run=server']);
-      return last.code !== 0 && /admission webhook "spiderpool-conf\.iaas-webhook\.spidernet\.io" denied the request/.test(last.stderr) ? true : undefined;
+      // Only the webhook refuses with this field path (kubectl prints the Invalid status's causes).
+      return last.code !== 0 && last.stderr.includes('The ConfigMap "spiderpool-conf" is invalid: data[conf.yml].iaasNetworkProvider.httpRequestTimeout: ') ? true : undefined;
     },
     { timeoutMs: 30_000, intervalMs: 500 },
     () => `${last?.stdout ?? ''}${last?.stderr ?? ''}`,

@@ -26,8 +26,19 @@ export class WebhookProcess {
 
   constructor(private readonly certDir: string) {}
 
-  /** Starts `serve` and resolves when it listens. @throws Error when it exits or does not listen within 30 s. */
+  /** Whether a process is running (started and not yet exited). */
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /**
+   * Starts `serve` and resolves when it listens; does nothing while it is running.
+   *
+   * @throws Error with the run's log when it exits or does not listen within 30 s.
+   */
   async start(): Promise<void> {
+    if (this.running) return;
+    const firstLine = this.log.length;
     const child = spawn(
       process.execPath,
       [CLI, 'serve', '--host=127.0.0.1', `--port=${this.port}`, `--cert-dir=${this.certDir}`, '--no-generate-certs'],
@@ -48,15 +59,17 @@ export class WebhookProcess {
       if (line.msg === 'serving admission reviews over HTTPS') listening = line;
     });
     const started = await until('the webhook to listen', () => (child.exitCode !== null ? null : listening), { intervalMs: 50 });
-    if (started === null) throw new Error(`the webhook exited (${child.exitCode}):\n${stderr}`);
+    if (started === null) {
+      const output = this.log.slice(firstLine).map((line) => JSON.stringify(line));
+      throw new Error(`the webhook exited (${child.exitCode}):\n${output.join('\n')}\n${stderr}`);
+    }
     this.port = started['port'] as number;
   }
 
   /** SIGTERM (the server drains and exits), SIGKILL after 10 s; resolves once it exited. */
   async stop(): Promise<void> {
     const child = this.child;
-    this.child = undefined;
-    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    if (child === undefined || !this.running) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
