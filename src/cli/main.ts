@@ -150,10 +150,12 @@ program
   .option('--service <name>', 'Service the API server calls', DEFAULT_SERVICE_NAME)
   .option('--namespace <namespace>', 'namespace of the Service', DEFAULT_NAMESPACE)
   .option('--url <url>', 'call the webhook at https://HOST:PORT instead of the Service (a webhook outside the cluster)')
+  .option('--manifest <file>', 'YAML holding the ValidatingWebhookConfiguration, e.g. kubectl kustomize output of an overlay (default: the one in deploy/)')
   .action(async (opts) => {
     const registration = await registerWebhook({
       caFile: opts.caFile,
       kubeconfig: opts.kubeconfig,
+      manifest: opts.manifest,
       target: opts.url !== undefined ? { url: opts.url } : { service: { name: opts.service, namespace: opts.namespace } },
     });
     const what = registration.changed ? 'applied' : 'unchanged';

@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 
 /**
@@ -62,9 +62,12 @@ export type WebhookTarget = { service: { name: string; namespace: string } } | {
 /**
  * Reads and checks the webhook manifest.
  *
- * @param path YAML file holding one ValidatingWebhookConfiguration; the shipped one by default.
- * @throws Error naming the file when it cannot be read, is not YAML, or does not have the
- *   shape of {@link WebhookManifestSchema}.
+ * @param path YAML file with the ValidatingWebhookConfiguration: the shipped one by default,
+ *   or any multi-document file holding exactly one, such as `kubectl kustomize my-overlay/`
+ *   output (so an overlay's namespaceSelector or matchConditions are kept).
+ * @throws Error naming the file when it cannot be read, is not YAML, holds no or several
+ *   ValidatingWebhookConfigurations, or that object does not have the shape of
+ *   {@link WebhookManifestSchema}.
  */
 export async function readWebhookManifest(path: string = WEBHOOK_MANIFEST_PATH): Promise<WebhookManifest> {
   let text: string;
@@ -73,13 +76,14 @@ export async function readWebhookManifest(path: string = WEBHOOK_MANIFEST_PATH):
   } catch (e) {
     throw new Error(`cannot read the webhook manifest ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  let parsed: unknown;
-  try {
-    parsed = parse(text);
-  } catch (e) {
-    throw new Error(`the webhook manifest ${path} is not YAML: ${(e as Error).message}`);
+  const documents = parseAllDocuments(text);
+  const broken = documents.find((doc) => doc.errors.length > 0);
+  if (broken) throw new Error(`the webhook manifest ${path} is not YAML: ${broken.errors[0]!.message}`);
+  const candidates = documents.map((doc) => doc.toJS() as unknown).filter((o) => (o as { kind?: unknown } | null)?.kind === 'ValidatingWebhookConfiguration');
+  if (candidates.length !== 1) {
+    throw new Error(`the webhook manifest ${path} holds ${candidates.length} ValidatingWebhookConfigurations; it must hold exactly one`);
   }
-  const result = WebhookManifestSchema.safeParse(parsed);
+  const result = WebhookManifestSchema.safeParse(candidates[0]);
   if (!result.success) {
     const first = result.error.issues[0];
     throw new Error(`the webhook manifest ${path} is not a usable ValidatingWebhookConfiguration: ${first?.path.join('.')}: ${first?.message}`);

@@ -20,12 +20,21 @@ describe('readWebhookManifest', () => {
     return join(dir, name);
   };
 
+  it('picks the one ValidatingWebhookConfiguration out of rendered multi-document output', async () => {
+    const rendered = `apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\n${JSON.stringify(shipped)}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\n`;
+    expect(await readWebhookManifest(file('rendered.yaml', rendered))).toEqual(shipped);
+  });
+
   it('names the file and the problem when it is missing, not YAML, or not a usable configuration', async () => {
     await expect(readWebhookManifest(join(dir, 'absent.yaml'))).rejects.toThrow(/^cannot read the webhook manifest .*absent\.yaml: ENOENT$/);
     await expect(readWebhookManifest(file('bad.yaml', 'a: [\n'))).rejects.toThrow(/bad\.yaml is not YAML/);
     await expect(readWebhookManifest(file('mutating.yaml', 'apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\n'))).rejects.toThrow(
-      /mutating\.yaml is not a usable ValidatingWebhookConfiguration: kind: /,
+      /mutating\.yaml holds 0 ValidatingWebhookConfigurations; it must hold exactly one$/,
     );
+    const twice = `${JSON.stringify(shipped)}\n---\n${JSON.stringify(shipped)}\n`;
+    await expect(readWebhookManifest(file('twice.yaml', twice))).rejects.toThrow(/twice\.yaml holds 2 ValidatingWebhookConfigurations/);
+    const wrongVersion = { ...shipped, apiVersion: 'admissionregistration.k8s.io/v1beta1' };
+    await expect(readWebhookManifest(file('v1beta1.yaml', JSON.stringify(wrongVersion)))).rejects.toThrow(/v1beta1\.yaml is not a usable ValidatingWebhookConfiguration: apiVersion: /);
     const urlOnly = { ...shipped, webhooks: [{ name: 'w', clientConfig: { url: 'https://x' } }] };
     await expect(readWebhookManifest(file('url.yaml', JSON.stringify(urlOnly)))).rejects.toThrow(/webhooks\.0\.clientConfig\.service: /);
   });

@@ -2,7 +2,7 @@
  * Issue #3: a real kube-apiserver calls the webhook, and the real kubectl shows the result.
  * The scenarios share one cluster and run in order; 6 and 7 stop and restart the webhook.
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startCluster, waitUntilWebhookCalled, type Cluster } from './harness.js';
 import { until, type Finished } from './processes.js';
@@ -70,6 +70,15 @@ function expectPoolRefused(result: Finished, name: string, detail: RegExp): void
   expect(result.stderr).toMatch(detail);
   expectWebhookRefused(name);
 }
+
+describe('the cluster', () => {
+  it('is the Kubernetes release pinned in test/e2e/apiserver/go.mod, answering the real kubectl', async () => {
+    const goMod = await readFile(new URL('../apiserver/go.mod', import.meta.url), 'utf8');
+    const release = /^\s*k8s\.io\/kubernetes (v\S+)$/m.exec(goMod)![1];
+    const result = await cluster.kubectl(['version', '-o', 'json']);
+    expect(JSON.parse(result.stdout).serverVersion).toMatchObject({ gitVersion: release, major: '1' });
+  });
+});
 
 describe('1-2. an IaaS node pool loses spec.nodeName', () => {
   const name = 'iaas-node-pool';
