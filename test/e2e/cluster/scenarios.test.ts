@@ -6,6 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startCluster, waitUntilWebhookCalled, type Cluster } from './harness.js';
 import { until, type Finished } from './processes.js';
+import type { LogLine } from './webhook.js';
 
 const IAAS_ANNOTATION = 'ipam.spidernet.io/iaas-provider';
 const POOL_WEBHOOK = 'spiderippool.iaas-webhook.spidernet.io';
@@ -54,21 +55,39 @@ function expectOk(result: Finished): void {
   expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: expect.not.stringContaining('Error') });
 }
 
-/** The webhook logged a refusal of an object called `name`. */
-function expectWebhookRefused(name: string): void {
-  expect(cluster.webhook.reviewsOf(name).some((line) => line['allowed'] === false)).toBe(true);
+/**
+ * Runs `write` (a kubectl call) and waits until the webhook has logged one more review of
+ * an object called `name` with the given `allowed` than before it: proof that the decision
+ * came from the webhook. The webhook logs after answering and its stdout is read
+ * asynchronously, so the line may arrive just after kubectl exits.
+ *
+ * @returns kubectl's result and the webhook's log line for that review.
+ */
+async function reviewedByWebhook(name: string, allowed: boolean, write: () => Promise<Finished>): Promise<{ result: Finished; logged: LogLine }> {
+  const reviews = () => cluster.webhook.reviewsOf(name).filter((line) => line['allowed'] === allowed);
+  const before = reviews().length;
+  const result = await write();
+  const logged = await until(`the webhook to log a review of ${name} (allowed: ${allowed})`, () => reviews()[before], { timeoutMs: 5_000, intervalMs: 50 });
+  return { result, logged };
+}
+
+/** {@link reviewedByWebhook} for a refusal: kubectl exits 1. */
+async function refusedByWebhook(name: string, write: () => Promise<Finished>): Promise<{ result: Finished; logged: LogLine }> {
+  const refused = await reviewedByWebhook(name, false, write);
+  expect(refused.result.code).toBe(1);
+  return refused;
 }
 
 /**
- * Asserts kubectl failed with the webhook's field message. kubectl renders an Invalid
- * status from its causes (`The <Kind> "<name>" is invalid: <field>: <Type>: <detail>`),
- * without the API server's `admission webhook "…" denied the request` prefix.
+ * Asserts `write` is refused by the webhook with its spec.nodeName message. kubectl renders
+ * an Invalid status from its causes (`The <Kind> "<name>" is invalid: <field>: <Type>:
+ * <detail>`), without the API server's `admission webhook "…" denied the request` prefix.
  */
-function expectPoolRefused(result: Finished, name: string, detail: RegExp): void {
-  expect(result.code).toBe(1);
+async function expectPoolRefused(name: string, write: () => Promise<Finished>, detail: RegExp): Promise<LogLine> {
+  const { result, logged } = await refusedByWebhook(name, write);
   expect(result.stderr).toContain(`The SpiderIPPool "${name}" is invalid: spec.nodeName: Forbidden: `);
   expect(result.stderr).toMatch(detail);
-  expectWebhookRefused(name);
+  return logged;
 }
 
 describe('the cluster', () => {
@@ -90,17 +109,15 @@ describe('1-2. an IaaS node pool loses spec.nodeName', () => {
   });
 
   it('1. kubectl apply exits non-zero with the field message; the stored pool is unchanged', async () => {
-    const result = await cluster.apply(pool(name));
-    expectPoolRefused(result, name, /changing spec\.nodeName from \["worker-1"\] to none would turn IaaS node pool "iaas-node-pool" into a global pool/);
+    await expectPoolRefused(name, () => cluster.apply(pool(name)), /changing spec\.nodeName from \["worker-1"\] to none would turn IaaS node pool "iaas-node-pool" into a global pool/);
     const stored = await cluster.get('spiderippool', name);
     expect(stored!['spec'].nodeName).toEqual(['worker-1']);
     expect(stored!['metadata'].resourceVersion).toBe(created['metadata'].resourceVersion);
   });
 
   it('2. the same with --dry-run=server, and the webhook saw dryRun', async () => {
-    const result = await cluster.apply(pool(name), ['--dry-run=server']);
-    expectPoolRefused(result, name, /into a global pool/);
-    expect(cluster.webhook.reviewsOf(name).some((line) => line['dryRun'] === true && line['allowed'] === false)).toBe(true);
+    const logged = await expectPoolRefused(name, () => cluster.apply(pool(name), ['--dry-run=server']), /into a global pool/);
+    expect(logged['dryRun']).toBe(true);
     expect((await cluster.get('spiderippool', name))!['metadata'].resourceVersion).toBe(created['metadata'].resourceVersion);
   });
 });
@@ -108,8 +125,7 @@ describe('1-2. an IaaS node pool loses spec.nodeName', () => {
 describe('3. pool updates the webhook refuses and accepts', () => {
   it('refuses a global IaaS pool gaining spec.nodeName', async () => {
     expectOk(await cluster.apply(pool('iaas-global-pool')));
-    const result = await cluster.apply(pool('iaas-global-pool', { nodeName: ['worker-1'] }));
-    expectPoolRefused(result, 'iaas-global-pool', /into a node pool/);
+    await expectPoolRefused('iaas-global-pool', () => cluster.apply(pool('iaas-global-pool', { nodeName: ['worker-1'] })), /into a node pool/);
     expect((await cluster.get('spiderippool', 'iaas-global-pool'))!['spec'].nodeName).toBeUndefined();
   });
 
@@ -129,9 +145,7 @@ describe('3. pool updates the webhook refuses and accepts', () => {
 
   it('refuses removing the IaaS annotation', async () => {
     expectOk(await cluster.apply(pool('iaas-annotated-pool', { nodeName: ['worker-1'] })));
-    const result = await cluster.kubectl(['annotate', 'spiderippool', 'iaas-annotated-pool', `${IAAS_ANNOTATION}-`]);
-    expect(result.code).toBe(1);
-    expectWebhookRefused('iaas-annotated-pool');
+    const { result } = await refusedByWebhook('iaas-annotated-pool', () => cluster.kubectl(['annotate', 'spiderippool', 'iaas-annotated-pool', `${IAAS_ANNOTATION}-`]));
     expect(result.stderr).toContain(`The SpiderIPPool "iaas-annotated-pool" is invalid: metadata.annotations[${IAAS_ANNOTATION}]: Forbidden: `);
     expect((await cluster.get('spiderippool', 'iaas-annotated-pool'))!['metadata'].annotations[IAAS_ANNOTATION]).toBe('example-cloud');
   });
@@ -158,9 +172,7 @@ describe('4. the spiderpool-conf ConfigMap', () => {
     ['abc', /Invalid value: "abc": is not a Go duration \(time: invalid duration "abc"\)/],
     ['50', /Invalid value: "50": is not a Go duration \(time: missing unit in duration "50"\).*did you mean "50s"\?/],
   ])('refuses httpRequestTimeout "%s" with the value and the limit', async (timeout, detail) => {
-    const result = await cluster.apply(spiderpoolConf(timeout));
-    expect(result.code).toBe(1);
-    expectWebhookRefused('spiderpool-conf');
+    const { result } = await refusedByWebhook('spiderpool-conf', () => cluster.apply(spiderpoolConf(timeout)));
     expect(result.stderr).toContain('The ConfigMap "spiderpool-conf" is invalid: data[conf.yml].iaasNetworkProvider.httpRequestTimeout: ');
     expect(result.stderr).toMatch(detail);
     const stored = await cluster.get('configmap', 'spiderpool-conf', 'kube-system');
@@ -186,8 +198,7 @@ describe('5. other ConfigMaps never reach the webhook', () => {
     expectOk(await cluster.apply(spiderpoolConf('abc', { namespace: 'default' })));
     // A request that does reach the webhook, after them: its log line proves the log is
     // read up to a point later than the two writes above.
-    expectOk(await cluster.apply(spiderpoolConf('57s')));
-    await until('the webhook to log the 57s review', () => (cluster.webhook.reviewsOf('spiderpool-conf').some((l) => l['allowed'] === true) ? true : undefined));
+    expectOk((await reviewedByWebhook('spiderpool-conf', true, () => cluster.apply(spiderpoolConf('57s')))).result);
     expect(cluster.webhook.reviewsOf('other-conf')).toEqual([]);
     expect(cluster.webhook.reviewsOf('spiderpool-conf').filter((l) => l['namespace'] === 'default')).toEqual([]);
   });
@@ -224,7 +235,7 @@ describe('6. the webhook stopped: fail closed for what it guards only', () => {
   it('works again once the webhook is started again', async () => {
     await cluster.webhook.start();
     expectOk(await cluster.apply(pool(name, { nodeName: ['worker-2'] })));
-    expectPoolRefused(await cluster.apply(pool(name)), name, /into a global pool/);
+    await expectPoolRefused(name, () => cluster.apply(pool(name)), /into a global pool/);
   });
 });
 
@@ -261,7 +272,7 @@ describe('7. certificates rotated to a new CA, then register again', () => {
     expect(registered.stdout).toMatch(/applied \(resourceVersion \d+\)/);
     await waitUntilWebhookCalled(cluster);
     expectOk(await cluster.apply(pool(name, { nodeName: ['worker-2'] })));
-    expectPoolRefused(await cluster.apply(pool(name)), name, /into a global pool/);
+    await expectPoolRefused(name, () => cluster.apply(pool(name)), /into a global pool/);
     expect(cluster.apiServer.pid).toBe(apiServerPid);
   });
 });
