@@ -29,6 +29,9 @@ export interface ApiServer {
   stop(): Promise<void>;
 }
 
+/** Attempts when the port the OS reported free is taken before the API server binds it. */
+const PORT_ATTEMPTS = 3;
+
 /**
  * Starts the API server on a free loopback port and resolves once `/readyz` is ok.
  *
@@ -40,7 +43,17 @@ export async function startApiServer(logFile: string): Promise<ApiServer> {
   if (!existsSync(APISERVER_BINARY)) {
     throw new Error(`${APISERVER_BINARY} is missing: run test/e2e/apiserver/build.sh (npm run test:e2e does)`);
   }
-  const port = await freePort();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(await freePort(), logFile);
+    } catch (e) {
+      // Other test runs on this machine open ports too; a lost race is not a failure.
+      if (attempt === PORT_ATTEMPTS || !/address already in use/.test((e as Error).message)) throw e;
+    }
+  }
+}
+
+async function startOnce(port: number, logFile: string): Promise<ApiServer> {
   const child = spawn(APISERVER_BINARY, [`--port=${port}`], { stdio: ['pipe', 'pipe', 'pipe'] });
   const log = createWriteStream(logFile);
   child.stderr.pipe(log);
