@@ -72,7 +72,8 @@ export async function startCluster(): Promise<Cluster> {
     apiServer = await startApiServer(path.join(workDir, 'apiserver.log'));
     const { kubeconfig } = apiServer;
     const kubectl = async (args: readonly string[], opts: { stdin?: string } = {}): Promise<Finished> => {
-      const result = await runProcess(KUBECTL, [`--kubeconfig=${kubeconfig}`, ...args], { stdin: opts.stdin });
+      // The discovery cache goes with the work dir, not into ~/.kube/cache.
+      const result = await runProcess(KUBECTL, [`--kubeconfig=${kubeconfig}`, `--cache-dir=${path.join(workDir, 'kube-cache')}`, ...args], { stdin: opts.stdin });
       const entry = `$ kubectl ${args.join(' ')}\n${opts.stdin ? `# stdin:\n${opts.stdin}` : ''}${result.stdout}${result.stderr}# exit ${result.code}\n\n`;
       await appendFile(transcript, entry);
       if (process.env['E2E_KUBECTL_TRANSCRIPT']) await appendFile(process.env['E2E_KUBECTL_TRANSCRIPT'], entry);
