@@ -2,11 +2,11 @@
  * A fake kube-apiserver on loopback (port 0) for the SpiderIPPool resource only: scripted
  * list answers and watch streams the test writes events to. For the pool cache's unit
  * tests and the CLI's end-to-end test; never a stand-in for the real API server's
- * validation.
+ * validation. (test/registration/fake-api-server.ts stands in for the webhook
+ * configuration endpoints; its `kubeConfigFor` serves both.)
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
 
 export const PATH = '/apis/spiderpool.spidernet.io/v2beta1/spiderippools';
 
@@ -81,15 +81,4 @@ export class FakeApiServer {
   }
 }
 
-/** A kubeconfig for `server` with a dummy token. */
-export function kubeConfigFor(server: string): KubeConfig {
-  const config = new KubeConfig();
-  config.loadFromOptions({
-    clusters: [{ name: 'fake', server, skipTLSVerify: true }],
-    users: [{ name: 'webhook', token: 'not-a-real-token' }],
-    contexts: [{ name: 'fake', cluster: 'fake', user: 'webhook' }],
-    currentContext: 'fake',
-  });
-  return config;
-}
-
+export { kubeConfigFor } from '../registration/fake-api-server.js';
