@@ -6,11 +6,12 @@
 import { readFile } from 'node:fs/promises';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { generateCertificates } from '../certs/generate.js';
+import { parseGoDuration } from '../duration/parse.js';
 import { caBundleBase64, readCertificateAuthority, writeCertificates } from '../certs/files.js';
 import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME } from '../defaults.js';
 import { levels } from 'pino';
 import { createLogger } from '../server/logger.js';
-import { startServer } from '../server/serve.js';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, startServer } from '../server/serve.js';
 import { reviewText, type CommandResult } from './review-file.js';
 import { validateConfigText } from './validate-config.js';
 
@@ -27,6 +28,18 @@ function parsePort(value: string): number {
 function parsePositiveInt(value: string): number {
   if (!/^[1-9][0-9]*$/.test(value)) throw new InvalidArgumentError('must be a positive whole number');
   return Number(value);
+}
+
+/** A Go duration (`10s`, `1m30s`) as whole milliseconds, at least 0. */
+function parseGoDurationMs(value: string): number {
+  let ns: bigint;
+  try {
+    ns = parseGoDuration(value);
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
+  if (ns < 0n) throw new InvalidArgumentError('must not be negative');
+  return Number(ns / 1_000_000n);
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -66,6 +79,9 @@ configMapOptions(
     .option('--host <address>', 'address to bind (default: all interfaces)')
     .option('--cert-dir <dir>', 'directory with tls.crt and tls.key', DEFAULT_CERT_DIR)
     .option('--no-generate-certs', 'fail instead of generating a CA and serving certificate when none are in --cert-dir')
+    .option('--client-ca-file <file>', "PEM CA bundle; when set, reviews need a client certificate it issued (the API server's admission client certificate)")
+    .option('--max-connections <n>', 'cap on open connections; more are closed on arrival', parsePositiveInt, DEFAULT_MAX_CONNECTIONS)
+    .option('--shutdown-timeout <duration>', 'on SIGTERM/SIGINT, how long in-flight reviews may take to finish (Go duration)', parseGoDurationMs, DEFAULT_SHUTDOWN_GRACE_MS)
     .addOption(new Option('--log-level <level>', 'log level').env('LOG_LEVEL').choices(LOG_LEVELS).default('info')),
 ).action(async (opts) => {
   const logger = createLogger(opts.logLevel);
@@ -75,12 +91,19 @@ configMapOptions(
       host: opts.host,
       certDir: opts.certDir,
       generateCerts: opts.generateCerts,
+      clientCaFile: opts.clientCaFile,
+      maxConnections: opts.maxConnections,
+      shutdownGraceMs: opts.shutdownTimeout,
       review: { configMap: { name: opts.configmapName, namespace: opts.configmapNamespace } },
       logger,
     });
     const shutdown = (signal: string) => {
       logger.info({ signal }, 'stopping: no longer ready, finishing in-flight reviews');
-      void server.stop().then(() => logger.info('stopped'));
+      // Exit explicitly: a timer or watcher left behind must not keep the pod terminating.
+      void server.stop().then(() => {
+        logger.info('stopped');
+        process.exit(0);
+      });
     };
     process.once('SIGTERM', shutdown);
     process.once('SIGINT', shutdown);
