@@ -6,6 +6,7 @@ import { MAX_BODY_BYTES, WEBHOOK_PATHS } from '../../src/defaults.js';
 import { createWebhookMetrics } from '../../src/metrics/webhook.js';
 import { createApp } from '../../src/server/app.js';
 import { loadReview } from '../fixtures/load.js';
+import { sampleValue } from './client.js';
 
 const lines: Record<string, unknown>[] = [];
 const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
@@ -210,10 +211,6 @@ describe('health', () => {
 });
 
 describe('/metrics', () => {
-  /** The value of one sample line, e.g. `name{a="b"} 3`, or undefined when absent. */
-  const sample = (text: string, series: string) =>
-    text.split('\n').find((l) => l.startsWith(series + ' '))?.slice(series.length + 1);
-
   it('counts reviews by webhook, code, operation and decision, and times them', async () => {
     const before = await metrics.registry.metrics();
     await request(app).post(WEBHOOK_PATHS.spiderIPPool).send(loadReview('pool-update-node-to-global')).expect(200);
@@ -224,9 +221,9 @@ describe('/metrics', () => {
     const allowedSeries = `controller_runtime_webhook_requests_total{webhook="/validate-spiderippool",code="200",operation="UPDATE",allowed="true"}`;
     const refused = `controller_runtime_webhook_requests_total{webhook="/validate-spiderippool",code="415",operation="",allowed=""}`;
     const count = `controller_runtime_webhook_latency_seconds_count{webhook="/validate-spiderippool"}`;
-    const delta = (series: string) => Number(sample(res.text, series) ?? 0) - Number(sample(before, series) ?? 0);
+    const delta = (series: string) => sampleValue(res.text, series) - sampleValue(before, series);
     expect([delta(denied), delta(allowedSeries), delta(refused), delta(count)]).toEqual([1, 1, 1, 3]);
-    expect(sample(res.text, `controller_runtime_webhook_requests_in_flight{webhook="/validate-spiderippool"}`)).toBe('0');
+    expect(res.text).toContain(`controller_runtime_webhook_requests_in_flight{webhook="/validate-spiderippool"} 0\n`);
     expect(res.text).toContain('# TYPE process_resident_memory_bytes gauge');
     expect(res.text).toContain('# TYPE spiderpool_iaas_webhook_certificate_reloads_total counter');
   });
