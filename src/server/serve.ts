@@ -104,7 +104,11 @@ export interface RunningServer {
  * Kubernetes `Status` body like every other refusal, instead of Node's bare status line.
  */
 function answerMalformedHttp(err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  // https.Server re-emits TLS failures (a handshake timeout, a bad ClientHello) here: with
+  // no finished handshake nothing can be written back, and ending the socket politely
+  // would wait for a handshake that never comes. Only HTTP parser failures get an answer.
+  const isHttpError = err.code?.startsWith('HPE_') === true || err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  if (!isHttpError || !socket.writable) return void socket.destroy();
   const [code, message] =
     err.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'request headers are too large']

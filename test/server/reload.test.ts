@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { jest } from '@jest/globals';
 import { pino } from 'pino';
 import type { CertificateBundle } from '../../src/certs/generate.js';
 import { WEBHOOK_PATHS } from '../../src/defaults.js';
