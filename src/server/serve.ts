@@ -2,7 +2,7 @@
  * Starts the HTTPS server around the express adapter: certificates and their hot reload,
  * TLS settings, timeouts, the connection cap, readiness, metrics, and a graceful stop.
  */
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -190,9 +190,16 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   server.on('drop', () => metrics.connectionsDroppedTotal.inc());
   server.on('tlsClientError', (err) => logger.debug({ err: err.message }, 'TLS handshake failed'));
   server.on('clientError', answerMalformedHttp);
-  // While stopping, every answer closes its connection, so no client reuses a socket that is about to go.
+  // While stopping, every answer still to be written says `Connection: close` (so no client
+  // reuses a socket that is about to go) and each finished answer frees its connection.
+  const responses = new Set<ServerResponse>();
   server.prependListener('request', (_req, res) => {
-    if (stopping) res.setHeader('Connection', 'close');
+    responses.add(res);
+    if (stopping) res.shouldKeepAlive = false;
+    res.once('close', () => {
+      responses.delete(res);
+      if (stopping) server.closeIdleConnections();
+    });
   });
 
   const describe = (cert: ServedCertificate) => ({ serialNumber: cert.serialNumber, validTo: cert.validTo.toISOString() });
@@ -236,6 +243,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const stop = (): Promise<void> => {
     stopped ??= new Promise<void>((resolve) => {
       stopping = true;
+      for (const res of responses) res.shouldKeepAlive = false;
       reloader.close();
       const grace = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
       grace.unref();
