@@ -205,6 +205,8 @@ describe('review and validate-config', () => {
   it('usage errors exit 2, apart from refusals (1)', async () => {
     expect((await run(['validate-config'])).code).toBe(2);
     expect((await run(['serve', '--log-level', 'loud'])).code).toBe(2);
+    expect((await run(['serve', '--shutdown-timeout', '10'])).code).toBe(2); // a Go duration needs its unit
+    expect((await run(['serve', '--max-connections', '0'])).code).toBe(2);
     expect((await run(['--help'])).code).toBe(0);
   });
 
