@@ -54,7 +54,7 @@ const inFlight = async (server: RunningServer) =>
   sampleValue(await server.metrics.registry.metrics(), `controller_runtime_webhook_requests_in_flight{webhook="${WEBHOOK_PATHS.spiderIPPool}"}`);
 
 describe('stop()', () => {
-  it('finishes every in-flight review, refuses new connections, and closes idle ones', async () => {
+  it('turns unready, finishes every in-flight review, refuses new connections, and closes idle ones', async () => {
     const server = await startServer({ port: 0, host: '127.0.0.1', certDir, generateCerts: true, logger });
     const requests = await Promise.all(Array.from({ length: 20 }, (_, i) => halfSentReview(server, `uid-${i}`)));
     // A keep-alive connection that has been answered once and waits for its next request.
@@ -64,6 +64,11 @@ describe('stop()', () => {
       idle.once('data', resolve);
       idle.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
     });
+    // A probe whose headers are still arriving when the stop begins: answered after it.
+    const probe = await connectTls(server.port, { ca: server.caCertPem! });
+    let probeAnswer = '';
+    probe.setEncoding('utf8').on('data', (chunk: string) => (probeAnswer += chunk));
+    probe.write('GET /readyz HTTP/1.1\r\nHost: localhost\r\n');
     await until(async () => (await inFlight(server)) === 20, 'the reviews to be in flight');
 
     let stopped = false;
@@ -71,6 +76,10 @@ describe('stop()', () => {
     await expect(connectTls(server.port, { ca: server.caCertPem! })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     await idleClosed;
     expect(stopped).toBe(false); // still draining
+    probe.write('\r\n');
+    await until(() => probeAnswer.includes('readyz check failed'), 'the probe answer');
+    expect(probeAnswer).toMatch(/^HTTP\/1\.1 503 /);
+    expect(probeAnswer).toContain('[-]shutdown failed: the server is shutting down\n');
 
     const answers = await Promise.all(requests.map((r) => r.finish()));
     answers.forEach((raw, i) => {
