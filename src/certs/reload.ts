@@ -87,8 +87,6 @@ export interface ReloaderOptions extends CertificateSource {
 export interface CertificateReloader {
   /** The certificate in use. */
   current(): ServedCertificate;
-  /** Re-reads the files now; resolves when done (never rejects). */
-  check(): Promise<void>;
   /** Stops watching and polling. */
   close(): void;
 }
@@ -134,6 +132,7 @@ export function watchCertificates(options: ReloaderOptions): CertificateReloader
     lastFailureKey = undefined;
     options.onReloaded(next);
   };
+  // One re-read at a time, in order: a slow read must not apply after a newer one.
   const check = (): Promise<void> => (running = running.then(reload));
   const schedule = () => {
     debounce ??= setTimeout(() => {
@@ -157,7 +156,6 @@ export function watchCertificates(options: ReloaderOptions): CertificateReloader
 
   return {
     current: () => current,
-    check,
     close() {
       clearInterval(timer);
       clearTimeout(debounce);
