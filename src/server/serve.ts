@@ -164,10 +164,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   if (created) logger.info({ certDir: options.certDir }, 'generated a CA and a serving certificate');
   const verifyClients = options.clientCaFile !== undefined;
 
-  let listening = false;
   let stopping = false;
+  // No "listening" check: nothing can ask before the server listens.
   const checks: ReadinessCheck[] = [
-    { name: 'listening', check: () => (listening ? undefined : 'the server is not listening yet') },
     { name: 'shutdown', check: () => (stopping ? 'the server is shutting down' : undefined) },
     { name: 'serving-certificate', check: () => certificateValidityProblem(reloader.current(), new Date()) },
     ...(options.readinessChecks ?? []),
@@ -236,7 +235,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     throw err;
   }
   const port = (server.address() as AddressInfo).port;
-  listening = true;
   logger.info({ port, certDir: options.certDir, ...describe(served) }, 'serving admission reviews over HTTPS');
 
   let stopped: Promise<void> | undefined;
