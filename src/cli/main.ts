@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The command line: `serve`, `review`, `validate-config` and `certs`, thin shells around the
+ * The command line: `serve`, `review`, `validate-config`, `certs` and `register`, thin shells around the
  * same functions the server uses.
  */
 import { readFile } from 'node:fs/promises';
@@ -11,6 +11,7 @@ import { caBundleBase64, readCertificateAuthority, writeCertificates } from '../
 import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME } from '../defaults.js';
 import { levels } from 'pino';
 import { createLogger } from '../server/logger.js';
+import { registerWebhook } from '../registration/register.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, startServer } from '../server/serve.js';
 import { reviewText, type CommandResult } from './review-file.js';
 import { validateConfigText } from './validate-config.js';
@@ -160,6 +161,30 @@ program
     const what = ca ? 'a new serving certificate signed by the existing CA' : 'a new CA and serving certificate';
     process.stderr.write(`wrote ${what} to ${opts.out} (tls.crt, tls.key, ca.crt, ca.key); caBundle:\n`);
     process.stdout.write(caBundleBase64(bundle.caCertPem) + '\n');
+  });
+
+program
+  .command('register')
+  .description(
+    'create or update the ValidatingWebhookConfiguration of deploy/ in the cluster (server-side apply) with the caBundle of --ca-file',
+  )
+  .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
+  .option('--ca-file <file>', 'CA certificate that signed the serving certificate (written by certs)', `${DEPLOY_TLS_DIR}/ca.crt`)
+  .option('--service <name>', 'Service the API server calls', DEFAULT_SERVICE_NAME)
+  .option('--namespace <namespace>', 'namespace of the Service', DEFAULT_NAMESPACE)
+  .option('--url <url>', 'call the webhook at https://HOST:PORT instead of the Service (a webhook outside the cluster)')
+  .option('--manifest <file>', 'YAML holding the ValidatingWebhookConfiguration, e.g. kubectl kustomize output of an overlay (default: the one in deploy/)')
+  .action(async (opts) => {
+    const registration = await registerWebhook({
+      caFile: opts.caFile,
+      kubeconfig: opts.kubeconfig,
+      manifest: opts.manifest,
+      target: opts.url !== undefined ? { url: opts.url } : { service: { name: opts.service, namespace: opts.namespace } },
+    });
+    const what = registration.changed ? 'applied' : 'unchanged';
+    process.stdout.write(
+      `validatingwebhookconfiguration.admissionregistration.k8s.io/${registration.name} ${what} (resourceVersion ${registration.resourceVersion ?? '?'}) at ${registration.server}\n`,
+    );
   });
 
 program.parseAsync().catch((e: unknown) => {
