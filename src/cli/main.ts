@@ -6,20 +6,20 @@
 import { readFile } from 'node:fs/promises';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { generateCertificates } from '../certs/generate.js';
+import { parseGoDuration } from '../duration/parse.js';
 import { caBundleBase64, readCertificateAuthority, writeCertificates } from '../certs/files.js';
 import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME } from '../defaults.js';
 import { levels, type Logger } from 'pino';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
-import { startPoolCache, type PoolCache } from '../cluster/pool-cache.js';
+import { poolCacheReadinessCheck, registerPoolCacheMetrics, startPoolCache, type PoolCache } from '../cluster/pool-cache.js';
+import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js';
 import { createLogger } from '../server/logger.js';
 import { registerWebhook } from '../registration/register.js';
-import { startServer } from '../server/serve.js';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, startServer } from '../server/serve.js';
 import { reviewText, type CommandResult } from './review-file.js';
 import { validateConfigText } from './validate-config.js';
 
 const LOG_LEVELS = [...Object.keys(levels.values), 'silent'];
-/** How long `serve` may linger after stopping before it exits anyway, in milliseconds. */
-const EXIT_AFTER_STOP_MS = 1000;
 /** Where `certs` writes by default: what `deploy/kustomization.yaml` reads. */
 const DEPLOY_TLS_DIR = 'deploy/tls';
 
@@ -32,6 +32,18 @@ function parsePort(value: string): number {
 function parsePositiveInt(value: string): number {
   if (!/^[1-9][0-9]*$/.test(value)) throw new InvalidArgumentError('must be a positive whole number');
   return Number(value);
+}
+
+/** A Go duration (`10s`, `1m30s`) as whole milliseconds, at least 0. */
+function parseGoDurationMs(value: string): number {
+  let ns: bigint;
+  try {
+    ns = parseGoDuration(value);
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
+  if (ns < 0n) throw new InvalidArgumentError('must not be negative');
+  return Number(ns / 1_000_000n);
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -72,6 +84,9 @@ configMapOptions(
     .option('--cert-dir <dir>', 'directory with tls.crt and tls.key', DEFAULT_CERT_DIR)
     .option('--no-generate-certs', 'fail instead of generating a CA and serving certificate when none are in --cert-dir')
     .option('--kubeconfig <file>', 'kubeconfig for watching SpiderIPPools (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
+    .option('--client-ca-file <file>', "PEM CA bundle; when set, reviews need a client certificate it issued (the API server's admission client certificate)")
+    .option('--max-connections <n>', 'cap on open connections; more are closed on arrival', parsePositiveInt, DEFAULT_MAX_CONNECTIONS)
+    .option('--shutdown-timeout <duration>', 'on SIGTERM/SIGINT, how long in-flight reviews may take to finish (Go duration)', parseGoDurationMs, DEFAULT_SHUTDOWN_GRACE_MS)
     .addOption(new Option('--log-level <level>', 'log level').env('LOG_LEVEL').choices(LOG_LEVELS).default('info')),
 ).action(async (opts) => {
   const logger = createLogger(opts.logLevel);
@@ -83,37 +98,40 @@ configMapOptions(
       host: opts.host,
       certDir: opts.certDir,
       generateCerts: opts.generateCerts,
+      clientCaFile: opts.clientCaFile,
+      maxConnections: opts.maxConnections,
+      shutdownGraceMs: opts.shutdownTimeout,
       review: { configMap: { name: opts.configmapName, namespace: opts.configmapNamespace }, ...(cache ? { pools: cache.pools } : {}) },
-      ...(cache ? { poolCacheSynced: cache.hasSynced } : {}),
+      ...(cache ? { readinessChecks: [poolCacheReadinessCheck(cache)], metrics: poolCacheMetrics(cache) } : {}),
       logger,
     });
     const shutdown = (signal: string) => {
       logger.info({ signal }, 'stopping: no longer ready, finishing in-flight reviews');
+      // Exit explicitly: a timer or watcher left behind must not keep the pod terminating.
       void server
         .stop()
         .then(() => cache?.stop())
         .then(() => {
           logger.info('stopped');
-          exitEvenIfAWatchLingers();
+          process.exit(0);
         });
     };
     process.once('SIGTERM', shutdown);
     process.once('SIGINT', shutdown);
   } catch (e) {
     logger.fatal({ err: (e as Error).message }, 'cannot start');
-    await cache?.stop();
     process.exitCode = 1;
-    exitEvenIfAWatchLingers();
+    // A watch request still waiting for a silent API server cannot be aborted through
+    // client-node, and would keep the process alive.
+    if (cache) await cache.stop().then(() => process.exit());
   }
 });
 
-/**
- * A watch request still waiting for the API server's response headers cannot be aborted
- * through client-node and would keep the process alive after `serve` stopped. This timer
- * does not keep the process alive by itself, so it only fires in that case.
- */
-function exitEvenIfAWatchLingers(): void {
-  setTimeout(() => process.exit(), EXIT_AFTER_STOP_MS).unref();
+/** The server's metrics with the pool cache's gauges added. */
+function poolCacheMetrics(cache: PoolCache): WebhookMetrics {
+  const metrics = createWebhookMetrics();
+  registerPoolCacheMetrics(metrics.registry, cache);
+  return metrics;
 }
 
 /**

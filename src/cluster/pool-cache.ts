@@ -10,6 +10,7 @@
 import { CustomObjectsApi, makeInformer, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
+import type { ReadinessCheck } from '../server/readiness.js';
 import { PoolIndex, nameOf } from './pool-index.js';
 
 /** The resource the cache lists and watches (cluster-scoped). */
@@ -137,4 +138,20 @@ export function registerPoolCacheMetrics(registry: Registry, cache: Pick<PoolCac
       this.set(cache.pools.size);
     },
   });
+}
+
+/**
+ * `/readyz?verbose` line `[+]pool-cache ok` once synced, else `[-]pool-cache failed: …`;
+ * informational, so the server stays ready: the pair checks degrade to warnings while the
+ * cache is not synced, whereas an unready webhook (failurePolicy Fail) would block writes.
+ */
+export function poolCacheReadinessCheck(cache: Pick<PoolCache, 'hasSynced'>): ReadinessCheck {
+  return {
+    name: 'pool-cache',
+    informational: true,
+    check: () =>
+      cache.hasSynced()
+        ? undefined
+        : 'SpiderIPPools not listed yet; dual-stack pair checks are skipped with a warning until they are (readiness does not wait for it)',
+  };
 }

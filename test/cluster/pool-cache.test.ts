@@ -5,7 +5,7 @@
  */
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { registerPoolCacheMetrics, startPoolCache, type PoolCache } from '../../src/cluster/pool-cache.js';
+import { poolCacheReadinessCheck, registerPoolCacheMetrics, startPoolCache, type PoolCache } from '../../src/cluster/pool-cache.js';
 import { FakeApiServer, kubeConfigFor, pool } from './fake-api-server.js';
 
 /** Polls `condition` every 10 ms for at most 5 s. */
@@ -93,6 +93,16 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(cache.hasSynced()).toBe(false);
     expect(cache.pools.unavailable()).toMatch(/has not synced/);
+  });
+
+  it('reports its sync state as an informational readiness check', async () => {
+    api.lists = [{ status: 200, items: [] }];
+    cache = startPoolCache(kubeConfigFor(await api.start()), { logger });
+    const check = poolCacheReadinessCheck(cache);
+    expect(check).toMatchObject({ name: 'pool-cache', informational: true });
+    expect(check.check()).toMatch(/^SpiderIPPools not listed yet; .*\(readiness does not wait for it\)$/);
+    await until(() => cache!.hasSynced(), 'synced');
+    expect(check.check()).toBeUndefined();
   });
 
   it('reports sync state and size as gauges', async () => {

@@ -85,7 +85,11 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     await writeFile(kubeconfig, kubeConfigFor(await api.start()).exportConfig());
     served = await serve(workDir, [`--kubeconfig=${kubeconfig}`]);
     await until(() => served!.log().includes('SpiderIPPool cache listed'), 'the first list');
-    await expect(call(served, 'GET', '/readyz')).resolves.toEqual({ status: 200, body: 'ok\npool-cache: synced\n' });
+    await expect(call(served, 'GET', '/readyz')).resolves.toEqual({ status: 200, body: 'ok\n' });
+    await expect(call(served, 'GET', '/readyz?verbose')).resolves.toMatchObject({ status: 200, body: expect.stringContaining('[+]pool-cache ok\n') });
+    const metrics = await call(served, 'GET', '/metrics');
+    expect(metrics.body).toContain('spiderpool_iaas_webhook_pool_cache_synced 1\n');
+    expect(metrics.body).toContain('spiderpool_iaas_webhook_pool_cache_pools 1\n');
 
     const grown = JSON.parse((await call(served, 'POST', WEBHOOK_PATHS.spiderIPPool, await fixture('pool-update-pair-v4-grown'))).body);
     expect(grown.response.allowed).toBe(false);
@@ -104,7 +108,12 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     await writeFile(kubeconfig, kubeConfigFor(await api.start()).exportConfig());
     served = await serve(workDir, [`--kubeconfig=${kubeconfig}`]);
     await until(() => served!.log().includes('SpiderIPPool list failed'), 'the failed list to be logged');
-    await expect(call(served, 'GET', '/readyz')).resolves.toMatchObject({ status: 200, body: expect.stringContaining('pool-cache: not synced') });
+    await expect(call(served, 'GET', '/readyz')).resolves.toEqual({ status: 200, body: 'ok\n' });
+    await expect(call(served, 'GET', '/readyz?verbose')).resolves.toMatchObject({
+      status: 200,
+      body: expect.stringMatching(/^\[-\]pool-cache failed: SpiderIPPools not listed yet; .*\nreadyz check passed\n$/m),
+    });
+    expect((await call(served, 'GET', '/metrics')).body).toContain('spiderpool_iaas_webhook_pool_cache_synced 0\n');
     const answer = JSON.parse((await call(served, 'POST', WEBHOOK_PATHS.spiderIPPool, await fixture('pool-update-pair-v4-grown'))).body);
     expect(answer.response.allowed).toBe(true);
     expect(answer.response.warnings).toEqual([expect.stringContaining('dual-stack pair checks against other pools were skipped (the SpiderIPPool cache has not synced with the API server yet)')]);
@@ -125,7 +134,8 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
   it('without any cluster configuration: serves, and warns that pair checks were skipped', async () => {
     served = await serve(workDir, []);
     expect(served.log()).toContain('no kubeconfig or in-cluster configuration found');
-    await expect(call(served, 'GET', '/readyz')).resolves.toEqual({ status: 200, body: 'ok\n' });
+    await expect(call(served, 'GET', '/readyz?verbose')).resolves.toMatchObject({ status: 200, body: expect.not.stringContaining('pool-cache') });
+    expect((await call(served, 'GET', '/metrics')).body).not.toContain('pool_cache');
     const answer = JSON.parse((await call(served, 'POST', WEBHOOK_PATHS.spiderIPPool, await fixture('pool-create-pair-v4'))).body);
     expect(answer.response.warnings).toEqual([expect.stringContaining('skipped (no cluster connection, so other SpiderIPPools are not known)')]);
     await expect(stop(served)).resolves.toBe(0);

@@ -1,10 +1,13 @@
 /**
  * Issue #3: a real kube-apiserver calls the webhook, and the real kubectl shows the result.
- * The scenarios share one cluster and run in order; 6 and 7 stop and restart the webhook;
- * 8 is issue #6 (the pool shape, with the webhook's SpiderIPPool cache).
+ * The scenarios share one cluster and run in order; 6 stops and restarts the webhook, 7
+ * rotates its certificates under it (it reloads them; nothing restarts); 8 is issue #6
+ * (the pool shape, with the webhook's SpiderIPPool cache).
  */
 import { readFile, writeFile } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
 import path from 'node:path';
+import { connect } from 'node:tls';
 import { startCluster, waitUntilWebhookCalled, type Cluster } from './harness.js';
 import { until, type Finished } from './processes.js';
 import type { LogLine } from './webhook.js';
@@ -255,23 +258,41 @@ describe('7. certificates rotated to a new CA, then register again', () => {
     expectOk(await cluster.apply(pool(name, { nodeName: ['worker-1'] })));
   });
 
-  /**
-   * The webhook picks up the new pair by restarting (same port). Drop this step once the
-   * server reloads its certificates by itself (issue #5): the scenario is otherwise the same.
-   */
-  async function restartWebhookForNewCertificates(): Promise<void> {
-    await cluster.webhook.stop();
-    await cluster.webhook.start();
+  /** The SHA-256 fingerprint of the certificate the webhook serves on a new connection. */
+  function servedFingerprint(): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port: cluster.webhook.port, rejectUnauthorized: false }, () => {
+        resolve(socket.getPeerCertificate().fingerprint256);
+        socket.end();
+      });
+      socket.once('error', reject);
+    });
+  }
+
+  /** Waits until the running webhook serves the pair now in its cert dir: it reloads by itself. */
+  async function waitUntilWebhookServesNewCertificate(): Promise<void> {
+    const wanted = new X509Certificate(await readFile(path.join(cluster.certDir, 'tls.crt'))).fingerprint256;
+    await until('the webhook to reload its certificate', async () => ((await servedFingerprint()) === wanted ? true : undefined));
   }
 
   it('the API server keeps the old CA until register runs, then trusts the new chain', async () => {
+    const webhookPid = cluster.webhook.pid;
     const rotated = await cluster.cli(['certs', `--out=${cluster.certDir}`, '--new-ca', '--ip=127.0.0.1']);
     expect(rotated.code).toBe(0);
-    await restartWebhookForNewCertificates();
+    await waitUntilWebhookServesNewCertificate();
 
-    // The registered caBundle is the old CA: the API server cannot verify the new chain.
-    const untrusted = await cluster.apply(pool(name, { nodeName: ['worker-2'] }));
-    expect(untrusted.code).toBe(1);
+    // The registered caBundle is the old CA: the API server cannot verify the new chain. A
+    // connection it opened before the rotation keeps the old certificate (TLS picks it at the
+    // handshake) until it has been idle for Node's 5 s keepAliveTimeout, so ask at longer
+    // intervals until a new connection is made.
+    const untrusted = await until(
+      'the API server to open a connection that sees the new certificate',
+      async () => {
+        const attempt = await cluster.apply(pool(name, { nodeName: ['worker-2'] }), ['--dry-run=server']);
+        return attempt.code === 0 ? undefined : attempt;
+      },
+      { timeoutMs: 40_000, intervalMs: 6_000 },
+    );
     expect(untrusted.stderr).toContain(`failed calling webhook "${POOL_WEBHOOK}"`);
     expect(untrusted.stderr).toMatch(/x509: certificate signed by unknown authority/);
 
@@ -281,6 +302,7 @@ describe('7. certificates rotated to a new CA, then register again', () => {
     expectOk(await cluster.apply(pool(name, { nodeName: ['worker-2'] })));
     await expectPoolRefused(name, () => cluster.apply(pool(name)), /into a global pool/);
     expect(cluster.apiServer.pid).toBe(apiServerPid);
+    expect(cluster.webhook.pid).toBe(webhookPid);
   });
 });
 

@@ -35,6 +35,11 @@ export class WebhookProcess {
     private readonly kubeconfig: string,
   ) {}
 
+  /** The running process's id (to prove something did not restart). */
+  get pid(): number | undefined {
+    return this.running ? this.child!.pid : undefined;
+  }
+
   /** Whether a process is running (started and not yet exited). */
   get running(): boolean {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
