@@ -45,7 +45,7 @@ export function ratchet(found: readonly Violation[], existing: readonly Violatio
     const before = byKey.get(violation.key);
     if (before !== undefined && notWorse(before, violation)) {
       warnings.push(
-        `${violation.error.field}: let through because the pool already broke this rule before the update and the update does not make it worse: ${violation.error.detail}`,
+        `${violation.error.field}: let through, as it was so before this update and is not made worse: ${violation.error.detail}`,
       );
     } else errors.push(violation.error);
   }
