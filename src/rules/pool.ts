@@ -5,6 +5,7 @@
  * field, present or future, is ignored.
  */
 import { z } from 'zod';
+import { listOf, stringMap } from '../admission/containers.js';
 import type { GroupKind } from '../admission/response.js';
 import { quoteShown } from '../field/quote.js';
 import type { IPVersion } from '../ip/ranges.js';
@@ -26,17 +27,17 @@ export const annotationField = (key: string): string => `metadata.annotations[${
 export const SpiderIPPoolSchema = z.object({
   metadata: z.object({
     name: z.string().optional(),
-    annotations: z.record(z.string(), z.string()).nullish(),
+    annotations: stringMap().nullish(),
   }),
   spec: z
     .object({
       /** `[]string` with `omitempty`: absent, `null` and `[]` all mean "no node". */
-      nodeName: z.array(z.string()).nullish(),
+      nodeName: listOf(z.string()).nullish(),
       /** `*int64`; Spiderpool's mutating webhook sets it from `subnet` when absent. */
       ipVersion: z.number().nullish(),
       subnet: z.string().nullish(),
-      ips: z.array(z.string()).nullish(),
-      excludeIPs: z.array(z.string()).nullish(),
+      ips: listOf(z.string()).nullish(),
+      excludeIPs: listOf(z.string()).nullish(),
       /** A `metav1.LabelSelector`; only compared between the pools of a pair. */
       podAffinity: z.unknown().optional(),
     })
