@@ -7,8 +7,8 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile, realpath } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { readServingCertificates, type ServingCertificates } from './files.js';
 
 /** The PEM texts a TLS context is built from. */
@@ -35,15 +35,39 @@ export interface CertificateSource {
 
 /** Events by watch, debounced: a Secret update renames several entries at once. */
 const DEBOUNCE_MS = 100;
+/**
+ * Wait before the one re-read of files that could not be read: the kubelet removes the old
+ * timestamped directory right after swapping `..data`, so a read that resolved the old one
+ * just before the swap finds it gone. Reading again after the swap is not a failure.
+ */
+const REREAD_DELAY_MS = 100;
 
 /**
- * Reads the serving pair (and the client CA) and describes the certificate.
+ * The directory to read the pair from: the target of `certDir/..data` when `certDir` is a
+ * mounted Secret, so `tls.crt` and `tls.key` come from the same version even if `..data` is
+ * swapped between the two reads (reading `certDir/tls.crt` and `certDir/tls.key` could mix an
+ * old certificate with a new key); `certDir` itself for a plain directory.
+ *
+ * @throws Error when `..data` exists but cannot be resolved for another reason than absence.
+ */
+async function resolvedCertDir(certDir: string): Promise<string> {
+  try {
+    return await realpath(join(certDir, '..data'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return certDir;
+    throw new Error(`cannot resolve ${join(certDir, '..data')}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Reads the serving pair (and the client CA) and describes the certificate. In a mounted
+ * Secret the pair is read from the one version `..data` points at (see `resolvedCertDir`).
  *
  * @throws Error as {@link readServingCertificates} does, or when the client CA file cannot
  *   be read or holds no certificate.
  */
 export async function readTlsMaterial(source: CertificateSource): Promise<ServedCertificate> {
-  const pair = await readServingCertificates(source.certDir);
+  const pair = await readServingCertificates(await resolvedCertDir(source.certDir));
   let material: TlsMaterial = pair;
   if (source.clientCaFile !== undefined) {
     let clientCaPem: string;
@@ -80,7 +104,10 @@ export interface ReloaderOptions extends CertificateSource {
   /** Puts a new, verified pair into service (e.g. `server.setSecureContext`). May throw. */
   apply(cert: ServedCertificate): void;
   onReloaded(cert: ServedCertificate): void;
-  /** Called once per distinct unusable content of the files; the old pair stays in use. */
+  /**
+   * Called once per distinct unusable content of the files (the old pair stays in use), and
+   * when `onReloaded` throws.
+   */
   onFailure(err: Error): void;
 }
 
@@ -95,7 +122,11 @@ export interface CertificateReloader {
  * Watches `certDir` (and the client CA's directory) and re-reads on every change and every
  * `intervalMs`. A new pair is applied only when it parses, the key matches the certificate
  * and it is valid now; otherwise the pair in use is kept and `onFailure` reports why (once
- * for each bad content, not on every poll).
+ * for each bad content, not on every poll). Content refused is still checked on every poll:
+ * a certificate whose notBefore is a moment ahead (cert-manager issues with notBefore = now,
+ * so clock skew between nodes is enough) is applied as soon as it becomes valid. Unreadable
+ * files are re-read once after a short delay before that counts as a failure (the `..data`
+ * swap race, see `REREAD_DELAY_MS`).
  */
 export function watchCertificates(options: ReloaderOptions): CertificateReloader {
   let current = options.initial;
@@ -105,13 +136,22 @@ export function watchCertificates(options: ReloaderOptions): CertificateReloader
   let debounce: NodeJS.Timeout | undefined;
 
   const fail = (key: string, err: Error) => {
-    if (key !== lastFailureKey) options.onFailure(err);
+    const repeated = key === lastFailureKey;
     lastFailureKey = key;
+    if (!repeated) options.onFailure(err);
+  };
+  const read = async (): Promise<ServedCertificate> => {
+    try {
+      return await readTlsMaterial(options);
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, REREAD_DELAY_MS));
+      return readTlsMaterial(options);
+    }
   };
   const reload = async (): Promise<void> => {
     let next: ServedCertificate;
     try {
-      next = await readTlsMaterial(options);
+      next = await read();
     } catch (err) {
       return fail(`read error: ${(err as Error).message}`, err as Error);
     }
@@ -120,7 +160,7 @@ export function watchCertificates(options: ReloaderOptions): CertificateReloader
       lastFailureKey = undefined;
       return;
     }
-    if (key === lastFailureKey) return;
+    // No shortcut for content that failed before: its validity depends on the time.
     const problem = certificateValidityProblem(next, new Date());
     try {
       if (problem !== undefined) throw new Error(`refusing the new certificate in ${options.certDir}: ${problem}`);
@@ -132,8 +172,17 @@ export function watchCertificates(options: ReloaderOptions): CertificateReloader
     lastFailureKey = undefined;
     options.onReloaded(next);
   };
+  /** A throwing callback must not leave `running` rejected: every later check would fail. */
+  const reloadReportingErrors = () =>
+    reload().catch((err: unknown) => {
+      try {
+        options.onFailure(new Error(`certificate reload callback failed: ${(err as Error).message}`));
+      } catch {
+        // onFailure itself threw: nothing left to report to; the next check runs regardless.
+      }
+    });
   // One re-read at a time, in order: a slow read must not apply after a newer one.
-  const check = (): Promise<void> => (running = running.then(reload));
+  const check = (): Promise<void> => (running = running.then(reloadReportingErrors));
   const schedule = () => {
     debounce ??= setTimeout(() => {
       debounce = undefined;

@@ -6,16 +6,8 @@
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { poolCacheReadinessCheck, registerPoolCacheMetrics, startPoolCache, type PoolCache } from '../../src/cluster/pool-cache.js';
+import { until } from '../helpers/until.js';
 import { FakeApiServer, kubeConfigFor, pool } from './fake-api-server.js';
-
-/** Polls `condition` every 10 ms for at most 5 s. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let waited = 0; waited < 5000; waited += 10) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting until ${what}`);
-}
 
 const logger = pino({ level: 'silent' });
 let api: FakeApiServer;

@@ -15,7 +15,8 @@ import { promisify } from 'node:util';
 import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME, WEBHOOK_PATHS } from '../../src/defaults.js';
 import { checkManifests } from '../deploy/consistency.js';
 import { parseManifests } from '../deploy/render.js';
-import { httpsCall } from './https-call.js';
+import { httpsRequest } from '../helpers/client.js';
+import { until } from '../helpers/until.js';
 
 const execFileAsync = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -39,15 +40,6 @@ async function freePort(): Promise<number> {
   const port = (server.address() as { port: number }).port;
   await new Promise((resolve) => server.close(resolve));
   return port;
-}
-
-/** Polls `condition` every 50 ms for up to 10 s. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 let workDir: string;
@@ -119,7 +111,7 @@ describe('certs, then kubectl kustomize deploy/', () => {
 
     /** POSTs to 127.0.0.1 presenting the in-cluster Service name, verifying against the generated CA. */
     const post = (pathName: string, body: string) =>
-      httpsCall({ port, ca, servername: `${DEFAULT_SERVICE_NAME}.${DEFAULT_NAMESPACE}.svc` }, 'POST', pathName, body);
+      httpsRequest({ port, ca, servername: `${DEFAULT_SERVICE_NAME}.${DEFAULT_NAMESPACE}.svc`, path: pathName, body });
 
     it('answers under the Service name, as the kube-apiserver calls it', async () => {
       const body = await readFile(fixture('configmap-update-timeout-100s'), 'utf8');

@@ -12,20 +12,12 @@ import { fileURLToPath } from 'node:url';
 import { WEBHOOK_PATHS } from '../../src/defaults.js';
 import { FakeApiServer, kubeConfigFor } from '../cluster/fake-api-server.js';
 import { loadPool } from '../fixtures/load.js';
-import { httpsCall } from './https-call.js';
+import { httpsRequest } from '../helpers/client.js';
+import { until } from '../helpers/until.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(root, 'dist/cli/main.js');
 const fixture = (name: string) => readFile(path.join(root, 'test/fixtures/reviews', `${name}.json`), 'utf8');
-
-/** Polls `condition` every 50 ms for up to 10 s. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 interface Served {
   process: ChildProcess;
@@ -51,8 +43,10 @@ async function serve(workDir: string, extraArgs: string[]): Promise<Served> {
   return { process: child, port: JSON.parse(started).port, ca: await readFile(path.join(certDir, 'ca.crt'), 'utf8'), log: () => log };
 }
 
-const call = (served: Served, method: string, pathName: string, body?: string) =>
-  httpsCall({ port: served.port, ca: served.ca, servername: 'localhost' }, method, pathName, body);
+const call = async (served: Served, method: string, pathName: string, body?: string) => {
+  const { status, body: answer } = await httpsRequest({ port: served.port, ca: served.ca, method, path: pathName, ...(body === undefined ? {} : { body }) });
+  return { status, body: answer };
+};
 
 async function stop(served: Served | undefined): Promise<number | null> {
   if (served === undefined || served.process.exitCode !== null) return served?.process.exitCode ?? null;

@@ -6,7 +6,7 @@ import { MAX_BODY_BYTES, WEBHOOK_PATHS } from '../../src/defaults.js';
 import { createWebhookMetrics } from '../../src/metrics/webhook.js';
 import { createApp } from '../../src/server/app.js';
 import { loadReview } from '../fixtures/load.js';
-import { sampleValue } from './client.js';
+import { sampleValue } from '../helpers/client.js';
 
 const lines: Record<string, unknown>[] = [];
 const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });

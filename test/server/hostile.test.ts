@@ -17,7 +17,7 @@ import { AdmissionReviewResponseSchema } from '../../src/admission/schema.js';
 import { MAX_BODY_BYTES, WEBHOOK_PATHS } from '../../src/defaults.js';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { loadReview } from '../fixtures/load.js';
-import { connectTls, httpsRequest, type Reply } from './client.js';
+import { connectTls, httpsRequest, type Reply } from '../helpers/client.js';
 
 jest.setTimeout(120_000);
 

@@ -12,7 +12,8 @@ import { pino } from 'pino';
 import { WEBHOOK_PATHS } from '../../src/defaults.js';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { loadReview } from '../fixtures/load.js';
-import { connectTls, sampleValue, until } from './client.js';
+import { connectTls, sampleValue } from '../helpers/client.js';
+import { until } from '../helpers/until.js';
 
 jest.setTimeout(30_000);
 

@@ -13,7 +13,8 @@ import { WEBHOOK_PATHS } from '../../src/defaults.js';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { certificateSignedBy, secretFiles, servingCertificate, writeSecretDir } from '../certs/secret-dir.js';
 import { loadReview } from '../fixtures/load.js';
-import { connectTls, httpsRequest, sampleValue, until } from './client.js';
+import { connectTls, httpsRequest, sampleValue } from '../helpers/client.js';
+import { until } from '../helpers/until.js';
 
 jest.setTimeout(30_000);
 

@@ -23,7 +23,8 @@ import { formatGoDuration } from '../../src/duration/format.js';
 import { parseGoDuration } from '../../src/duration/parse.js';
 import type { CertificateBundle } from '../../src/certs/generate.js';
 import { secretFiles, servingCertificate, writeSecretDir } from '../certs/secret-dir.js';
-import { httpsRequest, servedFingerprint, until } from '../server/client.js';
+import { httpsRequest, servedFingerprint } from '../helpers/client.js';
+import { until } from '../helpers/until.js';
 
 /** The repository root: this file runs from build/soak/test/soak/. */
 const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../..');
@@ -197,7 +198,7 @@ async function main(): Promise<number> {
         await writeSecretDir(certDir, secretFiles(next));
         const fingerprint = new X509Certificate(next.certPem).fingerprint256;
         for (const inst of instances) {
-          await until(async () => (await servedFingerprint(inst.port, ca)) === fingerprint, `${inst.name} to serve rotation ${rotations + 1}`, 30_000).catch(
+          await until(async () => (await servedFingerprint(inst.port, ca)) === fingerprint, `${inst.name} to serve rotation ${rotations + 1}`, { timeoutMs: 30_000 }).catch(
             (e: Error) => problems.push(e.message),
           );
         }

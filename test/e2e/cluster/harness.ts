@@ -19,7 +19,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { startApiServer, type ApiServer } from './apiserver.js';
-import { runProcess, until, type Finished } from './processes.js';
+import { until } from '../../helpers/until.js';
+import { runProcess, type Finished } from './processes.js';
 import { CLI, WebhookProcess } from './webhook.js';
 
 const KUBECTL = process.env['KUBECTL'] ?? 'kubectl';
@@ -146,13 +147,12 @@ export async function waitUntilWebhookCalled(cluster: Cluster): Promise<void> {
     data: { 'conf.yml': 'iaasNetworkProvider:\n  serverUrl: http://probe:80\n  httpRequestTimeout: not-a-duration\n' },
   };
   await until(
-    'the API server to call the webhook',
     async () => {
       last = await cluster.apply(probe, ['--dry-run=server']);
       // Only the webhook refuses with this field path (kubectl prints the Invalid status's causes).
-      return last.code !== 0 && last.stderr.includes('The ConfigMap "spiderpool-conf" is invalid: data[conf.yml].iaasNetworkProvider.httpRequestTimeout: ') ? true : undefined;
+      return last.code !== 0 && last.stderr.includes('The ConfigMap "spiderpool-conf" is invalid: data[conf.yml].iaasNetworkProvider.httpRequestTimeout: ');
     },
-    { timeoutMs: 30_000, intervalMs: 500 },
-    () => `${last?.stdout ?? ''}${last?.stderr ?? ''}`,
+    'the API server to call the webhook',
+    { timeoutMs: 30_000, intervalMs: 500, describe: () => `${last?.stdout ?? ''}${last?.stderr ?? ''}` },
   );
 }

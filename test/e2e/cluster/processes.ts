@@ -53,24 +53,3 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/**
- * Calls `check` every `intervalMs` until it returns a value other than `undefined`, and
- * returns that value.
- *
- * @throws Error naming `what` (and the last value seen by `describe`, if given) when
- *   `timeoutMs` passes first.
- */
-export async function until<T>(
-  what: string,
-  check: () => Promise<T | undefined> | T | undefined,
-  { timeoutMs = 30_000, intervalMs = 250 }: { timeoutMs?: number; intervalMs?: number } = {},
-  describe?: () => string,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${describe ? `: ${describe()}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}

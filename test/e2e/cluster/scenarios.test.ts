@@ -9,7 +9,8 @@ import { X509Certificate } from 'node:crypto';
 import path from 'node:path';
 import { connect } from 'node:tls';
 import { startCluster, waitUntilWebhookCalled, type Cluster } from './harness.js';
-import { until, type Finished } from './processes.js';
+import { until } from '../../helpers/until.js';
+import type { Finished } from './processes.js';
 import type { LogLine } from './webhook.js';
 
 const IAAS_ANNOTATION = 'ipam.spidernet.io/iaas-provider';
@@ -77,7 +78,7 @@ async function reviewedByWebhook(name: string, allowed: boolean, write: () => Pr
   const reviews = () => cluster.webhook.reviewsOf(name).filter((line) => line['allowed'] === allowed);
   const before = reviews().length;
   const result = await write();
-  const logged = await until(`the webhook to log a review of ${name} (allowed: ${allowed})`, () => reviews()[before], { timeoutMs: 5_000, intervalMs: 50 });
+  const logged = await until(() => reviews()[before], `the webhook to log a review of ${name} (allowed: ${allowed})`, { timeoutMs: 5_000 });
   return { result, logged };
 }
 
@@ -272,7 +273,7 @@ describe('7. certificates rotated to a new CA, then register again', () => {
   /** Waits until the running webhook serves the pair now in its cert dir: it reloads by itself. */
   async function waitUntilWebhookServesNewCertificate(): Promise<void> {
     const wanted = new X509Certificate(await readFile(path.join(cluster.certDir, 'tls.crt'))).fingerprint256;
-    await until('the webhook to reload its certificate', async () => ((await servedFingerprint()) === wanted ? true : undefined));
+    await until(async () => (await servedFingerprint()) === wanted, 'the webhook to reload its certificate', { timeoutMs: 30_000, intervalMs: 250 });
   }
 
   it('the API server keeps the old CA until register runs, then trusts the new chain', async () => {
@@ -286,11 +287,11 @@ describe('7. certificates rotated to a new CA, then register again', () => {
     // handshake) until it has been idle for Node's 5 s keepAliveTimeout, so ask at longer
     // intervals until a new connection is made.
     const untrusted = await until(
-      'the API server to open a connection that sees the new certificate',
       async () => {
         const attempt = await cluster.apply(pool(name, { nodeName: ['worker-2'] }), ['--dry-run=server']);
         return attempt.code === 0 ? undefined : attempt;
       },
+      'the API server to open a connection that sees the new certificate',
       { timeoutMs: 40_000, intervalMs: 6_000 },
     );
     expect(untrusted.stderr).toContain(`failed calling webhook "${POOL_WEBHOOK}"`);
@@ -361,13 +362,12 @@ function pairPool(name: string, ipVersion: 4 | 6, ips: string[], pair: string): 
 async function untilDryRunRefused(manifest: Record<string, unknown>, detail: string): Promise<void> {
   let last: Finished | undefined;
   await until(
-    `a dry run to be refused with ${JSON.stringify(detail)}`,
     async () => {
       last = await cluster.apply(manifest, ['--dry-run=server']);
-      return last.code !== 0 && last.stderr.includes(detail) ? true : undefined;
+      return last.code !== 0 && last.stderr.includes(detail);
     },
-    { timeoutMs: 10_000, intervalMs: 200 },
-    () => `${last?.stdout ?? ''}${last?.stderr ?? ''}`,
+    `a dry run to be refused with ${JSON.stringify(detail)}`,
+    { timeoutMs: 10_000, intervalMs: 200, describe: () => `${last?.stdout ?? ''}${last?.stderr ?? ''}` },
   );
 }
 

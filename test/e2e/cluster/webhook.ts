@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { until } from './processes.js';
+import { until } from '../../helpers/until.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** The built command line (`npm run test:e2e` builds dist/ first). */
@@ -73,7 +73,7 @@ export class WebhookProcess {
       this.log.push(line);
       if (line.msg === 'serving admission reviews over HTTPS') listening = line;
     });
-    const started = await until('the webhook to listen', () => (child.exitCode !== null ? null : listening), { intervalMs: 50 });
+    const started = await until(() => (child.exitCode !== null ? null : listening), 'the webhook to listen', { timeoutMs: 30_000 });
     if (started === null) {
       const output = this.log.slice(firstLine).map((line) => JSON.stringify(line));
       throw new Error(`the webhook exited (${child.exitCode}):\n${output.join('\n')}\n${stderr}`);
@@ -97,7 +97,8 @@ export class WebhookProcess {
    * which it retries with backoff while the CRD is not yet served.
    */
   async poolCacheSynced(): Promise<void> {
-    await until('the webhook to list SpiderIPPools', () => (this.log.slice(this.firstLineOfRun).some((line) => line.msg === 'SpiderIPPool cache listed') ? true : undefined), {
+    await until(() => this.log.slice(this.firstLineOfRun).some((line) => line.msg === 'SpiderIPPool cache listed'), 'the webhook to list SpiderIPPools', {
+      timeoutMs: 30_000,
       intervalMs: 100,
     });
   }

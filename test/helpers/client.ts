@@ -1,6 +1,7 @@
 /**
- * Test clients for the real HTTPS server on 127.0.0.1. They verify the server's
- * certificate against `ca` and the name `localhost` unless a test says otherwise.
+ * Test clients for a real HTTPS server on 127.0.0.1 (the server tests, the e2e tests of the
+ * built CLI, the soak). They verify the server's certificate against `ca` and the name
+ * `localhost` unless a test says otherwise.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
@@ -15,6 +16,8 @@ export interface Reply {
 export interface RequestOptions {
   port: number;
   ca: string;
+  /** The name the certificate is checked for (SNI too); `localhost` when absent. */
+  servername?: string;
   method?: string;
   path: string;
   headers?: Record<string, string>;
@@ -32,7 +35,7 @@ export function httpsRequest(opts: RequestOptions): Promise<Reply> {
     const req = https.request(
       {
         host: '127.0.0.1',
-        servername: 'localhost',
+        servername: opts.servername ?? 'localhost',
         port: opts.port,
         ca: opts.ca,
         method: opts.method ?? (opts.body === undefined ? 'GET' : 'POST'),
@@ -77,15 +80,6 @@ export async function servedFingerprint(port: number, ca: string): Promise<strin
   const fingerprint = socket.getPeerCertificate().fingerprint256;
   socket.destroy();
   return fingerprint;
-}
-
-/** Polls `condition` every 50 ms until it holds; throws after `limitMs` (no timing assertion: a bound). */
-export async function until(condition: () => boolean | Promise<boolean>, what: string, limitMs = 10_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** The value of one series in Prometheus text, e.g. `name{a="b"}`; 0 when absent. */
