@@ -58,22 +58,41 @@ const requireJson: RequestHandler = (req, res, next) => {
 };
 
 /**
+ * The `code` label of a request whose connection closed before its response was sent whole
+ * (the client gave up, e.g. the kube-apiserver's timeout): `res.statusCode` would be the
+ * default 200, or the 400 written into the closed connection for the truncated body, and
+ * count a request nobody received an answer to as answered.
+ */
+export const ABORTED_CODE_LABEL = 'aborted';
+
+/**
  * controller-runtime's request metrics for one webhook path: in flight until the response
- * is finished or the connection closed, then counted by HTTP code (and by operation and
- * decision when a review was answered, see `handleReview`).
+ * is finished or the connection closed, then counted by HTTP code, or
+ * {@link ABORTED_CODE_LABEL} when no response was sent whole (and by operation and decision
+ * when a review was answered, see `handleReview`).
  */
 function instrument(metrics: WebhookMetrics, webhook: string): RequestHandler {
-  return (_req, res, next) => {
+  return (req, res, next) => {
     const endTimer = metrics.latencySeconds.startTimer({ webhook });
     metrics.requestsInFlight.inc({ webhook });
+    // The socket's 'close' comes a tick after the server ends a `Connection: close` answer,
+    // so it is seen before 'finish' only when the client left before the answer was done.
+    // Prepended: Node's own 'close' handler aborts the request, and body-parser then writes
+    // its 400 into the closed connection, which would 'finish' before a listener added last.
+    const socket = req.socket;
+    let clientGone = false;
+    const gone = () => (clientGone = true);
+    socket.prependOnceListener('close', gone);
     let done = false;
     const record = () => {
       if (done) return;
       done = true;
+      socket.off('close', gone);
       endTimer();
       metrics.requestsInFlight.dec({ webhook });
       const { operation = '', allowed = '' } = res.locals as { operation?: string; allowed?: string };
-      metrics.requestsTotal.inc({ webhook, code: String(res.statusCode), operation, allowed });
+      const code = res.writableFinished && !clientGone ? String(res.statusCode) : ABORTED_CODE_LABEL;
+      metrics.requestsTotal.inc({ webhook, code, operation, allowed });
     };
     res.once('finish', record);
     res.once('close', record);

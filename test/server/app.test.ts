@@ -1,3 +1,5 @@
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import request from 'supertest';
 import { createReviewer } from '../../src/admission/review.js';
@@ -7,6 +9,7 @@ import { createWebhookMetrics } from '../../src/metrics/webhook.js';
 import { createApp } from '../../src/server/app.js';
 import { loadReview } from '../fixtures/load.js';
 import { sampleValue } from '../helpers/client.js';
+import { until } from '../helpers/until.js';
 
 const lines: Record<string, unknown>[] = [];
 const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
@@ -238,6 +241,27 @@ describe('/metrics', () => {
     expect(res.text).toContain(`controller_runtime_webhook_requests_in_flight{webhook="/validate-spiderippool"} 0\n`);
     expect(res.text).toContain('# TYPE process_resident_memory_bytes gauge');
     expect(res.text).toContain('# TYPE spiderpool_iaas_webhook_certificate_reloads_total counter');
+  });
+
+  it('counts a request whose client went away before the answer as "aborted", not as the default 200', async () => {
+    const server = http.createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const series = (code: string) => `controller_runtime_webhook_requests_total{webhook="/validate-spiderippool",code="${code}",operation="",allowed=""}`;
+    const inFlight = `controller_runtime_webhook_requests_in_flight{webhook="/validate-spiderippool"}`;
+    const before = await metrics.registry.metrics();
+    const delta = (text: string, code: string) => sampleValue(text, series(code)) - sampleValue(before, series(code));
+    try {
+      const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
+      socket.write(`POST ${WEBHOOK_PATHS.spiderIPPool} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"apiVersion":`);
+      await until(async () => sampleValue(await metrics.registry.metrics(), inFlight) === 1, 'the request to be read');
+      socket.destroy();
+      await until(async () => sampleValue(await metrics.registry.metrics(), inFlight) === 0, 'the request to be counted');
+      const after = await metrics.registry.metrics();
+      expect([delta(after, 'aborted'), delta(after, '200'), delta(after, '400')]).toEqual([1, 0, 0]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('does not make a series for an unknown path', async () => {
