@@ -23,5 +23,26 @@ export const CONF_YML_KEY = 'conf.yml';
 /** Directory (relative to the working directory) for certificates of a local `npm start`. */
 export const DEFAULT_CERT_DIR = 'certs';
 
-/** Largest request body served: the UPDATE of a large pool carries two copies of it. */
-export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+/**
+ * Largest request body served, 7 MiB as controller-runtime (`maxRequestSize` in
+ * pkg/webhook/admission/http.go). An UPDATE review carries `object`, up to the
+ * kube-apiserver's 3 MiB write limit (`MaxRequestBodyBytes`, k8s.io/apiserver), and
+ * `oldObject`, up to etcd's 1.5 MiB, plus the envelope: 3 MiB refused valid UPDATEs of large
+ * pools (413, which `failurePolicy: Fail` turns into a refused write).
+ */
+export const MAX_BODY_BYTES = 7 * 1024 * 1024;
+
+/**
+ * Request bytes (by Content-Length; a chunked body counts as {@link MAX_BODY_BYTES}) read and
+ * parsed at once. A parsed review takes several times its size in memory, so this, not
+ * the connection cap, bounds the memory reviews use: two bodies of the largest size, or
+ * thousands of ordinary ones. Measured figures and the Deployment's limit: README Operations.
+ */
+export const MAX_BODY_BYTES_IN_FLIGHT = 2 * MAX_BODY_BYTES;
+
+/**
+ * How long a review waits for room in {@link MAX_BODY_BYTES_IN_FLIGHT} before it is refused
+ * with 429: below the webhooks' `timeoutSeconds` (5, deploy/), so waiting, which lets the
+ * write through, is tried as long as the API server would wait anyway.
+ */
+export const BODY_WAIT_MS = 4_000;

@@ -27,6 +27,7 @@ export const REASON_BY_CODE: Readonly<Record<number, string>> = {
   413: 'RequestEntityTooLarge',
   415: 'UnsupportedMediaType',
   422: 'Invalid',
+  429: 'TooManyRequests',
   431: 'RequestHeaderFieldsTooLarge',
   500: 'InternalError',
 };

@@ -4,11 +4,12 @@
  * response AdmissionReview. Rules never see `req`/`res`.
  */
 import type { TLSSocket } from 'node:tls';
+import { E_TIMEOUT, Semaphore, withTimeout } from 'async-mutex';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import { REASON_BY_CODE } from '../admission/response.js';
 import { InvalidAdmissionReviewError, type ReviewOutcome } from '../admission/review.js';
-import { MAX_BODY_BYTES, WEBHOOK_PATHS } from '../defaults.js';
+import { BODY_WAIT_MS, MAX_BODY_BYTES, MAX_BODY_BYTES_IN_FLIGHT, WEBHOOK_PATHS } from '../defaults.js';
 import { quoteShown, truncate } from '../field/quote.js';
 import type { WebhookMetrics } from '../metrics/webhook.js';
 import { readinessReport, type ReadinessCheck } from './readiness.js';
@@ -25,6 +26,10 @@ export interface AppOptions {
    * and checked it against the client CA; see `startServer`).
    */
   verifyClientCertificates: boolean;
+  /** Request bytes read and parsed at once (default {@link MAX_BODY_BYTES_IN_FLIGHT}); at least `MAX_BODY_BYTES`. */
+  bodyBytesInFlight?: number;
+  /** How long a review waits for room before a 429, in milliseconds (default {@link BODY_WAIT_MS}). */
+  bodyWaitMs?: number;
 }
 
 /**
@@ -101,6 +106,41 @@ function instrument(metrics: WebhookMetrics, webhook: string): RequestHandler {
 }
 
 /**
+ * Body budget units: async-mutex's semaphore walks its weights one by one on release, so
+ * bytes are counted in 64 KiB steps (an ordinary review weighs one).
+ */
+const BUDGET_UNIT_BYTES = 64 * 1024;
+
+/**
+ * Lets a review's body be read only while the bodies being read and parsed fit in
+ * `bytesInFlight`, in arrival order; the rest wait (their bytes stay in the kernel's socket
+ * buffers) up to `waitMs`, then get 429 with `Retry-After: 1`. Waiting comes first because
+ * under `failurePolicy: Fail` any answer but 200 refuses the write; 429 is for a backlog
+ * the API server would time out on anyway. A body over `MAX_BODY_BYTES` is let through:
+ * body-parser refuses it (413) before reading it.
+ */
+function admitBody(bytesInFlight: number, waitMs: number): RequestHandler {
+  const units = Math.ceil(bytesInFlight / BUDGET_UNIT_BYTES);
+  const budget = withTimeout(new Semaphore(units), waitMs);
+  return async (req, res, next) => {
+    const declared = req.get('content-length');
+    const bytes = declared === undefined ? MAX_BODY_BYTES : Number(declared);
+    if (bytes > MAX_BODY_BYTES) return next();
+    let release: () => void;
+    try {
+      [, release] = await budget.acquire(Math.min(units, Math.max(1, Math.ceil(bytes / BUDGET_UNIT_BYTES))));
+    } catch (err) {
+      if (err !== E_TIMEOUT) throw err;
+      res.set('Retry-After', '1');
+      return refuse(res, 429, `too many review bodies being read at once; waited ${waitMs} ms, retry`);
+    }
+    if (res.closed) return release(); // the client left while waiting
+    res.once('close', release);
+    next();
+  };
+}
+
+/**
  * With client verification on, only a client whose certificate chains to the client CA
  * may send reviews. Both a missing and an untrusted certificate fail authentication: 401.
  */
@@ -143,11 +183,19 @@ const bodyErrors: ErrorRequestHandler = (err: { status?: number; type?: string }
 /**
  * The express application: `POST /validate-spiderippool` and `POST /validate-configmap`
  * (HTTP 200 with the response AdmissionReview; 4xx with a `Status` for a malformed or
- * unauthenticated request), `GET /healthz` and `/livez` (always 200), `GET /readyz` (200
+ * unauthenticated request, 429 when bodies waited too long for room, see `admitBody`), `GET /healthz` and `/livez` (always 200), `GET /readyz` (200
  * when every check passes, else 503; `?verbose` lists them) and `GET /metrics`
  * (Prometheus text). TLS and listening are `startServer`'s (serve.ts).
  */
-export function createApp({ review, logger, readinessChecks, metrics, verifyClientCertificates }: AppOptions): express.Express {
+export function createApp({
+  review,
+  logger,
+  readinessChecks,
+  metrics,
+  verifyClientCertificates,
+  bodyBytesInFlight = MAX_BODY_BYTES_IN_FLIGHT,
+  bodyWaitMs = BODY_WAIT_MS,
+}: AppOptions): express.Express {
   const app = express();
   // Paths are exact: /validate-configmap only, not /VALIDATE-CONFIGMAP/.
   app.set('case sensitive routing', true);
@@ -202,8 +250,9 @@ export function createApp({ review, logger, readinessChecks, metrics, verifyClie
   // inflate: false: the kube-apiserver sends plain JSON, and a compressed body could expand past the limit.
   const json = express.json({ limit: MAX_BODY_BYTES, type: () => true, strict: false, inflate: false });
   const authenticate: RequestHandler[] = verifyClientCertificates ? [requireVerifiedClient] : [];
+  const admit = admitBody(bodyBytesInFlight, bodyWaitMs); // one budget for both paths
   for (const path of Object.values(WEBHOOK_PATHS)) {
-    app.post(path, instrument(metrics, path), ...authenticate, requireJson, json, handleReview);
+    app.post(path, instrument(metrics, path), ...authenticate, requireJson, admit, json, handleReview);
     app.all(path, (_req, res) => {
       res.set('Allow', 'POST');
       refuse(res, 405, `use POST with an admission.k8s.io/v1 AdmissionReview body`);

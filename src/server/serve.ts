@@ -28,9 +28,9 @@ export interface ServerTimeouts {
 
 export const DEFAULT_TIMEOUTS: ServerTimeouts = { handshakeMs: 10_000, headersMs: 10_000, requestMs: 15_000 };
 /**
- * Open connections, idle keep-alive ones included. Each may carry a 3 MiB body being
- * parsed, so the cap also bounds memory; the traffic this webhook sees (UPDATEs of IaaS
- * pools, one ConfigMap) needs a handful.
+ * Open connections, idle keep-alive ones included. The bodies parsed at once are bounded
+ * apart (`MAX_BODY_BYTES_IN_FLIGHT`); this caps what connections buffer while they wait.
+ * The traffic this webhook sees (UPDATEs of IaaS pools, one ConfigMap) needs a handful.
  */
 export const DEFAULT_MAX_CONNECTIONS = 128;
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;

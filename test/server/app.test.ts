@@ -105,7 +105,7 @@ describe('bad requests get a 4xx Status with a one-line reason', () => {
     }
   });
 
-  it('413 for a body over 3 MiB, and serves one just under it', async () => {
+  it('413 for a body over 7 MiB, and serves one just under it', async () => {
     const review = loadReview('pool-update-node-other-fields');
     const base = JSON.stringify(review).length;
     review.request.object.spec.filler = 'x'.repeat(MAX_BODY_BYTES - base - 20);
@@ -114,7 +114,7 @@ describe('bad requests get a 4xx Status with a one-line reason', () => {
     await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send(under).expect(200);
     review.request.object.spec.filler += 'x'.repeat(100);
     const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send(JSON.stringify(review)).expect(413);
-    expectStatus(res.body, 413, 'RequestEntityTooLarge', /^request body is larger than 3145728 bytes$/);
+    expectStatus(res.body, 413, 'RequestEntityTooLarge', /^request body is larger than 7340032 bytes$/);
   });
 
   it('415 for another content type', async () => {
@@ -158,6 +158,53 @@ describe('bad requests get a 4xx Status with a one-line reason', () => {
     const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send(body).expect(200);
     expect(res.body.response.allowed).toBe(false);
     expect(res.body.response.status.details.causes[0].field).toBe('metadata.annotations[ipam.spidernet.io/iaas-provider]');
+  });
+});
+
+describe('bodies read at once are bounded (MAX_BODY_BYTES_IN_FLIGHT)', () => {
+  /** The app on 127.0.0.1 with room for one largest body, and a socket holding that room. */
+  async function withHeldBudget(bodyWaitMs: number, body: (port: number, holder: net.Socket) => Promise<void>) {
+    const small = createApp({ review: createReviewer(), logger, readinessChecks: [], metrics: createWebhookMetrics(), verifyClientCertificates: false, bodyBytesInFlight: MAX_BODY_BYTES, bodyWaitMs });
+    const server = http.createServer(small);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const holder = net.connect(port, '127.0.0.1');
+    holder.on('error', () => undefined);
+    // A largest body that never finishes arriving: it holds the whole budget.
+    holder.write(`POST ${WEBHOOK_PATHS.spiderIPPool} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${MAX_BODY_BYTES}\r\n\r\n{`);
+    try {
+      await body(port, holder);
+    } finally {
+      holder.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }
+  const send = (port: number) => request(`http://127.0.0.1:${port}`).post(WEBHOOK_PATHS.spiderIPPool).send(loadReview('pool-update-node-to-global'));
+
+  it('a review that finds no room within the wait gets 429 with Retry-After', async () => {
+    await withHeldBudget(100, async (port) => {
+      const res = await send(port).expect(429);
+      expect(res.headers['retry-after']).toBe('1');
+      expectStatus(res.body, 429, 'TooManyRequests', /^too many review bodies being read at once; waited 100 ms, retry$/);
+    });
+  });
+
+  it('a review that waits is served once room frees up', async () => {
+    await withHeldBudget(10_000, async (port, holder) => {
+      const waiting = send(port).then((res) => res.status);
+      // Both requests are in the handler chain before the first one leaves.
+      await until(async () => (await request(`http://127.0.0.1:${port}`).get('/metrics')).text.includes('controller_runtime_webhook_requests_in_flight{webhook="/validate-spiderippool"} 2'), 'the review to wait');
+      holder.destroy();
+      expect(await waiting).toBe(200);
+    });
+  });
+
+  it('a body over the limit is refused with 413 without waiting for room', async () => {
+    await withHeldBudget(10_000, async (port) => {
+      const res = await request(`http://127.0.0.1:${port}`).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send('x'.repeat(MAX_BODY_BYTES + 1)).expect(413);
+      expectStatus(res.body, 413, 'RequestEntityTooLarge', /^request body is larger than/);
+    });
   });
 });
 

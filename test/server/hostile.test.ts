@@ -254,6 +254,21 @@ describe('shapes that attack the parser', () => {
   });
 });
 
+describe('the largest valid reviews, many at once', () => {
+  it('a valid UPDATE just under MAX_BODY_BYTES is served, also with eight sent together (they wait for room, not 413/429)', async () => {
+    const review = loadReview('pool-update-node-to-other-node');
+    // Both copies big, as an UPDATE of a pool near etcd's limit carries them.
+    const filler = 'x'.repeat(Math.floor((MAX_BODY_BYTES - JSON.stringify(review).length) / 2) - 100);
+    review.request.object.status = { ...review.request.object.status, filler };
+    review.request.oldObject.status = { ...review.request.oldObject.status, filler };
+    const body = JSON.stringify(review);
+    expect(Buffer.byteLength(body)).toBeGreaterThan(3 * 1024 * 1024 * 2); // over twice the old 3 MiB limit
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_BODY_BYTES);
+    const statuses = await Promise.all(Array.from({ length: 8 }, () => post(WEBHOOK_PATHS.spiderIPPool, body).then((reply) => checkReply(reply, body))));
+    expect(statuses).toEqual(Array(8).fill(200));
+  });
+});
+
 describe('bodies that do not arrive whole', () => {
   const review = JSON.stringify(loadReview('pool-update-node-to-global'));
   const head = (length: number) =>
