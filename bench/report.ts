@@ -28,6 +28,10 @@ export function resultsTable(results: BenchResults): string {
   }
   lines.push('', '| In-process micro-benchmark | mean µs/call | p99 µs/call |', '|---|--:|--:|');
   for (const m of results.micro) lines.push(`| ${m.name} | ${num(m.meanUs)} | ${num(m.p99Us)} |`);
+  const { loadBefore, loadAfter, cores } = results.meta;
+  if (Math.max(loadBefore, loadAfter) > cores) {
+    lines.push('', `The machine was busy (1-minute load ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after, on ${cores} cores): expect noise.`);
+  }
   const { bytes, status } = results.limitProbe;
   lines.push(
     '',

@@ -36,7 +36,8 @@ const GO_BINARY = join(GO_DIR, 'go-reference');
 
 /** How long each measurement lasts; the full run takes a few minutes, the quick one seconds. */
 const PLAN = {
-  full: { rounds: 2, throughputS: 2, warmupS: 0.5, latencyS: 3, rate: 500, rateLarge: 25, settleMs: 1000, microMs: 500 },
+  // Three rounds, so that the median is a middle round and one disturbed round does not move it.
+  full: { rounds: 3, throughputS: 1.5, warmupS: 0.5, latencyS: 2, rate: 500, rateLarge: 25, settleMs: 1000, microMs: 500 },
   quick: { rounds: 1, throughputS: 0.3, warmupS: 0, latencyS: 0.6, rate: 200, rateLarge: 10, settleMs: 200, microMs: 100 },
 };
 type Plan = (typeof PLAN)['full'];
@@ -148,6 +149,7 @@ async function main(): Promise<void> {
       profile: { type: 'boolean', default: false },
     },
   });
+  if (flags.rounds !== undefined && !/^[1-9][0-9]*$/.test(flags.rounds)) throw new Error(`--rounds must be a positive whole number, not ${flags.rounds}`);
   const plan: Plan = flags.quick ? PLAN.quick : { ...PLAN.full, rounds: flags.rounds ? Number(flags.rounds) : PLAN.full.rounds };
   const work = mkdtempSync(join(tmpdir(), 'webhook-bench-'));
   const certDir = join(work, 'certs');
