@@ -76,7 +76,13 @@ function startLoadGenerator(certDir: string): { run<R>(job: LoadJob): Promise<R>
     const next = queue.then(
       () =>
         new Promise<R>((resolve, reject) => {
-          child.once('message', (m: { ok: boolean; result?: R; error?: string }) => (m.ok ? resolve(m.result!) : reject(new Error(m.error))));
+          const exited = (code: number | null) => reject(new Error(`the load generator exited (${code}) during ${job.op} of body (${job.bodyId})`));
+          child.once('exit', exited);
+          child.once('message', (m: { ok: boolean; result?: R; error?: string }) => {
+            child.off('exit', exited);
+            if (m.ok) resolve(m.result!);
+            else reject(new Error(m.error));
+          });
           child.send(job);
         }),
     );
@@ -268,4 +274,7 @@ async function measure(
   };
 }
 
-await main();
+main().catch((e: unknown) => {
+  console.error(`bench: ${e instanceof Error ? e.message : String(e)}`);
+  process.exitCode = 1;
+});
