@@ -26,6 +26,8 @@ WORKDIR /app
 COPY package.json ./
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# `register` applies this manifest (its one source), reading it relative to dist/.
+COPY deploy/validatingwebhookconfiguration.yaml ./deploy/
 # uid/gid 1000 is the base image's `node` user. Numeric, so the kubelet can verify
 # runAsNonRoot; deploy/deployment.yaml sets the same runAsUser/runAsGroup.
 USER 1000:1000

@@ -20,6 +20,7 @@ export function denied(status: Status, warnings: readonly string[] = []): Verdic
 /** `metav1.StatusReason` for the HTTP codes this webhook answers with (k8s.io/apimachinery/pkg/apis/meta/v1). */
 export const REASON_BY_CODE: Readonly<Record<number, string>> = {
   400: 'BadRequest',
+  401: 'Unauthorized',
   404: 'NotFound',
   405: 'MethodNotAllowed',
   408: 'Timeout',

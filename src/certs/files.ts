@@ -1,8 +1,8 @@
 /**
  * Certificates on disk in the layout of a Kubernetes TLS Secret (`tls.crt`, `tls.key`,
  * `ca.crt`), so a mounted Secret (e.g. from cert-manager) and a locally generated directory
- * are read the same way. The server reads them at start: a Secret renewed in place takes
- * effect when the pods restart. `ca.key` is kept beside them so the CA can sign a new serving
+ * are read the same way. The server reads them at start and again whenever they change
+ * (reload.ts). `ca.key` is kept beside them so the CA can sign a new serving
  * certificate without invalidating the caBundle already registered with the apiserver.
  */
 import { X509Certificate, createPrivateKey } from 'node:crypto';

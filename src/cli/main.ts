@@ -1,16 +1,18 @@
 #!/usr/bin/env node
 /**
- * The command line: `serve`, `review`, `validate-config` and `certs`, thin shells around the
+ * The command line: `serve`, `review`, `validate-config`, `certs` and `register`, thin shells around the
  * same functions the server uses.
  */
 import { readFile } from 'node:fs/promises';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { generateCertificates } from '../certs/generate.js';
+import { parseGoDuration } from '../duration/parse.js';
 import { caBundleBase64, readCertificateAuthority, writeCertificates } from '../certs/files.js';
 import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME } from '../defaults.js';
 import { levels } from 'pino';
 import { createLogger } from '../server/logger.js';
-import { startServer } from '../server/serve.js';
+import { registerWebhook } from '../registration/register.js';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, startServer } from '../server/serve.js';
 import { reviewText, type CommandResult } from './review-file.js';
 import { validateConfigText } from './validate-config.js';
 
@@ -27,6 +29,18 @@ function parsePort(value: string): number {
 function parsePositiveInt(value: string): number {
   if (!/^[1-9][0-9]*$/.test(value)) throw new InvalidArgumentError('must be a positive whole number');
   return Number(value);
+}
+
+/** A Go duration (`10s`, `1m30s`) as whole milliseconds, at least 0. */
+function parseGoDurationMs(value: string): number {
+  let ns: bigint;
+  try {
+    ns = parseGoDuration(value);
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
+  if (ns < 0n) throw new InvalidArgumentError('must not be negative');
+  return Number(ns / 1_000_000n);
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -66,6 +80,9 @@ configMapOptions(
     .option('--host <address>', 'address to bind (default: all interfaces)')
     .option('--cert-dir <dir>', 'directory with tls.crt and tls.key', DEFAULT_CERT_DIR)
     .option('--no-generate-certs', 'fail instead of generating a CA and serving certificate when none are in --cert-dir')
+    .option('--client-ca-file <file>', "PEM CA bundle; when set, reviews need a client certificate it issued (the API server's admission client certificate)")
+    .option('--max-connections <n>', 'cap on open connections; more are closed on arrival', parsePositiveInt, DEFAULT_MAX_CONNECTIONS)
+    .option('--shutdown-timeout <duration>', 'on SIGTERM/SIGINT, how long in-flight reviews may take to finish (Go duration)', parseGoDurationMs, DEFAULT_SHUTDOWN_GRACE_MS)
     .addOption(new Option('--log-level <level>', 'log level').env('LOG_LEVEL').choices(LOG_LEVELS).default('info')),
 ).action(async (opts) => {
   const logger = createLogger(opts.logLevel);
@@ -75,12 +92,19 @@ configMapOptions(
       host: opts.host,
       certDir: opts.certDir,
       generateCerts: opts.generateCerts,
+      clientCaFile: opts.clientCaFile,
+      maxConnections: opts.maxConnections,
+      shutdownGraceMs: opts.shutdownTimeout,
       review: { configMap: { name: opts.configmapName, namespace: opts.configmapNamespace } },
       logger,
     });
     const shutdown = (signal: string) => {
       logger.info({ signal }, 'stopping: no longer ready, finishing in-flight reviews');
-      void server.stop().then(() => logger.info('stopped'));
+      // Exit explicitly: a timer or watcher left behind must not keep the pod terminating.
+      void server.stop().then(() => {
+        logger.info('stopped');
+        process.exit(0);
+      });
     };
     process.once('SIGTERM', shutdown);
     process.once('SIGINT', shutdown);
@@ -137,6 +161,30 @@ program
     const what = ca ? 'a new serving certificate signed by the existing CA' : 'a new CA and serving certificate';
     process.stderr.write(`wrote ${what} to ${opts.out} (tls.crt, tls.key, ca.crt, ca.key); caBundle:\n`);
     process.stdout.write(caBundleBase64(bundle.caCertPem) + '\n');
+  });
+
+program
+  .command('register')
+  .description(
+    'create or update the ValidatingWebhookConfiguration of deploy/ in the cluster (server-side apply) with the caBundle of --ca-file',
+  )
+  .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
+  .option('--ca-file <file>', 'CA certificate that signed the serving certificate (written by certs)', `${DEPLOY_TLS_DIR}/ca.crt`)
+  .option('--service <name>', 'Service the API server calls', DEFAULT_SERVICE_NAME)
+  .option('--namespace <namespace>', 'namespace of the Service', DEFAULT_NAMESPACE)
+  .option('--url <url>', 'call the webhook at https://HOST:PORT instead of the Service (a webhook outside the cluster)')
+  .option('--manifest <file>', 'YAML holding the ValidatingWebhookConfiguration, e.g. kubectl kustomize output of an overlay (default: the one in deploy/)')
+  .action(async (opts) => {
+    const registration = await registerWebhook({
+      caFile: opts.caFile,
+      kubeconfig: opts.kubeconfig,
+      manifest: opts.manifest,
+      target: opts.url !== undefined ? { url: opts.url } : { service: { name: opts.service, namespace: opts.namespace } },
+    });
+    const what = registration.changed ? 'applied' : 'unchanged';
+    process.stdout.write(
+      `validatingwebhookconfiguration.admissionregistration.k8s.io/${registration.name} ${what} (resourceVersion ${registration.resourceVersion ?? '?'}) at ${registration.server}\n`,
+    );
   });
 
 program.parseAsync().catch((e: unknown) => {

@@ -3,19 +3,28 @@
  * method, content type and size, parses JSON, calls the pure reviewer, and writes the
  * response AdmissionReview. Rules never see `req`/`res`.
  */
+import type { TLSSocket } from 'node:tls';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import { REASON_BY_CODE } from '../admission/response.js';
 import { InvalidAdmissionReviewError, type ReviewOutcome } from '../admission/review.js';
 import { MAX_BODY_BYTES, WEBHOOK_PATHS } from '../defaults.js';
 import { quoteShown, truncate } from '../field/quote.js';
+import type { WebhookMetrics } from '../metrics/webhook.js';
+import { readinessReport, type ReadinessCheck } from './readiness.js';
 
 export interface AppOptions {
   /** The pure reviewer (see `createReviewer`). */
   review: (body: unknown) => ReviewOutcome;
   logger: Logger;
-  /** Whether `/readyz` reports ready: certificates loaded, listening, not shutting down. */
-  isReady: () => boolean;
+  /** What `/readyz` checks, in order. */
+  readinessChecks: readonly ReadinessCheck[];
+  metrics: WebhookMetrics;
+  /**
+   * Require a verified client certificate on the webhook paths (the TLS layer asked for one
+   * and checked it against the client CA; see `startServer`).
+   */
+  verifyClientCertificates: boolean;
 }
 
 /**
@@ -48,6 +57,47 @@ const requireJson: RequestHandler = (req, res, next) => {
   next();
 };
 
+/**
+ * controller-runtime's request metrics for one webhook path: in flight until the response
+ * is finished or the connection closed, then counted by HTTP code (and by operation and
+ * decision when a review was answered, see `handleReview`).
+ */
+function instrument(metrics: WebhookMetrics, webhook: string): RequestHandler {
+  return (_req, res, next) => {
+    const endTimer = metrics.latencySeconds.startTimer({ webhook });
+    metrics.requestsInFlight.inc({ webhook });
+    let done = false;
+    const record = () => {
+      if (done) return;
+      done = true;
+      endTimer();
+      metrics.requestsInFlight.dec({ webhook });
+      const { operation = '', allowed = '' } = res.locals as { operation?: string; allowed?: string };
+      metrics.requestsTotal.inc({ webhook, code: String(res.statusCode), operation, allowed });
+    };
+    res.once('finish', record);
+    res.once('close', record);
+    next();
+  };
+}
+
+/**
+ * With client verification on, only a client whose certificate chains to the client CA
+ * may send reviews. Both a missing and an untrusted certificate fail authentication: 401.
+ */
+const requireVerifiedClient: RequestHandler = (req, res, next) => {
+  const socket = req.socket as TLSSocket;
+  if (socket.authorized) return next();
+  const presented = Object.keys(socket.getPeerCertificate?.() ?? {}).length > 0;
+  refuse(
+    res,
+    401,
+    presented
+      ? `client certificate is not trusted (${String(socket.authorizationError)}); this webhook accepts reviews only from a client certificate issued by its client CA`
+      : 'a client certificate is required; this webhook accepts reviews only from a client certificate issued by its client CA',
+  );
+};
+
 /** Maps body-parser failures to one-line 4xx answers. */
 const bodyErrors: ErrorRequestHandler = (err: { status?: number; type?: string }, _req, res, next) => {
   if (res.headersSent) return next(err);
@@ -73,11 +123,12 @@ const bodyErrors: ErrorRequestHandler = (err: { status?: number; type?: string }
 
 /**
  * The express application: `POST /validate-spiderippool` and `POST /validate-configmap`
- * (HTTP 200 with the response AdmissionReview; 4xx with a `Status` for a malformed
- * request), `GET /healthz` (always 200) and `GET /readyz` (200 while `isReady()`, else
- * 503). TLS and listening are `startServer`'s (serve.ts).
+ * (HTTP 200 with the response AdmissionReview; 4xx with a `Status` for a malformed or
+ * unauthenticated request), `GET /healthz` and `/livez` (always 200), `GET /readyz` (200
+ * when every check passes, else 503; `?verbose` lists them) and `GET /metrics`
+ * (Prometheus text). TLS and listening are `startServer`'s (serve.ts).
  */
-export function createApp({ review, logger, isReady }: AppOptions): express.Express {
+export function createApp({ review, logger, readinessChecks, metrics, verifyClientCertificates }: AppOptions): express.Express {
   const app = express();
   // Paths are exact: /validate-configmap only, not /VALIDATE-CONFIGMAP/.
   app.set('case sensitive routing', true);
@@ -85,12 +136,15 @@ export function createApp({ review, logger, isReady }: AppOptions): express.Expr
   app.disable('x-powered-by');
   app.set('etag', false);
 
-  app.get('/healthz', (_req, res) => {
+  app.get(['/healthz', '/livez'], (_req, res) => {
     res.type('text/plain').send('ok\n');
   });
-  app.get('/readyz', (_req, res) => {
-    if (isReady()) res.type('text/plain').send('ok\n');
-    else res.status(503).type('text/plain').send('not ready\n');
+  app.get('/readyz', (req, res) => {
+    const { ready, text } = readinessReport(readinessChecks, req.query['verbose'] !== undefined);
+    res.status(ready ? 200 : 503).type('text/plain').send(text);
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
   const handleReview = (req: Request, res: Response): void => {
@@ -102,8 +156,10 @@ export function createApp({ review, logger, isReady }: AppOptions): express.Expr
       if (e instanceof InvalidAdmissionReviewError) return refuse(res, 400, e.message);
       throw e;
     }
-    res.status(200).json(outcome.review);
     const { request, review: answer } = outcome;
+    res.locals['operation'] = request.operation;
+    res.locals['allowed'] = String(answer.response.allowed);
+    res.status(200).json(answer);
     // Every string from the request is bounded: a hostile review must not make a huge log line.
     const shown = (s: string | undefined) => (s === undefined ? undefined : truncate(s));
     logger.info(
@@ -126,8 +182,9 @@ export function createApp({ review, logger, isReady }: AppOptions): express.Expr
 
   // inflate: false: the kube-apiserver sends plain JSON, and a compressed body could expand past the limit.
   const json = express.json({ limit: MAX_BODY_BYTES, type: () => true, strict: false, inflate: false });
+  const authenticate: RequestHandler[] = verifyClientCertificates ? [requireVerifiedClient] : [];
   for (const path of Object.values(WEBHOOK_PATHS)) {
-    app.post(path, requireJson, json, handleReview);
+    app.post(path, instrument(metrics, path), ...authenticate, requireJson, json, handleReview);
     app.all(path, (_req, res) => {
       res.set('Allow', 'POST');
       refuse(res, 405, `use POST with an admission.k8s.io/v1 AdmissionReview body`);

@@ -1,30 +1,88 @@
 /**
- * Starts the HTTPS server around the express adapter: certificates, TLS settings,
- * timeouts, readiness, and a graceful stop.
+ * Starts the HTTPS server around the express adapter: certificates and their hot reload,
+ * TLS settings, timeouts, the connection cap, readiness, metrics, and a graceful stop.
  */
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import { createReviewer, type ReviewOptions } from '../admission/review.js';
-import { loadOrCreateCertificates, readServingCertificates } from '../certs/files.js';
+import { loadOrCreateCertificates } from '../certs/files.js';
+import { certificateValidityProblem, readTlsMaterial, watchCertificates, type ServedCertificate, type TlsMaterial } from '../certs/reload.js';
 import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME } from '../defaults.js';
+import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js';
 import { createApp, statusBody } from './app.js';
+import type { ReadinessCheck } from './readiness.js';
+
+/** Timeouts that bound how long one client may hold a socket, in milliseconds. */
+export interface ServerTimeouts {
+  /** From TCP accept to a finished TLS handshake (Node's default, 120 s, lets idle sockets pile up). */
+  handshakeMs: number;
+  /** For the request headers to arrive. */
+  headersMs: number;
+  /** For the whole request, body included. The kube-apiserver sends at once and waits at most 30 s. */
+  requestMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: ServerTimeouts = { handshakeMs: 10_000, headersMs: 10_000, requestMs: 15_000 };
+/**
+ * Open connections, idle keep-alive ones included. Each may carry a 3 MiB body being
+ * parsed, so the cap also bounds memory; the traffic this webhook sees (UPDATEs of IaaS
+ * pools, one ConfigMap) needs a handful.
+ */
+export const DEFAULT_MAX_CONNECTIONS = 128;
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+/** How often the certificate files are re-read even without a watch event. */
+export const DEFAULT_CERT_RELOAD_INTERVAL_MS = 10_000;
+/** How often Node enforces the header and request timeouts (its default, 30 s, lets them slip). */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+
+/**
+ * TLS 1.2 and 1.3 with forward-secret AEAD suites only: Mozilla's "intermediate" list
+ * without DHE (Node offers DHE only with configured dhparams). The kube-apiserver (Go's
+ * crypto/tls) negotiates TLS 1.3 or ECDHE-*-AES-GCM / CHACHA20. The TLS 1.3 names must be
+ * listed: a cipher list without them turns TLS 1.3 off in Node.
+ */
+export const TLS_CIPHERS = [
+  'TLS_AES_128_GCM_SHA256',
+  'TLS_AES_256_GCM_SHA384',
+  'TLS_CHACHA20_POLY1305_SHA256',
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+].join(':');
 
 export interface ServeOptions {
   /** TCP port; 0 picks a free one (tests). */
   port: number;
   /** Address to bind; all interfaces when absent, as a Pod needs. */
   host?: string;
-  /** Directory holding `tls.crt` and `tls.key` (the Kubernetes TLS Secret layout). */
+  /** Directory holding `tls.crt` and `tls.key` (the Kubernetes TLS Secret layout); watched for new pairs. */
   certDir: string;
   /** Generate a CA and serving certificate into `certDir` when none are there (local use). */
   generateCerts: boolean;
+  /**
+   * PEM CAs to verify the API server's client certificate against, on the webhook paths
+   * only (kubelet probes and Prometheus present none). Unverified when absent.
+   */
+  clientCaFile?: string;
   review?: ReviewOptions;
   logger: Logger;
   /** How long a stop waits for in-flight reviews, in milliseconds. */
   shutdownGraceMs?: number;
+  /** Cap on open connections; more are closed on arrival. */
+  maxConnections?: number;
+  timeouts?: Partial<ServerTimeouts>;
+  certReloadIntervalMs?: number;
+  /** More `/readyz` checks, after the server's own. */
+  readinessChecks?: readonly ReadinessCheck[];
+  /** Where metrics are recorded; a new registry when absent. */
+  metrics?: WebhookMetrics;
 }
 
 export interface RunningServer {
@@ -32,26 +90,25 @@ export interface RunningServer {
   port: number;
   /** The CA that signed the serving certificate, when known (generated or `ca.crt`). */
   caCertPem?: string;
-  /** Stops accepting, lets in-flight reviews finish (bounded by the grace period), then resolves. */
+  metrics: WebhookMetrics;
+  /**
+   * Turns `/readyz` unready, stops accepting connections, closes idle keep-alive ones, lets
+   * in-flight requests finish (then closes their connections) and resolves; connections
+   * still busy after the grace period are cut. Idempotent.
+   */
   stop(): Promise<void>;
 }
-
-/**
- * Slow clients may not hold sockets for long: the kube-apiserver sends a review at once
- * and gives up after the webhook's `timeoutSeconds` (at most 30s).
- */
-const HEADERS_TIMEOUT_MS = 10_000;
-const REQUEST_TIMEOUT_MS = 15_000;
-/** How often Node enforces the two timeouts above (its default, 30s, lets them slip). */
-const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
-const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
 /**
  * Answers HTTP that Node cannot parse (bad framing, oversized headers, timeouts) with a
  * Kubernetes `Status` body like every other refusal, instead of Node's bare status line.
  */
 function answerMalformedHttp(err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  // https.Server re-emits TLS failures (a handshake timeout, a bad ClientHello) here: with
+  // no finished handshake nothing can be written back, and ending the socket politely
+  // would wait for a handshake that never comes. Only HTTP parser failures get an answer.
+  const isHttpError = err.code?.startsWith('HPE_') === true || err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  if (!isHttpError || !socket.writable) return void socket.destroy();
   const [code, message] =
     err.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'request headers are too large']
@@ -65,55 +122,127 @@ function answerMalformedHttp(err: NodeJS.ErrnoException, socket: Duplex): void {
 }
 
 /**
+ * Everything of the TLS context, every time: `server.setSecureContext` resets any option
+ * it is not given, so a reload must repeat the version floor and the cipher list.
+ */
+function secureContextOptions(material: TlsMaterial): SecureContextOptions {
+  return {
+    cert: material.certPem,
+    key: material.keyPem,
+    minVersion: 'TLSv1.2',
+    ciphers: TLS_CIPHERS,
+    ...(material.clientCaPem === undefined ? {} : { ca: material.clientCaPem }),
+  };
+}
+
+async function loadInitialCertificates(options: ServeOptions): Promise<{ served: ServedCertificate; created: boolean }> {
+  const created = options.generateCerts
+    ? (
+        await loadOrCreateCertificates(options.certDir, {
+          serviceName: DEFAULT_SERVICE_NAME,
+          namespace: DEFAULT_NAMESPACE,
+          extraDnsNames: ['localhost'],
+          extraIpAddresses: ['127.0.0.1', '::1'],
+        })
+      ).created
+    : false;
+  return { served: await readTlsMaterial(options), created };
+}
+
+/**
  * Loads (or, with `generateCerts`, creates) the certificates and serves the webhook over
- * HTTPS (TLS 1.2 or newer).
+ * HTTPS (TLS 1.2 or newer), reloading the pair when the files change.
  *
- * @throws Error when the certificates are missing or unreadable (and not to be generated)
- *   or when the port cannot be bound.
+ * @throws Error when the certificates or the client CA are missing or unreadable (and not
+ *   to be generated) or when the port cannot be bound.
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const { logger } = options;
-  const certs = options.generateCerts
-    ? await loadOrCreateCertificates(options.certDir, {
-        serviceName: DEFAULT_SERVICE_NAME,
-        namespace: DEFAULT_NAMESPACE,
-        extraDnsNames: ['localhost'],
-        extraIpAddresses: ['127.0.0.1', '::1'],
-      })
-    : { ...(await readServingCertificates(options.certDir)), created: false };
-  if (certs.created) logger.info({ certDir: options.certDir }, 'generated a CA and a serving certificate');
+  const metrics = options.metrics ?? createWebhookMetrics();
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const { served, created } = await loadInitialCertificates(options);
+  if (created) logger.info({ certDir: options.certDir }, 'generated a CA and a serving certificate');
+  const verifyClients = options.clientCaFile !== undefined;
 
-  let ready = false;
-  const app = createApp({ review: createReviewer(options.review), logger, isReady: () => ready });
+  let stopping = false;
+  // No "listening" check: nothing can ask before the server listens.
+  const checks: ReadinessCheck[] = [
+    { name: 'shutdown', check: () => (stopping ? 'the server is shutting down' : undefined) },
+    { name: 'serving-certificate', check: () => certificateValidityProblem(reloader.current(), new Date()) },
+    ...(options.readinessChecks ?? []),
+  ];
+  const app = createApp({ review: createReviewer(options.review), logger, readinessChecks: checks, metrics, verifyClientCertificates: verifyClients });
   const server = https.createServer(
     {
-      cert: certs.certPem,
-      key: certs.keyPem,
-      minVersion: 'TLSv1.2',
-      headersTimeout: HEADERS_TIMEOUT_MS,
-      requestTimeout: REQUEST_TIMEOUT_MS,
+      ...secureContextOptions(served.material),
+      // Asked for on every connection, checked per path by the app: kubelet probes send none.
+      requestCert: verifyClients,
+      rejectUnauthorized: false,
+      handshakeTimeout: timeouts.handshakeMs,
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
       connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
     },
     app,
   );
+  server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  server.on('drop', () => metrics.connectionsDroppedTotal.inc());
   server.on('tlsClientError', (err) => logger.debug({ err: err.message }, 'TLS handshake failed'));
   server.on('clientError', answerMalformedHttp);
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
+  // While stopping, every answer still to be written says `Connection: close` (so no client
+  // reuses a socket that is about to go) and each finished answer frees its connection.
+  const responses = new Set<ServerResponse>();
+  server.prependListener('request', (_req, res) => {
+    responses.add(res);
+    if (stopping) res.shouldKeepAlive = false;
+    res.once('close', () => {
+      responses.delete(res);
+      if (stopping) server.closeIdleConnections();
     });
   });
-  const port = (server.address() as AddressInfo).port;
-  ready = true;
-  logger.info({ port, certDir: options.certDir }, 'serving admission reviews over HTTPS');
 
-  let stopping: Promise<void> | undefined;
+  const describe = (cert: ServedCertificate) => ({ serialNumber: cert.serialNumber, validTo: cert.validTo.toISOString() });
+  metrics.certificateExpirationSeconds.set(served.validTo.getTime() / 1000);
+  const reloader = watchCertificates({
+    certDir: options.certDir,
+    ...(options.clientCaFile === undefined ? {} : { clientCaFile: options.clientCaFile }),
+    initial: served,
+    intervalMs: options.certReloadIntervalMs ?? DEFAULT_CERT_RELOAD_INTERVAL_MS,
+    apply: (cert) => server.setSecureContext(secureContextOptions(cert.material)),
+    onReloaded: (cert) => {
+      metrics.certificateReloadsTotal.inc({ result: 'success' });
+      metrics.certificateExpirationSeconds.set(cert.validTo.getTime() / 1000);
+      logger.info({ certDir: options.certDir, ...describe(cert) }, 'serving a new certificate');
+    },
+    onFailure: (err) => {
+      metrics.certificateReloadsTotal.inc({ result: 'failure' });
+      logger.error({ certDir: options.certDir, err: err.message, ...describe(reloader.current()) }, 'new certificate refused; still serving the old one');
+    },
+  });
+  const problem = certificateValidityProblem(served, new Date());
+  if (problem !== undefined) logger.error({ certDir: options.certDir, ...describe(served) }, `${problem}: not ready until it is replaced`);
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    reloader.close();
+    throw err;
+  }
+  const port = (server.address() as AddressInfo).port;
+  logger.info({ port, certDir: options.certDir, ...describe(served) }, 'serving admission reviews over HTTPS');
+
+  let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {
-    stopping ??= new Promise<void>((resolve) => {
-      ready = false;
+    stopped ??= new Promise<void>((resolve) => {
+      stopping = true;
+      for (const res of responses) res.shouldKeepAlive = false;
+      reloader.close();
       const grace = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
       grace.unref();
       server.close(() => {
@@ -122,7 +251,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       });
       server.closeIdleConnections();
     });
-    return stopping;
+    return stopped;
   };
-  return { port, ...(certs.caCertPem ? { caCertPem: certs.caCertPem } : {}), stop };
+  return { port, ...(served.material.caCertPem ? { caCertPem: served.material.caCertPem } : {}), metrics, stop };
 }

@@ -7,6 +7,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import https from 'node:https';
+import tls from 'node:tls';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -150,9 +151,24 @@ describe('certs, then kubectl kustomize deploy/', () => {
       await until(() => log.includes('"msg":"admission review"'), 'the review log line');
     });
 
-    it('exits 0 on SIGTERM after stopping', async () => {
+    it('on SIGTERM finishes the review in flight, then exits 0', async () => {
+      // A review whose body is half sent when the signal arrives.
+      const body = Buffer.from(await readFile(fixture('configmap-update-timeout-100s'), 'utf8'));
+      const socket = tls.connect({ host: '127.0.0.1', port, servername: `${DEFAULT_SERVICE_NAME}.${DEFAULT_NAMESPACE}.svc`, ca });
+      await new Promise((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk));
+      const closed = new Promise((resolve) => socket.once('close', resolve));
+      socket.write(`POST ${WEBHOOK_PATHS.configMap} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+      socket.write(body.subarray(0, 100));
+
       const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
       server.kill('SIGTERM');
+      await until(() => log.includes('"msg":"stopping: no longer ready, finishing in-flight reviews"'), 'the stop to begin');
+      socket.write(body.subarray(100));
+      await closed;
+      expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+      expect(answer).toContain('httpRequestTimeout: Invalid value: \\"100s\\"');
       await expect(exited).resolves.toBe(0);
       expect(log).toContain('"msg":"stopped"');
     });
@@ -189,6 +205,8 @@ describe('review and validate-config', () => {
   it('usage errors exit 2, apart from refusals (1)', async () => {
     expect((await run(['validate-config'])).code).toBe(2);
     expect((await run(['serve', '--log-level', 'loud'])).code).toBe(2);
+    expect((await run(['serve', '--shutdown-timeout', '10'])).code).toBe(2); // a Go duration needs its unit
+    expect((await run(['serve', '--max-connections', '0'])).code).toBe(2);
     expect((await run(['--help'])).code).toBe(0);
   });
 

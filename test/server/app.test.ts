@@ -3,13 +3,25 @@ import request from 'supertest';
 import { createReviewer } from '../../src/admission/review.js';
 import { AdmissionReviewResponseSchema } from '../../src/admission/schema.js';
 import { MAX_BODY_BYTES, WEBHOOK_PATHS } from '../../src/defaults.js';
+import { createWebhookMetrics } from '../../src/metrics/webhook.js';
 import { createApp } from '../../src/server/app.js';
 import { loadReview } from '../fixtures/load.js';
+import { sampleValue } from './client.js';
 
 const lines: Record<string, unknown>[] = [];
 const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
 let ready = true;
-const app = createApp({ review: createReviewer(), logger, isReady: () => ready });
+const metrics = createWebhookMetrics();
+const app = createApp({
+  review: createReviewer(),
+  logger,
+  readinessChecks: [
+    { name: 'always', check: () => undefined },
+    { name: 'switch', check: () => (ready ? undefined : 'switched off by the test') },
+  ],
+  metrics,
+  verifyClientCertificates: false,
+});
 
 /** A Kubernetes Status body with a one-line message, as the kube-apiserver would show it. */
 function expectStatus(body: any, code: number, reason: string, message: RegExp) {
@@ -182,13 +194,43 @@ describe('hostile input (found by attacking the server)', () => {
 });
 
 describe('health', () => {
-  it('/healthz answers ok', async () => {
-    await request(app).get('/healthz').expect(200, 'ok\n');
+  it.each(['/healthz', '/livez'])('%s answers ok, ready or not', async (path) => {
+    ready = false;
+    await request(app).get(path).expect(200, 'ok\n');
   });
 
-  it('/readyz follows readiness', async () => {
+  it('/readyz answers ok while every check passes, and lists them with ?verbose', async () => {
     await request(app).get('/readyz').expect(200, 'ok\n');
+    await request(app).get('/readyz?verbose').expect(200, '[+]always ok\n[+]switch ok\nreadyz check passed\n');
+  });
+
+  it('/readyz answers 503 naming the failed check and why, as the kube-apiserver does', async () => {
     ready = false;
-    await request(app).get('/readyz').expect(503, 'not ready\n');
+    await request(app).get('/readyz').expect(503, '[+]always ok\n[-]switch failed: switched off by the test\nreadyz check failed\n');
+  });
+});
+
+describe('/metrics', () => {
+  it('counts reviews by webhook, code, operation and decision, and times them', async () => {
+    const before = await metrics.registry.metrics();
+    await request(app).post(WEBHOOK_PATHS.spiderIPPool).send(loadReview('pool-update-node-to-global')).expect(200);
+    await request(app).post(WEBHOOK_PATHS.spiderIPPool).send(loadReview('pool-update-node-to-other-node')).expect(200);
+    await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'text/plain').send('x').expect(415);
+    const res = await request(app).get('/metrics').expect(200).expect('Content-Type', /^text\/plain; version=0\.0\.4/);
+    const denied = `controller_runtime_webhook_requests_total{webhook="/validate-spiderippool",code="200",operation="UPDATE",allowed="false"}`;
+    const allowedSeries = `controller_runtime_webhook_requests_total{webhook="/validate-spiderippool",code="200",operation="UPDATE",allowed="true"}`;
+    const refused = `controller_runtime_webhook_requests_total{webhook="/validate-spiderippool",code="415",operation="",allowed=""}`;
+    const count = `controller_runtime_webhook_latency_seconds_count{webhook="/validate-spiderippool"}`;
+    const delta = (series: string) => sampleValue(res.text, series) - sampleValue(before, series);
+    expect([delta(denied), delta(allowedSeries), delta(refused), delta(count)]).toEqual([1, 1, 1, 3]);
+    expect(res.text).toContain(`controller_runtime_webhook_requests_in_flight{webhook="/validate-spiderippool"} 0\n`);
+    expect(res.text).toContain('# TYPE process_resident_memory_bytes gauge');
+    expect(res.text).toContain('# TYPE spiderpool_iaas_webhook_certificate_reloads_total counter');
+  });
+
+  it('does not make a series for an unknown path', async () => {
+    await request(app).post('/validate-x' + Math.random()).send({}).expect(404);
+    const text = await metrics.registry.metrics();
+    expect(text).not.toContain('/validate-x');
   });
 });

@@ -1,0 +1,78 @@
+/**
+ * Sends the ValidatingWebhookConfiguration to the API server with server-side apply.
+ *
+ * Server-side apply is Kubernetes' own create-or-update: one PATCH creates the object when
+ * it is absent, sets the fields this field manager sends, leaves fields other managers own
+ * (labels added by hand, webhooks added by an overlay) alone, and is a no-op when nothing
+ * changed (the resourceVersion stays). `webhooks` is a map list keyed by `name`, so a
+ * webhook is merged by its name, never by its position.
+ * (https://kubernetes.io/docs/reference/using-api/server-side-apply/)
+ */
+import { AdmissionregistrationV1Api, ApiException, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { StatusSchema } from '../admission/schema.js';
+import type { WebhookConfiguration } from './webhook-configuration.js';
+
+/** `metadata.managedFields[].manager` of what `register` writes. */
+export const FIELD_MANAGER = 'spiderpool-iaas-webhook';
+
+/** What the API server stored. */
+export interface AppliedWebhookConfiguration {
+  name: string;
+  resourceVersion: string | undefined;
+  /** Whether the stored object changed (a new object, or a new resourceVersion). */
+  changed: boolean;
+}
+
+const ApiStatusSchema = StatusSchema.pick({ code: true, reason: true, message: true });
+
+/** One line for a refused request: the API server's Status message when it sent one. */
+function refusal(server: string, e: ApiException<unknown>): string {
+  let message: string | undefined;
+  if (typeof e.body === 'string') {
+    try {
+      message = ApiStatusSchema.safeParse(JSON.parse(e.body)).data?.message;
+    } catch {
+      message = e.body.trim().slice(0, 300) || undefined;
+    }
+  }
+  const why = message ?? (e.code === 401 ? 'Unauthorized (check the kubeconfig credentials)' : `HTTP ${e.code}`);
+  return `the API server at ${server} refused the ValidatingWebhookConfiguration: ${why}`;
+}
+
+/**
+ * Creates or updates `configuration` (server-side apply, field manager
+ * {@link FIELD_MANAGER}, `force: true` so this command wins conflicts over the fields it
+ * sends: it is the registration's owner).
+ *
+ * @param kubeConfig the cluster connection (from `loadKubeConfig`).
+ * @throws Error with one line (no stack, no HTTP dump) when the API server cannot be
+ *   reached or refuses the request (authentication, authorization, validation).
+ */
+export async function applyWebhookConfiguration(kubeConfig: KubeConfig, configuration: WebhookConfiguration): Promise<AppliedWebhookConfiguration> {
+  const server = kubeConfig.getCurrentCluster()?.server ?? '(no server in the kubeconfig)';
+  const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+  const name = configuration.metadata.name;
+  try {
+    const before = await currentResourceVersion(api, name);
+    const applied = await api.patchValidatingWebhookConfiguration(
+      { name, body: configuration, fieldManager: FIELD_MANAGER, force: true },
+      setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
+    );
+    const resourceVersion = applied.metadata?.resourceVersion;
+    return { name, resourceVersion, changed: before !== resourceVersion };
+  } catch (e) {
+    if (e instanceof ApiException) throw new Error(refusal(server, e));
+    const cause = (e as { cause?: { message?: string } }).cause?.message;
+    throw new Error(`cannot reach the API server at ${server}: ${(e as Error).message}${cause ? ` (${cause})` : ''}`);
+  }
+}
+
+/** The stored object's resourceVersion, or `undefined` when there is none yet. */
+async function currentResourceVersion(api: AdmissionregistrationV1Api, name: string): Promise<string | undefined> {
+  try {
+    return (await api.readValidatingWebhookConfiguration({ name })).metadata?.resourceVersion;
+  } catch (e) {
+    if (e instanceof ApiException && e.code === 404) return undefined;
+    throw e;
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The ValidatingWebhookConfiguration `register` sends. Its one source is
+ * `deploy/validatingwebhookconfiguration.yaml` (what `kubectl apply -k deploy` installs):
+ * `register` reads that manifest and fills in only what differs per installation, the
+ * `caBundle` and where the API server reaches the webhook. Rules, match conditions,
+ * failure policy and timeouts are never written a second time here.
+ */
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+import { z } from 'zod';
+
+/**
+ * The manifest shipped next to `src/` and `dist/` (both two levels below the package
+ * root), so the same path works from the sources, the build and the container image.
+ */
+export const WEBHOOK_MANIFEST_PATH = fileURLToPath(new URL('../../deploy/validatingwebhookconfiguration.yaml', import.meta.url));
+
+const ServiceReferenceSchema = z.looseObject({
+  name: z.string().min(1),
+  namespace: z.string().min(1),
+  path: z.string().startsWith('/'),
+  port: z.number().int().optional(),
+});
+
+const WebhookSchema = z.looseObject({
+  name: z.string().min(1),
+  clientConfig: z.looseObject({ service: ServiceReferenceSchema }),
+});
+
+/**
+ * The parts of `admissionregistration.k8s.io/v1` ValidatingWebhookConfiguration that
+ * `register` reads or rewrites (k8s.io/api/admissionregistration/v1/types.go); every other
+ * field passes through untouched. The manifest must reference a Service: that is where
+ * each webhook's path comes from.
+ */
+export const WebhookManifestSchema = z.looseObject({
+  apiVersion: z.literal('admissionregistration.k8s.io/v1'),
+  kind: z.literal('ValidatingWebhookConfiguration'),
+  metadata: z.looseObject({ name: z.string().min(1) }),
+  webhooks: z.array(WebhookSchema).min(1),
+});
+export type WebhookManifest = z.infer<typeof WebhookManifestSchema>;
+type Webhook = WebhookManifest['webhooks'][number];
+
+/** `webhooks[].clientConfig` as sent: a Service reference or a URL, with the caBundle. */
+export type ClientConfig = ({ service: Webhook['clientConfig']['service'] } | { url: string }) & { caBundle: string };
+
+/** The ValidatingWebhookConfiguration `register` applies (other fields as in the manifest). */
+export type WebhookConfiguration = Pick<WebhookManifest, 'apiVersion' | 'kind' | 'metadata'> &
+  Record<string, unknown> & {
+    webhooks: Array<Pick<Webhook, 'name'> & Record<string, unknown> & { clientConfig: ClientConfig }>;
+  };
+
+/**
+ * Where the API server calls the webhook: the in-cluster Service (as `deploy/` installs
+ * it), or a URL (`clientConfig.url`, for a webhook outside the cluster such as the e2e
+ * tests' process on 127.0.0.1).
+ */
+export type WebhookTarget = { service: { name: string; namespace: string } } | { url: string };
+
+/**
+ * Reads and checks the webhook manifest.
+ *
+ * @param path YAML file with the ValidatingWebhookConfiguration: the shipped one by default,
+ *   or any multi-document file holding exactly one, such as `kubectl kustomize my-overlay/`
+ *   output (so an overlay's namespaceSelector or matchConditions are kept).
+ * @throws Error naming the file when it cannot be read, is not YAML, holds no or several
+ *   ValidatingWebhookConfigurations, or that object does not have the shape of
+ *   {@link WebhookManifestSchema}.
+ */
+export async function readWebhookManifest(path: string = WEBHOOK_MANIFEST_PATH): Promise<WebhookManifest> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    throw new Error(`cannot read the webhook manifest ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  const documents = parseAllDocuments(text);
+  const broken = documents.find((doc) => doc.errors.length > 0);
+  if (broken) throw new Error(`the webhook manifest ${path} is not YAML: ${broken.errors[0]!.message}`);
+  const candidates = documents.map((doc) => doc.toJS() as unknown).filter((o) => (o as { kind?: unknown } | null)?.kind === 'ValidatingWebhookConfiguration');
+  if (candidates.length !== 1) {
+    throw new Error(`the webhook manifest ${path} holds ${candidates.length} ValidatingWebhookConfigurations; it must hold exactly one`);
+  }
+  const result = WebhookManifestSchema.safeParse(candidates[0]);
+  if (!result.success) {
+    const first = result.error.issues[0];
+    throw new Error(`the webhook manifest ${path} is not a usable ValidatingWebhookConfiguration: ${first?.path.join('.')}: ${first?.message}`);
+  }
+  return result.data;
+}
+
+/**
+ * The API server only calls webhook URLs over HTTPS, with no query or fragment
+ * (admissionregistration validation, `ValidateWebhookURL`); the path comes from the manifest.
+ */
+function webhookBaseUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`--url ${JSON.stringify(url)} is not a URL; use https://HOST:PORT`);
+  }
+  if (parsed.protocol !== 'https:' || parsed.search !== '' || parsed.hash !== '' || parsed.username !== '' || parsed.password !== '') {
+    throw new Error(`--url ${JSON.stringify(url)} must be https://HOST[:PORT][/PREFIX] without user, query or fragment`);
+  }
+  return parsed.href.replace(/\/+$/, '');
+}
+
+/**
+ * The object to apply: `manifest` with each webhook's `clientConfig` set to `target` and
+ * `caBundle` (base64 of the CA's PEM). For a URL target the webhook's path from the
+ * manifest is appended (`https://127.0.0.1:8443` → `https://127.0.0.1:8443/validate-configmap`);
+ * for a Service only its name and namespace change. Pure.
+ *
+ * @throws Error when a URL target is not an `https://` URL without user, query or fragment.
+ */
+export function webhookConfigurationFor(manifest: WebhookManifest, target: WebhookTarget, caBundle: string): WebhookConfiguration {
+  const base = 'url' in target ? webhookBaseUrl(target.url) : undefined;
+  return {
+    ...manifest,
+    webhooks: manifest.webhooks.map((webhook) => {
+      const { service } = webhook.clientConfig;
+      const clientConfig: ClientConfig =
+        'service' in target
+          ? { service: { ...service, ...target.service }, caBundle }
+          : { url: `${base}${service.path}`, caBundle };
+      return { ...webhook, clientConfig };
+    }),
+  };
+}

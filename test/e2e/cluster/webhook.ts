@@ -1,0 +1,89 @@
+/**
+ * The webhook as built in dist/, run with `serve` on 127.0.0.1, and the JSON lines it logs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { until } from './processes.js';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+/** The built command line (`npm run test:e2e` builds dist/ first). */
+export const CLI = path.join(ROOT, 'dist/cli/main.js');
+
+/** One pino log line of the webhook (`msg` and the fields it logged). */
+export type LogLine = Record<string, unknown> & { msg?: string };
+
+/**
+ * A webhook server process. `start()` listens on a port the OS picks the first time and on
+ * the same port after `stop()` (the registration names the port in its URL).
+ */
+export class WebhookProcess {
+  /** Every line logged by every run of the process, in order. */
+  readonly log: LogLine[] = [];
+  port = 0;
+  private child: ChildProcess | undefined;
+
+  constructor(private readonly certDir: string) {}
+
+  /** The running process's id (to prove something did not restart). */
+  get pid(): number | undefined {
+    return this.running ? this.child!.pid : undefined;
+  }
+
+  /** Whether a process is running (started and not yet exited). */
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /**
+   * Starts `serve` and resolves when it listens; does nothing while it is running.
+   *
+   * @throws Error with the run's log when it exits or does not listen within 30 s.
+   */
+  async start(): Promise<void> {
+    if (this.running) return;
+    const firstLine = this.log.length;
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--host=127.0.0.1', `--port=${this.port}`, `--cert-dir=${this.certDir}`, '--no-generate-certs'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    this.child = child;
+    let stderr = '';
+    child.stderr!.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
+    let listening: LogLine | undefined;
+    createInterface({ input: child.stdout! }).on('line', (text) => {
+      let line: LogLine;
+      try {
+        line = JSON.parse(text) as LogLine;
+      } catch {
+        line = { msg: text };
+      }
+      this.log.push(line);
+      if (line.msg === 'serving admission reviews over HTTPS') listening = line;
+    });
+    const started = await until('the webhook to listen', () => (child.exitCode !== null ? null : listening), { intervalMs: 50 });
+    if (started === null) {
+      const output = this.log.slice(firstLine).map((line) => JSON.stringify(line));
+      throw new Error(`the webhook exited (${child.exitCode}):\n${output.join('\n')}\n${stderr}`);
+    }
+    this.port = started['port'] as number;
+  }
+
+  /** SIGTERM (the server drains and exits), SIGKILL after 10 s; resolves once it exited. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (child === undefined || !this.running) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(killer);
+  }
+
+  /** The `admission review` lines logged for objects called `name`. */
+  reviewsOf(name: string): LogLine[] {
+    return this.log.filter((line) => line.msg === 'admission review' && line['name'] === name);
+  }
+}

@@ -1,0 +1,84 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME, WEBHOOK_PATHS } from '../../src/defaults.js';
+import { readWebhookManifest, WEBHOOK_MANIFEST_PATH, webhookConfigurationFor, type WebhookManifest } from '../../src/registration/webhook-configuration.js';
+
+const CA_BUNDLE = 'Q0E=';
+const shipped = parse(readFileSync(new URL('../../deploy/validatingwebhookconfiguration.yaml', import.meta.url), 'utf8')) as WebhookManifest;
+
+describe('readWebhookManifest', () => {
+  it("reads deploy/validatingwebhookconfiguration.yaml, the manifest kustomize installs, by default", async () => {
+    expect(WEBHOOK_MANIFEST_PATH).toMatch(/deploy\/validatingwebhookconfiguration\.yaml$/);
+    expect(await readWebhookManifest()).toEqual(shipped);
+  });
+
+  const dir = mkdtempSync(join(tmpdir(), 'manifest-'));
+  const file = (name: string, text: string) => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
+
+  it('picks the one ValidatingWebhookConfiguration out of rendered multi-document output', async () => {
+    const rendered = `apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\n${JSON.stringify(shipped)}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\n`;
+    expect(await readWebhookManifest(file('rendered.yaml', rendered))).toEqual(shipped);
+  });
+
+  it('names the file and the problem when it is missing, not YAML, or not a usable configuration', async () => {
+    await expect(readWebhookManifest(join(dir, 'absent.yaml'))).rejects.toThrow(/^cannot read the webhook manifest .*absent\.yaml: ENOENT$/);
+    await expect(readWebhookManifest(file('bad.yaml', 'a: [\n'))).rejects.toThrow(/bad\.yaml is not YAML/);
+    await expect(readWebhookManifest(file('mutating.yaml', 'apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\n'))).rejects.toThrow(
+      /mutating\.yaml holds 0 ValidatingWebhookConfigurations; it must hold exactly one$/,
+    );
+    const twice = `${JSON.stringify(shipped)}\n---\n${JSON.stringify(shipped)}\n`;
+    await expect(readWebhookManifest(file('twice.yaml', twice))).rejects.toThrow(/twice\.yaml holds 2 ValidatingWebhookConfigurations/);
+    const wrongVersion = { ...shipped, apiVersion: 'admissionregistration.k8s.io/v1beta1' };
+    await expect(readWebhookManifest(file('v1beta1.yaml', JSON.stringify(wrongVersion)))).rejects.toThrow(/v1beta1\.yaml is not a usable ValidatingWebhookConfiguration: apiVersion: /);
+    const urlOnly = { ...shipped, webhooks: [{ name: 'w', clientConfig: { url: 'https://x' } }] };
+    await expect(readWebhookManifest(file('url.yaml', JSON.stringify(urlOnly)))).rejects.toThrow(/webhooks\.0\.clientConfig\.service: /);
+  });
+});
+
+describe('webhookConfigurationFor', () => {
+  it('for the Service deploy/ installs, changes nothing but the caBundle', () => {
+    const result = webhookConfigurationFor(shipped, { service: { name: DEFAULT_SERVICE_NAME, namespace: DEFAULT_NAMESPACE } }, CA_BUNDLE);
+    expect(result).toEqual({
+      ...shipped,
+      webhooks: shipped.webhooks.map((w) => ({ ...w, clientConfig: { ...w.clientConfig, caBundle: CA_BUNDLE } })),
+    });
+  });
+
+  it('points every webhook at another Service, keeping path and port', () => {
+    const result = webhookConfigurationFor(shipped, { service: { name: 'hook', namespace: 'infra' } }, CA_BUNDLE);
+    expect(result.webhooks.map((w) => w.clientConfig)).toEqual([
+      { service: { name: 'hook', namespace: 'infra', path: WEBHOOK_PATHS.spiderIPPool, port: 443 }, caBundle: CA_BUNDLE },
+      { service: { name: 'hook', namespace: 'infra', path: WEBHOOK_PATHS.configMap, port: 443 }, caBundle: CA_BUNDLE },
+    ]);
+  });
+
+  it("uses a URL plus each webhook's path instead of the Service, and keeps every other field", () => {
+    for (const base of ['https://127.0.0.1:8443', 'https://127.0.0.1:8443/']) {
+      const result = webhookConfigurationFor(shipped, { url: base }, CA_BUNDLE);
+      expect(result.webhooks.map((w) => w.clientConfig)).toEqual([
+        { url: `https://127.0.0.1:8443${WEBHOOK_PATHS.spiderIPPool}`, caBundle: CA_BUNDLE },
+        { url: `https://127.0.0.1:8443${WEBHOOK_PATHS.configMap}`, caBundle: CA_BUNDLE },
+      ]);
+      const { clientConfig: _a, ...poolWebhook } = result.webhooks[0]!;
+      const { clientConfig: _b, ...shippedPoolWebhook } = shipped.webhooks[0]!;
+      expect(poolWebhook).toEqual(shippedPoolWebhook);
+      expect(result.metadata).toEqual(shipped.metadata);
+    }
+    expect(webhookConfigurationFor(shipped, { url: 'https://hooks.example/prefix' }, CA_BUNDLE).webhooks[1]!.clientConfig).toEqual({
+      url: `https://hooks.example/prefix${WEBHOOK_PATHS.configMap}`,
+      caBundle: CA_BUNDLE,
+    });
+  });
+
+  it('refuses URLs the API server would not call', () => {
+    for (const url of ['http://127.0.0.1:8443', 'https://127.0.0.1:8443?x=1', 'https://127.0.0.1:8443#f', 'https://u:p@127.0.0.1:8443']) {
+      expect(() => webhookConfigurationFor(shipped, { url }, CA_BUNDLE)).toThrow(/must be https:\/\/HOST\[:PORT\]\[\/PREFIX\] without user, query or fragment/);
+    }
+    expect(() => webhookConfigurationFor(shipped, { url: '127.0.0.1:8443' }, CA_BUNDLE)).toThrow(/is not a URL; use https:\/\/HOST:PORT/);
+  });
+});

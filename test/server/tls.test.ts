@@ -1,0 +1,159 @@
+/**
+ * TLS hardening of the real server: protocol floor, cipher list, the API server's client
+ * certificate (`--client-ca-file`), the handshake timeout and the connection cap.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jest } from '@jest/globals';
+import { pino } from 'pino';
+import type { CertificateBundle } from '../../src/certs/generate.js';
+import { WEBHOOK_PATHS } from '../../src/defaults.js';
+import { startServer, type RunningServer } from '../../src/server/serve.js';
+import { certificateSignedBy, secretFiles, servingCertificate, writeSecretDir } from '../certs/secret-dir.js';
+import { loadReview } from '../fixtures/load.js';
+import { connectTls, httpsRequest, sampleValue, until } from './client.js';
+
+jest.setTimeout(30_000);
+
+const logger = pino({ level: 'silent' });
+let dir: string;
+let serving: CertificateBundle;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'webhook-tls-'));
+  serving = await servingCertificate();
+  await writeSecretDir(join(dir, 'certs'), secretFiles(serving));
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const start = (extra: Partial<Parameters<typeof startServer>[0]> = {}) =>
+  startServer({ port: 0, host: '127.0.0.1', certDir: join(dir, 'certs'), generateCerts: false, logger, ...extra });
+
+describe('protocol versions and ciphers', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await start();
+  });
+  afterAll(() => server.stop());
+
+  it('negotiates TLS 1.3 with a current client', async () => {
+    const socket = await connectTls(server.port, { ca: serving.caCertPem });
+    expect(socket.getProtocol()).toBe('TLSv1.3');
+    socket.destroy();
+  });
+
+  it.each(['ECDHE-RSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES256-GCM-SHA384', 'ECDHE-RSA-CHACHA20-POLY1305'])(
+    'accepts TLS 1.2 with the forward-secret AEAD suite %s (what Go clients offer)',
+    async (cipher) => {
+      const socket = await connectTls(server.port, { ca: serving.caCertPem, maxVersion: 'TLSv1.2', ciphers: cipher });
+      expect([socket.getProtocol(), socket.getCipher().standardName]).toEqual(['TLSv1.2', expect.stringContaining('TLS_ECDHE_RSA_WITH_')]);
+      socket.destroy();
+    },
+  );
+
+  it.each([
+    ['CBC with SHA-1 (in Node\'s default list)', 'ECDHE-RSA-AES128-SHA'],
+    ['CBC with SHA-256 (in Node\'s default list)', 'ECDHE-RSA-AES128-SHA256'],
+    ['no forward secrecy (RSA key exchange)', 'AES128-GCM-SHA256'],
+  ])('refuses TLS 1.2 with %s', async (_what, cipher) => {
+    await expect(connectTls(server.port, { ca: serving.caCertPem, maxVersion: 'TLSv1.2', ciphers: cipher })).rejects.toThrow();
+  });
+
+  it('refuses TLS 1.1', async () => {
+    // SECLEVEL=0 so that the client itself is willing to speak TLS 1.1: the refusal is the server's.
+    await expect(
+      connectTls(server.port, { ca: serving.caCertPem, minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0' }),
+    ).rejects.toMatchObject({ code: expect.stringMatching(/ALERT_PROTOCOL_VERSION|UNSUPPORTED_PROTOCOL/) });
+  });
+});
+
+describe('--client-ca-file', () => {
+  let server: RunningServer;
+  let clientCa: CertificateBundle;
+  let apiserver: { certPem: string; keyPem: string };
+  let stranger: { certPem: string; keyPem: string };
+  const review = JSON.stringify(loadReview('configmap-update-timeout-100s'));
+
+  beforeAll(async () => {
+    clientCa = await servingCertificate(); // only its CA is used, to issue client certificates
+    const otherCa = await servingCertificate();
+    const validity = { notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + 86_400_000), clientAuth: true };
+    apiserver = await certificateSignedBy(clientCa, { commonName: 'kube-apiserver', ...validity });
+    stranger = await certificateSignedBy(otherCa, { commonName: 'kube-apiserver', ...validity });
+    await writeFile(join(dir, 'client-ca.crt'), clientCa.caCertPem);
+    server = await start({ clientCaFile: join(dir, 'client-ca.crt') });
+  });
+  afterAll(() => server.stop());
+
+  const post = (cert?: { certPem: string; keyPem: string }) =>
+    httpsRequest({ port: server.port, ca: serving.caCertPem, path: WEBHOOK_PATHS.configMap, body: review, ...(cert ? { cert: cert.certPem, key: cert.keyPem } : {}) });
+
+  it('serves a review to a client certificate the client CA issued', async () => {
+    const res = await post(apiserver);
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body).response).toMatchObject({ uid: JSON.parse(review).request.uid, allowed: false });
+  });
+
+  it('answers 401 with a Status when no client certificate is presented', async () => {
+    const res = await post();
+    expect(res.status).toBe(401);
+    expect(JSON.parse(res.body)).toMatchObject({ kind: 'Status', code: 401, reason: 'Unauthorized', message: expect.stringMatching(/^a client certificate is required; /) });
+  });
+
+  it('answers 401 naming the reason for a certificate from another CA', async () => {
+    const res = await post(stranger);
+    expect(res.status).toBe(401);
+    expect(JSON.parse(res.body).message).toMatch(/^client certificate is not trusted \(.+\); /);
+  });
+
+  it('keeps the probes and /metrics open to clients without a certificate (the kubelet has none)', async () => {
+    for (const path of ['/healthz', '/livez', '/readyz', '/metrics']) {
+      expect((await httpsRequest({ port: server.port, ca: serving.caCertPem, path })).status).toBe(200);
+    }
+  });
+
+  it('counts refused requests under their code', async () => {
+    const text = await server.metrics.registry.metrics();
+    expect(sampleValue(text, 'controller_runtime_webhook_requests_total{webhook="/validate-configmap",code="401",operation="",allowed=""}')).toBeGreaterThan(0);
+  });
+});
+
+describe('socket limits', () => {
+  it('closes a connection that does not finish its TLS handshake in time', async () => {
+    const server = await start({ timeouts: { handshakeMs: 300 } });
+    try {
+      const socket = connect(server.port, '127.0.0.1');
+      await new Promise<void>((resolve, reject) => {
+        socket.once('close', () => resolve());
+        socket.once('error', reject);
+      });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('caps concurrent connections: one more is closed on arrival and counted, and served again once one ends', async () => {
+    const server = await start({ maxConnections: 2 });
+    try {
+      const open = [await connectTls(server.port, { ca: serving.caCertPem }), await connectTls(server.port, { ca: serving.caCertPem })];
+      await expect(connectTls(server.port, { ca: serving.caCertPem })).rejects.toThrow();
+      expect(sampleValue(await server.metrics.registry.metrics(), 'spiderpool_iaas_webhook_connections_dropped_total')).toBe(1);
+      open[0]!.destroy();
+      await until(async () => {
+        try {
+          return (await httpsRequest({ port: server.port, ca: serving.caCertPem, path: '/healthz' })).status === 200;
+        } catch {
+          return false;
+        }
+      }, 'a free connection slot');
+      open[1]!.destroy();
+    } finally {
+      await server.stop();
+    }
+  });
+});
