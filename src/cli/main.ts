@@ -11,7 +11,6 @@ import { caBundleBase64, readCertificateAuthority, writeCertificates } from '../
 import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME } from '../defaults.js';
 import { levels } from 'pino';
 import { createLogger } from '../server/logger.js';
-import { registerWebhook } from '../registration/register.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, startServer } from '../server/serve.js';
 import { reviewText, type CommandResult } from './review-file.js';
 import { validateConfigText } from './validate-config.js';
@@ -175,6 +174,9 @@ program
   .option('--url <url>', 'call the webhook at https://HOST:PORT instead of the Service (a webhook outside the cluster)')
   .option('--manifest <file>', 'YAML holding the ValidatingWebhookConfiguration, e.g. kubectl kustomize output of an overlay (default: the one in deploy/)')
   .action(async (opts) => {
+    // Loaded here, not at the top: the Kubernetes client would add ~0.5 s and ~70 MiB to
+    // every `serve` (bench/, issue #4).
+    const { registerWebhook } = await import('../registration/register.js');
     const registration = await registerWebhook({
       caFile: opts.caFile,
       kubeconfig: opts.kubeconfig,
