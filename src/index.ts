@@ -24,8 +24,20 @@ export { allowed, denied, errored, invalidStatus, type GroupKind } from './admis
 export type { Validator } from './admission/validator.js';
 export * from './field/errors.js';
 
-export { IAAS_PROVIDER_ANNOTATION, SpiderIPPoolSchema, spiderIPPoolValidator, validateSpiderIPPoolUpdate } from './rules/spiderippool.js';
+export {
+  IAAS_PROVIDER_ANNOTATION,
+  SpiderIPPoolSchema,
+  spiderIPPoolValidator,
+  validateSpiderIPPoolCreate,
+  validateSpiderIPPoolUpdate,
+} from './rules/spiderippool.js';
+export { PAIR_POOL_ANNOTATION, PARENT_NIC_ANNOTATION } from './rules/pool.js';
+export { noPoolDirectory, type PoolDirectory } from './rules/pool-pair.js';
+export { staticCapacity, parseIPRange, type IPVersion } from './ip/ranges.js';
 export { ConfigMapSchema, configMapValidator, validateSpiderpoolConfigMap, type SpiderpoolConfigMapRef } from './rules/configmap.js';
+
+export { PoolIndex } from './cluster/pool-index.js';
+export { registerPoolCacheMetrics, startPoolCache, type PoolCache, type PoolCacheOptions } from './cluster/pool-cache.js';
 
 export { createApp } from './server/app.js';
 export { startServer, type RunningServer, type ServeOptions } from './server/serve.js';

@@ -3,6 +3,7 @@
  * AdmissionReview, shared by the HTTPS server and the CLI.
  */
 import { configMapValidator, type SpiderpoolConfigMapRef } from '../rules/configmap.js';
+import { noPoolDirectory, type PoolDirectory } from '../rules/pool-pair.js';
 import { spiderIPPoolValidator } from '../rules/spiderippool.js';
 import { renderPath } from '../field/path.js';
 import { allowed } from './response.js';
@@ -24,7 +25,15 @@ export class InvalidAdmissionReviewError extends Error {
 export interface ReviewOptions {
   /** Spiderpool's ConfigMap; default `spiderpool-conf` in any namespace. */
   configMap?: SpiderpoolConfigMapRef;
+  /**
+   * Other SpiderIPPools, for the dual-stack pair checks (the server's informer cache).
+   * Without it those checks are skipped with a warning saying so.
+   */
+  pools?: PoolDirectory;
 }
+
+/** Why pair checks are skipped when no pool directory is given. */
+export const NO_CLUSTER_REASON = 'no cluster connection, so other SpiderIPPools are not known';
 
 /**
  * Checks that `body` (parsed JSON) is an `admission.k8s.io/v1` AdmissionReview request.
@@ -72,7 +81,8 @@ export interface ReviewOutcome {
  *   AdmissionReview request with a `uid`.
  */
 export function createReviewer(options: ReviewOptions = {}): (body: unknown) => ReviewOutcome {
-  const guards = [guard(spiderIPPoolValidator), guard(configMapValidator(options.configMap))];
+  const pools = options.pools ?? noPoolDirectory(NO_CLUSTER_REASON);
+  const guards = [guard(spiderIPPoolValidator(pools)), guard(configMapValidator(options.configMap))];
   return (body) => {
     const { request } = decodeAdmissionReview(body);
     const match = guards.find((g) => g.group === request.kind.group && g.kind === request.kind.kind);

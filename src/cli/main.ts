@@ -9,7 +9,10 @@ import { generateCertificates } from '../certs/generate.js';
 import { parseGoDuration } from '../duration/parse.js';
 import { caBundleBase64, readCertificateAuthority, writeCertificates } from '../certs/files.js';
 import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME } from '../defaults.js';
-import { levels } from 'pino';
+import { levels, type Logger } from 'pino';
+import { loadKubeConfig } from '../cluster/kubeconfig.js';
+import { poolCacheReadinessCheck, registerPoolCacheMetrics, startPoolCache, type PoolCache } from '../cluster/pool-cache.js';
+import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js';
 import { createLogger } from '../server/logger.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, startServer } from '../server/serve.js';
 import { reviewText, type CommandResult } from './review-file.js';
@@ -79,13 +82,16 @@ configMapOptions(
     .option('--host <address>', 'address to bind (default: all interfaces)')
     .option('--cert-dir <dir>', 'directory with tls.crt and tls.key', DEFAULT_CERT_DIR)
     .option('--no-generate-certs', 'fail instead of generating a CA and serving certificate when none are in --cert-dir')
+    .option('--kubeconfig <file>', 'kubeconfig for watching SpiderIPPools (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
     .option('--client-ca-file <file>', "PEM CA bundle; when set, reviews need a client certificate it issued (the API server's admission client certificate)")
     .option('--max-connections <n>', 'cap on open connections; more are closed on arrival', parsePositiveInt, DEFAULT_MAX_CONNECTIONS)
     .option('--shutdown-timeout <duration>', 'on SIGTERM/SIGINT, how long in-flight reviews may take to finish (Go duration)', parseGoDurationMs, DEFAULT_SHUTDOWN_GRACE_MS)
     .addOption(new Option('--log-level <level>', 'log level').env('LOG_LEVEL').choices(LOG_LEVELS).default('info')),
 ).action(async (opts) => {
   const logger = createLogger(opts.logLevel);
+  let cache: PoolCache | undefined;
   try {
+    cache = watchPools(opts.kubeconfig, logger);
     const server = await startServer({
       port: opts.port,
       host: opts.host,
@@ -94,24 +100,54 @@ configMapOptions(
       clientCaFile: opts.clientCaFile,
       maxConnections: opts.maxConnections,
       shutdownGraceMs: opts.shutdownTimeout,
-      review: { configMap: { name: opts.configmapName, namespace: opts.configmapNamespace } },
+      review: { configMap: { name: opts.configmapName, namespace: opts.configmapNamespace }, ...(cache ? { pools: cache.pools } : {}) },
+      ...(cache ? { readinessChecks: [poolCacheReadinessCheck(cache)], metrics: poolCacheMetrics(cache) } : {}),
       logger,
     });
     const shutdown = (signal: string) => {
       logger.info({ signal }, 'stopping: no longer ready, finishing in-flight reviews');
       // Exit explicitly: a timer or watcher left behind must not keep the pod terminating.
-      void server.stop().then(() => {
-        logger.info('stopped');
-        process.exit(0);
-      });
+      void server
+        .stop()
+        .then(() => cache?.stop())
+        .then(() => {
+          logger.info('stopped');
+          process.exit(0);
+        });
     };
     process.once('SIGTERM', shutdown);
     process.once('SIGINT', shutdown);
   } catch (e) {
     logger.fatal({ err: (e as Error).message }, 'cannot start');
     process.exitCode = 1;
+    // A watch request still waiting for a silent API server cannot be aborted through
+    // client-node, and would keep the process alive.
+    if (cache) await cache.stop().then(() => process.exit());
   }
 });
+
+/** The server's metrics with the pool cache's gauges added. */
+function poolCacheMetrics(cache: PoolCache): WebhookMetrics {
+  const metrics = createWebhookMetrics();
+  registerPoolCacheMetrics(metrics.registry, cache);
+  return metrics;
+}
+
+/**
+ * The SpiderIPPool cache for the pair checks, when a cluster connection is found
+ * (`loadKubeConfig`'s order); without one the checks are skipped with a warning.
+ *
+ * @throws Error when the chosen kubeconfig cannot be read.
+ */
+function watchPools(kubeconfig: string | undefined, logger: Logger): PoolCache | undefined {
+  const cluster = loadKubeConfig(kubeconfig);
+  if (cluster === undefined) {
+    logger.warn('no kubeconfig or in-cluster configuration found: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
+    return undefined;
+  }
+  logger.info({ source: cluster.source, from: cluster.from }, 'watching SpiderIPPools for the dual-stack pair checks');
+  return startPoolCache(cluster.config, { logger });
+}
 
 configMapOptions(
   program

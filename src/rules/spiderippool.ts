@@ -3,44 +3,28 @@
  * its life (design document, "IaaS 池分配模式" / IaaS pool allocation modes): "the validating
  * webhook rejects adding or removing spec.nodeName on an IaaS pool that already exists".
  * Its category (IaaS or traditional, the `ipam.spidernet.io/iaas-provider` annotation) is
- * fixed the same way (issue #2). CREATE and DELETE are not restricted.
+ * fixed the same way (issue #2). Issue #6 adds the whole IaaS pool shape on CREATE and
+ * UPDATE (pool-shape.ts, pool-pair.ts), ratcheted on UPDATE (ratchet.ts). DELETE is not
+ * restricted.
  */
-import { z } from 'zod';
-import { allowed, denied, invalidStatus, type GroupKind } from '../admission/response.js';
+import { allowed, denied, invalidStatus } from '../admission/response.js';
 import type { AdmissionRequest, Verdict } from '../admission/schema.js';
 import type { Validator } from '../admission/validator.js';
 import { forbidden, type FieldError } from '../field/errors.js';
 import { quoteShown } from '../field/quote.js';
-
-/** Spiderpool's IP pool kind (cluster-scoped, served as `v2beta1`). */
-export const SPIDERIPPOOL: GroupKind = { group: 'spiderpool.spidernet.io', kind: 'SpiderIPPool' };
-
-/** Its presence marks an IaaS pool, whose addresses are cloud sub-ENIs the provider manages. */
-export const IAAS_PROVIDER_ANNOTATION = 'ipam.spidernet.io/iaas-provider';
-
-/** The SpiderIPPool fields the rules read; any other field, present or future, is ignored. */
-export const SpiderIPPoolSchema = z.object({
-  metadata: z.object({
-    name: z.string().optional(),
-    annotations: z.record(z.string(), z.string()).nullish(),
-  }),
-  spec: z
-    .object({
-      /** `[]string` with `omitempty`: absent, `null` and `[]` all mean "no node". */
-      nodeName: z.array(z.string()).nullish(),
-    })
-    .nullish(),
-});
-export type SpiderIPPool = z.infer<typeof SpiderIPPoolSchema>;
-
-/** The provider annotation's value, or `undefined` for a traditional pool. */
-function iaasProvider(pool: SpiderIPPool): string | undefined {
-  return pool.metadata.annotations?.[IAAS_PROVIDER_ANNOTATION];
-}
-
-function nodeNames(pool: SpiderIPPool): string[] {
-  return pool.spec?.nodeName ?? [];
-}
+import { pairFindings, type PoolDirectory } from './pool-pair.js';
+import { shapeFindings, type Findings } from './pool-shape.js';
+import {
+  IAAS_PROVIDER_ANNOTATION,
+  SPIDERIPPOOL,
+  SpiderIPPoolSchema,
+  annotationField,
+  iaasProvider,
+  nodeNames,
+  showNodes,
+  type SpiderIPPool,
+} from './pool.js';
+import { ratchet } from './ratchet.js';
 
 const WHY_MODE_IS_FIXED =
   "an IaaS pool's mode is fixed for its life: a node pool's addresses are sub-ENIs pre-warmed on its node, " +
@@ -74,7 +58,7 @@ function categoryChange(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string)
   const before = iaasProvider(oldPool);
   const after = iaasProvider(pool);
   if ((before === undefined) === (after === undefined)) return undefined;
-  const field = `metadata.annotations[${IAAS_PROVIDER_ANNOTATION}]`;
+  const field = annotationField(IAAS_PROVIDER_ANNOTATION);
   return before !== undefined
     ? forbidden(
         field,
@@ -88,34 +72,67 @@ function categoryChange(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string)
       );
 }
 
-/** How many node names a message lists before summarising the rest. */
-const NODES_SHOWN = 3;
+/** Rules 1-4 of issue #6 for an IaaS pool: its own shape and its dual-stack pairs. */
+function poolFindings(pool: SpiderIPPool, name: string, pools: PoolDirectory): Findings {
+  const shape = shapeFindings(pool);
+  const pair = pairFindings(pool, name, pools);
+  return { violations: [...shape.violations, ...pair.violations], warnings: [...shape.warnings, ...pair.warnings] };
+}
 
-/** `none` or `["worker-1", "worker-2"]`, bounded so a hostile list cannot flood the message. */
-function showNodes(nodes: readonly string[]): string {
-  if (nodes.length === 0) return 'none';
-  const shown = nodes.slice(0, NODES_SHOWN).map(quoteShown);
-  if (nodes.length > NODES_SHOWN) shown.push(`… ${nodes.length - NODES_SHOWN} more`);
-  return `[${shown.join(', ')}]`;
+function decide(name: string, errors: readonly FieldError[], warnings: readonly string[]): Verdict {
+  return errors.length > 0 ? denied(invalidStatus(SPIDERIPPOOL, name, errors), warnings) : allowed(warnings);
+}
+
+const poolName = (pool: SpiderIPPool, request: AdmissionRequest): string => pool.metadata.name ?? request.name ?? '';
+
+/**
+ * CREATE of a SpiderIPPool: an IaaS pool gets every rule of issue #6 (non-empty provider,
+ * one node, a valid parent NIC on node pools, dual-stack pairs checked against `pools`);
+ * traditional pools are allowed untouched. Denied with 422 `Invalid`, one cause per field.
+ */
+export function validateSpiderIPPoolCreate(pool: SpiderIPPool, request: AdmissionRequest, pools: PoolDirectory): Verdict {
+  if (iaasProvider(pool) === undefined) return allowed();
+  const name = poolName(pool, request);
+  const found = poolFindings(pool, name, pools);
+  return decide(name, found.violations.map((v) => v.error), found.warnings);
 }
 
 /**
- * UPDATE of a SpiderIPPool: denied (422 `Invalid`, one `FieldValueForbidden` cause per
- * field) when it adds or removes the IaaS annotation, or when the old object is an IaaS
- * pool and "has a non-empty spec.nodeName" differs between old and new. Everything else,
- * including moving a node pool to another node, is allowed.
+ * UPDATE of a SpiderIPPool: denied (422 `Invalid`, one cause per field) when it adds or
+ * removes the IaaS annotation, when the old object is an IaaS pool and "has a non-empty
+ * spec.nodeName" differs between old and new (both `FieldValueForbidden`), or when the
+ * new IaaS pool breaks a rule of issue #6 that the old one did not break, or breaks it
+ * worse (ratcheting; a violation carried over is a warning). Moving a node pool to
+ * another node is allowed.
  */
-export function validateSpiderIPPoolUpdate(oldPool: SpiderIPPool, pool: SpiderIPPool, request: AdmissionRequest): Verdict {
-  const name = pool.metadata.name ?? request.name ?? '';
+export function validateSpiderIPPoolUpdate(
+  oldPool: SpiderIPPool,
+  pool: SpiderIPPool,
+  request: AdmissionRequest,
+  pools: PoolDirectory,
+): Verdict {
+  const name = poolName(pool, request);
   const errors = [categoryChange(oldPool, pool, name)];
   if (iaasProvider(oldPool) !== undefined) errors.push(modeChange(oldPool, pool, name));
   const refused = errors.filter((e): e is FieldError => e !== undefined);
-  return refused.length > 0 ? denied(invalidStatus(SPIDERIPPOOL, name, refused)) : allowed();
+  if (iaasProvider(pool) === undefined) return decide(name, refused, []);
+  const found = poolFindings(pool, name, pools);
+  const existing = iaasProvider(oldPool) === undefined ? [] : poolFindings(oldPool, name, pools).violations;
+  const ratcheted = ratchet(found.violations, existing);
+  return decide(name, [...refused, ...ratcheted.errors], [...ratcheted.warnings, ...found.warnings]);
 }
 
-/** SpiderIPPool guard: UPDATE only (CREATE and DELETE are not restricted by the design). */
-export const spiderIPPoolValidator: Validator<SpiderIPPool> = {
-  groupKind: SPIDERIPPOOL,
-  schema: SpiderIPPoolSchema,
-  validateUpdate: validateSpiderIPPoolUpdate,
-};
+/**
+ * The SpiderIPPool guard: CREATE and UPDATE (DELETE is not restricted), reading sibling
+ * pools from `pools` (memory only: the review stays pure and never waits on the API).
+ */
+export function spiderIPPoolValidator(pools: PoolDirectory): Validator<SpiderIPPool> {
+  return {
+    groupKind: SPIDERIPPOOL,
+    schema: SpiderIPPoolSchema,
+    validateCreate: (pool, request) => validateSpiderIPPoolCreate(pool, request, pools),
+    validateUpdate: (oldPool, pool, request) => validateSpiderIPPoolUpdate(oldPool, pool, request, pools),
+  };
+}
+
+export { IAAS_PROVIDER_ANNOTATION, SPIDERIPPOOL, SpiderIPPoolSchema, type SpiderIPPool };

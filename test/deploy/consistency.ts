@@ -256,7 +256,8 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
       problems.push(`${dep}: replicas are not spread across nodes (no topologySpreadConstraints or podAntiAffinity on kubernetes.io/hostname)`);
     }
 
-    // ServiceAccount: exists, and no API token reaches the pod.
+    // ServiceAccount: exists, the pod gets its token (the pool cache lists and watches
+    // SpiderIPPools), and the account may read SpiderIPPools and nothing else.
     const saName = str(podSpec['serviceAccountName']) ?? 'default';
     const sa = ofKind('ServiceAccount').find((s) => nameOf(s) === saName);
     if (sa === undefined) {
@@ -266,9 +267,10 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
       podSpec['automountServiceAccountToken'] !== undefined
         ? podSpec['automountServiceAccountToken']
         : sa?.['automountServiceAccountToken'];
-    if (automount !== false) {
-      problems.push(`${dep}: automountServiceAccountToken is not false (the webhook makes no API calls)`);
+    if (automount === false) {
+      problems.push(`${dep}: automountServiceAccountToken is false, but the pool cache needs the token to watch SpiderIPPools`);
     }
+    problems.push(...checkPoolReadAccess(all, saName, namespaceOf(deployment!) ?? namespace));
 
     // Certificates: --cert-dir is a read-only mount of the TLS Secret in this list.
     const certDir = flagValue(args, 'cert-dir');
@@ -411,6 +413,40 @@ function webhooksFor(vwcs: readonly Obj[], resource: string): Obj[] {
   );
 }
 
+/** Verbs the pool cache needs on spiderippools: read only. */
+const POOL_CACHE_VERBS = ['get', 'list', 'watch'] as const;
+
+/**
+ * A ClusterRole granting exactly get/list/watch on spiderippools (no write verbs, no
+ * wildcards), bound by a ClusterRoleBinding to ServiceAccount `saName` in `saNamespace`.
+ */
+function checkPoolReadAccess(all: readonly Obj[], saName: string, saNamespace: string): string[] {
+  const grants = (role: Obj) =>
+    arr(role['rules'])
+      .filter(isObj)
+      .filter((r) => arr(r['apiGroups']).includes(SPIDERPOOL_GROUP) && arr(r['resources']).includes('spiderippools'));
+  const bindings = all.filter(
+    (o) =>
+      o['kind'] === 'ClusterRoleBinding' &&
+      at(o, 'roleRef.kind') === 'ClusterRole' &&
+      arr(o['subjects']).some((s) => obj(s)?.['kind'] === 'ServiceAccount' && obj(s)?.['name'] === saName && obj(s)?.['namespace'] === saNamespace),
+  );
+  const roles = bindings
+    .map((b) => all.find((o) => o['kind'] === 'ClusterRole' && nameOf(o) === at(b, 'roleRef.name')))
+    .filter((r): r is Obj => r !== undefined && grants(r).length > 0);
+  if (roles.length === 0) {
+    return [`no ClusterRole granting spiderippools (${SPIDERPOOL_GROUP}) is bound to ServiceAccount "${saNamespace}/${saName}"; the pool cache cannot list and watch SpiderIPPools`];
+  }
+  const problems: string[] = [];
+  for (const role of roles) {
+    const verbs = grants(role).flatMap((r) => arr(r['verbs']));
+    if (!sameSet([...new Set(verbs)], POOL_CACHE_VERBS)) {
+      problems.push(`ClusterRole "${nameOf(role)}": verbs on spiderippools are ${show(verbs)}, expected ${show(POOL_CACHE_VERBS)} (read only)`);
+    }
+  }
+  return problems;
+}
+
 interface ExpectedWebhook {
   what: string;
   resource: string;
@@ -428,8 +464,8 @@ const EXPECTED_WEBHOOKS: readonly ExpectedWebhook[] = [
     path: WEBHOOK_PATHS.spiderIPPool,
     apiGroups: [SPIDERPOOL_GROUP],
     apiVersions: [SPIDERPOOL_VERSION],
-    // The mode rule concerns existing pools only (brief: CREATE and DELETE not restricted).
-    operations: ['UPDATE'],
+    // Issue #6: a new IaaS pool's shape on CREATE; UPDATE as before. DELETE is not restricted.
+    operations: ['CREATE', 'UPDATE'],
     scope: 'Cluster',
   },
   {
@@ -533,6 +569,11 @@ function checkWebhook(webhook: Obj, expected: ExpectedWebhook, caCrt: string | u
     const onAnnotation = expressions.filter((e) => e.includes(IAAS_PROVIDER_ANNOTATION));
     if (onAnnotation.length === 0 || !onAnnotation.every((e) => /\boldObject\b/.test(e) && /(?<![\w.])object\./.test(e))) {
       problems.push(`${w}: matchConditions must test the "${IAAS_PROVIDER_ANNOTATION}" annotation on both oldObject and object (an IaaS pool on either side of the update)`);
+    }
+    // CREATE is matched: oldObject is null then, and reading its fields is an evaluation
+    // error that failurePolicy Fail turns into a refusal of every pool CREATE.
+    if (expressions.some((e) => /\boldObject\./.test(e) && !/\boldObject\s*!=\s*null\b/.test(e))) {
+      problems.push(`${w}: a matchCondition reads oldObject without testing oldObject != null first; on CREATE it is null`);
     }
   }
   return problems;

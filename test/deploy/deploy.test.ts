@@ -192,8 +192,40 @@ describe('the checker reports', () => {
     ],
     [
       'DELETE among the pool operations',
-      (o) => (webhook(o, WEBHOOK_PATHS.spiderIPPool)['rules'][0]['operations'] = ['UPDATE', 'DELETE']),
-      /\(SpiderIPPool\): rules\[\]\.operations is \["UPDATE","DELETE"\], expected \["UPDATE"\]/,
+      (o) => (webhook(o, WEBHOOK_PATHS.spiderIPPool)['rules'][0]['operations'] = ['CREATE', 'UPDATE', 'DELETE']),
+      /\(SpiderIPPool\): rules\[\]\.operations is \["CREATE","UPDATE","DELETE"\], expected \["CREATE","UPDATE"\]/,
+    ],
+    [
+      'CREATE missing from the pool operations',
+      (o) => (webhook(o, WEBHOOK_PATHS.spiderIPPool)['rules'][0]['operations'] = ['UPDATE']),
+      /\(SpiderIPPool\): rules\[\]\.operations is \["UPDATE"\], expected \["CREATE","UPDATE"\]/,
+    ],
+    [
+      'a pool matchCondition reading oldObject without a null test (CREATE)',
+      (o) =>
+        (webhook(o, WEBHOOK_PATHS.spiderIPPool)['matchConditions'][0]['expression'] =
+          "(has(oldObject.metadata.annotations) && 'ipam.spidernet.io/iaas-provider' in oldObject.metadata.annotations) || (has(object.metadata.annotations) && 'ipam.spidernet.io/iaas-provider' in object.metadata.annotations)"),
+      /reads oldObject without testing oldObject != null first/,
+    ],
+    [
+      'no token for the pod',
+      (o) => (one(o, 'Deployment')['spec']['template']['spec']['automountServiceAccountToken'] = false),
+      /automountServiceAccountToken is false, but the pool cache needs the token/,
+    ],
+    [
+      'a write verb on SpiderIPPools',
+      (o) => one(o, 'ClusterRole')['rules'][0]['verbs'].push('update'),
+      /ClusterRole "spiderpool-iaas-webhook": verbs on spiderippools are \["get","list","watch","update"\], expected \["get","list","watch"\] \(read only\)/,
+    ],
+    [
+      'a binding to another ServiceAccount',
+      (o) => (one(o, 'ClusterRoleBinding')['subjects'][0]['name'] = 'default'),
+      /no ClusterRole granting spiderippools \(spiderpool\.spidernet\.io\) is bound to ServiceAccount "spiderpool-iaas-webhook\/spiderpool-iaas-webhook"/,
+    ],
+    [
+      'a binding in the wrong namespace',
+      (o) => (one(o, 'ClusterRoleBinding')['subjects'][0]['namespace'] = 'default'),
+      /no ClusterRole granting spiderippools/,
     ],
     [
       'the pool status subresource',

@@ -4,7 +4,8 @@
  * It implements just the kustomize features `deploy/kustomization.yaml` uses, the way
  * kustomize v5 applies them: `resources` (multi-document YAML files), `secretGenerator`
  * (`files:`, with a hash suffix that follows into Deployment secret volumes), `namespace`
- * (including webhooks' clientConfig.service.namespace), `images` and `replacements` (`[key.with.dots]`, `[field=value]` and `*` path segments,
+ * (including webhooks' clientConfig.service.namespace and binding subjects naming a moved
+ * ServiceAccount), `images` and `replacements` (`[key.with.dots]`, `[field=value]` and `*` path segments,
  * `options.create`). Generated data is line-wrapped as kustomize does; the name suffix
  * is not kustomize's exact hash. Anything else in the
  * kustomization throws, so a new feature cannot be silently ignored here;
@@ -228,11 +229,23 @@ export async function renderWithNode(deployDir: string): Promise<Obj[]> {
 
   if (k.namespace !== undefined) {
     const movedServices = new Set<string>();
+    const movedServiceAccounts = new Set<string>();
     for (const o of objects) {
       if (o['kind'] === 'Namespace') metadata(o)['name'] = k.namespace;
       else if (typeof o['kind'] === 'string' && !CLUSTER_SCOPED_KINDS.has(o['kind'])) {
-        if (o['kind'] === 'Service') movedServices.add(`${String(metadata(o)['namespace'] ?? '')}/${String(metadata(o)['name'])}`);
+        const was = `${String(metadata(o)['namespace'] ?? '')}/${String(metadata(o)['name'])}`;
+        if (o['kind'] === 'Service') movedServices.add(was);
+        if (o['kind'] === 'ServiceAccount') movedServiceAccounts.add(was);
         metadata(o)['namespace'] = k.namespace;
+      }
+    }
+    // A (Cluster)RoleBinding subject that names a moved ServiceAccount moves with it.
+    for (const o of objects) {
+      if (o['kind'] !== 'ClusterRoleBinding' && o['kind'] !== 'RoleBinding') continue;
+      for (const subject of getField(o, 'subjects.*')) {
+        if (isObj(subject) && subject['kind'] === 'ServiceAccount' && movedServiceAccounts.has(`${String(subject['namespace'])}/${String(subject['name'])}`)) {
+          subject['namespace'] = k.namespace;
+        }
       }
     }
     // kustomize also rewrites a webhook's clientConfig.service.namespace when it names a

@@ -6,7 +6,6 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
-import https from 'node:https';
 import tls from 'node:tls';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +15,7 @@ import { promisify } from 'node:util';
 import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME, WEBHOOK_PATHS } from '../../src/defaults.js';
 import { checkManifests } from '../deploy/consistency.js';
 import { parseManifests } from '../deploy/render.js';
+import { httpsCall } from './https-call.js';
 
 const execFileAsync = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -118,28 +118,8 @@ describe('certs, then kubectl kustomize deploy/', () => {
     });
 
     /** POSTs to 127.0.0.1 presenting the in-cluster Service name, verifying against the generated CA. */
-    function post(pathName: string, body: string) {
-      return new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = https.request(
-          {
-            host: '127.0.0.1',
-            port,
-            servername: `${DEFAULT_SERVICE_NAME}.${DEFAULT_NAMESPACE}.svc`,
-            ca,
-            method: 'POST',
-            path: pathName,
-            headers: { 'content-type': 'application/json' },
-          },
-          (res) => {
-            let data = '';
-            res.on('data', (chunk) => (data += chunk));
-            res.on('end', () => resolve({ status: res.statusCode!, body: data }));
-          },
-        );
-        req.on('error', reject);
-        req.end(body);
-      });
-    }
+    const post = (pathName: string, body: string) =>
+      httpsCall({ port, ca, servername: `${DEFAULT_SERVICE_NAME}.${DEFAULT_NAMESPACE}.svc` }, 'POST', pathName, body);
 
     it('answers under the Service name, as the kube-apiserver calls it', async () => {
       const body = await readFile(fixture('configmap-update-timeout-100s'), 'utf8');

@@ -51,12 +51,23 @@ describe('SpiderIPPool: an IaaS pool keeps its mode', () => {
     'pool-update-node-to-other-node', // which node a node pool names may change
     'pool-update-node-other-fields',
     'pool-update-provider-renamed', // the provider's name may change; only presence is fixed
+    'pool-create-iaas-node', // CREATE of a well-formed pool
+    'pool-create-iaas-global',
+  ])('%s is allowed; without a cluster the pair checks are skipped, with a warning', (fixture) => {
+    expect(review(fixture)).toEqual({
+      uid: expect.any(String),
+      allowed: true,
+      warnings: [
+        'metadata.annotations[ipam.spidernet.io/pair-pool]: dual-stack pair checks against other pools were skipped (no cluster connection, so other SpiderIPPools are not known); a pair this pool names or is named in is not checked',
+      ],
+    });
+  });
+
+  it.each([
     'pool-update-traditional-add-nodename', // traditional pools are not guarded
     'pool-update-traditional-remove-nodename',
     'pool-update-status-subresource',
-    'pool-create-iaas-node', // CREATE and DELETE are not restricted
-    'pool-create-iaas-global',
-    'pool-delete-iaas',
+    'pool-delete-iaas', // DELETE is not restricted
   ])('%s is allowed', (fixture) => {
     expect(review(fixture)).toEqual({ uid: expect.any(String), allowed: true });
   });

@@ -204,6 +204,18 @@ describe('health', () => {
     await request(app).get('/readyz?verbose').expect(200, '[+]always ok\n[+]switch ok\nreadyz check passed\n');
   });
 
+  it('/readyz lists an informational check that fails, and stays ready', async () => {
+    const withInformational = createApp({
+      review: createReviewer(),
+      logger,
+      readinessChecks: [{ name: 'pool-cache', informational: true, check: () => 'not listed yet' }],
+      metrics: createWebhookMetrics(),
+      verifyClientCertificates: false,
+    });
+    await request(withInformational).get('/readyz').expect(200, 'ok\n');
+    await request(withInformational).get('/readyz?verbose').expect(200, '[-]pool-cache failed: not listed yet\nreadyz check passed\n');
+  });
+
   it('/readyz answers 503 naming the failed check and why, as the kube-apiserver does', async () => {
     ready = false;
     await request(app).get('/readyz').expect(503, '[+]always ok\n[-]switch failed: switched off by the test\nreadyz check failed\n');

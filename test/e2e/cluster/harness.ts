@@ -1,6 +1,7 @@
 /**
  * A real cluster for end-to-end scenarios: the kube-apiserver built from the Kubernetes
- * Go modules, the webhook from dist/ with certificates from the project's `certs` command,
+ * Go modules, the webhook from dist/ with certificates from the project's `certs` command
+ * (watching SpiderIPPools through the cluster's kubeconfig),
  * the SpiderIPPool CRD, and the webhook registered by the project's `register` command
  * with `clientConfig.url` on 127.0.0.1. Scenarios talk to it with the real `kubectl`.
  *
@@ -59,11 +60,11 @@ export async function startCluster(): Promise<Cluster> {
   const workDir = await mkdtemp(path.join(tmpdir(), 'webhook-cluster-e2e-'));
   const certDir = path.join(workDir, 'certs');
   const transcript = path.join(workDir, 'kubectl-transcript.txt');
-  const webhook = new WebhookProcess(certDir);
+  let webhook: WebhookProcess | undefined;
   let apiServer: ApiServer | undefined;
 
   const stop = async (): Promise<void> => {
-    await webhook.stop();
+    await webhook?.stop();
     await apiServer?.stop();
     await rm(workDir, { recursive: true, force: true });
   };
@@ -87,13 +88,16 @@ export async function startCluster(): Promise<Cluster> {
     };
 
     await succeed('certs', cli(['certs', `--out=${certDir}`, '--ip=127.0.0.1']));
-    await webhook.start();
+    // The CRD first, so that the webhook's pool cache lists SpiderIPPools at its first try.
     await succeed('applying the CRD', kubectl(['apply', '-f', CRD_FILE]));
     await succeed('waiting for the CRD', kubectl(['wait', '--for=condition=Established', `crd/${CRD_NAME}`, '--timeout=60s']));
+    const started = new WebhookProcess(certDir, kubeconfig);
+    webhook = started;
+    await started.start();
 
     const cluster: Cluster = {
       apiServer,
-      webhook,
+      webhook: started,
       workDir,
       certDir,
       kubectl,
@@ -111,7 +115,7 @@ export async function startCluster(): Promise<Cluster> {
       register: () =>
         succeed(
           'register',
-          cli(['register', `--kubeconfig=${kubeconfig}`, `--ca-file=${path.join(certDir, 'ca.crt')}`, `--url=https://127.0.0.1:${webhook.port}`]),
+          cli(['register', `--kubeconfig=${kubeconfig}`, `--ca-file=${path.join(certDir, 'ca.crt')}`, `--url=https://127.0.0.1:${started.port}`]),
         ),
       stop,
     };

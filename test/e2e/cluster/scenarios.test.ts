@@ -1,7 +1,8 @@
 /**
  * Issue #3: a real kube-apiserver calls the webhook, and the real kubectl shows the result.
  * The scenarios share one cluster and run in order; 6 stops and restarts the webhook, 7
- * rotates its certificates under it (it reloads them; nothing restarts).
+ * rotates its certificates under it (it reloads them; nothing restarts); 8 is issue #6
+ * (the pool shape, with the webhook's SpiderIPPool cache).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { X509Certificate } from 'node:crypto';
@@ -12,6 +13,8 @@ import { until, type Finished } from './processes.js';
 import type { LogLine } from './webhook.js';
 
 const IAAS_ANNOTATION = 'ipam.spidernet.io/iaas-provider';
+const PARENT_NIC_ANNOTATION = 'ipam.spidernet.io/parent-nic';
+const PAIR_ANNOTATION = 'ipam.spidernet.io/pair-pool';
 const POOL_WEBHOOK = 'spiderippool.iaas-webhook.spidernet.io';
 
 let cluster: Cluster;
@@ -24,12 +27,16 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-/** A SpiderIPPool with Spiderpool's usual fields; `iaas` adds the provider annotation. */
+/**
+ * A SpiderIPPool with Spiderpool's usual fields; `iaas` adds the provider annotation, and
+ * an IaaS node pool gets the parent NIC it must name (issue #6).
+ */
 function pool(name: string, { iaas = true, nodeName }: { iaas?: boolean; nodeName?: string[] } = {}): Record<string, unknown> {
+  const parentNic = nodeName ? { [PARENT_NIC_ANNOTATION]: 'eth0' } : {};
   return {
     apiVersion: 'spiderpool.spidernet.io/v2beta1',
     kind: 'SpiderIPPool',
-    metadata: { name, ...(iaas ? { annotations: { [IAAS_ANNOTATION]: 'example-cloud' } } : {}) },
+    metadata: { name, ...(iaas ? { annotations: { [IAAS_ANNOTATION]: 'example-cloud', ...parentNic } } : {}) },
     spec: {
       ipVersion: 4,
       subnet: '10.6.0.0/16',
@@ -324,5 +331,98 @@ describe('register against the real API server', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error: the API server at https:\/\/127\.0\.0\.1:\d+ refused the ValidatingWebhookConfiguration: Unauthorized/);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+/**
+ * One pool of a dual-stack pair, pinned to worker-1: IPv4 in 10.7.0.0/16 or IPv6 in
+ * fd00:7::/64, naming `pair` in its pair-pool annotation.
+ */
+function pairPool(name: string, ipVersion: 4 | 6, ips: string[], pair: string): Record<string, unknown> {
+  return {
+    apiVersion: 'spiderpool.spidernet.io/v2beta1',
+    kind: 'SpiderIPPool',
+    metadata: { name, annotations: { [IAAS_ANNOTATION]: 'example-cloud', [PARENT_NIC_ANNOTATION]: 'eth0', [PAIR_ANNOTATION]: pair } },
+    spec: {
+      ipVersion,
+      subnet: ipVersion === 4 ? '10.7.0.0/16' : 'fd00:7::/64',
+      ips,
+      podAffinity: { matchLabels: { app: 'dual-stack' } },
+      nodeName: ['worker-1'],
+    },
+  };
+}
+
+/**
+ * Resolves once a server-side dry run of `manifest` is refused with `detail`: the webhook's
+ * cache has seen the pool the refusal depends on (it learns of writes through its watch, a
+ * moment after kubectl returns). A dry run stores nothing, so probing changes no state.
+ */
+async function untilDryRunRefused(manifest: Record<string, unknown>, detail: string): Promise<void> {
+  let last: Finished | undefined;
+  await until(
+    `a dry run to be refused with ${JSON.stringify(detail)}`,
+    async () => {
+      last = await cluster.apply(manifest, ['--dry-run=server']);
+      return last.code !== 0 && last.stderr.includes(detail) ? true : undefined;
+    },
+    { timeoutMs: 10_000, intervalMs: 200 },
+    () => `${last?.stdout ?? ''}${last?.stderr ?? ''}`,
+  );
+}
+
+describe('8. issue #6: the whole IaaS pool shape, pairs checked through the SpiderIPPool cache', () => {
+  beforeAll(async () => {
+    await cluster.webhook.poolCacheSynced(); // scenarios 6 and 7 restarted it
+  });
+
+  it('refuses a node pool without parent-nic', async () => {
+    const name = 'iaas-no-nic-pool';
+    const manifest = pool(name, { nodeName: ['worker-1'] }) as { metadata: { annotations: Record<string, string> } };
+    delete manifest.metadata.annotations[PARENT_NIC_ANNOTATION];
+    const { result } = await refusedByWebhook(name, () => cluster.apply(manifest));
+    expect(result.stderr).toContain(
+      `The SpiderIPPool "${name}" is invalid: metadata.annotations[${PARENT_NIC_ANNOTATION}]: Required value: an IaaS node pool must name the interface on its node`,
+    );
+    expect(await cluster.get('spiderippool', name)).toBeUndefined();
+  });
+
+  it('refuses a pool naming itself as its pair', async () => {
+    const { result } = await refusedByWebhook('self-paired', () => cluster.apply(pairPool('self-paired', 4, ['10.7.0.10'], 'self-paired')));
+    expect(result.stderr).toContain(`The SpiderIPPool "self-paired" is invalid: metadata.annotations[${PAIR_ANNOTATION}]: Invalid value: "self-paired": names the pool itself`);
+    expect(await cluster.get('spiderippool', 'self-paired')).toBeUndefined();
+  });
+
+  it('creates a v4/v6 pair, then refuses shrinking the IPv6 side below the IPv4 side', async () => {
+    const v4 = pairPool('dual-v4', 4, ['10.7.0.10-10.7.0.29'], 'dual-v6'); // 20 addresses
+    const v6 = pairPool('dual-v6', 6, ['fd00:7::10-fd00:7::2f'], 'dual-v4'); // 32 addresses
+    expectOk(await cluster.apply(v4));
+    expectOk(await cluster.apply(v6));
+    expect((await cluster.get('spiderippool', 'dual-v6'))!['spec'].ips).toEqual(['fd00:7::10-fd00:7::2f']);
+
+    const shrunk = pairPool('dual-v6', 6, ['fd00:7::10-fd00:7::1f'], 'dual-v4'); // 16 addresses
+    const detail = 'spec.ips: Invalid value: holds 16 addresses (spec.ips minus spec.excludeIPs), fewer than the 20 of its IPv4 pair pool "dual-v4"';
+    await untilDryRunRefused(shrunk, detail);
+    const { result } = await refusedByWebhook('dual-v6', () => cluster.apply(shrunk));
+    expect(result.stderr).toContain(`The SpiderIPPool "dual-v6" is invalid: ${detail}`);
+    expect((await cluster.get('spiderippool', 'dual-v6'))!['spec'].ips).toEqual(['fd00:7::10-fd00:7::2f']);
+  });
+
+  it('accepts a pool whose sibling does not exist yet, with a warning, and checks the sibling when it arrives', async () => {
+    const created = await cluster.apply(pairPool('late-v4', 4, ['10.7.1.10-10.7.1.29'], 'late-v6')); // 20 addresses
+    expect(created.code).toBe(0);
+    expect(created.stderr).toMatch(
+      /^Warning: metadata\.annotations\[ipam\.spidernet\.io\/pair-pool\]: pair pool "late-v6" does not exist yet, so the pairing is not checked now/m,
+    );
+
+    const tooSmall = pairPool('late-v6', 6, ['fd00:7::1:10-fd00:7::1:19'], 'late-v4'); // 10 addresses
+    const detail = 'spec.ips: Invalid value: holds 10 addresses (spec.ips minus spec.excludeIPs), fewer than the 20 of its IPv4 pair pool "late-v4"';
+    await untilDryRunRefused(tooSmall, detail);
+    const { result } = await refusedByWebhook('late-v6', () => cluster.apply(tooSmall));
+    expect(result.stderr).toContain(`The SpiderIPPool "late-v6" is invalid: ${detail}`);
+
+    const fits = await cluster.apply(pairPool('late-v6', 6, ['fd00:7::1:10-fd00:7::1:2f'], 'late-v4')); // 32 addresses
+    expectOk(fits);
+    expect(fits.stderr).not.toContain('Warning');
   });
 });

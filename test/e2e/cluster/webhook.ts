@@ -23,8 +23,17 @@ export class WebhookProcess {
   readonly log: LogLine[] = [];
   port = 0;
   private child: ChildProcess | undefined;
+  /** Where the current run's lines start in {@link log}. */
+  private firstLineOfRun = 0;
 
-  constructor(private readonly certDir: string) {}
+  /**
+   * @param kubeconfig the cluster whose SpiderIPPools `serve --kubeconfig` caches for the
+   *   dual-stack pair checks.
+   */
+  constructor(
+    private readonly certDir: string,
+    private readonly kubeconfig: string,
+  ) {}
 
   /** The running process's id (to prove something did not restart). */
   get pid(): number | undefined {
@@ -44,9 +53,10 @@ export class WebhookProcess {
   async start(): Promise<void> {
     if (this.running) return;
     const firstLine = this.log.length;
+    this.firstLineOfRun = firstLine;
     const child = spawn(
       process.execPath,
-      [CLI, 'serve', '--host=127.0.0.1', `--port=${this.port}`, `--cert-dir=${this.certDir}`, '--no-generate-certs'],
+      [CLI, 'serve', '--host=127.0.0.1', `--port=${this.port}`, `--cert-dir=${this.certDir}`, '--no-generate-certs', `--kubeconfig=${this.kubeconfig}`],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     this.child = child;
@@ -80,6 +90,16 @@ export class WebhookProcess {
     const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     await exited;
     clearTimeout(killer);
+  }
+
+  /**
+   * Resolves once the running process has listed SpiderIPPools (its pool cache synced),
+   * which it retries with backoff while the CRD is not yet served.
+   */
+  async poolCacheSynced(): Promise<void> {
+    await until('the webhook to list SpiderIPPools', () => (this.log.slice(this.firstLineOfRun).some((line) => line.msg === 'SpiderIPPool cache listed') ? true : undefined), {
+      intervalMs: 100,
+    });
   }
 
   /** The `admission review` lines logged for objects called `name`. */

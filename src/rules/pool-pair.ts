@@ -1,0 +1,239 @@
+/**
+ * Dual-stack pairs (issue #6, rule 4): `ipam.spidernet.io/pair-pool: <sibling>` joins an
+ * IPv4 and an IPv6 IaaS pool that serve the same Pods, each Pod taking one address from
+ * each. The rules are those of Spiderpool's IaaS-pool validating webhook
+ * (`pkg/ippoolmanager/ippool_validate.go`, `validatePairPool`: no self-reference, opposite
+ * IP versions, IPv4 static capacity at most the IPv6 one, identical `nodeName` and
+ * `podAffinity`, a sibling that does not exist yet allowed). Unlike there, the pair is
+ * checked whichever side changes: against the pool this one names, and against every pool
+ * that names this one (issue #6). Siblings come from a {@link PoolDirectory}
+ * (in the server, the informer-backed cache), read from memory only.
+ */
+import { invalid, type FieldError } from '../field/errors.js';
+import { escapeUnprintable, quoteShown } from '../field/quote.js';
+import { MAX_COUNTED_ENTRIES, staticCapacity, type Capacity, type IPVersion } from '../ip/ranges.js';
+import type { Findings } from './pool-shape.js';
+import type { Violation } from './ratchet.js';
+import {
+  PAIR_POOL_ANNOTATION,
+  annotation,
+  annotationField,
+  iaasProvider,
+  ipVersionOf,
+  nodeNames,
+  showNodes,
+  type SpiderIPPool,
+} from './pool.js';
+
+/** What the pair rules may know about other pools. */
+export interface PoolDirectory {
+  /** `undefined` when the pools below are known (synced); else why they are not, for the warning. */
+  unavailable(): string | undefined;
+  /** The stored pool of that name, if any. */
+  get(name: string): SpiderIPPool | undefined;
+  /** The stored pools whose pair-pool annotation names `name`. */
+  pairedWith(name: string): SpiderIPPool[];
+}
+
+/** A directory that knows nothing: the `review` CLI, a server without a cluster connection. */
+export function noPoolDirectory(reason: string): PoolDirectory {
+  return { unavailable: () => reason, get: () => undefined, pairedWith: () => [] };
+}
+
+const PAIR_FIELD = annotationField(PAIR_POOL_ANNOTATION);
+
+/**
+ * Nesting deeper than any label selector (`matchExpressions[].values[]` is 3 levels); the
+ * API server's schema validation keeps real objects far below it, so only a hand-made
+ * review reaches it, and it must not exhaust the stack.
+ */
+const MAX_CANONICAL_DEPTH = 32;
+
+/** JSON with object keys sorted, so two selectors written in a different key order compare equal. */
+function canonical(value: unknown, depth = 0): string {
+  if (value === undefined || value === null) return 'null';
+  if (typeof value !== 'object') return JSON.stringify(value);
+  if (depth >= MAX_CANONICAL_DEPTH) return '"…"';
+  if (Array.isArray(value)) return `[${value.map((item) => canonical(item, depth + 1)).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v, depth + 1)}`).join(',')}}`;
+}
+
+/** How many characters of a pod selector a message shows. */
+const SELECTOR_SHOWN_CHARS = 200;
+
+/** A selector as canonical JSON, bounded and with anything a terminal could interpret escaped. */
+function showSelector(value: unknown): string {
+  const text = escapeUnprintable(canonical(value));
+  return text === 'null' ? 'none' : text.length <= SELECTOR_SHOWN_CHARS ? text : `${text.slice(0, SELECTOR_SHOWN_CHARS)}…`;
+}
+
+/**
+ * A pool's capacity, or what keeps it from being counted: a violation for the pool under
+ * review (its entry is refused), a warning for a stored partner (the comparison is skipped).
+ */
+type Counted = { addresses: bigint } | { violation: Violation } | { warning: string };
+
+/** Why a pool's capacity was not counted: too many entries. */
+function tooManyEntries(entries: number): string {
+  return `holds ${entries} entries in spec.ips and spec.excludeIPs, more than the ${MAX_COUNTED_ENTRIES} this webhook counts`;
+}
+
+function countOwn(pool: SpiderIPPool, version: IPVersion, sibling: string): Counted {
+  const capacity = staticCapacity(version, pool.spec?.ips ?? [], pool.spec?.excludeIPs ?? []);
+  if (capacity.ok) return { addresses: capacity.addresses };
+  if ('entries' in capacity) {
+    return { warning: `spec.ips: ${tooManyEntries(capacity.entries)}, so its capacity was not compared with pair pool ${quoteShown(sibling)}'s; write contiguous addresses as ranges` };
+  }
+  const { field, index, value, reason } = capacity.malformed;
+  const detail =
+    `${reason} (Spiderpool writes an address or an ordered range "a-b" of IPv${version} addresses), so this pool's ` +
+    `capacity cannot be compared with its pair pool ${quoteShown(sibling)}'s; write the entry as Spiderpool does`;
+  return { violation: { key: `pair:${sibling}:entry:${field}[${index}]`, measure: value, error: invalid(`${field}[${index}]`, value, detail) } };
+}
+
+/**
+ * Stored partners' capacities, computed once per stored object (reviews read them again
+ * and again). A partner is counted only as its own IP version, so the object is the key.
+ */
+const siblingCapacities = new WeakMap<SpiderIPPool, Capacity>();
+
+function countSibling(sibling: SpiderIPPool, name: string, version: IPVersion): Counted {
+  let capacity = siblingCapacities.get(sibling);
+  if (capacity === undefined) {
+    capacity = staticCapacity(version, sibling.spec?.ips ?? [], sibling.spec?.excludeIPs ?? []);
+    siblingCapacities.set(sibling, capacity);
+  }
+  if (capacity.ok) return { addresses: capacity.addresses };
+  const why = 'entries' in capacity ? `it ${tooManyEntries(capacity.entries)}` : `its ${capacity.malformed.field}[${capacity.malformed.index}] ${capacity.malformed.reason}`;
+  return { warning: `spec.ips: the capacity of pair pool ${quoteShown(name)} was not compared: ${why}; fix that pool` };
+}
+
+/** Rule 4's capacity part: the IPv4 pool holds at most as many addresses as the IPv6 pool. */
+function capacity(pool: SpiderIPPool, version: IPVersion, sibling: SpiderIPPool, siblingName: string, found: Findings): void {
+  const own = countOwn(pool, version, siblingName);
+  const other = countSibling(sibling, siblingName, version === 4 ? 6 : 4);
+  for (const counted of [own, other]) {
+    if ('violation' in counted) found.violations.push(counted.violation);
+    if ('warning' in counted) found.warnings.push(counted.warning);
+  }
+  if (!('addresses' in own) || !('addresses' in other)) return;
+  const [v4, v6] = version === 4 ? [own.addresses, other.addresses] : [other.addresses, own.addresses];
+  if (v4 <= v6) return;
+  const why =
+    'each Pod of a dual-stack pair takes one address from each pool, so IPv4 addresses beyond the IPv6 count would ' +
+    'let Pods get an IPv4 address and then fail at start for want of an IPv6 one';
+  const detail =
+    version === 4
+      ? `holds ${v4} addresses (spec.ips minus spec.excludeIPs), more than the ${v6} of its IPv6 pair pool ${quoteShown(siblingName)}: ${why}; remove addresses here or add them to ${quoteShown(siblingName)} first`
+      : `holds ${v6} addresses (spec.ips minus spec.excludeIPs), fewer than the ${v4} of its IPv4 pair pool ${quoteShown(siblingName)}: ${why}; keep at least ${v4} addresses here or shrink ${quoteShown(siblingName)} first`;
+  found.violations.push({ key: `pair:${siblingName}:capacity`, measure: v4 - v6, error: invalid('spec.ips', undefined, detail) });
+}
+
+/** Each side's update alone would break the pair, so the way through is to unpair first. */
+const HOW_TO_CHANGE_BOTH =
+  'to change it on a pair, remove ipam.spidernet.io/pair-pool from both pools, change both, then add it back';
+
+/** Rule 4 against one sibling that exists. */
+function checkPair(pool: SpiderIPPool, sibling: SpiderIPPool, siblingName: string, found: Findings): void {
+  const add = (what: string, measure: string, error: FieldError) => found.violations.push({ key: `pair:${siblingName}:${what}`, measure, error });
+  const sib = quoteShown(siblingName);
+  if (iaasProvider(sibling) === undefined) {
+    add(
+      'not-iaas',
+      '',
+      invalid(
+        PAIR_FIELD,
+        siblingName,
+        `names pool ${sib}, which is not an IaaS pool (no ipam.spidernet.io/iaas-provider annotation): both pools of a pair must get their sub-ENIs from the IaaS provider; pair this pool with an IaaS pool`,
+      ),
+    );
+  }
+  const version = ipVersionOf(pool);
+  const siblingVersion = ipVersionOf(sibling);
+  if (version === undefined || siblingVersion === undefined) {
+    found.warnings.push(`spec.ipVersion: the IP versions of this pool and its pair pool ${sib} are not both known yet, so their capacities were not compared`);
+  } else if (version === siblingVersion) {
+    add(
+      'ipVersion',
+      '',
+      invalid(
+        'spec.ipVersion',
+        String(version),
+        `is the same as pair pool ${sib}'s: a dual-stack pair is one IPv4 and one IPv6 pool; pair this pool with a pool of the other version`,
+      ),
+    );
+  } else capacity(pool, version, sibling, siblingName, found);
+
+  const nodes = nodeNames(pool);
+  const siblingNodes = nodeNames(sibling);
+  if (canonical(nodes) !== canonical(siblingNodes)) {
+    add(
+      'nodeName',
+      canonical(nodes),
+      invalid(
+        'spec.nodeName',
+        undefined,
+        `is ${showNodes(nodes)} but pair pool ${sib} has ${showNodes(siblingNodes)}: the two pools of a pair serve the same Pods, ` +
+          `which need both addresses on the same node; make spec.nodeName identical on both pools (${HOW_TO_CHANGE_BOTH})`,
+      ),
+    );
+  }
+  const affinity = pool.spec?.podAffinity;
+  const siblingAffinity = sibling.spec?.podAffinity;
+  if (canonical(affinity) !== canonical(siblingAffinity)) {
+    add(
+      'podAffinity',
+      canonical(affinity),
+      invalid(
+        'spec.podAffinity',
+        undefined,
+        `is ${showSelector(affinity)} but pair pool ${sib} has ${showSelector(siblingAffinity)}: a Pod that may use only one ` +
+          `of the two pools would get one address family and fail at start; make spec.podAffinity identical on both pools (${HOW_TO_CHANGE_BOTH})`,
+      ),
+    );
+  }
+}
+
+/**
+ * Rule 4 for IaaS pool `name`: its own pair annotation, and the pair with every existing
+ * partner (the pool it names, IaaS pools that name it).
+ *
+ * @returns violations (causes on `spec.ipVersion`, `spec.ips`, `spec.nodeName`,
+ *   `spec.podAffinity` or the pair annotation) and warnings: a sibling that does not exist
+ *   yet, or cross-pool checks skipped because `pools` is unavailable.
+ */
+export function pairFindings(pool: SpiderIPPool, name: string, pools: PoolDirectory): Findings {
+  const found: Findings = { violations: [], warnings: [] };
+  const named = annotation(pool, PAIR_POOL_ANNOTATION);
+  if (named === name) {
+    const detail = 'names the pool itself, but a dual-stack pair is two pools, one IPv4 and one IPv6; name the other pool of the pair';
+    found.violations.push({ key: 'pair-self', measure: named, error: invalid(PAIR_FIELD, named, detail) });
+  }
+  if (named === '') {
+    // Spiderpool reads an empty value as "no pair" (validatePairPool), so it is not refused.
+    found.warnings.push(`${PAIR_FIELD}: is empty, so this pool has no dual-stack pair; set it to the other pool's name, or remove it`);
+  }
+  const reason = pools.unavailable();
+  if (reason !== undefined) {
+    found.warnings.push(
+      `${PAIR_FIELD}: dual-stack pair checks against other pools were skipped (${reason}); a pair this pool names or is named in is not checked`,
+    );
+    return found;
+  }
+  const partners = new Map<string, SpiderIPPool>();
+  if (named !== undefined && named !== '' && named !== name) {
+    const sibling = pools.get(named);
+    if (sibling === undefined) {
+      found.warnings.push(
+        `${PAIR_FIELD}: pair pool ${quoteShown(named)} does not exist yet, so the pairing is not checked now; it is checked when either pool is next created or updated`,
+      );
+    } else partners.set(named, sibling);
+  }
+  for (const other of pools.pairedWith(name)) {
+    const otherName = other.metadata.name ?? '';
+    if (otherName !== name && iaasProvider(other) !== undefined && !partners.has(otherName)) partners.set(otherName, other);
+  }
+  for (const [siblingName, sibling] of partners) checkPair(pool, sibling, siblingName, found);
+  return found;
+}

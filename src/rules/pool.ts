@@ -1,0 +1,85 @@
+/**
+ * The SpiderIPPool as the rules read it (spidernet-io/spiderpool
+ * `pkg/k8s/apis/spiderpool.spidernet.io/v2beta1`, `IPPoolSpec`), and the annotations of
+ * Spiderpool's IaaS pool work. The schema lists only the fields the rules read; any other
+ * field, present or future, is ignored.
+ */
+import { z } from 'zod';
+import { listOf, stringMap } from '../admission/containers.js';
+import type { GroupKind } from '../admission/response.js';
+import { quoteShown } from '../field/quote.js';
+import type { IPVersion } from '../ip/ranges.js';
+
+/** Spiderpool's IP pool kind (cluster-scoped, served as `v2beta1`). */
+export const SPIDERIPPOOL: GroupKind = { group: 'spiderpool.spidernet.io', kind: 'SpiderIPPool' };
+
+/** Its presence marks an IaaS pool, whose addresses are cloud sub-ENIs the provider manages; its value names the provider. */
+export const IAAS_PROVIDER_ANNOTATION = 'ipam.spidernet.io/iaas-provider';
+/** On a node pool: the node's interface its sub-ENIs hang from. */
+export const PARENT_NIC_ANNOTATION = 'ipam.spidernet.io/parent-nic';
+/** Names the other pool of a dual-stack pair (one IPv4, one IPv6). */
+export const PAIR_POOL_ANNOTATION = 'ipam.spidernet.io/pair-pool';
+
+/** `metadata.annotations[<key>]`, the field path Kubernetes writes for an annotation. */
+export const annotationField = (key: string): string => `metadata.annotations[${key}]`;
+
+/** The fields the rules read, with their Go types (`[]string`, `*int64`); unknown fields pass. */
+export const SpiderIPPoolSchema = z.object({
+  metadata: z.object({
+    name: z.string().optional(),
+    annotations: stringMap().nullish(),
+  }),
+  spec: z
+    .object({
+      /** `[]string` with `omitempty`: absent, `null` and `[]` all mean "no node". */
+      nodeName: listOf(z.string()).nullish(),
+      /** `*int64`; Spiderpool's mutating webhook sets it from `subnet` when absent. */
+      ipVersion: z.number().nullish(),
+      subnet: z.string().nullish(),
+      ips: listOf(z.string()).nullish(),
+      excludeIPs: listOf(z.string()).nullish(),
+      /** A `metav1.LabelSelector`; only compared between the pools of a pair. */
+      podAffinity: z.unknown().optional(),
+    })
+    .nullish(),
+});
+export type SpiderIPPool = z.infer<typeof SpiderIPPoolSchema>;
+
+/** The value of annotation `key`, or `undefined` when the pool does not carry it. */
+export function annotation(pool: SpiderIPPool, key: string): string | undefined {
+  return pool.metadata.annotations?.[key];
+}
+
+/** The provider annotation's value, or `undefined` for a traditional pool. */
+export function iaasProvider(pool: SpiderIPPool): string | undefined {
+  return annotation(pool, IAAS_PROVIDER_ANNOTATION);
+}
+
+/** `spec.nodeName` as a list; absent and `null` are `[]` (a global pool). */
+export function nodeNames(pool: SpiderIPPool): string[] {
+  return pool.spec?.nodeName ?? [];
+}
+
+/**
+ * `spec.ipVersion`, or, when it is not set yet, the version of `spec.subnet` (as
+ * Spiderpool's mutating webhook derives it); `undefined` when neither tells.
+ */
+export function ipVersionOf(pool: SpiderIPPool): IPVersion | undefined {
+  const version = pool.spec?.ipVersion;
+  if (version === 4 || version === 6) return version;
+  if (version !== undefined && version !== null) return undefined;
+  const subnet = pool.spec?.subnet;
+  if (!subnet) return undefined;
+  return subnet.includes(':') ? 6 : 4;
+}
+
+/** How many node names a message lists before summarising the rest. */
+const NODES_SHOWN = 3;
+
+/** `none` or `["worker-1", "worker-2"]`, bounded so a hostile list cannot flood the message. */
+export function showNodes(nodes: readonly string[]): string {
+  if (nodes.length === 0) return 'none';
+  const shown = nodes.slice(0, NODES_SHOWN).map(quoteShown);
+  if (nodes.length > NODES_SHOWN) shown.push(`… ${nodes.length - NODES_SHOWN} more`);
+  return `[${shown.join(', ')}]`;
+}

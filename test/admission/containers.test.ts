@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { listOf, stringMap } from '../../src/admission/containers.js';
+
+describe('listOf', () => {
+  const list = listOf(z.string());
+
+  it('decodes an array of valid elements as z.array does', () => {
+    expect(list.parse(['a', 'b'])).toEqual(['a', 'b']);
+    expect(list.parse([])).toEqual([]);
+  });
+
+  it('reports only the first bad element, with its index and zod message', () => {
+    const result = list.safeParse(['a', 1, 2, ...Array.from({ length: 100_000 }, (_, i) => i)]);
+    expect(result.success).toBe(false);
+    expect(result.error!.issues).toHaveLength(1);
+    expect(result.error!.issues[0]).toMatchObject({ path: [1], message: z.string().safeParse(1).error!.issues[0]!.message });
+  });
+
+  it('keeps the element schema\'s inner path', () => {
+    const issues = listOf(z.object({ a: z.string() })).safeParse([{ a: 'x' }, { a: 3 }]).error!.issues;
+    expect(issues.map((issue) => issue.path)).toEqual([[1, 'a']]);
+  });
+
+  it('refuses a non-array as z.array does', () => {
+    expect(list.safeParse('a').error!.issues).toEqual(z.array(z.string()).safeParse('a').error!.issues);
+    expect(list.nullish().parse(null)).toBeNull();
+  });
+});
+
+describe('stringMap', () => {
+  const map = stringMap();
+
+  it('decodes an object of strings', () => {
+    expect(map.parse({ a: 'x', 'conf.yml': 'y' })).toEqual({ a: 'x', 'conf.yml': 'y' });
+  });
+
+  it('reports only the first key whose value is not a string', () => {
+    const object = Object.fromEntries([['ok', 'x'], ...Array.from({ length: 100_000 }, (_, i) => [`k${i}`, i])]);
+    const issues = map.safeParse(object).error!.issues;
+    expect(issues).toHaveLength(1);
+    expect(issues[0]!.path).toEqual(['k0']);
+  });
+
+  it('refuses a non-object as z.record does', () => {
+    for (const value of ['a', 1, null, ['x']]) {
+      expect(map.safeParse(value).error!.issues).toEqual(z.record(z.string(), z.string()).safeParse(value).error!.issues);
+    }
+  });
+});

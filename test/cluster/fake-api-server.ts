@@ -1,0 +1,84 @@
+/**
+ * A fake kube-apiserver on loopback (port 0) for the SpiderIPPool resource only: scripted
+ * list answers and watch streams the test writes events to. For the pool cache's unit
+ * tests and the CLI's end-to-end test; never a stand-in for the real API server's
+ * validation. (test/registration/fake-api-server.ts stands in for the webhook
+ * configuration endpoints; its `kubeConfigFor` serves both.)
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const PATH = '/apis/spiderpool.spidernet.io/v2beta1/spiderippools';
+
+/** A minimal IaaS SpiderIPPool (IPv6, 255 addresses), optionally naming a pair pool. */
+export const pool = (name: string, resourceVersion: string, pair?: string) => ({
+  apiVersion: 'spiderpool.spidernet.io/v2beta1',
+  kind: 'SpiderIPPool',
+  metadata: {
+    name,
+    resourceVersion,
+    annotations: { 'ipam.spidernet.io/iaas-provider': 'openstack', ...(pair ? { 'ipam.spidernet.io/pair-pool': pair } : {}) },
+  },
+  spec: { ipVersion: 6, ips: ['fd00::1-fd00::ff'] },
+});
+
+/** A fake kube-apiserver for one resource: scripted list answers, and watches the test writes to. */
+export class FakeApiServer {
+  readonly server = http.createServer((req, res) => this.handle(req, res));
+  /** Answers for successive list calls; the last one repeats. */
+  lists: { status: number; items?: unknown[]; resourceVersion?: string }[] = [];
+  listCalls = 0;
+  /** Never send a watch's response headers (an API server that hangs). */
+  holdWatchHeaders = false;
+  readonly watchQueries: URLSearchParams[] = [];
+  private watches: http.ServerResponse[] = [];
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== PATH) return void res.writeHead(404).end();
+    if (url.searchParams.get('watch') === 'true') {
+      this.watchQueries.push(url.searchParams);
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      // As the API server does, the watch starts before its first event, unless the test
+      // plays a server that never answers.
+      if (!this.holdWatchHeaders) res.flushHeaders();
+      this.watches.push(res);
+      return;
+    }
+    const answer = this.lists[Math.min(this.listCalls++, this.lists.length - 1)]!;
+    if (answer.status !== 200) {
+      return void res.writeHead(answer.status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ kind: 'Status', code: answer.status }));
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(
+      JSON.stringify({ apiVersion: 'spiderpool.spidernet.io/v2beta1', kind: 'SpiderIPPoolList', metadata: { resourceVersion: answer.resourceVersion ?? '1' }, items: answer.items ?? [] }),
+    );
+  }
+
+  /** Sends one watch event to every open watch. */
+  send(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: unknown): void {
+    for (const res of this.watches) res.write(JSON.stringify({ type, object }) + '\n');
+  }
+
+  /** Ends every open watch, as the API server does when a watch times out. */
+  endWatches(): void {
+    for (const res of this.watches) res.end();
+    this.watches = [];
+  }
+
+  get openWatches(): number {
+    return this.watches.length;
+  }
+
+  async stop(): Promise<void> {
+    this.endWatches();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+export { kubeConfigFor } from '../registration/fake-api-server.js';

@@ -1,0 +1,288 @@
+/** Issue #6 rule 4: dual-stack pairs, checked against an in-memory pool index (what the informer fills). */
+import { createReviewer } from '../../src/admission/review.js';
+import { AdmissionReviewResponseSchema } from '../../src/admission/schema.js';
+import { PoolIndex } from '../../src/cluster/pool-index.js';
+import { MAX_COUNTED_ENTRIES } from '../../src/ip/ranges.js';
+import { loadPool, loadReview } from '../fixtures/load.js';
+
+const PAIR = 'metadata.annotations[ipam.spidernet.io/pair-pool]';
+
+/** A synced index holding `pools`. */
+function indexOf(...pools: unknown[]): PoolIndex {
+  const index = new PoolIndex();
+  expect(index.replaceAll(pools)).toEqual([]);
+  return index;
+}
+
+function review(input: unknown, index: PoolIndex) {
+  return AdmissionReviewResponseSchema.parse(createReviewer({ pools: index })(input).review).response;
+}
+
+/** The IPv4 pool `pool-a` (191 addresses) as stored, naming `pool-a-v6`. */
+const storedV4 = () => loadReview('pool-create-pair-v4').request.object;
+/** The IPv6 pool `pool-a-v6` (200 addresses) as stored, naming `pool-a`. */
+const storedV6 = () => loadPool('pool-a-v6');
+
+function refusedFields(input: unknown, index: PoolIndex): string[] {
+  const response = review(input, index);
+  expect(response.allowed).toBe(false);
+  expect(response.status).toMatchObject({ code: 422, reason: 'Invalid' });
+  return response.status!.details!.causes.map((c) => c.field);
+}
+
+describe('a pair whose sibling exists', () => {
+  it('a well-formed pair is allowed without warnings (191 IPv4 ≤ 200 IPv6)', () => {
+    expect(review(loadReview('pool-create-pair-v4'), indexOf(storedV6()))).toEqual({ uid: expect.any(String), allowed: true });
+  });
+
+  it('equal capacities are allowed (the boundary)', () => {
+    const v6 = storedV6();
+    v6.spec.ips = ['fd00:6::10-fd00:6::ce']; // 191
+    expect(review(loadReview('pool-create-pair-v4'), indexOf(v6)).allowed).toBe(true);
+    v6.spec.ips = ['fd00:6::10-fd00:6::cd']; // 190
+    expect(refusedFields(loadReview('pool-create-pair-v4'), indexOf(v6))).toEqual(['spec.ips']);
+  });
+
+  it('growing the IPv4 side beyond the IPv6 side is refused, saying both counts', () => {
+    const response = review(loadReview('pool-update-pair-v4-grown'), indexOf(storedV6()));
+    expect(response.allowed).toBe(false);
+    expect(response.status!.details!.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.ips',
+        message: expect.stringMatching(
+          /^Invalid value: holds 241 addresses \(spec\.ips minus spec\.excludeIPs\), more than the 200 of its IPv6 pair pool "pool-a-v6": each Pod .*; remove addresses here or add them to "pool-a-v6" first$/,
+        ),
+      },
+    ]);
+  });
+
+  it('shrinking the IPv6 side below the IPv4 side is refused (the rule applies from either side)', () => {
+    const response = review(loadReview('pool-update-pair-v6-shrunk'), indexOf(storedV4(), storedV6()));
+    expect(response.status!.details!.causes).toEqual([
+      expect.objectContaining({ field: 'spec.ips', message: expect.stringContaining('holds 96 addresses (spec.ips minus spec.excludeIPs), fewer than the 191 of its IPv4 pair pool "pool-a"') }),
+    ]);
+  });
+
+  it('a pool that does not name its partner is still checked against a pool naming it', () => {
+    const input = loadReview('pool-update-pair-v6-shrunk');
+    for (const side of ['object', 'oldObject']) delete input.request[side].metadata.annotations['ipam.spidernet.io/pair-pool'];
+    expect(refusedFields(input, indexOf(storedV4()))).toEqual(['spec.ips']);
+  });
+
+  it('a pool naming it that is not an IaaS pool is not a partner', () => {
+    const input = loadReview('pool-update-pair-v6-shrunk');
+    for (const side of ['object', 'oldObject']) delete input.request[side].metadata.annotations['ipam.spidernet.io/pair-pool'];
+    const traditional = storedV4();
+    delete traditional.metadata.annotations['ipam.spidernet.io/iaas-provider'];
+    expect(review(input, indexOf(traditional)).allowed).toBe(true);
+  });
+
+  it('exclusions count: excluding addresses of the IPv4 side brings it back within capacity', () => {
+    const input = loadReview('pool-update-pair-v4-grown');
+    input.request.object.spec.excludeIPs = ['10.6.0.201-10.6.0.250', '10.6.1.0-10.6.1.255'];
+    expect(review(input, indexOf(storedV6())).allowed).toBe(true);
+  });
+
+  it('the same IP version on both sides is refused', () => {
+    const v6 = storedV6();
+    v6.spec.ipVersion = 4;
+    v6.spec.ips = ['10.7.0.1-10.7.0.250'];
+    const response = review(loadReview('pool-create-pair-v4'), indexOf(v6));
+    expect(response.status!.details!.causes).toEqual([
+      expect.objectContaining({ field: 'spec.ipVersion', message: expect.stringMatching(/^Invalid value: "4": is the same as pair pool "pool-a-v6"'s: a dual-stack pair is one IPv4 and one IPv6 pool/) }),
+    ]);
+  });
+
+  it('different spec.nodeName is refused', () => {
+    const v6 = storedV6();
+    v6.spec.nodeName = ['worker-2'];
+    const response = review(loadReview('pool-create-pair-v4'), indexOf(v6));
+    expect(response.status!.details!.causes).toEqual([
+      expect.objectContaining({ field: 'spec.nodeName', message: expect.stringContaining('is ["worker-1"] but pair pool "pool-a-v6" has ["worker-2"]') }),
+    ]);
+  });
+
+  it('moving one side of a pair to another node is refused, saying how to move both', () => {
+    const input = loadReview('pool-update-pair-v4-grown');
+    input.request.object.spec.ips = input.request.oldObject.spec.ips;
+    input.request.object.spec.nodeName = ['worker-2'];
+    const response = review(input, indexOf(storedV6()));
+    expect(response.status!.details!.causes).toEqual([
+      expect.objectContaining({
+        field: 'spec.nodeName',
+        message: expect.stringMatching(/is \["worker-2"\] but pair pool "pool-a-v6" has \["worker-1"\].*remove ipam\.spidernet\.io\/pair-pool from both pools, change both, then add it back\)$/),
+      }),
+    ]);
+  });
+
+  it('different spec.podAffinity is refused; the same selector in another key order is not', () => {
+    const v6 = storedV6();
+    v6.spec.podAffinity = { matchLabels: { app: 'db' } };
+    expect(refusedFields(loadReview('pool-create-pair-v4'), indexOf(v6))).toEqual(['spec.podAffinity']);
+    v6.spec.podAffinity = { matchExpressions: [], matchLabels: { app: 'web' } };
+    const input = loadReview('pool-create-pair-v4');
+    input.request.object.spec.podAffinity = { matchLabels: { app: 'web' }, matchExpressions: [] };
+    expect(review(input, indexOf(v6)).allowed).toBe(true);
+    delete v6.spec.podAffinity;
+    expect(refusedFields(input, indexOf(v6))).toEqual(['spec.podAffinity']);
+  });
+
+  it('a hand-made, absurdly deep podAffinity is compared without exhausting the stack', () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 100_000; i++) deep = { a: deep };
+    const input = loadReview('pool-create-pair-v4');
+    input.request.object.spec.podAffinity = deep;
+    expect(refusedFields(input, indexOf(storedV6()))).toEqual(['spec.podAffinity']);
+  });
+
+  it('a sibling that is not an IaaS pool is refused', () => {
+    const v6 = storedV6();
+    delete v6.metadata.annotations['ipam.spidernet.io/iaas-provider'];
+    const response = review(loadReview('pool-create-pair-v4'), indexOf(v6));
+    expect(response.status!.details!.causes).toEqual([
+      expect.objectContaining({ field: PAIR, message: expect.stringMatching(/^Invalid value: "pool-a-v6": names pool "pool-a-v6", which is not an IaaS pool/) }),
+    ]);
+  });
+
+  it('every broken pair field is reported at once', () => {
+    const v6 = storedV6();
+    v6.spec.nodeName = ['worker-2'];
+    v6.spec.podAffinity = { matchLabels: { app: 'db' } };
+    v6.spec.ips = ['fd00:6::1'];
+    expect(refusedFields(loadReview('pool-create-pair-v4'), indexOf(v6))).toEqual(['spec.ips', 'spec.nodeName', 'spec.podAffinity']);
+  });
+});
+
+describe('what cannot be checked is said, never passed silently', () => {
+  it('a sibling that does not exist yet: allowed with a warning', () => {
+    const response = review(loadReview('pool-create-pair-v4'), indexOf());
+    expect(response).toEqual({
+      uid: expect.any(String),
+      allowed: true,
+      warnings: [`${PAIR}: pair pool "pool-a-v6" does not exist yet, so the pairing is not checked now; it is checked when either pool is next created or updated`],
+    });
+  });
+
+  it('an index that has not synced: cross-pool checks skipped with a warning', () => {
+    const index = new PoolIndex();
+    index.upsert(storedV6());
+    const response = review(loadReview('pool-update-pair-v4-grown'), index);
+    expect(response.allowed).toBe(true);
+    expect(response.warnings).toEqual([expect.stringMatching(/^metadata\.annotations\[ipam\.spidernet\.io\/pair-pool\]: dual-stack pair checks against other pools were skipped \(the SpiderIPPool cache has not synced with the API server yet\)/)]);
+  });
+
+  it('a pool naming itself is refused even without a cache', () => {
+    const response = review(loadReview('pool-create-pair-self'), new PoolIndex());
+    expect(response.status!.details!.causes).toEqual([
+      expect.objectContaining({ field: PAIR, message: expect.stringMatching(/^Invalid value: "pool-a": names the pool itself/) }),
+    ]);
+  });
+
+  it('an empty pair-pool means no pair (as Spiderpool reads it): allowed, with a warning', () => {
+    const input = loadReview('pool-create-pair-self');
+    input.request.object.metadata.annotations['ipam.spidernet.io/pair-pool'] = '';
+    expect(review(input, indexOf(storedV6())).warnings).toEqual([`${PAIR}: is empty, so this pool has no dual-stack pair; set it to the other pool's name, or remove it`]);
+  });
+
+  it("a malformed entry in the pool under review is refused at its index, since the capacity is unknown", () => {
+    const input = loadReview('pool-create-pair-v4');
+    input.request.object.spec.excludeIPs = ['10.6.0.300'];
+    const response = review(input, indexOf(storedV6()));
+    expect(response.status!.details!.causes).toEqual([
+      expect.objectContaining({ field: 'spec.excludeIPs[0]', message: expect.stringMatching(/^Invalid value: "10\.6\.0\.300": "10\.6\.0\.300" is not an IPv4 address .*cannot be compared with its pair pool "pool-a-v6"/) }),
+    ]);
+  });
+
+  it("a malformed entry in the stored sibling: allowed, with a warning naming it", () => {
+    const v6 = storedV6();
+    v6.spec.ips = ['fd00:6::10-fd00:6::zz'];
+    const response = review(loadReview('pool-create-pair-v4'), indexOf(v6));
+    expect(response.allowed).toBe(true);
+    expect(response.warnings).toEqual([expect.stringContaining('the capacity of pair pool "pool-a-v6" was not compared: its spec.ips[0] "fd00:6::zz" is not an IPv6 address')]);
+  });
+
+  it('more entries than the webhook counts: capacity not compared, with a warning, on either side', () => {
+    const many = Array.from({ length: MAX_COUNTED_ENTRIES + 1 }, (_, i) => `fd00:6::${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}`);
+    const v6 = storedV6();
+    v6.spec.ips = many;
+    const response = review(loadReview('pool-update-pair-v4-grown'), indexOf(v6));
+    expect(response.allowed).toBe(true);
+    expect(response.warnings).toEqual([expect.stringContaining(`the capacity of pair pool "pool-a-v6" was not compared: it holds ${MAX_COUNTED_ENTRIES + 1} entries`)]);
+    const input = loadReview('pool-update-pair-v6-shrunk');
+    input.request.object.spec.ips = many;
+    expect(review(input, indexOf(storedV4())).warnings).toEqual([expect.stringMatching(/^spec\.ips: holds 65537 entries .*write contiguous addresses as ranges$/)]);
+  });
+
+  it('unknown IP versions: capacity not compared, with a warning', () => {
+    const v6 = storedV6();
+    delete v6.spec.ipVersion;
+    delete v6.spec.subnet;
+    const response = review(loadReview('pool-update-pair-v4-grown'), indexOf(v6));
+    expect(response.allowed).toBe(true);
+    expect(response.warnings).toEqual([expect.stringMatching(/^spec\.ipVersion: the IP versions of this pool and its pair pool "pool-a-v6" are not both known yet/)]);
+  });
+
+  it('the IP version comes from spec.subnet when spec.ipVersion is not set yet', () => {
+    const input = loadReview('pool-update-pair-v4-grown');
+    delete input.request.object.spec.ipVersion;
+    const v6 = storedV6();
+    delete v6.spec.ipVersion;
+    expect(refusedFields(input, indexOf(v6))).toEqual(['spec.ips']);
+  });
+});
+
+describe('a sibling that arrives later is checked when it arrives', () => {
+  /** The CREATE review of `pool-a-v6` as stored in the fixture, with `ips`. */
+  const createV6 = (ips: string[]) => {
+    const input = loadReview('pool-create-pair-v4');
+    input.request.object = { ...storedV6(), spec: { ...storedV6().spec, ips } };
+    input.request.name = 'pool-a-v6';
+    return input;
+  };
+
+  it('first the IPv4 pool, accepted with a warning; then an IPv6 pool too small for it, refused', () => {
+    const index = indexOf();
+    expect(review(loadReview('pool-create-pair-v4'), index).warnings).toEqual([expect.stringContaining('pair pool "pool-a-v6" does not exist yet')]);
+    index.upsert(storedV4()); // the informer sees the IPv4 pool created
+    expect(refusedFields(createV6(['fd00:6::1-fd00:6::10']), index)).toEqual(['spec.ips']);
+    expect(review(createV6(['fd00:6::1-fd00:6::ff']), index)).toEqual({ uid: expect.any(String), allowed: true });
+  });
+});
+
+describe('ratcheting a pair that was already broken', () => {
+  /** `pool-a` (IPv4, 191 addresses) already paired with a 100-address IPv6 pool. */
+  const smallV6 = () => {
+    const v6 = storedV6();
+    v6.spec.ips = ['fd00:6::1-fd00:6::64'];
+    return v6;
+  };
+
+  it('the IPv4 side may shrink (still over capacity): allowed with a warning', () => {
+    const input = loadReview('pool-update-pair-v4-grown');
+    input.request.object.spec.ips = ['10.6.0.10-10.6.0.159']; // 150
+    const response = review(input, indexOf(smallV6()));
+    expect(response.allowed).toBe(true);
+    expect(response.warnings).toEqual([expect.stringMatching(/^spec\.ips: let through, as it was so before this update and is not made worse: holds 150 addresses .*more than the 100/)]);
+  });
+
+  it('other fields may change: allowed with a warning', () => {
+    const input = loadReview('pool-update-pair-v4-grown');
+    input.request.object.spec.ips = input.request.oldObject.spec.ips;
+    expect(review(input, indexOf(smallV6())).allowed).toBe(true);
+  });
+
+  it('the IPv4 side may not grow', () => {
+    expect(refusedFields(loadReview('pool-update-pair-v4-grown'), indexOf(smallV6()))).toEqual(['spec.ips']);
+  });
+
+  it('re-pairing with another pool is judged afresh', () => {
+    const other = smallV6();
+    other.metadata.name = 'pool-b-v6';
+    delete other.metadata.annotations['ipam.spidernet.io/pair-pool'];
+    const input = loadReview('pool-update-pair-v4-grown');
+    input.request.object.spec.ips = input.request.oldObject.spec.ips;
+    input.request.object.metadata.annotations['ipam.spidernet.io/pair-pool'] = 'pool-b-v6';
+    expect(refusedFields(input, indexOf(smallV6(), other))).toEqual(['spec.ips']);
+  });
+});
