@@ -16,13 +16,25 @@ export interface ServerSpec {
   title: string;
   command: string;
   args: string[];
+  /** Environment of the process; the parent's when absent. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The parent's environment without any way to a cluster (no `KUBECONFIG`, no in-cluster
+ * variables, `HOME` in `home`), so the webhook runs as a local `npm start` without a
+ * cluster does, whatever the machine has in `~/.kube`: no SpiderIPPool cache.
+ */
+function withoutCluster(home: string): NodeJS.ProcessEnv {
+  const { KUBECONFIG: _kubeconfig, KUBERNETES_SERVICE_HOST: _host, KUBERNETES_SERVICE_PORT: _port, ...env } = process.env;
+  return { ...env, HOME: home };
 }
 
 /**
  * `webhook` is started as `npm start` starts it (`serve --host 127.0.0.1`, log level
- * info, one JSON log line per review) but on port 0 and without npm in between, so the
- * process measured is the server itself; its log goes to a file, as a container's stdout
- * ends up on disk.
+ * info, one JSON log line per review) but on port 0, without npm in between (the process
+ * measured is the server itself) and without a cluster; its log goes to a file, as a
+ * container's stdout ends up on disk.
  */
 export function serverSpecs(repoDir: string, certDir: string, goBinary: string, extraNodeArgs: string[] = []): ServerSpec[] {
   return [
@@ -31,6 +43,7 @@ export function serverSpecs(repoDir: string, certDir: string, goBinary: string, 
       title: 'this webhook',
       command: process.execPath,
       args: [...extraNodeArgs, join(repoDir, 'dist/cli/main.js'), 'serve', '--host', '127.0.0.1', '--port', '0', '--cert-dir', certDir],
+      env: withoutCluster(certDir),
     },
     { id: 'ceiling', title: 'Node ceiling', command: process.execPath, args: [join(repoDir, 'dist-bench/bench/node-ceiling.js'), certDir] },
     { id: 'go', title: 'Go reference', command: goBinary, args: ['-cert-dir', certDir] },
@@ -81,7 +94,7 @@ export async function startBenchServer(spec: ServerSpec, logDir: string, ca: Buf
   const logFile = join(logDir, `${spec.id}.log`);
   const fd = openSync(logFile, 'w');
   const started = performance.now();
-  const child = spawn(spec.command, spec.args, { stdio: ['ignore', fd, fd] });
+  const child = spawn(spec.command, spec.args, { stdio: ['ignore', fd, fd], env: spec.env ?? process.env });
   closeSync(fd);
   const stop = async () => {
     const done = exited(child);
