@@ -205,8 +205,8 @@ program
   )
   .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
   .option('--ca-file <file>', 'CA certificate that signed the serving certificate (written by certs)', `${DEPLOY_TLS_DIR}/ca.crt`)
-  .option('--service <name>', 'Service the API server calls', DEFAULT_SERVICE_NAME)
-  .option('--namespace <namespace>', 'namespace of the Service', DEFAULT_NAMESPACE)
+  .option('--service <name>', "Service the API server calls (default: the manifest's)")
+  .option('--namespace <namespace>', "namespace of the Service (default: the manifest's)")
   .option('--url <url>', 'call the webhook at https://HOST:PORT instead of the Service (a webhook outside the cluster)')
   .option('--manifest <file>', 'YAML holding the ValidatingWebhookConfiguration, e.g. kubectl kustomize output of an overlay (default: the one in deploy/)')
   .action(async (opts) => {

@@ -55,9 +55,10 @@ export type WebhookConfiguration = Pick<WebhookManifest, 'apiVersion' | 'kind' |
 /**
  * Where the API server calls the webhook: the in-cluster Service (as `deploy/` installs
  * it), or a URL (`clientConfig.url`, for a webhook outside the cluster such as the e2e
- * tests' process on 127.0.0.1).
+ * tests' process on 127.0.0.1). A Service name or namespace left undefined keeps the
+ * manifest's (an overlay's `namespace:` or `namePrefix` is already in its rendered output).
  */
-export type WebhookTarget = { service: { name: string; namespace: string } } | { url: string };
+export type WebhookTarget = { service: { name?: string | undefined; namespace?: string | undefined } } | { url: string };
 
 /**
  * Reads and checks the webhook manifest.
@@ -108,11 +109,16 @@ function webhookBaseUrl(url: string): string {
   return parsed.href.replace(/\/+$/, '');
 }
 
+/** `fields` without its undefined entries, so spreading it never erases a value. */
+function definedOnly<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
 /**
  * The object to apply: `manifest` with each webhook's `clientConfig` set to `target` and
  * `caBundle` (base64 of the CA's PEM). For a URL target the webhook's path from the
  * manifest is appended (`https://127.0.0.1:8443` → `https://127.0.0.1:8443/validate-configmap`);
- * for a Service only its name and namespace change. Pure.
+ * for a Service only the name and namespace given in `target` change. Pure.
  *
  * @throws Error when a URL target is not an `https://` URL without user, query or fragment.
  */
@@ -124,7 +130,7 @@ export function webhookConfigurationFor(manifest: WebhookManifest, target: Webho
       const { service } = webhook.clientConfig;
       const clientConfig: ClientConfig =
         'service' in target
-          ? { service: { ...service, ...target.service }, caBundle }
+          ? { service: { ...service, ...definedOnly(target.service) }, caBundle }
           : { url: `${base}${service.path}`, caBundle };
       return { ...webhook, clientConfig };
     }),

@@ -49,6 +49,18 @@ describe('webhookConfigurationFor', () => {
     });
   });
 
+  it("keeps an overlay's Service when --service and --namespace are not given", () => {
+    const overlay = {
+      ...shipped,
+      webhooks: shipped.webhooks.map((w) => ({ ...w, clientConfig: { service: { ...w.clientConfig.service, name: 'prod-hook', namespace: 'infra' } } })),
+    };
+    const services = (target: { name?: string; namespace?: string }) =>
+      webhookConfigurationFor(overlay, { service: target }, CA_BUNDLE).webhooks.map((w) => 'service' in w.clientConfig && w.clientConfig.service);
+    expect(services({})).toEqual(overlay.webhooks.map((w) => w.clientConfig.service));
+    expect(services({ namespace: 'other' }).map((s) => s && [s.name, s.namespace])).toEqual([['prod-hook', 'other'], ['prod-hook', 'other']]);
+    expect(services({ name: 'hook', namespace: undefined }).map((s) => s && [s.name, s.namespace])).toEqual([['hook', 'infra'], ['hook', 'infra']]);
+  });
+
   it('points every webhook at another Service, keeping path and port', () => {
     const result = webhookConfigurationFor(shipped, { service: { name: 'hook', namespace: 'infra' } }, CA_BUNDLE);
     expect(result.webhooks.map((w) => w.clientConfig)).toEqual([
