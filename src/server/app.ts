@@ -183,9 +183,10 @@ const bodyErrors: ErrorRequestHandler = (err: { status?: number; type?: string }
 /**
  * The express application: `POST /validate-spiderippool` and `POST /validate-configmap`
  * (HTTP 200 with the response AdmissionReview; 4xx with a `Status` for a malformed or
- * unauthenticated request, 429 when bodies waited too long for room, see `admitBody`), `GET /healthz` and `/livez` (always 200), `GET /readyz` (200
- * when every check passes, else 503; `?verbose` lists them) and `GET /metrics`
- * (Prometheus text). TLS and listening are `startServer`'s (serve.ts).
+ * unauthenticated request, 429 for one that waited too long for room, see `admitBody`),
+ * `GET /healthz` and `/livez` (always 200), `GET /readyz` (200 when every check passes,
+ * else 503; `?verbose` lists them) and `GET /metrics` (Prometheus text). TLS and
+ * listening are `startServer`'s (serve.ts).
  */
 export function createApp({
   review,
