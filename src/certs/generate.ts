@@ -70,6 +70,9 @@ export function serviceDnsNames(serviceName: string, namespace: string): string[
   return [serviceName, base, `${base}.svc`, `${base}.svc.cluster.local`];
 }
 
+/** RFC 5280 §4.1.2.5: GeneralizedTime ends at 9999-12-31T23:59:59Z; later dates cannot be written. */
+const LAST_X509_TIME = Date.UTC(9999, 11, 31, 23, 59, 59);
+
 function validityDaysOf(opts: CertificateOptions): number {
   const days = opts.validityDays ?? DEFAULT_VALIDITY_DAYS;
   if (!Number.isInteger(days) || days < 1) {
@@ -152,6 +155,9 @@ export async function generateCertificates(
   const days = validityDaysOf(opts);
   const now = Date.now();
   const validity = { notBeforeDate: new Date(now - CLOCK_SKEW_MS), notAfterDate: new Date(now + days * DAY_MS) };
+  if (!(validity.notAfterDate.getTime() <= LAST_X509_TIME)) {
+    throw new Error(`invalid validityDays ${days}: the certificate would end after 9999-12-31, the last date X.509 can encode`);
+  }
 
   let authority: CertificateAuthority;
   if (ca) {

@@ -152,6 +152,10 @@ describe('generateCertificates', () => {
     await expect(generateCertificates({ ...base, extraIpAddresses: ['256.0.0.1'] })).rejects.toThrow(/extra IP address/);
     await expect(generateCertificates({ ...base, validityDays: 0 })).rejects.toThrow(/validityDays/);
     await expect(generateCertificates({ ...base, validityDays: 1.5 })).rejects.toThrow(/validityDays/);
+    // Past 9999-12-31 the dates cannot be encoded (found: openssl read "Bad time value").
+    for (const days of [3_000_000, 99_999_999_999]) {
+      await expect(generateCertificates({ ...base, validityDays: days })).rejects.toThrow(/after 9999-12-31/);
+    }
   });
 
   describe('with an existing CA', () => {
