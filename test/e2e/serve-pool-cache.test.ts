@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WEBHOOK_PATHS } from '../../src/defaults.js';
-import { FakeApiServer, kubeConfigFor } from '../cluster/fake-api-server.js';
+import { FakePoolApiServer, kubeConfigFor } from '../cluster/fake-api-server.js';
 import { loadPool } from '../fixtures/load.js';
 import { httpsCall } from './https-call.js';
 
@@ -63,7 +63,7 @@ async function stop(served: Served | undefined): Promise<number | null> {
 
 let workDir: string;
 let served: Served | undefined;
-let api: FakeApiServer | undefined;
+let api: FakePoolApiServer | undefined;
 
 beforeEach(async () => {
   workDir = await mkdtemp(path.join(tmpdir(), 'webhook-pool-cache-'));
@@ -79,7 +79,7 @@ afterEach(async () => {
 
 describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', () => {
   it('lists the pools, reports the sync in /readyz, and refuses a pair over capacity', async () => {
-    api = new FakeApiServer();
+    api = new FakePoolApiServer();
     api.lists = [{ status: 200, items: [loadPool('pool-a-v6')], resourceVersion: '10' }];
     const kubeconfig = path.join(workDir, 'kubeconfig');
     await writeFile(kubeconfig, kubeConfigFor(await api.start()).exportConfig());
@@ -102,7 +102,7 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
   }, 30_000);
 
   it('stays ready while the API server is unreachable, and skips the pair checks with a warning', async () => {
-    api = new FakeApiServer();
+    api = new FakePoolApiServer();
     api.lists = [{ status: 503 }];
     const kubeconfig = path.join(workDir, 'kubeconfig');
     await writeFile(kubeconfig, kubeConfigFor(await api.start()).exportConfig());
@@ -121,7 +121,7 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
   }, 30_000);
 
   it('exits on SIGTERM even while a watch waits for a hung API server', async () => {
-    api = new FakeApiServer();
+    api = new FakePoolApiServer();
     api.lists = [{ status: 200, items: [] }];
     api.holdWatchHeaders = true;
     const kubeconfig = path.join(workDir, 'kubeconfig');
