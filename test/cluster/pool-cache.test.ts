@@ -43,7 +43,7 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     api.lists = [{ status: 200, items: [pool('pool-a-v6', '5', 'pool-a')], resourceVersion: '7' }];
     const url = await api.start();
     cache = startPoolCache(kubeConfigFor(url), { logger });
-    expect(cache.pools.unavailable()).toMatch(/has not synced/); // the review path never waits for the list
+    expect(cache.pools.unavailable()).toBe(NOT_SYNCED_REASON); // the review path never waits for the list
     await until(() => cache!.pools.hasSynced(), 'synced');
     expect(cache.pools.unavailable()).toBeUndefined();
     expect(cache.pools.get('pool-a-v6')?.metadata.name).toBe('pool-a-v6');

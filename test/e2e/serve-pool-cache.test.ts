@@ -9,6 +9,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NO_CLUSTER_REASON } from '../../src/admission/review.js';
+import { NOT_SYNCED_REASON } from '../../src/cluster/pool-index.js';
 import { WEBHOOK_PATHS } from '../../src/defaults.js';
 import { FakePoolApiServer, kubeConfigFor } from '../cluster/fake-api-server.js';
 import { loadPool } from '../fixtures/load.js';
@@ -90,6 +92,8 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     const metrics = await call(served, 'GET', '/metrics');
     expect(metrics.body).toContain('spiderpool_iaas_webhook_pool_cache_synced 1\n');
     expect(metrics.body).toContain('spiderpool_iaas_webhook_pool_cache_pools 1\n');
+    expect(metrics.body).toMatch(/^spiderpool_iaas_webhook_pool_cache_last_sync_timestamp_seconds [1-9][0-9.e+]*$/m);
+    expect(metrics.body).toContain('spiderpool_iaas_webhook_pool_cache_errors_total{operation="watch"} 0\n');
 
     const grown = JSON.parse((await call(served, 'POST', WEBHOOK_PATHS.spiderIPPool, await fixture('pool-update-pair-v4-grown'))).body);
     expect(grown.response.allowed).toBe(false);
@@ -116,7 +120,7 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     expect((await call(served, 'GET', '/metrics')).body).toContain('spiderpool_iaas_webhook_pool_cache_synced 0\n');
     const answer = JSON.parse((await call(served, 'POST', WEBHOOK_PATHS.spiderIPPool, await fixture('pool-update-pair-v4-grown'))).body);
     expect(answer.response.allowed).toBe(true);
-    expect(answer.response.warnings).toEqual([expect.stringContaining('dual-stack pair checks against other pools were skipped (the SpiderIPPool cache has not synced with the API server yet)')]);
+    expect(answer.response.warnings).toEqual([expect.stringContaining(`dual-stack pair checks against other pools were skipped (${NOT_SYNCED_REASON})`)]);
     await expect(stop(served)).resolves.toBe(0);
   }, 30_000);
 
@@ -137,7 +141,7 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     await expect(call(served, 'GET', '/readyz?verbose')).resolves.toMatchObject({ status: 200, body: expect.not.stringContaining('pool-cache') });
     expect((await call(served, 'GET', '/metrics')).body).not.toContain('pool_cache');
     const answer = JSON.parse((await call(served, 'POST', WEBHOOK_PATHS.spiderIPPool, await fixture('pool-create-pair-v4'))).body);
-    expect(answer.response.warnings).toEqual([expect.stringContaining('skipped (no cluster connection, so other SpiderIPPools are not known)')]);
+    expect(answer.response.warnings).toEqual([expect.stringContaining(`skipped (${NO_CLUSTER_REASON})`)]);
     await expect(stop(served)).resolves.toBe(0);
   }, 30_000);
 
