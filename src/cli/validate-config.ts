@@ -1,48 +1,91 @@
-import { parseAllDocuments } from 'yaml';
+import { isMap, parseAllDocuments, type Document } from 'yaml';
+import { escapeUnprintable, truncate } from '../field/quote.js';
 import { ConfigMapSchema, validateSpiderpoolConfigMap } from '../rules/configmap.js';
 import type { CommandResult } from './review-file.js';
+
+type ParsedDocument = ReturnType<typeof parseAllDocuments>[number];
+
+/** How many aliases a manifest may expand, as in `conf.yml` reading (a billion-laughs guard). */
+const MAX_ALIAS_COUNT = 100;
 
 /**
  * `validate-config`: checks a `conf.yml`, or a manifest holding Spiderpool's ConfigMap, with
  * the same rule and the same message as the webhook (as if the ConfigMap were applied).
  *
- * A text with a document of `kind: ConfigMap` is a manifest: the ConfigMap named
- * `configMapName` is checked. Any other text is taken as `conf.yml` itself.
+ * A text with a document that has top-level `apiVersion` and `kind` is a manifest (as
+ * `kubectl apply -f` reads it): every ConfigMap named `configMapName`, also inside a
+ * `kind: List` (what `kubectl get -o yaml` prints for several objects), is checked. Any
+ * other text is taken as `conf.yml` itself.
  *
  * @returns exit code 0 when Spiderpool would start (warnings on stderr as kubectl prints
- *   them), 1 with the webhook's message on stderr when it would not, 2 when a manifest has
- *   no such ConfigMap.
+ *   them), 1 with the webhook's message on stderr when it would not, 2 when a manifest is
+ *   not valid YAML (kubectl would refuse it before any webhook) or has no such ConfigMap.
  */
 export function validateConfigText(text: string, configMapName: string): CommandResult {
-  const configMaps = parseAllDocuments(text)
-    .map(toPlainObject)
-    .filter((obj) => (obj as { kind?: unknown } | null)?.kind === 'ConfigMap');
-  let configMap: unknown;
-  if (configMaps.length === 0) {
-    configMap = { metadata: { name: configMapName }, data: { 'conf.yml': text } };
-  } else {
-    configMap = configMaps.find((cm) => (cm as { metadata?: { name?: unknown } }).metadata?.name === configMapName);
-    if (configMap === undefined) {
-      return { exitCode: 2, stdout: '', stderr: `error: the manifest has no ConfigMap named ${JSON.stringify(configMapName)}\n` };
-    }
+  const documents = parseAllDocuments(text);
+  if (!documents.some(isManifestDocument)) {
+    return check({ metadata: { name: configMapName }, data: { 'conf.yml': text } }, configMapName);
   }
+  const objects: unknown[] = [];
+  for (const doc of documents) {
+    const problem = doc.errors[0]?.message ?? toObjects(doc, objects);
+    if (problem !== undefined) return usageError(`the manifest is not valid YAML: ${escapeUnprintable(truncate(firstLine(problem)))}`);
+  }
+  const configMaps = objects.filter((o) => kindOf(o) === 'ConfigMap' && (o as { metadata?: { name?: unknown } }).metadata?.name === configMapName);
+  if (configMaps.length === 0) return usageError(`the manifest has no ConfigMap named ${JSON.stringify(configMapName)}`);
+  const results = configMaps.map((configMap) => check(configMap, configMapName));
+  return {
+    exitCode: Math.max(...results.map((r) => r.exitCode)) as CommandResult['exitCode'],
+    stdout: results.map((r) => r.stdout).join(''),
+    stderr: results.map((r) => r.stderr).join(''),
+  };
+}
+
+/** Whether `doc`'s top level is a mapping with `apiVersion` and `kind`, even if it has errors. */
+function isManifestDocument(doc: ParsedDocument): boolean {
+  return isMap(doc.contents) && doc.contents.has('apiVersion') && doc.contents.has('kind');
+}
+
+/**
+ * Appends the objects of `doc` (the items of a `List`, else the document) to `objects`.
+ *
+ * @returns the reason when the document cannot be turned into data (an unresolved alias,
+ *   too many aliases), else `undefined`.
+ */
+function toObjects(doc: Document.Parsed, objects: unknown[]): string | undefined {
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (e) {
+    return (e as Error).message;
+  }
+  const items = (value as { items?: unknown } | null)?.items;
+  if (kindOf(value)?.endsWith('List') && Array.isArray(items)) objects.push(...items);
+  else objects.push(value);
+  return undefined;
+}
+
+/** The `yaml` package's messages end with a code frame on further lines; a CLI error is one line. */
+function firstLine(message: string): string {
+  return message.split('\n', 1)[0]!.trim();
+}
+
+function kindOf(value: unknown): string | undefined {
+  const kind = (value as { kind?: unknown } | null)?.kind;
+  return typeof kind === 'string' ? kind : undefined;
+}
+
+function usageError(message: string): CommandResult {
+  return { exitCode: 2, stdout: '', stderr: `error: ${message}\n` };
+}
+
+/** The webhook's decision on one ConfigMap, as the command prints it. */
+function check(configMap: unknown, configMapName: string): CommandResult {
   const parsed = ConfigMapSchema.safeParse(configMap);
-  if (!parsed.success) {
-    return { exitCode: 2, stdout: '', stderr: `error: not a ConfigMap: ${parsed.error.issues[0]!.message}\n` };
-  }
+  if (!parsed.success) return usageError(`not a ConfigMap: ${parsed.error.issues[0]!.message}`);
   const verdict = validateSpiderpoolConfigMap(parsed.data, configMapName);
   const warnings = (verdict.warnings ?? []).map((w) => `Warning: ${w}\n`).join('');
   return verdict.allowed
     ? { exitCode: 0, stdout: `ConfigMap ${JSON.stringify(configMapName)}: conf.yml is valid\n`, stderr: warnings }
     : { exitCode: 1, stdout: '', stderr: `${warnings}${verdict.status!.message}\n` };
-}
-
-/** A manifest document as plain data; `undefined` for one that does not parse or resolve. */
-function toPlainObject(doc: ReturnType<typeof parseAllDocuments>[number]): unknown {
-  if (doc.errors.length > 0) return undefined;
-  try {
-    return doc.toJS({ maxAliasCount: 100 });
-  } catch {
-    return undefined; // e.g. an unresolved alias: then it is no usable ConfigMap either
-  }
 }

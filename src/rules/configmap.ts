@@ -4,7 +4,7 @@
  * `iaasNetworkProvider.httpRequestTimeout` is fatal). Other ConfigMaps are allowed untouched.
  */
 import { z } from 'zod';
-import { stringMap } from '../admission/containers.js';
+import { stringEntries } from '../admission/containers.js';
 import { allowed, denied, invalidStatus, type GroupKind } from '../admission/response.js';
 import type { AdmissionRequest, Verdict } from '../admission/schema.js';
 import type { Validator } from '../admission/validator.js';
@@ -21,7 +21,7 @@ export const ConfigMapSchema = z.object({
     name: z.string().optional(),
     namespace: z.string().optional(),
   }),
-  data: stringMap().nullish(),
+  data: stringEntries([CONF_YML_KEY]).nullish(),
 });
 export type ConfigMap = z.infer<typeof ConfigMapSchema>;
 

@@ -5,7 +5,7 @@
  * field, present or future, is ignored.
  */
 import { z } from 'zod';
-import { listOf, stringMap } from '../admission/containers.js';
+import { listOf, stringEntries } from '../admission/containers.js';
 import type { GroupKind } from '../admission/response.js';
 import { quoteShown } from '../field/quote.js';
 import type { IPVersion } from '../ip/ranges.js';
@@ -20,6 +20,10 @@ export const PARENT_NIC_ANNOTATION = 'ipam.spidernet.io/parent-nic';
 /** Names the other pool of a dual-stack pair (one IPv4, one IPv6). */
 export const PAIR_POOL_ANNOTATION = 'ipam.spidernet.io/pair-pool';
 
+/** The annotations the rules read; the schema reads no others. */
+const POOL_ANNOTATIONS = [IAAS_PROVIDER_ANNOTATION, PARENT_NIC_ANNOTATION, PAIR_POOL_ANNOTATION] as const;
+export type PoolAnnotation = (typeof POOL_ANNOTATIONS)[number];
+
 /** `metadata.annotations[<key>]`, the field path Kubernetes writes for an annotation. */
 export const annotationField = (key: string): string => `metadata.annotations[${key}]`;
 
@@ -27,7 +31,7 @@ export const annotationField = (key: string): string => `metadata.annotations[${
 export const SpiderIPPoolSchema = z.object({
   metadata: z.object({
     name: z.string().optional(),
-    annotations: stringMap().nullish(),
+    annotations: stringEntries(POOL_ANNOTATIONS).nullish(),
   }),
   spec: z
     .object({
@@ -46,7 +50,7 @@ export const SpiderIPPoolSchema = z.object({
 export type SpiderIPPool = z.infer<typeof SpiderIPPoolSchema>;
 
 /** The value of annotation `key`, or `undefined` when the pool does not carry it. */
-export function annotation(pool: SpiderIPPool, key: string): string | undefined {
+export function annotation(pool: SpiderIPPool, key: PoolAnnotation): string | undefined {
   return pool.metadata.annotations?.[key];
 }
 

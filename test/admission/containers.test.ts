@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listOf, stringMap } from '../../src/admission/containers.js';
+import { listOf, stringEntries } from '../../src/admission/containers.js';
 
 describe('listOf', () => {
   const list = listOf(z.string());
@@ -27,23 +27,33 @@ describe('listOf', () => {
   });
 });
 
-describe('stringMap', () => {
-  const map = stringMap();
+describe('stringEntries', () => {
+  const entries = stringEntries(['conf.yml', 'other']);
 
-  it('decodes an object of strings', () => {
-    expect(map.parse({ a: 'x', 'conf.yml': 'y' })).toEqual({ a: 'x', 'conf.yml': 'y' });
+  it('keeps only the listed keys that are present', () => {
+    expect(entries.parse({ 'conf.yml': 'y', unrelated: 'z' })).toEqual({ 'conf.yml': 'y' });
+    expect(entries.parse({})).toEqual({});
   });
 
-  it('reports only the first key whose value is not a string', () => {
-    const object = Object.fromEntries([['ok', 'x'], ...Array.from({ length: 100_000 }, (_, i) => [`k${i}`, i])]);
-    const issues = map.safeParse(object).error!.issues;
+  it('neither checks nor copies other keys, however many or wrong', () => {
+    const object = Object.fromEntries([['conf.yml', 'x'], ...Array.from({ length: 100_000 }, (_, i) => [`k${i}`, i])]);
+    expect(entries.parse(object)).toEqual({ 'conf.yml': 'x' });
+  });
+
+  it('refuses a listed key whose value is not a string, at that key', () => {
+    const issues = entries.safeParse({ other: 'x', 'conf.yml': 3 }).error!.issues;
     expect(issues).toHaveLength(1);
-    expect(issues[0]!.path).toEqual(['k0']);
+    expect(issues[0]).toMatchObject({ path: ['conf.yml'], message: z.string().safeParse(3).error!.issues[0]!.message });
+  });
+
+  it('reads own keys only, never the prototype', () => {
+    expect(stringEntries(['toString']).parse({})).toEqual({});
+    expect(stringEntries(['conf.yml']).parse(Object.create({ 'conf.yml': 'inherited' }))).toEqual({});
   });
 
   it('refuses a non-object as z.record does', () => {
     for (const value of ['a', 1, null, ['x']]) {
-      expect(map.safeParse(value).error!.issues).toEqual(z.record(z.string(), z.string()).safeParse(value).error!.issues);
+      expect(entries.safeParse(value).error!.issues).toEqual(z.record(z.string(), z.string()).safeParse(value).error!.issues);
     }
   });
 });

@@ -61,6 +61,45 @@ describe('validate-config', () => {
     });
   });
 
+  const configMapYaml = (name: string, timeout: string) =>
+    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: kube-system\ndata:\n  conf.yml: |\n${conf(timeout).replace(/^/gm, '    ')}`;
+
+  it('checks ConfigMaps inside a List, as kubectl get -o yaml prints several objects', () => {
+    const list = `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: other
+  data:
+    conf.yml: |
+      iaasNetworkProvider:
+        serverUrl: http://p:80
+        httpRequestTimeout: 500s
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: spiderpool-conf
+    namespace: kube-system
+  data:
+    conf.yml: |
+      iaasNetworkProvider:
+        serverUrl: http://p:80
+        httpRequestTimeout: 500s
+`;
+    const result = validateConfigText(list, 'spiderpool-conf');
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/^ConfigMap "spiderpool-conf" is invalid: .*Invalid value: "500s"/);
+  });
+
+  it('exits 2, not "valid", for a manifest that is not valid YAML', () => {
+    const duplicateName = configMapYaml('spiderpool-conf', '500s').replace('  name: spiderpool-conf\n', '  name: spiderpool-conf\n  name: spiderpool-conf\n');
+    expect(validateConfigText(duplicateName, 'spiderpool-conf')).toMatchObject({ exitCode: 2, stdout: '', stderr: expect.stringMatching(/^error: the manifest is not valid YAML: Map keys must be unique[^\n]*\n$/) });
+    const aliases = `${configMapYaml('spiderpool-conf', '50s')}  x: &a [1]\n  y: [${Array(120).fill('*a').join(',')}]\n`.replace(/  x: /, 'extra:\n  x: ');
+    expect(validateConfigText(aliases, 'spiderpool-conf')).toMatchObject({ exitCode: 2, stderr: expect.stringMatching(/^error: the manifest is not valid YAML: .*alias/i) });
+  });
+
   it('prints warnings as kubectl does and still exits 0', () => {
     const result = validateConfigText(conf('100s', '""'), 'spiderpool-conf');
     expect(result.exitCode).toBe(0);

@@ -1,0 +1,40 @@
+/**
+ * In-process micro-benchmarks (tinybench) of the pure core: `reviewAdmission` per review
+ * (the body already parsed, as the server hands it over) and `parseGoDuration` per
+ * value. Run as its own process by run.ts; prints one JSON object on stdout.
+ */
+import { Bench } from 'tinybench';
+import { parseGoDuration, reviewAdmission } from '../src/index.js';
+import { benchBodies } from './bodies.js';
+
+export interface MicroResult {
+  name: string;
+  /** Mean and 99th percentile time per call, microseconds. */
+  meanUs: number;
+  p99Us: number;
+  samples: number;
+}
+
+/** Values as written in real `conf.yml` files, plus the longest form Go prints. */
+const DURATIONS = ['50s', '1m30s', '1.5m', '500ms', '1h2m3.456789s'];
+
+const timeMs = Number(process.argv[2] ?? 500);
+const bench = new Bench({ time: timeMs, warmupTime: Math.min(200, timeMs) });
+for (const body of benchBodies()) {
+  const review: unknown = JSON.parse(body.json);
+  bench.add(`reviewAdmission (${body.id}) ${body.title}`, () => {
+    reviewAdmission(review);
+  });
+}
+for (const value of DURATIONS) {
+  bench.add(`parseGoDuration("${value}")`, () => {
+    parseGoDuration(value);
+  });
+}
+await bench.run();
+const results: MicroResult[] = bench.tasks.map((task) => {
+  const result = task.result;
+  if (result.state !== 'completed') throw new Error(`${task.name}: ${result.state}`);
+  return { name: task.name, meanUs: result.latency.mean * 1000, p99Us: result.latency.p99 * 1000, samples: result.latency.samplesCount };
+});
+process.stdout.write(JSON.stringify(results) + '\n');

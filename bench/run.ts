@@ -1,0 +1,280 @@
+/**
+ * `npm run bench`: this webhook, the bare `node:https` ceiling and the controller-runtime
+ * Go reference, driven side by side over HTTPS keep-alive on 127.0.0.1 by a separate
+ * load-generator process (loadgen.ts), with the bodies of bodies.ts.
+ *
+ * Each round starts the three servers afresh (start-to-ready is measured then), checks
+ * that every server answers every body correctly, and measures every figure on all three
+ * in rotating order (A B C, B C A, C A B, ...) so that a noisy neighbour hurts all three
+ * alike; ratios are taken within a round.
+ *
+ * Flags: `--quick` (seconds-long smoke run: one short round; fails only on a wrong
+ * answer, never on timing), `--compare` (against bench/results/baseline.json; exit 1 when
+ * a figure is more than 10% worse), `--save-baseline`, `--rounds N`, `--profile` (see
+ * profile.ts).
+ */
+import { execFileSync, fork, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { benchBodies, nearLimitBody, type BenchBody } from './bodies.js';
+import type { LoadJob, PacedResult, ThroughputResult } from './loadgen.js';
+import type { MicroResult } from './micro.js';
+import { profileWebhook } from './profile.js';
+import { compare, comparisonText, resultsTable, targetsTable } from './report.js';
+import { CONNECTIONS, type BenchResults, type BodyResults, type PerServer } from './results.js';
+import { serverSpecs, startBenchServer, type BenchServer, type ServerId } from './servers.js';
+
+const REPO_DIR = new URL('../../', import.meta.url).pathname;
+const RESULTS_DIR = join(REPO_DIR, 'bench/results');
+const GO_DIR = join(REPO_DIR, 'bench/go-reference');
+const GO_BINARY = join(GO_DIR, 'go-reference');
+
+/** How long each measurement lasts; the full run takes a few minutes, the quick one seconds. */
+const PLAN = {
+  // Three rounds, so that the median is a middle round and one disturbed round does not move it.
+  full: { rounds: 3, throughputS: 1.5, warmupS: 0.5, latencyS: 2, rate: 500, rateLarge: 25, settleMs: 1000, microMs: 500 },
+  quick: { rounds: 1, throughputS: 0.3, warmupS: 0, latencyS: 0.6, rate: 200, rateLarge: 10, settleMs: 200, microMs: 100 },
+};
+type Plan = (typeof PLAN)['full'];
+
+/** Builds the Go reference unless a binary built from the same sources is there. */
+function buildGoReference(): string {
+  const hash = createHash('sha256');
+  for (const file of ['go.mod', 'go.sum', 'main.go']) hash.update(readFileSync(join(GO_DIR, file)));
+  const digest = hash.digest('hex');
+  const stamp = `${GO_BINARY}.sha256`;
+  if (existsSync(GO_BINARY) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest) return goVersion();
+  console.error('building the Go reference (first time: downloads controller-runtime through the module proxy)...');
+  execFileSync('go', ['build', '-trimpath', '-o', GO_BINARY, '.'], { cwd: GO_DIR, stdio: 'inherit' });
+  writeFileSync(stamp, digest);
+  return goVersion();
+}
+
+function goVersion(): string {
+  return execFileSync('go', ['env', 'GOVERSION'], { encoding: 'utf8' }).trim();
+}
+
+/** A CA and a serving certificate for 127.0.0.1, made by the webhook's own `certs` command. */
+function makeCertificates(dir: string): Buffer {
+  const certs = spawnSync(process.execPath, [join(REPO_DIR, 'dist/cli/main.js'), 'certs', '--out', dir, '--ip', '127.0.0.1', '--dns-name', 'localhost'], {
+    encoding: 'utf8',
+  });
+  if (certs.status !== 0) throw new Error(`certs failed: ${certs.stderr}`);
+  return readFileSync(join(dir, 'ca.crt'));
+}
+
+/** The load generator process and a function to run one job on it. */
+function startLoadGenerator(certDir: string): { run<R>(job: LoadJob): Promise<R>; child: ChildProcess } {
+  const child = fork(join(REPO_DIR, 'dist-bench/bench/loadgen.js'), [certDir], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  let queue = Promise.resolve();
+  const run = <R>(job: LoadJob): Promise<R> => {
+    const next = queue.then(
+      () =>
+        new Promise<R>((resolve, reject) => {
+          const exited = (code: number | null) => reject(new Error(`the load generator exited (${code}) during ${job.op} of body (${job.bodyId})`));
+          child.once('exit', exited);
+          child.once('message', (m: { ok: boolean; result?: R; error?: string }) => {
+            child.off('exit', exited);
+            if (m.ok) resolve(m.result!);
+            else reject(new Error(m.error));
+          });
+          child.send(job);
+        }),
+    );
+    queue = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    return next;
+  };
+  return { run, child };
+}
+
+/** One POST of `body`, answered with the HTTP status and the parsed body (when 200). */
+function post(port: number, body: BenchBody, ca: Buffer): Promise<{ status: number; review?: any }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      { host: '127.0.0.1', port, path: body.path, method: 'POST', ca, agent: false, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          resolve(status === 200 ? { status, review: JSON.parse(Buffer.concat(chunks).toString('utf8')) } : { status });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body.json);
+  });
+}
+
+/**
+ * Checks that `server` answers `body` as it should: HTTP 200, `response.uid` echoed,
+ * `allowed` as expected (the ceiling allows everything), a denial with code 422.
+ *
+ * @throws Error naming the server, the body and what was wrong.
+ */
+async function checkAnswer(server: BenchServer, body: BenchBody, ca: Buffer): Promise<void> {
+  const { status, review } = await post(server.port, body, ca);
+  const expectAllowed = server.spec.id === 'ceiling' ? true : body.expectAllowed;
+  const response = review?.response;
+  const problem =
+    status !== 200
+      ? `HTTP ${status}`
+      : response?.uid !== body.uid
+        ? `response.uid ${JSON.stringify(response?.uid)}, expected ${JSON.stringify(body.uid)}`
+        : response.allowed !== expectAllowed
+          ? `allowed ${response.allowed}, expected ${expectAllowed}`
+          : !expectAllowed && response.status?.code !== 422
+            ? `denial code ${response.status?.code}, expected 422`
+            : undefined;
+  if (problem) throw new Error(`${server.spec.title} answered body (${body.id}) ${body.title} wrongly: ${problem}`);
+}
+
+/** `items` rotated left by `n`: the order the servers take turns in. */
+function rotate<T>(items: readonly T[], n: number): T[] {
+  const k = n % items.length;
+  return [...items.slice(k), ...items.slice(0, k)];
+}
+
+const perServer = (): PerServer => ({ webhook: [], ceiling: [], go: [] });
+
+async function main(): Promise<void> {
+  const { values: flags } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      compare: { type: 'boolean', default: false },
+      'save-baseline': { type: 'boolean', default: false },
+      rounds: { type: 'string' },
+      profile: { type: 'boolean', default: false },
+    },
+  });
+  if (flags.rounds !== undefined && !/^[1-9][0-9]*$/.test(flags.rounds)) throw new Error(`--rounds must be a positive whole number, not ${flags.rounds}`);
+  const plan: Plan = flags.quick ? PLAN.quick : { ...PLAN.full, rounds: flags.rounds ? Number(flags.rounds) : PLAN.full.rounds };
+  const work = mkdtempSync(join(tmpdir(), 'webhook-bench-'));
+  const certDir = join(work, 'certs');
+  const ca = makeCertificates(certDir);
+  const loader = startLoadGenerator(certDir);
+  try {
+    if (flags.profile) {
+      await profileWebhook({ repoDir: REPO_DIR, certDir, ca, logDir: work, resultsDir: RESULTS_DIR, runLoad: loader.run });
+      return;
+    }
+    const go = buildGoReference();
+    const results = await measure(plan, flags.quick, go, work, certDir, ca, loader.run);
+    const file = join(RESULTS_DIR, flags.quick ? 'quick.json' : 'latest.json');
+    writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
+    if (flags['save-baseline']) writeFileSync(join(RESULTS_DIR, 'baseline.json'), JSON.stringify(results, null, 2) + '\n');
+    console.log(`${resultsTable(results)}\n\n${targetsTable(results)}\n\nWritten to ${file}.`);
+    if (flags.compare) {
+      const baseline = JSON.parse(readFileSync(join(RESULTS_DIR, 'baseline.json'), 'utf8')) as BenchResults;
+      const comparison = compare(results, baseline);
+      console.log(`\n${comparisonText(comparison)}`);
+      if (comparison.regressions.length > 0) process.exitCode = 1;
+    }
+  } finally {
+    loader.child.kill();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function measure(
+  plan: Plan,
+  quick: boolean,
+  go: string,
+  work: string,
+  certDir: string,
+  ca: Buffer,
+  runLoad: <R>(job: LoadJob) => Promise<R>,
+): Promise<BenchResults> {
+  const bodies = benchBodies();
+  const specs = serverSpecs(REPO_DIR, certDir, GO_BINARY);
+  const loadBefore = loadavg()[0]!;
+  const bodyResults: BodyResults[] = bodies.map((b) => ({
+    id: b.id,
+    title: b.title,
+    bytes: Buffer.byteLength(b.json),
+    requestsPerS: Object.fromEntries(CONNECTIONS.map((c) => [c, perServer()])),
+    ratePerS: b.id === 'd' ? plan.rateLarge : plan.rate,
+    p50Ms: perServer(),
+    p99Ms: perServer(),
+    maxMs: perServer(),
+  }));
+  const memory = { idleMiB: perServer(), peakSmallMiB: perServer(), peakMiB: perServer() };
+  const readyMs = perServer();
+  const limit = nearLimitBody();
+  const limitProbe = { bytes: Buffer.byteLength(limit.json), status: { webhook: 0, ceiling: 0, go: 0 } as Record<ServerId, number> };
+
+  for (let round = 0; round < plan.rounds; round++) {
+    const servers: BenchServer[] = [];
+    try {
+      for (const spec of rotate(specs, round)) {
+        const server = await startBenchServer(spec, work, ca);
+        servers.push(server);
+        readyMs[spec.id].push(server.readyMs);
+      }
+      await sleep(plan.settleMs);
+      for (const s of servers) memory.idleMiB[s.spec.id].push(s.memory().rssMiB);
+      for (const s of servers) for (const body of bodies) await checkAnswer(s, body, ca);
+      if (round === 0) for (const s of servers) limitProbe.status[s.spec.id] = (await post(s.port, limit, ca)).status;
+
+      let turn = round;
+      for (const [i, body] of bodies.entries()) {
+        const out = bodyResults[i]!;
+        for (const connections of CONNECTIONS) {
+          for (const s of rotate(servers, turn++)) {
+            const job = { op: 'throughput', port: s.port, bodyId: body.id, connections } as const;
+            if (plan.warmupS > 0) await runLoad<ThroughputResult>({ ...job, durationS: plan.warmupS });
+            const r = await runLoad<ThroughputResult>({ ...job, durationS: plan.throughputS });
+            if (r.failures > 0) throw new Error(`${s.spec.title}: ${r.failures} failed requests for body (${body.id}) at ${connections} connections`);
+            out.requestsPerS[connections]![s.spec.id].push(r.requestsPerS);
+          }
+        }
+        for (const s of rotate(servers, turn++)) {
+          const r = await runLoad<PacedResult>({ op: 'paced', port: s.port, bodyId: body.id, ratePerS: out.ratePerS, durationS: plan.latencyS });
+          if (r.failures > 0) throw new Error(`${s.spec.title}: ${r.failures} failed requests for body (${body.id}) at ${out.ratePerS}/s`);
+          out.p50Ms[s.spec.id].push(r.p50Ms);
+          out.p99Ms[s.spec.id].push(r.p99Ms);
+          out.maxMs[s.spec.id].push(r.maxMs);
+        }
+        if (body.id === 'c') for (const s of servers) memory.peakSmallMiB[s.spec.id].push(s.memory().peakMiB);
+      }
+      for (const s of servers) memory.peakMiB[s.spec.id].push(s.memory().peakMiB);
+    } finally {
+      await Promise.all(servers.map((s) => s.stop()));
+    }
+  }
+
+  const micro = JSON.parse(execFileSync(process.execPath, [join(REPO_DIR, 'dist-bench/bench/micro.js'), String(plan.microMs)], { encoding: 'utf8' })) as MicroResult[];
+  return {
+    meta: {
+      date: new Date().toISOString(),
+      quick,
+      rounds: plan.rounds,
+      node: process.version,
+      go,
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: cpus().length,
+      loadBefore,
+      loadAfter: loadavg()[0]!,
+      throughputSeconds: plan.throughputS,
+      latencySeconds: plan.latencyS,
+    },
+    bodies: bodyResults,
+    memory,
+    readyMs,
+    micro,
+    limitProbe,
+  };
+}
+
+main().catch((e: unknown) => {
+  console.error(`bench: ${e instanceof Error ? e.message : String(e)}`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,129 @@
+/**
+ * The three servers under test, started as separate processes on ephemeral loopback
+ * ports: how each is launched, when it counts as ready, and its memory from
+ * `/proc/<pid>/status`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import https from 'node:https';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export type ServerId = 'webhook' | 'ceiling' | 'go';
+
+export interface ServerSpec {
+  id: ServerId;
+  title: string;
+  command: string;
+  args: string[];
+  /** Environment of the process; the parent's when absent. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The parent's environment without any way to a cluster (no `KUBECONFIG`, no in-cluster
+ * variables, `HOME` in `home`), so the webhook runs as a local `npm start` without a
+ * cluster does, whatever the machine has in `~/.kube`: no SpiderIPPool cache.
+ */
+function withoutCluster(home: string): NodeJS.ProcessEnv {
+  const { KUBECONFIG: _kubeconfig, KUBERNETES_SERVICE_HOST: _host, KUBERNETES_SERVICE_PORT: _port, ...env } = process.env;
+  return { ...env, HOME: home };
+}
+
+/**
+ * `webhook` is started as `npm start` starts it (`serve --host 127.0.0.1`, log level
+ * info, one JSON log line per review) but on port 0, without npm in between (the process
+ * measured is the server itself) and without a cluster; its log goes to a file, as a
+ * container's stdout ends up on disk.
+ */
+export function serverSpecs(repoDir: string, certDir: string, goBinary: string, extraNodeArgs: string[] = []): ServerSpec[] {
+  return [
+    {
+      id: 'webhook',
+      title: 'this webhook',
+      command: process.execPath,
+      args: [...extraNodeArgs, join(repoDir, 'dist/cli/main.js'), 'serve', '--host', '127.0.0.1', '--port', '0', '--cert-dir', certDir],
+      env: withoutCluster(certDir),
+    },
+    { id: 'ceiling', title: 'Node ceiling', command: process.execPath, args: [join(repoDir, 'dist-bench/bench/node-ceiling.js'), certDir] },
+    { id: 'go', title: 'Go reference', command: goBinary, args: ['-cert-dir', certDir] },
+  ];
+}
+
+export interface Memory {
+  /** Resident set now (`VmRSS`), MiB. */
+  rssMiB: number;
+  /** Highest resident set since start (`VmHWM`), MiB. */
+  peakMiB: number;
+}
+
+export interface BenchServer {
+  spec: ServerSpec;
+  port: number;
+  /** From spawn to the first 200 from `GET /readyz`, milliseconds. */
+  readyMs: number;
+  memory(): Memory;
+  /** SIGTERM, then waits for the exit (SIGKILL after 10 s). */
+  stop(): Promise<void>;
+}
+
+const POLL_MS = 2;
+const START_TIMEOUT_MS = 30_000;
+
+function readyzAnswers(port: number, ca: Buffer): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = https.get({ host: '127.0.0.1', port, path: '/readyz', ca, agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => resolve(false));
+  });
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/**
+ * Starts `spec`, finds its port in the first `"port":N` it prints (all three print
+ * one), and waits for `/readyz`. stdout and stderr go to `<logDir>/<id>.log`.
+ *
+ * @throws Error when the process exits or is not ready within 30 s.
+ */
+export async function startBenchServer(spec: ServerSpec, logDir: string, ca: Buffer): Promise<BenchServer> {
+  const logFile = join(logDir, `${spec.id}.log`);
+  const fd = openSync(logFile, 'w');
+  const started = performance.now();
+  const child = spawn(spec.command, spec.args, { stdio: ['ignore', fd, fd], env: spec.env ?? process.env });
+  closeSync(fd);
+  const stop = async () => {
+    const done = exited(child);
+    child.kill('SIGTERM');
+    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await done;
+    clearTimeout(force);
+  };
+  try {
+    let port: number | undefined;
+    while (performance.now() - started < START_TIMEOUT_MS) {
+      if (child.exitCode !== null) throw new Error(`${spec.title} exited with ${child.exitCode}; see ${logFile}`);
+      port ??= Number(/"port":(\d+)/.exec(readFileSync(logFile, 'utf8'))?.[1] ?? NaN) || undefined;
+      if (port !== undefined && (await readyzAnswers(port, ca))) {
+        const readyMs = performance.now() - started;
+        const pid = child.pid!;
+        return { spec, port, readyMs, memory: () => memoryOf(pid), stop };
+      }
+      await sleep(POLL_MS);
+    }
+    throw new Error(`${spec.title} was not ready within ${START_TIMEOUT_MS} ms; see ${logFile}`);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+function memoryOf(pid: number): Memory {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kiB = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMiB: kiB('VmRSS') / 1024, peakMiB: kiB('VmHWM') / 1024 };
+}
