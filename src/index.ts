@@ -37,7 +37,16 @@ export { staticCapacity, parseIPRange, type IPVersion } from './ip/ranges.js';
 export { ConfigMapSchema, configMapValidator, validateSpiderpoolConfigMap, type SpiderpoolConfigMapRef } from './rules/configmap.js';
 
 export { PoolIndex } from './cluster/pool-index.js';
-export { registerPoolCacheMetrics, startPoolCache, type PoolCache, type PoolCacheOptions } from './cluster/pool-cache.js';
+export {
+  poolCacheReadinessCheck,
+  registerPoolCacheMetrics,
+  startPoolCache,
+  type PoolCache,
+  type PoolCacheErrors,
+  type PoolCacheOptions,
+} from './cluster/pool-cache.js';
+export { loadKubeConfig, type LoadedKubeConfig } from './cluster/kubeconfig.js';
+export { findKubeConfig, type KubeConfigLocation, type KubeConfigSource } from './cluster/kubeconfig-source.js';
 
 export { createApp } from './server/app.js';
 export { startServer, type RunningServer, type ServeOptions } from './server/serve.js';

@@ -8,5 +8,8 @@ describe('public API (dist/index.js after npm run build)', () => {
     expect(typeof api.reviewAdmission).toBe('function');
     expect(typeof api.createReviewer).toBe('function');
     expect(typeof api.startServer).toBe('function');
+    for (const name of ['startPoolCache', 'registerPoolCacheMetrics', 'poolCacheReadinessCheck', 'loadKubeConfig', 'findKubeConfig'] as const) {
+      expect(typeof api[name]).toBe('function');
+    }
   });
 });

@@ -10,9 +10,10 @@ import { parseGoDuration } from '../duration/parse.js';
 import { caBundleBase64, readCertificateAuthority, writeCertificates } from '../certs/files.js';
 import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME } from '../defaults.js';
 import { levels, type Logger } from 'pino';
-import { loadKubeConfig } from '../cluster/kubeconfig.js';
-import { poolCacheReadinessCheck, registerPoolCacheMetrics, startPoolCache, type PoolCache } from '../cluster/pool-cache.js';
+import { findKubeConfig } from '../cluster/kubeconfig-source.js';
+import type { PoolCache } from '../cluster/pool-cache.js';
 import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js';
+import type { ReadinessCheck } from '../server/readiness.js';
 import { createLogger } from '../server/logger.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, startServer } from '../server/serve.js';
 import { reviewText, type CommandResult } from './review-file.js';
@@ -91,7 +92,8 @@ configMapOptions(
   const logger = createLogger(opts.logLevel);
   let cache: PoolCache | undefined;
   try {
-    cache = watchPools(opts.kubeconfig, logger);
+    const watching = await watchPools(opts.kubeconfig, logger);
+    cache = watching?.cache;
     const server = await startServer({
       port: opts.port,
       host: opts.host,
@@ -101,7 +103,7 @@ configMapOptions(
       maxConnections: opts.maxConnections,
       shutdownGraceMs: opts.shutdownTimeout,
       review: { configMap: { name: opts.configmapName, namespace: opts.configmapNamespace }, ...(cache ? { pools: cache.pools } : {}) },
-      ...(cache ? { readinessChecks: [poolCacheReadinessCheck(cache)], metrics: poolCacheMetrics(cache) } : {}),
+      ...(watching ? { readinessChecks: [watching.readiness], metrics: watching.metrics } : {}),
       logger,
     });
     const shutdown = (signal: string) => {
@@ -110,10 +112,16 @@ configMapOptions(
       void server
         .stop()
         .then(() => cache?.stop())
-        .then(() => {
-          logger.info('stopped');
-          process.exit(0);
-        });
+        .then(
+          () => {
+            logger.info('stopped');
+            process.exit(0);
+          },
+          (e: unknown) => {
+            logger.error({ err: (e as Error)?.message ?? String(e) }, 'stopping failed');
+            process.exit(1);
+          },
+        );
     };
     process.once('SIGTERM', shutdown);
     process.once('SIGINT', shutdown);
@@ -126,27 +134,36 @@ configMapOptions(
   }
 });
 
-/** The server's metrics with the pool cache's gauges added. */
-function poolCacheMetrics(cache: PoolCache): WebhookMetrics {
-  const metrics = createWebhookMetrics();
-  registerPoolCacheMetrics(metrics.registry, cache);
-  return metrics;
+/** The pool cache and what `serve` adds for it: a readiness line and metrics. */
+interface PoolWatching {
+  cache: PoolCache;
+  readiness: ReadinessCheck;
+  metrics: WebhookMetrics;
 }
 
 /**
  * The SpiderIPPool cache for the pair checks, when a cluster connection is found
- * (`loadKubeConfig`'s order); without one the checks are skipped with a warning.
+ * (`findKubeConfig`'s order); without one the checks are skipped with a warning.
+ * `@kubernetes/client-node` is imported only then: it about doubles the idle memory and
+ * the start time of a server that does not need it.
  *
  * @throws Error when the chosen kubeconfig cannot be read.
  */
-function watchPools(kubeconfig: string | undefined, logger: Logger): PoolCache | undefined {
-  const cluster = loadKubeConfig(kubeconfig);
-  if (cluster === undefined) {
+async function watchPools(kubeconfig: string | undefined, logger: Logger): Promise<PoolWatching | undefined> {
+  const noCluster = () =>
     logger.warn('no kubeconfig or in-cluster configuration found: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
-    return undefined;
-  }
+  if (findKubeConfig(kubeconfig) === undefined) return void noCluster();
+  const [{ loadKubeConfig }, { poolCacheReadinessCheck, registerPoolCacheMetrics, startPoolCache }] = await Promise.all([
+    import('../cluster/kubeconfig.js'),
+    import('../cluster/pool-cache.js'),
+  ]);
+  const cluster = loadKubeConfig(kubeconfig);
+  if (cluster === undefined) return void noCluster(); // removed since it was found
   logger.info({ source: cluster.source, from: cluster.from }, 'watching SpiderIPPools for the dual-stack pair checks');
-  return startPoolCache(cluster.config, { logger });
+  const cache = startPoolCache(cluster.config, { logger });
+  const metrics = createWebhookMetrics();
+  registerPoolCacheMetrics(metrics.registry, cache);
+  return { cache, readiness: poolCacheReadinessCheck(cache), metrics };
 }
 
 configMapOptions(

@@ -6,12 +6,22 @@
  * completes, pair checks are skipped with a warning. After a list or watch error it
  * retries with exponential backoff (as client-go's reflector does), keeping the last
  * known pools meanwhile; an expired resourceVersion (410 Gone) makes it list afresh.
+ * A list that takes longer than `listTimeoutMs` and a watch silent for longer than
+ * `watchIdleMs` count as errors (timed-watch.ts), so a dead connection is retried
+ * instead of leaving the cache stale without a sign.
  */
-import { CustomObjectsApi, makeInformer, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  CustomObjectsApi,
+  ListWatch,
+  Observable,
+  type KubeConfig,
+  type ObservableMiddleware,
+  type RequestContext, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ReadinessCheck } from '../server/readiness.js';
 import { PoolIndex, nameOf } from './pool-index.js';
+import { MAX_WATCH_TIMEOUT_MS, TimedWatch } from './timed-watch.js';
 
 /** The resource the cache lists and watches (cluster-scoped). */
 export const SPIDERIPPOOL_RESOURCE = { group: 'spiderpool.spidernet.io', version: 'v2beta1', plural: 'spiderippools' } as const;
@@ -26,13 +36,32 @@ export interface PoolCacheOptions {
   initialBackoffMs?: number;
   /** Longest retry delay, in milliseconds (default 30000). */
   maxBackoffMs?: number;
+  /** How long a list may take before it is abandoned as an error, in milliseconds (default 60000). */
+  listTimeoutMs?: number;
+  /**
+   * How long a watch may go without an event or an end before it is abandoned as an
+   * error, in milliseconds (default 11 minutes: the API server is asked to end every
+   * watch within 10, so only a dead connection stays silent longer).
+   */
+  watchIdleMs?: number;
+}
+
+/** Errors by what failed, since the start. */
+export interface PoolCacheErrors {
+  list: number;
+  watch: number;
 }
 
 export interface PoolCache {
   /** What reviews read (pass as `ReviewOptions.pools`). */
   pools: PoolIndex;
-  /** Whether a complete list has been stored. */
-  hasSynced(): boolean;
+  /**
+   * When the cache was last known current, in Unix seconds: a list succeeded, or a watch
+   * opened, delivered an event or ended normally. `undefined` before the first list.
+   */
+  lastSyncSeconds(): number | undefined;
+  /** List and watch errors since the start. */
+  errors(): PoolCacheErrors;
   /** Stops watching and retrying; the index keeps what it has. */
   stop(): Promise<void>;
 }
@@ -46,6 +75,22 @@ function describeError(err: unknown): { message: string; statusCode?: number } {
 }
 
 /**
+ * Request options that abort the request after `ms` milliseconds, so a list stuck on a
+ * dead connection fails and is retried instead of hanging for good (client-node sets no
+ * timeout on it).
+ */
+function abortAfter(ms: number): Parameters<CustomObjectsApi['listClusterCustomObject']>[1] {
+  const middleware: ObservableMiddleware = {
+    pre: (context: RequestContext) => {
+      context.setSignal(AbortSignal.timeout(ms));
+      return new Observable(Promise.resolve(context));
+    },
+    post: (response) => new Observable(Promise.resolve(response)),
+  };
+  return { middleware: [middleware], middlewareMergeStrategy: 'append' };
+}
+
+/**
  * Starts listing and watching SpiderIPPools through `config` (from `loadKubeConfig`).
  * Returns at once; the first list completes in the background.
  */
@@ -53,15 +98,18 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
   const { logger } = options;
   const initialBackoffMs = options.initialBackoffMs ?? 1000;
   const maxBackoffMs = options.maxBackoffMs ?? 30_000;
+  const listTimeoutMs = options.listTimeoutMs ?? 60_000;
+  const watchIdleMs = options.watchIdleMs ?? MAX_WATCH_TIMEOUT_MS + 60_000;
   const index = new PoolIndex();
   const api = config.makeApiClient(CustomObjectsApi);
+  const errors: PoolCacheErrors = { list: 0, watch: 0 };
+  let lastSyncSeconds: number | undefined;
   let failures = 0;
+  let listFailed = false;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
-  // The informer's start(): it resolves once the watch request has its response headers.
-  let starting: Promise<void> = Promise.resolve();
-  const start = () => {
-    starting = informer.start();
+  const current = () => {
+    if (index.hasSynced()) lastSyncSeconds = Date.now() / 1000;
   };
 
   const warnRefused = (names: readonly string[]) => {
@@ -69,39 +117,66 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
   };
 
   const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
-    const result = (await api.listClusterCustomObject({ ...SPIDERIPPOOL_RESOURCE })) as KubernetesListObject<KubernetesObject>;
+    let result: KubernetesListObject<KubernetesObject>;
+    try {
+      result = (await api.listClusterCustomObject({ ...SPIDERIPPOOL_RESOURCE }, abortAfter(listTimeoutMs))) as KubernetesListObject<KubernetesObject>;
+    } catch (err) {
+      listFailed = true;
+      throw err;
+    }
     const firstSync = !index.hasSynced();
     warnRefused(index.replaceAll(result.items ?? []));
     failures = 0;
+    current();
     (firstSync ? logger.info.bind(logger) : logger.debug.bind(logger))({ pools: index.size }, 'SpiderIPPool cache listed');
     return result;
   };
 
-  const informer = makeInformer(config, WATCH_PATH, list);
+  const watch = new TimedWatch(config, watchIdleMs, {
+    current: (what) => {
+      // The first event after a reconnect shows the connection works again: the next
+      // error starts the backoff afresh.
+      if (what === 'event') failures = 0;
+      current();
+    },
+  });
+  const informer = new ListWatch<KubernetesObject>(WATCH_PATH, watch, list, false);
   const store = (object: KubernetesObject) => {
     if (!index.upsert(object)) warnRefused([nameOf(object)]);
   };
-  informer.on('add', store);
-  informer.on('update', store);
-  informer.on('delete', (object) => index.remove(nameOf(object)));
-  informer.on('error', (err: unknown) => {
+  const failed = (err: unknown) => {
     if (stopped) return; // stop() aborts the watch, which reports as an error
+    const operation = listFailed ? 'list' : 'watch';
+    listFailed = false;
+    errors[operation]++;
     const delayMs = Math.min(maxBackoffMs, initialBackoffMs * 2 ** failures);
     failures++;
     logger.warn(
-      { ...describeError(err), retryInMs: delayMs, synced: index.hasSynced() },
+      { ...describeError(err), operation, retryInMs: delayMs, synced: index.hasSynced() },
       index.hasSynced()
-        ? 'SpiderIPPool watch failed; pair checks use the last known pools until it reconnects'
+        ? 'SpiderIPPool list or watch failed; pair checks use the last known pools until it reconnects'
         : 'SpiderIPPool list failed; pair checks are skipped with a warning until it succeeds',
     );
     retry = setTimeout(start, delayMs);
     retry.unref();
-  });
+  };
+  // The informer's start(): it resolves once the watch request has its response headers.
+  // It rejects only if client-node fails outside the paths that report errors; that is
+  // one more error to retry, never an unhandled rejection.
+  let starting: Promise<void> = Promise.resolve();
+  function start() {
+    starting = informer.start().catch(failed);
+  }
+  informer.on('add', store);
+  informer.on('update', store);
+  informer.on('delete', (object) => index.remove(nameOf(object)));
+  informer.on('error', failed);
   start();
 
   return {
     pools: index,
-    hasSynced: () => index.hasSynced(),
+    lastSyncSeconds: () => lastSyncSeconds,
+    errors: () => ({ ...errors }),
     stop: async () => {
       stopped = true;
       clearTimeout(retry);
@@ -116,18 +191,20 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
 }
 
 /**
- * Registers `spiderpool_iaas_webhook_pool_cache_synced` (1 once the cache has listed the
- * pools, else 0: pair checks are skipped with a warning) and
- * `spiderpool_iaas_webhook_pool_cache_pools` (pools held) on `registry`; both are read
- * when scraped.
+ * Registers, on `registry`, read when scraped:
+ * `spiderpool_iaas_webhook_pool_cache_synced` (1 once the cache has listed the pools, else
+ * 0: pair checks are skipped with a warning), `spiderpool_iaas_webhook_pool_cache_pools`
+ * (pools held), `spiderpool_iaas_webhook_pool_cache_last_sync_timestamp_seconds` (Unix
+ * time the cache was last known current, see {@link PoolCache.lastSyncSeconds}; 0
+ * before the first list) and `spiderpool_iaas_webhook_pool_cache_errors_total{operation="list"|"watch"}`.
  */
-export function registerPoolCacheMetrics(registry: Registry, cache: Pick<PoolCache, 'pools' | 'hasSynced'>): void {
+export function registerPoolCacheMetrics(registry: Registry, cache: Pick<PoolCache, 'pools' | 'lastSyncSeconds' | 'errors'>): void {
   new Gauge({
     name: 'spiderpool_iaas_webhook_pool_cache_synced',
     help: 'Whether the SpiderIPPool cache has listed the pools (1) or not (0, dual-stack pair checks are skipped with a warning).',
     registers: [registry],
     collect() {
-      this.set(cache.hasSynced() ? 1 : 0);
+      this.set(cache.pools.hasSynced() ? 1 : 0);
     },
   });
   new Gauge({
@@ -138,6 +215,27 @@ export function registerPoolCacheMetrics(registry: Registry, cache: Pick<PoolCac
       this.set(cache.pools.size);
     },
   });
+  new Gauge({
+    name: 'spiderpool_iaas_webhook_pool_cache_last_sync_timestamp_seconds',
+    help: 'Unix time the SpiderIPPool cache was last known current: a list succeeded, or a watch opened, delivered an event or ended normally.',
+    registers: [registry],
+    collect() {
+      // 0 before the first list: "never", which a staleness alert sees as stale, as it should.
+      this.set(cache.lastSyncSeconds() ?? 0);
+    },
+  });
+  new Counter({
+    name: 'spiderpool_iaas_webhook_pool_cache_errors_total',
+    help: 'SpiderIPPool list and watch errors (each is retried with backoff).',
+    labelNames: ['operation'] as const,
+    registers: [registry],
+    collect() {
+      const errors = cache.errors();
+      this.reset();
+      this.inc({ operation: 'list' }, errors.list);
+      this.inc({ operation: 'watch' }, errors.watch);
+    },
+  });
 }
 
 /**
@@ -145,12 +243,12 @@ export function registerPoolCacheMetrics(registry: Registry, cache: Pick<PoolCac
  * informational, so the server stays ready: the pair checks degrade to warnings while the
  * cache is not synced, whereas an unready webhook (failurePolicy Fail) would block writes.
  */
-export function poolCacheReadinessCheck(cache: Pick<PoolCache, 'hasSynced'>): ReadinessCheck {
+export function poolCacheReadinessCheck(cache: Pick<PoolCache, 'pools'>): ReadinessCheck {
   return {
     name: 'pool-cache',
     informational: true,
     check: () =>
-      cache.hasSynced()
+      cache.pools.hasSynced()
         ? undefined
         : 'SpiderIPPools not listed yet; dual-stack pair checks are skipped with a warning until they are (readiness does not wait for it)',
   };

@@ -43,6 +43,7 @@ export class PoolIndex implements PoolDirectory {
     return refused;
   }
 
+  /** Drops the pool of that name (the informer saw it deleted); no-op when it is not stored. */
   remove(name: string): void {
     this.pools.delete(name);
   }

@@ -5,10 +5,10 @@ import { quoteShown } from './quote.js';
  * `type` is the value Kubernetes puts in `status.details.causes[].reason`.
  */
 export interface FieldError {
-  type: 'FieldValueForbidden' | 'FieldValueInvalid' | 'FieldValueRequired';
+  type: 'FieldValueForbidden' | 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueTooMany';
   /** Field path as Kubernetes writes it: `spec.nodeName`, `data[conf.yml].iaasNetworkProvider.httpRequestTimeout`. */
   field: string;
-  /** The value as written; shown (`%q`-quoted) only for `Invalid`, and only when present. */
+  /** The value as written, shown only when present: `%q`-quoted for `Invalid`, as is for `TooMany` (a count). */
   badValue?: string;
   /** What was refused, why, and what to do instead: one line, standing alone. */
   detail: string;
@@ -31,20 +31,31 @@ export function required(field: string, detail: string): FieldError {
   return { type: 'FieldValueRequired', field, detail };
 }
 
+/**
+ * `field.TooMany`: a list holds more items than allowed. Kubernetes' detail is
+ * `must have at most <max> items`; `why` (what the bound protects, what to do instead)
+ * follows it.
+ */
+export function tooMany(field: string, actualQuantity: number, maxQuantity: number, why: string): FieldError {
+  return { type: 'FieldValueTooMany', field, badValue: String(actualQuantity), detail: `must have at most ${maxQuantity} items; ${why}` };
+}
+
 const TYPE_WORDS: Record<FieldError['type'], string> = {
   FieldValueForbidden: 'Forbidden',
   FieldValueInvalid: 'Invalid value',
   FieldValueRequired: 'Required value',
+  FieldValueTooMany: 'Too many',
 };
 
 /**
- * The cause message, as `field.Error.ErrorBody()`: `Forbidden: <detail>` or
- * `Invalid value: "100s": <detail>`.
+ * The cause message, as `field.Error.ErrorBody()`: `Forbidden: <detail>`,
+ * `Invalid value: "100s": <detail>` or `Too many: 70000: <detail>`.
  * kubectl prints `<field>: <this>` for each cause of an `Invalid` status.
  */
 export function fieldErrorBody(e: FieldError): string {
   let body = TYPE_WORDS[e.type];
   if (e.type === 'FieldValueInvalid' && e.badValue !== undefined) body += ': ' + quoteShown(e.badValue);
+  if (e.type === 'FieldValueTooMany' && e.badValue !== undefined) body += ': ' + e.badValue;
   return e.detail === '' ? body : `${body}: ${e.detail}`;
 }
 

@@ -35,6 +35,14 @@ export interface MalformedEntry {
  */
 export const MAX_COUNTED_ENTRIES = 65_536;
 
+/**
+ * The most entries the pool under review may hold in each of `spec.ips` and
+ * `spec.excludeIPs` while in a pair: half of {@link MAX_COUNTED_ENTRIES}, so that a pool
+ * within it is always counted (padding a pool past the count bound must not skip the
+ * capacity comparison).
+ */
+export const MAX_PAIRED_ENTRIES_PER_FIELD = MAX_COUNTED_ENTRIES / 2;
+
 export type Capacity =
   | { ok: true; addresses: bigint }
   | { ok: false; malformed: MalformedEntry }
@@ -44,16 +52,34 @@ export type Capacity =
 const DOTTED_DECIMAL = /^(0|[1-9][0-9]{0,2})(\.(0|[1-9][0-9]{0,2})){3}$/;
 
 /**
+ * An IPv6 address whose last 32 bits are written as dotted IPv4 (`::ffff:10.0.0.1`) with
+ * those bits as two hex groups, or `undefined` when that IPv4 part is not Go's form.
+ * ipaddr.js takes inet_aton forms there too (`::ffff:010.0.0.1`, `0x0a.0.0.1`), which Go's
+ * `net.ParseIP` refuses, and reads `::1.2.3.4` as `::ffff:1.2.3.4` where Go reads
+ * `::102:304`; rewriting the IPv4 part first gives Go's answer in both cases.
+ */
+function embeddedIPv4AsHex(text: string): string | undefined {
+  const colon = text.lastIndexOf(':');
+  const tail = text.slice(colon + 1);
+  if (!tail.includes('.')) return text;
+  if (!DOTTED_DECIMAL.test(tail)) return undefined;
+  const [a, b, c, d] = ipaddr.IPv4.parse(tail).octets as [number, number, number, number];
+  return `${text.slice(0, colon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+}
+
+/**
  * One address of `version` as an unsigned integer, or a reason it is not one. IPv4 must
  * be four decimal parts without leading zeros (Go's `net.ParseIP`, which Spiderpool's
  * validator uses, refuses the octal-looking `010.0.0.1` and the short `10.1`); IPv6 may
- * not carry a zone (`%eth0`), which `net.ParseIP` also refuses. Each entry is parsed once
+ * not carry a zone (`%eth0`), which `net.ParseIP` also refuses, and an embedded IPv4
+ * part follows the IPv4 rule ({@link embeddedIPv4AsHex}). Each entry is parsed once
  * (`parse` throws only for an entry that is refused anyway, and counting stops there).
  */
 function parseAddress(version: IPVersion, text: string): bigint | string {
   try {
     if (version === 4 && DOTTED_DECIMAL.test(text)) return ipv4Integer(ipaddr.IPv4.parse(text).octets);
-    if (version === 6 && text.includes(':') && !text.includes('%')) return ipv6Integer(ipaddr.IPv6.parse(text).parts);
+    const hex = version === 6 && text.includes(':') && !text.includes('%') ? embeddedIPv4AsHex(text) : undefined;
+    if (hex !== undefined) return ipv6Integer(ipaddr.IPv6.parse(hex).parts);
   } catch {
     // not an address of this version: answered below
   }

@@ -9,11 +9,10 @@
  * that names this one (issue #6). Siblings come from a {@link PoolDirectory}
  * (in the server, the informer-backed cache), read from memory only.
  */
-import { invalid, type FieldError } from '../field/errors.js';
+import { invalid, tooMany, type FieldError } from '../field/errors.js';
 import { escapeUnprintable, quoteShown } from '../field/quote.js';
-import { MAX_COUNTED_ENTRIES, staticCapacity, type Capacity, type IPVersion } from '../ip/ranges.js';
-import type { Findings } from './pool-shape.js';
-import type { Violation } from './ratchet.js';
+import { MAX_COUNTED_ENTRIES, MAX_PAIRED_ENTRIES_PER_FIELD, staticCapacity, type Capacity, type IPVersion } from '../ip/ranges.js';
+import type { Findings, Violation } from './ratchet.js';
 import {
   PAIR_POOL_ANNOTATION,
   annotation,
@@ -59,6 +58,20 @@ function canonical(value: unknown, depth = 0): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v, depth + 1)}`).join(',')}}`;
 }
 
+/**
+ * A pod selector with the empty forms made absent: `{}`, `{matchLabels: {}}` and
+ * `{matchExpressions: []}` select every Pod (apimachinery's `LabelSelectorAsSelector`
+ * returns `labels.Everything()` for an empty selector), which is what Spiderpool does
+ * for no `podAffinity` at all, so they all mean the same.
+ */
+function meaningfulSelector(selector: unknown): unknown {
+  if (typeof selector !== 'object' || selector === null || Array.isArray(selector)) return selector ?? undefined;
+  const { matchLabels, matchExpressions, ...rest } = selector as Record<string, unknown>;
+  const emptyLabels = matchLabels === undefined || matchLabels === null || (typeof matchLabels === 'object' && Object.keys(matchLabels).length === 0);
+  const emptyExpressions = matchExpressions === undefined || matchExpressions === null || (Array.isArray(matchExpressions) && matchExpressions.length === 0);
+  return emptyLabels && emptyExpressions && Object.keys(rest).length === 0 ? undefined : selector;
+}
+
 /** How many characters of a pod selector a message shows. */
 const SELECTOR_SHOWN_CHARS = 200;
 
@@ -70,9 +83,10 @@ function showSelector(value: unknown): string {
 
 /**
  * A pool's capacity, or what keeps it from being counted: a violation for the pool under
- * review (its entry is refused), a warning for a stored partner (the comparison is skipped).
+ * review (its entry is refused; `undefined` when {@link entryCounts} refused it already),
+ * a warning for a stored partner (the comparison is skipped).
  */
-type Counted = { addresses: bigint } | { violation: Violation } | { warning: string };
+type Counted = { addresses: bigint } | { violation: Violation | undefined } | { warning: string };
 
 /** Why a pool's capacity was not counted: too many entries. */
 function tooManyEntries(entries: number): string {
@@ -82,14 +96,29 @@ function tooManyEntries(entries: number): string {
 function countOwn(pool: SpiderIPPool, version: IPVersion, sibling: string): Counted {
   const capacity = staticCapacity(version, pool.spec?.ips ?? [], pool.spec?.excludeIPs ?? []);
   if (capacity.ok) return { addresses: capacity.addresses };
-  if ('entries' in capacity) {
-    return { warning: `spec.ips: ${tooManyEntries(capacity.entries)}, so its capacity was not compared with pair pool ${quoteShown(sibling)}'s; write contiguous addresses as ranges` };
-  }
+  if ('entries' in capacity) return { violation: undefined };
   const { field, index, value, reason } = capacity.malformed;
   const detail =
     `${reason} (Spiderpool writes an address or an ordered range "a-b" of IPv${version} addresses), so this pool's ` +
     `capacity cannot be compared with its pair pool ${quoteShown(sibling)}'s; write the entry as Spiderpool does`;
-  return { violation: { key: `pair:${sibling}:entry:${field}[${index}]`, measure: value, error: invalid(`${field}[${index}]`, value, detail) } };
+  // Keyed by the value, not the index: an entry inserted before an old malformed one
+  // moves it, and must not make it a new violation.
+  return { violation: { key: `pair:${sibling}:entry:${field}:${value}`, measure: value, error: invalid(`${field}[${index}]`, value, detail) } };
+}
+
+/**
+ * Issue #6 review finding: a pool in a pair may not hold more than
+ * {@link MAX_PAIRED_ENTRIES_PER_FIELD} entries in `spec.ips` or `spec.excludeIPs`
+ * (`TooMany`), or padding it with single addresses would skip the capacity comparison.
+ * The count is the measure, so a stored pool over the bound may shrink but not grow.
+ */
+function entryCounts(pool: SpiderIPPool): Violation[] {
+  const why =
+    'a pool in a dual-stack pair must be countable for the IPv4 ≤ IPv6 capacity rule; write contiguous addresses as ranges ("a-b")';
+  return (['ips', 'excludeIPs'] as const)
+    .map((key) => ({ field: `spec.${key}`, entries: pool.spec?.[key]?.length ?? 0 }))
+    .filter(({ entries }) => entries > MAX_PAIRED_ENTRIES_PER_FIELD)
+    .map(({ field, entries }) => ({ key: `entries:${field}`, measure: BigInt(entries), error: tooMany(field, entries, MAX_PAIRED_ENTRIES_PER_FIELD, why) }));
 }
 
 /**
@@ -114,7 +143,7 @@ function capacity(pool: SpiderIPPool, version: IPVersion, sibling: SpiderIPPool,
   const own = countOwn(pool, version, siblingName);
   const other = countSibling(sibling, siblingName, version === 4 ? 6 : 4);
   for (const counted of [own, other]) {
-    if ('violation' in counted) found.violations.push(counted.violation);
+    if ('violation' in counted && counted.violation !== undefined) found.violations.push(counted.violation);
     if ('warning' in counted) found.warnings.push(counted.warning);
   }
   if (!('addresses' in own) || !('addresses' in other)) return;
@@ -145,9 +174,11 @@ function checkPair(pool: SpiderIPPool, sibling: SpiderIPPool, siblingName: strin
       invalid(
         PAIR_FIELD,
         siblingName,
-        `names pool ${sib}, which is not an IaaS pool (no ipam.spidernet.io/iaas-provider annotation): both pools of a pair must get their sub-ENIs from the IaaS provider; pair this pool with an IaaS pool`,
+        `names pool ${sib}, which is not an IaaS pool (no ipam.spidernet.io/iaas-provider annotation), so this dual-stack pair is broken: both pools of a pair must get their sub-ENIs from the IaaS provider; pair this pool with an IaaS pool, or remove the annotation`,
       ),
     );
+    // The pair is broken at its root; comparing the rest would only add noise.
+    return;
   }
   const version = ipVersionOf(pool);
   const siblingVersion = ipVersionOf(sibling);
@@ -179,8 +210,8 @@ function checkPair(pool: SpiderIPPool, sibling: SpiderIPPool, siblingName: strin
       ),
     );
   }
-  const affinity = pool.spec?.podAffinity;
-  const siblingAffinity = sibling.spec?.podAffinity;
+  const affinity = meaningfulSelector(pool.spec?.podAffinity);
+  const siblingAffinity = meaningfulSelector(sibling.spec?.podAffinity);
   if (canonical(affinity) !== canonical(siblingAffinity)) {
     add(
       'podAffinity',
@@ -199,30 +230,33 @@ function checkPair(pool: SpiderIPPool, sibling: SpiderIPPool, siblingName: strin
  * Rule 4 for IaaS pool `name`: its own pair annotation, and the pair with every existing
  * partner (the pool it names, IaaS pools that name it).
  *
- * @returns violations (causes on `spec.ipVersion`, `spec.ips`, `spec.nodeName`,
- *   `spec.podAffinity` or the pair annotation) and warnings: a sibling that does not exist
+ * @returns violations (causes on `spec.ipVersion`, `spec.ips` (also `TooMany` when a pool
+ *   in a pair holds more than {@link MAX_PAIRED_ENTRIES_PER_FIELD} entries there, or in
+ *   `spec.excludeIPs`), `spec.nodeName`, `spec.podAffinity` or the pair annotation) and warnings: a sibling that does not exist
  *   yet, or cross-pool checks skipped because `pools` is unavailable.
  */
 export function pairFindings(pool: SpiderIPPool, name: string, pools: PoolDirectory): Findings {
   const found: Findings = { violations: [], warnings: [] };
   const named = annotation(pool, PAIR_POOL_ANNOTATION);
-  if (named === name) {
+  if (named === '') {
+    // Spiderpool reads an empty value as "no pair" (validatePairPool), so it is not refused,
+    // even when the pool's own name is empty too (a generateName CREATE): there is no pair.
+    found.warnings.push(`${PAIR_FIELD}: is empty, so this pool has no dual-stack pair; set it to the other pool's name, or remove it`);
+  } else if (named === name) {
     const detail = 'names the pool itself, but a dual-stack pair is two pools, one IPv4 and one IPv6; name the other pool of the pair';
     found.violations.push({ key: 'pair-self', measure: named, error: invalid(PAIR_FIELD, named, detail) });
   }
-  if (named === '') {
-    // Spiderpool reads an empty value as "no pair" (validatePairPool), so it is not refused.
-    found.warnings.push(`${PAIR_FIELD}: is empty, so this pool has no dual-stack pair; set it to the other pool's name, or remove it`);
-  }
+  const namesSibling = named !== undefined && named !== '' && named !== name;
   const reason = pools.unavailable();
   if (reason !== undefined) {
+    if (namesSibling) found.violations.push(...entryCounts(pool));
     found.warnings.push(
       `${PAIR_FIELD}: dual-stack pair checks against other pools were skipped (${reason}); a pair this pool names or is named in is not checked`,
     );
     return found;
   }
   const partners = new Map<string, SpiderIPPool>();
-  if (named !== undefined && named !== '' && named !== name) {
+  if (namesSibling) {
     const sibling = pools.get(named);
     if (sibling === undefined) {
       found.warnings.push(
@@ -234,6 +268,7 @@ export function pairFindings(pool: SpiderIPPool, name: string, pools: PoolDirect
     const otherName = other.metadata.name ?? '';
     if (otherName !== name && iaasProvider(other) !== undefined && !partners.has(otherName)) partners.set(otherName, other);
   }
+  if (namesSibling || partners.size > 0) found.violations.push(...entryCounts(pool));
   for (const [siblingName, sibling] of partners) checkPair(pool, sibling, siblingName, found);
   return found;
 }

@@ -8,7 +8,7 @@
  * {@link Violation}s so that UPDATEs can be ratcheted.
  */
 import { invalid, required, type FieldError } from '../field/errors.js';
-import type { Violation } from './ratchet.js';
+import type { Findings, Violation } from './ratchet.js';
 import {
   IAAS_PROVIDER_ANNOTATION,
   PARENT_NIC_ANNOTATION,
@@ -19,12 +19,6 @@ import {
   showNodes,
   type SpiderIPPool,
 } from './pool.js';
-
-/** Findings about one pool: violations to ratchet, and warnings that never refuse. */
-export interface Findings {
-  violations: Violation[];
-  warnings: string[];
-}
 
 const violation = (key: string, measure: string | bigint, error: FieldError): Violation => ({ key, measure, error });
 

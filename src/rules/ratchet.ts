@@ -22,6 +22,12 @@ export interface Violation {
   measure: string | bigint;
 }
 
+/** Findings about one pool: violations to ratchet, and warnings that never refuse. */
+export interface Findings {
+  violations: Violation[];
+  warnings: string[];
+}
+
 /** What an object's violations come to: refused fields and warnings for those let through. */
 export interface Ratcheted {
   errors: FieldError[];

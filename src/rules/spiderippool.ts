@@ -13,7 +13,7 @@ import type { Validator } from '../admission/validator.js';
 import { forbidden, type FieldError } from '../field/errors.js';
 import { quoteShown } from '../field/quote.js';
 import { pairFindings, type PoolDirectory } from './pool-pair.js';
-import { shapeFindings, type Findings } from './pool-shape.js';
+import { shapeFindings } from './pool-shape.js';
 import {
   IAAS_PROVIDER_ANNOTATION,
   SPIDERIPPOOL,
@@ -24,7 +24,7 @@ import {
   showNodes,
   type SpiderIPPool,
 } from './pool.js';
-import { ratchet } from './ratchet.js';
+import { ratchet, type Findings } from './ratchet.js';
 
 const WHY_MODE_IS_FIXED =
   "an IaaS pool's mode is fixed for its life: a node pool's addresses are sub-ENIs pre-warmed on its node, " +

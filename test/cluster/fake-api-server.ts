@@ -23,10 +23,12 @@ export const pool = (name: string, resourceVersion: string, pair?: string) => ({
 });
 
 /** A fake kube-apiserver for one resource: scripted list answers, and watches the test writes to. */
-export class FakeApiServer {
+export class FakePoolApiServer {
   readonly server = http.createServer((req, res) => this.handle(req, res));
-  /** Answers for successive list calls; the last one repeats. */
-  lists: { status: number; items?: unknown[]; resourceVersion?: string }[] = [];
+  /** Answers for successive list calls; the last one repeats. `hang` never answers (a dead connection). */
+  lists: { status: number; items?: unknown[]; resourceVersion?: string; hang?: boolean }[] = [];
+  /** Statuses for successive watch calls, 200 when none is left (a non-200 ends the watch at once). */
+  watchStatuses: number[] = [];
   listCalls = 0;
   /** Never send a watch's response headers (an API server that hangs). */
   holdWatchHeaders = false;
@@ -43,6 +45,10 @@ export class FakeApiServer {
     if (url.pathname !== PATH) return void res.writeHead(404).end();
     if (url.searchParams.get('watch') === 'true') {
       this.watchQueries.push(url.searchParams);
+      const status = this.watchStatuses.shift() ?? 200;
+      if (status !== 200) {
+        return void res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ kind: 'Status', code: status }));
+      }
       res.writeHead(200, { 'Content-Type': 'application/json' });
       // As the API server does, the watch starts before its first event, unless the test
       // plays a server that never answers.
@@ -51,6 +57,7 @@ export class FakeApiServer {
       return;
     }
     const answer = this.lists[Math.min(this.listCalls++, this.lists.length - 1)]!;
+    if (answer.hang) return;
     if (answer.status !== 200) {
       return void res.writeHead(answer.status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ kind: 'Status', code: answer.status }));
     }
@@ -60,7 +67,7 @@ export class FakeApiServer {
   }
 
   /** Sends one watch event to every open watch. */
-  send(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: unknown): void {
+  send(type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'ERROR', object: unknown): void {
     for (const res of this.watches) res.write(JSON.stringify({ type, object }) + '\n');
   }
 

@@ -1,20 +1,27 @@
 /**
  * The informer wiring against a fake API server on loopback (port 0): list, watch events,
  * a failed list retried with backoff, and a watch that ends and resumes. Bounded: every
- * wait polls for at most 5 s, and the server and cache are stopped after each test.
+ * wait polls for at most 10 s (test/helpers/until.ts), and the server and cache are stopped after each test.
  */
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { poolCacheReadinessCheck, registerPoolCacheMetrics, startPoolCache, type PoolCache } from '../../src/cluster/pool-cache.js';
+import { NOT_SYNCED_REASON } from '../../src/cluster/pool-index.js';
 import { until } from '../helpers/until.js';
-import { FakeApiServer, kubeConfigFor, pool } from './fake-api-server.js';
+import { FakePoolApiServer, kubeConfigFor, pool } from './fake-api-server.js';
 
 const logger = pino({ level: 'silent' });
-let api: FakeApiServer;
+
+/** A logger that keeps its records, and the records it kept. */
+function recordingLogger() {
+  const records: { msg: string; operation?: string; message?: string; retryInMs?: number }[] = [];
+  return { records, logger: pino({ level: 'warn' }, { write: (line: string) => void records.push(JSON.parse(line)) }) };
+}
+let api: FakePoolApiServer;
 let cache: PoolCache | undefined;
 
 beforeEach(() => {
-  api = new FakeApiServer();
+  api = new FakePoolApiServer();
 });
 
 afterEach(async () => {
@@ -28,8 +35,8 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     api.lists = [{ status: 200, items: [pool('pool-a-v6', '5', 'pool-a')], resourceVersion: '7' }];
     const url = await api.start();
     cache = startPoolCache(kubeConfigFor(url), { logger });
-    expect(cache.pools.unavailable()).toMatch(/has not synced/); // the review path never waits for the list
-    await until(() => cache!.hasSynced(), 'synced');
+    expect(cache.pools.unavailable()).toBe(NOT_SYNCED_REASON); // the review path never waits for the list
+    await until(() => cache!.pools.hasSynced(), 'synced');
     expect(cache.pools.unavailable()).toBeUndefined();
     expect(cache.pools.get('pool-a-v6')?.metadata.name).toBe('pool-a-v6');
     expect(cache.pools.pairedWith('pool-a').map((p) => p.metadata.name)).toEqual(['pool-a-v6']);
@@ -48,7 +55,7 @@ describe('the SpiderIPPool cache against a fake API server', () => {
   it('drops an object that is not shaped like a SpiderIPPool instead of judging with it', async () => {
     api.lists = [{ status: 200, items: [pool('good', '1'), { metadata: { name: 'bad' }, spec: { nodeName: 'not-a-list' } }] }];
     cache = startPoolCache(kubeConfigFor(await api.start()), { logger });
-    await until(() => cache!.hasSynced(), 'synced');
+    await until(() => cache!.pools.hasSynced(), 'synced');
     expect(cache.pools.get('good')).toBeDefined();
     expect(cache.pools.get('bad')).toBeUndefined();
   });
@@ -56,7 +63,7 @@ describe('the SpiderIPPool cache against a fake API server', () => {
   it('retries a failed list with backoff, and syncs once it succeeds', async () => {
     api.lists = [{ status: 503 }, { status: 500 }, { status: 200, items: [pool('pool-a-v6', '3')] }];
     cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 5, maxBackoffMs: 20 });
-    await until(() => cache!.hasSynced(), 'synced after retries');
+    await until(() => cache!.pools.hasSynced(), 'synced after retries');
     expect(api.listCalls).toBe(3);
     expect(cache.pools.get('pool-a-v6')).toBeDefined();
   });
@@ -70,21 +77,119 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     api.endWatches();
     await until(() => api.openWatches === 1, 'the watch is reopened');
     expect(api.watchQueries[1]!.get('resourceVersion')).toBe('4');
-    expect(cache.hasSynced()).toBe(true);
+    expect(cache.pools.hasSynced()).toBe(true);
     api.send('ADDED', pool('pool-c', '5'));
     await until(() => cache!.pools.get('pool-c') !== undefined, 'pool-c added after the reconnect');
     expect(cache.pools.size).toBe(3);
   });
 
-  it('never syncs, and never throws, when the API server is unreachable', async () => {
+  it('never syncs, and never throws, when the API server is unreachable: it keeps retrying the list', async () => {
     const url = await api.start();
     await api.stop(); // the port is closed now: connections are refused
-    api = new FakeApiServer(); // for afterEach
+    api = new FakePoolApiServer(); // for afterEach
     await api.start();
+    const { records, logger } = recordingLogger();
     cache = startPoolCache(kubeConfigFor(url), { logger, initialBackoffMs: 5, maxBackoffMs: 10 });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(cache.hasSynced()).toBe(false);
-    expect(cache.pools.unavailable()).toMatch(/has not synced/);
+    await until(() => records.filter((r) => r.operation === 'list').length >= 2, 'two list failures are logged');
+    expect(cache.pools.hasSynced()).toBe(false);
+    expect(cache.pools.unavailable()).toBe(NOT_SYNCED_REASON);
+    expect(cache.errors().list).toBeGreaterThanOrEqual(2);
+  });
+
+  it('abandons a list that never answers (a dead connection) and retries it', async () => {
+    api.lists = [{ status: 200, hang: true }, { status: 200, items: [pool('pool-a-v6', '3')] }];
+    const { records, logger } = recordingLogger();
+    cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 5, listTimeoutMs: 100 });
+    await until(() => cache!.pools.hasSynced(), 'synced after the hung list was abandoned');
+    expect(api.listCalls).toBe(2);
+    expect(cache.errors()).toEqual({ list: 1, watch: 0 });
+    expect(records).toContainEqual(expect.objectContaining({ operation: 'list' }));
+  });
+
+  it('abandons a watch that stays silent past the idle bound, and watches again from where it was', async () => {
+    api.lists = [{ status: 200, items: [], resourceVersion: '3' }];
+    const { records, logger } = recordingLogger();
+    cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 5, watchIdleMs: 100 });
+    await until(() => api.watchQueries.length >= 2, 'a second watch');
+    expect(records).toContainEqual(expect.objectContaining({ operation: 'watch', message: expect.stringMatching(/^no event and no end from the watch for 0 s/) }));
+    expect(api.listCalls).toBe(1);
+    expect(api.watchQueries[1]!.get('resourceVersion')).toBe('3');
+  });
+
+  it('abandons a watch whose response never begins', async () => {
+    api.lists = [{ status: 200, items: [] }];
+    api.holdWatchHeaders = true;
+    cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 5, watchIdleMs: 100 });
+    await until(() => api.watchQueries.length >= 2, 'a second watch');
+    expect(cache.errors().watch).toBeGreaterThanOrEqual(1);
+  });
+
+  it('asks the API server to end each watch within 5-10 minutes, as client-go does', async () => {
+    api.lists = [{ status: 200, items: [] }];
+    cache = startPoolCache(kubeConfigFor(await api.start()), { logger });
+    await until(() => api.openWatches === 1, 'the watch is open');
+    const timeoutSeconds = Number(api.watchQueries[0]!.get('timeoutSeconds'));
+    expect(timeoutSeconds).toBeGreaterThanOrEqual(300);
+    expect(timeoutSeconds).toBeLessThan(600);
+  });
+
+  it('a watch error (500) is retried with backoff without listing again; the backoff starts afresh after an event', async () => {
+    api.lists = [{ status: 200, items: [], resourceVersion: '3' }];
+    api.watchStatuses = [500, 500];
+    const { records, logger } = recordingLogger();
+    cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 5, maxBackoffMs: 1000 });
+    await until(() => api.openWatches === 1, 'the watch is open after two failures');
+    expect(records.map((r) => [r.operation, r.retryInMs])).toEqual([
+      ['watch', 5],
+      ['watch', 10],
+    ]);
+    expect(api.listCalls).toBe(1);
+    api.send('ADDED', pool('pool-b', '4'));
+    await until(() => cache!.pools.get('pool-b') !== undefined, 'pool-b added');
+    api.watchStatuses = [500];
+    api.endWatches();
+    await until(() => records.length === 3, 'the next failure is logged');
+    expect(records[2]).toMatchObject({ operation: 'watch', retryInMs: 5 });
+    await until(() => api.openWatches === 1, 'the watch is open again');
+    expect(api.watchQueries.at(-1)!.get('resourceVersion')).toBe('4');
+    expect(cache.errors()).toEqual({ list: 0, watch: 3 });
+  });
+
+  it('an expired resourceVersion (410 Gone), as a response or as an ERROR event, makes it list afresh without an error', async () => {
+    api.lists = [{ status: 200, items: [pool('pool-a-v6', '3')], resourceVersion: '3' }, { status: 200, items: [pool('pool-c', '9')], resourceVersion: '9' }];
+    api.watchStatuses = [410];
+    const { records, logger } = recordingLogger();
+    cache = startPoolCache(kubeConfigFor(await api.start()), { logger });
+    await until(() => api.listCalls === 2 && api.openWatches === 1, 'listed again and watching');
+    await until(() => cache!.pools.get('pool-c') !== undefined, 'the second list is stored');
+    expect(cache.pools.get('pool-a-v6')).toBeUndefined();
+    api.send('ERROR', { kind: 'Status', code: 410, reason: 'Expired' });
+    api.endWatches();
+    await until(() => api.listCalls === 3, 'listed a third time');
+    expect(records).toEqual([]);
+    expect(cache.errors()).toEqual({ list: 0, watch: 0 });
+  });
+
+  it('a watch that cannot start (no current cluster any more) is a logged, retried error, not an unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      api.lists = [{ status: 200, items: [] }];
+      const config = kubeConfigFor(await api.start());
+      const { records, logger } = recordingLogger();
+      cache = startPoolCache(config, { logger, initialBackoffMs: 5, maxBackoffMs: 10 });
+      await until(() => api.openWatches === 1, 'the watch is open');
+      config.clusters = []; // the list client keeps its server; the next watch finds none
+      api.endWatches();
+      await until(() => records.filter((r) => r.operation === 'watch').length >= 2, 'two watch failures are logged');
+      expect(records[0]).toMatchObject({ operation: 'watch', message: 'No currently active cluster' });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+      await expect(cache.stop()).resolves.toBeUndefined();
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 
   it('reports its sync state as an informational readiness check', async () => {
@@ -93,19 +198,29 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     const check = poolCacheReadinessCheck(cache);
     expect(check).toMatchObject({ name: 'pool-cache', informational: true });
     expect(check.check()).toMatch(/^SpiderIPPools not listed yet; .*\(readiness does not wait for it\)$/);
-    await until(() => cache!.hasSynced(), 'synced');
+    await until(() => cache!.pools.hasSynced(), 'synced');
     expect(check.check()).toBeUndefined();
   });
 
-  it('reports sync state and size as gauges', async () => {
-    api.lists = [{ status: 200, items: [pool('a', '1'), pool('b', '1')] }];
-    cache = startPoolCache(kubeConfigFor(await api.start()), { logger });
+  it('reports sync state, size, last sync time and errors as metrics', async () => {
+    api.lists = [{ status: 500 }, { status: 200, items: [pool('a', '1'), pool('b', '1')] }];
+    cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 5 });
     const registry = new Registry();
     registerPoolCacheMetrics(registry, cache);
-    const value = async (name: string) => (await registry.getSingleMetric(name)!.get()).values[0]!.value;
+    const values = async (name: string) => (await registry.getSingleMetric(name)!.get()).values;
+    const value = async (name: string) => (await values(name))[0]!.value;
     expect(await value('spiderpool_iaas_webhook_pool_cache_synced')).toBe(0);
-    await until(() => cache!.hasSynced(), 'synced');
+    expect(await value('spiderpool_iaas_webhook_pool_cache_last_sync_timestamp_seconds')).toBe(0);
+    const before = Date.now() / 1000;
+    await until(() => cache!.pools.hasSynced(), 'synced');
     expect(await value('spiderpool_iaas_webhook_pool_cache_synced')).toBe(1);
     expect(await value('spiderpool_iaas_webhook_pool_cache_pools')).toBe(2);
+    const lastSync = await value('spiderpool_iaas_webhook_pool_cache_last_sync_timestamp_seconds');
+    expect(lastSync).toBeGreaterThanOrEqual(before);
+    expect(lastSync).toBeLessThanOrEqual(Date.now() / 1000);
+    expect(await values('spiderpool_iaas_webhook_pool_cache_errors_total')).toEqual([
+      expect.objectContaining({ labels: { operation: 'list' }, value: 1 }),
+      expect.objectContaining({ labels: { operation: 'watch' }, value: 0 }),
+    ]);
   });
 });

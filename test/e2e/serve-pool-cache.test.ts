@@ -9,8 +9,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NO_CLUSTER_REASON } from '../../src/admission/review.js';
+import { NOT_SYNCED_REASON } from '../../src/cluster/pool-index.js';
 import { WEBHOOK_PATHS } from '../../src/defaults.js';
-import { FakeApiServer, kubeConfigFor } from '../cluster/fake-api-server.js';
+import { FakePoolApiServer, kubeConfigFor } from '../cluster/fake-api-server.js';
 import { loadPool } from '../fixtures/load.js';
 import { httpsRequest } from '../helpers/client.js';
 import { until } from '../helpers/until.js';
@@ -57,7 +59,7 @@ async function stop(served: Served | undefined): Promise<number | null> {
 
 let workDir: string;
 let served: Served | undefined;
-let api: FakeApiServer | undefined;
+let api: FakePoolApiServer | undefined;
 
 beforeEach(async () => {
   workDir = await mkdtemp(path.join(tmpdir(), 'webhook-pool-cache-'));
@@ -73,7 +75,7 @@ afterEach(async () => {
 
 describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', () => {
   it('lists the pools, reports the sync in /readyz, and refuses a pair over capacity', async () => {
-    api = new FakeApiServer();
+    api = new FakePoolApiServer();
     api.lists = [{ status: 200, items: [loadPool('pool-a-v6')], resourceVersion: '10' }];
     const kubeconfig = path.join(workDir, 'kubeconfig');
     await writeFile(kubeconfig, kubeConfigFor(await api.start()).exportConfig());
@@ -84,6 +86,8 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     const metrics = await call(served, 'GET', '/metrics');
     expect(metrics.body).toContain('spiderpool_iaas_webhook_pool_cache_synced 1\n');
     expect(metrics.body).toContain('spiderpool_iaas_webhook_pool_cache_pools 1\n');
+    expect(metrics.body).toMatch(/^spiderpool_iaas_webhook_pool_cache_last_sync_timestamp_seconds [1-9][0-9.e+]*$/m);
+    expect(metrics.body).toContain('spiderpool_iaas_webhook_pool_cache_errors_total{operation="watch"} 0\n');
 
     const grown = JSON.parse((await call(served, 'POST', WEBHOOK_PATHS.spiderIPPool, await fixture('pool-update-pair-v4-grown'))).body);
     expect(grown.response.allowed).toBe(false);
@@ -96,7 +100,7 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
   }, 30_000);
 
   it('stays ready while the API server is unreachable, and skips the pair checks with a warning', async () => {
-    api = new FakeApiServer();
+    api = new FakePoolApiServer();
     api.lists = [{ status: 503 }];
     const kubeconfig = path.join(workDir, 'kubeconfig');
     await writeFile(kubeconfig, kubeConfigFor(await api.start()).exportConfig());
@@ -110,12 +114,12 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     expect((await call(served, 'GET', '/metrics')).body).toContain('spiderpool_iaas_webhook_pool_cache_synced 0\n');
     const answer = JSON.parse((await call(served, 'POST', WEBHOOK_PATHS.spiderIPPool, await fixture('pool-update-pair-v4-grown'))).body);
     expect(answer.response.allowed).toBe(true);
-    expect(answer.response.warnings).toEqual([expect.stringContaining('dual-stack pair checks against other pools were skipped (the SpiderIPPool cache has not synced with the API server yet)')]);
+    expect(answer.response.warnings).toEqual([expect.stringContaining(`dual-stack pair checks against other pools were skipped (${NOT_SYNCED_REASON})`)]);
     await expect(stop(served)).resolves.toBe(0);
   }, 30_000);
 
   it('exits on SIGTERM even while a watch waits for a hung API server', async () => {
-    api = new FakeApiServer();
+    api = new FakePoolApiServer();
     api.lists = [{ status: 200, items: [] }];
     api.holdWatchHeaders = true;
     const kubeconfig = path.join(workDir, 'kubeconfig');
@@ -131,7 +135,7 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     await expect(call(served, 'GET', '/readyz?verbose')).resolves.toMatchObject({ status: 200, body: expect.not.stringContaining('pool-cache') });
     expect((await call(served, 'GET', '/metrics')).body).not.toContain('pool_cache');
     const answer = JSON.parse((await call(served, 'POST', WEBHOOK_PATHS.spiderIPPool, await fixture('pool-create-pair-v4'))).body);
-    expect(answer.response.warnings).toEqual([expect.stringContaining('skipped (no cluster connection, so other SpiderIPPools are not known)')]);
+    expect(answer.response.warnings).toEqual([expect.stringContaining(`skipped (${NO_CLUSTER_REASON})`)]);
     await expect(stop(served)).resolves.toBe(0);
   }, 30_000);
 

@@ -1,4 +1,4 @@
-import { aggregateFieldErrors, fieldErrorBody, forbidden, invalid, required, underField } from '../../src/field/errors.js';
+import { aggregateFieldErrors, fieldErrorBody, forbidden, invalid, required, tooMany, underField } from '../../src/field/errors.js';
 import { quoteGoString } from '../../src/field/quote.js';
 import { invalidStatus } from '../../src/admission/response.js';
 
@@ -9,6 +9,7 @@ describe('field errors render as Kubernetes renders them', () => {
     [invalid('a', 'x\ny', 'one line'), 'Invalid value: "x\\ny": one line'],
     [invalid('a', undefined, 'omitted'), 'Invalid value: omitted'],
     [required('data[conf.yml]', 'needed'), 'Required value: needed'],
+    [tooMany('spec.ips', 70000, 32768, 'use ranges'), 'Too many: 70000: must have at most 32768 items; use ranges'],
   ])('%j → %s', (error, body) => {
     expect(fieldErrorBody(error)).toBe(body);
   });

@@ -96,10 +96,22 @@ describe('malformed entries make the capacity unknown, never 0', () => {
     [6, 'fd00::1::2', /is not an IPv6 address/],
     [6, 'fd00::10000', /is not an IPv6 address/],
     [6, '::ffff:10.0.0.1', undefined], // IPv4-mapped IPv6 is an IPv6 address to net.ParseIP too
+    // net.ParseIP parses an embedded IPv4 part as IPv4: no leading zeros, no inet_aton forms
+    [6, '::ffff:010.0.0.1', /is not an IPv6 address/],
+    [6, '::ffff:10.0.0.01', /is not an IPv6 address/],
+    [6, '::ffff:0x0a.0.0.1', /is not an IPv6 address/],
+    [6, '::ffff:10.0.1', /is not an IPv6 address/],
+    [6, '::ffff:10.0.0.256', /is not an IPv6 address/],
   ])('IPv%s %j', (version, entry, reason) => {
     const parsed = parseIPRange(version, entry);
     if (reason === undefined) expect(typeof parsed).toBe('object');
     else expect(parsed).toMatch(reason);
+  });
+
+  it('reads an embedded IPv4 part as Go does: `::1.2.3.4` is ::102:304, not ::ffff:102:304', () => {
+    expect(parseIPRange(6, '::1.2.3.4')).toEqual({ first: 0x01020304n, last: 0x01020304n });
+    expect(parseIPRange(6, '::ffff:1.2.3.4')).toEqual({ first: 0xffff01020304n, last: 0xffff01020304n });
+    expect(parseIPRange(6, '1:2:3:4:5:6:10.0.0.1')).toEqual(parseIPRange(6, '1:2:3:4:5:6:a00:1'));
   });
 
   it('counts at most MAX_COUNTED_ENTRIES entries', () => {

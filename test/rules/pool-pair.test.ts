@@ -1,8 +1,8 @@
 /** Issue #6 rule 4: dual-stack pairs, checked against an in-memory pool index (what the informer fills). */
 import { createReviewer } from '../../src/admission/review.js';
 import { AdmissionReviewResponseSchema } from '../../src/admission/schema.js';
-import { PoolIndex } from '../../src/cluster/pool-index.js';
-import { MAX_COUNTED_ENTRIES } from '../../src/ip/ranges.js';
+import { NOT_SYNCED_REASON, PoolIndex } from '../../src/cluster/pool-index.js';
+import { MAX_COUNTED_ENTRIES, MAX_PAIRED_ENTRIES_PER_FIELD } from '../../src/ip/ranges.js';
 import { loadPool, loadReview } from '../fixtures/load.js';
 
 const PAIR = 'metadata.annotations[ipam.spidernet.io/pair-pool]';
@@ -169,7 +169,9 @@ describe('what cannot be checked is said, never passed silently', () => {
     index.upsert(storedV6());
     const response = review(loadReview('pool-update-pair-v4-grown'), index);
     expect(response.allowed).toBe(true);
-    expect(response.warnings).toEqual([expect.stringMatching(/^metadata\.annotations\[ipam\.spidernet\.io\/pair-pool\]: dual-stack pair checks against other pools were skipped \(the SpiderIPPool cache has not synced with the API server yet\)/)]);
+    expect(response.warnings).toEqual([
+      `${PAIR}: dual-stack pair checks against other pools were skipped (${NOT_SYNCED_REASON}); a pair this pool names or is named in is not checked`,
+    ]);
   });
 
   it('a pool naming itself is refused even without a cache', () => {
@@ -202,16 +204,19 @@ describe('what cannot be checked is said, never passed silently', () => {
     expect(response.warnings).toEqual([expect.stringContaining('the capacity of pair pool "pool-a-v6" was not compared: its spec.ips[0] "fd00:6::zz" is not an IPv6 address')]);
   });
 
-  it('more entries than the webhook counts: capacity not compared, with a warning, on either side', () => {
-    const many = Array.from({ length: MAX_COUNTED_ENTRIES + 1 }, (_, i) => `fd00:6::${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}`);
+  it('a stored partner with more entries than the webhook counts: capacity not compared, with a warning', () => {
     const v6 = storedV6();
-    v6.spec.ips = many;
+    v6.spec.ips = Array.from({ length: MAX_COUNTED_ENTRIES + 1 }, (_, i) => `fd00:6::${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}`);
     const response = review(loadReview('pool-update-pair-v4-grown'), indexOf(v6));
     expect(response.allowed).toBe(true);
     expect(response.warnings).toEqual([expect.stringContaining(`the capacity of pair pool "pool-a-v6" was not compared: it holds ${MAX_COUNTED_ENTRIES + 1} entries`)]);
-    const input = loadReview('pool-update-pair-v6-shrunk');
-    input.request.object.spec.ips = many;
-    expect(review(input, indexOf(storedV4())).warnings).toEqual([expect.stringMatching(/^spec\.ips: holds 65537 entries .*write contiguous addresses as ranges$/)]);
+  });
+
+  it('a stored partner with an unknown IP version: capacity not compared, with a warning', () => {
+    const v6 = storedV6();
+    delete v6.spec.ipVersion;
+    delete v6.spec.subnet;
+    expect(review(loadReview('pool-update-pair-v4-grown'), indexOf(v6)).warnings).toEqual([expect.stringContaining('not both known yet')]);
   });
 
   it('unknown IP versions: capacity not compared, with a warning', () => {
@@ -229,6 +234,125 @@ describe('what cannot be checked is said, never passed silently', () => {
     const v6 = storedV6();
     delete v6.spec.ipVersion;
     expect(refusedFields(input, indexOf(v6))).toEqual(['spec.ips']);
+  });
+});
+
+describe('padding a pool in a pair past the count bound is refused (TooMany)', () => {
+  /** `n` distinct single IPv4 addresses, none of them inside pool-a's ranges. */
+  const singles = (n: number) => Array.from({ length: n }, (_, i) => `10.${100 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`);
+  const tooMany = (field: string, n: number) => ({
+    reason: 'FieldValueTooMany',
+    field,
+    message: expect.stringMatching(new RegExp(`^Too many: ${n}: must have at most ${MAX_PAIRED_ENTRIES_PER_FIELD} items; .*write contiguous addresses as ranges`)),
+  });
+
+  it('CREATE: refused on spec.ips or spec.excludeIPs, whether or not the sibling exists or the cache synced', () => {
+    const n = MAX_PAIRED_ENTRIES_PER_FIELD + 1;
+    for (const index of [indexOf(storedV6()), indexOf(), new PoolIndex()]) {
+      const input = loadReview('pool-create-pair-v4');
+      input.request.object.spec.ips = singles(n);
+      expect(review(input, index).status!.details!.causes).toContainEqual(tooMany('spec.ips', n));
+    }
+    const input = loadReview('pool-create-pair-v4');
+    input.request.object.spec.excludeIPs = singles(n);
+    expect(review(input, indexOf(storedV6())).status!.details!.causes).toEqual([tooMany('spec.excludeIPs', n)]);
+  });
+
+  it('at the bound the pool is counted and compared (and refused here for capacity, not skipped)', () => {
+    const input = loadReview('pool-create-pair-v4');
+    input.request.object.spec.ips = singles(MAX_PAIRED_ENTRIES_PER_FIELD);
+    expect(review(input, indexOf(storedV6())).status!.details!.causes).toEqual([
+      expect.objectContaining({ field: 'spec.ips', message: expect.stringContaining(`holds ${MAX_PAIRED_ENTRIES_PER_FIELD} addresses`) }),
+    ]);
+  });
+
+  it('a pool named by a partner is bounded too, even when it names none', () => {
+    const input = loadReview('pool-update-pair-v6-shrunk');
+    for (const side of ['object', 'oldObject']) delete input.request[side].metadata.annotations['ipam.spidernet.io/pair-pool'];
+    input.request.object.spec.excludeIPs = Array.from({ length: MAX_PAIRED_ENTRIES_PER_FIELD + 1 }, (_, i) => `fd00:7::${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}`);
+    input.request.object.spec.ips = input.request.oldObject.spec.ips;
+    expect(refusedFields(input, indexOf(storedV4()))).toEqual(['spec.excludeIPs']);
+  });
+
+  it('an unpaired pool is not bounded', () => {
+    const input = loadReview('pool-create-pair-v4');
+    delete input.request.object.metadata.annotations['ipam.spidernet.io/pair-pool'];
+    input.request.object.spec.ips = singles(MAX_PAIRED_ENTRIES_PER_FIELD + 1);
+    expect(review(input, indexOf()).allowed).toBe(true);
+  });
+
+  it('UPDATE ratchets the count: a stored pool over the bound may shrink, not grow', () => {
+    const n = MAX_PAIRED_ENTRIES_PER_FIELD + 10;
+    const input = loadReview('pool-update-pair-v4-grown');
+    input.request.oldObject.spec.ips = singles(n);
+    input.request.object.spec.ips = singles(n - 1);
+    const shrunk = review(input, new PoolIndex());
+    expect(shrunk.allowed).toBe(true);
+    expect(shrunk.warnings).toContainEqual(expect.stringMatching(/^spec\.ips: let through, as it was so before this update and is not made worse: must have at most/));
+    input.request.object.spec.ips = singles(n + 1);
+    expect(review(input, new PoolIndex()).status!.details!.causes).toEqual([tooMany('spec.ips', n + 1)]);
+  });
+});
+
+describe('edge cases of the pair rules', () => {
+  it.each([[{}], [{ matchLabels: {} }], [{ matchExpressions: [] }], [{ matchLabels: {}, matchExpressions: [] }]])(
+    'an empty podAffinity %j selects every Pod, as no podAffinity does',
+    (empty) => {
+      const v6 = storedV6();
+      delete v6.spec.podAffinity;
+      const input = loadReview('pool-create-pair-v4');
+      input.request.object.spec.podAffinity = empty;
+      expect(review(input, indexOf(v6)).allowed).toBe(true);
+      v6.spec.podAffinity = empty;
+      delete input.request.object.spec.podAffinity;
+      expect(review(input, indexOf(v6)).allowed).toBe(true);
+      v6.spec.podAffinity = { matchLabels: { app: 'db' } };
+      expect(refusedFields(input, indexOf(v6))).toEqual(['spec.podAffinity']);
+    },
+  );
+
+  it('an entry inserted before a malformed one that was already there keeps it carried over (keyed by value)', () => {
+    const input = loadReview('pool-update-pair-v4-grown');
+    input.request.oldObject.spec.ips = ['10.6.0.10-10.6.0.20', '10.6.0.x'];
+    input.request.object.spec.ips = ['10.6.0.30', '10.6.0.10-10.6.0.20', '10.6.0.x'];
+    const response = review(input, indexOf(storedV6()));
+    expect(response.allowed).toBe(true);
+    expect(response.warnings).toEqual([expect.stringMatching(/^spec\.ips\[2\]: let through, as it was so before this update/)]);
+    input.request.object.spec.ips = ['10.6.0.10-10.6.0.20', '10.6.0.y'];
+    expect(refusedFields(input, indexOf(storedV6()))).toEqual(['spec.ips[1]']);
+  });
+
+  it('a sibling that is not an IaaS pool gets only that cause, not the comparisons as well', () => {
+    const v6 = storedV6();
+    delete v6.metadata.annotations['ipam.spidernet.io/iaas-provider'];
+    v6.spec.ipVersion = 4;
+    v6.spec.nodeName = ['worker-9'];
+    v6.spec.podAffinity = { matchLabels: { app: 'db' } };
+    expect(refusedFields(loadReview('pool-create-pair-v4'), indexOf(v6))).toEqual([PAIR]);
+  });
+
+  it('order-of-creation gap: a sibling created later as a traditional pool is named plainly as a broken pair on every UPDATE', () => {
+    // pool-a was created while pool-a-v6 did not exist; pool-a-v6 was then created without
+    // the IaaS annotation, a CREATE this webhook never sees (matchConditions).
+    const v6 = storedV6();
+    delete v6.metadata.annotations['ipam.spidernet.io/iaas-provider'];
+    const input = loadReview('pool-update-pair-v4-grown');
+    input.request.object.spec.ips = input.request.oldObject.spec.ips;
+    const response = review(input, indexOf(v6));
+    expect(response.allowed).toBe(true);
+    expect(response.warnings).toEqual([
+      expect.stringMatching(/^metadata\.annotations\[ipam\.spidernet\.io\/pair-pool\]: let through, .*names pool "pool-a-v6", which is not an IaaS pool .*so this dual-stack pair is broken/),
+    ]);
+  });
+
+  it('an empty name and an empty pair-pool: only the empty-pair warning, no self-pair refusal', () => {
+    const input = loadReview('pool-create-pair-self');
+    input.request.object.metadata.annotations['ipam.spidernet.io/pair-pool'] = '';
+    input.request.object.metadata.name = '';
+    input.request.name = '';
+    const response = review(input, indexOf());
+    expect(response.allowed).toBe(true);
+    expect(response.warnings).toEqual([`${PAIR}: is empty, so this pool has no dual-stack pair; set it to the other pool's name, or remove it`]);
   });
 });
 

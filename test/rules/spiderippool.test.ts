@@ -1,4 +1,4 @@
-import { reviewAdmission } from '../../src/admission/review.js';
+import { NO_CLUSTER_REASON, reviewAdmission } from '../../src/admission/review.js';
 import { AdmissionReviewResponseSchema } from '../../src/admission/schema.js';
 import { loadReview } from '../fixtures/load.js';
 
@@ -58,7 +58,7 @@ describe('SpiderIPPool: an IaaS pool keeps its mode', () => {
       uid: expect.any(String),
       allowed: true,
       warnings: [
-        'metadata.annotations[ipam.spidernet.io/pair-pool]: dual-stack pair checks against other pools were skipped (no cluster connection, so other SpiderIPPools are not known); a pair this pool names or is named in is not checked',
+        `metadata.annotations[ipam.spidernet.io/pair-pool]: dual-stack pair checks against other pools were skipped (${NO_CLUSTER_REASON}); a pair this pool names or is named in is not checked`,
       ],
     });
   });

@@ -1,0 +1,93 @@
+/**
+ * client-node's `Watch` with the bounds client-go's reflector puts on a watch, for the
+ * SpiderIPPool informer (`ListWatch` takes any object with this `watch` method):
+ *
+ * - it asks the API server to end the watch after 5-10 minutes (`timeoutSeconds`, as
+ *   client-go's `minWatchTimeout` × (1 + rand)), so a healthy watch always ends or speaks
+ *   within that time;
+ * - a watch with no event and no end for `idleMs` (longer than that) is given up as dead
+ *   (a half-open connection, an API server that never sends the response headers), which
+ *   the informer sees as a watch error and retries; client-node 1.4 itself has no timeout
+ *   (its `Watch` overwrites its own `AbortSignal.timeout`);
+ * - a watch that cannot even start (an exec credential plugin that fails, no current
+ *   cluster) is reported through `done`, like any watch error, instead of rejecting
+ *   `ListWatch.start()` (an unhandled rejection would end the process).
+ */
+import { Watch, type KubeConfig } from '@kubernetes/client-node';
+
+/** client-go's `minWatchTimeout`: the API server is asked to end each watch after 1-2 times this. */
+const MIN_WATCH_TIMEOUT_SECONDS = 300;
+
+/** The longest watch the API server is asked for, in milliseconds. */
+export const MAX_WATCH_TIMEOUT_MS = 2 * MIN_WATCH_TIMEOUT_SECONDS * 1000;
+
+/** What the cache learns from the watch besides its events. */
+export interface WatchActivity {
+  /** An event arrived (not an `ERROR` event), or the watch opened or ended normally: the cache is current. */
+  current(what: 'event' | 'opened' | 'ended'): void;
+}
+
+type WatchQuery = Parameters<Watch['watch']>[1];
+type WatchCallback = Parameters<Watch['watch']>[2];
+type WatchDone = Parameters<Watch['watch']>[3];
+
+/** A watch given up after `idleMs` without an event or an end. */
+export class WatchSilentError extends Error {
+  constructor(idleMs: number) {
+    super(`no event and no end from the watch for ${Math.round(idleMs / 1000)} s; the connection is taken for dead`);
+  }
+}
+
+/** See the module comment; `idleMs` must exceed {@link MAX_WATCH_TIMEOUT_MS} in production. */
+export class TimedWatch extends Watch {
+  constructor(
+    config: KubeConfig,
+    private readonly idleMs: number,
+    private readonly activity: WatchActivity,
+  ) {
+    super(config);
+  }
+
+  /**
+   * `Watch.watch` with the bounds above: resolves, as client-node's does, once the response
+   * has begun (or the watch has failed), with a controller that aborts it.
+   */
+  override async watch(path: string, queryParams: WatchQuery, callback: WatchCallback, done: WatchDone): Promise<AbortController> {
+    const own = new AbortController();
+    let inner: AbortController | undefined;
+    let finished = false;
+    let silence: NodeJS.Timeout | undefined;
+    const finish = (err: unknown) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(silence);
+      inner?.abort();
+      if (err === null || err === undefined) this.activity.current('ended');
+      done(err);
+    };
+    const listen = () => {
+      clearTimeout(silence);
+      silence = setTimeout(() => finish(new WatchSilentError(this.idleMs)), this.idleMs);
+      silence.unref();
+    };
+    // Aborting ours aborts client-node's, whose done() then reports it (as client-node does).
+    own.signal.addEventListener('abort', () => inner?.abort());
+    const timeoutSeconds = Math.floor(MIN_WATCH_TIMEOUT_SECONDS * (1 + Math.random()));
+    const onEvent: WatchCallback = (phase, apiObj, watchObj) => {
+      if (finished) return;
+      listen();
+      if (phase !== 'ERROR') this.activity.current('event');
+      callback(phase, apiObj, watchObj);
+    };
+    listen();
+    try {
+      inner = await super.watch(path, { ...queryParams, timeoutSeconds }, onEvent, finish);
+    } catch (err) {
+      finish(err);
+      return own;
+    }
+    if (finished || own.signal.aborted) inner.abort();
+    else this.activity.current('opened');
+    return own;
+  }
+}
