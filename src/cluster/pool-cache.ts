@@ -21,7 +21,7 @@ import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ReadinessCheck } from '../server/readiness.js';
 import { PoolIndex, nameOf } from './pool-index.js';
-import { MAX_WATCH_TIMEOUT_MS, TimedWatch } from './timed-watch.js';
+import { isWatchableObject, MAX_WATCH_TIMEOUT_MS, TimedWatch } from './timed-watch.js';
 
 /** The resource the cache lists and watches (cluster-scoped). */
 export const SPIDERIPPOOL_RESOURCE = { group: 'spiderpool.spidernet.io', version: 'v2beta1', plural: 'spiderippools' } as const;
@@ -124,12 +124,19 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
       listFailed = true;
       throw err;
     }
+    if (!Array.isArray(result.items)) {
+      listFailed = true;
+      throw new Error('the SpiderIPPool list has no items array');
+    }
+    // Only objects ListWatch can key by name reach it (it would throw on others, ending the process).
+    const items = result.items.filter((item) => isWatchableObject('ADDED', item));
+    if (items.length < result.items.length) logger.warn({ dropped: result.items.length - items.length }, 'SpiderIPPool list items without metadata.name ignored');
     const firstSync = !index.hasSynced();
-    warnRefused(index.replaceAll(result.items ?? []));
+    warnRefused(index.replaceAll(items));
     failures = 0;
     current();
     (firstSync ? logger.info.bind(logger) : logger.debug.bind(logger))({ pools: index.size }, 'SpiderIPPool cache listed');
-    return result;
+    return { ...result, items };
   };
 
   const watch = new TimedWatch(config, watchIdleMs, {
@@ -139,6 +146,7 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
       if (what === 'event') failures = 0;
       current();
     },
+    malformed: (phase) => logger.warn({ phase }, 'SpiderIPPool watch event without metadata.name ignored'),
   });
   const informer = new ListWatch<KubernetesObject>(WATCH_PATH, watch, list, false);
   const store = (object: KubernetesObject) => {

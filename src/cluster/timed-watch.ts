@@ -11,7 +11,10 @@
  *   (its `Watch` overwrites its own `AbortSignal.timeout`);
  * - a watch that cannot even start (an exec credential plugin that fails, no current
  *   cluster) is reported through `done`, like any watch error, instead of rejecting
- *   `ListWatch.start()` (an unhandled rejection would end the process).
+ *   `ListWatch.start()` (an unhandled rejection would end the process);
+ * - an event whose object has no `metadata` object (or, for ADDED/MODIFIED/DELETED, no
+ *   `metadata.name` string) is dropped and reported: `ListWatch` dereferences
+ *   `object.metadata` inside the stream handler, where a TypeError would end the process.
  */
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 
@@ -25,6 +28,16 @@ export const MAX_WATCH_TIMEOUT_MS = 2 * MIN_WATCH_TIMEOUT_SECONDS * 1000;
 export interface WatchActivity {
   /** An event arrived (not an `ERROR` event), or the watch opened or ended normally: the cache is current. */
   current(what: 'event' | 'opened' | 'ended'): void;
+  /** An event was dropped because its object is not shaped like a Kubernetes object. */
+  malformed(phase: string): void;
+}
+
+/** Whether `object` can go through `ListWatch`'s cache for an event of `phase` without throwing. */
+export function isWatchableObject(phase: string, object: unknown): boolean {
+  if (phase === 'ERROR') return true; // a Status; ListWatch reads only its code
+  const metadata = (object as { metadata?: unknown } | null)?.metadata;
+  if (typeof metadata !== 'object' || metadata === null) return false;
+  return phase === 'BOOKMARK' || typeof (metadata as { name?: unknown }).name === 'string';
 }
 
 type WatchQuery = Parameters<Watch['watch']>[1];
@@ -76,6 +89,7 @@ export class TimedWatch extends Watch {
     const onEvent: WatchCallback = (phase, apiObj, watchObj) => {
       if (finished) return;
       listen();
+      if (!isWatchableObject(phase, apiObj)) return this.activity.malformed(phase);
       if (phase !== 'ERROR') this.activity.current('event');
       callback(phase, apiObj, watchObj);
     };

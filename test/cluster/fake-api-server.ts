@@ -26,7 +26,7 @@ export const pool = (name: string, resourceVersion: string, pair?: string) => ({
 export class FakePoolApiServer {
   readonly server = http.createServer((req, res) => this.handle(req, res));
   /** Answers for successive list calls; the last one repeats. `hang` never answers (a dead connection). */
-  lists: { status: number; items?: unknown[]; resourceVersion?: string; hang?: boolean }[] = [];
+  lists: { status: number; items?: unknown; resourceVersion?: string; hang?: boolean }[] = [];
   /** Statuses for successive watch calls, 200 when none is left (a non-200 ends the watch at once). */
   watchStatuses: number[] = [];
   listCalls = 0;
@@ -67,8 +67,13 @@ export class FakePoolApiServer {
   }
 
   /** Sends one watch event to every open watch. */
-  send(type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'ERROR', object: unknown): void {
-    for (const res of this.watches) res.write(JSON.stringify({ type, object }) + '\n');
+  send(type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR', object: unknown): void {
+    this.sendLine(JSON.stringify({ type, object }));
+  }
+
+  /** Sends one line, event or not, to every open watch. */
+  sendLine(line: string): void {
+    for (const res of this.watches) res.write(line + '\n');
   }
 
   /** Ends every open watch, as the API server does when a watch times out. */

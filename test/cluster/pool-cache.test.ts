@@ -52,6 +52,35 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     expect(cache.pools.size).toBe(1);
   });
 
+  it('survives list items and watch events that are not Kubernetes objects (client-node would throw on them)', async () => {
+    api.lists = [{ status: 200, items: [null, 5, 'x', { metadata: { name: { a: 1 } } }, pool('good', '1')] }];
+    const { records, logger } = recordingLogger();
+    cache = startPoolCache(kubeConfigFor(await api.start()), { logger });
+    await until(() => api.openWatches === 1, 'the watch is open');
+    expect(cache.pools.get('good')).toBeDefined();
+    expect(records).toContainEqual(expect.objectContaining({ msg: 'SpiderIPPool list items without metadata.name ignored' }));
+    api.send('ADDED', null);
+    api.send('ADDED', { kind: 'SpiderIPPool' });
+    api.send('DELETED', {});
+    api.send('BOOKMARK', null);
+    api.sendLine('5');
+    api.send('ADDED', pool('after', '2'));
+    await until(() => cache!.pools.get('after') !== undefined, 'the next good event is stored');
+    expect(records.filter((r) => r.msg === 'SpiderIPPool watch event without metadata.name ignored')).toHaveLength(5);
+    expect(cache.pools.get('good')).toBeDefined();
+  });
+
+  it('keeps the pools it knows when a re-list answers without an items array', async () => {
+    // The first watch answers 410 Gone, so the cache lists again and gets the bad answer.
+    api.lists = [{ status: 200, items: [pool('good', '1')] }, { status: 200, items: 'not-a-list' }];
+    api.watchStatuses = [410];
+    const { records, logger } = recordingLogger();
+    cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 5 });
+    await until(() => records.some((r) => r.operation === 'list'), 'the bad list is logged as a list error');
+    expect(api.listCalls).toBeGreaterThanOrEqual(2);
+    expect(cache.pools.get('good')).toBeDefined();
+  });
+
   it('drops an object that is not shaped like a SpiderIPPool instead of judging with it', async () => {
     api.lists = [{ status: 200, items: [pool('good', '1'), { metadata: { name: 'bad' }, spec: { nodeName: 'not-a-list' } }] }];
     cache = startPoolCache(kubeConfigFor(await api.start()), { logger });
