@@ -3,18 +3,32 @@
  * (after controller-runtime's `admission.Allowed`, `Denied`, `Errored` and
  * `apierrors.NewInvalid`).
  */
-import { aggregateFieldErrors, fieldErrorBody, type FieldError } from '../field/errors.js';
+import { aggregateFieldErrors, fieldErrorBody, forbidden, type FieldError } from '../field/errors.js';
 import { quoteShown, truncate } from '../field/quote.js';
 import type { Status, Verdict } from './schema.js';
 
+/**
+ * At most this many warnings and field causes go into one response. Each is bounded in
+ * length already, but their number follows cluster state (one per pool that names this one
+ * as its pair), and the API server keeps only 4 KiB of warnings per request anyway.
+ */
+export const MAX_LISTED = 16;
+
+/** `items` cut to {@link MAX_LISTED}, with `more(n)` in place of the `n` left out. */
+function bounded<T>(items: readonly T[], more: (n: number) => T): T[] {
+  return items.length <= MAX_LISTED ? [...items] : [...items.slice(0, MAX_LISTED - 1), more(items.length - MAX_LISTED + 1)];
+}
+
+const boundedWarnings = (warnings: readonly string[]) => bounded(warnings, (n) => `${n} more warnings not shown`);
+
 /** Allow, with optional warnings (kubectl prints each as `Warning: <text>`). */
 export function allowed(warnings: readonly string[] = []): Verdict {
-  return warnings.length > 0 ? { allowed: true, warnings: [...warnings] } : { allowed: true };
+  return warnings.length > 0 ? { allowed: true, warnings: boundedWarnings(warnings) } : { allowed: true };
 }
 
 /** Deny with a full `metav1.Status`, keeping any warnings. */
 export function denied(status: Status, warnings: readonly string[] = []): Verdict {
-  return warnings.length > 0 ? { allowed: false, status, warnings: [...warnings] } : { allowed: false, status };
+  return warnings.length > 0 ? { allowed: false, status, warnings: boundedWarnings(warnings) } : { allowed: false, status };
 }
 
 /** `metav1.StatusReason` for the HTTP codes this webhook answers with (k8s.io/apimachinery/pkg/apis/meta/v1). */
@@ -53,10 +67,15 @@ export interface GroupKind {
  * `<Kind>.<group> "<name>" is invalid: <field>: <Type>: <detail>` (several as `[a, b]`).
  * kubectl prints `The <Kind> "<name>" is invalid: <field>: <cause message>` from the causes.
  *
+ * More than {@link MAX_LISTED} errors are cut to that many, the last one saying how many
+ * were left out (on the first error's field: the response stays bounded whatever the
+ * cluster holds).
+ *
  * @param errors at least one field error.
  */
-export function invalidStatus(groupKind: GroupKind, name: string, errors: readonly FieldError[]): Status {
+export function invalidStatus(groupKind: GroupKind, name: string, allErrors: readonly FieldError[]): Status {
   const qualifiedKind = groupKind.group === '' ? groupKind.kind : `${groupKind.kind}.${groupKind.group}`;
+  const errors = bounded(allErrors, (n) => forbidden(allErrors[0]!.field, `${n} more errors not shown`));
   return {
     status: 'Failure',
     code: 422,

@@ -1,6 +1,6 @@
 import { aggregateFieldErrors, fieldErrorBody, forbidden, invalid, required, tooMany, underField } from '../../src/field/errors.js';
 import { quoteGoString } from '../../src/field/quote.js';
-import { invalidStatus } from '../../src/admission/response.js';
+import { allowed, denied, invalidStatus, MAX_LISTED } from '../../src/admission/response.js';
 
 describe('field errors render as Kubernetes renders them', () => {
   it.each([
@@ -36,6 +36,26 @@ describe('field errors render as Kubernetes renders them', () => {
       message: 'ConfigMap "cm" is invalid: data[x]: Invalid value: "v": bad',
       details: { group: '', kind: 'ConfigMap', name: 'cm', causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: "v": bad', field: 'data[x]' }] },
     });
+  });
+
+  it('lists at most MAX_LISTED causes, the last saying how many were left out', () => {
+    const errors = Array.from({ length: 5000 }, (_, i) => forbidden(`metadata.annotations[p${i}]`, 'no'));
+    const status = invalidStatus({ group: 'spiderpool.spidernet.io', kind: 'SpiderIPPool' }, 'p', errors);
+    expect(status.details!.causes).toHaveLength(MAX_LISTED);
+    expect(status.details!.causes!.at(-1)).toEqual({ reason: 'FieldValueForbidden', field: 'metadata.annotations[p0]', message: `Forbidden: ${5000 - MAX_LISTED + 1} more errors not shown` });
+    expect(status.message.length).toBeLessThan(2000);
+    expect(invalidStatus({ group: '', kind: 'ConfigMap' }, 'cm', errors.slice(0, MAX_LISTED)).details!.causes).toHaveLength(MAX_LISTED);
+  });
+});
+
+describe('warnings', () => {
+  it('are kept up to MAX_LISTED, then cut with a count of the rest', () => {
+    const warnings = Array.from({ length: 100 }, (_, i) => `w${i}`);
+    expect(allowed(warnings.slice(0, MAX_LISTED)).warnings).toEqual(warnings.slice(0, MAX_LISTED));
+    const cut = allowed(warnings).warnings!;
+    expect(cut).toHaveLength(MAX_LISTED);
+    expect(cut.at(-1)).toBe(`${100 - MAX_LISTED + 1} more warnings not shown`);
+    expect(denied(invalidStatus({ group: '', kind: 'ConfigMap' }, 'cm', [forbidden('a', 'b')]), warnings).warnings).toEqual(cut);
   });
 });
 
