@@ -31,7 +31,7 @@ function withoutCluster(home: string): NodeJS.ProcessEnv {
 }
 
 /**
- * `webhook` is started as `npm start` starts it (`serve --host 127.0.0.1`, log level
+ * `webhook` is started as `npm start` starts it (`serve --host 127.0.0.1 --no-pool-cache`, log level
  * info, one JSON log line per review) but on port 0, without npm in between (the process
  * measured is the server itself) and without a cluster; its log goes to a file, as a
  * container's stdout ends up on disk.
@@ -42,7 +42,7 @@ export function serverSpecs(repoDir: string, certDir: string, goBinary: string, 
       id: 'webhook',
       title: 'this webhook',
       command: process.execPath,
-      args: [...extraNodeArgs, join(repoDir, 'dist/cli/main.js'), 'serve', '--host', '127.0.0.1', '--port', '0', '--cert-dir', certDir],
+      args: [...extraNodeArgs, join(repoDir, 'dist/cli/main.js'), 'serve', '--host', '127.0.0.1', '--no-pool-cache', '--port', '0', '--cert-dir', certDir],
       env: withoutCluster(certDir),
     },
     { id: 'ceiling', title: 'Node ceiling', command: process.execPath, args: [join(repoDir, 'dist-bench/bench/node-ceiling.js'), certDir] },

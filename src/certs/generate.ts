@@ -36,6 +36,11 @@ export interface CertificateOptions {
 }
 
 const DEFAULT_VALIDITY_DAYS = 365;
+/**
+ * A new CA lasts ten years (kubeadm's choice for cluster CAs) or as long as the leaf if that
+ * is longer, so that renewing the serving certificate for years keeps the same caBundle.
+ */
+const CA_VALIDITY_DAYS = 3650;
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Backdate notBefore so an apiserver whose clock is slightly behind accepts a fresh cert. */
 const CLOCK_SKEW_MS = 5 * 60 * 1000;
@@ -133,9 +138,9 @@ function assertUsableCa(ca: CertificateAuthority): Date {
  * caBundle stays valid.
  *
  * The leaf has CN `<svc>.<ns>.svc`, SANs = {@link serviceDnsNames} + `extraDnsNames` (DNS) +
- * `extraIpAddresses` (IP), extKeyUsage serverAuth and CA:false. Both certificates are valid
- * from a few minutes ago (clock skew) until `validityDays` days from now; with `ca`, the leaf
- * ends no later than `ca` does.
+ * `extraIpAddresses` (IP), extKeyUsage serverAuth and CA:false. The leaf is valid from a
+ * few minutes ago (clock skew) until `validityDays` days from now, but with `ca` no later
+ * than `ca` is; a new CA is valid for ten years, or `validityDays` if longer.
  *
  * Takes a few hundred milliseconds: RSA key generation.
  *
@@ -165,8 +170,11 @@ export async function generateCertificates(
     if (caNotAfter < validity.notAfterDate) validity.notAfterDate = caNotAfter;
     authority = ca;
   } else {
+    const caDays = Math.max(days, CA_VALIDITY_DAYS);
+    const caNotAfter = new Date(Math.min(now + caDays * DAY_MS, LAST_X509_TIME));
     const generated = await generate([{ name: 'commonName', value: `${opts.serviceName}-ca` }], {
-      ...validity,
+      notBeforeDate: validity.notBeforeDate,
+      notAfterDate: caNotAfter,
       keySize: KEY_SIZE,
       algorithm: SIGNATURE_ALGORITHM,
       // Passing extensions replaces selfsigned's defaults (which describe a leaf) entirely.

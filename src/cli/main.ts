@@ -3,6 +3,7 @@
  * The command line: `serve`, `review`, `validate-config`, `certs` and `register`, thin shells around the
  * same functions the server uses.
  */
+import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { generateCertificates } from '../certs/generate.js';
@@ -84,15 +85,21 @@ configMapOptions(
     .option('--cert-dir <dir>', 'directory with tls.crt and tls.key', DEFAULT_CERT_DIR)
     .option('--no-generate-certs', 'fail instead of generating a CA and serving certificate when none are in --cert-dir')
     .option('--kubeconfig <file>', 'kubeconfig for watching SpiderIPPools (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
+    .option('--no-pool-cache', 'connect to no cluster, even when a kubeconfig is found (dual-stack pair checks are skipped with a warning)')
     .option('--client-ca-file <file>', "PEM CA bundle; when set, reviews need a client certificate it issued (the API server's admission client certificate)")
     .option('--max-connections <n>', 'cap on open connections; more are closed on arrival', parsePositiveInt, DEFAULT_MAX_CONNECTIONS)
-    .option('--shutdown-timeout <duration>', 'on SIGTERM/SIGINT, how long in-flight reviews may take to finish (Go duration)', parseGoDurationMs, DEFAULT_SHUTDOWN_GRACE_MS)
+    .addOption(
+      new Option('--shutdown-timeout <duration>', 'on SIGTERM/SIGINT, how long in-flight reviews may take to finish (Go duration)')
+        .argParser(parseGoDurationMs)
+        .default(DEFAULT_SHUTDOWN_GRACE_MS, '10s'),
+    )
     .addOption(new Option('--log-level <level>', 'log level').env('LOG_LEVEL').choices(LOG_LEVELS).default('info')),
 ).action(async (opts) => {
   const logger = createLogger(opts.logLevel);
   let cache: PoolCache | undefined;
   try {
-    const watching = await watchPools(opts.kubeconfig, logger);
+    const watching = opts.poolCache ? await watchPools(opts.kubeconfig, logger) : undefined;
+    if (!opts.poolCache) logger.warn('--no-pool-cache: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
     cache = watching?.cache;
     const server = await startServer({
       port: opts.port,
@@ -126,7 +133,8 @@ configMapOptions(
     process.once('SIGTERM', shutdown);
     process.once('SIGINT', shutdown);
   } catch (e) {
-    logger.fatal({ err: (e as Error).message }, 'cannot start');
+    const busy = (e as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    logger.fatal({ err: (e as Error).message }, busy ? 'cannot start: the port is in use; choose another with --port or PORT' : 'cannot start');
     process.exitCode = 1;
     // A watch request still waiting for a silent API server cannot be aborted through
     // client-node, and would keep the process alive.
@@ -210,8 +218,14 @@ program
       ca,
     );
     await writeCertificates(opts.out, bundle);
-    const what = ca ? 'a new serving certificate signed by the existing CA' : 'a new CA and serving certificate';
-    process.stderr.write(`wrote ${what} to ${opts.out} (tls.crt, tls.key, ca.crt, ca.key); caBundle:\n`);
+    const what = ca
+      ? `a new serving certificate (tls.crt, tls.key) to ${opts.out}, signed by the CA already there`
+      : `a new CA (ca.crt, ca.key) and serving certificate (tls.crt, tls.key) to ${opts.out}`;
+    process.stderr.write(`wrote ${what}; caBundle:\n`);
+    const servingEnds = new Date(new X509Certificate(bundle.certPem).validTo);
+    if (servingEnds.getTime() < Date.now() + (opts.days - 1) * 24 * 60 * 60 * 1000) {
+      process.stderr.write(`warning: the serving certificate ends with the CA on ${servingEnds.toISOString()}, before --days; replace the CA with --new-ca before then\n`);
+    }
     process.stdout.write(caBundleBase64(bundle.caCertPem) + '\n');
   });
 

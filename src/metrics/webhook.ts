@@ -37,7 +37,7 @@ export interface WebhookMetrics {
 export function createWebhookMetrics(registry = new Registry()): WebhookMetrics {
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
-  return {
+  const metrics: WebhookMetrics = {
     registry,
     requestsTotal: new Counter({
       name: 'controller_runtime_webhook_requests_total',
@@ -75,4 +75,8 @@ export function createWebhookMetrics(registry = new Registry()): WebhookMetrics 
       registers,
     }),
   };
+  // Both results exist from the start, so increase() sees the first failure after a restart
+  // (a series that appears with value 1 has no earlier sample to increase from).
+  for (const result of ['success', 'failure']) metrics.certificateReloadsTotal.inc({ result }, 0);
+  return metrics;
 }

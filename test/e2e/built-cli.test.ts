@@ -7,7 +7,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import tls from 'node:tls';
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -170,8 +170,13 @@ describe('review and validate-config', () => {
     const replaced = await run(['certs', '--out', out, '--new-ca']);
     expect([first.code, renewed.code, replaced.code]).toEqual([0, 0, 0]);
     expect(renewed.stdout).toBe(first.stdout);
-    expect(renewed.stderr).toContain('signed by the existing CA');
+    expect(renewed.stderr).toContain('signed by the CA already there');
+    expect(renewed.stderr).not.toContain('warning');
     expect(replaced.stdout).not.toBe(first.stdout);
+    // Past the CA's ten years, the serving certificate is cut to the CA's end, and says so.
+    const capped = await run(['certs', '--out', out, '--days', '4000']);
+    expect(capped.code).toBe(0);
+    expect(capped.stderr).toMatch(/warning: the serving certificate ends with the CA on \d{4}-/);
   });
 
   it('usage errors exit 2, apart from refusals (1)', async () => {
@@ -180,6 +185,19 @@ describe('review and validate-config', () => {
     expect((await run(['serve', '--shutdown-timeout', '10'])).code).toBe(2); // a Go duration needs its unit
     expect((await run(['serve', '--max-connections', '0'])).code).toBe(2);
     expect((await run(['--help'])).code).toBe(0);
+  });
+
+  it('a port in use stops serve with a hint how to choose another', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const result = await run(['serve', '--host=127.0.0.1', `--port=${port}`, `--cert-dir=${path.join(workDir, 'busy-certs')}`, '--no-pool-cache']);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain('cannot start: the port is in use; choose another with --port or PORT');
+    } finally {
+      taken.close();
+    }
   });
 
   it('a missing file is a one-line error, not a stack trace', async () => {

@@ -289,6 +289,8 @@ describe('/metrics', () => {
     expect(res.text).toContain(`controller_runtime_webhook_requests_in_flight{webhook="/validate-spiderippool"} 0\n`);
     expect(res.text).toContain('# TYPE process_resident_memory_bytes gauge');
     expect(res.text).toContain('# TYPE spiderpool_iaas_webhook_certificate_reloads_total counter');
+    // Present at 0 before any reload, so that increase() counts the first failure.
+    expect(res.text).toContain('spiderpool_iaas_webhook_certificate_reloads_total{result="failure"} 0\n');
   });
 
   it('counts a request whose client went away before the answer as "aborted", not as the default 200', async () => {
