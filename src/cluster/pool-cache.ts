@@ -124,7 +124,7 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
       listFailed = true;
       throw err;
     }
-    if (!Array.isArray(result.items)) {
+    if (!Array.isArray(result?.items)) {
       listFailed = true;
       throw new Error('the SpiderIPPool list has no items array');
     }

@@ -13,8 +13,9 @@
  *   cluster) is reported through `done`, like any watch error, instead of rejecting
  *   `ListWatch.start()` (an unhandled rejection would end the process);
  * - an event whose object has no `metadata` object (or, for ADDED/MODIFIED/DELETED, no
- *   `metadata.name` string) is dropped and reported: `ListWatch` dereferences
- *   `object.metadata` inside the stream handler, where a TypeError would end the process.
+ *   `metadata.name` string; for ERROR, no object at all) is dropped and reported:
+ *   `ListWatch` dereferences the object inside its async stream handler, where a
+ *   TypeError would be an unhandled rejection and end the process.
  */
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 
@@ -34,7 +35,7 @@ export interface WatchActivity {
 
 /** Whether `object` can go through `ListWatch`'s cache for an event of `phase` without throwing. */
 export function isWatchableObject(phase: string, object: unknown): boolean {
-  if (phase === 'ERROR') return true; // a Status; ListWatch reads only its code
+  if (phase === 'ERROR') return typeof object === 'object' && object !== null; // a Status; ListWatch reads its code
   const metadata = (object as { metadata?: unknown } | null)?.metadata;
   if (typeof metadata !== 'object' || metadata === null) return false;
   return phase === 'BOOKMARK' || typeof (metadata as { name?: unknown }).name === 'string';

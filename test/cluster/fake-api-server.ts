@@ -26,7 +26,8 @@ export const pool = (name: string, resourceVersion: string, pair?: string) => ({
 export class FakePoolApiServer {
   readonly server = http.createServer((req, res) => this.handle(req, res));
   /** Answers for successive list calls; the last one repeats. `hang` never answers (a dead connection). */
-  lists: { status: number; items?: unknown; resourceVersion?: string; hang?: boolean }[] = [];
+  /** Answers to successive lists; `nullBody` answers the JSON `null` instead of a list. */
+  lists: { status: number; items?: unknown; resourceVersion?: string; hang?: boolean; nullBody?: boolean }[] = [];
   /** Statuses for successive watch calls, 200 when none is left (a non-200 ends the watch at once). */
   watchStatuses: number[] = [];
   listCalls = 0;
@@ -61,6 +62,7 @@ export class FakePoolApiServer {
     if (answer.status !== 200) {
       return void res.writeHead(answer.status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ kind: 'Status', code: answer.status }));
     }
+    if (answer.nullBody) return void res.writeHead(200, { 'Content-Type': 'application/json' }).end('null');
     res.writeHead(200, { 'Content-Type': 'application/json' }).end(
       JSON.stringify({ apiVersion: 'spiderpool.spidernet.io/v2beta1', kind: 'SpiderIPPoolList', metadata: { resourceVersion: answer.resourceVersion ?? '1' }, items: answer.items ?? [] }),
     );

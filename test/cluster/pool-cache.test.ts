@@ -64,20 +64,26 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     api.send('DELETED', {});
     api.send('BOOKMARK', null);
     api.sendLine('5');
+    api.sendLine('{"type":"ERROR"}');
+    api.send('ERROR', null);
     api.send('ADDED', pool('after', '2'));
     await until(() => cache!.pools.get('after') !== undefined, 'the next good event is stored');
-    expect(records.filter((r) => r.msg === 'SpiderIPPool watch event without metadata.name ignored')).toHaveLength(5);
+    expect(records.filter((r) => r.msg === 'SpiderIPPool watch event without metadata.name ignored')).toHaveLength(7);
     expect(cache.pools.get('good')).toBeDefined();
   });
 
-  it('keeps the pools it knows when a re-list answers without an items array', async () => {
+  it.each([
+    ['without an items array', 'not-a-list'],
+    ['with a null body', null],
+  ])('keeps the pools it knows when a re-list answers %s, and counts a list error', async (_what, items) => {
     // The first watch answers 410 Gone, so the cache lists again and gets the bad answer.
-    api.lists = [{ status: 200, items: [pool('good', '1')] }, { status: 200, items: 'not-a-list' }];
+    api.lists = [{ status: 200, items: [pool('good', '1')] }, { status: 200, items, ...(items === null ? { nullBody: true } : {}) }];
     api.watchStatuses = [410];
     const { records, logger } = recordingLogger();
     cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 5 });
     await until(() => records.some((r) => r.operation === 'list'), 'the bad list is logged as a list error');
     expect(api.listCalls).toBeGreaterThanOrEqual(2);
+    expect(records.some((r) => r.operation === 'watch')).toBe(false);
     expect(cache.pools.get('good')).toBeDefined();
   });
 
