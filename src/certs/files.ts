@@ -25,6 +25,16 @@ export interface ServingCertificates {
   caCertPem?: string;
 }
 
+/** `tls.crt` and/or `tls.key` are absent from a certificate directory. */
+export class MissingCertificateError extends Error {
+  constructor(
+    readonly dir: string,
+    readonly files: readonly string[],
+  ) {
+    super(`missing ${files.join(' and ')} in certificate directory ${dir}`);
+  }
+}
+
 const KEY_MODE = 0o600;
 const CERT_MODE = 0o644;
 
@@ -89,7 +99,8 @@ export async function writeCertificates(dir: string, bundle: CertificateBundle):
  * `ca.crt` is only checked to be a certificate, not to have issued `tls.crt`: with an
  * intermediate CA, `ca.crt` is the root and `tls.crt` holds the chain.
  *
- * @throws Error naming the missing file(s) when `tls.crt` and/or `tls.key` are absent, when a
+ * @throws MissingCertificateError naming the missing file(s) when `tls.crt` and/or `tls.key`
+ *   are absent; Error when a
  *   file is not valid PEM, or when `tls.key` does not belong to `tls.crt`.
  */
 export async function readServingCertificates(dir: string): Promise<ServingCertificates> {
@@ -102,8 +113,8 @@ export async function readServingCertificates(dir: string): Promise<ServingCerti
     readIfPresent(caPath),
   ]);
   if (certPem === undefined || keyPem === undefined) {
-    const missing = [certPem === undefined && CERT_FILES.cert, keyPem === undefined && CERT_FILES.key].filter(Boolean);
-    throw new Error(`missing ${missing.join(' and ')} in certificate directory ${dir}`);
+    const missing = [certPem === undefined ? [CERT_FILES.cert] : [], keyPem === undefined ? [CERT_FILES.key] : []].flat();
+    throw new MissingCertificateError(dir, missing);
   }
 
   let cert: X509Certificate;

@@ -19,6 +19,7 @@ import { createLogger } from '../server/logger.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, startServer } from '../server/serve.js';
 import { reviewText, type CommandResult } from './review-file.js';
 import { validateConfigText } from './validate-config.js';
+import { packageVersion } from './version.js';
 
 const LOG_LEVELS = [...Object.keys(levels.values), 'silent'];
 /** Where `certs` writes by default: what `deploy/kustomization.yaml` reads. */
@@ -72,6 +73,7 @@ const configMapOptions = (cmd: Command): Command =>
 
 const program = new Command('spiderpool-iaas-webhook')
   .description('Validating admission webhook for Spiderpool IaaS SpiderIPPools and the iaasNetworkProvider configuration')
+  .version(packageVersion(), '-V, --version', 'print the version')
   .showHelpAfterError('(run with --help for usage)')
   // Usage errors exit 2, so that exit 1 always means "refused" for review and validate-config.
   .exitOverride();

@@ -2,10 +2,12 @@
  * Loads the cluster connection {@link findKubeConfig} finds (controller-runtime's order:
  * `--kubeconfig`, `$KUBECONFIG`, in-cluster, `$HOME/.kube/config`). No source at all is
  * not an error: callers that can work without a cluster (local `serve`, the `review` CLI)
- * say so instead of dialling a default address.
+ * say so instead of dialling a default address. A source that cannot be used is an error
+ * that names where it came from, so the operator knows which flag or variable to fix.
  */
+import { delimiter } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { findKubeConfig, processEnvironment, type KubeConfigEnvironment, type KubeConfigLocation } from './kubeconfig-source.js';
+import { findKubeConfig, IN_CLUSTER_TOKEN, processEnvironment, type KubeConfigEnvironment, type KubeConfigLocation } from './kubeconfig-source.js';
 
 export type { KubeConfigEnvironment, KubeConfigSource } from './kubeconfig-source.js';
 
@@ -14,20 +16,80 @@ export interface LoadedKubeConfig extends KubeConfigLocation {
   config: KubeConfig;
 }
 
+/** Where a configuration came from, as an operator would name it: the flag or variable and the file. */
+export function describeKubeConfigSource(location: KubeConfigLocation): string {
+  switch (location.source) {
+    case 'flag':
+      return `the kubeconfig given by --kubeconfig (${location.from})`;
+    case 'KUBECONFIG':
+      return `the kubeconfig given by $KUBECONFIG (${location.from})`;
+    case 'in-cluster':
+      return `the in-cluster service account ($KUBERNETES_SERVICE_HOST, ${IN_CLUSTER_TOKEN})`;
+    case 'home':
+      return `the kubeconfig ~/.kube/config (${location.from})`;
+  }
+}
+
+/** The first line of a reading error: js-yaml appends an excerpt of the file, which may hold credentials. */
+function firstLine(err: unknown): string {
+  return String((err as Error)?.message ?? err).split('\n')[0]!;
+}
+
+/** Reads one kubeconfig file, naming it and its source when it cannot be read. */
+function loadFile(file: string, location: KubeConfigLocation): KubeConfig {
+  const config = new KubeConfig();
+  try {
+    config.loadFromFile(file);
+  } catch (err) {
+    const several = location.source === 'KUBECONFIG' && file !== location.from;
+    const which = several ? `the kubeconfig ${file}, one of those $KUBECONFIG lists (${location.from})` : describeKubeConfigSource(location);
+    throw new Error(`cannot read ${which}: ${firstLine(err)}`);
+  }
+  return config;
+}
+
+/**
+ * Adds what `config` lacks from `later`, as kubectl merges the files `$KUBECONFIG` lists:
+ * the first file to set a cluster, user or context name, or the current-context, wins
+ * (client-node's `mergeConfig` throws on a name set twice instead).
+ */
+function mergeFirstWins(config: KubeConfig, later: KubeConfig): void {
+  for (const cluster of later.clusters) if (config.getCluster(cluster.name) === null) config.addCluster(cluster);
+  for (const user of later.users) if (config.getUser(user.name) === null) config.addUser(user);
+  for (const context of later.contexts) if (config.getContextObject(context.name) === null) config.addContext(context);
+  if (!config.getCurrentContext()) config.setCurrentContext(later.getCurrentContext());
+}
+
+/** `$KUBECONFIG` may list several files, merged as kubectl merges them. */
+function loadConfig(location: KubeConfigLocation): KubeConfig {
+  if (location.source === 'in-cluster') {
+    const config = new KubeConfig();
+    config.loadFromCluster();
+    return config;
+  }
+  const [first, ...rest] = (location.source === 'KUBECONFIG' ? location.from.split(delimiter) : [location.from]).filter((file) => file !== '');
+  const config = loadFile(first!, location);
+  for (const file of rest) mergeFirstWins(config, loadFile(file, location));
+  return config;
+}
+
 /**
  * Loads the cluster connection, or returns `undefined` when there is none to find.
  *
  * @param explicitPath `--kubeconfig`, when given: the only file tried.
- * @throws Error when the chosen file cannot be read or parsed (a broken kubeconfig is an
- *   operator error to report, never a reason to fall through to another source).
+ * @throws Error naming the source (`--kubeconfig (FILE)`, `$KUBECONFIG (…)`, `~/.kube/config (…)`)
+ *   when the chosen file cannot be read or parsed, or names no current context with a
+ *   cluster (a broken kubeconfig is an operator error to report, never a reason to fall
+ *   through to another source).
  */
 export function loadKubeConfig(explicitPath?: string, from: KubeConfigEnvironment = processEnvironment()): LoadedKubeConfig | undefined {
   const location = findKubeConfig(explicitPath, from);
   if (location === undefined) return undefined;
-  const config = new KubeConfig();
-  if (location.source === 'in-cluster') config.loadFromCluster();
-  // `$KUBECONFIG` may list several files; client-node merges them as kubectl does.
-  else if (location.source === 'KUBECONFIG') config.loadFromDefault();
-  else config.loadFromFile(location.from);
+  const config = loadConfig(location);
+  if (config.getCurrentCluster() === null) {
+    const context = config.getCurrentContext();
+    const why = context ? `its current-context "${context}" names no cluster it defines` : 'it sets no current-context';
+    throw new Error(`cannot use ${describeKubeConfigSource(location)}: ${why}; set current-context (kubectl config use-context) or choose another file`);
+  }
   return { ...location, config };
 }

@@ -41,12 +41,8 @@ export async function registerWebhook(opts: RegisterOptions): Promise<Registrati
   }
   const caBundle = caBundleBase64(caPem);
   const configuration = webhookConfigurationFor(await readWebhookManifest(opts.manifest), opts.target, caBundle);
-  let loaded;
-  try {
-    loaded = loadKubeConfig(opts.kubeconfig);
-  } catch (e) {
-    throw new Error(`cannot load the kubeconfig: ${(e as Error).message}`);
-  }
+  // Its errors name the source (--kubeconfig, $KUBECONFIG, ...) already.
+  const loaded = loadKubeConfig(opts.kubeconfig);
   if (loaded === undefined) {
     throw new Error('no cluster connection: pass --kubeconfig, set KUBECONFIG, run in a pod, or create ~/.kube/config');
   }

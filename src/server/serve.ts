@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import { createReviewer, type ReviewOptions } from '../admission/review.js';
-import { loadOrCreateCertificates } from '../certs/files.js';
+import { loadOrCreateCertificates, MissingCertificateError } from '../certs/files.js';
 import { certificateValidityProblem, readTlsMaterial, watchCertificates, type ServedCertificate, type TlsMaterial } from '../certs/reload.js';
 import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME } from '../defaults.js';
 import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js';
@@ -146,7 +146,16 @@ async function loadInitialCertificates(options: ServeOptions): Promise<{ served:
         })
       ).created
     : false;
-  return { served: await readTlsMaterial(options), created };
+  try {
+    return { served: await readTlsMaterial(options), created };
+  } catch (err) {
+    if (!(err instanceof MissingCertificateError)) throw err;
+    // Only without generateCerts: generating leaves no pair missing.
+    throw new Error(
+      `${err.message} (--no-generate-certs): write them with the certs command (node dist/cli/main.js certs --out ${err.dir}), ` +
+        'mount the TLS Secret there, or leave out --no-generate-certs to generate a self-signed pair',
+    );
+  }
 }
 
 /**

@@ -36,8 +36,59 @@ describe('loadKubeConfig (controller-runtime order: flag, $KUBECONFIG, in-cluste
     expect(loaded?.config.getCurrentCluster()?.server).toBe('https://flag.example:6443');
   });
 
-  it('throws for an unreadable --kubeconfig instead of falling through', () => {
-    expect(() => loadKubeConfig(join(root, 'missing'), environment({}, home))).toThrow();
+  it('throws for an unreadable --kubeconfig instead of falling through, naming the flag', () => {
+    const missing = join(root, 'missing');
+    expect(() => loadKubeConfig(missing, environment({}, home))).toThrow(
+      `cannot read the kubeconfig given by --kubeconfig (${missing}): ENOENT: no such file or directory, open '${missing}'`,
+    );
+  });
+
+  it('names $KUBECONFIG, and which of the files it lists, when one cannot be read', () => {
+    const missing = join(root, 'missing');
+    expect(() => loadKubeConfig(undefined, environment({ KUBECONFIG: missing }, home))).toThrow(/^cannot read the kubeconfig given by \$KUBECONFIG \(.*missing\): ENOENT/);
+    const list = `${flagFile}:${missing}`;
+    expect(() => loadKubeConfig(undefined, environment({ KUBECONFIG: list }, home))).toThrow(
+      `cannot read the kubeconfig ${missing}, one of those $KUBECONFIG lists (${list}): ENOENT: no such file or directory, open '${missing}'`,
+    );
+  });
+
+  it('merges the files $KUBECONFIG lists, the first one\'s current-context winning (as kubectl does)', () => {
+    const other = writeKubeconfig(join(root, 'other'), 'https://other.example:6443');
+    const loaded = loadKubeConfig(undefined, environment({ KUBECONFIG: `${flagFile}:${other}` }, emptyHome));
+    expect(loaded?.source).toBe('KUBECONFIG');
+    expect(loaded?.config.getCurrentCluster()?.server).toBe('https://flag.example:6443');
+    const noContext = join(root, 'no-context-first');
+    mkdirSync(noContext, { recursive: true });
+    writeFileSync(join(noContext, 'config'), 'apiVersion: v1\nkind: Config\n');
+    const second = loadKubeConfig(undefined, environment({ KUBECONFIG: `${join(noContext, 'config')}:${other}` }, emptyHome));
+    expect(second?.config.getCurrentCluster()?.server).toBe('https://other.example:6443');
+  });
+
+  it('names ~/.kube/config when it is not YAML, with only the first line of the parser error (no excerpt of the file)', () => {
+    const brokenHome = join(root, 'broken-home');
+    mkdirSync(join(brokenHome, '.kube'), { recursive: true });
+    writeFileSync(join(brokenHome, '.kube', 'config'), 'token: secret-value\nusers: [');
+    let message = '';
+    try {
+      loadKubeConfig(undefined, environment({}, brokenHome));
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/^cannot read the kubeconfig ~\/\.kube\/config \(.*broken-home\/\.kube\/config\): \S/);
+    expect(message).not.toContain('\n');
+    expect(message).not.toContain('secret-value');
+  });
+
+  it('refuses a kubeconfig without a current context, naming its source', () => {
+    const dir = join(root, 'no-context');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'config');
+    writeFileSync(file, 'apiVersion: v1\nkind: Config\nclusters: []\n');
+    expect(() => loadKubeConfig(file, environment({}, home))).toThrow(
+      `cannot use the kubeconfig given by --kubeconfig (${file}): it sets no current-context; set current-context (kubectl config use-context) or choose another file`,
+    );
+    writeFileSync(file, kubeconfigYaml('https://x.example').replace('current-context: x', 'current-context: gone'));
+    expect(() => loadKubeConfig(file, environment({}, home))).toThrow(/: its current-context "gone" names no cluster it defines;/);
   });
 
   it('reads ~/.kube/config when nothing else is set', () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { formatGoDuration } from '../../src/duration/format.js';
 import { parseGoDuration } from '../../src/duration/parse.js';
 
-/** Vectors produced by Go's time.ParseDuration / Duration.String() (shared with CI). */
+/** Vectors produced by Go's time.ParseDuration / Duration.String() (copied into test/fixtures/ from the Go run). */
 interface Vector {
   in: string;
   ok: boolean;
@@ -12,7 +12,7 @@ interface Vector {
 }
 
 const vectors: Vector[] = readFileSync(
-  new URL('../../../shared/fixtures/go-duration-vectors.jsonl', import.meta.url),
+  new URL('../fixtures/go-duration-vectors.jsonl', import.meta.url),
   'utf8',
 )
   .split('\n')

@@ -55,6 +55,13 @@ afterAll(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
+describe('--version', () => {
+  it("prints package.json's version and exits 0", async () => {
+    const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { version: string };
+    expect(await run(['--version'])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
+  });
+});
+
 describe('dist/index.js', () => {
   it('exports parseGoDuration, formatGoDuration and reviewAdmission', async () => {
     const api = await import(path.join(root, 'dist/index.js'));

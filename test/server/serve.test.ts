@@ -89,10 +89,13 @@ describe('the real HTTPS server with freshly generated certificates', () => {
 });
 
 describe('startServer without certificates to generate', () => {
-  it('fails with a message naming the missing files', async () => {
+  it('fails with a message naming the missing files and the certs command that writes them', async () => {
     const empty = await mkdtemp(join(tmpdir(), 'webhook-empty-'));
     try {
-      await expect(startServer({ port: 0, host: '127.0.0.1', certDir: empty, generateCerts: false, logger })).rejects.toThrow(/tls\.crt/);
+      await expect(startServer({ port: 0, host: '127.0.0.1', certDir: empty, generateCerts: false, logger })).rejects.toThrow(
+        `missing tls.crt and tls.key in certificate directory ${empty} (--no-generate-certs): write them with the certs command ` +
+          `(node dist/cli/main.js certs --out ${empty}), mount the TLS Secret there, or leave out --no-generate-certs to generate a self-signed pair`,
+      );
     } finally {
       await rm(empty, { recursive: true, force: true });
     }
