@@ -20,6 +20,7 @@ import {
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ReadinessCheck } from '../server/readiness.js';
+import { summarizeApiError } from './api-error.js';
 import { PoolIndex, nameOf } from './pool-index.js';
 import { isWatchableObject, MAX_WATCH_TIMEOUT_MS, TimedWatch } from './timed-watch.js';
 
@@ -66,12 +67,44 @@ export interface PoolCache {
   stop(): Promise<void>;
 }
 
-/** An error from client-node, for the log: its message and HTTP status, never a stack. */
-function describeError(err: unknown): { message: string; statusCode?: number } {
-  const e = err as { message?: unknown; statusCode?: unknown; code?: unknown } | undefined;
-  const message = typeof e?.message === 'string' ? e.message : String(err);
-  const status = typeof e?.statusCode === 'number' ? e.statusCode : typeof e?.code === 'number' ? e.code : undefined;
-  return status === undefined ? { message } : { message, statusCode: status };
+/** The resource as an operator reads it in a message: `spiderippools.spiderpool.spidernet.io`. */
+const RESOURCE_NAME = `${SPIDERIPPOOL_RESOURCE.plural}.${SPIDERIPPOOL_RESOURCE.group}`;
+
+/** A failed list or watch, described for the log. */
+export interface CacheFailure {
+  operation: 'list' | 'watch';
+  statusCode?: number;
+  /** One line that says what is wrong and, for the failures an operator can fix, what to do. */
+  message: string;
+}
+
+/**
+ * Describes a failed list or watch in one line. A 404 means the CRD (or the v2beta1
+ * version of it) is not served; a 403 that the RBAC in deploy/rbac.yaml is not in place
+ * for the webhook's identity, with the verb refused and the resource from the API
+ * server's Status `details` (a watch's answer has no body: then the resource watched).
+ */
+export function describeCacheFailure(operation: 'list' | 'watch', err: unknown): CacheFailure {
+  const { statusCode, reason, message, details } = summarizeApiError(err);
+  const answered = statusCode === undefined ? '' : ` (${statusCode}${reason ? ` ${reason}` : ''}: ${message})`;
+  const withStatus = (text: string): CacheFailure => ({ operation, ...(statusCode === undefined ? {} : { statusCode }), message: text });
+  if (statusCode === 404) {
+    return withStatus(
+      `Spiderpool's ${SPIDERIPPOOL_RESOURCE.group}/${SPIDERIPPOOL_RESOURCE.version} CRD is not installed: the API server does not serve ` +
+        `${RESOURCE_NAME} ${SPIDERIPPOOL_RESOURCE.version}${answered}; install Spiderpool (a release whose SpiderIPPool CRD serves ${SPIDERIPPOOL_RESOURCE.version})`,
+    );
+  }
+  if (statusCode === 403) {
+    const resource = details?.kind ? `${details.kind}${details.group ? `.${details.group}` : ''}` : RESOURCE_NAME;
+    return withStatus(
+      `the ClusterRole and ClusterRoleBinding from deploy/rbac.yaml are missing: the API server forbids "${operation}" on ${resource}` +
+        `${answered}; apply deploy/rbac.yaml (get, list, watch on ${RESOURCE_NAME}, bound to the webhook's ServiceAccount)`,
+    );
+  }
+  if (statusCode === 401) {
+    return withStatus(`the API server does not accept the webhook's credentials${answered}; check the service-account token or the kubeconfig's user`);
+  }
+  return withStatus(statusCode === undefined || message.includes(String(statusCode)) ? message : `${statusCode}: ${message}`);
 }
 
 /**
@@ -108,7 +141,18 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
   let listFailed = false;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
+  // A failure is logged at warn when it differs from the last one logged, or follows a
+  // success; its repeats, retried every few seconds for as long as it lasts, at debug.
+  let lastLogged: string | undefined;
+  let failedSinceLogged = 0;
+  const recovered = () => {
+    if (lastLogged === undefined) return;
+    logger.info({ failedAttempts: failedSinceLogged }, 'SpiderIPPool list and watch work again');
+    lastLogged = undefined;
+    failedSinceLogged = 0;
+  };
   const current = () => {
+    recovered();
     if (index.hasSynced()) lastSyncSeconds = Date.now() / 1000;
   };
 
@@ -159,8 +203,13 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
     errors[operation]++;
     const delayMs = Math.min(maxBackoffMs, initialBackoffMs * 2 ** failures);
     failures++;
-    logger.warn(
-      { ...describeError(err), operation, retryInMs: delayMs, synced: index.hasSynced() },
+    const failure = describeCacheFailure(operation, err);
+    const key = JSON.stringify(failure);
+    const repeated = key === lastLogged;
+    lastLogged = key;
+    failedSinceLogged++;
+    (repeated ? logger.debug.bind(logger) : logger.warn.bind(logger))(
+      { ...failure, retryInMs: delayMs, synced: index.hasSynced() },
       index.hasSynced()
         ? 'SpiderIPPool list or watch failed; pair checks use the last known pools until it reconnects'
         : 'SpiderIPPool list failed; pair checks are skipped with a warning until it succeeds',

@@ -9,7 +9,7 @@
  * (https://kubernetes.io/docs/reference/using-api/server-side-apply/)
  */
 import { AdmissionregistrationV1Api, ApiException, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
-import { StatusSchema } from '../admission/schema.js';
+import { summarizeApiError } from '../cluster/api-error.js';
 import type { WebhookConfiguration } from './webhook-configuration.js';
 
 /** `metadata.managedFields[].manager` of what `register` writes. */
@@ -23,19 +23,10 @@ export interface AppliedWebhookConfiguration {
   changed: boolean;
 }
 
-const ApiStatusSchema = StatusSchema.pick({ code: true, reason: true, message: true });
-
 /** One line for a refused request: the API server's Status message when it sent one. */
 function refusal(server: string, e: ApiException<unknown>): string {
-  let message: string | undefined;
-  if (typeof e.body === 'string') {
-    try {
-      message = ApiStatusSchema.safeParse(JSON.parse(e.body)).data?.message;
-    } catch {
-      message = e.body.trim().slice(0, 300) || undefined;
-    }
-  }
-  const why = message ?? (e.code === 401 ? 'Unauthorized (check the kubeconfig credentials)' : `HTTP ${e.code}`);
+  const { message } = summarizeApiError(e);
+  const why = e.code === 401 && message === 'Unauthorized' ? 'Unauthorized (check the kubeconfig credentials)' : message;
   return `the API server at ${server} refused the ValidatingWebhookConfiguration: ${why}`;
 }
 
@@ -62,8 +53,7 @@ export async function applyWebhookConfiguration(kubeConfig: KubeConfig, configur
     return { name, resourceVersion, changed: before !== resourceVersion };
   } catch (e) {
     if (e instanceof ApiException) throw new Error(refusal(server, e));
-    const cause = (e as { cause?: { message?: string } }).cause?.message;
-    throw new Error(`cannot reach the API server at ${server}: ${(e as Error).message}${cause ? ` (${cause})` : ''}`);
+    throw new Error(`cannot reach the API server at ${server}: ${summarizeApiError(e).message}`);
   }
 }
 

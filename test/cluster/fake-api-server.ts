@@ -26,8 +26,11 @@ export const pool = (name: string, resourceVersion: string, pair?: string) => ({
 export class FakePoolApiServer {
   readonly server = http.createServer((req, res) => this.handle(req, res));
   /** Answers for successive list calls; the last one repeats. `hang` never answers (a dead connection). */
-  /** Answers to successive lists; `nullBody` answers the JSON `null` instead of a list. */
-  lists: { status: number; items?: unknown; resourceVersion?: string; hang?: boolean; nullBody?: boolean }[] = [];
+  /**
+   * Answers to successive lists; `nullBody` answers the JSON `null` instead of a list;
+   * `status` (a `metav1.Status`) is the body of a non-200 answer, `{kind: 'Status', code}` by default.
+   */
+  lists: { status: number; items?: unknown; resourceVersion?: string; hang?: boolean; nullBody?: boolean; statusBody?: unknown }[] = [];
   /** Statuses for successive watch calls, 200 when none is left (a non-200 ends the watch at once). */
   watchStatuses: number[] = [];
   listCalls = 0;
@@ -60,7 +63,8 @@ export class FakePoolApiServer {
     const answer = this.lists[Math.min(this.listCalls++, this.lists.length - 1)]!;
     if (answer.hang) return;
     if (answer.status !== 200) {
-      return void res.writeHead(answer.status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ kind: 'Status', code: answer.status }));
+      const body = answer.statusBody ?? { kind: 'Status', code: answer.status };
+      return void res.writeHead(answer.status, { 'Content-Type': 'application/json', 'Audit-Id': 'a2b3c4' }).end(JSON.stringify(body));
     }
     if (answer.nullBody) return void res.writeHead(200, { 'Content-Type': 'application/json' }).end('null');
     res.writeHead(200, { 'Content-Type': 'application/json' }).end(
@@ -94,5 +98,30 @@ export class FakePoolApiServer {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }
+
+/** The Status the kube-apiserver answers a list of a resource it does not serve with (no CRD). */
+export const NOT_FOUND_STATUS = {
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'the server could not find the requested resource',
+  reason: 'NotFound',
+  details: {},
+  code: 404,
+};
+
+/** The Status the kube-apiserver's RBAC authorizer answers a forbidden list with (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/errors.go). */
+export const FORBIDDEN_LIST_STATUS = {
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message:
+    'spiderippools.spiderpool.spidernet.io is forbidden: User "system:serviceaccount:spiderpool-iaas-webhook:spiderpool-iaas-webhook" cannot list resource "spiderippools" in API group "spiderpool.spidernet.io" at the cluster scope',
+  reason: 'Forbidden',
+  details: { group: 'spiderpool.spidernet.io', kind: 'spiderippools' },
+  code: 403,
+};
 
 export { kubeConfigFor } from '../registration/fake-api-server.js';

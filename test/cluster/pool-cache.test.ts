@@ -8,15 +8,16 @@ import { Registry } from 'prom-client';
 import { poolCacheReadinessCheck, registerPoolCacheMetrics, startPoolCache, type PoolCache } from '../../src/cluster/pool-cache.js';
 import { NOT_SYNCED_REASON } from '../../src/cluster/pool-index.js';
 import { until } from '../helpers/until.js';
-import { FakePoolApiServer, kubeConfigFor, pool } from './fake-api-server.js';
+import { FakePoolApiServer, FORBIDDEN_LIST_STATUS, kubeConfigFor, NOT_FOUND_STATUS, pool } from './fake-api-server.js';
 
 const logger = pino({ level: 'silent' });
 
-/** A logger that keeps its records, and the records it kept. */
-function recordingLogger() {
-  const records: { msg: string; operation?: string; message?: string; retryInMs?: number }[] = [];
-  return { records, logger: pino({ level: 'warn' }, { write: (line: string) => void records.push(JSON.parse(line)) }) };
+/** A logger that keeps its records (at `level` and above), and the records it kept. */
+function recordingLogger(level = 'warn') {
+  const records: { level: number; msg: string; operation?: string; message?: string; statusCode?: number; retryInMs?: number; failedAttempts?: number }[] = [];
+  return { records, logger: pino({ level }, { write: (line: string) => void records.push(JSON.parse(line)) }) };
 }
+const WARN = 40;
 let api: FakePoolApiServer;
 let cache: PoolCache | undefined;
 
@@ -125,7 +126,9 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     await api.start();
     const { records, logger } = recordingLogger();
     cache = startPoolCache(kubeConfigFor(url), { logger, initialBackoffMs: 5, maxBackoffMs: 10 });
-    await until(() => records.filter((r) => r.operation === 'list').length >= 2, 'two list failures are logged');
+    await until(() => cache!.errors().list >= 3, 'three list failures');
+    expect(records.filter((r) => r.operation === 'list')).toHaveLength(1); // the same failure is logged once
+    expect(records[0]!.message).toMatch(/ECONNREFUSED/);
     expect(cache.pools.hasSynced()).toBe(false);
     expect(cache.pools.unavailable()).toBe(NOT_SYNCED_REASON);
     expect(cache.errors().list).toBeGreaterThanOrEqual(2);
@@ -171,20 +174,23 @@ describe('the SpiderIPPool cache against a fake API server', () => {
   it('a watch error (500) is retried with backoff without listing again; the backoff starts afresh after an event', async () => {
     api.lists = [{ status: 200, items: [], resourceVersion: '3' }];
     api.watchStatuses = [500, 500];
-    const { records, logger } = recordingLogger();
+    const { records, logger } = recordingLogger('debug');
     cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 5, maxBackoffMs: 1000 });
     await until(() => api.openWatches === 1, 'the watch is open after two failures');
-    expect(records.map((r) => [r.operation, r.retryInMs])).toEqual([
-      ['watch', 5],
-      ['watch', 10],
+    // The repeat is logged at debug: warn once per change, not once per retry.
+    expect(records.filter((r) => r.level >= WARN).map((r) => [r.operation, r.statusCode, r.retryInMs])).toEqual([['watch', 500, 5]]);
+    const quieter = records.filter((r) => r.level < WARN && r.msg !== 'SpiderIPPool cache listed');
+    expect(quieter.map((r) => [r.operation, r.retryInMs, r.failedAttempts])).toEqual([
+      ['watch', 10, undefined],
+      [undefined, undefined, 2], // the watch opened: 'SpiderIPPool list and watch work again'
     ]);
     expect(api.listCalls).toBe(1);
     api.send('ADDED', pool('pool-b', '4'));
     await until(() => cache!.pools.get('pool-b') !== undefined, 'pool-b added');
     api.watchStatuses = [500];
     api.endWatches();
-    await until(() => records.length === 3, 'the next failure is logged');
-    expect(records[2]).toMatchObject({ operation: 'watch', retryInMs: 5 });
+    await until(() => records.filter((r) => r.level >= WARN).length === 2, 'the next failure is logged: it follows a success');
+    expect(records.filter((r) => r.level >= WARN)[1]).toMatchObject({ operation: 'watch', retryInMs: 5 });
     await until(() => api.openWatches === 1, 'the watch is open again');
     expect(api.watchQueries.at(-1)!.get('resourceVersion')).toBe('4');
     expect(cache.errors()).toEqual({ list: 0, watch: 3 });
@@ -217,14 +223,70 @@ describe('the SpiderIPPool cache against a fake API server', () => {
       await until(() => api.openWatches === 1, 'the watch is open');
       config.clusters = []; // the list client keeps its server; the next watch finds none
       api.endWatches();
-      await until(() => records.filter((r) => r.operation === 'watch').length >= 2, 'two watch failures are logged');
-      expect(records[0]).toMatchObject({ operation: 'watch', message: 'No currently active cluster' });
+      await until(() => cache!.errors().watch >= 2, 'two watch failures');
+      expect(records).toEqual([expect.objectContaining({ operation: 'watch', message: 'No currently active cluster' })]);
       await new Promise((resolve) => setImmediate(resolve));
       expect(unhandled).toEqual([]);
       await expect(cache.stop()).resolves.toBeUndefined();
     } finally {
       process.off('unhandledRejection', onUnhandled);
     }
+  });
+
+  it("a 404 on the list says Spiderpool's v2beta1 CRD is not installed, once however often it is retried", async () => {
+    api.lists = [{ status: 404, statusBody: NOT_FOUND_STATUS }];
+    const { records, logger } = recordingLogger('debug');
+    cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 5, maxBackoffMs: 10 });
+    await until(() => cache!.errors().list >= 4, 'four list failures');
+    const warnings = records.filter((r) => r.level >= WARN);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({
+      operation: 'list',
+      statusCode: 404,
+      message:
+        "Spiderpool's spiderpool.spidernet.io/v2beta1 CRD is not installed: the API server does not serve spiderippools.spiderpool.spidernet.io v2beta1 " +
+        '(404 NotFound: the server could not find the requested resource); install Spiderpool (a release whose SpiderIPPool CRD serves v2beta1)',
+    });
+    expect(records.filter((r) => r.level < WARN && r.operation === 'list').length).toBeGreaterThanOrEqual(3);
+    expect(cache.pools.hasSynced()).toBe(false);
+  });
+
+  it('a 403 on the list names deploy/rbac.yaml, the verb and the resource from the Status details, without the HTTP dump', async () => {
+    api.lists = [{ status: 403, statusBody: FORBIDDEN_LIST_STATUS }];
+    const { records, logger } = recordingLogger();
+    cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 5, maxBackoffMs: 10 });
+    await until(() => cache!.errors().list >= 2, 'two list failures');
+    expect(records).toHaveLength(1);
+    expect(records[0]!.message).toBe(
+      'the ClusterRole and ClusterRoleBinding from deploy/rbac.yaml are missing: the API server forbids "list" on spiderippools.spiderpool.spidernet.io ' +
+        `(403 Forbidden: ${FORBIDDEN_LIST_STATUS.message}); apply deploy/rbac.yaml (get, list, watch on spiderippools.spiderpool.spidernet.io, bound to the webhook's ServiceAccount)`,
+    );
+    expect(JSON.stringify(records[0])).not.toMatch(/HTTP-Code|Headers|Audit-Id|a2b3c4/);
+  });
+
+  it('a 403 on the watch (list allowed, watch not) names the watch verb', async () => {
+    api.lists = [{ status: 200, items: [pool('a', '1')] }];
+    api.watchStatuses = [403, 403, 403];
+    const { records, logger } = recordingLogger();
+    cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 5, maxBackoffMs: 10 });
+    await until(() => cache!.errors().watch >= 3, 'three watch failures');
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ operation: 'watch', statusCode: 403 });
+    expect(records[0]!.message).toMatch(/^the ClusterRole and ClusterRoleBinding from deploy\/rbac\.yaml are missing: the API server forbids "watch" on spiderippools\.spiderpool\.spidernet\.io \(403: Forbidden\); apply deploy\/rbac\.yaml/);
+  });
+
+  it('logs a failure again when it changes, and after the cache recovered', async () => {
+    api.lists = [{ status: 503 }, { status: 503 }, { status: 404, statusBody: NOT_FOUND_STATUS }, { status: 404, statusBody: NOT_FOUND_STATUS }, { status: 200, items: [] }];
+    api.watchStatuses = [];
+    const { records, logger } = recordingLogger('info');
+    cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 5, maxBackoffMs: 10 });
+    await until(() => cache!.pools.hasSynced(), 'synced on the fifth list');
+    expect(records.map((r) => [r.msg, r.statusCode ?? r.failedAttempts])).toEqual([
+      ['SpiderIPPool list failed; pair checks are skipped with a warning until it succeeds', 503],
+      ['SpiderIPPool list failed; pair checks are skipped with a warning until it succeeds', 404],
+      ['SpiderIPPool list and watch work again', 4],
+      ['SpiderIPPool cache listed', undefined],
+    ]);
   });
 
   it('reports its sync state as an informational readiness check', async () => {
