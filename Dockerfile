@@ -27,9 +27,9 @@ COPY package.json ./
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # `register` applies this manifest (its one source), reading it relative to dist/.
-COPY deploy/validatingwebhookconfiguration.yaml ./deploy/
+COPY deploy/base/validatingwebhookconfiguration.yaml ./deploy/base/
 # uid/gid 1000 is the base image's `node` user. Numeric, so the kubelet can verify
-# runAsNonRoot; deploy/deployment.yaml sets the same runAsUser/runAsGroup.
+# runAsNonRoot; deploy/base/deployment.yaml sets the same runAsUser/runAsGroup.
 USER 1000:1000
 EXPOSE 8443
 ENTRYPOINT ["node", "dist/cli/main.js"]

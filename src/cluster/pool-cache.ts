@@ -80,7 +80,7 @@ export interface CacheFailure {
 
 /**
  * Describes a failed list or watch in one line. A 404 means the CRD (or the v2beta1
- * version of it) is not served; a 403 that the RBAC in deploy/rbac.yaml is not in place
+ * version of it) is not served; a 403 that the RBAC in deploy/base/rbac.yaml is not in place
  * for the webhook's identity, with the verb refused and the resource from the API
  * server's Status `details` (a watch's answer has no body: then the resource watched).
  */
@@ -97,8 +97,8 @@ export function describeCacheFailure(operation: 'list' | 'watch', err: unknown):
   if (statusCode === 403) {
     const resource = details?.kind ? `${details.kind}${details.group ? `.${details.group}` : ''}` : RESOURCE_NAME;
     return withStatus(
-      `the ClusterRole and ClusterRoleBinding from deploy/rbac.yaml are missing: the API server forbids "${operation}" on ${resource}` +
-        `${answered}; apply deploy/rbac.yaml (get, list, watch on ${RESOURCE_NAME}, bound to the webhook's ServiceAccount)`,
+      `the ClusterRole and ClusterRoleBinding from deploy/base/rbac.yaml are missing: the API server forbids "${operation}" on ${resource}` +
+        `${answered}; re-apply your overlay to create them (get, list, watch on ${RESOURCE_NAME}, bound to the webhook's ServiceAccount)`,
     );
   }
   if (statusCode === 401) {

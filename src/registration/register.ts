@@ -15,7 +15,7 @@ export interface RegisterOptions {
   target: WebhookTarget;
   /** `--kubeconfig`; otherwise `loadKubeConfig`'s search order. */
   kubeconfig?: string;
-  /** The manifest to start from; the shipped `deploy/validatingwebhookconfiguration.yaml` by default. */
+  /** The manifest to start from; the shipped `deploy/base/validatingwebhookconfiguration.yaml` by default. */
   manifest?: string;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The ValidatingWebhookConfiguration `register` sends. Its one source is
- * `deploy/validatingwebhookconfiguration.yaml` (what `kubectl apply -k deploy` installs):
+ * `deploy/base/validatingwebhookconfiguration.yaml` (what `kubectl apply -k deploy` installs):
  * `register` reads that manifest and fills in only what differs per installation, the
  * `caBundle` and where the API server reaches the webhook. Rules, match conditions,
  * failure policy and timeouts are never written a second time here.
@@ -14,7 +14,7 @@ import { z } from 'zod';
  * The manifest shipped next to `src/` and `dist/` (both two levels below the package
  * root), so the same path works from the sources, the build and the container image.
  */
-export const WEBHOOK_MANIFEST_PATH = fileURLToPath(new URL('../../deploy/validatingwebhookconfiguration.yaml', import.meta.url));
+export const WEBHOOK_MANIFEST_PATH = fileURLToPath(new URL('../../deploy/base/validatingwebhookconfiguration.yaml', import.meta.url));
 
 const ServiceReferenceSchema = z.looseObject({
   name: z.string().min(1),

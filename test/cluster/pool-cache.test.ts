@@ -251,15 +251,15 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     expect(cache.pools.hasSynced()).toBe(false);
   });
 
-  it('a 403 on the list names deploy/rbac.yaml, the verb and the resource from the Status details, without the HTTP dump', async () => {
+  it('a 403 on the list names deploy/base/rbac.yaml, the verb and the resource from the Status details, without the HTTP dump', async () => {
     api.lists = [{ status: 403, statusBody: FORBIDDEN_LIST_STATUS }];
     const { records, logger } = recordingLogger();
     cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 5, maxBackoffMs: 10 });
     await until(() => cache!.errors().list >= 2, 'two list failures');
     expect(records).toHaveLength(1);
     expect(records[0]!.message).toBe(
-      'the ClusterRole and ClusterRoleBinding from deploy/rbac.yaml are missing: the API server forbids "list" on spiderippools.spiderpool.spidernet.io ' +
-        `(403 Forbidden: ${FORBIDDEN_LIST_STATUS.message}); apply deploy/rbac.yaml (get, list, watch on spiderippools.spiderpool.spidernet.io, bound to the webhook's ServiceAccount)`,
+      'the ClusterRole and ClusterRoleBinding from deploy/base/rbac.yaml are missing: the API server forbids "list" on spiderippools.spiderpool.spidernet.io ' +
+        `(403 Forbidden: ${FORBIDDEN_LIST_STATUS.message}); re-apply your overlay to create them (get, list, watch on spiderippools.spiderpool.spidernet.io, bound to the webhook's ServiceAccount)`,
     );
     expect(JSON.stringify(records[0])).not.toMatch(/HTTP-Code|Headers|Audit-Id|a2b3c4/);
   });
@@ -272,7 +272,7 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     await until(() => cache!.errors().watch >= 3, 'three watch failures');
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ operation: 'watch', statusCode: 403 });
-    expect(records[0]!.message).toMatch(/^the ClusterRole and ClusterRoleBinding from deploy\/rbac\.yaml are missing: the API server forbids "watch" on spiderippools\.spiderpool\.spidernet\.io \(403: Forbidden\); apply deploy\/rbac\.yaml/);
+    expect(records[0]!.message).toMatch(/^the ClusterRole and ClusterRoleBinding from deploy\/base\/rbac\.yaml are missing: the API server forbids "watch" on spiderippools\.spiderpool\.spidernet\.io \(403: Forbidden\); re-apply your overlay/);
   });
 
   it('logs a failure again when it changes, and after the cache recovered', async () => {

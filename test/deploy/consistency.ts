@@ -23,7 +23,16 @@ export interface ConsistencyOptions {
   configMapName?: string;
   /** Spiderpool's namespace: the ConfigMap webhook's namespaceSelector must include it. */
   spiderpoolNamespace?: string;
+  /**
+   * Where the serving certificate comes from: `generated` (default), a TLS Secret among
+   * the manifests whose ca.crt is every caBundle (deploy/); `cert-manager`, a Certificate
+   * writing the mounted Secret and the CA injected by cainjector (overlays/cert-manager).
+   */
+  certificates?: 'generated' | 'cert-manager';
 }
+
+/** The annotation cert-manager's cainjector reads: `<namespace>/<Certificate name>`. */
+export const INJECT_CA_FROM = 'cert-manager.io/inject-ca-from';
 
 /** Service port the API server calls; the Service maps it to DEFAULT_PORT. */
 export const WEBHOOK_SERVICE_PORT = 443;
@@ -175,6 +184,9 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
   }
 
   let tlsSecret: Obj | undefined;
+  /** With cert-manager: the Certificate that writes the mounted Secret. */
+  let certificate: Obj | undefined;
+  const certManager = options.certificates === 'cert-manager';
   if (container !== undefined && podSpec !== undefined) {
     const c = `${dep} container "${str(container['name']) ?? '?'}"`;
     const args = arr(container['args']);
@@ -286,6 +298,11 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
       const secret = ofKind('Secret').find((s) => nameOf(s) === secretName);
       if (secretName === undefined) {
         problems.push(`${dep}: volume "${show(mount['name'])}" mounted at ${certDir} is not a Secret volume`);
+      } else if (certManager) {
+        certificate = ofKind('Certificate').find((cert) => at(cert, 'spec.secretName') === secretName);
+        if (secret !== undefined) problems.push(`Secret "${secretName}" is among the manifests; with cert-manager the Certificate writes it`);
+        if (certificate === undefined) problems.push(`${dep}: no Certificate writes the Secret "${secretName}" mounted at ${certDir}`);
+        else problems.push(...checkServingCertificate(all, certificate, namespace, serviceName));
       } else if (secret === undefined) {
         problems.push(`${dep}: volume "${show(mount['name'])}" refers to Secret "${secretName}", which is not among the manifests`);
       } else {
@@ -318,6 +335,9 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
       }
     }
   }
+
+  // --- NetworkPolicy -------------------------------------------------------------------
+  problems.push(...checkNetworkPolicy(ofKind('NetworkPolicy'), namespace, at(deployment, 'spec.template.metadata.labels')));
 
   // --- PodDisruptionBudget -------------------------------------------------------------
   const pdb = ofKind('PodDisruptionBudget').find((p) => selects(at(p, 'spec.selector.matchLabels'), podLabels));
@@ -357,7 +377,17 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
   if (ofKind('ValidatingWebhookConfiguration').length !== 1) {
     problems.push(`expected exactly one ValidatingWebhookConfiguration, found ${ofKind('ValidatingWebhookConfiguration').length}`);
   }
-  problems.push(...checkWebhookConfiguration(ofKind('ValidatingWebhookConfiguration'), tlsSecret));
+  const vwcs = ofKind('ValidatingWebhookConfiguration');
+  problems.push(...checkWebhookConfiguration(vwcs, certManager ? 'injected' : tlsSecret));
+  if (certManager && certificate !== undefined) {
+    const want = `${namespaceOf(certificate)}/${nameOf(certificate)}`;
+    for (const vwc of vwcs) {
+      const got = at(vwc, `metadata.annotations`);
+      if (obj(got)?.[INJECT_CA_FROM] !== want) {
+        problems.push(`ValidatingWebhookConfiguration "${nameOf(vwc)}": annotation ${INJECT_CA_FROM} is ${show(obj(got)?.[INJECT_CA_FROM])}, expected "${want}"`);
+      }
+    }
+  }
 
   // --- The ConfigMap webhook's scope ----------------------------------------------------
   for (const webhook of webhooksFor(ofKind('ValidatingWebhookConfiguration'), 'configmaps')) {
@@ -381,6 +411,50 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
   }
 
   return problems;
+}
+
+/**
+ * The cert-manager Certificate behind the mounted Secret: in the install namespace, for
+ * the Service's name the API server dials, not a CA, issued by an Issuer among the
+ * manifests (a CA issuer: its CA is what cainjector puts into the caBundle).
+ */
+function checkServingCertificate(all: readonly Obj[], certificate: Obj, namespace: string, serviceName: string): string[] {
+  const problems: string[] = [];
+  const c = `Certificate "${nameOf(certificate)}"`;
+  if (namespaceOf(certificate) !== namespace) problems.push(`${c}: namespace is ${show(namespaceOf(certificate))}, expected "${namespace}"`);
+  const dnsName = `${serviceName}.${namespace}.svc`;
+  if (!arr(at(certificate, 'spec.dnsNames')).includes(dnsName)) {
+    problems.push(`${c}: spec.dnsNames lack "${dnsName}", the name the API server dials`);
+  }
+  if (at(certificate, 'spec.isCA') === true) problems.push(`${c}: spec.isCA is true for the serving certificate`);
+  const issuerName = at(certificate, 'spec.issuerRef.name');
+  const issuer = all.find((o) => o['kind'] === 'Issuer' && nameOf(o) === issuerName && namespaceOf(o) === namespace);
+  if (at(certificate, 'spec.issuerRef.kind') !== 'Issuer' || issuer === undefined) {
+    problems.push(`${c}: spec.issuerRef names no Issuer among the manifests in "${namespace}" (${show(at(certificate, 'spec.issuerRef'))})`);
+  } else if (at(issuer, 'spec.ca.secretName') === undefined) {
+    problems.push(`Issuer "${nameOf(issuer)}": not a CA issuer (spec.ca.secretName); the injected caBundle would not be a CA`);
+  }
+  return problems;
+}
+
+/**
+ * A NetworkPolicy in the namespace selects the webhook's pods and admits TCP to
+ * DEFAULT_PORT from any source: the API server's calls do not come from a Pod.
+ */
+function checkNetworkPolicy(policies: readonly Obj[], namespace: string, podLabels: unknown): string[] {
+  const admitting = policies.filter(
+    (p) =>
+      namespaceOf(p) === namespace &&
+      selects(at(p, 'spec.podSelector.matchLabels'), podLabels) &&
+      arr(at(p, 'spec.ingress')).some((rule) => {
+        const from = obj(rule)?.['from'];
+        const anywhere = from === undefined || arr(from).length === 0;
+        return anywhere && arr(obj(rule)?.['ports']).some((port) => obj(port)?.['port'] === DEFAULT_PORT && (obj(port)?.['protocol'] ?? 'TCP') === 'TCP');
+      }),
+  );
+  return admitting.length > 0
+    ? []
+    : [`no NetworkPolicy in "${namespace}" selects the webhook's pods and admits TCP ${DEFAULT_PORT} from anywhere; the API server's calls would be dropped where ingress is denied by default`];
 }
 
 function checkTlsSecret(secret: Obj, namespace: string): string[] {
@@ -479,10 +553,13 @@ const EXPECTED_WEBHOOKS: readonly ExpectedWebhook[] = [
   },
 ];
 
-/** `tlsSecret` is the Secret the Deployment mounts, when found: caBundle must be its CA. */
-function checkWebhookConfiguration(vwcs: readonly Obj[], tlsSecret: Obj | undefined): string[] {
+/**
+ * `tls` is the Secret the Deployment mounts, when found (caBundle must be its CA), or
+ * `injected` when cert-manager's cainjector sets caBundle (then it is not checked).
+ */
+function checkWebhookConfiguration(vwcs: readonly Obj[], tls: Obj | 'injected' | undefined): string[] {
   const problems: string[] = [];
-  const caCrt = str(obj(tlsSecret?.['data'])?.['ca.crt']);
+  const caCrt = tls === 'injected' ? 'injected' : str(obj(tls?.['data'])?.['ca.crt']);
   const all = vwcs.flatMap((v) => arr(v['webhooks']).filter(isObj));
   const claimed = new Set<Obj>();
 
@@ -504,7 +581,7 @@ function checkWebhookConfiguration(vwcs: readonly Obj[], tlsSecret: Obj | undefi
   return problems;
 }
 
-function checkWebhook(webhook: Obj, expected: ExpectedWebhook, caCrt: string | undefined): string[] {
+function checkWebhook(webhook: Obj, expected: ExpectedWebhook, caCrt: string | 'injected' | undefined): string[] {
   const problems: string[] = [];
   const name = str(webhook['name']) ?? '';
   const w = `webhook "${name}" (${expected.what})`;
@@ -532,7 +609,9 @@ function checkWebhook(webhook: Obj, expected: ExpectedWebhook, caCrt: string | u
   if (path !== expected.path) problems.push(`${w}: clientConfig.service.path is ${show(path)}, expected "${expected.path}"`);
 
   const caBundle = str(at(webhook, 'clientConfig.caBundle'));
-  if (caBundle === undefined || caBundle === '') {
+  if (caCrt === 'injected') {
+    // cainjector fills it in the cluster.
+  } else if (caBundle === undefined || caBundle === '') {
     problems.push(`${w}: clientConfig.caBundle is empty; the API server could not verify the webhook's certificate`);
   } else {
     if (!decodeBase64(caBundle)?.includes('-----BEGIN ')) {

@@ -1,8 +1,9 @@
 /**
- * deploy/ agrees with src/defaults.ts and with itself. Node only: deploy/ is rendered by
- * render-node.ts (the kustomize features deploy/ uses, including the secretGenerator and
- * the caBundle replacements), not by kubectl; render.ts does the kubectl rendering for
- * the e2e suite.
+ * deploy/, its cert-manager overlay and the overlays README "Install" shows agree with
+ * src/defaults.ts and with themselves. Node only: they are rendered by render-node.ts
+ * (the kustomize features deploy/ uses, including the secretGenerator, the caBundle
+ * replacements and the overlays' patches), not by kubectl; test/e2e/deploy.test.ts
+ * renders and applies them with the real kustomize and kubectl.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,19 +11,23 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { DEFAULT_CONFIGMAP_NAME, DEFAULT_PORT, WEBHOOK_PATHS } from '../../src/defaults.js';
-import { checkManifests } from './consistency.js';
-import { loadKustomization, renderWithNode, setField, splitFieldPath } from './render-node.js';
+import { checkManifests, INJECT_CA_FROM } from './consistency.js';
+import { readmeOverlays, writeOverlayBesideDeploy } from './readme-overlays.js';
+import { applyJsonPatch, loadKustomization, renderWithNode, setField, splitFieldPath } from './render-node.js';
 
 // Tests reach into rendered manifests by known paths; `any` keeps that readable.
 type Obj = Record<string, any>;
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const deployDir = path.join(repoRoot, 'deploy');
+const certManagerDir = path.join(deployDir, 'overlays/cert-manager');
 
 let rendered: Obj[];
+let certManager: Obj[];
 
 beforeAll(async () => {
   rendered = await renderWithNode(deployDir);
+  certManager = await renderWithNode(certManagerDir);
 });
 
 function one(objects: Obj[], kind: string): Obj {
@@ -65,6 +70,92 @@ describe('deploy/ rendered without kubectl', () => {
   });
 });
 
+describe('deploy/overlays/cert-manager rendered without kubectl', () => {
+  test('is consistent with src/defaults.ts, with certificates from cert-manager', () => {
+    expect(checkManifests(certManager, { certificates: 'cert-manager' })).toEqual([]);
+  });
+
+  test('renders no Secret and no caBundle (so it needs no deploy/tls/), and injects the serving CA', () => {
+    expect(certManager.filter((o) => o['kind'] === 'Secret')).toEqual([]);
+    const vwc = one(certManager, 'ValidatingWebhookConfiguration');
+    expect((vwc['webhooks'] as Obj[]).map((w) => w['clientConfig']['caBundle'])).toEqual([undefined, undefined]);
+    expect(vwc['metadata']['annotations']).toEqual({ [INJECT_CA_FROM]: 'spiderpool-iaas-webhook/spiderpool-iaas-webhook-serving' });
+    expect(vwc['metadata']['labels']['app.kubernetes.io/component']).toBe('webhook-configuration');
+  });
+
+  test('a self-signed Issuer makes the CA, the CA Issuer signs the serving certificate', () => {
+    const certificates = certManager.filter((o) => o['kind'] === 'Certificate');
+    const byName = (name: string) => certificates.find((c) => c['metadata']['name'] === name)!;
+    const ca = byName('spiderpool-iaas-webhook-ca');
+    expect(ca['spec']).toMatchObject({ isCA: true, secretName: 'spiderpool-iaas-webhook-ca', issuerRef: { kind: 'Issuer', name: 'spiderpool-iaas-webhook-selfsigned' } });
+    const issuers = certManager.filter((o) => o['kind'] === 'Issuer');
+    expect(issuers.map((i) => [i['metadata']['name'], i['spec']])).toEqual([
+      ['spiderpool-iaas-webhook-selfsigned', { selfSigned: {} }],
+      ['spiderpool-iaas-webhook-ca', { ca: { secretName: 'spiderpool-iaas-webhook-ca' } }],
+    ]);
+    const serving = byName('spiderpool-iaas-webhook-serving');
+    expect(serving['spec']['issuerRef']).toMatchObject({ kind: 'Issuer', name: 'spiderpool-iaas-webhook-ca' });
+    // The Secret the Deployment mounts, under the name base/ gives it (no hash suffix to follow).
+    const volumes: Obj[] = one(certManager, 'Deployment')['spec']['template']['spec']['volumes'];
+    expect(volumes.map((v) => v['secret']?.['secretName'])).toEqual([serving['spec']['secretName']]);
+    for (const o of [...certificates, ...issuers]) expect(o['metadata']['namespace']).toBe('spiderpool-iaas-webhook');
+  });
+
+  test.each([
+    ['without the inject-ca-from annotation', (o: Obj[]) => delete one(o, 'ValidatingWebhookConfiguration')['metadata']['annotations'], /annotation cert-manager\.io\/inject-ca-from is nothing, expected "spiderpool-iaas-webhook\/spiderpool-iaas-webhook-serving"/],
+    [
+      'with a Certificate for another name',
+      (o: Obj[]) => (o.find((x) => x['metadata']?.['name'] === 'spiderpool-iaas-webhook-serving')!['spec']['dnsNames'] = ['webhook.example']),
+      /spec\.dnsNames lack "spiderpool-iaas-webhook\.spiderpool-iaas-webhook\.svc"/,
+    ],
+    [
+      'with the serving certificate signed by the self-signed Issuer',
+      (o: Obj[]) => (o.find((x) => x['metadata']?.['name'] === 'spiderpool-iaas-webhook-serving')!['spec']['issuerRef']['name'] = 'spiderpool-iaas-webhook-selfsigned'),
+      /Issuer "spiderpool-iaas-webhook-selfsigned": not a CA issuer/,
+    ],
+    ['without the Certificate', (o: Obj[]) => o.splice(o.findIndex((x) => x['metadata']?.['name'] === 'spiderpool-iaas-webhook-serving'), 1), /no Certificate writes the Secret "spiderpool-iaas-webhook-tls"/],
+  ])('the checker reports the overlay %s', (_name, mutate, expected) => {
+    const copy = structuredClone(certManager);
+    mutate(copy);
+    expect(checkManifests(copy, { certificates: 'cert-manager' })).toEqual(expect.arrayContaining([expect.stringMatching(expected)]));
+  });
+});
+
+describe("README's overlays, rendered without kubectl", () => {
+  let workDir: string | undefined;
+  afterEach(async () => {
+    if (workDir !== undefined) await rm(workDir, { recursive: true, force: true });
+    workDir = undefined;
+  });
+
+  test('the README shows the image-only and the cert-manager overlay first', async () => {
+    const titles = (await readmeOverlays()).map((o) => o.title);
+    expect(titles.slice(0, 2)).toEqual([expect.stringMatching(/image/), expect.stringMatching(/cert-manager/)]);
+  });
+
+  test('the image-only overlay changes the image and nothing else', async () => {
+    const [imageOnly] = await readmeOverlays();
+    const { dir, overlayDir } = await writeOverlayBesideDeploy(imageOnly!.text);
+    workDir = dir;
+    const objects = await renderWithNode(overlayDir);
+    expect(checkManifests(objects)).toEqual([]);
+    expect(container(objects)['image']).toBe('registry.example.com/spiderpool-iaas-webhook:0.1.0');
+    const sameImage = structuredClone(objects);
+    container(sameImage)['image'] = container(rendered)['image'];
+    expect(sameImage).toEqual(rendered);
+  });
+
+  test('the cert-manager overlay renders without deploy/tls/ and changes only the image', async () => {
+    const [, withCertManager] = await readmeOverlays();
+    const { dir, overlayDir } = await writeOverlayBesideDeploy(withCertManager!.text);
+    workDir = dir;
+    const objects = await renderWithNode(overlayDir);
+    expect(checkManifests(objects, { certificates: 'cert-manager' })).toEqual([]);
+    expect(container(objects)['image']).toBe('registry.example.com/spiderpool-iaas-webhook:0.1.0');
+    expect(objects.length).toBe(certManager.length);
+  });
+});
+
 describe('deploy/ installed into another namespace', () => {
   let workDir: string;
   afterEach(async () => {
@@ -96,8 +187,8 @@ describe('deploy/ sources', () => {
   });
 
   test('the image can be overridden through kustomize images:', async () => {
-    const k = await loadKustomization(deployDir);
-    const source: unknown = parse(await readFile(path.join(deployDir, 'deployment.yaml'), 'utf8'));
+    const k = await loadKustomization(path.join(deployDir, 'base'));
+    const source: unknown = parse(await readFile(path.join(deployDir, 'base/deployment.yaml'), 'utf8'));
     const image: string = (source as Obj)['spec']['template']['spec']['containers'][0]['image'];
     expect(image).toBe('spiderpool-iaas-webhook:0.1.0');
     expect(k.images?.map((i) => i.name)).toContain(image.split(':')[0]);
@@ -125,6 +216,16 @@ describe('render-node field paths', () => {
       'clientConfig',
       'caBundle',
     ]);
+  });
+
+  test('JSON patches add, replace and remove by RFC 6901 pointers', () => {
+    const doc: Obj = { metadata: { name: 'x' }, list: [1, 2] };
+    applyJsonPatch(doc, { op: 'add', path: '/metadata/annotations', value: { 'a/b': '1' } });
+    applyJsonPatch(doc, { op: 'replace', path: '/metadata/annotations/a~1b', value: '2' });
+    applyJsonPatch(doc, { op: 'add', path: '/list/-', value: 3 });
+    applyJsonPatch(doc, { op: 'remove', path: '/list/0' });
+    expect(doc).toEqual({ metadata: { name: 'x', annotations: { 'a/b': '2' } }, list: [2, 3] });
+    expect(() => applyJsonPatch(doc, { op: 'replace', path: '/metadata/labels', value: {} })).toThrow(/nothing there/);
   });
 
   test('`*` and [name=value] reach list elements; create adds missing fields', () => {
@@ -302,6 +403,21 @@ describe('the checker reports', () => {
       'a volume pointing at a Secret that is not rendered',
       (o) => (one(o, 'Deployment')['spec']['template']['spec']['volumes'][0]['secret']['secretName'] = 'tls'),
       /refers to Secret "tls", which is not among the manifests/,
+    ],
+    [
+      'no NetworkPolicy',
+      (o) => o.splice(o.findIndex((x) => x['kind'] === 'NetworkPolicy'), 1),
+      /no NetworkPolicy in "spiderpool-iaas-webhook" selects the webhook's pods and admits TCP 8443 from anywhere/,
+    ],
+    [
+      'a NetworkPolicy admitting only Pods',
+      (o) => (one(o, 'NetworkPolicy')['spec']['ingress'][0]['from'] = [{ podSelector: {} }]),
+      /no NetworkPolicy .* admits TCP 8443 from anywhere/,
+    ],
+    [
+      'a NetworkPolicy on another port',
+      (o) => (one(o, 'NetworkPolicy')['spec']['ingress'][0]['ports'][0]['port'] = 443),
+      /no NetworkPolicy .* admits TCP 8443 from anywhere/,
     ],
     [
       'a single replica',

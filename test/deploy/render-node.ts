@@ -1,18 +1,20 @@
 /**
  * A Node-only stand-in for `kubectl kustomize deploy/`, so unit tests need no kubectl.
  *
- * It implements just the kustomize features `deploy/kustomization.yaml` uses, the way
- * kustomize v5 applies them: `resources` (multi-document YAML files), `secretGenerator`
+ * It implements just the kustomize features `deploy/` and its overlays use, the way
+ * kustomize v5 applies them: `resources` (multi-document YAML files, and directories
+ * holding a kustomization, rendered first), `secretGenerator`
  * (`files:`, with a hash suffix that follows into Deployment secret volumes), `namespace`
  * (including webhooks' clientConfig.service.namespace and binding subjects naming a moved
- * ServiceAccount), `images` and `replacements` (`[key.with.dots]`, `[field=value]` and `*` path segments,
+ * ServiceAccount), `images`, `patches` (JSON 6902 `add`/`replace`/`remove` with a
+ * `target`) and `replacements` (`[key.with.dots]`, `[field=value]` and `*` path segments,
  * `options.create`). Generated data is line-wrapped as kustomize does; the name suffix
  * is not kustomize's exact hash. Anything else in the
  * kustomization throws, so a new feature cannot be silently ignored here;
  * test/deploy/render.ts renders with the real kustomize for e2e tests.
  */
 import { createHash } from 'node:crypto';
-import { access, readFile } from 'node:fs/promises';
+import { access, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { parseManifests, standInPem } from './render.js';
@@ -32,6 +34,13 @@ interface Replacement {
   targets: { select: Selector; fieldPaths: string[]; options?: { create?: boolean } }[];
 }
 
+/** A JSON 6902 operation, as kustomize's `patches` entries with a `target` take them. */
+interface JsonPatchOperation {
+  op: string;
+  path: string;
+  value?: unknown;
+}
+
 export interface Kustomization {
   apiVersion?: string;
   kind?: string;
@@ -40,9 +49,11 @@ export interface Kustomization {
   images?: { name: string; newName?: string; newTag?: string; digest?: string }[];
   secretGenerator?: { name: string; type?: string; files?: string[]; namespace?: string }[];
   replacements?: Replacement[];
+  patches?: { target: Selector; patch: string }[];
 }
 
 const SUPPORTED_FIELDS = new Set([
+  'patches',
   'apiVersion',
   'kind',
   'namespace',
@@ -198,14 +209,48 @@ function setImage(image: string, rule: NonNullable<Kustomization['images']>[numb
   return newTag === undefined ? newName : `${newName}:${newTag}`;
 }
 
-/** Renders `deployDir` like `kubectl kustomize`, for this project's kustomization only. */
+/** JSON pointer segments (RFC 6901: `~1` is `/`, `~0` is `~`). */
+function pointer(jsonPath: string): string[] {
+  if (!jsonPath.startsWith('/')) throw new Error(`JSON patch path ${jsonPath} does not start with /`);
+  return jsonPath.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** Applies one JSON 6902 operation (`add`, `replace`, `remove`) to `root`, in place. */
+export function applyJsonPatch(root: Obj, operation: JsonPatchOperation): void {
+  const segments = pointer(operation.path);
+  const last = segments.pop()!;
+  let parent: unknown = root;
+  for (const s of segments) {
+    parent = Array.isArray(parent) ? parent[Number(s)] : isObj(parent) ? parent[s] : undefined;
+    if (parent === undefined) throw new Error(`JSON patch path ${operation.path}: ${s} does not exist`);
+  }
+  const exists = Array.isArray(parent) ? Number(last) < parent.length : isObj(parent) && last in parent;
+  if (operation.op !== 'add' && !exists) throw new Error(`JSON patch ${operation.op} ${operation.path}: nothing there`);
+  if (Array.isArray(parent)) {
+    const i = last === '-' ? parent.length : Number(last);
+    if (operation.op === 'add') parent.splice(i, 0, structuredClone(operation.value));
+    else if (operation.op === 'replace') parent[i] = structuredClone(operation.value);
+    else if (operation.op === 'remove') parent.splice(i, 1);
+    else throw new Error(`render-node does not implement JSON patch op ${operation.op}`);
+  } else if (isObj(parent)) {
+    if (operation.op === 'add' || operation.op === 'replace') parent[last] = structuredClone(operation.value);
+    else if (operation.op === 'remove') delete parent[last];
+    else throw new Error(`render-node does not implement JSON patch op ${operation.op}`);
+  }
+}
+
+/** A generated object's name before its hash suffix, for selectors (kustomize matches either). */
+const originalNames = new WeakMap<Obj, string>();
+
+/** Renders `deployDir` like `kubectl kustomize`, for this project's kustomizations only. */
 export async function renderWithNode(deployDir: string): Promise<Obj[]> {
   const k = await loadKustomization(deployDir);
   const objects: Obj[] = [];
-  const originalNames = new WeakMap<Obj, string>();
 
-  for (const file of k.resources ?? []) {
-    objects.push(...parseManifests(await readFile(path.join(deployDir, file), 'utf8')));
+  for (const entry of k.resources ?? []) {
+    const resource = path.join(deployDir, entry);
+    if ((await stat(resource)).isDirectory()) objects.push(...(await renderWithNode(resource)));
+    else objects.push(...parseManifests(await readFile(resource, 'utf8')));
   }
 
   const renamedSecrets = new Map<string, string>();
@@ -279,6 +324,14 @@ export async function renderWithNode(deployDir: string): Promise<Obj[]> {
         }
       }
     }
+  }
+
+  for (const { target, patch } of k.patches ?? []) {
+    const operations: unknown = parse(patch);
+    if (!Array.isArray(operations)) throw new Error('render-node implements only JSON 6902 patches (a list of operations)');
+    const targets = objects.filter((o) => matches(o, target, originalNames));
+    if (targets.length === 0) throw new Error(`patch target ${JSON.stringify(target)} matched nothing`);
+    for (const o of targets) for (const operation of operations as JsonPatchOperation[]) applyJsonPatch(o, operation);
   }
 
   for (const r of k.replacements ?? []) {

@@ -6,11 +6,11 @@ import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME, WEBHOOK_PATHS } from '../../sr
 import { readWebhookManifest, WEBHOOK_MANIFEST_PATH, webhookConfigurationFor, type WebhookManifest } from '../../src/registration/webhook-configuration.js';
 
 const CA_BUNDLE = 'Q0E=';
-const shipped = parse(readFileSync(new URL('../../deploy/validatingwebhookconfiguration.yaml', import.meta.url), 'utf8')) as WebhookManifest;
+const shipped = parse(readFileSync(new URL('../../deploy/base/validatingwebhookconfiguration.yaml', import.meta.url), 'utf8')) as WebhookManifest;
 
 describe('readWebhookManifest', () => {
-  it("reads deploy/validatingwebhookconfiguration.yaml, the manifest kustomize installs, by default", async () => {
-    expect(WEBHOOK_MANIFEST_PATH).toMatch(/deploy\/validatingwebhookconfiguration\.yaml$/);
+  it("reads deploy/base/validatingwebhookconfiguration.yaml, the manifest kustomize installs, by default", async () => {
+    expect(WEBHOOK_MANIFEST_PATH).toMatch(/deploy\/base\/validatingwebhookconfiguration\.yaml$/);
     expect(await readWebhookManifest()).toEqual(shipped);
   });
 
