@@ -86,7 +86,8 @@ export interface CacheFailure {
  */
 export function describeCacheFailure(operation: 'list' | 'watch', err: unknown): CacheFailure {
   const { statusCode, reason, message, details } = summarizeApiError(err);
-  const answered = statusCode === undefined ? '' : ` (${statusCode}${reason ? ` ${reason}` : ''}: ${message})`;
+  // "404 page not found" (a path the API server does not serve) says its code already.
+  const answered = statusCode === undefined ? '' : message.startsWith(`${statusCode} `) ? ` (${message})` : ` (${statusCode}${reason ? ` ${reason}` : ''}: ${message})`;
   const withStatus = (text: string): CacheFailure => ({ operation, ...(statusCode === undefined ? {} : { statusCode }), message: text });
   if (statusCode === 404) {
     return withStatus(

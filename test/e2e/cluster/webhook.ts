@@ -29,10 +29,12 @@ export class WebhookProcess {
   /**
    * @param kubeconfig the cluster whose SpiderIPPools `serve --kubeconfig` caches for the
    *   dual-stack pair checks.
+   * @param extraArgs more `serve` flags, e.g. `--log-level=debug`.
    */
   constructor(
     private readonly certDir: string,
     private readonly kubeconfig: string,
+    private readonly extraArgs: readonly string[] = [],
   ) {}
 
   /** The running process's id (to prove something did not restart). */
@@ -56,7 +58,7 @@ export class WebhookProcess {
     this.firstLineOfRun = firstLine;
     const child = spawn(
       process.execPath,
-      [CLI, 'serve', '--host=127.0.0.1', `--port=${this.port}`, `--cert-dir=${this.certDir}`, '--no-generate-certs', `--kubeconfig=${this.kubeconfig}`],
+      [CLI, 'serve', '--host=127.0.0.1', `--port=${this.port}`, `--cert-dir=${this.certDir}`, '--no-generate-certs', `--kubeconfig=${this.kubeconfig}`, ...this.extraArgs],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     this.child = child;
