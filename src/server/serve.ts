@@ -14,6 +14,7 @@ import { certificateValidityProblem, readTlsMaterial, watchCertificates, type Se
 import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME } from '../defaults.js';
 import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js';
 import { createApp, statusBody } from './app.js';
+import { answerPlainHttpWithHint } from './plain-http.js';
 import type { ReadinessCheck } from './readiness.js';
 
 /** Timeouts that bound how long one client may hold a socket, in milliseconds. */
@@ -198,6 +199,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   server.on('drop', () => metrics.connectionsDroppedTotal.inc());
   server.on('tlsClientError', (err) => logger.debug({ err: err.message }, 'TLS handshake failed'));
   server.on('clientError', answerMalformedHttp);
+  const plainHttp = answerPlainHttpWithHint(server, { firstByteTimeoutMs: timeouts.handshakeMs, logger });
   // While stopping, every answer still to be written says `Connection: close` (so no client
   // reuses a socket that is about to go) and each finished answer frees its connection.
   const responses = new Set<ServerResponse>();
@@ -259,6 +261,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         resolve();
       });
       server.closeIdleConnections();
+      plainHttp.closePending();
     });
     return stopped;
   };
