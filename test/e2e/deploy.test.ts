@@ -122,6 +122,14 @@ describe('README install steps against the real API server', () => {
     const ca = Buffer.from(await readFile(path.join(top, 'deploy/tls/ca.crt'))).toString('base64');
     expect(vwc.webhooks.map((w: any) => w.clientConfig.caBundle)).toEqual([ca, ca]);
 
+    // README "Uninstall" without deploy/tls/: the label selects what is left once the VWC is gone.
+    const byLabel = await kubectl(['delete', 'namespace,clusterrole,clusterrolebinding', '-l', 'app.kubernetes.io/name=spiderpool-iaas-webhook', '--dry-run=server', '-o', 'name']);
+    expect(byLabel.stdout.trim().split('\n').sort()).toEqual([
+      'clusterrole.rbac.authorization.k8s.io/spiderpool-iaas-webhook',
+      'clusterrolebinding.rbac.authorization.k8s.io/spiderpool-iaas-webhook',
+      'namespace/spiderpool-iaas-webhook',
+    ]);
+
     // README "Uninstall". No namespace controller runs here, so the namespace would stay
     // Terminating and kubectl would wait for it: --wait=false, then its deletion is checked.
     expect(await kubectl(['delete', 'validatingwebhookconfiguration', 'spiderpool-iaas-webhook'])).toMatchObject({ code: 0 });
