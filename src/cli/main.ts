@@ -17,7 +17,8 @@ import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js
 import type { ReadinessCheck } from '../server/readiness.js';
 import { createLogger } from '../server/logger.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, startServer } from '../server/serve.js';
-import { reviewText, type CommandResult } from './review-file.js';
+import type { CommandResult } from './review-file.js';
+import { reviewFromArguments } from './review.js';
 import { validateConfigText } from './validate-config.js';
 
 const LOG_LEVELS = [...Object.keys(levels.values), 'silent'];
@@ -51,12 +52,15 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** Reads a file, or standard input for `-`. */
-async function readInput(file: string): Promise<string> {
-  if (file !== '-') return readFile(file, 'utf8');
+async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Reads a file, or standard input for `-`. */
+async function readInput(file: string): Promise<string> {
+  return file === '-' ? readStdin() : readFile(file, 'utf8');
 }
 
 function finish(result: CommandResult): void {
@@ -177,10 +181,19 @@ async function watchPools(kubeconfig: string | undefined, logger: Logger): Promi
 configMapOptions(
   program
     .command('review')
-    .description('print the response AdmissionReview for an AdmissionReview (JSON); exit 0 allowed, 1 denied, 2 bad input')
-    .argument('[file]', 'file with the AdmissionReview, or - for standard input', '-'),
+    .description(
+      'judge manifests as the API server would send them to the webhook and print what kubectl would (exit 0 allowed, 1 refused, 2 bad input); ' +
+        'an AdmissionReview (JSON) gets the response AdmissionReview',
+    )
+    .argument('[file]', 'manifests (YAML or JSON, several documents or a kind: List) or an AdmissionReview, or - for standard input', '-')
+    .option('--old <file>', 'the stored objects: review an UPDATE from them to FILE (another file than FILE)')
+    .addOption(new Option('--operation <operation>', 'CREATE (default), UPDATE (default with --old) or DELETE').choices(['CREATE', 'UPDATE', 'DELETE']))
+    .option('--pools <path>', 'cluster state: a file or folder of manifests (SpiderIPPools, Namespaces, the ConfigMap); repeatable', collect, [])
+    .option('--kubeconfig <file>', 'list the cluster state from this cluster once, instead of --pools')
+    .option('-n, --namespace <namespace>', 'namespace of namespaced objects that name none', 'default')
+    .addOption(new Option('-o, --output <format>', 'json: print the response AdmissionReviews').choices(['json'])),
 ).action(async (file: string, opts) => {
-  finish(reviewText(await readInput(file), { configMap: { name: opts.configmapName, namespace: opts.configmapNamespace } }));
+  finish(await reviewFromArguments(file, opts, readStdin));
 });
 
 program

@@ -79,7 +79,7 @@ function describeError(err: unknown): { message: string; statusCode?: number } {
  * dead connection fails and is retried instead of hanging for good (client-node sets no
  * timeout on it).
  */
-function abortAfter(ms: number): Parameters<CustomObjectsApi['listClusterCustomObject']>[1] {
+export function abortAfter(ms: number): Parameters<CustomObjectsApi['listClusterCustomObject']>[1] {
   const middleware: ObservableMiddleware = {
     pre: (context: RequestContext) => {
       context.setSignal(AbortSignal.timeout(ms));
