@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The command line: `serve`, `review`, `validate-config`, `certs` and `register`, thin shells around the
+ * The command line: `serve`, `review`, `audit`, `validate-config`, `certs` and `register`, thin shells around the
  * same functions the server uses.
  */
 import { X509Certificate } from 'node:crypto';
@@ -18,6 +18,7 @@ import type { ReadinessCheck } from '../server/readiness.js';
 import { createLogger } from '../server/logger.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, startServer } from '../server/serve.js';
 import type { CommandResult } from './review-file.js';
+import { auditFromArguments } from './audit.js';
 import { reviewFromArguments } from './review.js';
 import { validateConfigText } from './validate-config.js';
 
@@ -195,6 +196,17 @@ configMapOptions(
 ).action(async (file: string, opts) => {
   finish(await reviewFromArguments(file, opts, readStdin));
 });
+
+program
+  .command('audit')
+  .description('judge every stored IaaS pool as a CREATE would and list what breaks the rules; exit 0 none, 1 some, 2 bad input')
+  .option('--pools <path>', 'the pools: a file or folder of manifests (kind: List included); repeatable', collect, [])
+  .option('--kubeconfig <file>', 'list the pools from this cluster once, instead of --pools')
+  .option('--configmap-name <name>', "name of Spiderpool's ConfigMap", DEFAULT_CONFIGMAP_NAME)
+  .addOption(new Option('-o, --output <format>', 'json: the report for machines').choices(['json']))
+  .action(async (opts) => {
+    finish(await auditFromArguments(opts));
+  });
 
 program
   .command('validate-config')

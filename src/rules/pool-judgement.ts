@@ -6,8 +6,26 @@
  */
 import { pairFindings, type PoolDirectory } from './pool-pair.js';
 import { shapeFindings } from './pool-shape.js';
-import type { SpiderIPPool } from './pool.js';
-import type { Findings } from './ratchet.js';
+import { iaasProvider, type SpiderIPPool } from './pool.js';
+import type { Findings, Violation } from './ratchet.js';
+
+/** Every rule a violation can name (`Violation.rule`): the `rule` label of the violation gauge. */
+export const POOL_RULES = [
+  'provider-empty',
+  'nodes-count',
+  'node-empty',
+  'parent-nic-missing',
+  'parent-nic-one',
+  'parent-nic-invalid',
+  'pair-self',
+  'pair-entries',
+  'pair-entry-malformed',
+  'pair-not-iaas',
+  'pair-ipVersion',
+  'pair-capacity',
+  'pair-nodeName',
+  'pair-podAffinity',
+] as const;
 
 /**
  * Every rule of one IaaS pool on its own (shape) and with its dual-stack partners in
@@ -20,4 +38,12 @@ export function judgePool(pool: SpiderIPPool, name: string, pools: PoolDirectory
   const shape = shapeFindings(pool);
   const pair = pairFindings(pool, name, pools);
   return { violations: [...shape.violations, ...pair.violations], warnings: [...shape.warnings, ...pair.warnings] };
+}
+
+/**
+ * A stored pool judged as a CREATE of it would be (`audit`, the cache's gauges): every rule
+ * for an IaaS pool, nothing for a traditional one (the webhook does not judge those).
+ */
+export function storedPoolViolations(pool: SpiderIPPool, name: string, pools: PoolDirectory): Violation[] {
+  return iaasProvider(pool) === undefined ? [] : judgePool(pool, name, pools).violations;
 }

@@ -103,7 +103,7 @@ function countOwn(pool: SpiderIPPool, version: IPVersion, sibling: string): Coun
     `capacity cannot be compared with its pair pool ${quoteShown(sibling)}'s; write the entry as Spiderpool does`;
   // Keyed by the value, not the index: an entry inserted before an old malformed one
   // moves it, and must not make it a new violation.
-  return { violation: { rule: 'pair-entry-malformed', key: `pair:${sibling}:entry:${field}:${value}`, measure: value, error: invalid(`${field}[${index}]`, value, detail) } };
+  return { violation: { rule: 'pair-entry-malformed', partner: sibling, key: `pair:${sibling}:entry:${field}:${value}`, measure: value, error: invalid(`${field}[${index}]`, value, detail) } };
 }
 
 /**
@@ -156,7 +156,7 @@ function capacity(pool: SpiderIPPool, version: IPVersion, sibling: SpiderIPPool,
     version === 4
       ? `holds ${v4} addresses (spec.ips minus spec.excludeIPs), more than the ${v6} of its IPv6 pair pool ${quoteShown(siblingName)}: ${why}; remove addresses here or add them to ${quoteShown(siblingName)} first`
       : `holds ${v6} addresses (spec.ips minus spec.excludeIPs), fewer than the ${v4} of its IPv4 pair pool ${quoteShown(siblingName)}: ${why}; keep at least ${v4} addresses here or shrink ${quoteShown(siblingName)} first`;
-  found.violations.push({ rule: 'pair-capacity', key: `pair:${siblingName}:capacity`, measure: v4 - v6, error: invalid('spec.ips', undefined, detail) });
+  found.violations.push({ rule: 'pair-capacity', partner: siblingName, key: `pair:${siblingName}:capacity`, measure: v4 - v6, error: invalid('spec.ips', undefined, detail) });
 }
 
 /** Each side's update alone would break the pair, so the way through is to unpair first. */
@@ -169,7 +169,7 @@ type PairPart = 'not-iaas' | 'ipVersion' | 'nodeName' | 'podAffinity';
 /** Rule 4 against one sibling that exists. */
 function checkPair(pool: SpiderIPPool, sibling: SpiderIPPool, siblingName: string, found: Findings): void {
   const add = (what: PairPart, measure: string, error: FieldError) =>
-    found.violations.push({ rule: `pair-${what}`, key: `pair:${siblingName}:${what}`, measure, error });
+    found.violations.push({ rule: `pair-${what}`, partner: siblingName, key: `pair:${siblingName}:${what}`, measure, error });
   const sib = quoteShown(siblingName);
   if (iaasProvider(sibling) === undefined) {
     add(
