@@ -181,4 +181,16 @@ describe('review --pools decides as the API server does', () => {
     const fromCluster = await cluster.cli(['review', file, `--kubeconfig=${cluster.apiServer.kubeconfig}`, ...(exists ? ['--operation=UPDATE'] : [])]);
     expect(fromCluster).toMatchObject({ code: kubectl.code, stderr: kubectl.stderr });
   });
+
+  it('a file of several objects, two refused: kubectl\'s aggregate of errors, the same from review', async () => {
+    const file = path.join(dir, 'several.yaml');
+    const objects = [pool('agree-many-a', { nodeName: ['w1', 'w2'], nic: 'eth0' }), pool('agree-many-b', { nic: 'a,b' }), pool('agree-many-c', { nic: 'eth0', nodeName: ['w1'] })];
+    await writeFile(file, objects.map((o) => stringify(o)).join('---\n'));
+    const state = path.join(dir, 'state.json');
+    await writeFile(state, (await cluster.kubectl(['get', 'spiderippools', '-o', 'json'])).stdout);
+    const kubectl = await cluster.kubectl(['apply', '-f', file, '--dry-run=server']);
+    const review = await cluster.cli(['review', file, `--pools=${state}`]);
+    expect(kubectl.code).toBe(1);
+    expect({ code: review.code, stdout: review.stdout, stderr: review.stderr }).toEqual({ code: kubectl.code, stdout: kubectl.stdout, stderr: kubectl.stderr });
+  });
 });
