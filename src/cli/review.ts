@@ -10,8 +10,9 @@ import { buildAdmissionReview, type KubeObject } from '../admission/build.js';
 import { resourceOf, splitApiVersion } from '../admission/resources.js';
 import { createReviewer, InvalidAdmissionReviewError, type ReviewOptions, type ReviewOutcome } from '../admission/review.js';
 import type { ClusterState } from '../cluster/state.js';
+import { noPoolDirectory } from '../rules/pool-pair.js';
 import { quoteGoString } from '../field/quote.js';
-import { ManifestError, parseDocuments, parseManifests, readText, type ManifestObject } from '../manifest/read.js';
+import { ManifestError, manifestFiles, parseDocuments, parseManifests, readText, type ManifestObject } from '../manifest/read.js';
 import { loadState, UsageError } from './cluster-state.js';
 import { renderAccepted, renderRefusals, renderWarnings, type Refusal } from './kubectl-output.js';
 import type { CommandResult } from './review-file.js';
@@ -24,8 +25,8 @@ export const REVIEW_ACCEPTS =
   'review accepts Kubernetes manifests (YAML or JSON; several documents or a kind: List) or one admission.k8s.io/v1 AdmissionReview in JSON';
 
 export interface ReviewCommand {
-  /** NEW's text and its name as kubectl gives it (`STDIN` for `-`). */
-  input: { text: string; source: string };
+  /** NEW: each file's text and its name as kubectl gives it (`STDIN` for `-`); several for a folder. */
+  inputs: { text: string; source: string }[];
   /** `--old`: the stored objects. */
   old?: { text: string; source: string };
   operation?: Operation;
@@ -36,6 +37,9 @@ export interface ReviewCommand {
   state?: ClusterState;
   configMap: ReviewOptions['configMap'];
 }
+
+/** Why pair checks are skipped in a review of manifests without a cluster state. */
+export const NO_STATE_REASON = 'no --pools or --kubeconfig given, so other SpiderIPPools are not known';
 
 const usage = (message: string): CommandResult => ({ exitCode: 2, stdout: '', stderr: `error: ${message}\n` });
 
@@ -63,23 +67,24 @@ function parsedJson(text: string): unknown {
  */
 export function runReview(command: ReviewCommand): CommandResult {
   const options: ReviewOptions = { configMap: command.configMap, ...(command.state ? { pools: command.state.pools, cluster: command.state } : {}) };
-  const json = parsedJson(command.input.text);
-  if (isAdmissionReview(json)) {
+  const [first] = command.inputs;
+  if (command.inputs.length === 1 && isAdmissionReview(parsedJson(first!.text))) {
     if (command.old !== undefined || command.operation !== undefined) {
-      return usage(`${command.input.source} is an AdmissionReview already; --old and --operation build one from manifests`);
+      return usage(`${first!.source} is an AdmissionReview already; --old and --operation build one from manifests`);
     }
-    return reviewText(command.input.text, options);
+    return reviewText(first!.text, options);
   }
+  if (command.state === undefined) options.pools = noPoolDirectory(NO_STATE_REASON);
   let objects: ManifestObject[];
   let oldObjects: ManifestObject[] = [];
   try {
-    objects = manifestsOf(command.input.text, command.input.source);
+    objects = command.inputs.flatMap((input) => manifestsOf(input.text, input.source));
     if (command.old !== undefined) oldObjects = manifestsOf(command.old.text, command.old.source);
   } catch (e) {
     if (e instanceof ManifestError) return usage(e.message);
     throw e;
   }
-  if (objects.length === 0) return usage(`${command.input.source} holds no object; ${REVIEW_ACCEPTS}`);
+  if (objects.length === 0) return usage(`${command.inputs.map((i) => i.source).join(', ')} holds no object; ${REVIEW_ACCEPTS}`);
   const operation: Operation = command.operation ?? (command.old !== undefined ? 'UPDATE' : 'CREATE');
   const writes: { object: KubeObject; oldObject?: KubeObject; source: string }[] = [];
   for (const { object, source } of objects) {
@@ -214,7 +219,7 @@ export async function reviewFromArguments(file: string, args: ReviewArguments, s
     }
     const loaded = await loadState({ pools: args.pools, configMapName: args.configmapName, ...(args.kubeconfig !== undefined ? { kubeconfig: args.kubeconfig } : {}) });
     const result = runReview({
-      input: await readSource(file, stdin),
+      inputs: file === '-' ? [await readSource(file, stdin)] : await Promise.all((await manifestFiles(file)).map((f) => readSource(f, stdin))),
       ...(args.old !== undefined ? { old: await readSource(args.old, stdin) } : {}),
       ...(args.operation !== undefined ? { operation: args.operation } : {}),
       ...(args.output !== undefined ? { output: args.output } : {}),
