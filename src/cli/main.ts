@@ -191,6 +191,7 @@ configMapOptions(
     .addOption(new Option('--operation <operation>', 'CREATE (default), UPDATE (default with --old) or DELETE').choices(['CREATE', 'UPDATE', 'DELETE']))
     .option('--pools <path>', 'cluster state: a file or folder of manifests (SpiderIPPools, Namespaces, the ConfigMap); repeatable', collect, [])
     .option('--kubeconfig <file>', 'list the cluster state from this cluster once, instead of --pools')
+    .option('--manifest <file>', 'the ValidatingWebhookConfiguration whose rules and selectors decide which writes are reviewed (default: the one in deploy/)')
     .option('-n, --namespace <namespace>', 'namespace of namespaced objects that name none', 'default')
     .addOption(new Option('-o, --output <format>', 'json: print the response AdmissionReviews').choices(['json'])),
 ).action(async (file: string, opts) => {

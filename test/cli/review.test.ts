@@ -176,6 +176,15 @@ describe('review from the command line', () => {
     expect(result.stderr).toMatch(/^The SpiderIPPool "b" is invalid: /m);
   });
 
+  it('a write no webhook of the configuration matches is allowed unreviewed, as the API server never sends it', async () => {
+    const conf = (namespace: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'spiderpool-conf', namespace }, data: { 'conf.yml': 'iaasNetworkProvider:\n  serverUrl: http://p:80\n  httpRequestTimeout: 2m\n' } });
+    for (const [namespace, exitCode] of [['kube-system', 1], ['default', 0]] as const) {
+      const file = path.join(dir, `conf-${namespace}.yaml`);
+      await writeFile(file, stringify(conf(namespace)));
+      expect((await reviewFromArguments(file, args, noStdin)).exitCode).toBe(exitCode);
+    }
+  });
+
   it('--old naming NEW itself is refused: old and new must be two objects', async () => {
     const file = path.join(dir, 'new.yaml');
     expect((await reviewFromArguments(file, { ...args, old: file }, noStdin)).stderr).toMatch(/^error: --old .* is NEW itself/);
