@@ -8,8 +8,7 @@
  * known pools meanwhile; an expired resourceVersion (410 Gone) makes it list afresh.
  * A list that takes longer than `listTimeoutMs` and a watch silent for longer than
  * `watchIdleMs` count as errors (timed-watch.ts), so a dead connection is retried
- * instead of leaving the cache stale without a sign. The stored pools' violations are
- * kept current from the same events (audit/pool-violations.ts), for the violation gauges.
+ * instead of leaving the cache stale without a sign.
  */
 import {
   CustomObjectsApi,
