@@ -53,15 +53,12 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-async function readStdin(): Promise<string> {
+/** Reads a file, or standard input for `-`. */
+async function readInput(file: string): Promise<string> {
+  if (file !== '-') return readFile(file, 'utf8');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
-}
-
-/** Reads a file, or standard input for `-`. */
-async function readInput(file: string): Promise<string> {
-  return file === '-' ? readStdin() : readFile(file, 'utf8');
 }
 
 function finish(result: CommandResult): void {
@@ -195,7 +192,7 @@ configMapOptions(
     .option('-n, --namespace <namespace>', 'namespace of namespaced objects that name none', 'default')
     .addOption(new Option('-o, --output <format>', 'json: print the response AdmissionReviews').choices(['json'])),
 ).action(async (file: string, opts) => {
-  finish(await reviewFromArguments(file, opts, readStdin));
+  finish(await reviewFromArguments(file, opts, () => readInput('-')));
 });
 
 program
