@@ -101,7 +101,8 @@ export function runReview(command: ReviewCommand): CommandResult {
     if (command.old !== undefined && stored === undefined && operation !== 'CREATE') {
       return usage(`${command.old.source} has no ${describe(object)} to ${operation === 'UPDATE' ? 'update' : 'delete'}; give the stored object of the same kind and name`);
     }
-    const fromState = stored ?? (operation === 'UPDATE' ? command.state?.stored(object) : undefined);
+    // The stored object: from --old, else from the state (a DELETE without either deletes the object as given).
+    const fromState = stored ?? (operation !== 'CREATE' ? command.state?.stored(object) : undefined);
     if (operation === 'UPDATE' && fromState === undefined) {
       return usage(`UPDATE of ${describe(object)} needs the stored object: give it with --old, or in --pools or --kubeconfig`);
     }
