@@ -2,10 +2,11 @@
  * `reviewAdmission`: the pure function from an AdmissionReview to the response
  * AdmissionReview, shared by the HTTPS server and the CLI.
  */
-import { configMapValidator, type SpiderpoolConfigMapRef } from '../rules/configmap.js';
+import type { ClusterObjects } from '../cluster/state.js';
+import type { SpiderpoolConfigMapRef } from '../rules/configmap.js';
 import { noPoolDirectory, type PoolDirectory } from '../rules/pool-pair.js';
-import { spiderIPPoolValidator } from '../rules/spiderippool.js';
 import { renderPath } from '../field/path.js';
+import { wireValidators } from '../validators.js';
 import { allowed } from './response.js';
 import {
   ADMISSION_API_VERSION,
@@ -30,6 +31,8 @@ export interface ReviewOptions {
    * Without it those checks are skipped with a warning saying so.
    */
   pools?: PoolDirectory;
+  /** Other stored objects, for validators that read them (see `src/validators.ts`). */
+  cluster?: ClusterObjects;
 }
 
 /** Why pair checks are skipped when no pool directory is given. */
@@ -60,17 +63,20 @@ export function encodeAdmissionReview(uid: string, verdict: Verdict): AdmissionR
 interface Guard {
   group: string;
   kind: string;
+  webhook: string;
   decide(request: AdmissionRequest): Verdict;
 }
 
-function guard<T>(validator: Validator<T>): Guard {
-  return { ...validator.groupKind, decide: (request) => runValidator(validator, request) };
+function guard<T>(validator: Validator<T>, webhook: string): Guard {
+  return { ...validator.groupKind, webhook, decide: (request) => runValidator(validator, request) };
 }
 
 /** A review's decoded request (for logging and metrics) beside the response to send. */
 export interface ReviewOutcome {
   request: AdmissionRequest;
   review: AdmissionReviewResponse;
+  /** The webhook whose validator judged it (kubectl names it in some denials); absent when no validator guards the kind. */
+  webhook?: string;
 }
 
 /**
@@ -82,12 +88,13 @@ export interface ReviewOutcome {
  */
 export function createReviewer(options: ReviewOptions = {}): (body: unknown) => ReviewOutcome {
   const pools = options.pools ?? noPoolDirectory(NO_CLUSTER_REASON);
-  const guards = [guard(spiderIPPoolValidator(pools)), guard(configMapValidator(options.configMap))];
+  const guards = wireValidators({ ...options, pools }).map(({ validator, webhook }) => guard(validator, webhook));
   return (body) => {
     const { request } = decodeAdmissionReview(body);
     const match = guards.find((g) => g.group === request.kind.group && g.kind === request.kind.kind);
     // Every other kind is allowed.
-    return { request, review: encodeAdmissionReview(request.uid, match ? match.decide(request) : allowed()) };
+    if (match === undefined) return { request, review: encodeAdmissionReview(request.uid, allowed()) };
+    return { request, review: encodeAdmissionReview(request.uid, match.decide(request)), webhook: match.webhook };
   };
 }
 

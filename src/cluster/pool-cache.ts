@@ -19,6 +19,7 @@ import {
   type RequestContext, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { PoolViolationTracker } from '../audit/pool-violations.js';
 import type { ReadinessCheck } from '../server/readiness.js';
 import { summarizeApiError } from './api-error.js';
 import { PoolIndex, nameOf } from './pool-index.js';
@@ -56,6 +57,8 @@ export interface PoolCacheErrors {
 export interface PoolCache {
   /** What reviews read (pass as `ReviewOptions.pools`). */
   pools: PoolIndex;
+  /** The stored pools' violations, kept current on every list and watch event. */
+  violations: PoolViolationTracker;
   /**
    * When the cache was last known current, in Unix seconds: a list succeeded, or a watch
    * opened, delivered an event or ended normally. `undefined` before the first list.
@@ -113,7 +116,7 @@ export function describeCacheFailure(operation: 'list' | 'watch', err: unknown):
  * dead connection fails and is retried instead of hanging for good (client-node sets no
  * timeout on it).
  */
-function abortAfter(ms: number): Parameters<CustomObjectsApi['listClusterCustomObject']>[1] {
+export function abortAfter(ms: number): Parameters<CustomObjectsApi['listClusterCustomObject']>[1] {
   const middleware: ObservableMiddleware = {
     pre: (context: RequestContext) => {
       context.setSignal(AbortSignal.timeout(ms));
@@ -135,6 +138,7 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
   const listTimeoutMs = options.listTimeoutMs ?? 60_000;
   const watchIdleMs = options.watchIdleMs ?? MAX_WATCH_TIMEOUT_MS + 60_000;
   const index = new PoolIndex();
+  const violations = new PoolViolationTracker(index);
   const api = config.makeApiClient(CustomObjectsApi);
   const errors: PoolCacheErrors = { list: 0, watch: 0 };
   let lastSyncSeconds: number | undefined;
@@ -233,6 +237,7 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
 
   return {
     pools: index,
+    violations,
     lastSyncSeconds: () => lastSyncSeconds,
     errors: () => ({ ...errors }),
     stop: async () => {
@@ -254,9 +259,31 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
  * 0: pair checks are skipped with a warning), `spiderpool_iaas_webhook_pool_cache_pools`
  * (pools held), `spiderpool_iaas_webhook_pool_cache_last_sync_timestamp_seconds` (Unix
  * time the cache was last known current, see {@link PoolCache.lastSyncSeconds}; 0
- * before the first list) and `spiderpool_iaas_webhook_pool_cache_errors_total{operation="list"|"watch"}`.
+ * before the first list), `spiderpool_iaas_webhook_pool_cache_errors_total{operation="list"|"watch"}`,
+ * `spiderpool_iaas_webhook_pool_violations{rule}` (violations of the stored IaaS pools, as a
+ * CREATE would judge them, every rule listed) and
+ * `spiderpool_iaas_webhook_pool_broken_pairs` (dual-stack pairs with a violation between
+ * their pools). The violation counts are kept current by the cache's events; a scrape
+ * only reads them.
  */
-export function registerPoolCacheMetrics(registry: Registry, cache: Pick<PoolCache, 'pools' | 'lastSyncSeconds' | 'errors'>): void {
+export function registerPoolCacheMetrics(registry: Registry, cache: Pick<PoolCache, 'pools' | 'violations' | 'lastSyncSeconds' | 'errors'>): void {
+  new Gauge({
+    name: 'spiderpool_iaas_webhook_pool_violations',
+    help: 'Violations of the webhook rules by stored IaaS SpiderIPPools (judged as a CREATE would be), by rule; 0 until the cache has synced.',
+    labelNames: ['rule'] as const,
+    registers: [registry],
+    collect() {
+      for (const [rule, count] of cache.violations.counts()) this.set({ rule }, count);
+    },
+  });
+  new Gauge({
+    name: 'spiderpool_iaas_webhook_pool_broken_pairs',
+    help: 'Dual-stack pairs of stored SpiderIPPools with at least one violation between the two pools (a traditional sibling included).',
+    registers: [registry],
+    collect() {
+      this.set(cache.violations.brokenPairs());
+    },
+  });
   new Gauge({
     name: 'spiderpool_iaas_webhook_pool_cache_synced',
     help: 'Whether the SpiderIPPool cache has listed the pools (1) or not (0, dual-stack pair checks are skipped with a warning).',
