@@ -6,7 +6,7 @@
 import { formatGoDuration } from '../duration/format.js';
 import { parseGoDuration } from '../duration/parse.js';
 import { MINUTE, SECOND } from '../duration/units.js';
-import { invalid, type FieldError, type FieldWarning } from '../field/errors.js';
+import { invalid, required, type FieldError, type FieldWarning } from '../field/errors.js';
 import { quoteShown, truncate } from '../field/quote.js';
 import type { ProviderSettings } from './conf-yml.js';
 import { parseGoUrl } from './go-url.js';
@@ -34,26 +34,27 @@ const TIMEOUT_FIELD = 'iaasNetworkProvider.httpRequestTimeout';
  * Checks the provider settings as Spiderpool does, with field paths relative to `conf.yml`
  * (`iaasNetworkProvider.httpRequestTimeout`).
  *
- * Spiderpool validates the block only when `serverUrl` is non-empty; otherwise the
- * integration is off, and a timeout that would fail once it is turned on becomes a warning.
+ * Spiderpool validates the block only when `serverUrl` (released) or `service.name`
+ * (PR #5778) is non-empty; otherwise the integration is off, and a timeout that would fail once it is turned on becomes a warning.
  */
 export function checkProviderSettings(settings: ProviderSettings): ProviderFindings {
   const timeout = settings.httpRequestTimeout;
   const problem = httpRequestTimeoutProblem(timeout);
-  if (settings.serverUrl === '') {
+  const service = settings.service ?? { name: '', namespace: '', port: 0n };
+  if (settings.serverUrl === '' && service.name === '') {
     const warnings = problem
       ? [
           {
             field: TIMEOUT_FIELD,
             message:
-              `${quoteShown(timeout)} is ignored while serverUrl is empty, but Spiderpool will refuse ` +
+              `${quoteShown(timeout)} is ignored while serverUrl and service.name are empty, but Spiderpool will refuse ` +
               `to start once the IaaS provider is enabled: it ${problem.why}`,
           },
         ]
       : [];
     return { errors: [], warnings };
   }
-  const errors = [checkServerUrl(settings.serverUrl)];
+  const errors = [settings.serverUrl === '' ? undefined : checkServerUrl(settings.serverUrl), ...checkService(service)];
   if (problem) errors.push(invalid(TIMEOUT_FIELD, timeout, `${problem.why}, so ${FATAL}; ${problem.advice}`));
   return { errors: errors.filter((e): e is FieldError => e !== undefined), warnings: [] };
 }
@@ -123,6 +124,33 @@ export function checkServerUrl(text: string): FieldError | undefined {
     `${why}, so ${FATAL}; write an http:// or https:// URL with a host, such as ` +
       `"http://iaas-network-provider.example.svc:80", or leave serverUrl empty to turn the IaaS provider off`,
   );
+}
+
+/**
+ * PR #5778's `service` reference, when `service.name` is set: the namespace is required
+ * and the port must be a TCP port (1-65535).
+ */
+function checkService(service: { name: string; namespace: string; port: bigint }): FieldError[] {
+  if (service.name === '') return [];
+  const errors: FieldError[] = [];
+  if (service.namespace === '') {
+    errors.push(
+      required(
+        'iaasNetworkProvider.service.namespace',
+        `the provider Service ${quoteShown(service.name)} needs its namespace, so ${FATAL}; write the namespace the Service is in`,
+      ),
+    );
+  }
+  if (service.port < 1n || service.port > 65535n) {
+    errors.push(
+      invalid(
+        'iaasNetworkProvider.service.port',
+        String(service.port),
+        `must be a port between 1 and 65535, so ${FATAL}; write the port the provider Service listens on, such as 80`,
+      ),
+    );
+  }
+  return errors;
 }
 
 /** Go's `URL.Hostname()`: the host without its port and IPv6 brackets. */

@@ -36,9 +36,9 @@ describe('validate-config', () => {
 
   it('refuses a bad conf.yml with the message the webhook gives', () => {
     const review = loadReview('configmap-update-timeout-100s');
-    const webhookMessage = reviewAdmission(review).response.status!.message;
+    const { status, warnings } = reviewAdmission(review).response;
     const result = validateConfigText(review.request.object.data['conf.yml'], 'spiderpool-conf');
-    expect(result).toEqual({ exitCode: 1, stdout: '', stderr: webhookMessage + '\n' });
+    expect(result).toEqual({ exitCode: 1, stdout: '', stderr: warnings!.map((w) => `Warning: ${w}\n`).join('') + status!.message + '\n' });
   });
 
   it('reads a ConfigMap manifest among other documents', () => {
@@ -103,7 +103,7 @@ items:
   it('prints warnings as kubectl does and still exits 0', () => {
     const result = validateConfigText(conf('100s', '""'), 'spiderpool-conf');
     expect(result.exitCode).toBe(0);
-    expect(result.stderr).toMatch(/^Warning: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: "100s" is ignored while serverUrl is empty/);
+    expect(result.stderr).toMatch(/^Warning: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: "100s" is ignored while serverUrl and service.name are empty/);
   });
 
   it('refuses text that is not YAML with its line and column', () => {

@@ -59,7 +59,7 @@ describe('provider disabled (serverUrl empty)', () => {
     expect(warnings).toEqual([
       {
         field: 'iaasNetworkProvider.httpRequestTimeout',
-        message: expect.stringMatching(/^"100s" is ignored while serverUrl is empty, .*: it is 1m40s, must be less than 100s/),
+        message: expect.stringMatching(/^"100s" is ignored while serverUrl and service.name are empty, .*: it is 1m40s, must be less than 100s/),
       },
     ]);
   });
