@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { generateCertificates } from '../certs/generate.js';
 import { parseGoDuration } from '../duration/parse.js';
+import { suggestGoDuration } from '../duration/suggest.js';
 import { caBundleBase64, readCertificateAuthority, writeCertificates } from '../certs/files.js';
 import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME } from '../defaults.js';
 import { levels, type Logger } from 'pino';
@@ -18,6 +19,7 @@ import type { ReadinessCheck } from '../server/readiness.js';
 import { createLogger } from '../server/logger.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, startServer } from '../server/serve.js';
 import { reviewText, type CommandResult } from './review-file.js';
+import { unreadable } from './unreadable.js';
 import { validateConfigText } from './validate-config.js';
 
 const LOG_LEVELS = [...Object.keys(levels.values), 'silent'];
@@ -41,7 +43,8 @@ function parseGoDurationMs(value: string): number {
   try {
     ns = parseGoDuration(value);
   } catch (e) {
-    throw new InvalidArgumentError((e as Error).message);
+    const suggestion = suggestGoDuration(value);
+    throw new InvalidArgumentError((e as Error).message + (suggestion !== undefined ? `; did you mean ${JSON.stringify(suggestion)}?` : ''));
   }
   if (ns < 0n) throw new InvalidArgumentError('must not be negative');
   return Number(ns / 1_000_000n);
@@ -51,9 +54,9 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** Reads a file, or standard input for `-`. */
+/** Reads a file, or standard input for `-`; a file it cannot read is named in plain words. */
 async function readInput(file: string): Promise<string> {
-  if (file !== '-') return readFile(file, 'utf8');
+  if (file !== '-') return readFile(file, 'utf8').catch((e: unknown) => Promise.reject(new Error(unreadable(file, e))));
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');

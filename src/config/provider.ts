@@ -5,6 +5,7 @@
  */
 import { formatGoDuration } from '../duration/format.js';
 import { parseGoDuration } from '../duration/parse.js';
+import { suggestGoDuration } from '../duration/suggest.js';
 import { MINUTE, SECOND } from '../duration/units.js';
 import { invalid, required, type FieldError, type FieldWarning } from '../field/errors.js';
 import { quoteShown, truncate } from '../field/quote.js';
@@ -72,10 +73,9 @@ export function httpRequestTimeoutProblem(text: string): { why: string; advice: 
   try {
     ns = parseGoDuration(text);
   } catch (e) {
-    // Suggest the unit only where it gives an accepted value ("50" → "50s", not "100" → "100s").
-    const withUnit = text + 's';
-    const hint =
-      /^[0-9]+(\.[0-9]*)?$/.test(text) && httpRequestTimeoutProblem(withUnit) === undefined ? `did you mean ${quoteShown(withUnit)}? ` : '';
+    // Suggest only what would be accepted ("50" → "50s", "1min" → "1m", not "100" → "100s").
+    const suggestion = suggestGoDuration(text);
+    const hint = suggestion !== undefined && httpRequestTimeoutProblem(suggestion) === undefined ? `did you mean ${quoteShown(suggestion)}? ` : '';
     return {
       why: `is not a Go duration (${truncate((e as Error).message)})`,
       advice: `${hint}write a number with a unit (ns, us, ms, s, m, h) such as "50s", or leave it empty for the default 50s`,

@@ -13,7 +13,7 @@
  */
 import fc from 'fast-check';
 import { readConfYml } from '../../src/config/conf-yml.js';
-import { CONF_YML, type GoType } from '../../src/config/schema.js';
+import { CONF_YML, type GoType, type StructType } from '../../src/config/schema.js';
 import { startErrors } from '../../src/config/validate.js';
 import { fieldErrorString } from '../../src/field/errors.js';
 import { askConfYml, disposeOracle, type Decoding } from './oracle.js';
@@ -153,7 +153,7 @@ function rightShape(type: GoType, key: string, depth: number): fc.Arbitrary<Y> {
           fc.array(anyScalar, { maxLength: 3 }).map((items): Y => ({ seq: items })),
         );
       }
-      return depth > 6 ? fc.constant(t('[]')) : fc.array(valueForStruct(type.of, depth + 1), { maxLength: 2 }).map((items): Y => ({ seq: items }));
+      return depth > 6 ? fc.constant(t('[]')) : fc.array(valueForStruct(type.of as StructType, depth + 1), { maxLength: 2 }).map((items): Y => ({ seq: items }));
     case 'struct':
       return type.selector ? selector : depth > 6 ? fc.constant(t('{}')) : valueForStruct(type, depth + 1);
   }
