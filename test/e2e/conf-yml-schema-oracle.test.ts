@@ -81,7 +81,7 @@ const SPECIAL: Record<string, string[]> = {
   kubeletRootDir: ['/var/lib/kubelet', 'var/lib/kubelet', './x', '/a/../b', '/', '..', '""', '~', '/var/lib/kubelet/'],
   resourceName: ['spidernet.io/sub-eni', 'a/b/c', '""', 'A_b', 'example.com/x', '-bad', 'Example.com/x', '/x', 'x/', 'a.b/c-d_e', `${'a'.repeat(64)}`, `p/${'a'.repeat(63)}`],
   defaultMaxCount: ['0', '1', '-1', '10000', '-9223372036854775808', '9223372036854775808.0', '-.inf', '-0.5', '1.5'],
-  includeInterfaces: ['[eth*, ens[0-9]]', '["eth["]', '["[a-]"]', '["eth0["]', '["e*["]', '["\\\\"]', '["eth\\\\"]', '["[^a]x"]', '["[]a]"]', '["*["]', '["?"]', '["eth0*["]', '["[e-f]*"]', '["e[t-]"]'],
+  includeInterfaces: ['[eth*, ens[0-9]]', '["eth["]', '["[a-]"]', '["eth0["]', '["e*["]', '["\\\\"]', '["eth\\\\"]', '["[^a]x"]', '["[]a]"]', '["*["]', '["?"]', '["eth0*["]', '["[e-f]*"]', '["e[t-]"]', '["x*["]', '["lo*[", eth1]', '["e[^a]h0"]'],
   excludeInterfaces: ['[lo]', '["["]', '["eth*"]', '["[\\\\]]"]', '["[ab"]', '["ab]"]', '["*"]'],
 };
 const LABEL_KEYS = ['a', 'app', 'a b', 'example.com/a', '-a', 'a/b/c', '""', 'k8s.io/x', 'A.B_c', 'Example.com/a', `${'k'.repeat(64)}`, 'a/', '/a'];
