@@ -182,7 +182,10 @@ describe('review and validate-config', () => {
   it('usage errors exit 2, apart from refusals (1)', async () => {
     expect((await run(['validate-config'])).code).toBe(2);
     expect((await run(['serve', '--log-level', 'loud'])).code).toBe(2);
-    expect((await run(['serve', '--shutdown-timeout', '10'])).code).toBe(2); // a Go duration needs its unit
+    const unitless = await run(['serve', '--shutdown-timeout', '10']); // a Go duration needs its unit
+    expect(unitless.code).toBe(2);
+    expect(unitless.stderr).toContain('time: missing unit in duration "10"; did you mean "10s"?');
+    expect((await run(['serve', '--shutdown-timeout', '1min'])).stderr).toContain('did you mean "1m"?');
     expect((await run(['serve', '--max-connections', '0'])).code).toBe(2);
     expect((await run(['--help'])).code).toBe(0);
   });
