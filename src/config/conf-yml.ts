@@ -27,6 +27,7 @@ import {
 } from 'yaml';
 import { invalid, type FieldError, type FieldWarning } from '../field/errors.js';
 import { escapeUnprintable, quoteGoString, quoteShown, truncate } from '../field/quote.js';
+import { byComponent, type Component } from './components.js';
 import { asGoBool, asGoInt, resolvePlain, type Resolved, type Semantics } from './go-scalar.js';
 import { CONF_YML, zeroStruct, zeroValue, type GoStruct, type GoType, type GoValue, type StructType } from './schema.js';
 import { unknownKeyWarning } from './unknown-keys.js';
@@ -222,29 +223,21 @@ export function providerSettings(conf: GoStruct): ProviderSettings {
   };
 }
 
-/**
- * One field error per Go message: the same message from both decoders stops both
- * components; otherwise it names the one that stops.
- */
+/** Who stops, in a decode error. */
+const DECODE_STOPS: Readonly<Record<Component, string>> = {
+  both: "Spiderpool's agent (gopkg.in/yaml.v3) and controller (gopkg.in/yaml.v2) refuse to start",
+  agent: `${AGENT} refuses to start (its controller reads it)`,
+  controller: `${CONTROLLER} refuses to start (its agent reads it)`,
+};
+
+/** One field error per Go message and place, naming the components it stops. */
 function mergeGoErrors(v3: GoError[], v2: GoError[], lines: LineCounter): FieldError[] {
-  const key = (e: GoError) => `${e.field}\n${e.go}\n${at(e.node, lines)}`;
-  const inV2 = new Set(v2.map(key));
-  const inV3 = new Set(v3.map(key));
-  const out: FieldError[] = [];
-  const seen = new Set<string>();
-  for (const e of [...v3, ...v2]) {
-    const k = key(e);
-    if (seen.has(k)) continue;
-    seen.add(k);
-    const who =
-      inV2.has(k) && inV3.has(k)
-        ? "Spiderpool's agent (gopkg.in/yaml.v3) and controller (gopkg.in/yaml.v2) refuse to start"
-        : inV3.has(k)
-          ? `${AGENT} refuses to start (its controller reads it)`
-          : `${CONTROLLER} refuses to start (its agent reads it)`;
-    out.push(invalid(e.field, e.badValue, `${at(e.node, lines)}${e.go}, so ${who}; ${e.advice}`));
-  }
-  return out;
+  return byComponent(
+    v3,
+    v2,
+    (e) => `${e.field}\n${e.go}\n${at(e.node, lines)}`,
+    (e, stops) => invalid(e.field, e.badValue, `${at(e.node, lines)}${e.go}, so ${DECODE_STOPS[stops]}; ${e.advice}`),
+  );
 }
 
 /**

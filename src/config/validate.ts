@@ -1,8 +1,9 @@
 import { invalid, type FieldError, type FieldWarning } from '../field/errors.js';
+import { byComponent, type Component } from './components.js';
 import { readConfYml, type Stops } from './conf-yml.js';
 import { checkProviderSettings } from './provider.js';
 import type { GoStruct } from './schema.js';
-import { startProblems, type StartProblem } from './start-checks.js';
+import { startProblems } from './start-checks.js';
 
 /** What stops Spiderpool (errors, and which component) and what it silently ignores (warnings). */
 export interface ConfYmlFindings {
@@ -40,29 +41,24 @@ export function validateConfYml(text: string): ConfYmlFindings {
   };
 }
 
+const START_STOPS: Readonly<Record<Component, string>> = {
+  both: "Spiderpool's agent and controller refuse to start",
+  agent: "Spiderpool's agent refuses to start (its decoder, gopkg.in/yaml.v3, reads the value differently from the controller's)",
+  controller: "Spiderpool's controller refuses to start (its decoder, gopkg.in/yaml.v2, reads the value differently from the agent's)",
+};
+
 /**
  * The start-time checks on each decoder's reading (a decoder that refused the document
  * has no reading): one error per problem, naming the components it stops.
  */
 export function startErrors(agent: GoStruct | undefined, controller: GoStruct | undefined): { errors: FieldError[]; stops: Stops } {
-  const key = (p: StartProblem) => `${p.field}\n${p.why}`;
   const v3 = agent ? startProblems(agent) : [];
   const v2 = controller ? startProblems(controller) : [];
-  const inV2 = new Set(v2.map(key));
-  const inV3 = new Set(v3.map(key));
-  const errors: FieldError[] = [];
-  const seen = new Set<string>();
-  for (const p of [...v3, ...v2]) {
-    const k = key(p);
-    if (seen.has(k)) continue;
-    seen.add(k);
-    const who =
-      inV2.has(k) && inV3.has(k)
-        ? "Spiderpool's agent and controller refuse to start"
-        : inV3.has(k)
-          ? "Spiderpool's agent refuses to start (its decoder, gopkg.in/yaml.v3, reads the value differently from the controller's)"
-          : "Spiderpool's controller refuses to start (its decoder, gopkg.in/yaml.v2, reads the value differently from the agent's)";
-    errors.push(invalid(p.field, p.badValue, `${p.why}, so ${who}; ${p.advice}`));
-  }
+  const errors = byComponent(
+    v3,
+    v2,
+    (p) => `${p.field}\n${p.why}`,
+    (p, stops) => invalid(p.field, p.badValue, `${p.why}, so ${START_STOPS[stops]}; ${p.advice}`),
+  );
   return { errors, stops: { agent: v3.length > 0, controller: v2.length > 0 } };
 }
