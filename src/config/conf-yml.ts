@@ -74,6 +74,8 @@ const STR_TAG = 'tag:yaml.org,2002:str';
  * expansion (yaml.v3 decode.go `allowedAliasRatio`): a few nested `<<: [*a, *a, ...]`.
  */
 const MAX_EXPANDED_ENTRIES = 1_000;
+/** Earlier occurrences of a repeated key named in its errors (the response shows 16 causes anyway). */
+const MAX_DUPLICATES_NAMED = 16;
 /** Merge keys inside merged mappings, at most this deep (the recursion stays shallow). */
 const MAX_MERGE_DEPTH = 64;
 
@@ -81,6 +83,33 @@ const MAX_MERGE_DEPTH = 64;
 class DecodeFailure extends Error {
   constructor(readonly fieldError: FieldError) {
     super(fieldError.detail);
+  }
+}
+
+/**
+ * Errors one decoder's pass collects before it stops: the decoder already refuses the
+ * document, the response lists 16 causes, and a hostile file of thousands of repeated keys
+ * must not cost seconds.
+ */
+const MAX_ERRORS_PER_PASS = 32;
+
+/** Ends a pass that has found {@link MAX_ERRORS_PER_PASS} errors. */
+class PassFull extends Error {}
+
+/** Records a decoder's error; ends the pass once it has enough. */
+function report(ctx: Context, error: GoError): void {
+  ctx.errors.push(error);
+  if (ctx.errors.length >= MAX_ERRORS_PER_PASS) throw new PassFull();
+}
+
+/** Runs one decoder's pass over the document: its reading, or `undefined` when it refuses it. */
+function decodePass(contents: unknown, ctx: Context): GoStruct | undefined {
+  try {
+    const conf = decodeValue(contents, CONF_YML, '', ctx, undefined) as GoStruct;
+    return ctx.errors.length === 0 ? conf : undefined;
+  } catch (e) {
+    if (e instanceof PassFull) return undefined;
+    throw e;
   }
 }
 
@@ -151,17 +180,17 @@ export function readConfYml(text: string): ConfYmlReading {
       warnings,
     });
     const v3 = pass('yaml.v3');
-    const agent = decodeValue(doc.contents, CONF_YML, '', v3, undefined) as GoStruct;
+    const agent = decodePass(doc.contents, v3);
     const v2 = pass('yaml.v2');
-    const controller = decodeValue(doc.contents, CONF_YML, '', v2, undefined) as GoStruct;
-    if (v2.errors.length > 0 || v3.errors.length > 0) {
+    const controller = decodePass(doc.contents, v2);
+    if (agent === undefined || controller === undefined) {
       return {
         ok: false,
         errors: mergeGoErrors(v3.errors, v2.errors, lines),
-        stops: { agent: v3.errors.length > 0, controller: v2.errors.length > 0 },
+        stops: { agent: agent === undefined, controller: controller === undefined },
         warnings: [...warnings.values()],
-        ...(v3.errors.length === 0 ? { agent } : {}),
-        ...(v2.errors.length === 0 ? { controller } : {}),
+        ...(agent !== undefined ? { agent } : {}),
+        ...(controller !== undefined ? { controller } : {}),
       };
     }
     return decoded(agent, controller, warnings);
@@ -388,8 +417,8 @@ function keyText(pair: Pair, ctx: Context): string | undefined {
 function checkKeys(map: YAMLMap, field: string, ctx: Context): void {
   if (ctx.keysChecked.has(map)) return;
   ctx.keysChecked.add(map);
-  const seen = new Map<string, unknown>();
-  const names = new Map<string, unknown>();
+  const seen = new Map<string, unknown[]>();
+  const names = new Map<string, unknown[]>();
   for (const pair of map.items) {
     const key = deref(pair.key, ctx);
     if (isMap(key) || isSeq(key)) {
@@ -406,17 +435,22 @@ function checkKeys(map: YAMLMap, field: string, ctx: Context): void {
     // through an alias key.
     const name = merge ? '<<' : String(key.value);
     const written = isAlias(pair.key) ? `alias:${pair.key.source}` : `scalar:${name}`;
-    const first = seen.get(written) ?? (isAlias(pair.key) ? names.get(name) : undefined);
-    if (first !== undefined && ctx.semantics === 'yaml.v3') {
-      ctx.errors.push({
-        field: joinField(field, name),
-        node: pair.key,
-        go: `mapping key ${quoteGoString(name)} already defined at line ${ctx.lines.linePos(rangeStart(first)).line}`,
-        advice: `write ${name} once in this mapping (the controller keeps the last, the agent refuses both)`,
-      });
+    // yaml.v3 compares every key with every later one: each earlier occurrence is named.
+    const earlier = seen.get(written) ?? (isAlias(pair.key) ? names.get(name) : undefined) ?? [];
+    if (ctx.semantics === 'yaml.v3') {
+      for (const first of earlier.slice(0, MAX_DUPLICATES_NAMED)) {
+        report(ctx, {
+          field: joinField(field, name),
+          node: pair.key,
+          go: `mapping key ${quoteGoString(name)} already defined at line ${ctx.lines.linePos(rangeStart(first)).line}`,
+          advice: `write ${name} once in this mapping (the controller keeps the last, the agent refuses both)`,
+        });
+      }
     }
-    if (!seen.has(written)) seen.set(written, pair.key);
-    if (!names.has(name)) names.set(name, pair.key);
+    if (seen.has(written)) seen.get(written)!.push(pair.key);
+    else seen.set(written, [pair.key]);
+    if (names.has(name)) names.get(name)!.push(pair.key);
+    else names.set(name, [pair.key]);
   }
 }
 
@@ -538,7 +572,7 @@ function resolveScalar(node: Scalar, text: string, field: string, ctx: Context):
   const resolved = resolvePlain(text, ctx.semantics);
   if (resolved.tag === short) return resolved;
   if (short === '!!float' && resolved.tag === '!!int') return { tag: '!!float', value: Number(resolved.value) };
-  ctx.errors.push({
+  report(ctx, {
     field,
     node,
     go: `cannot decode ${resolved.tag} \`${text}\` as a ${short}`,
@@ -565,7 +599,7 @@ function refuse(field: string, node: unknown, type: GoType, ctx: Context, existi
     shown = ` \`${bytes.length > 10 ? bytes.subarray(0, 7).toString('utf8') + '...' : text}\``;
   }
   const typeName = type.go === 'bool' || type.go === 'int' ? type.go : type.go === 'string' ? (type.name ?? 'string') : type.name;
-  ctx.errors.push({ field, node, go: `cannot unmarshal ${tag}${shown} into ${typeName}`, badValue, advice: adviceFor(type, node, badValue) });
+  report(ctx, { field, node, go: `cannot unmarshal ${tag}${shown} into ${typeName}`, badValue, advice: adviceFor(type, node, badValue) });
   return existing ?? zeroValue(type);
 }
 

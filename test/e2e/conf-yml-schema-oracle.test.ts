@@ -8,7 +8,8 @@
  * (metav1.LabelSelectorAsSelector, validation.IsQualifiedName, filepath.Match).
  *
  * Each decoder's verdict (decodes and passes the start checks, or not) must be the one
- * readConfYml + startErrors give for that component. The seed changes every run and is
+ * readConfYml + startErrors give for that component, and each of Go's type-error
+ * messages must be among the webhook's causes, at the same line. The seed changes every run and is
  * printed; ORACLE_SEED=<n> replays a run.
  */
 import fc from 'fast-check';
@@ -254,7 +255,7 @@ const documentArb = fc
   .map((doc) => render(doc, 0).replace(/^\n/, '') + '\n');
 
 /** TS's verdict per component: decodes with that decoder and passes the start checks. */
-function tsVerdict(doc: string): { agent: boolean; controller: boolean; detail: string } {
+function tsVerdict(doc: string): { agent: boolean; controller: boolean; causes: string[] } {
   const reading = readConfYml(doc);
   const start = startErrors(reading.agent, reading.controller);
   const decodeStops = reading.ok ? { agent: false, controller: false } : reading.stops;
@@ -262,11 +263,29 @@ function tsVerdict(doc: string): { agent: boolean; controller: boolean; detail: 
   return {
     agent: !decodeStops.agent && !start.stops.agent,
     controller: !decodeStops.controller && !start.stops.controller,
-    detail: errors.map(fieldErrorString).join('\n    ') || 'no errors',
+    causes: errors.map(fieldErrorString),
   };
 }
 
 const goOk = (d: Decoding) => d.ok && !d.startError;
+
+/**
+ * Go's type errors (`line N: cannot unmarshal …`, `line N: mapping key "x" already
+ * defined …`) that name a type the webhook names as Go does (not Go's own struct types,
+ * which the oracle declares in package main) and that the webhook's causes lack.
+ */
+function missingGoMessages(go: Decoding, causes: string[]): string[] {
+  if (go.ok || !go.error?.startsWith('yaml: unmarshal errors:\n')) return [];
+  return go.error
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim())
+    .filter((line) => !/ into (\[\])?(main\.|struct )/.test(line))
+    .filter((line) => {
+      const [, n, message] = /^line (\d+): (.*)$/.exec(line) ?? [];
+      return !causes.some((c) => c.includes(`line ${n}, column `) && c.includes(`: ${message}, so `));
+    });
+}
 const goText = (d: Decoding) => (d.ok ? (d.startError ? `start check: ${d.startError}` : 'starts') : `decode: ${d.error}`);
 
 describe('the whole conf.yml against Go (schema-driven documents)', () => {
@@ -290,10 +309,12 @@ describe('the whole conf.yml against Go (schema-driven documents)', () => {
       else outcomes.neither++;
       if (go.v2.startError || go.v3.startError) outcomes.startCheckFails++;
       const ts = tsVerdict(doc);
-      if (ts.agent !== agent || ts.controller !== controller) {
+      const missing = [...missingGoMessages(go.v3, ts.causes), ...missingGoMessages(go.v2, ts.causes)];
+      if (ts.agent !== agent || ts.controller !== controller || missing.length > 0) {
         mismatches.push(
           `document ${JSON.stringify(doc)}\n  yaml.v3 (agent): ${goText(go.v3)}\n  yaml.v2 (controller): ${goText(go.v2)}\n` +
-            `  webhook: agent ${ts.agent ? 'starts' : 'stops'}, controller ${ts.controller ? 'starts' : 'stops'}\n    ${ts.detail}`,
+            `  webhook: agent ${ts.agent ? 'starts' : 'stops'}, controller ${ts.controller ? 'starts' : 'stops'}\n    ${ts.causes.join('\n    ')}` +
+            (missing.length > 0 ? `\n  Go messages the webhook does not give: ${missing.join(' | ')}` : ''),
         );
       }
     });
