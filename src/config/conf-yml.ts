@@ -598,7 +598,12 @@ function refuse(field: string, node: unknown, type: GoType, ctx: Context, existi
     const bytes = Buffer.from(text, 'utf8');
     shown = ` \`${bytes.length > 10 ? bytes.subarray(0, 7).toString('utf8') + '...' : text}\``;
   }
-  const typeName = type.go === 'bool' || type.go === 'int' ? type.go : type.go === 'string' ? (type.name ?? 'string') : type.name;
+  const typeName =
+    type.go === 'bool' || type.go === 'int'
+      ? type.go
+      : type.go === 'string'
+        ? (type.name ?? 'string')
+        : `${type.go === 'struct' && type.pointer ? '*' : ''}${type.name}`;
   report(ctx, { field, node, go: `cannot unmarshal ${tag}${shown} into ${typeName}`, badValue, advice: adviceFor(type, node, badValue) });
   return existing ?? zeroValue(type);
 }

@@ -106,7 +106,7 @@ describe('readConfYml refuses what either decoder refuses or reads differently',
   it.each([
     ['- a\n- b\n', '', /^: Invalid value: line 1, column 1: cannot unmarshal !!seq into types.SpiderpoolConfigmapConfig/],
     ['just text\n', '', /cannot unmarshal !!str `just text` into types.SpiderpoolConfigmapConfig/],
-    ['iaasNetworkProvider: [a]\n', 'iaasNetworkProvider', /line 1, column 22: cannot unmarshal !!seq into types.IaaSNetworkProviderConfig/],
+    ['iaasNetworkProvider: [a]\n', 'iaasNetworkProvider', /line 1, column 22: cannot unmarshal !!seq into \*types.IaaSNetworkProviderConfig/],
     ['iaasNetworkProvider:\n  httpRequestTimeout: {s: 50}\n', 'iaasNetworkProvider.httpRequestTimeout', /line 2, column 23: cannot unmarshal !!map into string/],
     ['iaasNetworkProvider:\n  serverUrl: [http://a]\n', 'iaasNetworkProvider.serverUrl', /cannot unmarshal !!seq into string/],
   ])('refuses the wrong type in %j', (text, field, pattern) => {
