@@ -30,6 +30,7 @@ export interface ProviderFindings {
 }
 
 const TIMEOUT_FIELD = 'iaasNetworkProvider.httpRequestTimeout';
+const MAX_WARNING_CHARS = 256;
 
 /**
  * Checks the provider settings as Spiderpool does, with field paths relative to `conf.yml`
@@ -43,17 +44,14 @@ export function checkProviderSettings(settings: ProviderSettings): ProviderFindi
   const problem = httpRequestTimeoutProblem(timeout);
   const service = settings.service ?? { name: '', namespace: '', port: 0n };
   if (settings.serverUrl === '' && service.name === '') {
-    const warnings = problem
-      ? [
-          {
-            field: TIMEOUT_FIELD,
-            message:
-              `${quoteShown(timeout)} is ignored while serverUrl and service.name are empty, but Spiderpool will refuse ` +
-              `to start once the IaaS provider is enabled: it ${problem.why}`,
-          },
-        ]
-      : [];
-    return { errors: [], warnings };
+    if (problem === undefined) return { errors: [], warnings: [] };
+    const message = (why: string) =>
+      `${quoteShown(timeout)} is ignored while serverUrl and service.name are empty, but Spiderpool will refuse ` +
+      `to start once the IaaS provider is enabled: it ${why}`;
+    // A warning is one line under 256 characters (with "data[conf.yml]."): the limit's reason goes first.
+    const full = message(problem.why);
+    const fits = `data[conf.yml].${TIMEOUT_FIELD}: ${full}`.length < MAX_WARNING_CHARS;
+    return { errors: [], warnings: [{ field: TIMEOUT_FIELD, message: fits ? full : truncate(message(problem.why.split(' (')[0]!)) }] };
   }
   const errors = [settings.serverUrl === '' ? undefined : checkServerUrl(settings.serverUrl), ...checkService(service)];
   if (problem) errors.push(invalid(TIMEOUT_FIELD, timeout, `${problem.why}, so ${FATAL}; ${problem.advice}`));

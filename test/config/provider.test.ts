@@ -67,6 +67,13 @@ describe('httpRequestTimeout boundaries (0 < d < 2m and d < 100s; empty means 50
   });
 });
 
+describe('the warning while the provider is off', () => {
+  it.each(['100s', '2m', 'abc', '0s', '50'])('stays one line under 256 characters for %j', (value) => {
+    const [warning] = checkProviderSettings({ serverUrl: '', httpRequestTimeout: value }).warnings;
+    expect(`data[conf.yml].${warning!.field}: ${warning!.message}`.length).toBeLessThan(256);
+  });
+});
+
 describe('PR #5778 provider shape: service {name, namespace, port}', () => {
   const service = (name: string, namespace: string, port: bigint) => ({ serverUrl: '', httpRequestTimeout: '', service: { name, namespace, port } });
 
