@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { generateCertificates } from '../certs/generate.js';
 import { parseGoDuration } from '../duration/parse.js';
+import { suggestGoDuration } from '../duration/suggest.js';
 import { caBundleBase64, readCertificateAuthority, writeCertificates } from '../certs/files.js';
 import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME } from '../defaults.js';
 import { levels, type Logger } from 'pino';
@@ -20,6 +21,7 @@ import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, startServer } from 
 import type { CommandResult } from './review-file.js';
 import { auditFromArguments } from './audit.js';
 import { reviewFromArguments } from './review.js';
+import { unreadable } from './unreadable.js';
 import { validateConfigText } from './validate-config.js';
 import { packageVersion } from './version.js';
 
@@ -44,7 +46,8 @@ function parseGoDurationMs(value: string): number {
   try {
     ns = parseGoDuration(value);
   } catch (e) {
-    throw new InvalidArgumentError((e as Error).message);
+    const suggestion = suggestGoDuration(value);
+    throw new InvalidArgumentError((e as Error).message + (suggestion !== undefined ? `; did you mean ${JSON.stringify(suggestion)}?` : ''));
   }
   if (ns < 0n) throw new InvalidArgumentError('must not be negative');
   return Number(ns / 1_000_000n);
@@ -54,9 +57,9 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** Reads a file, or standard input for `-`. */
+/** Reads a file, or standard input for `-`; a file it cannot read is named in plain words. */
 async function readInput(file: string): Promise<string> {
-  if (file !== '-') return readFile(file, 'utf8');
+  if (file !== '-') return readFile(file, 'utf8').catch((e: unknown) => Promise.reject(new Error(unreadable(file, e))));
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');

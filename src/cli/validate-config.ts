@@ -31,9 +31,13 @@ export function validateConfigText(text: string, configMapName: string): Command
     const problem = doc.errors[0]?.message ?? toObjects(doc, objects);
     if (problem !== undefined) return usageError(`the manifest is not valid YAML: ${escapeUnprintable(truncate(firstLine(problem)))}`);
   }
-  const configMaps = objects.filter((o) => kindOf(o) === 'ConfigMap' && (o as { metadata?: { name?: unknown } }).metadata?.name === configMapName);
-  if (configMaps.length === 0) return usageError(`the manifest has no ConfigMap named ${JSON.stringify(configMapName)}`);
-  const results = configMaps.map((configMap) => check(configMap, configMapName));
+  const allConfigMaps = objects.filter((o) => kindOf(o) === 'ConfigMap');
+  const configMaps = allConfigMaps.filter((o) => nameOf(o) === configMapName);
+  if (configMaps.length === 0) {
+    const found = allConfigMaps.length === 0 ? `found ${objects.length === 1 ? 'one object' : `${objects.length} objects`} and no ConfigMap` : `found ${allConfigMaps.map(described).join(', ')}`;
+    return usageError(`the manifest has no ConfigMap named ${JSON.stringify(configMapName)} (${found}); pass --configmap-name to check one of another name`);
+  }
+  const results = configMaps.map((configMap) => check(configMap, configMapName, true));
   return {
     exitCode: Math.max(...results.map((r) => r.exitCode)) as CommandResult['exitCode'],
     stdout: results.map((r) => r.stdout).join(''),
@@ -70,6 +74,22 @@ function firstLine(message: string): string {
   return message.split('\n', 1)[0]!.trim();
 }
 
+function nameOf(value: unknown): unknown {
+  return (value as { metadata?: { name?: unknown } }).metadata?.name;
+}
+
+/** `ConfigMap "x" (data keys: a, b)`, as the command names what it found. */
+function described(configMap: unknown): string {
+  const name = nameOf(configMap);
+  return `ConfigMap ${typeof name === 'string' ? JSON.stringify(name) : 'without a name'} (${dataKeys(configMap)})`;
+}
+
+function dataKeys(configMap: unknown): string {
+  const data = (configMap as { data?: unknown }).data;
+  const keys = data !== null && typeof data === 'object' ? Object.keys(data).map((k) => escapeUnprintable(truncate(k))) : [];
+  return keys.length === 0 ? 'no data keys' : `data keys: ${keys.join(', ')}`;
+}
+
 function kindOf(value: unknown): string | undefined {
   const kind = (value as { kind?: unknown } | null)?.kind;
   return typeof kind === 'string' ? kind : undefined;
@@ -79,13 +99,19 @@ function usageError(message: string): CommandResult {
   return { exitCode: 2, stdout: '', stderr: `error: ${message}\n` };
 }
 
-/** The webhook's decision on one ConfigMap, as the command prints it. */
-function check(configMap: unknown, configMapName: string): CommandResult {
+/**
+ * The webhook's decision on one ConfigMap, as the command prints it: on success exactly
+ * what was checked; for a manifest's ConfigMap without conf.yml, the data keys it has.
+ */
+function check(configMap: unknown, configMapName: string, fromManifest = false): CommandResult {
   const parsed = ConfigMapSchema.safeParse(configMap);
   if (!parsed.success) return usageError(`not a ConfigMap: ${parsed.error.issues[0]!.message}`);
   const verdict = validateSpiderpoolConfigMap(parsed.data, configMapName);
   const warnings = (verdict.warnings ?? []).map((w) => `Warning: ${w}\n`).join('');
-  return verdict.allowed
-    ? { exitCode: 0, stdout: `ConfigMap ${JSON.stringify(configMapName)}: conf.yml is valid\n`, stderr: warnings }
-    : { exitCode: 1, stdout: '', stderr: `${warnings}${verdict.status!.message}\n` };
+  const where = fromManifest ? `ConfigMap ${JSON.stringify(configMapName)}: ` : '';
+  if (verdict.allowed) {
+    return { exitCode: 0, stdout: `${where}Spiderpool's agent and controller would start with this conf.yml\n`, stderr: warnings };
+  }
+  const missing = fromManifest && parsed.data.data?.['conf.yml'] === undefined ? `(found ${described(configMap)})\n` : '';
+  return { exitCode: 1, stdout: '', stderr: `${warnings}${verdict.status!.message}\n${missing}` };
 }

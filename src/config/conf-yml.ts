@@ -1,12 +1,14 @@
 /**
- * Reads the `iaasNetworkProvider` block of Spiderpool's `conf.yml` the way Spiderpool's
- * own Go decoders read it: the controller with `gopkg.in/yaml.v2`, the agent with
- * `gopkg.in/yaml.v3`. Both must start, so a document either decoder refuses, or that the
- * two read to different values, is reported as an error.
+ * Reads Spiderpool's `conf.yml` the way Spiderpool's own Go decoders read it: the
+ * controller with `gopkg.in/yaml.v2` v2.4.0, the agent with `gopkg.in/yaml.v3` v3.0.1,
+ * each with plain `yaml.Unmarshal` into the struct `schema.ts` describes. One walk of the
+ * table per decoder applies that decoder's rules for each Go type (decode.go,
+ * resolve.go): bools, ints, strings from any scalar, lists, mappings, null, merge keys,
+ * duplicate keys (yaml.v3 refuses them, yaml.v2 keeps the last). Both must start, so
+ * what either refuses is reported, naming the component that would stop.
  *
- * Scalars are read as text (the `failsafe` schema): both Go decoders store a scalar's text
- * in a `string` field whatever it looks like (`50` → "50", `yes` → "yes"), and a null
- * (`~`, `null`, empty) as "".
+ * Keys the struct does not have are skipped unread by both decoders; they are warned
+ * about, with the key Spiderpool reads when one is close.
  */
 import {
   Composer,
@@ -19,26 +21,46 @@ import {
   type Alias,
   type Document,
   type Pair,
+  type Scalar,
   type YAMLMap,
   type YAMLParseError,
 } from 'yaml';
-import { invalid, type FieldError } from '../field/errors.js';
-import { escapeUnprintable, quoteShown, truncate } from '../field/quote.js';
+import { invalid, type FieldError, type FieldWarning } from '../field/errors.js';
+import { escapeUnprintable, quoteGoString, quoteShown, truncate } from '../field/quote.js';
+import { byComponent, type Component } from './components.js';
+import { asGoBool, asGoInt, resolvePlain, type Resolved, type Semantics } from './go-scalar.js';
+import { CONF_YML, zeroStruct, zeroValue, type GoStruct, type GoType, type GoValue, type StructType } from './schema.js';
+import { unknownKeyWarning } from './unknown-keys.js';
 import { at, inspectDocument, limitProblem, textProblem } from './yaml-go-compat.js';
 
-/** The provider settings as Spiderpool decodes them: "" when absent or null. */
+export type { Semantics } from './go-scalar.js';
+
+/** The provider settings as Spiderpool decodes them: "" (0 for the port) when absent or null. */
 export interface ProviderSettings {
   serverUrl: string;
   httpRequestTimeout: string;
+  /** PR #5778's shape; absent is the same as all empty. */
+  service?: { name: string; namespace: string; port: bigint };
 }
 
-/** Either the one reading both decoders agree on, or why they cannot start. */
-export type ConfYmlReading =
-  | { ok: true; provider: ProviderSettings }
-  | { ok: false; errors: FieldError[] };
+/** Which of Spiderpool's components would stop. */
+export interface Stops {
+  agent: boolean;
+  controller: boolean;
+}
+
+/**
+ * The reading: `ok` when both decoders decode the document, then `provider` is what both
+ * read; otherwise `errors` say why and `stops` which component fails. `agent` and
+ * `controller` hold each decoder's whole reading, when it decodes.
+ */
+export type ConfYmlReading = {
+  warnings: FieldWarning[];
+  agent?: GoStruct;
+  controller?: GoStruct;
+} & ({ ok: true; provider: ProviderSettings } | { ok: false; errors: FieldError[]; stops: Stops });
 
 const PROVIDER_KEY = 'iaasNetworkProvider';
-const SETTING_KEYS = ['serverUrl', 'httpRequestTimeout'] as const;
 
 /** The decoders' plain-scalar spellings of null (YAML 1.1 and 1.2 core schemas agree). */
 const NULL_SPELLINGS = new Set(['', '~', 'null', 'Null', 'NULL']);
@@ -52,80 +74,209 @@ const STR_TAG = 'tag:yaml.org,2002:str';
  * expansion (yaml.v3 decode.go `allowedAliasRatio`): a few nested `<<: [*a, *a, ...]`.
  */
 const MAX_EXPANDED_ENTRIES = 1_000;
+/** Earlier occurrences of a repeated key named in its errors (the response shows 16 causes anyway). */
+const MAX_DUPLICATES_NAMED = 16;
 /** Merge keys inside merged mappings, at most this deep (the recursion stays shallow). */
 const MAX_MERGE_DEPTH = 64;
 
-/** A decoder refusing the document; carries the field error to report. */
+/** Both decoders refusing the document; carries the field error to report. */
 class DecodeFailure extends Error {
   constructor(readonly fieldError: FieldError) {
     super(fieldError.detail);
   }
 }
 
-type Semantics = 'yaml.v2' | 'yaml.v3';
+/**
+ * Errors one decoder's pass collects before it stops: the decoder already refuses the
+ * document, the response lists 16 causes, and a hostile file of thousands of repeated keys
+ * must not cost seconds.
+ */
+const MAX_ERRORS_PER_PASS = 32;
 
-interface Context {
-  text: string;
-  lines: LineCounter;
-  /** Each alias resolved once, to the nearest anchor of that name before it. */
-  aliases: Map<Alias, unknown>;
-  /** Mappings whose keys were checked, shared by both decoders' passes. */
-  keysChecked: WeakSet<YAMLMap>;
-  budget: number;
-  expanding: Set<YAMLMap>;
+/** Ends a pass that has found {@link MAX_ERRORS_PER_PASS} errors. */
+class PassFull extends Error {}
+
+/** Records a decoder's error; ends the pass once it has enough. */
+function report(ctx: Context, error: GoError): void {
+  ctx.errors.push(error);
+  if (ctx.errors.length >= MAX_ERRORS_PER_PASS) throw new PassFull();
 }
 
-/**
- * Reads `conf.yml` text.
- *
- * @returns `{ok: true, provider}` with the settings both decoders read, or `{ok: false,
- *   errors}` with field errors whose paths are relative to the document
- *   (`""` for the whole document, `iaasNetworkProvider.httpRequestTimeout`, ...).
- *   Never throws for any input text.
- */
-export function readConfYml(text: string): ConfYmlReading {
-  const limit = limitProblem(text);
-  if (limit !== undefined) return { ok: false, errors: [beyondLimits(limit)] };
-  const textRefused = textProblem(text);
-  if (textRefused !== undefined) return { ok: false, errors: [notDecodable('', textRefused)] };
-  const lines = new LineCounter();
+/** Runs one decoder's pass over the document: its reading, or `undefined` when it refuses it. */
+function decodePass(contents: unknown, ctx: Context): GoStruct | undefined {
   try {
-    const doc = firstDocument(text, lines);
-    if (doc === undefined) return { ok: true, provider: emptySettings() };
-    const syntax = doc.errors[0];
-    if (syntax !== undefined) return { ok: false, errors: [notDecodable('', syntaxProblem(syntax, lines))] };
-    const inspected = inspectDocument(doc, text, lines);
-    if ('problem' in inspected) return { ok: false, errors: [notDecodable('', inspected.problem)] };
-    const keysChecked = new WeakSet<YAMLMap>();
-    const ctx = (): Context => ({ text, lines, aliases: inspected.aliases, keysChecked, budget: MAX_EXPANDED_ENTRIES, expanding: new Set() });
-    const v3 = decode(doc.contents, ctx(), 'yaml.v3');
-    const v2 = decode(doc.contents, ctx(), 'yaml.v2');
-    const disagreements = SETTING_KEYS.filter((k) => v2[k] !== v3[k]).map((k) =>
-      invalid(
-        `${PROVIDER_KEY}.${k}`,
-        undefined,
-        `Spiderpool's controller (gopkg.in/yaml.v2) reads ${quoteShown(v2[k])} but its agent ` +
-          `(gopkg.in/yaml.v3) reads ${quoteShown(v3[k])}: the two order merge keys (<<) ` +
-          `differently; set ${k} once, outside any merge`,
-      ),
-    );
-    return disagreements.length > 0 ? { ok: false, errors: disagreements } : { ok: true, provider: v3 };
+    const conf = decodeValue(contents, CONF_YML, '', ctx, undefined) as GoStruct;
+    return ctx.errors.length === 0 ? conf : undefined;
   } catch (e) {
-    if (e instanceof DecodeFailure) return { ok: false, errors: [e.fieldError] };
-    // The parser recurses per nesting level; shapes the pre-checks cannot count (chains of
-    // implicit keys inside [ ]) can still exhaust the stack.
-    if (e instanceof RangeError) return { ok: false, errors: [beyondLimits('nests too deeply to read')] };
+    if (e instanceof PassFull) return undefined;
     throw e;
   }
 }
 
+/** One decoder's refusal of one value: Go's message (without its `line N: `) and what to write instead. */
+interface GoError {
+  field: string;
+  node: unknown;
+  go: string;
+  badValue?: string;
+  advice: string;
+}
+
+interface Context {
+  text: string;
+  lines: LineCounter;
+  semantics: Semantics;
+  /** Each alias resolved once, to the nearest anchor of that name before it. */
+  aliases: Map<Alias, unknown>;
+  /** Mappings whose keys were checked in this pass. */
+  keysChecked: WeakSet<YAMLMap>;
+  budget: number;
+  expanding: Set<YAMLMap>;
+  errors: GoError[];
+  /** Shared by both passes, by field path: each warned about once. */
+  warnings: Map<string, FieldWarning>;
+}
+
+const AGENT = "Spiderpool's agent (gopkg.in/yaml.v3)";
+const CONTROLLER = "Spiderpool's controller (gopkg.in/yaml.v2)";
+
 /**
- * The first document of the stream, composed without looking further: Go's Unmarshal
- * reads only the first document. Duplicate keys are not checked here: the `yaml`
+ * Reads `conf.yml` text. Field paths in errors and warnings are relative to the document
+ * (`""` for the whole document, `podResourceInject.namespacesExclude`, ...). Never
+ * throws for any input text.
+ */
+export function readConfYml(text: string): ConfYmlReading {
+  const limit = limitProblem(text);
+  if (limit !== undefined) return refused([beyondLimits(limit)]);
+  const textRefused = textProblem(text);
+  if (textRefused !== undefined) return refused([notDecodable('', textRefused)]);
+  const lines = new LineCounter();
+  try {
+    const { doc, more } = firstDocument(text, lines);
+    const warnings = new Map<string, FieldWarning>();
+    if (more) {
+      warnings.set('#documents', {
+        field: '',
+        message: "holds more than one YAML document (---): Spiderpool reads only the first and ignores the rest; put every setting in the first",
+      });
+    }
+    if (doc === undefined || isNull(doc.contents)) {
+      warnings.set('#empty', { field: '', message: 'is empty: Spiderpool starts with every setting at its default' });
+    }
+    if (doc === undefined) return decoded(zeroStruct(CONF_YML), zeroStruct(CONF_YML), warnings);
+    const syntax = doc.errors[0];
+    if (syntax !== undefined) return refused([notDecodable('', syntaxProblem(syntax, lines))]);
+    const inspected = inspectDocument(doc, text, lines);
+    if ('problem' in inspected) return refused([notDecodable('', inspected.problem)]);
+    const pass = (semantics: Semantics): Context => ({
+      text,
+      lines,
+      semantics,
+      aliases: inspected.aliases,
+      keysChecked: new WeakSet(),
+      budget: MAX_EXPANDED_ENTRIES,
+      expanding: new Set(),
+      errors: [],
+      warnings,
+    });
+    const v3 = pass('yaml.v3');
+    const agent = decodePass(doc.contents, v3);
+    const v2 = pass('yaml.v2');
+    const controller = decodePass(doc.contents, v2);
+    if (agent === undefined || controller === undefined) {
+      return {
+        ok: false,
+        errors: mergeGoErrors(v3.errors, v2.errors, lines),
+        stops: { agent: agent === undefined, controller: controller === undefined },
+        warnings: [...warnings.values()],
+        ...(agent !== undefined ? { agent } : {}),
+        ...(controller !== undefined ? { controller } : {}),
+      };
+    }
+    return decoded(agent, controller, warnings);
+  } catch (e) {
+    if (e instanceof DecodeFailure) return refused([e.fieldError]);
+    // The parser recurses per nesting level; shapes the pre-checks cannot count (chains of
+    // implicit keys inside [ ]) can still exhaust the stack.
+    if (e instanceof RangeError) return refused([beyondLimits('nests too deeply to read')]);
+    throw e;
+  }
+}
+
+function refused(errors: FieldError[]): ConfYmlReading {
+  return { ok: false, errors, stops: { agent: true, controller: true }, warnings: [] };
+}
+
+/**
+ * Both decoders' readings. Where they read different provider settings (the two order
+ * merge keys differently), the one the operator meant cannot be known: refused.
+ */
+function decoded(agent: GoStruct, controller: GoStruct, warnings: Map<string, FieldWarning>): ConfYmlReading {
+  const v3 = providerSettings(agent);
+  const v2 = providerSettings(controller);
+  const disagreements: FieldError[] = [];
+  const compare = (key: string, a: string, b: string) => {
+    if (a === b) return;
+    disagreements.push(
+      invalid(
+        `${PROVIDER_KEY}.${key}`,
+        undefined,
+        `${CONTROLLER} reads ${quoteShown(b)} but its agent (gopkg.in/yaml.v3) reads ${quoteShown(a)}: ` +
+          `the two order merge keys (<<) differently; set ${key.split('.').pop()} once, outside any merge`,
+      ),
+    );
+  };
+  compare('serverUrl', v3.serverUrl, v2.serverUrl);
+  compare('httpRequestTimeout', v3.httpRequestTimeout, v2.httpRequestTimeout);
+  compare('service.name', v3.service!.name, v2.service!.name);
+  compare('service.namespace', v3.service!.namespace, v2.service!.namespace);
+  compare('service.port', String(v3.service!.port), String(v2.service!.port));
+  const shared = { warnings: [...warnings.values()], agent, controller };
+  return disagreements.length > 0
+    ? { ok: false, errors: disagreements, stops: { agent: true, controller: true }, ...shared }
+    : { ok: true, provider: v3, ...shared };
+}
+
+/** The provider settings of one decoder's reading. */
+export function providerSettings(conf: GoStruct): ProviderSettings {
+  const p = conf[PROVIDER_KEY] as GoStruct | null;
+  const service = (p?.['service'] ?? null) as GoStruct | null;
+  return {
+    serverUrl: (p?.['serverUrl'] as string | undefined) ?? '',
+    httpRequestTimeout: (p?.['httpRequestTimeout'] as string | undefined) ?? '',
+    service: {
+      name: (service?.['name'] as string | undefined) ?? '',
+      namespace: (service?.['namespace'] as string | undefined) ?? '',
+      port: (service?.['port'] as bigint | undefined) ?? 0n,
+    },
+  };
+}
+
+/** Who stops, in a decode error. */
+const DECODE_STOPS: Readonly<Record<Component, string>> = {
+  both: "Spiderpool's agent (gopkg.in/yaml.v3) and controller (gopkg.in/yaml.v2) refuse to start",
+  agent: `${AGENT} refuses to start (its controller reads it)`,
+  controller: `${CONTROLLER} refuses to start (its agent reads it)`,
+};
+
+/** One field error per Go message and place, naming the components it stops. */
+function mergeGoErrors(v3: GoError[], v2: GoError[], lines: LineCounter): FieldError[] {
+  return byComponent(
+    v3,
+    v2,
+    (e) => `${e.field}\n${e.go}\n${at(e.node, lines)}`,
+    (e, stops) => invalid(e.field, e.badValue, `${at(e.node, lines)}${e.go}, so ${DECODE_STOPS[stops]}; ${e.advice}`),
+  );
+}
+
+/**
+ * The first document of the stream, composed without looking further than the start of
+ * the next: Go's Unmarshal reads only the first document. `more` tells whether another
+ * document with content follows. Duplicate keys are not checked here: the `yaml`
  * package's check is quadratic, and the decoders check only the mappings they decode
  * (see `checkKeys`).
  */
-function firstDocument(text: string, lines: LineCounter): Document.Parsed | undefined {
+function firstDocument(text: string, lines: LineCounter): { doc: Document.Parsed | undefined; more: boolean } {
   // The parser builds one error per bad token; without stack traces that is a third of the
   // time for hostile text, and only the first error is ever shown.
   const stackTraceLimit = Error.stackTraceLimit;
@@ -133,8 +284,12 @@ function firstDocument(text: string, lines: LineCounter): Document.Parsed | unde
   try {
     const composer = new Composer({ schema: 'failsafe', merge: false, uniqueKeys: false });
     const tokens = new Parser(lines.addNewLine).parse(text);
-    for (const doc of composer.compose(tokens, false, text.length)) return doc;
-    return undefined;
+    let first: Document.Parsed | undefined;
+    for (const doc of composer.compose(tokens, false, text.length)) {
+      if (first === undefined) first = doc;
+      else return { doc: first, more: doc.contents !== null && !isNull(doc.contents) };
+    }
+    return { doc: first, more: false };
   } finally {
     Error.stackTraceLimit = stackTraceLimit;
   }
@@ -149,10 +304,6 @@ function syntaxProblem(error: YAMLParseError, lines: LineCounter): string {
   const where = `line ${line}, column ${col}: `;
   const reason = error.message.split('\n')[0]!;
   return `not valid YAML: ${where}${truncate(escapeUnprintable(reason))}`;
-}
-
-function emptySettings(): ProviderSettings {
-  return { serverUrl: '', httpRequestTimeout: '' };
 }
 
 function notDecodable(field: string, why: string): FieldError {
@@ -172,29 +323,6 @@ function beyondLimits(why: string): FieldError {
   );
 }
 
-/** Decodes the provider block into a struct as the given Go decoder would. */
-function decode(contents: unknown, ctx: Context, semantics: Semantics): ProviderSettings {
-  const settings = emptySettings();
-  const root = mappingValue(contents, '', ctx);
-  if (root === null) return settings;
-  for (const pair of entries(root, ctx, semantics)) {
-    if (keyText(pair, ctx) !== PROVIDER_KEY) continue;
-    const block = mappingValue(pair.value, PROVIDER_KEY, ctx);
-    // A null resets the struct; a mapping is decoded into the existing struct, so a
-    // second occurrence (through a merge) overrides field by field, as both decoders do.
-    if (block === null) Object.assign(settings, emptySettings());
-    else {
-      for (const setting of entries(block, ctx, semantics)) {
-        const key = keyText(setting, ctx);
-        if (key === 'serverUrl' || key === 'httpRequestTimeout') {
-          settings[key] = stringValue(setting.value, `${PROVIDER_KEY}.${key}`, ctx);
-        }
-      }
-    }
-  }
-  return settings;
-}
-
 /**
  * The entries of a mapping in the order the decoder applies them (later ones override),
  * with merge keys (`<<`) expanded.
@@ -203,14 +331,14 @@ function decode(contents: unknown, ctx: Context, semantics: Semantics): Provider
  * - yaml.v3 lets explicit keys win wherever they stand (the YAML merge spec).
  * In a `<<: [*a, *b]` list both let the earlier mapping win.
  */
-function entries(map: YAMLMap, ctx: Context, semantics: Semantics): Pair[] {
+function entries(map: YAMLMap, field: string, ctx: Context, semantics: Semantics): Pair[] {
   if (ctx.expanding.has(map)) {
     throw new DecodeFailure(notDecodable('', `${at(map, ctx.lines)}an anchor's value contains itself`));
   }
   if (ctx.expanding.size > MAX_MERGE_DEPTH) {
     throw new DecodeFailure(beyondLimits(`merge keys (<<) nest more than ${MAX_MERGE_DEPTH} deep`));
   }
-  checkKeys(map, ctx);
+  checkKeys(map, field, ctx);
   // Only what merge keys bring in counts against the aliasing budget.
   if (ctx.expanding.size > 0) ctx.budget -= map.items.length + 1;
   ctx.expanding.add(map);
@@ -218,28 +346,28 @@ function entries(map: YAMLMap, ctx: Context, semantics: Semantics): Pair[] {
     throw new DecodeFailure(notDecodable('', 'merge keys (<<) expand to too many entries (excessive aliasing)'));
   }
   try {
-    return semantics === 'yaml.v2' ? entriesInDocumentOrder(map, ctx) : entriesExplicitFirst(map, ctx);
+    return semantics === 'yaml.v2' ? entriesInDocumentOrder(map, field, ctx) : entriesExplicitFirst(map, field, ctx);
   } finally {
     ctx.expanding.delete(map);
   }
 }
 
-function entriesInDocumentOrder(map: YAMLMap, ctx: Context): Pair[] {
+function entriesInDocumentOrder(map: YAMLMap, field: string, ctx: Context): Pair[] {
   const out: Pair[] = [];
   for (const pair of map.items) {
     if (!isMergeKey(pair, ctx)) out.push(pair);
-    else for (const source of mergeSources(pair, ctx).reverse()) out.push(...entries(source, ctx, 'yaml.v2'));
+    else for (const source of mergeSources(pair, ctx).reverse()) out.push(...entries(source, field, ctx, 'yaml.v2'));
   }
   return out;
 }
 
-function entriesExplicitFirst(map: YAMLMap, ctx: Context): Pair[] {
+function entriesExplicitFirst(map: YAMLMap, field: string, ctx: Context): Pair[] {
   const explicit = map.items.filter((pair) => !isMergeKey(pair, ctx));
   const taken = new Set(explicit.map((pair) => keyText(pair, ctx)));
   const merged: Pair[] = [];
   for (const pair of map.items.filter((item) => isMergeKey(item, ctx))) {
     for (const source of mergeSources(pair, ctx)) {
-      for (const entry of entries(source, ctx, 'yaml.v3')) {
+      for (const entry of entries(source, field, ctx, 'yaml.v3')) {
         const key = keyText(entry, ctx);
         if (taken.has(key)) continue;
         taken.add(key);
@@ -286,11 +414,11 @@ function keyText(pair: Pair, ctx: Context): string | undefined {
  * not find expected key"); and yaml.v3 refuses a key written twice ("mapping key already
  * defined"), comparing keys as written, merge keys included.
  */
-function checkKeys(map: YAMLMap, ctx: Context): void {
+function checkKeys(map: YAMLMap, field: string, ctx: Context): void {
   if (ctx.keysChecked.has(map)) return;
   ctx.keysChecked.add(map);
-  const seen = new Set<string>();
-  const names = new Set<string>();
+  const seen = new Map<string, unknown[]>();
+  const names = new Map<string, unknown[]>();
   for (const pair of map.items) {
     const key = deref(pair.key, ctx);
     if (isMap(key) || isSeq(key)) {
@@ -307,14 +435,32 @@ function checkKeys(map: YAMLMap, ctx: Context): void {
     // through an alias key.
     const name = merge ? '<<' : String(key.value);
     const written = isAlias(pair.key) ? `alias:${pair.key.source}` : `scalar:${name}`;
-    if (seen.has(written) || (isAlias(pair.key) && names.has(name))) {
-      throw new DecodeFailure(
-        notDecodable('', `${at(pair.key, ctx.lines)}key ${quoteShown(name)} appears twice in the same mapping (yaml.v3 refuses duplicate keys)`),
-      );
+    // yaml.v3 compares every key with every later one: each earlier occurrence is named.
+    const earlier = seen.get(written) ?? (isAlias(pair.key) ? names.get(name) : undefined) ?? [];
+    if (ctx.semantics === 'yaml.v3') {
+      for (const first of earlier.slice(0, MAX_DUPLICATES_NAMED)) {
+        report(ctx, {
+          field: joinField(field, name),
+          node: pair.key,
+          go: `mapping key ${quoteGoString(name)} already defined at line ${ctx.lines.linePos(rangeStart(first)).line}`,
+          advice: `write ${name} once in this mapping (the controller keeps the last, the agent refuses both)`,
+        });
+      }
     }
-    seen.add(written);
-    names.add(name);
+    if (seen.has(written)) seen.get(written)!.push(pair.key);
+    else seen.set(written, [pair.key]);
+    if (names.has(name)) names.get(name)!.push(pair.key);
+    else names.set(name, [pair.key]);
   }
+}
+
+function rangeStart(node: unknown): number {
+  return (node as { range?: [number, number, number] }).range?.[0] ?? 0;
+}
+
+/** `a.b` for a struct field or map key under `a`; `b` at the top. */
+function joinField(field: string, key: string): string {
+  return field === '' ? key : `${field}.${key}`;
 }
 
 function deref(node: unknown, ctx: Context): unknown {
@@ -335,31 +481,172 @@ function decodesToNull(node: unknown, field: string, ctx: Context): boolean {
 }
 
 /**
- * A mapping where the decoders fill a struct, or `null`; anything else fails to decode.
- * Tags on a mapping are ignored by both decoders, except `!!null`, which yaml.v3 refuses.
+ * Decodes `node` into a value of Go type `type` as the pass's decoder does, recording
+ * what it refuses in `ctx.errors` and going on, as both decoders do with type errors.
+ * `existing` is what the field holds already: a mapping decodes into an existing struct
+ * or map field by field (a key repeated, or brought in again by a merge).
+ *
+ * @returns the field's new value, or `existing` when the decoder refuses the node.
  */
-function mappingValue(node: unknown, field: string, ctx: Context): YAMLMap | null {
+function decodeValue(node: unknown, type: GoType, field: string, ctx: Context, existing: GoValue | undefined): GoValue {
   const value = deref(node, ctx);
-  if (decodesToNull(value, field, ctx)) return null;
-  if (!isMap(value)) throw typeFailure(field, value, 'a mapping', ctx);
-  if (value.tag === NULL_TAG) throw tagFailure(field, value, ctx);
-  return value;
+  if (decodesToNull(value, field, ctx)) return zeroValue(type);
+  switch (type.go) {
+    case 'struct':
+    case 'map': {
+      if (!isMap(value)) return refuse(field, value, type, ctx, existing);
+      // Tags on a mapping are ignored by both decoders, except `!!null`, which yaml.v3 refuses.
+      if (value.tag === NULL_TAG) throw tagFailure(field, value, ctx);
+      return type.go === 'struct'
+        ? decodeStruct(value, type, field, ctx, (existing as GoStruct | null | undefined) ?? zeroStruct(type))
+        : decodeMap(value, field, ctx, (existing as GoStruct | null | undefined) ?? Object.create(null));
+    }
+    case 'slice': {
+      if (!isSeq(value)) return refuse(field, value, type, ctx, existing);
+      const out: GoValue[] = [];
+      value.items.forEach((item, i) => {
+        const before = ctx.errors.length;
+        const element = decodeValue(item, type.of, `${field}[${i}]`, ctx, undefined);
+        // A refused element is left out of the slice, as decode.go `sequence` does.
+        if (ctx.errors.length === before) out.push(element);
+      });
+      return out;
+    }
+    case 'string':
+      if (!isScalar(value)) return refuse(field, value, type, ctx, existing);
+      return stringValue(value, field, ctx);
+    case 'bool':
+    case 'int': {
+      if (!isScalar(value)) return refuse(field, value, type, ctx, existing);
+      const text = scalarText(value);
+      const resolved = resolveScalar(value, text, field, ctx);
+      if (resolved === undefined) return existing ?? zeroValue(type);
+      const got = type.go === 'bool' ? asGoBool(resolved, text, ctx.semantics) : asGoInt(resolved);
+      return got ?? refuse(field, value, type, ctx, existing, resolved.tag);
+    }
+  }
+}
+
+function decodeStruct(map: YAMLMap, type: StructType, field: string, ctx: Context, out: GoStruct): GoStruct {
+  for (const pair of entries(map, field, ctx, ctx.semantics)) {
+    const key = keyText(pair, ctx) ?? '';
+    const fieldType = Object.hasOwn(type.fields, key) ? type.fields[key] : undefined;
+    if (fieldType === undefined) {
+      const warning = unknownKeyWarning(key, field, type);
+      if (!ctx.warnings.has(warning.field)) ctx.warnings.set(warning.field, warning);
+      continue;
+    }
+    out[key] = decodeValue(pair.value, fieldType, joinField(field, key), ctx, out[key]);
+  }
+  return out;
+}
+
+/** A `map[string]string` (a selector's `matchlabels`): keys as strings, values as strings. */
+function decodeMap(map: YAMLMap, field: string, ctx: Context, out: GoStruct): GoStruct {
+  for (const pair of entries(map, field, ctx, ctx.semantics)) {
+    const key = keyText(pair, ctx) ?? '';
+    out[key] = decodeValue(pair.value, { go: 'string' }, `${field}[${key}]`, ctx, out[key]);
+  }
+  return out;
+}
+
+/** A scalar's text as the decoders see it (the failsafe schema still makes a Date of !!timestamp). */
+function scalarText(node: Scalar): string {
+  return node.value instanceof Date ? (node.source ?? '') : String(node.value);
 }
 
 /**
- * A Go `string` field: a scalar's text, "" for null; a mapping or sequence fails. The
- * decoders resolve the text by a standard tag first: `!!int`, `!!float` and `!!bool` on
- * text that is no such value fail (yaml.v3 refuses `!!bool` on `yes`, which yaml.v2
- * reads). `!!binary` is refused outright: Go base64-decodes it, which the parser here
- * cannot check, and nobody writes a URL or a timeout in base64. Other tags leave the text
- * as written.
+ * Resolves a scalar bound for a bool or int field as `decoder.scalar` does: quoted and
+ * block scalars are strings; plain ones resolve by their text; a standard tag resolves
+ * the text and must match it (else the decoder fails: "cannot decode !!str `x` as a
+ * !!int"); other tags leave the text a string.
+ *
+ * @returns the resolution, or `undefined` after recording the decoder's failure.
  */
-function stringValue(node: unknown, field: string, ctx: Context): string {
-  const value = deref(node, ctx);
-  if (decodesToNull(value, field, ctx)) return '';
-  if (!isScalar(value)) throw typeFailure(field, value, 'a string', ctx);
-  // The failsafe schema still turns !!timestamp into a Date: keep the text as written.
-  const text = value.value instanceof Date ? (value.source ?? '') : String(value.value);
+function resolveScalar(node: Scalar, text: string, field: string, ctx: Context): Resolved | undefined {
+  const tag = node.tag === undefined || node.tag === '!' ? undefined : node.tag;
+  if (tag === undefined) return node.type === 'PLAIN' ? resolvePlain(text, ctx.semantics) : { tag: '!!str' };
+  if (tag === BINARY_TAG) throw tagFailure(field, node, ctx);
+  const short = tag.replace(/^tag:yaml\.org,2002:/, '!!');
+  if (!['!!bool', '!!int', '!!float', '!!null', '!!timestamp'].includes(short)) return { tag: '!!str' };
+  const resolved = resolvePlain(text, ctx.semantics);
+  if (resolved.tag === short) return resolved;
+  if (short === '!!float' && resolved.tag === '!!int') return { tag: '!!float', value: Number(resolved.value) };
+  report(ctx, {
+    field,
+    node,
+    go: `cannot decode ${resolved.tag} \`${text}\` as a ${short}`,
+    advice: 'remove the tag',
+  });
+  return undefined;
+}
+
+/**
+ * Records the decoder's type error for `node` (decode.go `terror`: "cannot unmarshal
+ * !!str `true` into bool", values over 10 bytes cut to 7 and "...") and what to write.
+ */
+function refuse(field: string, node: unknown, type: GoType, ctx: Context, existing: GoValue | undefined, resolvedTag?: string): GoValue {
+  let shown = '';
+  let tag: string;
+  let badValue: string | undefined;
+  if (isMap(node) || isSeq(node)) tag = isMap(node) ? '!!map' : '!!seq';
+  else {
+    const scalar = node as Scalar;
+    const text = scalarText(scalar);
+    badValue = text;
+    tag = scalar.tag !== undefined && scalar.tag !== '!' ? scalar.tag.replace(/^tag:yaml\.org,2002:/, '!!') : (resolvedTag ?? goTag(scalar, text, ctx));
+    const bytes = Buffer.from(text, 'utf8');
+    shown = ` \`${bytes.length > 10 ? bytes.subarray(0, 7).toString('utf8') + '...' : text}\``;
+  }
+  const typeName =
+    type.go === 'bool' || type.go === 'int'
+      ? type.go
+      : type.go === 'string'
+        ? (type.name ?? 'string')
+        : `${type.go === 'struct' && type.pointer ? '*' : ''}${type.name}`;
+  report(ctx, { field, node, go: `cannot unmarshal ${tag}${shown} into ${typeName}`, badValue, advice: adviceFor(type, node, badValue) });
+  return existing ?? zeroValue(type);
+}
+
+/** The tag Go gives a scalar in its messages: `!!str` for quoted text, else its resolution. */
+function goTag(node: Scalar, text: string, ctx: Context): string {
+  return node.type === 'PLAIN' ? resolvePlain(text, ctx.semantics).tag : '!!str';
+}
+
+/** What to write instead of a value of the wrong shape. */
+function adviceFor(type: GoType, node: unknown, text: string | undefined): string {
+  const wrote = isMap(node) ? 'a mapping' : isSeq(node) ? 'a list' : undefined;
+  switch (type.go) {
+    case 'bool':
+      return text !== undefined && /^(true|false|yes|no|on|off|y|n)$/i.test(text.trim())
+        ? `write ${/^(true|yes|on|y)$/i.test(text.trim()) ? 'true' : 'false'} without quotes`
+        : 'write true or false, without quotes';
+    case 'int':
+      return text !== undefined && /^[-+]?[0-9][0-9_]*$/.test(text.trim()) && text.trim().length > 18
+        ? 'write a whole number between -9223372036854775808 and 9223372036854775807'
+        : 'write a whole number without quotes, such as 10';
+    case 'string':
+      return `write a single value${wrote ? `, not ${wrote}` : ''} (quote it if it contains ": " or " #")`;
+    case 'slice':
+      return text !== undefined && type.of.go === 'string'
+        ? `write a list: [${text}]`
+        : `write a list${type.of.go === 'struct' ? ' of mappings ("- key: value" items)' : ' ("- item" lines or [a, b])'}`;
+    case 'map':
+      return 'write a mapping of label keys to values, such as {kubernetes.io/os: linux}';
+    case 'struct':
+      return `write a mapping of its fields (indented "key: value" lines), or remove the key`;
+  }
+}
+
+/**
+ * A Go `string` field: a scalar's text. The decoders resolve the text by a standard tag
+ * first: `!!int`, `!!float` and `!!bool` on text that is no such value fail (yaml.v3
+ * refuses `!!bool` on `yes`, which yaml.v2 reads). `!!binary` is refused outright: Go
+ * base64-decodes it, which the parser here cannot check, and nobody writes a URL or a
+ * timeout in base64. Other tags leave the text as written.
+ */
+function stringValue(value: Scalar, field: string, ctx: Context): string {
+  const text = scalarText(value);
   const readable = TAG_RESOLVES[value.tag ?? ''];
   if (value.tag === BINARY_TAG || value.tag === MERGE_TAG || (readable !== undefined && !readable.test(text))) {
     throw tagFailure(field, value, ctx);
@@ -380,9 +667,4 @@ function tagFailure(field: string, node: { tag?: string }, ctx: Context): Decode
   return new DecodeFailure(
     notDecodable(field, `${at(node, ctx.lines)}is tagged ${quoteShown(tag)}, which Spiderpool's decoders do not read as written; remove the tag`),
   );
-}
-
-function typeFailure(field: string, node: unknown, wanted: string, ctx: Context): DecodeFailure {
-  const found = isMap(node) ? 'a mapping' : isSeq(node) ? 'a sequence' : 'a scalar';
-  return new DecodeFailure(notDecodable(field, `${at(node, ctx.lines)}must be ${wanted}, not ${found}`));
 }

@@ -5,8 +5,9 @@
  */
 import { formatGoDuration } from '../duration/format.js';
 import { parseGoDuration } from '../duration/parse.js';
+import { suggestGoDuration } from '../duration/suggest.js';
 import { MINUTE, SECOND } from '../duration/units.js';
-import { invalid, type FieldError, type FieldWarning } from '../field/errors.js';
+import { invalid, required, type FieldError, type FieldWarning } from '../field/errors.js';
 import { quoteShown, truncate } from '../field/quote.js';
 import type { ProviderSettings } from './conf-yml.js';
 import { parseGoUrl } from './go-url.js';
@@ -29,31 +30,30 @@ export interface ProviderFindings {
 }
 
 const TIMEOUT_FIELD = 'iaasNetworkProvider.httpRequestTimeout';
+const MAX_WARNING_CHARS = 256;
 
 /**
  * Checks the provider settings as Spiderpool does, with field paths relative to `conf.yml`
  * (`iaasNetworkProvider.httpRequestTimeout`).
  *
- * Spiderpool validates the block only when `serverUrl` is non-empty; otherwise the
- * integration is off, and a timeout that would fail once it is turned on becomes a warning.
+ * Spiderpool validates the block only when `serverUrl` (released) or `service.name`
+ * (PR #5778) is non-empty; otherwise the integration is off, and a timeout that would fail once it is turned on becomes a warning.
  */
 export function checkProviderSettings(settings: ProviderSettings): ProviderFindings {
   const timeout = settings.httpRequestTimeout;
   const problem = httpRequestTimeoutProblem(timeout);
-  if (settings.serverUrl === '') {
-    const warnings = problem
-      ? [
-          {
-            field: TIMEOUT_FIELD,
-            message:
-              `${quoteShown(timeout)} is ignored while serverUrl is empty, but Spiderpool will refuse ` +
-              `to start once the IaaS provider is enabled: it ${problem.why}`,
-          },
-        ]
-      : [];
-    return { errors: [], warnings };
+  const service = settings.service ?? { name: '', namespace: '', port: 0n };
+  if (settings.serverUrl === '' && service.name === '') {
+    if (problem === undefined) return { errors: [], warnings: [] };
+    const message = (why: string) =>
+      `${quoteShown(timeout)} is ignored while serverUrl and service.name are empty, but Spiderpool will refuse ` +
+      `to start once the IaaS provider is enabled: it ${why}`;
+    // A warning is one line under 256 characters (with "data[conf.yml]."): the limit's reason goes first.
+    const full = message(problem.why);
+    const fits = `data[conf.yml].${TIMEOUT_FIELD}: ${full}`.length < MAX_WARNING_CHARS;
+    return { errors: [], warnings: [{ field: TIMEOUT_FIELD, message: fits ? full : truncate(message(problem.why.split(' (')[0]!)) }] };
   }
-  const errors = [checkServerUrl(settings.serverUrl)];
+  const errors = [settings.serverUrl === '' ? undefined : checkServerUrl(settings.serverUrl), ...checkService(service)];
   if (problem) errors.push(invalid(TIMEOUT_FIELD, timeout, `${problem.why}, so ${FATAL}; ${problem.advice}`));
   return { errors: errors.filter((e): e is FieldError => e !== undefined), warnings: [] };
 }
@@ -71,10 +71,9 @@ export function httpRequestTimeoutProblem(text: string): { why: string; advice: 
   try {
     ns = parseGoDuration(text);
   } catch (e) {
-    // Suggest the unit only where it gives an accepted value ("50" → "50s", not "100" → "100s").
-    const withUnit = text + 's';
-    const hint =
-      /^[0-9]+(\.[0-9]*)?$/.test(text) && httpRequestTimeoutProblem(withUnit) === undefined ? `did you mean ${quoteShown(withUnit)}? ` : '';
+    // Suggest only what would be accepted ("50" → "50s", "1min" → "1m", not "100" → "100s").
+    const suggestion = suggestGoDuration(text);
+    const hint = suggestion !== undefined && httpRequestTimeoutProblem(suggestion) === undefined ? `did you mean ${quoteShown(suggestion)}? ` : '';
     return {
       why: `is not a Go duration (${truncate((e as Error).message)})`,
       advice: `${hint}write a number with a unit (ns, us, ms, s, m, h) such as "50s", or leave it empty for the default 50s`,
@@ -123,6 +122,33 @@ export function checkServerUrl(text: string): FieldError | undefined {
     `${why}, so ${FATAL}; write an http:// or https:// URL with a host, such as ` +
       `"http://iaas-network-provider.example.svc:80", or leave serverUrl empty to turn the IaaS provider off`,
   );
+}
+
+/**
+ * PR #5778's `service` reference, when `service.name` is set: the namespace is required
+ * and the port must be a TCP port (1-65535).
+ */
+function checkService(service: { name: string; namespace: string; port: bigint }): FieldError[] {
+  if (service.name === '') return [];
+  const errors: FieldError[] = [];
+  if (service.namespace === '') {
+    errors.push(
+      required(
+        'iaasNetworkProvider.service.namespace',
+        `the provider Service ${quoteShown(service.name)} needs its namespace, so ${FATAL}; write the namespace the Service is in`,
+      ),
+    );
+  }
+  if (service.port < 1n || service.port > 65535n) {
+    errors.push(
+      invalid(
+        'iaasNetworkProvider.service.port',
+        String(service.port),
+        `must be a port between 1 and 65535, so ${FATAL}; write the port the provider Service listens on, such as 80`,
+      ),
+    );
+  }
+  return errors;
 }
 
 /** Go's `URL.Hostname()`: the host without its port and IPv6 brackets. */

@@ -15,6 +15,8 @@ const UNIT_NS: ReadonlyMap<string, bigint> = new Map([
 
 /** Go accumulates in a uint64 and allows 2^63 on the way (for -2^63). */
 const TWO_POW_63 = MAX_INT64 + 1n;
+/** Go's `d` is a uint64: sums are taken modulo 2^64. */
+const UINT64_MASK = (1n << 64n) - 1n;
 
 function isDigit(code: number): boolean {
   return code >= 0x30 && code <= 0x39;
@@ -30,8 +32,9 @@ function isDigit(code: number): boolean {
  * @throws Error whose `message` is exactly Go's error text, e.g.
  *   `time: missing unit in duration "50"` or `time: unknown unit "d" in duration "1d"`.
  *
- * The steps and their order mirror Go's function, including its float64 rounding of
- * fractions (`v += uint64(float64(f) * (float64(unit) / scale))`) and its overflow checks,
+ * The steps and their order mirror Go 1.26's function, including its float64 rounding of
+ * fractions (`v += uint64(float64(f) * (float64(unit) / scale))`), its overflow checks and
+ * the uint64 wrap of its running sum,
  * so that values and error texts agree with Go byte for byte.
  */
 export function parseGoDuration(s: string): bigint {
@@ -92,7 +95,9 @@ export function parseGoDuration(s: string): bigint {
       v += BigInt(Math.trunc(Number(f) * (Number(unit) / scale)));
       if (v > TWO_POW_63) throw invalid();
     }
-    d += v;
+    // Go adds in a uint64: d and v are each at most 2^63, so the sum wraps to 0 exactly
+    // when both are 2^63 ("9223372036854775808ns9223372036854775808ns1h" is 1h).
+    d = (d + v) & UINT64_MASK;
     if (d > TWO_POW_63) throw invalid();
   }
   if (neg) return -d;

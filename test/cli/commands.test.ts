@@ -29,16 +29,16 @@ describe('validate-config', () => {
   it('accepts a good conf.yml', () => {
     expect(validateConfigText(conf('55s'), 'spiderpool-conf')).toEqual({
       exitCode: 0,
-      stdout: 'ConfigMap "spiderpool-conf": conf.yml is valid\n',
+      stdout: "Spiderpool's agent and controller would start with this conf.yml\n",
       stderr: '',
     });
   });
 
   it('refuses a bad conf.yml with the message the webhook gives', () => {
     const review = loadReview('configmap-update-timeout-100s');
-    const webhookMessage = reviewAdmission(review).response.status!.message;
+    const { status, warnings } = reviewAdmission(review).response;
     const result = validateConfigText(review.request.object.data['conf.yml'], 'spiderpool-conf');
-    expect(result).toEqual({ exitCode: 1, stdout: '', stderr: webhookMessage + '\n' });
+    expect(result).toEqual({ exitCode: 1, stdout: '', stderr: warnings!.map((w) => `Warning: ${w}\n`).join('') + status!.message + '\n' });
   });
 
   it('reads a ConfigMap manifest among other documents', () => {
@@ -57,8 +57,45 @@ describe('validate-config', () => {
     expect(validateConfigText(manifest, 'spiderpool-conf')).toEqual({
       exitCode: 2,
       stdout: '',
-      stderr: 'error: the manifest has no ConfigMap named "spiderpool-conf"\n',
+      stderr:
+        'error: the manifest has no ConfigMap named "spiderpool-conf" (found ConfigMap "other" (no data keys)); pass --configmap-name to check one of another name\n',
     });
+  });
+
+  it('names the data keys of the named ConfigMap when it has no conf.yml', () => {
+    const manifest = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: spiderpool-conf\ndata:\n  config.yaml: x\n  conf.yaml: y\n';
+    const result = validateConfigText(manifest, 'spiderpool-conf');
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/is invalid: data\[conf\.yml\]: Required value: .*\n\(found ConfigMap "spiderpool-conf" \(data keys: config\.yaml, conf\.yaml\)\)\n$/);
+  });
+
+  it('on success says what it checked, with the ConfigMap it read from a manifest', () => {
+    const manifest = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: spiderpool-conf\ndata:\n  conf.yml: |\n    enableIPv4: true\n`;
+    expect(validateConfigText(manifest, 'spiderpool-conf')).toEqual({
+      exitCode: 0,
+      stdout: `ConfigMap "spiderpool-conf": Spiderpool's agent and controller would start with this conf.yml\n`,
+      stderr: '',
+    });
+  });
+
+  it.each([
+    ['enableIPv6: "true"\n', /data\[conf\.yml\]\.enableIPv6: Invalid value: "true": line 1, column 13: cannot unmarshal !!str `true` into bool, so Spiderpool's agent \(gopkg\.in\/yaml\.v3\) and controller \(gopkg\.in\/yaml\.v2\) refuse to start; write true without quotes/],
+    ['podResourceInject:\n  namespacesExclude: kube-system\n', /data\[conf\.yml\]\.podResourceInject\.namespacesExclude: Invalid value: "kube-system": line 2, column 22: cannot unmarshal !!str `kube-sy\.\.\.` into \[\]string, .*; write a list: \[kube-system\]/],
+    ['agent:\n  networkResourcePlugin:\n    kubeletRootDir: var/lib/kubelet\n', /data\[conf\.yml\]\.agent\.networkResourcePlugin\.kubeletRootDir: Invalid value: "var\/lib\/kubelet": must be an absolute path, so Spiderpool's agent and controller refuse to start; write it from the root, such as \/var\/lib\/kubelet/],
+  ])('refuses the issue example %j', (text, pattern) => {
+    const result = validateConfigText(text, 'spiderpool-conf');
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(pattern);
+  });
+
+  it.each([
+    ['iaasNetworkProvider:\n  httpRequestTimeOut: "500s"\n', 'Warning: data[conf.yml].iaasNetworkProvider.httpRequestTimeOut: is not a key Spiderpool reads (keys are case-sensitive): it is ignored; did you mean httpRequestTimeout?\n'],
+    [
+      'agent:\n  networkResourcePlugin:\n    devicePluginAffinity:\n      nodeSelector:\n        matchLabels: {kubernetes.io/os: linux}\n',
+      'Warning: data[conf.yml].agent.networkResourcePlugin.devicePluginAffinity.nodeSelector.matchLabels: is dropped: Spiderpool reads label selector fields in lower case (matchlabels), so this selector selects every node; write matchlabels\n',
+    ],
+  ])('allows with a warning the issue example %j', (text, warning) => {
+    expect(validateConfigText(text, 'spiderpool-conf')).toEqual({ exitCode: 0, stdout: "Spiderpool's agent and controller would start with this conf.yml\n", stderr: warning });
   });
 
   const configMapYaml = (name: string, timeout: string) =>
@@ -103,7 +140,7 @@ items:
   it('prints warnings as kubectl does and still exits 0', () => {
     const result = validateConfigText(conf('100s', '""'), 'spiderpool-conf');
     expect(result.exitCode).toBe(0);
-    expect(result.stderr).toMatch(/^Warning: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: "100s" is ignored while serverUrl is empty/);
+    expect(result.stderr).toMatch(/^Warning: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: "100s" is ignored while serverUrl and service.name are empty/);
   });
 
   it('refuses text that is not YAML with its line and column', () => {

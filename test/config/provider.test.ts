@@ -50,6 +50,50 @@ describe('httpRequestTimeout boundaries (0 < d < 2m and d < 100s; empty means 50
     // "100s" would be refused too: no hint that leads to another refusal.
     expect(httpRequestTimeoutProblem('100')!.advice).not.toContain('did you mean');
   });
+
+  it.each([
+    ['10', '10s'],
+    ['1min', '1m'],
+    ['50sec', '50s'],
+    ['50 s', '50s'],
+    ['55seconds', '55s'],
+    ['1min20sec', '1m20s'],
+  ])('suggests %j → %j, a unit Go knows', (value, suggestion) => {
+    expect(httpRequestTimeoutProblem(value)!.advice).toMatch(new RegExp(`^did you mean "${suggestion}"\\? `));
+  });
+
+  it.each(['2min', '1d', '1hour'])('does not suggest what would be refused too (%j)', (value) => {
+    expect(httpRequestTimeoutProblem(value)!.advice).not.toContain('did you mean');
+  });
+});
+
+describe('the warning while the provider is off', () => {
+  it.each(['100s', '2m', 'abc', '0s', '50'])('stays one line under 256 characters for %j', (value) => {
+    const [warning] = checkProviderSettings({ serverUrl: '', httpRequestTimeout: value }).warnings;
+    expect(`data[conf.yml].${warning!.field}: ${warning!.message}`.length).toBeLessThan(256);
+  });
+});
+
+describe('PR #5778 provider shape: service {name, namespace, port}', () => {
+  const service = (name: string, namespace: string, port: bigint) => ({ serverUrl: '', httpRequestTimeout: '', service: { name, namespace, port } });
+
+  it('is enabled by service.name and then needs a namespace and a port 1-65535', () => {
+    expect(checkProviderSettings(service('provider', 'kube-system', 80n)).errors).toEqual([]);
+    expect(checkProviderSettings(service('provider', 'kube-system', 65535n)).errors).toEqual([]);
+    const { errors } = checkProviderSettings(service('provider', '', 0n));
+    expect(errors.map(fieldErrorString)).toEqual([
+      expect.stringMatching(/^iaasNetworkProvider\.service\.namespace: Required value: the provider Service "provider" needs its namespace/),
+      expect.stringMatching(/^iaasNetworkProvider\.service\.port: Invalid value: "0": must be a port between 1 and 65535/),
+    ]);
+    expect(checkProviderSettings(service('provider', 'ns', 65536n)).errors.map(fieldErrorString)).toEqual([expect.stringMatching(/service\.port: Invalid value: "65536"/)]);
+  });
+
+  it('keeps the httpRequestTimeout rules', () => {
+    const settings = { ...service('provider', 'ns', 80n), httpRequestTimeout: '100s' };
+    expect(checkProviderSettings(settings).errors.map(fieldErrorString)).toEqual([expect.stringMatching(/httpRequestTimeout: Invalid value: "100s"/)]);
+    // Off (no serverUrl, no service.name): only a warning.
+    expect(checkProviderSettings({ ...settings, service: { name: '', namespace: '', port: 0n } })).toMatchObject({ errors: [], warnings: [{ field: 'iaasNetworkProvider.httpRequestTimeout' }] });
+  });
 });
 
 describe('provider disabled (serverUrl empty)', () => {
@@ -59,7 +103,7 @@ describe('provider disabled (serverUrl empty)', () => {
     expect(warnings).toEqual([
       {
         field: 'iaasNetworkProvider.httpRequestTimeout',
-        message: expect.stringMatching(/^"100s" is ignored while serverUrl is empty, .*: it is 1m40s, must be less than 100s/),
+        message: expect.stringMatching(/^"100s" is ignored while serverUrl and service.name are empty, .*: it is 1m40s, must be less than 100s/),
       },
     ]);
   });

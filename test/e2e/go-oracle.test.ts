@@ -130,8 +130,24 @@ const wellFormed = fc
   )
   .map(([sign, parts]) => sign + parts.map((p) => p.join('')).join(''));
 
+/**
+ * Sums that reach 2^63 and 2^64: Go adds components in a uint64, so two components of
+ * 2^63 ns wrap the sum to 0 (`9223372036854775808ns9223372036854775808ns1h` is 1h).
+ */
+const TWO_POW_63 = 1n << 63n;
+const bigComponent = fc.oneof(
+  fc.constantFrom('9223372036854775808ns', '9223372036854775807ns', '9223372036854775809ns', '18446744073709551616ns', '18446744073709551615ns'),
+  fc.constantFrom('9223372036854775.808us', '9223372036854.775808ms', '9223372036.854775808s', '9223372036854775µs', '2562047h47m16.854775808s'),
+  fc.bigInt({ min: TWO_POW_63 - 3n, max: TWO_POW_63 }).map((n) => `${n}ns`),
+  fc.constantFrom('1ns', '1h', '0s', '1.5s', '0.000000001s'),
+);
+const wrapping = fc
+  .tuple(fc.constantFrom('', '', '-', '+'), fc.array(bigComponent, { minLength: 2, maxLength: 4 }))
+  .map(([sign, parts]) => sign + parts.join(''));
+
 const durationText = fc.oneof(
   { weight: 4, arbitrary: fc.array(token, { maxLength: 8 }).map((t) => t.join('')) },
+  { weight: 1, arbitrary: wrapping },
   { weight: 5, arbitrary: wellFormed },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }) },
   { weight: 1, arbitrary: fc.constantFrom('', '0', '-0', '+0', '00', '0.', '.0', '.', '-', '+', '-.s', '1', '1.', '.s', 's') },
@@ -174,6 +190,9 @@ describe('parseGoDuration and formatGoDuration agree with Go', () => {
       '0.9999999999999999999h',
       '1.5µs',
       '1.5μs',
+      '9223372036854775808ns9223372036854775808ns1h',
+      '-9223372036854775808ns9223372036854775808ns',
+      '9223372036854775808ns9223372036854775808ns9223372036854775808ns',
     ];
     const answers = await askDurations(inputs);
     const mismatches: string[] = [];

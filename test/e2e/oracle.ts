@@ -55,6 +55,8 @@ export interface Decoding {
   httpRequestTimeoutHex: string;
   /** Whether both strings are valid UTF-8 (and so exact as JSON strings). */
   utf8: boolean;
+  /** The start-time checks' failure on what this decoder read (absent when they pass). */
+  startError?: string;
 }
 
 /** Go's answer to `confyml`: the controller's decoder (v2) and the agent's (v3). */

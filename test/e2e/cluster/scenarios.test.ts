@@ -199,7 +199,7 @@ describe('4. the spiderpool-conf ConfigMap', () => {
   it('accepts a bad value while the provider is disabled, and kubectl prints the warning', async () => {
     const result = await cluster.apply(spiderpoolConf('abc', { serverUrl: '' }));
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/^Warning: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: "abc" is ignored while serverUrl is empty/m);
+    expect(result.stderr).toMatch(/^Warning: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: "abc" is ignored while serverUrl and service.name are empty/m);
   });
 });
 

@@ -9,7 +9,7 @@
 //	{"op":"duration","in":"1m30s"} -> {"ok":true,"ns":"90000000000","string":"1m30s"}
 //	                               or {"ok":false,"error":"time: invalid duration \"x\""}
 //	{"op":"format","ns":"1500"}    -> {"ok":true,"string":"1.5µs"}
-//	{"op":"confyml","in":"..."}    -> {"v2":{...},"v3":{...}} (see decoding)
+//	{"op":"confyml","in":"..."}    -> {"v2":{...},"v3":{...}} (see decoding: the whole conf.yml, then the start-time checks)
 //	{"op":"url","in":"http://h"}   -> {"ok":true,"scheme":"http","host":"h"} or {"ok":false,"error":"parse ..."}
 //
 // A line that is not a valid request is answered with {"ok":false,"error":"oracle: ..."}.
@@ -24,25 +24,141 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
 	yamlv2 "gopkg.in/yaml.v2"
 	yamlv3 "gopkg.in/yaml.v3"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// Provider is the iaasNetworkProvider block as Spiderpool's Go structs declare it.
+// The structs below follow /work/shared/spiderpool/conf-yml-schema.md (Spiderpool's
+// SpiderpoolConfigmapConfig, and PR #5778's provider shape): the same Go types and yaml
+// tags, written here from that page.
+
+// Provider is the iaasNetworkProvider block.
 type Provider struct {
-	ServerURL          string `yaml:"serverUrl"`
-	HTTPRequestTimeout string `yaml:"httpRequestTimeout"`
+	ServerURL          string   `yaml:"serverUrl"`
+	HTTPRequestTimeout string   `yaml:"httpRequestTimeout"`
+	Service            Service  `yaml:"service"`
+	TLS                TLS      `yaml:"tls"`
+	ExcludeReportNics  []string `yaml:"excludeReportNics"`
 }
 
-// Conf is the part of Spiderpool's conf.yml that matters here. Other top-level keys are
-// deliberately not declared: both decoders skip undeclared keys without decoding them,
-// so the oracle judges the provider block alone (as the webhook does).
+type Service struct {
+	Name      string `yaml:"name"`
+	Namespace string `yaml:"namespace"`
+	Port      int    `yaml:"port"`
+}
+
+type TLS struct {
+	CAFile string `yaml:"caFile"`
+}
+
+type PodResourceInject struct {
+	Enabled           bool     `yaml:"enabled"`
+	NamespacesExclude []string `yaml:"namespacesExclude"`
+	NamespacesInclude []string `yaml:"namespacesInclude"`
+}
+
+type SubENIRule struct {
+	ResourceName    string               `yaml:"resourceName"`
+	DefaultMaxCount int                  `yaml:"defaultMaxCount"`
+	NodeSelector    metav1.LabelSelector `yaml:"nodeSelector"`
+}
+
+type MasterNICRule struct {
+	NodeSelector      metav1.LabelSelector `yaml:"nodeSelector"`
+	DefaultMaxCount   int                  `yaml:"defaultMaxCount"`
+	IncludeInterfaces []string             `yaml:"includeInterfaces"`
+	ExcludeInterfaces []string             `yaml:"excludeInterfaces"`
+}
+
+type NetworkResourcePlugin struct {
+	Enabled              bool   `yaml:"enabled"`
+	KubeletRootDir       string `yaml:"kubeletRootDir"`
+	DevicePluginAffinity struct {
+		NodeSelector metav1.LabelSelector `yaml:"nodeSelector"`
+	} `yaml:"devicePluginAffinity"`
+	ResourceAdvertisement struct {
+		SubENI struct {
+			Rules []SubENIRule `yaml:"rules"`
+		} `yaml:"subENI"`
+		MasterNIC struct {
+			Rules []MasterNICRule `yaml:"rules"`
+		} `yaml:"masterNIC"`
+	} `yaml:"resourceAdvertisement"`
+}
+
+// Conf is the whole of conf.yml.
 type Conf struct {
-	IaasNetworkProvider *Provider `yaml:"iaasNetworkProvider"`
+	IpamUnixSocketPath                      string            `yaml:"ipamUnixSocketPath"`
+	EnableIPv4                              bool              `yaml:"enableIPv4"`
+	EnableIPv6                              bool              `yaml:"enableIPv6"`
+	TuneSysctlConfig                        bool              `yaml:"tuneSysctlConfig"`
+	EnableStatefulSet                       bool              `yaml:"enableStatefulSet"`
+	EnableKubevirtStaticIP                  bool              `yaml:"enableKubevirtStaticIP"`
+	EnableSpiderSubnet                      bool              `yaml:"enableSpiderSubnet"`
+	EnableAutoPoolForApplication            bool              `yaml:"enableAutoPoolForApplication"`
+	ClusterSubnetAutoPoolDefaultRedundantIP int               `yaml:"clusterSubnetAutoPoolDefaultRedundantIPNumber"`
+	EnableCleanOutdatedEndpoint             bool              `yaml:"enableCleanOutdatedEndpoint"`
+	EnableIPConflictDetection               bool              `yaml:"enableIPConflictDetection"`
+	EnableGatewayDetection                  bool              `yaml:"enableGatewayDetection"`
+	EnableValidatingResourcesDeletedWebhook bool              `yaml:"enableValidatingResourcesDeletedWebhook"`
+	PodResourceInject                       PodResourceInject `yaml:"podResourceInject"`
+	IaasNetworkProvider                     *Provider         `yaml:"iaasNetworkProvider"`
+	Agent                                   struct {
+		NetworkResourcePlugin NetworkResourcePlugin `yaml:"networkResourcePlugin"`
+	} `yaml:"agent"`
+}
+
+// startCheck runs the start-time checks of agent.networkResourcePlugin on a decoded
+// conf.yml (the schema page's list), as Spiderpool does after its defaults.
+func startCheck(c *Conf) error {
+	p := c.Agent.NetworkResourcePlugin
+	root := p.KubeletRootDir
+	if root == "" {
+		root = "/var/lib/kubelet"
+	}
+	if !filepath.IsAbs(filepath.Clean(root)) {
+		return fmt.Errorf("kubeletRootDir must be an absolute path")
+	}
+	if _, err := metav1.LabelSelectorAsSelector(&p.DevicePluginAffinity.NodeSelector); err != nil {
+		return fmt.Errorf("devicePluginAffinity.nodeSelector is invalid: %w", err)
+	}
+	for i, r := range p.ResourceAdvertisement.SubENI.Rules {
+		name := r.ResourceName
+		if name == "" {
+			name = "spidernet.io/sub-eni"
+		}
+		if errs := validation.IsQualifiedName(name); len(errs) != 0 {
+			return fmt.Errorf("subENI.rules[%d].resourceName %q is invalid: %s", i, name, strings.Join(errs, "; "))
+		}
+		if r.DefaultMaxCount < 0 {
+			return fmt.Errorf("subENI.rules[%d].defaultMaxCount must be greater than or equal to 0", i)
+		}
+		if _, err := metav1.LabelSelectorAsSelector(&r.NodeSelector); err != nil {
+			return fmt.Errorf("subENI.rules[%d].nodeSelector is invalid: %w", i, err)
+		}
+	}
+	for i, r := range p.ResourceAdvertisement.MasterNIC.Rules {
+		if r.DefaultMaxCount < 0 {
+			return fmt.Errorf("masterNIC.rules[%d].defaultMaxCount must be greater than or equal to 0", i)
+		}
+		if _, err := metav1.LabelSelectorAsSelector(&r.NodeSelector); err != nil {
+			return fmt.Errorf("masterNIC.rules[%d].nodeSelector is invalid: %w", i, err)
+		}
+		for _, pattern := range append(append([]string{}, r.IncludeInterfaces...), r.ExcludeInterfaces...) {
+			if _, err := filepath.Match(pattern, "eth0"); err != nil {
+				return fmt.Errorf("masterNIC.rules[%d] pattern %q is invalid: %w", i, pattern, err)
+			}
+		}
+	}
+	return nil
 }
 
 type request struct {
@@ -78,6 +194,9 @@ type decoding struct {
 	ServerURLHex          string `json:"serverUrlHex"`
 	HTTPRequestTimeoutHex string `json:"httpRequestTimeoutHex"`
 	UTF8                  bool   `json:"utf8"`
+	// StartError is the start-time check's failure on what the decoder read ("" when it
+	// passes or the decoder failed).
+	StartError string `json:"startError,omitempty"`
 }
 
 type confAnswer struct {
@@ -166,6 +285,9 @@ func decode(unmarshal func(*Conf) error) decoding {
 			d.Error = err.Error()
 		} else {
 			d.OK = true
+			if err := startCheck(&c); err != nil {
+				d.StartError = err.Error()
+			}
 		}
 		// Decoders may fill fields before failing (type errors); report what they hold.
 		if p := c.IaasNetworkProvider; p != nil {

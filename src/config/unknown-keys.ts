@@ -1,0 +1,58 @@
+/**
+ * Warnings for keys Spiderpool's decoders skip without a word (both decode with plain,
+ * non-strict `yaml.Unmarshal`): the setting the writer meant does not apply.
+ */
+import type { FieldWarning } from '../field/errors.js';
+import type { StructType } from './schema.js';
+
+/** What Spiderpool's Helm chart writes into conf.yml although no struct field reads it. */
+const CHART_ONLY_KEY = 'clusterSubnetDefaultFlexibleIPNumber';
+/** Longest key shown in a warning; a warning stays one line under 256 characters. */
+const MAX_KEY_CHARS = 48;
+
+/**
+ * The warning for `key`, which `type` (the struct at `parent`) does not have.
+ *
+ * @returns a warning naming the field: "did you mean" a field that differs only in case or
+ *   by at most two edits; for a camel-case label selector field, that Spiderpool reads the
+ *   lower-case name and the selector then selects every node.
+ */
+export function unknownKeyWarning(key: string, parent: string, type: StructType): FieldWarning {
+  const shown = key.length > MAX_KEY_CHARS ? `${key.slice(0, MAX_KEY_CHARS)}…` : key;
+  const field = parent === '' ? shown : `${parent}.${shown}`;
+  if (parent === '' && key === CHART_ONLY_KEY) {
+    return {
+      field,
+      message: "is written by Spiderpool's Helm chart but read by neither the agent nor the controller; nothing to change (clusterSubnetAutoPoolDefaultRedundantIPNumber is the one read)",
+    };
+  }
+  const known = Object.keys(type.fields);
+  const sameLetters = known.find((k) => k.toLowerCase() === key.toLowerCase());
+  if (type.selector && sameLetters !== undefined) {
+    return {
+      field,
+      message: `is dropped: Spiderpool reads label selector fields in lower case (${sameLetters}), so this selector selects every node; write ${sameLetters}`,
+    };
+  }
+  const close = sameLetters ?? known.find((k) => key.length >= 4 && editDistance(k, key, 2) <= 2);
+  const hint = close !== undefined ? `; did you mean ${close}?` : '';
+  return { field, message: `is not a key Spiderpool reads (keys are case-sensitive): it is ignored${hint}` };
+}
+
+/** Levenshtein distance, or `limit + 1` once it is certain to exceed `limit`. */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      best = Math.min(best, current[j]!);
+    }
+    if (best > limit) return limit + 1;
+    previous = current;
+  }
+  return previous[b.length]!;
+}
