@@ -1,0 +1,233 @@
+/**
+ * Go's `path/filepath.Match` on Linux (src/path/filepath/match.go), which Spiderpool uses to
+ * expand a wildcard pool name (`ParseWildcardPoolNameList` in pkg/ippoolmanager): the same
+ * steps in the same order, on UTF-8 bytes as Go's strings are, so that every pattern matches,
+ * fails or is refused (`ErrBadPattern`) exactly as it does there.
+ *
+ *   pattern:  { term }
+ *   term:     '*' (any run of non-'/' bytes) | '?' (one non-'/' character)
+ *             | '[' [ '^' ] { range } ']' | '\\' c | c
+ *   range:    c | '\\' c | lo '-' hi
+ *
+ * Go checks the rest of a chunk for well-formedness even after the name failed to match it,
+ * but never looks at chunks after a failed one: so whether a pattern is refused can depend on
+ * the name (`a*[` is refused against `a`, not against `b`). {@link compileGoPattern} keeps
+ * that: its quick rejection is taken only where Go's answer is `false` without an error.
+ */
+
+/** Go's `filepath.ErrBadPattern`, as Go renders it. */
+export const BAD_PATTERN = 'syntax error in pattern';
+
+const SEPARATOR = 0x2f; // '/'
+const RUNE_ERROR = 0xfffd;
+
+/** `Match`'s answer: whether the name matches, or Go's `ErrBadPattern`. */
+export type MatchResult = boolean | typeof BAD_PATTERN;
+
+const encoder = new TextEncoder();
+
+/** Go's `utf8.DecodeRune`: the rune at `i` and its width; invalid bytes decode as U+FFFD, width 1. */
+function decodeRune(b: Uint8Array, i: number): [rune: number, width: number] {
+  const c0 = b[i]!;
+  if (c0 < 0x80) return [c0, 1];
+  const cont = (j: number) => (i + j < b.length && (b[i + j]! & 0xc0) === 0x80 ? b[i + j]! & 0x3f : -1);
+  if (c0 >= 0xc2 && c0 <= 0xdf) {
+    const c1 = cont(1);
+    return c1 < 0 ? [RUNE_ERROR, 1] : [((c0 & 0x1f) << 6) | c1, 2];
+  }
+  if (c0 >= 0xe0 && c0 <= 0xef) {
+    const c1 = cont(1);
+    const c2 = cont(2);
+    if (c1 < 0 || c2 < 0) return [RUNE_ERROR, 1];
+    const r = ((c0 & 0x0f) << 12) | (c1 << 6) | c2;
+    // Overlong forms and UTF-16 surrogates are invalid in Go.
+    return r < 0x800 || (r >= 0xd800 && r <= 0xdfff) ? [RUNE_ERROR, 1] : [r, 3];
+  }
+  if (c0 >= 0xf0 && c0 <= 0xf4) {
+    const c1 = cont(1);
+    const c2 = cont(2);
+    const c3 = cont(3);
+    if (c1 < 0 || c2 < 0 || c3 < 0) return [RUNE_ERROR, 1];
+    const r = ((c0 & 0x07) << 18) | (c1 << 12) | (c2 << 6) | c3;
+    return r < 0x10000 || r > 0x10ffff ? [RUNE_ERROR, 1] : [r, 4];
+  }
+  return [RUNE_ERROR, 1];
+}
+
+/** `scanChunk`: [star, chunk start, chunk end] from `start`; the rest begins at chunk end. */
+function scanChunk(p: Uint8Array, start: number): [star: boolean, from: number, to: number] {
+  let i = start;
+  let star = false;
+  while (i < p.length && p[i] === 0x2a) {
+    i++;
+    star = true;
+  }
+  const from = i;
+  let inRange = false;
+  for (; i < p.length; i++) {
+    switch (p[i]) {
+      case 0x5c: // '\\': a trailing one is refused by matchChunk
+        if (i + 1 < p.length) i++;
+        break;
+      case 0x5b:
+        inRange = true;
+        break;
+      case 0x5d:
+        inRange = false;
+        break;
+      case 0x2a:
+        if (!inRange) return [star, from, i];
+    }
+  }
+  return [star, from, p.length];
+}
+
+/** `getEsc`: a possibly escaped character of a class at `i`: [rune, next index], or null for ErrBadPattern. */
+function getEsc(c: Uint8Array, i: number, end: number): [number, number] | null {
+  if (i >= end || c[i] === 0x2d || c[i] === 0x5d) return null;
+  if (c[i] === 0x5c) {
+    i++;
+    if (i >= end) return null;
+  }
+  const [r, n] = decodeRune(c.subarray(0, end), i);
+  if (r === RUNE_ERROR && n === 1) return null;
+  if (i + n >= end) return null;
+  return [r, i + n];
+}
+
+/**
+ * `matchChunk`: whether `c[from:to]` matches the start of `s[at:]`; the index in `s` after
+ * the match, -1 for no match, or `BAD_PATTERN`.
+ */
+function matchChunk(c: Uint8Array, from: number, to: number, s: Uint8Array, at: number): number | typeof BAD_PATTERN {
+  let failed = false;
+  let i = from;
+  let j = at;
+  while (i < to) {
+    failed = failed || j >= s.length;
+    switch (c[i]) {
+      case 0x5b: {
+        let r = 0;
+        if (!failed) {
+          const [rune, n] = decodeRune(s, j);
+          r = rune;
+          j += n;
+        }
+        i++;
+        let negated = false;
+        if (i < to && c[i] === 0x5e) {
+          negated = true;
+          i++;
+        }
+        let match = false;
+        let ranges = 0;
+        for (;;) {
+          if (i < to && c[i] === 0x5d && ranges > 0) {
+            i++;
+            break;
+          }
+          const lo = getEsc(c, i, to);
+          if (lo === null) return BAD_PATTERN;
+          let hi = lo;
+          if (c[lo[1]] === 0x2d) {
+            const h = getEsc(c, lo[1] + 1, to);
+            if (h === null) return BAD_PATTERN;
+            hi = h;
+          }
+          i = hi[1];
+          match = match || (lo[0] <= r && r <= hi[0]);
+          ranges++;
+        }
+        failed = failed || match === negated;
+        break;
+      }
+      case 0x3f:
+        if (!failed) {
+          failed = s[j] === SEPARATOR;
+          j += decodeRune(s, j)[1];
+        }
+        i++;
+        break;
+      case 0x5c:
+        i++;
+        if (i >= to) return BAD_PATTERN;
+      // falls through: the escaped byte is a literal
+      default:
+        if (!failed) {
+          failed = c[i] !== s[j];
+          j++;
+        }
+        i++;
+    }
+  }
+  return failed ? -1 : j;
+}
+
+/** Go's `filepath.Match(pattern, name)` on the UTF-8 bytes of both. */
+export function goMatchBytes(p: Uint8Array, name: Uint8Array): MatchResult {
+  let pi = 0;
+  let ni = 0;
+  pattern: while (pi < p.length) {
+    const [star, from, to] = scanChunk(p, pi);
+    pi = to;
+    if (star && from === to) return !name.subarray(ni).includes(SEPARATOR);
+    const t = matchChunk(p, from, to, name, ni);
+    if (t !== BAD_PATTERN && t >= 0 && (t === name.length || pi < p.length)) {
+      ni = t;
+      continue;
+    }
+    if (t === BAD_PATTERN) return BAD_PATTERN;
+    if (star) {
+      for (let i = ni; i < name.length && name[i] !== SEPARATOR; i++) {
+        const u = matchChunk(p, from, to, name, i + 1);
+        if (u !== BAD_PATTERN && u >= 0) {
+          if (pi === p.length && u < name.length) continue;
+          ni = u;
+          continue pattern;
+        }
+        if (u === BAD_PATTERN) return BAD_PATTERN;
+      }
+    }
+    return false;
+  }
+  return ni === name.length;
+}
+
+/** Go's `filepath.Match(pattern, name)`. */
+export function goMatch(pattern: string, name: string): MatchResult {
+  return goMatchBytes(encoder.encode(pattern), encoder.encode(name));
+}
+
+/**
+ * Spiderpool's `HasWildcardInStr` (pkg/ippoolmanager/utils.go): a name with `?` or `*`, or
+ * with both `[` and `]`, is expanded; any other name is taken literally (`a[b` names a pool).
+ */
+export function hasWildcard(name: string): boolean {
+  return name.includes('?') || name.includes('*') || (name.includes('[') && name.includes(']'));
+}
+
+/** A pattern prepared for matching many names. */
+export interface GoPattern {
+  /** Go's answer for `name` (UTF-8 bytes). */
+  match(nameText: string, nameBytes: Uint8Array): MatchResult;
+}
+
+/**
+ * `pattern` prepared for many names: when it does not start with `*` and its first chunk is
+ * well-formed (Go then answers `false`, without error, for every name the chunk does not
+ * match), a name that does not start with the chunk's literal head is rejected at once.
+ */
+export function compileGoPattern(pattern: string): GoPattern {
+  const bytes = encoder.encode(pattern);
+  const [star, from, to] = scanChunk(bytes, 0);
+  let literalEnd = from;
+  while (literalEnd < to && ![0x5b, 0x3f, 0x5c].includes(bytes[literalEnd]!)) literalEnd++;
+  // A well-formed first chunk: matching it against its own literal head cannot be refused.
+  const firstChunkWellFormed = matchChunk(bytes, from, to, new Uint8Array(0), 0) !== BAD_PATTERN;
+  const head = new TextDecoder().decode(bytes.subarray(from, literalEnd));
+  // U+FFFD may stand for bytes a JS string cannot hold; such a head is not compared as text.
+  const quick = !star && firstChunkWellFormed && head.length > 0 && !head.includes('\ufffd');
+  return {
+    match: (nameText, nameBytes) => (quick && !nameText.startsWith(head) ? false : goMatchBytes(bytes, nameBytes)),
+  };
+}
