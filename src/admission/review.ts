@@ -2,6 +2,8 @@
  * `reviewAdmission`: the pure function from an AdmissionReview to the response
  * AdmissionReview, shared by the HTTPS server and the CLI.
  */
+import type { DualStack } from '../candidates/categories.js';
+import { candidatePoolValidators } from '../rules/candidate-pools.js';
 import { configMapValidator, type SpiderpoolConfigMapRef } from '../rules/configmap.js';
 import { noPoolDirectory, type PoolDirectory } from '../rules/pool-pair.js';
 import { spiderIPPoolValidator } from '../rules/spiderippool.js';
@@ -30,10 +32,18 @@ export interface ReviewOptions {
    * Without it those checks are skipped with a warning saying so.
    */
   pools?: PoolDirectory;
+  /**
+   * Whether Spiderpool runs dual-stack (`enableIPv6` of the watched `spiderpool-conf`), read
+   * at each review; without it, not known (paired IaaS pools are then ranked with a warning).
+   */
+  dualStack?: () => DualStack;
 }
 
 /** Why pair checks are skipped when no pool directory is given. */
 export const NO_CLUSTER_REASON = 'no cluster connection, so other SpiderIPPools are not known';
+
+/** Why dual-stack is not known when no ConfigMap cache is given. */
+export const NO_CONF_REASON = 'no cluster connection, so spiderpool-conf is not known';
 
 /**
  * Checks that `body` (parsed JSON) is an `admission.k8s.io/v1` AdmissionReview request.
@@ -82,7 +92,12 @@ export interface ReviewOutcome {
  */
 export function createReviewer(options: ReviewOptions = {}): (body: unknown) => ReviewOutcome {
   const pools = options.pools ?? noPoolDirectory(NO_CLUSTER_REASON);
-  const guards = [guard(spiderIPPoolValidator(pools)), guard(configMapValidator(options.configMap))];
+  const dualStack = options.dualStack ?? (() => ({ known: false, reason: NO_CONF_REASON }));
+  const guards = [
+    guard(spiderIPPoolValidator(pools, dualStack)),
+    guard(configMapValidator(options.configMap)),
+    ...candidatePoolValidators({ pools, dualStack }).map(guard),
+  ];
   return (body) => {
     const { request } = decodeAdmissionReview(body);
     const match = guards.find((g) => g.group === request.kind.group && g.kind === request.kind.kind);

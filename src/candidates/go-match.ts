@@ -148,11 +148,12 @@ function matchChunk(c: Uint8Array, from: number, to: number, s: Uint8Array, at: 
         }
         i++;
         break;
-      case 0x5c:
-        i++;
-        if (i >= to) return BAD_PATTERN;
-      // falls through: the escaped byte is a literal
       default:
+        if (c[i] === 0x5c) {
+          // An escaped byte is a literal (Go's fallthrough into the literal case).
+          i++;
+          if (i >= to) return BAD_PATTERN;
+        }
         if (!failed) {
           failed = c[i] !== s[j];
           j++;

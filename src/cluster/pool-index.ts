@@ -3,8 +3,10 @@
  * the informer in pool-cache.ts, read by reviews. Pure data, no I/O, so the request path
  * never waits on the API server.
  */
+import type { PoolEntry } from '../candidates/categories.js';
+import type { IPVersion } from '../ip/ranges.js';
 import type { PoolDirectory } from '../rules/pool-pair.js';
-import { PAIR_POOL_ANNOTATION, SpiderIPPoolSchema, annotation, type SpiderIPPool } from '../rules/pool.js';
+import { PAIR_POOL_ANNOTATION, SpiderIPPoolSchema, annotation, ipVersionOf, type SpiderIPPool } from '../rules/pool.js';
 
 /** Why cross-pool checks are skipped before the first complete list. */
 export const NOT_SYNCED_REASON = 'the SpiderIPPool cache has not synced with the API server yet';
@@ -13,6 +15,9 @@ export const NOT_SYNCED_REASON = 'the SpiderIPPool cache has not synced with the
 export class PoolIndex implements PoolDirectory {
   private readonly pools = new Map<string, SpiderIPPool>();
   private synced = false;
+  /** {@link ofVersion}'s lists, built on first read after a change (reviews read far more often than pools change). */
+  private byVersion: Map<IPVersion, PoolEntry[]> | undefined;
+  private static readonly encoder = new TextEncoder();
 
   /**
    * Stores or replaces a pool as listed or watched.
@@ -21,6 +26,7 @@ export class PoolIndex implements PoolDirectory {
    *   older copy under its name is dropped, so it is never judged on stale fields).
    */
   upsert(object: unknown): boolean {
+    this.byVersion = undefined;
     const parsed = SpiderIPPoolSchema.safeParse(object);
     if (!parsed.success || parsed.data.metadata.name === undefined) {
       this.pools.delete(nameOf(object));
@@ -38,6 +44,7 @@ export class PoolIndex implements PoolDirectory {
    */
   replaceAll(objects: readonly unknown[]): string[] {
     this.pools.clear();
+    this.byVersion = undefined;
     const refused = objects.filter((object) => !this.upsert(object)).map(nameOf);
     this.synced = true;
     return refused;
@@ -45,6 +52,7 @@ export class PoolIndex implements PoolDirectory {
 
   /** Drops the pool of that name (the informer saw it deleted); no-op when it is not stored. */
   remove(name: string): void {
+    this.byVersion = undefined;
     this.pools.delete(name);
   }
 
@@ -64,6 +72,18 @@ export class PoolIndex implements PoolDirectory {
 
   get(name: string): SpiderIPPool | undefined {
     return this.pools.get(name);
+  }
+
+  ofVersion(version: IPVersion): readonly PoolEntry[] {
+    if (this.byVersion === undefined) {
+      const lists = new Map<IPVersion, PoolEntry[]>([[4, []], [6, []]]);
+      for (const [name, pool] of this.pools) {
+        const v = ipVersionOf(pool);
+        if (v !== undefined) lists.get(v)!.push({ name, bytes: PoolIndex.encoder.encode(name), pool });
+      }
+      this.byVersion = lists;
+    }
+    return this.byVersion.get(version)!;
   }
 
   /** A scan of every stored pool: pools number in the thousands at most, and this runs in memory. */

@@ -1,0 +1,143 @@
+/**
+ * The warnings for one source of candidate pools (a Pod or template annotation, a Namespace
+ * annotation): per NIC and IP version, the category mix Spiderpool resolves by ignoring the
+ * lower categories (categories.ts), pools that do not exist, patterns that match nothing,
+ * and annotations Spiderpool refuses. Warnings, never denials: the write is fine, the Pod
+ * start is what fails or behaves unexpectedly. Each is one line under 256 characters
+ * without control characters (the API server drops a warning with any).
+ */
+import { escapeUnprintable, quoteGoString } from '../field/quote.js';
+import type { IPVersion } from '../ip/ranges.js';
+import type { Parsed } from './annotations.js';
+import { BAD_PATTERN } from './go-match.js';
+import { expand, group, mixOf, type Category, type DualStack, type Mix, type PoolCatalog } from './categories.js';
+
+/** Where candidates were written and what a refusal of them costs. */
+export interface CandidateSource {
+  /** The annotation key, named in each warning. */
+  annotation: string;
+  /** Its field path, e.g. `spec.template.metadata.annotations[ipam.spidernet.io/ippools]`. */
+  field: string;
+  /** Who is hurt when Spiderpool refuses it, e.g. `the Pod gets no IP address when it starts`. */
+  refusal: string;
+  parsed: Parsed;
+}
+
+export interface CandidateContext {
+  pools: PoolCatalog;
+  dualStack: DualStack;
+}
+
+/** Kubernetes keeps warnings whole up to this many characters (k8s.io/apiserver admission warnings). */
+const MAX_WARNING_CHARS = 255;
+/** Names listed before the rest is counted. */
+const NAMES_SHOWN = 3;
+
+const LABEL: Record<Category, string> = {
+  paired: 'paired IaaS primary pools',
+  iaas: 'IaaS pools',
+  traditional: 'traditional pools',
+};
+
+/** A name as shown: unprintable characters escaped, cut to `maxChars`. */
+function shown(name: string, maxChars: number): string {
+  const text = escapeUnprintable(name);
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1)}…`;
+}
+
+const nameList = (names: readonly string[], maxChars: number): string => {
+  const head = names.slice(0, NAMES_SHOWN).map((n) => shown(n, maxChars)).join(', ');
+  return `[${head}${names.length > NAMES_SHOWN ? ` (+${names.length - NAMES_SHOWN})` : ''}]`;
+};
+
+const quotedList = (names: readonly string[], maxChars: number): string => {
+  const head = names.slice(0, NAMES_SHOWN).map((n) => quoteGoString(shown(n, maxChars))).join(', ');
+  return `${head}${names.length > NAMES_SHOWN ? ` (+${names.length - NAMES_SHOWN})` : ''}`;
+};
+
+/**
+ * The warning `build` makes with names cut to as many characters as keep it within
+ * {@link MAX_WARNING_CHARS} (pool names run to 253), cut as a whole as a last resort.
+ */
+export function fit(build: (maxChars: number) => string): string {
+  for (const maxChars of [Infinity, 48, 16]) {
+    const text = build(maxChars);
+    if (text.length <= MAX_WARNING_CHARS) return text;
+  }
+  return `${build(16).slice(0, MAX_WARNING_CHARS - 1)}…`;
+}
+
+const where = (nic: string | undefined, version: IPVersion, annotation: string, maxChars: number): string =>
+  `${nic === undefined ? 'every NIC' : `NIC ${quoteGoString(shown(nic, maxChars))}`} IPv${version} (${annotation})`;
+
+/** `only <kept> will be used; <ignored> are ignored, with no fallback`, names cut to `maxChars`. */
+export function mixText(mix: Mix, maxChars: number): string {
+  const ignored = mix.ignored.map((i) => `${LABEL[i.category]} ${nameList(i.names, maxChars)}`).join(' and ');
+  return `only ${LABEL[mix.kept.category]} ${nameList(mix.kept.names, maxChars)} will be used; ${ignored} are ignored, with no fallback`;
+}
+
+const sameMix = (a: Mix | undefined, b: Mix | undefined): boolean =>
+  JSON.stringify([a?.kept.names, a?.ignored.map((i) => i.names)]) === JSON.stringify([b?.kept.names, b?.ignored.map((i) => i.names)]);
+
+/** The warnings for one NIC and version, or the pattern that makes Spiderpool refuse the whole annotation. */
+function nicWarnings(source: CandidateSource, nic: string | undefined, version: IPVersion, names: readonly string[], context: CandidateContext): string[] | { badPattern: string } {
+  const expansion = expand(names, version, context.pools);
+  if (!expansion.ok) return { badPattern: expansion.pattern };
+  const at = (maxChars: number) => `spiderpool: ${where(nic, version, source.annotation, maxChars)}`;
+  const warnings: string[] = [];
+  if (expansion.unmatched.length > 0) {
+    warnings.push(fit((m) => `${at(m)}: ${expansion.unmatched.length === 1 ? 'pattern' : 'patterns'} ${quotedList(expansion.unmatched, m)} ${expansion.unmatched.length === 1 ? 'matches' : 'match'} no IPv${version} SpiderIPPool`));
+  }
+  const { dualStack } = context;
+  const on = group(expansion.names, version, context.pools, dualStack.known ? dualStack.enableIPv6 : true);
+  if (on.missing.length > 0) {
+    const one = on.missing.length === 1;
+    warnings.push(fit((m) => `${at(m)}: SpiderIPPool${one ? '' : 's'} ${quotedList(on.missing, m)} ${one ? 'does' : 'do'} not exist; Spiderpool fails the allocation when the Pod starts`));
+  }
+  if (on.otherVersion.length > 0) {
+    const one = on.otherVersion.length === 1;
+    warnings.push(fit((m) => `${at(m)}: SpiderIPPool${one ? '' : 's'} ${quotedList(on.otherVersion, m)} ${one ? 'is not an' : 'are not'} IPv${version} pool${one ? '' : 's'}; name ${one ? 'it' : 'them'} under "ipv${version === 4 ? 6 : 4}"`));
+  }
+  const mixOn = mixOf(on);
+  if (dualStack.known) {
+    if (mixOn) warnings.push(fit((m) => `${at(m)}: ${mixText(mixOn, m)}`));
+    return warnings;
+  }
+  const mixOff = mixOf(group(expansion.names, version, context.pools, false));
+  if (sameMix(mixOn, mixOff)) {
+    if (mixOff) warnings.push(fit((m) => `${at(m)}: ${mixText(mixOff, m)}`));
+  } else {
+    const paired = on.byCategory.get('paired') ?? [];
+    warnings.push(
+      fit((m) => `${at(m)}: which of these pools are used depends on whether dual-stack is on, for paired IaaS primary pools ${nameList(paired, m)}, and that is not known: ${dualStack.reason}`),
+    );
+  }
+  return warnings;
+}
+
+/**
+ * The warnings for `source`, given the pools and dual-stack setting known now.
+ *
+ * @returns one warning when the annotation is refused by Spiderpool (malformed, or a
+ *   pattern Go's `filepath.Match` refuses) or when the pools are not known yet; else, per NIC
+ *   and IP version, one for a category mix, one for missing pools, one for patterns that match
+ *   nothing, one for pools of the other version.
+ */
+export function candidateWarnings(source: CandidateSource, context: CandidateContext): string[] {
+  const { parsed } = source;
+  if (!parsed.ok) return [fit(() => `spiderpool: ${source.field}: ${escapeUnprintable(parsed.reason)}; Spiderpool refuses it, so ${source.refusal}`)];
+  const unavailable = context.pools.unavailable();
+  if (unavailable !== undefined) return [fit(() => `spiderpool: ${source.field}: candidate pools were not checked: ${unavailable}`)];
+  const warnings: string[] = [];
+  for (const { nic, ipv4, ipv6 } of parsed.nics) {
+    for (const [version, names] of [[4, ipv4], [6, ipv6]] as const) {
+      if (names.length === 0) continue;
+      const found = nicWarnings(source, nic, version, names, context);
+      if (!Array.isArray(found)) {
+        return [fit((m) => `spiderpool: ${source.field}: pattern ${quoteGoString(shown(found.badPattern, m))} is malformed (Go filepath.Match: ${BAD_PATTERN}); Spiderpool refuses it, so ${source.refusal}`)];
+      }
+      warnings.push(...found);
+    }
+  }
+  return warnings;
+}
