@@ -2,55 +2,27 @@
  * The SpiderIPPool cache the server's reviews read: a `@kubernetes/client-node` informer
  * (list, then watch from the list's resourceVersion) on
  * `spiderpool.spidernet.io/v2beta1` `spiderippools`, feeding a {@link PoolIndex}. Reviews
- * only read memory; the cache's I/O never blocks or fails a review. Until the first list
- * completes, pair checks are skipped with a warning. After a list or watch error it
- * retries with exponential backoff (as client-go's reflector does), keeping the last
- * known pools meanwhile; an expired resourceVersion (410 Gone) makes it list afresh.
- * A list that takes longer than `listTimeoutMs` and a watch silent for longer than
- * `watchIdleMs` count as errors (timed-watch.ts), so a dead connection is retried
- * instead of leaving the cache stale without a sign.
+ * only read memory; the cache's I/O never blocks or fails a review (informer.ts: retries
+ * with backoff, list and watch timeouts). Until the first list completes, pair checks are
+ * skipped with a warning; after an error, the last known pools are used.
  */
-import {
-  CustomObjectsApi,
-  ListWatch,
-  Observable,
-  type KubeConfig,
-  type ObservableMiddleware,
-  type RequestContext, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ReadinessCheck } from '../server/readiness.js';
+import { startInformer, type InformerErrors, type InformerTiming } from './informer.js';
 import { PoolIndex, nameOf } from './pool-index.js';
-import { isWatchableObject, MAX_WATCH_TIMEOUT_MS, TimedWatch } from './timed-watch.js';
 
 /** The resource the cache lists and watches (cluster-scoped). */
 export const SPIDERIPPOOL_RESOURCE = { group: 'spiderpool.spidernet.io', version: 'v2beta1', plural: 'spiderippools' } as const;
 const WATCH_PATH = `/apis/${SPIDERIPPOOL_RESOURCE.group}/${SPIDERIPPOOL_RESOURCE.version}/${SPIDERIPPOOL_RESOURCE.plural}`;
 
-/** How long stop() waits for a watch request in flight to get its response, in milliseconds. */
-const STOP_WAIT_MS = 2000;
-
-export interface PoolCacheOptions {
+export interface PoolCacheOptions extends InformerTiming {
   logger: Logger;
-  /** First retry delay after an error, in milliseconds (default 1000); doubled per failure in a row. */
-  initialBackoffMs?: number;
-  /** Longest retry delay, in milliseconds (default 30000). */
-  maxBackoffMs?: number;
-  /** How long a list may take before it is abandoned as an error, in milliseconds (default 60000). */
-  listTimeoutMs?: number;
-  /**
-   * How long a watch may go without an event or an end before it is abandoned as an
-   * error, in milliseconds (default 11 minutes: the API server is asked to end every
-   * watch within 10, so only a dead connection stays silent longer).
-   */
-  watchIdleMs?: number;
 }
 
 /** Errors by what failed, since the start. */
-export interface PoolCacheErrors {
-  list: number;
-  watch: number;
-}
+export type PoolCacheErrors = InformerErrors;
 
 export interface PoolCache {
   /** What reviews read (pass as `ReviewOptions.pools`). */
@@ -66,136 +38,35 @@ export interface PoolCache {
   stop(): Promise<void>;
 }
 
-/** An error from client-node, for the log: its message and HTTP status, never a stack. */
-function describeError(err: unknown): { message: string; statusCode?: number } {
-  const e = err as { message?: unknown; statusCode?: unknown; code?: unknown } | undefined;
-  const message = typeof e?.message === 'string' ? e.message : String(err);
-  const status = typeof e?.statusCode === 'number' ? e.statusCode : typeof e?.code === 'number' ? e.code : undefined;
-  return status === undefined ? { message } : { message, statusCode: status };
-}
-
-/**
- * Request options that abort the request after `ms` milliseconds, so a list stuck on a
- * dead connection fails and is retried instead of hanging for good (client-node sets no
- * timeout on it).
- */
-function abortAfter(ms: number): Parameters<CustomObjectsApi['listClusterCustomObject']>[1] {
-  const middleware: ObservableMiddleware = {
-    pre: (context: RequestContext) => {
-      context.setSignal(AbortSignal.timeout(ms));
-      return new Observable(Promise.resolve(context));
-    },
-    post: (response) => new Observable(Promise.resolve(response)),
-  };
-  return { middleware: [middleware], middlewareMergeStrategy: 'append' };
-}
-
 /**
  * Starts listing and watching SpiderIPPools through `config` (from `loadKubeConfig`).
  * Returns at once; the first list completes in the background.
  */
 export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): PoolCache {
-  const { logger } = options;
-  const initialBackoffMs = options.initialBackoffMs ?? 1000;
-  const maxBackoffMs = options.maxBackoffMs ?? 30_000;
-  const listTimeoutMs = options.listTimeoutMs ?? 60_000;
-  const watchIdleMs = options.watchIdleMs ?? MAX_WATCH_TIMEOUT_MS + 60_000;
+  const { logger, ...timing } = options;
   const index = new PoolIndex();
   const api = config.makeApiClient(CustomObjectsApi);
-  const errors: PoolCacheErrors = { list: 0, watch: 0 };
-  let lastSyncSeconds: number | undefined;
-  let failures = 0;
-  let listFailed = false;
-  let stopped = false;
-  let retry: NodeJS.Timeout | undefined;
-  const current = () => {
-    if (index.hasSynced()) lastSyncSeconds = Date.now() / 1000;
-  };
-
   const warnRefused = (names: readonly string[]) => {
     for (const name of names) logger.warn({ name }, 'SpiderIPPool not shaped as expected; pair checks treat it as absent');
   };
-
-  const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
-    let result: KubernetesListObject<KubernetesObject>;
-    try {
-      result = (await api.listClusterCustomObject({ ...SPIDERIPPOOL_RESOURCE }, abortAfter(listTimeoutMs))) as KubernetesListObject<KubernetesObject>;
-    } catch (err) {
-      listFailed = true;
-      throw err;
-    }
-    if (!Array.isArray(result?.items)) {
-      listFailed = true;
-      throw new Error('the SpiderIPPool list has no items array');
-    }
-    // Only objects ListWatch can key by name reach it (it would throw on others, ending the process).
-    const items = result.items.filter((item) => isWatchableObject('ADDED', item));
-    if (items.length < result.items.length) logger.warn({ dropped: result.items.length - items.length }, 'SpiderIPPool list items without metadata.name ignored');
-    const firstSync = !index.hasSynced();
-    warnRefused(index.replaceAll(items));
-    failures = 0;
-    current();
-    (firstSync ? logger.info.bind(logger) : logger.debug.bind(logger))({ pools: index.size }, 'SpiderIPPool cache listed');
-    return { ...result, items };
-  };
-
-  const watch = new TimedWatch(config, watchIdleMs, {
-    current: (what) => {
-      // The first event after a reconnect shows the connection works again: the next
-      // error starts the backoff afresh.
-      if (what === 'event') failures = 0;
-      current();
+  const informer = startInformer(
+    config,
+    {
+      logger,
+      what: 'SpiderIPPool',
+      path: WATCH_PATH,
+      list: (requestOptions) => api.listClusterCustomObject({ ...SPIDERIPPOOL_RESOURCE }, requestOptions),
+      replaceAll: (items) => warnRefused(index.replaceAll(items)),
+      upsert: (object) => {
+        if (!index.upsert(object)) warnRefused([nameOf(object)]);
+      },
+      remove: (object) => index.remove(nameOf(object)),
+      synced: () => index.hasSynced(),
+      degraded: { unsynced: 'pair checks are skipped with a warning', stale: 'pair checks use the last known pools' },
     },
-    malformed: (phase) => logger.warn({ phase }, 'SpiderIPPool watch event without metadata.name ignored'),
-  });
-  const informer = new ListWatch<KubernetesObject>(WATCH_PATH, watch, list, false);
-  const store = (object: KubernetesObject) => {
-    if (!index.upsert(object)) warnRefused([nameOf(object)]);
-  };
-  const failed = (err: unknown) => {
-    if (stopped) return; // stop() aborts the watch, which reports as an error
-    const operation = listFailed ? 'list' : 'watch';
-    listFailed = false;
-    errors[operation]++;
-    const delayMs = Math.min(maxBackoffMs, initialBackoffMs * 2 ** failures);
-    failures++;
-    logger.warn(
-      { ...describeError(err), operation, retryInMs: delayMs, synced: index.hasSynced() },
-      index.hasSynced()
-        ? 'SpiderIPPool list or watch failed; pair checks use the last known pools until it reconnects'
-        : 'SpiderIPPool list failed; pair checks are skipped with a warning until it succeeds',
-    );
-    retry = setTimeout(start, delayMs);
-    retry.unref();
-  };
-  // The informer's start(): it resolves once the watch request has its response headers.
-  // It rejects only if client-node fails outside the paths that report errors; that is
-  // one more error to retry, never an unhandled rejection.
-  let starting: Promise<void> = Promise.resolve();
-  function start() {
-    starting = informer.start().catch(failed);
-  }
-  informer.on('add', store);
-  informer.on('update', store);
-  informer.on('delete', (object) => index.remove(nameOf(object)));
-  informer.on('error', failed);
-  start();
-
-  return {
-    pools: index,
-    lastSyncSeconds: () => lastSyncSeconds,
-    errors: () => ({ ...errors }),
-    stop: async () => {
-      stopped = true;
-      clearTimeout(retry);
-      await informer.stop();
-      // client-node's stop() cannot abort a watch whose response has not begun; once it
-      // has, stop again so that the watch's connection closes and the process can exit.
-      const waited = new Promise<void>((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref());
-      await Promise.race([starting, waited]);
-      await informer.stop();
-    },
-  };
+    timing,
+  );
+  return { pools: index, ...informer };
 }
 
 /**
