@@ -21,10 +21,9 @@ export type Category = 'paired' | 'iaas' | 'traditional';
 /** Highest first. */
 export const CATEGORY_RANK: readonly Category[] = ['paired', 'iaas', 'traditional'];
 
-/** A stored pool as the expansion reads it: its name, also as UTF-8 bytes for Go's matching. */
+/** A stored pool as the expansion reads it. */
 export interface PoolEntry {
   name: string;
-  bytes: Uint8Array;
   pool: SpiderIPPool;
 }
 
@@ -40,10 +39,25 @@ export interface PoolCatalog {
 /** Whether Spiderpool runs dual-stack (`enableIPv6` in conf.yml), or why that is not known. */
 export type DualStack = { known: true; enableIPv6: boolean } | { known: false; reason: string };
 
+/** A stored pool's version and categories, worked out once per stored object (reviews read them again and again). */
+const classified = new WeakMap<SpiderIPPool, { version: IPVersion | undefined; on: Category; off: Category }>();
+
+function classify(pool: SpiderIPPool): { version: IPVersion | undefined; on: Category; off: Category } {
+  let known = classified.get(pool);
+  if (known === undefined) {
+    const version = ipVersionOf(pool);
+    const pair = annotation(pool, PAIR_POOL_ANNOTATION);
+    const off: Category = iaasProvider(pool) === undefined ? 'traditional' : 'iaas';
+    const on: Category = off === 'iaas' && version === 4 && pair !== undefined && pair !== '' ? 'paired' : off;
+    known = { version, on, off };
+    classified.set(pool, known);
+  }
+  return known;
+}
+
 export function categoryOf(pool: SpiderIPPool, enableIPv6: boolean): Category {
-  if (iaasProvider(pool) === undefined) return 'traditional';
-  const pair = annotation(pool, PAIR_POOL_ANNOTATION);
-  return enableIPv6 && ipVersionOf(pool) === 4 && pair !== undefined && pair !== '' ? 'paired' : 'iaas';
+  const { on, off } = classify(pool);
+  return enableIPv6 ? on : off;
 }
 
 /** A candidate list after wildcard expansion: the names, and the patterns that matched no pool. */
@@ -67,16 +81,24 @@ export function expand(names: readonly string[], version: IPVersion, catalog: Po
       out.push(name);
       continue;
     }
-    const pattern = compileGoPattern(name);
-    const before = out.length;
-    for (const entry of pools) {
-      const result = pattern.match(entry.name, entry.bytes);
-      if (result === BAD_PATTERN) return { ok: false, pattern: name };
-      if (result) out.push(entry.name);
-    }
-    if (out.length === before) unmatched.push(name);
+    const matched = matchAll(name, pools);
+    if (matched === BAD_PATTERN) return { ok: false, pattern: name };
+    if (matched.length === 0) unmatched.push(name);
+    out.push(...matched);
   }
   return { ok: true, names: out, unmatched };
+}
+
+/** The names of `pools` that `pattern` matches, or `BAD_PATTERN` when Go refuses it against any of them. */
+function matchAll(pattern: string, pools: readonly PoolEntry[]): readonly string[] | typeof BAD_PATTERN {
+  const compiled = compileGoPattern(pattern);
+  const result: string[] = [];
+  for (const entry of pools) {
+    const match = compiled.match(entry.name);
+    if (match === BAD_PATTERN) return BAD_PATTERN;
+    if (match) result.push(entry.name);
+  }
+  return result;
 }
 
 /**
@@ -100,13 +122,15 @@ export function group(names: readonly string[], version: IPVersion, catalog: Poo
       missing.push(name);
       continue;
     }
-    const poolVersion = ipVersionOf(pool);
+    const poolVersion = classify(pool).version;
     if (poolVersion !== undefined && poolVersion !== version) {
       otherVersion.push(name);
       continue;
     }
     const category = categoryOf(pool, enableIPv6);
-    byCategory.set(category, [...(byCategory.get(category) ?? []), name]);
+    const names = byCategory.get(category);
+    if (names === undefined) byCategory.set(category, [name]);
+    else names.push(name);
   }
   return { byCategory, missing, otherVersion };
 }
@@ -115,6 +139,35 @@ export function group(names: readonly string[], version: IPVersion, catalog: Poo
 export interface Mix {
   kept: { category: Category; names: string[] };
   ignored: { category: Category; names: string[] }[];
+}
+
+/** A candidate list resolved: expanded and grouped, or the pattern Go refuses. */
+export type Resolved = { ok: true; unmatched: string[]; grouped: Grouped } | { ok: false; pattern: string };
+
+/** Lists remembered per pool list; a pool list is replaced whenever a pool changes, and its memo with it. */
+const MAX_REMEMBERED_LISTS = 1024;
+const remembered = new WeakMap<readonly PoolEntry[], Map<string, Resolved>>();
+
+/**
+ * {@link expand} then {@link group}, remembered while the pools stay the same: the same
+ * templates are reviewed again and again (every apply, every rollout). At most
+ * {@link MAX_REMEMBERED_LISTS} lists per pool list, so hostile reviews with ever new lists
+ * cannot grow memory. Callers must not change the result.
+ */
+export function resolve(names: readonly string[], version: IPVersion, catalog: PoolCatalog, enableIPv6: boolean): Resolved {
+  const pools = catalog.ofVersion(version);
+  const key = `${enableIPv6}${JSON.stringify(names)}`;
+  let memo = remembered.get(pools);
+  const known = memo?.get(key);
+  if (known !== undefined) return known;
+  const expansion = expand(names, version, catalog);
+  const resolved: Resolved = expansion.ok
+    ? { ok: true, unmatched: expansion.unmatched, grouped: group(expansion.names, version, catalog, enableIPv6) }
+    : expansion;
+  if (memo === undefined) remembered.set(pools, (memo = new Map()));
+  if (memo.size >= MAX_REMEMBERED_LISTS) memo.clear();
+  memo.set(key, resolved);
+  return resolved;
 }
 
 export function mixOf(grouped: Grouped): Mix | undefined {

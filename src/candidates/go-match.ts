@@ -209,26 +209,119 @@ export function hasWildcard(name: string): boolean {
 
 /** A pattern prepared for matching many names. */
 export interface GoPattern {
-  /** Go's answer for `name` (UTF-8 bytes). */
-  match(nameText: string, nameBytes: Uint8Array): MatchResult;
+  /** Go's answer for `name`. */
+  match(name: string): MatchResult;
+}
+
+/** A rune as a regular expression atom (with the `u` flag). */
+const atom = (rune: number): string => `\\u{${rune.toString(16)}}`;
+
+/**
+ * The regular expression with Go's answers for a pattern all of whose chunks are well-formed
+ * (Go then never refuses it, whatever the name): Go's `Match` places each chunk at its
+ * leftmost fit after a star and requires the last to end the name, which is the glob's
+ * meaning, `*` any run of non-'/' characters, `?` one non-'/' character, a class one
+ * character in (or, with `^`, not in) its ranges. Runes compare by code point in both.
+ */
+function globRegExp(p: Uint8Array): RegExp {
+  let out = '^';
+  let i = 0;
+  const rune = (): number => {
+    const [r, n] = decodeRune(p, i);
+    i += n;
+    return r;
+  };
+  while (i < p.length) {
+    const c = p[i]!;
+    if (c === 0x2a) {
+      out += '[^/]*';
+      i++;
+    } else if (c === 0x3f) {
+      out += '[^/]';
+      i++;
+    } else if (c === 0x5b) {
+      i++;
+      let cls = '';
+      if (p[i] === 0x5e) {
+        cls = '^';
+        i++;
+      }
+      let ranges = 0;
+      while (!(p[i] === 0x5d && ranges > 0)) {
+        if (p[i] === 0x5c) i++;
+        const lo = rune();
+        let hi = lo;
+        if (p[i] === 0x2d) {
+          i++;
+          if (p[i] === 0x5c) i++;
+          hi = rune();
+        }
+        // An empty range (lo > hi) matches nothing in Go; a regular expression would refuse it.
+        cls += lo <= hi ? `${atom(lo)}-${atom(hi)}` : '';
+        ranges++;
+      }
+      i++;
+      out += cls === '' ? '[]' : cls === '^' ? '[^]' : `[${cls}]`;
+    } else {
+      if (c === 0x5c) i++;
+      out += atom(rune());
+    }
+  }
+  return new RegExp(`${out}$`, 'u');
+}
+
+const encodeName = (name: string) => encoder.encode(name);
+
+/**
+ * The longest run of literal characters of a well-formed pattern (escapes resolved), outside
+ * classes and around `*` and `?`.
+ */
+function longestLiteral(pattern: string): string {
+  let best = '';
+  let run = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '*' || c === '?' || c === '[') {
+      if (run.length > best.length) best = run;
+      run = '';
+      if (c === '[') {
+        // Skip the class: up to the first ']' that closes it (one range at least, escapes skipped).
+        let j = i + 1;
+        if (pattern[j] === '^') j++;
+        let ranges = 0;
+        while (j < pattern.length && !(pattern[j] === ']' && ranges > 0)) {
+          if (pattern[j] === '\\') j++;
+          j++;
+          ranges++;
+        }
+        i = j;
+      }
+      continue;
+    }
+    if (c === '\\') i++;
+    run += pattern[i] ?? '';
+  }
+  return run.length > best.length ? run : best;
 }
 
 /**
- * `pattern` prepared for many names: when it does not start with `*` and its first chunk is
- * well-formed (Go then answers `false`, without error, for every name the chunk does not
- * match), a name that does not start with the chunk's literal head is rejected at once.
+ * `pattern` prepared for many names. When every chunk is well-formed, Go never refuses it
+ * and a regular expression gives its answers; otherwise Go's steps run on each name, since
+ * whether it is refused then depends on the name (`a*[` against `a` or `b`).
  */
 export function compileGoPattern(pattern: string): GoPattern {
   const bytes = encoder.encode(pattern);
-  const [star, from, to] = scanChunk(bytes, 0);
-  let literalEnd = from;
-  while (literalEnd < to && ![0x5b, 0x3f, 0x5c].includes(bytes[literalEnd]!)) literalEnd++;
-  // A well-formed first chunk: matching it against its own literal head cannot be refused.
-  const firstChunkWellFormed = matchChunk(bytes, from, to, new Uint8Array(0), 0) !== BAD_PATTERN;
-  const head = new TextDecoder().decode(bytes.subarray(from, literalEnd));
-  // U+FFFD may stand for bytes a JS string cannot hold; such a head is not compared as text.
-  const quick = !star && firstChunkWellFormed && head.length > 0 && !head.includes('\ufffd');
-  return {
-    match: (nameText, nameBytes) => (quick && !nameText.startsWith(head) ? false : goMatchBytes(bytes, nameBytes)),
-  };
+  let wellFormed = !pattern.includes('\ufffd'); // U+FFFD may stand for bytes a JS string cannot hold
+  for (let at = 0; wellFormed && at < bytes.length; ) {
+    const [, from, to] = scanChunk(bytes, at);
+    wellFormed = matchChunk(bytes, from, to, new Uint8Array(0), 0) !== BAD_PATTERN;
+    at = to;
+  }
+  if (wellFormed) {
+    const re = globRegExp(bytes);
+    // A literal run of the pattern must appear in any name it matches: a cheap test first.
+    const literal = longestLiteral(pattern);
+    return { match: (name) => (literal === '' || name.includes(literal)) && re.test(name) };
+  }
+  return { match: (name) => goMatchBytes(bytes, encodeName(name)) };
 }

@@ -10,7 +10,7 @@ import { escapeUnprintable, quoteGoString } from '../field/quote.js';
 import type { IPVersion } from '../ip/ranges.js';
 import type { Parsed } from './annotations.js';
 import { BAD_PATTERN } from './go-match.js';
-import { expand, group, mixOf, type Category, type DualStack, type Mix, type PoolCatalog } from './categories.js';
+import { mixOf, resolve, type Category, type DualStack, type Mix, type PoolCatalog } from './categories.js';
 
 /** Where candidates were written and what a refusal of them costs. */
 export interface CandidateSource {
@@ -39,11 +39,14 @@ const LABEL: Record<Category, string> = {
   traditional: 'traditional pools',
 };
 
-/** A name as shown: unprintable characters escaped, cut to `maxChars`. */
-function shown(name: string, maxChars: number): string {
-  const text = escapeUnprintable(name);
-  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1)}…`;
-}
+/** `name` cut to `maxChars` characters. */
+const cut = (name: string, maxChars: number): string => (name.length <= maxChars ? name : `${name.slice(0, maxChars - 1)}…`);
+
+/** A name as shown: cut to `maxChars`, unprintable characters escaped (pool names are printable ASCII: kept as they are). */
+const shown = (name: string, maxChars: number): string => {
+  const text = cut(name, maxChars);
+  return /^[ -~]*$/.test(text) ? text : escapeUnprintable(text);
+};
 
 const nameList = (names: readonly string[], maxChars: number): string => {
   const head = names.slice(0, NAMES_SHOWN).map((n) => shown(n, maxChars)).join(', ');
@@ -51,7 +54,7 @@ const nameList = (names: readonly string[], maxChars: number): string => {
 };
 
 const quotedList = (names: readonly string[], maxChars: number): string => {
-  const head = names.slice(0, NAMES_SHOWN).map((n) => quoteGoString(shown(n, maxChars))).join(', ');
+  const head = names.slice(0, NAMES_SHOWN).map((n) => quoteGoString(cut(n, maxChars))).join(', ');
   return `${head}${names.length > NAMES_SHOWN ? ` (+${names.length - NAMES_SHOWN})` : ''}`;
 };
 
@@ -68,7 +71,7 @@ export function fit(build: (maxChars: number) => string): string {
 }
 
 const where = (nic: string | undefined, version: IPVersion, annotation: string, maxChars: number): string =>
-  `${nic === undefined ? 'every NIC' : `NIC ${quoteGoString(shown(nic, maxChars))}`} IPv${version} (${annotation})`;
+  `${nic === undefined ? 'every NIC' : `NIC ${quoteGoString(cut(nic, maxChars))}`} IPv${version} (${annotation})`;
 
 /** `only <kept> will be used; <ignored> are ignored, with no fallback`, names cut to `maxChars`. */
 export function mixText(mix: Mix, maxChars: number): string {
@@ -81,33 +84,34 @@ const sameMix = (a: Mix | undefined, b: Mix | undefined): boolean =>
 
 /** The warnings for one NIC and version, or the pattern that makes Spiderpool refuse the whole annotation. */
 function nicWarnings(source: CandidateSource, nic: string | undefined, version: IPVersion, names: readonly string[], context: CandidateContext): string[] | { badPattern: string } {
-  const expansion = expand(names, version, context.pools);
-  if (!expansion.ok) return { badPattern: expansion.pattern };
+  const { dualStack } = context;
+  const on = resolve(names, version, context.pools, dualStack.known ? dualStack.enableIPv6 : true);
+  if (!on.ok) return { badPattern: on.pattern };
   const at = (maxChars: number) => `spiderpool: ${where(nic, version, source.annotation, maxChars)}`;
   const warnings: string[] = [];
-  if (expansion.unmatched.length > 0) {
-    warnings.push(fit((m) => `${at(m)}: ${expansion.unmatched.length === 1 ? 'pattern' : 'patterns'} ${quotedList(expansion.unmatched, m)} ${expansion.unmatched.length === 1 ? 'matches' : 'match'} no IPv${version} SpiderIPPool`));
+  const { unmatched, grouped } = on;
+  if (unmatched.length > 0) {
+    warnings.push(fit((m) => `${at(m)}: ${unmatched.length === 1 ? 'pattern' : 'patterns'} ${quotedList(unmatched, m)} ${unmatched.length === 1 ? 'matches' : 'match'} no IPv${version} SpiderIPPool`));
   }
-  const { dualStack } = context;
-  const on = group(expansion.names, version, context.pools, dualStack.known ? dualStack.enableIPv6 : true);
-  if (on.missing.length > 0) {
-    const one = on.missing.length === 1;
-    warnings.push(fit((m) => `${at(m)}: SpiderIPPool${one ? '' : 's'} ${quotedList(on.missing, m)} ${one ? 'does' : 'do'} not exist; Spiderpool fails the allocation when the Pod starts`));
+  if (grouped.missing.length > 0) {
+    const one = grouped.missing.length === 1;
+    warnings.push(fit((m) => `${at(m)}: SpiderIPPool${one ? '' : 's'} ${quotedList(grouped.missing, m)} ${one ? 'does' : 'do'} not exist; Spiderpool fails the allocation when the Pod starts`));
   }
-  if (on.otherVersion.length > 0) {
-    const one = on.otherVersion.length === 1;
-    warnings.push(fit((m) => `${at(m)}: SpiderIPPool${one ? '' : 's'} ${quotedList(on.otherVersion, m)} ${one ? 'is not an' : 'are not'} IPv${version} pool${one ? '' : 's'}; name ${one ? 'it' : 'them'} under "ipv${version === 4 ? 6 : 4}"`));
+  if (grouped.otherVersion.length > 0) {
+    const one = grouped.otherVersion.length === 1;
+    warnings.push(fit((m) => `${at(m)}: SpiderIPPool${one ? '' : 's'} ${quotedList(grouped.otherVersion, m)} ${one ? 'is not an' : 'are not'} IPv${version} pool${one ? '' : 's'}; name ${one ? 'it' : 'them'} under "ipv${version === 4 ? 6 : 4}"`));
   }
-  const mixOn = mixOf(on);
+  const mixOn = mixOf(grouped);
   if (dualStack.known) {
     if (mixOn) warnings.push(fit((m) => `${at(m)}: ${mixText(mixOn, m)}`));
     return warnings;
   }
-  const mixOff = mixOf(group(expansion.names, version, context.pools, false));
+  const off = resolve(names, version, context.pools, false);
+  const mixOff = off.ok ? mixOf(off.grouped) : undefined;
   if (sameMix(mixOn, mixOff)) {
     if (mixOff) warnings.push(fit((m) => `${at(m)}: ${mixText(mixOff, m)}`));
   } else {
-    const paired = on.byCategory.get('paired') ?? [];
+    const paired = grouped.byCategory.get('paired') ?? [];
     warnings.push(
       fit((m) => `${at(m)}: which of these pools are used depends on whether dual-stack is on, for paired IaaS primary pools ${nameList(paired, m)}, and that is not known: ${dualStack.reason}`),
     );
@@ -134,7 +138,7 @@ export function candidateWarnings(source: CandidateSource, context: CandidateCon
       if (names.length === 0) continue;
       const found = nicWarnings(source, nic, version, names, context);
       if (!Array.isArray(found)) {
-        return [fit((m) => `spiderpool: ${source.field}: pattern ${quoteGoString(shown(found.badPattern, m))} is malformed (Go filepath.Match: ${BAD_PATTERN}); Spiderpool refuses it, so ${source.refusal}`)];
+        return [fit((m) => `spiderpool: ${source.field}: pattern ${quoteGoString(cut(found.badPattern, m))} is malformed (Go filepath.Match: ${BAD_PATTERN}); Spiderpool refuses it, so ${source.refusal}`)];
       }
       warnings.push(...found);
     }

@@ -17,7 +17,6 @@ export class PoolIndex implements PoolDirectory {
   private synced = false;
   /** {@link ofVersion}'s lists, built on first read after a change (reviews read far more often than pools change). */
   private byVersion: Map<IPVersion, PoolEntry[]> | undefined;
-  private static readonly encoder = new TextEncoder();
 
   /**
    * Stores or replaces a pool as listed or watched.
@@ -79,7 +78,7 @@ export class PoolIndex implements PoolDirectory {
       const lists = new Map<IPVersion, PoolEntry[]>([[4, []], [6, []]]);
       for (const [name, pool] of this.pools) {
         const v = ipVersionOf(pool);
-        if (v !== undefined) lists.get(v)!.push({ name, bytes: PoolIndex.encoder.encode(name), pool });
+        if (v !== undefined) lists.get(v)!.push({ name, pool });
       }
       this.byVersion = lists;
     }
