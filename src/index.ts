@@ -36,7 +36,12 @@ export { noPoolDirectory, type PoolDirectory } from './rules/pool-pair.js';
 export { staticCapacity, parseIPRange, type IPVersion } from './ip/ranges.js';
 export { ConfigMapSchema, configMapValidator, validateSpiderpoolConfigMap, type SpiderpoolConfigMapRef } from './rules/configmap.js';
 
-export { PoolIndex } from './cluster/pool-index.js';
+export { PoolIndex, type PoolChangeListener } from './cluster/pool-index.js';
+export { ClusterState, type ClusterObjects } from './cluster/state.js';
+export { buildAdmissionReview, type AdmissionWrite, type KubeObject } from './admission/build.js';
+export { PoolViolationTracker, type PoolViolation } from './audit/pool-violations.js';
+export { judgePool, POOL_RULES } from './rules/pool-judgement.js';
+export { wireValidators, WEBHOOK_NAMES, type ReviewContext } from './validators.js';
 export {
   poolCacheReadinessCheck,
   registerPoolCacheMetrics,

@@ -3,11 +3,11 @@
  * AdmissionReview, shared by the HTTPS server and the CLI.
  */
 import type { DualStack } from '../candidates/categories.js';
-import { candidatePoolValidators } from '../rules/candidate-pools.js';
-import { configMapValidator, type SpiderpoolConfigMapRef } from '../rules/configmap.js';
+import type { ClusterObjects } from '../cluster/state.js';
+import type { SpiderpoolConfigMapRef } from '../rules/configmap.js';
 import { noPoolDirectory, type PoolDirectory } from '../rules/pool-pair.js';
-import { spiderIPPoolValidator } from '../rules/spiderippool.js';
 import { renderPath } from '../field/path.js';
+import { wireValidators } from '../validators.js';
 import { allowed } from './response.js';
 import {
   ADMISSION_API_VERSION,
@@ -32,9 +32,11 @@ export interface ReviewOptions {
    * Without it those checks are skipped with a warning saying so.
    */
   pools?: PoolDirectory;
+  /** Other stored objects, for validators that read them (see `src/validators.ts`). */
+  cluster?: ClusterObjects;
   /**
    * Whether Spiderpool runs dual-stack (`enableIPv6` of the watched `spiderpool-conf`), read
-   * at each review; without it, not known (paired IaaS pools are then ranked with a warning).
+   * at each review; without it, read from `cluster`'s spiderpool-conf, else not known.
    */
   dualStack?: () => DualStack;
 }
@@ -42,8 +44,6 @@ export interface ReviewOptions {
 /** Why pair checks are skipped when no pool directory is given. */
 export const NO_CLUSTER_REASON = 'no cluster connection, so other SpiderIPPools are not known';
 
-/** Why dual-stack is not known when no ConfigMap cache is given. */
-export const NO_CONF_REASON = 'no cluster connection, so spiderpool-conf is not known';
 
 /**
  * Checks that `body` (parsed JSON) is an `admission.k8s.io/v1` AdmissionReview request.
@@ -70,17 +70,20 @@ export function encodeAdmissionReview(uid: string, verdict: Verdict): AdmissionR
 interface Guard {
   group: string;
   kind: string;
+  webhook: string;
   decide(request: AdmissionRequest): Verdict;
 }
 
-function guard<T>(validator: Validator<T>): Guard {
-  return { ...validator.groupKind, decide: (request) => runValidator(validator, request) };
+function guard<T>(validator: Validator<T>, webhook: string): Guard {
+  return { ...validator.groupKind, webhook, decide: (request) => runValidator(validator, request) };
 }
 
 /** A review's decoded request (for logging and metrics) beside the response to send. */
 export interface ReviewOutcome {
   request: AdmissionRequest;
   review: AdmissionReviewResponse;
+  /** The webhook whose validator judged it (kubectl names it in some denials); absent when no validator guards the kind. */
+  webhook?: string;
 }
 
 /**
@@ -92,17 +95,13 @@ export interface ReviewOutcome {
  */
 export function createReviewer(options: ReviewOptions = {}): (body: unknown) => ReviewOutcome {
   const pools = options.pools ?? noPoolDirectory(NO_CLUSTER_REASON);
-  const dualStack = options.dualStack ?? (() => ({ known: false, reason: NO_CONF_REASON }));
-  const guards = [
-    guard(spiderIPPoolValidator(pools, dualStack)),
-    guard(configMapValidator(options.configMap)),
-    ...candidatePoolValidators({ pools, dualStack }).map(guard),
-  ];
+  const guards = wireValidators({ ...options, pools }).map(({ validator, webhook }) => guard(validator, webhook));
   return (body) => {
     const { request } = decodeAdmissionReview(body);
     const match = guards.find((g) => g.group === request.kind.group && g.kind === request.kind.kind);
     // Every other kind is allowed.
-    return { request, review: encodeAdmissionReview(request.uid, match ? match.decide(request) : allowed()) };
+    if (match === undefined) return { request, review: encodeAdmissionReview(request.uid, allowed()) };
+    return { request, review: encodeAdmissionReview(request.uid, match.decide(request)), webhook: match.webhook };
   };
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The command line: `serve`, `review`, `validate-config`, `certs` and `register`, thin shells around the
+ * The command line: `serve`, `review`, `audit`, `validate-config`, `certs` and `register`, thin shells around the
  * same functions the server uses.
  */
 import { X509Certificate } from 'node:crypto';
@@ -18,7 +18,9 @@ import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js
 import type { ReadinessCheck } from '../server/readiness.js';
 import { createLogger } from '../server/logger.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, startServer } from '../server/serve.js';
-import { reviewText, type CommandResult } from './review-file.js';
+import type { CommandResult } from './review-file.js';
+import { auditFromArguments } from './audit.js';
+import { reviewFromArguments } from './review.js';
 import { validateConfigText } from './validate-config.js';
 
 const LOG_LEVELS = [...Object.keys(levels.values), 'silent'];
@@ -52,12 +54,15 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** Reads a file, or standard input for `-`. */
-async function readInput(file: string): Promise<string> {
-  if (file !== '-') return readFile(file, 'utf8');
+async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Reads a file, or standard input for `-`. */
+async function readInput(file: string): Promise<string> {
+  return file === '-' ? readStdin() : readFile(file, 'utf8');
 }
 
 function finish(result: CommandResult): void {
@@ -189,11 +194,31 @@ async function watchPools(kubeconfig: string | undefined, conf: { name: string; 
 configMapOptions(
   program
     .command('review')
-    .description('print the response AdmissionReview for an AdmissionReview (JSON); exit 0 allowed, 1 denied, 2 bad input')
-    .argument('[file]', 'file with the AdmissionReview, or - for standard input', '-'),
+    .description(
+      'judge manifests as the API server would send them to the webhook and print what kubectl would (exit 0 allowed, 1 refused, 2 bad input); ' +
+        'an AdmissionReview (JSON) gets the response AdmissionReview',
+    )
+    .argument('[file]', 'manifests (YAML or JSON, several documents or a kind: List) or an AdmissionReview, or - for standard input', '-')
+    .option('--old <file>', 'the stored objects: review an UPDATE from them to FILE (another file than FILE)')
+    .addOption(new Option('--operation <operation>', 'CREATE (default), UPDATE (default with --old) or DELETE').choices(['CREATE', 'UPDATE', 'DELETE']))
+    .option('--pools <path>', 'cluster state: a file or folder of manifests (SpiderIPPools, Namespaces, the ConfigMap); repeatable', collect, [])
+    .option('--kubeconfig <file>', 'list the cluster state from this cluster once, instead of --pools')
+    .option('-n, --namespace <namespace>', 'namespace of namespaced objects that name none', 'default')
+    .addOption(new Option('-o, --output <format>', 'json: print the response AdmissionReviews').choices(['json'])),
 ).action(async (file: string, opts) => {
-  finish(reviewText(await readInput(file), { configMap: { name: opts.configmapName, namespace: opts.configmapNamespace } }));
+  finish(await reviewFromArguments(file, opts, readStdin));
 });
+
+program
+  .command('audit')
+  .description('judge every stored IaaS pool as a CREATE would and list what breaks the rules; exit 0 none, 1 some, 2 bad input')
+  .option('--pools <path>', 'the pools: a file or folder of manifests (kind: List included); repeatable', collect, [])
+  .option('--kubeconfig <file>', 'list the pools from this cluster once, instead of --pools')
+  .option('--configmap-name <name>', "name of Spiderpool's ConfigMap", DEFAULT_CONFIGMAP_NAME)
+  .addOption(new Option('-o, --output <format>', 'json: the report for machines').choices(['json']))
+  .action(async (opts) => {
+    finish(await auditFromArguments(opts));
+  });
 
 program
   .command('validate-config')

@@ -93,7 +93,7 @@ function describeError(err: unknown): { message: string; statusCode?: number } {
  * dead connection fails and is retried instead of hanging for good (client-node sets no
  * timeout on it).
  */
-function abortAfter(ms: number): ListRequestOptions {
+export function abortAfter(ms: number): ListRequestOptions {
   const middleware: ObservableMiddleware = {
     pre: (context: RequestContext) => {
       context.setSignal(AbortSignal.timeout(ms));

@@ -4,13 +4,18 @@
  * `spiderpool.spidernet.io/v2beta1` `spiderippools`, feeding a {@link PoolIndex}. Reviews
  * only read memory; the cache's I/O never blocks or fails a review (informer.ts: retries
  * with backoff, list and watch timeouts). Until the first list completes, pair checks are
- * skipped with a warning; after an error, the last known pools are used.
+ * skipped with a warning; after an error, the last known pools are used. The stored pools'
+ * violations are kept current from the same events (audit/pool-violations.ts), for the
+ * violation gauges.
  */
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { PoolViolationTracker } from '../audit/pool-violations.js';
 import type { ReadinessCheck } from '../server/readiness.js';
 import { startInformer, type InformerErrors, type InformerTiming } from './informer.js';
+
+export { abortAfter } from './informer.js';
 import { PoolIndex, nameOf } from './pool-index.js';
 
 /** The resource the cache lists and watches (cluster-scoped). */
@@ -27,6 +32,8 @@ export type PoolCacheErrors = InformerErrors;
 export interface PoolCache {
   /** What reviews read (pass as `ReviewOptions.pools`). */
   pools: PoolIndex;
+  /** The stored pools' violations, kept current on every list and watch event. */
+  violations: PoolViolationTracker;
   /**
    * When the cache was last known current, in Unix seconds: a list succeeded, or a watch
    * opened, delivered an event or ended normally. `undefined` before the first list.
@@ -45,6 +52,7 @@ export interface PoolCache {
 export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): PoolCache {
   const { logger, ...timing } = options;
   const index = new PoolIndex();
+  const violations = new PoolViolationTracker(index);
   const api = config.makeApiClient(CustomObjectsApi);
   const warnRefused = (names: readonly string[]) => {
     for (const name of names) logger.warn({ name }, 'SpiderIPPool not shaped as expected; pair checks treat it as absent');
@@ -66,7 +74,7 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
     },
     timing,
   );
-  return { pools: index, ...informer };
+  return { pools: index, violations, ...informer };
 }
 
 /**
@@ -75,9 +83,31 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
  * 0: pair checks are skipped with a warning), `spiderpool_iaas_webhook_pool_cache_pools`
  * (pools held), `spiderpool_iaas_webhook_pool_cache_last_sync_timestamp_seconds` (Unix
  * time the cache was last known current, see {@link PoolCache.lastSyncSeconds}; 0
- * before the first list) and `spiderpool_iaas_webhook_pool_cache_errors_total{operation="list"|"watch"}`.
+ * before the first list), `spiderpool_iaas_webhook_pool_cache_errors_total{operation="list"|"watch"}`,
+ * `spiderpool_iaas_webhook_pool_violations{rule}` (violations of the stored IaaS pools, as a
+ * CREATE would judge them, every rule listed) and
+ * `spiderpool_iaas_webhook_pool_broken_pairs` (dual-stack pairs with a violation between
+ * their pools). The violation counts are kept current by the cache's events; a scrape
+ * only reads them.
  */
-export function registerPoolCacheMetrics(registry: Registry, cache: Pick<PoolCache, 'pools' | 'lastSyncSeconds' | 'errors'>): void {
+export function registerPoolCacheMetrics(registry: Registry, cache: Pick<PoolCache, 'pools' | 'violations' | 'lastSyncSeconds' | 'errors'>): void {
+  new Gauge({
+    name: 'spiderpool_iaas_webhook_pool_violations',
+    help: 'Violations of the webhook rules by stored IaaS SpiderIPPools (judged as a CREATE would be), by rule; 0 until the cache has synced.',
+    labelNames: ['rule'] as const,
+    registers: [registry],
+    collect() {
+      for (const [rule, count] of cache.violations.counts()) this.set({ rule }, count);
+    },
+  });
+  new Gauge({
+    name: 'spiderpool_iaas_webhook_pool_broken_pairs',
+    help: 'Dual-stack pairs of stored SpiderIPPools with at least one violation between the two pools (a traditional sibling included).',
+    registers: [registry],
+    collect() {
+      this.set(cache.violations.brokenPairs());
+    },
+  });
   new Gauge({
     name: 'spiderpool_iaas_webhook_pool_cache_synced',
     help: 'Whether the SpiderIPPool cache has listed the pools (1) or not (0, dual-stack pair checks are skipped with a warning).',

@@ -1,7 +1,9 @@
 /**
  * The in-memory SpiderIPPool index the pair rules read (a {@link PoolDirectory}): fed by
- * the informer in pool-cache.ts, read by reviews. Pure data, no I/O, so the request path
- * never waits on the API server.
+ * the informer in pool-cache.ts (or by manifests, state.ts), read by reviews. Pure data,
+ * no I/O, so the request path never waits on the API server. A reverse index from
+ * pair-pool target to the pools naming it answers {@link PoolIndex.pairedWith} without a
+ * scan, and tells a listener which pools a change can affect (pool-violations.ts).
  */
 import type { PoolEntry } from '../candidates/categories.js';
 import type { IPVersion } from '../ip/ranges.js';
@@ -11,12 +13,33 @@ import { PAIR_POOL_ANNOTATION, SpiderIPPoolSchema, annotation, ipVersionOf, type
 /** Why cross-pool checks are skipped before the first complete list. */
 export const NOT_SYNCED_REASON = 'the SpiderIPPool cache has not synced with the API server yet';
 
+/**
+ * Told after each change: the names of the pools whose judgement the change can alter
+ * (the pool itself, the pools it named before and after, the pools naming it), or
+ * `'all'` after a complete list.
+ */
+export type PoolChangeListener = (touched: ReadonlySet<string> | 'all') => void;
+
+interface Stored {
+  pool: SpiderIPPool;
+  /** The object as listed or watched, all fields kept. */
+  raw: unknown;
+}
+
 /** SpiderIPPools by name, parsed once when stored; see {@link PoolDirectory} for the reads. */
 export class PoolIndex implements PoolDirectory {
-  private readonly pools = new Map<string, SpiderIPPool>();
+  private readonly pools = new Map<string, Stored>();
+  /** pair-pool value → names of the stored pools carrying it. */
+  private readonly namedBy = new Map<string, Set<string>>();
   private synced = false;
   /** {@link ofVersion}'s lists, built on first read after a change (reviews read far more often than pools change). */
   private byVersion: Map<IPVersion, PoolEntry[]> | undefined;
+  private readonly listeners: PoolChangeListener[] = [];
+
+  /** Calls `listener` after every later change. */
+  onChange(listener: PoolChangeListener): void {
+    this.listeners.push(listener);
+  }
 
   /**
    * Stores or replaces a pool as listed or watched.
@@ -27,11 +50,15 @@ export class PoolIndex implements PoolDirectory {
   upsert(object: unknown): boolean {
     this.byVersion = undefined;
     const parsed = SpiderIPPoolSchema.safeParse(object);
-    if (!parsed.success || parsed.data.metadata.name === undefined) {
-      this.pools.delete(nameOf(object));
+    const name = parsed.success ? parsed.data.metadata.name : undefined;
+    if (!parsed.success || name === undefined) {
+      this.remove(nameOf(object));
       return false;
     }
-    this.pools.set(parsed.data.metadata.name, parsed.data);
+    const touched = this.unlink(name);
+    this.pools.set(name, { pool: parsed.data, raw: object });
+    this.link(name, parsed.data, touched);
+    this.notify(touched);
     return true;
   }
 
@@ -44,15 +71,64 @@ export class PoolIndex implements PoolDirectory {
   replaceAll(objects: readonly unknown[]): string[] {
     this.pools.clear();
     this.byVersion = undefined;
-    const refused = objects.filter((object) => !this.upsert(object)).map(nameOf);
+    this.namedBy.clear();
+    const refused: string[] = [];
+    for (const object of objects) {
+      const parsed = SpiderIPPoolSchema.safeParse(object);
+      const name = parsed.success ? parsed.data.metadata.name : undefined;
+      if (!parsed.success || name === undefined) {
+        refused.push(nameOf(object));
+        continue;
+      }
+      this.unlink(name);
+      this.pools.set(name, { pool: parsed.data, raw: object });
+      this.link(name, parsed.data, new Set());
+    }
+    // As upsert: a later malformed object drops an earlier copy under its name.
+    for (const name of refused) {
+      this.unlink(name);
+      this.pools.delete(name);
+    }
     this.synced = true;
+    for (const listener of this.listeners) listener('all');
     return refused;
   }
 
   /** Drops the pool of that name (the informer saw it deleted); no-op when it is not stored. */
   remove(name: string): void {
+    if (!this.pools.has(name)) return;
     this.byVersion = undefined;
+    const touched = this.unlink(name);
     this.pools.delete(name);
+    this.notify(touched);
+  }
+
+  /** Takes `name` out of the reverse index; the pools a change of it touches so far. */
+  private unlink(name: string): Set<string> {
+    const touched = new Set([name, ...(this.namedBy.get(name) ?? [])]);
+    const before = this.pools.get(name);
+    const target = before === undefined ? undefined : annotation(before.pool, PAIR_POOL_ANNOTATION);
+    if (target !== undefined) {
+      touched.add(target);
+      const names = this.namedBy.get(target);
+      names?.delete(name);
+      if (names?.size === 0) this.namedBy.delete(target);
+    }
+    return touched;
+  }
+
+  private link(name: string, pool: SpiderIPPool, touched: Set<string>): void {
+    const target = annotation(pool, PAIR_POOL_ANNOTATION);
+    if (target === undefined) return;
+    touched.add(target);
+    let names = this.namedBy.get(target);
+    if (names === undefined) this.namedBy.set(target, (names = new Set()));
+    names.add(name);
+  }
+
+  private notify(touched: ReadonlySet<string>): void {
+    if (!this.synced) return; // judgements start with the complete list
+    for (const listener of this.listeners) listener(touched);
   }
 
   /** True once a complete list has been stored; like client-go's `HasSynced`, it stays true across re-lists. */
@@ -65,18 +141,26 @@ export class PoolIndex implements PoolDirectory {
     return this.pools.size;
   }
 
+  /** Every stored pool by name. */
+  entries(): IterableIterator<[string, SpiderIPPool]> {
+    const iterator = this.pools.entries();
+    return (function* () {
+      for (const [name, stored] of iterator) yield [name, stored.pool] as [string, SpiderIPPool];
+    })();
+  }
+
   unavailable(): string | undefined {
     return this.synced ? undefined : NOT_SYNCED_REASON;
   }
 
   get(name: string): SpiderIPPool | undefined {
-    return this.pools.get(name);
+    return this.pools.get(name)?.pool;
   }
 
   ofVersion(version: IPVersion): readonly PoolEntry[] {
     if (this.byVersion === undefined) {
       const lists = new Map<IPVersion, PoolEntry[]>([[4, []], [6, []]]);
-      for (const [name, pool] of this.pools) {
+      for (const [name, { pool }] of this.pools) {
         const v = ipVersionOf(pool);
         if (v !== undefined) lists.get(v)!.push({ name, pool });
       }
@@ -85,9 +169,14 @@ export class PoolIndex implements PoolDirectory {
     return this.byVersion.get(version)!;
   }
 
-  /** A scan of every stored pool: pools number in the thousands at most, and this runs in memory. */
+  /** The stored object of that name with all its fields, as listed, watched or read. */
+  getObject(name: string): unknown {
+    return this.pools.get(name)?.raw;
+  }
+
+  /** From the reverse index: as many reads as there are such pools. */
   pairedWith(name: string): SpiderIPPool[] {
-    return [...this.pools.values()].filter((pool) => annotation(pool, PAIR_POOL_ANNOTATION) === name);
+    return [...(this.namedBy.get(name) ?? [])].map((other) => this.pools.get(other)!.pool);
   }
 }
 

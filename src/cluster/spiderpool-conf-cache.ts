@@ -8,51 +8,9 @@
 import { CoreV1Api, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { DualStack } from '../candidates/categories.js';
-import { enableIPv6Of } from '../candidates/dual-stack.js';
-import { CONF_YML_KEY } from '../defaults.js';
+import { SpiderpoolConfState, type SpiderpoolConfRef } from '../candidates/spiderpool-conf.js';
 import type { ReadinessCheck } from '../server/readiness.js';
 import { startInformer, type Informer, type InformerTiming } from './informer.js';
-
-export interface SpiderpoolConfRef {
-  name: string;
-  namespace: string;
-}
-
-/** What a review reads: `enableIPv6`, or why it is not known. */
-export class SpiderpoolConfState {
-  private synced = false;
-  private current: DualStack;
-
-  constructor(private readonly ref: SpiderpoolConfRef) {
-    this.current = { known: false, reason: `ConfigMap ${ref.namespace}/${ref.name} has not been listed from the API server yet` };
-  }
-
-  /** Stores the ConfigMap as listed or watched, or its absence (`undefined`). */
-  set(configMap: KubernetesObject | undefined): void {
-    const where = `ConfigMap ${this.ref.namespace}/${this.ref.name}`;
-    const data = (configMap as { data?: Record<string, unknown> } | undefined)?.data;
-    const confYml = data?.[CONF_YML_KEY];
-    if (configMap === undefined) this.current = { known: false, reason: `${where} does not exist` };
-    else if (typeof confYml !== 'string') this.current = { known: false, reason: `${where} has no ${CONF_YML_KEY}` };
-    else {
-      const read = enableIPv6Of(confYml);
-      this.current = read.ok ? { known: true, enableIPv6: read.enableIPv6 } : { known: false, reason: `${where}: ${read.reason}` };
-    }
-  }
-
-  markSynced(): void {
-    this.synced = true;
-  }
-
-  hasSynced(): boolean {
-    return this.synced;
-  }
-
-  dualStack(): DualStack {
-    return this.current;
-  }
-}
 
 export interface SpiderpoolConfCache extends Pick<Informer, 'lastSyncSeconds' | 'errors' | 'stop'> {
   state: SpiderpoolConfState;
@@ -61,7 +19,7 @@ export interface SpiderpoolConfCache extends Pick<Informer, 'lastSyncSeconds' | 
 const isNamed = (object: KubernetesObject, name: string) => object.metadata?.name === name;
 
 /** Starts listing and watching `ref` through `config`; returns at once. */
-export function startSpiderpoolConfCache(config: KubeConfig, ref: SpiderpoolConfRef, options: InformerTiming & { logger: Logger }): SpiderpoolConfCache {
+export function startSpiderpoolConfCache(config: KubeConfig, ref: Required<SpiderpoolConfRef>, options: InformerTiming & { logger: Logger }): SpiderpoolConfCache {
   const { logger, ...timing } = options;
   const state = new SpiderpoolConfState(ref);
   const api = config.makeApiClient(CoreV1Api);

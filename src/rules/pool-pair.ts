@@ -104,7 +104,7 @@ function countOwn(pool: SpiderIPPool, version: IPVersion, sibling: string): Coun
     `capacity cannot be compared with its pair pool ${quoteShown(sibling)}'s; write the entry as Spiderpool does`;
   // Keyed by the value, not the index: an entry inserted before an old malformed one
   // moves it, and must not make it a new violation.
-  return { violation: { key: `pair:${sibling}:entry:${field}:${value}`, measure: value, error: invalid(`${field}[${index}]`, value, detail) } };
+  return { violation: { rule: 'pair-entry-malformed', partner: sibling, key: `pair:${sibling}:entry:${field}:${value}`, measure: value, error: invalid(`${field}[${index}]`, value, detail) } };
 }
 
 /**
@@ -119,7 +119,7 @@ function entryCounts(pool: SpiderIPPool): Violation[] {
   return (['ips', 'excludeIPs'] as const)
     .map((key) => ({ field: `spec.${key}`, entries: pool.spec?.[key]?.length ?? 0 }))
     .filter(({ entries }) => entries > MAX_PAIRED_ENTRIES_PER_FIELD)
-    .map(({ field, entries }) => ({ key: `entries:${field}`, measure: BigInt(entries), error: tooMany(field, entries, MAX_PAIRED_ENTRIES_PER_FIELD, why) }));
+    .map(({ field, entries }) => ({ rule: 'pair-entries', key: `entries:${field}`, measure: BigInt(entries), error: tooMany(field, entries, MAX_PAIRED_ENTRIES_PER_FIELD, why) }));
 }
 
 /**
@@ -157,16 +157,20 @@ function capacity(pool: SpiderIPPool, version: IPVersion, sibling: SpiderIPPool,
     version === 4
       ? `holds ${v4} addresses (spec.ips minus spec.excludeIPs), more than the ${v6} of its IPv6 pair pool ${quoteShown(siblingName)}: ${why}; remove addresses here or add them to ${quoteShown(siblingName)} first`
       : `holds ${v6} addresses (spec.ips minus spec.excludeIPs), fewer than the ${v4} of its IPv4 pair pool ${quoteShown(siblingName)}: ${why}; keep at least ${v4} addresses here or shrink ${quoteShown(siblingName)} first`;
-  found.violations.push({ key: `pair:${siblingName}:capacity`, measure: v4 - v6, error: invalid('spec.ips', undefined, detail) });
+  found.violations.push({ rule: 'pair-capacity', partner: siblingName, key: `pair:${siblingName}:capacity`, measure: v4 - v6, error: invalid('spec.ips', undefined, detail) });
 }
 
 /** Each side's update alone would break the pair, so the way through is to unpair first. */
 const HOW_TO_CHANGE_BOTH =
   'to change it on a pair, remove ipam.spidernet.io/pair-pool from both pools, change both, then add it back';
 
+/** What of a pair is compared, in violation keys and rule names. */
+type PairPart = 'not-iaas' | 'ipVersion' | 'nodeName' | 'podAffinity';
+
 /** Rule 4 against one sibling that exists. */
 function checkPair(pool: SpiderIPPool, sibling: SpiderIPPool, siblingName: string, found: Findings): void {
-  const add = (what: string, measure: string, error: FieldError) => found.violations.push({ key: `pair:${siblingName}:${what}`, measure, error });
+  const add = (what: PairPart, measure: string, error: FieldError) =>
+    found.violations.push({ rule: `pair-${what}`, partner: siblingName, key: `pair:${siblingName}:${what}`, measure, error });
   const sib = quoteShown(siblingName);
   if (iaasProvider(sibling) === undefined) {
     add(
@@ -245,7 +249,7 @@ export function pairFindings(pool: SpiderIPPool, name: string, pools: PoolDirect
     found.warnings.push(`${PAIR_FIELD}: is empty, so this pool has no dual-stack pair; set it to the other pool's name, or remove it`);
   } else if (named === name) {
     const detail = 'names the pool itself, but a dual-stack pair is two pools, one IPv4 and one IPv6; name the other pool of the pair';
-    found.violations.push({ key: 'pair-self', measure: named, error: invalid(PAIR_FIELD, named, detail) });
+    found.violations.push({ rule: 'pair-self', key: 'pair-self', measure: named, error: invalid(PAIR_FIELD, named, detail) });
   }
   const namesSibling = named !== undefined && named !== '' && named !== name;
   const reason = pools.unavailable();

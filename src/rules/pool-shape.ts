@@ -20,7 +20,8 @@ import {
   type SpiderIPPool,
 } from './pool.js';
 
-const violation = (key: string, measure: string | bigint, error: FieldError): Violation => ({ key, measure, error });
+/** A rule of one pool alone: its name is its key, as the pool holds at most one such violation. */
+const violation = (rule: string, measure: string | bigint, error: FieldError): Violation => ({ rule, key: rule, measure, error });
 
 /** Rule 1: the provider annotation's value names the provider, so it may not be empty. */
 function emptyProvider(pool: SpiderIPPool): Violation | undefined {
@@ -97,30 +98,53 @@ export function interfaceNameProblem(name: string): string | undefined {
 }
 
 /**
- * Rule 3: a node pool names its parent NIC, a valid Linux interface name; on a global
- * pool the annotation has no meaning (its sub-ENIs go to whichever node a Pod runs on),
- * which is a warning only.
+ * Go's `unicode.IsSpace` (what `strings.TrimSpace` and `strings.Fields` use): JavaScript's
+ * `\s` differs, adding U+FEFF and lacking U+0085.
+ */
+const GO_SPACE = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/u;
+
+/**
+ * Why `nic` does not name exactly one NIC, or `undefined` when it does (Spiderpool's
+ * IaaS-pool webhook, `validateIaasParentNic`, on any IaaS pool): empty after Go's
+ * `strings.TrimSpace`, a `,` (a comma is legal in a Linux interface name, so the kernel's
+ * rule alone lets `eth0,eth1` through), or whitespace.
+ */
+export function oneNicProblem(nic: string): string | undefined {
+  if ([...nic].every((ch) => GO_SPACE.test(ch))) return 'is empty after trimming whitespace';
+  if (nic.includes(',')) return 'holds a ",", as if it listed several NICs';
+  if (GO_SPACE.test(nic)) return 'contains whitespace, as if it listed several NICs';
+  return undefined;
+}
+
+/** The end of every parent-NIC message: what the annotation is, and how to write it. */
+const ONE_NIC =
+  "the annotation names the one interface on the node that the pool's sub-ENIs hang from (1-15 bytes, no \"/\", \":\", \",\" or whitespace, not \".\" or \"..\"), e.g. eth0";
+
+/**
+ * Rule 3: the parent NIC names one interface on any IaaS pool; a node pool must name it,
+ * as a valid Linux interface name. On a global pool the annotation has no meaning (its
+ * sub-ENIs go to whichever node a Pod runs on), which is a warning only.
  */
 function parentNic(pool: SpiderIPPool): Findings {
   const field = annotationField(PARENT_NIC_ANNOTATION);
   const nic = annotation(pool, PARENT_NIC_ANNOTATION);
-  if (nodeNames(pool).length === 0) {
-    const warnings =
-      nic === undefined
-        ? []
-        : [`${field}: has no meaning on a global pool (no spec.nodeName), whose sub-ENIs are attached on whichever node a Pod runs; it is ignored, remove it`];
-    return { violations: [], warnings };
-  }
+  const nodePool = nodeNames(pool).length > 0;
+  const warnings =
+    !nodePool && nic !== undefined
+      ? [`${field}: has no meaning on a global pool (no spec.nodeName), whose sub-ENIs are attached on whichever node a Pod runs; it is ignored, remove it`]
+      : [];
   if (nic === undefined) {
+    if (!nodePool) return { violations: [], warnings };
     const detail =
       'an IaaS node pool must name the interface on its node that its sub-ENIs hang from, or the provider cannot attach them ' +
       'and Pods fail at start; add the annotation with the node\'s parent interface, e.g. eth0';
-    return { violations: [violation('parent-nic-missing', '', required(field, detail))], warnings: [] };
+    return { violations: [violation('parent-nic-missing', '', required(field, detail))], warnings };
   }
-  const problem = interfaceNameProblem(nic);
-  if (problem === undefined) return { violations: [], warnings: [] };
-  const detail = `${problem}; it must name the node's interface the pool's sub-ENIs hang from (1-15 bytes, no "/", ":" or whitespace, not "." or "..")`;
-  return { violations: [violation('parent-nic-invalid', nic, invalid(field, nic, detail))], warnings: [] };
+  const oneNic = oneNicProblem(nic);
+  if (oneNic !== undefined) return { violations: [violation('parent-nic-one', nic, invalid(field, nic, `${oneNic}, but ${ONE_NIC}`))], warnings };
+  const problem = nodePool ? interfaceNameProblem(nic) : undefined;
+  if (problem === undefined) return { violations: [], warnings };
+  return { violations: [violation('parent-nic-invalid', nic, invalid(field, nic, `${problem}; ${ONE_NIC}`))], warnings };
 }
 
 /**

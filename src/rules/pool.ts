@@ -48,6 +48,8 @@ export const SpiderIPPoolSchema = z.object({
       podAffinity: z.unknown().optional(),
     })
     .nullish(),
+  /** Written by Spiderpool's IPAM; read only as {@link allocations} does, whatever its shape. */
+  status: z.unknown().optional(),
 });
 export type SpiderIPPool = z.infer<typeof SpiderIPPoolSchema>;
 
@@ -88,4 +90,34 @@ export function showNodes(nodes: readonly string[]): string {
   const shown = nodes.slice(0, NODES_SHOWN).map(quoteShown);
   if (nodes.length > NODES_SHOWN) shown.push(`… ${nodes.length - NODES_SHOWN} more`);
   return `[${shown.join(', ')}]`;
+}
+
+/**
+ * What shows that a stored pool has addresses in use, for a message: `status.allocatedIPCount 3`,
+ * or `undefined` when it has none. Spiderpool's IPAM keeps `allocatedIPCount` (`*int64`) and
+ * `allocatedIPs` (`*string`, a JSON map of address to Pod) in the status subresource. Any
+ * other shape is read on the safe side: a count that is a positive number or numeric text,
+ * and an `allocatedIPs` that is a non-empty map or list, or text that is not JSON for an
+ * empty one (`""`, `{}`, `[]`, `null`), all mean in use.
+ */
+export function allocations(pool: SpiderIPPool): string | undefined {
+  const status = pool.status;
+  if (status === null || typeof status !== 'object' || Array.isArray(status)) return undefined;
+  const { allocatedIPCount: count, allocatedIPs: ips } = status as Record<string, unknown>;
+  const counted = typeof count === 'number' ? count : typeof count === 'string' && /^\s*[0-9]+\s*$/.test(count) ? Number(count) : 0;
+  if (counted > 0) return `status.allocatedIPCount ${counted}`;
+  return nonEmpty(ips) ? 'status.allocatedIPs not empty' : undefined;
+}
+
+function nonEmpty(value: unknown): boolean {
+  if (typeof value === 'string') {
+    if (value.trim() === '') return false;
+    try {
+      return nonEmpty(JSON.parse(value) ?? {});
+    } catch {
+      return true; // not JSON: it cannot be shown empty, so it counts as in use
+    }
+  }
+  if (Array.isArray(value)) return value.length > 0;
+  return value !== null && typeof value === 'object' && Object.keys(value).length > 0;
 }

@@ -10,6 +10,13 @@ import type { FieldError } from '../field/errors.js';
 export interface Violation {
   error: FieldError;
   /**
+   * Which rule, from a fixed set (`parent-nic-missing`, `pair-capacity`, …): the `rule`
+   * label of the violation gauge, and how `audit` names it.
+   */
+  rule: string;
+  /** For a rule between the two pools of a dual-stack pair: the other pool's name. */
+  partner?: string;
+  /**
    * The rule and what it is about (e.g. `pair:pool-v6:capacity`): the same key on the old
    * and the new object means the same violation.
    */

@@ -15,19 +15,22 @@ import { forbidden, type FieldError } from '../field/errors.js';
 import { quoteShown } from '../field/quote.js';
 import type { DualStack } from '../candidates/categories.js';
 import { defaultPoolWarnings } from './default-pools.js';
-import { pairFindings, type PoolDirectory } from './pool-pair.js';
-import { shapeFindings } from './pool-shape.js';
+import type { PoolDirectory } from './pool-pair.js';
+import { judgePool } from './pool-judgement.js';
 import {
   IAAS_PROVIDER_ANNOTATION,
+  PARENT_NIC_ANNOTATION,
   SPIDERIPPOOL,
   SpiderIPPoolSchema,
+  allocations,
+  annotation,
   annotationField,
   iaasProvider,
   nodeNames,
   showNodes,
   type SpiderIPPool,
 } from './pool.js';
-import { ratchet, type Findings } from './ratchet.js';
+import { ratchet } from './ratchet.js';
 
 const WHY_MODE_IS_FIXED =
   "an IaaS pool's mode is fixed for its life: a node pool's addresses are sub-ENIs pre-warmed on its node, " +
@@ -75,11 +78,35 @@ function categoryChange(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string)
       );
 }
 
-/** Rules 1-4 of issue #6 for an IaaS pool: its own shape and its dual-stack pairs. */
-function poolFindings(pool: SpiderIPPool, name: string, pools: PoolDirectory): Findings {
-  const shape = shapeFindings(pool);
-  const pair = pairFindings(pool, name, pools);
-  return { violations: [...shape.violations, ...pair.violations], warnings: [...shape.warnings, ...pair.warnings] };
+/**
+ * Issue #11 (Spiderpool's IaaS-pool webhook, "annotations fixed while in use"): while the
+ * stored IaaS pool has addresses allocated, its provider and parent-NIC annotations may
+ * be neither removed nor changed, one `Forbidden` per annotation: the sub-ENIs behind
+ * those addresses were made by that provider on that NIC. Adding a parent NIC that was
+ * absent is not a change of either. Without allocations both may change.
+ */
+function fixedWhileInUse(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string): FieldError[] {
+  const provider = iaasProvider(oldPool);
+  const inUse = allocations(oldPool);
+  if (provider === undefined || inUse === undefined) return [];
+  const nic = annotation(oldPool, PARENT_NIC_ANNOTATION);
+  const madeBy = `the sub-ENIs already attached for its Pods were made by provider ${quoteShown(provider)}${nic === undefined ? '' : ` on NIC ${quoteShown(nic)}`}`;
+  const errors: FieldError[] = [];
+  for (const key of [IAAS_PROVIDER_ANNOTATION, PARENT_NIC_ANNOTATION] as const) {
+    const before = annotation(oldPool, key);
+    const after = annotation(pool, key);
+    if (before === undefined || before === after) continue;
+    const change = after === undefined ? `removing the annotation (was ${quoteShown(before)})` : `changing the annotation from ${quoteShown(before)} to ${quoteShown(after)}`;
+    const instead = after === undefined ? 'without the annotation' : `with ${quoteShown(after)}`;
+    errors.push(
+      forbidden(
+        annotationField(key),
+        `${change} is refused while IaaS pool ${quoteShown(name)} has addresses in use (${inUse}): ${madeBy}, and would be left ` +
+          `to a provider or NIC that did not make them; move the Pods off this pool first, or create a new pool ${instead}`,
+      ),
+    );
+  }
+  return errors;
 }
 
 function decide(name: string, errors: readonly FieldError[], warnings: readonly string[]): Verdict {
@@ -97,7 +124,7 @@ export function validateSpiderIPPoolCreate(pool: SpiderIPPool, request: Admissio
   const name = poolName(pool, request);
   const defaults = defaultPoolWarnings(pool, name, pools, dualStack);
   if (iaasProvider(pool) === undefined) return allowed(defaults);
-  const found = poolFindings(pool, name, pools);
+  const found = judgePool(pool, name, pools);
   return decide(name, found.violations.map((v) => v.error), [...found.warnings, ...defaults]);
 }
 
@@ -106,8 +133,10 @@ export function validateSpiderIPPoolCreate(pool: SpiderIPPool, request: Admissio
  * removes the IaaS annotation, when the old object is an IaaS pool and "has a non-empty
  * spec.nodeName" differs between old and new (both `FieldValueForbidden`), or when the
  * new IaaS pool breaks a rule of issue #6 that the old one did not break, or breaks it
- * worse (ratcheting; a violation carried over is a warning). Moving a node pool to
- * another node is allowed.
+ * worse (ratcheting; a violation carried over is a warning), or when it removes or
+ * changes the provider or parent-NIC annotation of a pool with addresses in use
+ * (`FieldValueForbidden`, that annotation's only cause). Moving a node pool to another
+ * node is allowed.
  */
 export function validateSpiderIPPoolUpdate(
   oldPool: SpiderIPPool,
@@ -117,15 +146,18 @@ export function validateSpiderIPPoolUpdate(
   dualStack: DualStack = NO_DUAL_STACK,
 ): Verdict {
   const name = poolName(pool, request);
-  const errors = [categoryChange(oldPool, pool, name)];
-  if (iaasProvider(oldPool) !== undefined) errors.push(modeChange(oldPool, pool, name));
-  const refused = errors.filter((e): e is FieldError => e !== undefined);
+  const fixed = fixedWhileInUse(oldPool, pool, name);
+  // One cause per annotation: a change refused because the pool is in use is not refused again by another rule.
+  const fixedFields = new Set(fixed.map((e) => e.field));
+  const others = (errors: readonly (FieldError | undefined)[]) => errors.filter((e): e is FieldError => e !== undefined && !fixedFields.has(e.field));
+  const transitions = [categoryChange(oldPool, pool, name), iaasProvider(oldPool) !== undefined ? modeChange(oldPool, pool, name) : undefined];
+  const refused = [...fixed, ...others(transitions)];
   const defaults = defaultPoolWarnings(pool, name, pools, dualStack);
   if (iaasProvider(pool) === undefined) return decide(name, refused, defaults);
-  const found = poolFindings(pool, name, pools);
-  const existing = iaasProvider(oldPool) === undefined ? [] : poolFindings(oldPool, name, pools).violations;
+  const found = judgePool(pool, name, pools);
+  const existing = iaasProvider(oldPool) === undefined ? [] : judgePool(oldPool, name, pools).violations;
   const ratcheted = ratchet(found.violations, existing);
-  return decide(name, [...refused, ...ratcheted.errors], [...ratcheted.warnings, ...found.warnings, ...defaults]);
+  return decide(name, [...refused, ...others(ratcheted.errors)], [...ratcheted.warnings, ...found.warnings, ...defaults]);
 }
 
 /** Without a ConfigMap cache: whether dual-stack is on is not known. */

@@ -258,4 +258,24 @@ describe('the SpiderIPPool cache against a fake API server', () => {
       expect.objectContaining({ labels: { operation: 'watch' }, value: 0 }),
     ]);
   });
+
+  it('keeps the violation gauges current from list and watch events (a traditional sibling included)', async () => {
+    const traditional = { ...pool('pool-b', '9'), metadata: { name: 'pool-b', resourceVersion: '9' } };
+    api.lists = [{ status: 200, items: [pool('pool-a', '1', 'pool-b')], resourceVersion: '1' }];
+    cache = startPoolCache(kubeConfigFor(await api.start()), { logger });
+    const registry = new Registry();
+    registerPoolCacheMetrics(registry, cache);
+    const violations = async () =>
+      Object.fromEntries((await registry.getSingleMetric('spiderpool_iaas_webhook_pool_violations')!.get()).values.filter((v) => v.value > 0).map((v) => [v.labels['rule'], v.value]));
+    const brokenPairs = async () => (await registry.getSingleMetric('spiderpool_iaas_webhook_pool_broken_pairs')!.get()).values[0]!.value;
+    await until(() => api.openWatches === 1, 'the watch is open');
+    expect(await violations()).toEqual({});
+    api.send('ADDED', traditional);
+    await until(() => cache!.violations.brokenPairs() === 1, 'the broken pair counted');
+    expect(await violations()).toEqual({ 'pair-not-iaas': 1 });
+    expect(await brokenPairs()).toBe(1);
+    api.send('DELETED', traditional);
+    await until(() => cache!.violations.brokenPairs() === 0, 'the broken pair gone');
+    expect(await violations()).toEqual({});
+  });
 });

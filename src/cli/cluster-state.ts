@@ -1,0 +1,59 @@
+/**
+ * `--pools PATH…` or `--kubeconfig FILE` of `review` and `audit`: the cluster state the
+ * checks read, from manifests or listed once from a cluster.
+ */
+import { existsSync } from 'node:fs';
+import type { KubeObject } from '../admission/build.js';
+import { ClusterState } from '../cluster/state.js';
+import { readManifestPaths } from '../manifest/read.js';
+import { quoteGoString } from '../field/quote.js';
+
+export interface StateSource {
+  /** `--pools`: files or folders of manifests. */
+  pools: readonly string[];
+  /** `--kubeconfig`: list the state from that cluster instead. */
+  kubeconfig?: string;
+  configMapName: string;
+}
+
+/** A usage error: exit 2 with this one-line message. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/**
+ * Loads the state, or `undefined` when neither source is given (no cluster known: the
+ * pair checks are skipped with a warning, as in a server without a cluster connection).
+ *
+ * @returns the state and warnings about objects it could not take.
+ * @throws UsageError when both sources are given; ManifestError, ClusterListError or the
+ *   kubeconfig loader's error when a source cannot be read.
+ */
+export async function loadState(source: StateSource): Promise<{ state: ClusterState; warnings: string[] } | undefined> {
+  if (source.pools.length > 0 && source.kubeconfig !== undefined) throw new UsageError('give --pools or --kubeconfig, not both');
+  let objects: { object: KubeObject; source: string }[];
+  if (source.kubeconfig !== undefined) {
+    if (!existsSync(source.kubeconfig)) throw new UsageError(`${source.kubeconfig}: cannot be read as a kubeconfig: no such file`);
+    // One after the other: both load client-node, which jest's ESM loader cannot link twice at once.
+    const { loadKubeConfig } = await import('../cluster/kubeconfig.js');
+    const { listClusterState } = await import('../cluster/list-state.js');
+    let loaded: ReturnType<typeof loadKubeConfig>;
+    try {
+      loaded = loadKubeConfig(source.kubeconfig);
+    } catch (e) {
+      const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : ((e as Error).message ?? String(e)).split('\n', 1)[0];
+      throw new UsageError(`${source.kubeconfig}: cannot be read as a kubeconfig: ${why}`);
+    }
+    if (loaded === undefined) throw new UsageError(`${source.kubeconfig}: no kubeconfig there`);
+    objects = (await listClusterState(loaded.config, source.configMapName)).map((object) => ({ object, source: source.kubeconfig! }));
+  } else if (source.pools.length > 0) {
+    objects = await readManifestPaths(source.pools);
+  } else return undefined;
+  const sourceOf = new Map(objects.map(({ object, source }) => [object, source]));
+  const { state, refused } = ClusterState.of(objects.map(({ object }) => object));
+  const warnings = refused.map(({ object, reason }) => {
+    const name = (object.metadata as { name?: unknown } | undefined)?.name;
+    return `${sourceOf.get(object)}: ${object.kind} ${typeof name === 'string' ? quoteGoString(name) : '(no name)'} is left out of the cluster state: ${reason}`;
+  });
+  return { state, warnings };
+}

@@ -1,0 +1,231 @@
+/**
+ * `review NEW [--old OLD] [--operation OP] [--pools PATH… | --kubeconfig FILE] [-o json]`:
+ * judges manifests as the API server would send them to the webhook, through the server's
+ * own reviewer (`createReviewer`, wired in src/validators.ts), and prints what kubectl
+ * would print (kubectl-output.ts). An AdmissionReview (JSON) is answered as before: the
+ * response AdmissionReview.
+ */
+import path from 'node:path';
+import { buildAdmissionReview, type KubeObject } from '../admission/build.js';
+import { resourceOf, splitApiVersion } from '../admission/resources.js';
+import { createReviewer, InvalidAdmissionReviewError, type ReviewOptions, type ReviewOutcome } from '../admission/review.js';
+import type { ClusterState } from '../cluster/state.js';
+import { quoteGoString } from '../field/quote.js';
+import { ManifestError, parseDocuments, parseManifests, readText, type ManifestObject } from '../manifest/read.js';
+import { loadState, UsageError } from './cluster-state.js';
+import { renderAccepted, renderRefusals, renderWarnings, type Refusal } from './kubectl-output.js';
+import type { CommandResult } from './review-file.js';
+import { reviewText } from './review-file.js';
+
+export type Operation = 'CREATE' | 'UPDATE' | 'DELETE';
+
+/** What `review` accepts, for errors about input it cannot use. */
+export const REVIEW_ACCEPTS =
+  'review accepts Kubernetes manifests (YAML or JSON; several documents or a kind: List) or one admission.k8s.io/v1 AdmissionReview in JSON';
+
+export interface ReviewCommand {
+  /** NEW's text and its name as kubectl gives it (`STDIN` for `-`). */
+  input: { text: string; source: string };
+  /** `--old`: the stored objects. */
+  old?: { text: string; source: string };
+  operation?: Operation;
+  output?: 'json';
+  /** `--namespace`: for namespaced objects that name none (default `default`). */
+  namespace?: string;
+  /** From `--pools` or `--kubeconfig`; without it the pair checks are skipped with a warning. */
+  state?: ClusterState;
+  configMap: ReviewOptions['configMap'];
+}
+
+const usage = (message: string): CommandResult => ({ exitCode: 2, stdout: '', stderr: `error: ${message}\n` });
+
+/** Whether `value` is an AdmissionReview, or an object meant as one (a `request` and no manifest kind). */
+function isAdmissionReview(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const { kind, request } = value as Record<string, unknown>;
+  return kind === 'AdmissionReview' || (kind === undefined && request !== undefined);
+}
+
+/** NEW read as JSON first (an AdmissionReview is JSON, as the API server sends it). */
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs `review`.
+ *
+ * @returns exit 0 when everything is allowed, 1 when anything is refused, 2 for unusable
+ *   input (the message names the file and says what `review` accepts).
+ */
+export function runReview(command: ReviewCommand): CommandResult {
+  const options: ReviewOptions = { configMap: command.configMap, ...(command.state ? { pools: command.state.pools, cluster: command.state } : {}) };
+  const json = parsedJson(command.input.text);
+  if (isAdmissionReview(json)) {
+    if (command.old !== undefined || command.operation !== undefined) {
+      return usage(`${command.input.source} is an AdmissionReview already; --old and --operation build one from manifests`);
+    }
+    return reviewText(command.input.text, options);
+  }
+  let objects: ManifestObject[];
+  let oldObjects: ManifestObject[] = [];
+  try {
+    objects = manifestsOf(command.input.text, command.input.source);
+    if (command.old !== undefined) oldObjects = manifestsOf(command.old.text, command.old.source);
+  } catch (e) {
+    if (e instanceof ManifestError) return usage(e.message);
+    throw e;
+  }
+  if (objects.length === 0) return usage(`${command.input.source} holds no object; ${REVIEW_ACCEPTS}`);
+  const operation: Operation = command.operation ?? (command.old !== undefined ? 'UPDATE' : 'CREATE');
+  const writes: { object: KubeObject; oldObject?: KubeObject; source: string }[] = [];
+  for (const { object, source } of objects) {
+    const stored = oldObjects.find((old) => sameObject(old.object, object, command.namespace))?.object;
+    if (command.old !== undefined && stored === undefined && operation !== 'CREATE') {
+      return usage(`${command.old.source} has no ${describe(object)} to ${operation === 'UPDATE' ? 'update' : 'delete'}; give the stored object of the same kind and name`);
+    }
+    const fromState = stored ?? (operation === 'UPDATE' ? command.state?.stored(object) : undefined);
+    if (operation === 'UPDATE' && fromState === undefined) {
+      return usage(`UPDATE of ${describe(object)} needs the stored object: give it with --old, or in --pools or --kubeconfig`);
+    }
+    writes.push({ object, ...(fromState !== undefined ? { oldObject: fromState } : {}), source });
+  }
+  return judge(writes, operation, command, createReviewer(options));
+}
+
+/** The objects of one input, with `review`'s own message for what it cannot use. */
+function manifestsOf(text: string, source: string): ManifestObject[] {
+  const values = parseDocuments(text, source);
+  if (values.some(isAdmissionReview)) {
+    throw new ManifestError(`${source} holds an AdmissionReview in YAML or among other documents; an AdmissionReview must be the only document, in JSON, as the API server sends it; ${REVIEW_ACCEPTS}`);
+  }
+  try {
+    return parseManifests(text, source);
+  } catch (e) {
+    if (e instanceof ManifestError) throw new ManifestError(`${e.message}; ${REVIEW_ACCEPTS}`);
+    throw e;
+  }
+}
+
+const nameOf = (object: KubeObject): string => {
+  const name = object.metadata?.['name'];
+  return typeof name === 'string' ? name : '';
+};
+
+function describe(object: KubeObject): string {
+  return `${object.kind} ${quoteGoString(nameOf(object))}`;
+}
+
+/** Same kind (any version of its group), namespace and name: old and new of one object. */
+function sameObject(a: KubeObject, b: KubeObject, defaultNamespace: string | undefined): boolean {
+  const group = (o: KubeObject) => splitApiVersion(o.apiVersion).group;
+  const namespace = (o: KubeObject) => {
+    const ns = o.metadata?.['namespace'];
+    return typeof ns === 'string' && ns !== '' ? ns : resourceOf({ group: group(o), kind: o.kind }, false).namespaced ? (defaultNamespace ?? 'default') : '';
+  };
+  return group(a) === group(b) && a.kind === b.kind && nameOf(a) === nameOf(b) && namespace(a) === namespace(b);
+}
+
+const VERB = { CREATE: 'creating', UPDATE: 'replacing', DELETE: 'deleting' } as const;
+
+/** Reviews each write in order, the accepted ones recorded in the state as the server's cache would see them. */
+function judge(
+  writes: readonly { object: KubeObject; oldObject?: KubeObject; source: string }[],
+  operation: Operation,
+  command: ReviewCommand,
+  review: (body: unknown) => ReviewOutcome,
+): CommandResult {
+  const responses: unknown[] = [];
+  const refusals: Refusal[] = [];
+  const seenWarnings = new Set<string>();
+  let stdout = '';
+  let stderr = '';
+  for (const write of writes) {
+    const body = buildAdmissionReview({
+      operation,
+      ...(operation === 'DELETE' ? { oldObject: write.oldObject ?? write.object } : { object: write.object, ...(write.oldObject ? { oldObject: write.oldObject } : {}) }),
+      ...(command.namespace !== undefined ? { defaultNamespace: command.namespace } : {}),
+    });
+    let outcome: ReviewOutcome;
+    try {
+      outcome = review(body);
+    } catch (e) {
+      if (e instanceof InvalidAdmissionReviewError) return usage(`${write.source}: ${describe(write.object)}: ${e.message}`);
+      throw e;
+    }
+    const { response } = outcome.review;
+    responses.push(outcome.review);
+    stderr += renderWarnings(response.warnings, seenWarnings);
+    if (response.allowed) {
+      const { group } = splitApiVersion(write.object.apiVersion);
+      stdout += renderAccepted(write.object.kind, group, nameOf(write.object), operation);
+      const written = operation === 'DELETE' ? (write.oldObject ?? write.object) : (body.request.object as KubeObject);
+      command.state?.record(operation, written);
+    } else {
+      refusals.push({
+        status: response.status ?? { status: 'Failure', code: 400, message: '' },
+        webhook: outcome.webhook ?? '',
+        verb: VERB[operation],
+        source: write.source,
+      });
+    }
+  }
+  const exitCode = refusals.length > 0 ? 1 : 0;
+  if (command.output === 'json') {
+    const items = responses.length === 1 ? responses[0] : { apiVersion: 'v1', kind: 'List', items: responses };
+    return { exitCode, stdout: JSON.stringify(items, null, 2) + '\n', stderr: '' };
+  }
+  return { exitCode, stdout, stderr: stderr + renderRefusals(refusals) };
+}
+
+/** Refuses `--old` naming the same file as NEW: old and new must be two objects (kyverno#9188). */
+export function sameFile(a: string, b: string): boolean {
+  return a === '-' ? b === '-' : path.resolve(a) === path.resolve(b);
+}
+
+/** `review`'s arguments as the command line gives them. */
+export interface ReviewArguments {
+  old?: string;
+  operation?: Operation;
+  output?: 'json';
+  namespace?: string;
+  pools: string[];
+  kubeconfig?: string;
+  configmapName: string;
+  configmapNamespace?: string;
+}
+
+/** Reads `file` (`-`: standard input, named `STDIN` as kubectl names it). */
+async function readSource(file: string, stdin: () => Promise<string>): Promise<{ text: string; source: string }> {
+  return file === '-' ? { text: await stdin(), source: 'STDIN' } : { text: await readText(file), source: file };
+}
+
+/**
+ * `review` from its command-line arguments: reads the files, loads the state, runs
+ * {@link runReview}. File, state and usage errors are exit 2 with one line naming the file.
+ */
+export async function reviewFromArguments(file: string, args: ReviewArguments, stdin: () => Promise<string>): Promise<CommandResult> {
+  try {
+    if (args.old !== undefined && sameFile(file, args.old)) {
+      throw new UsageError(`--old ${args.old} is NEW itself; give the stored object in a file of its own, so that old and new are two objects`);
+    }
+    const loaded = await loadState({ pools: args.pools, configMapName: args.configmapName, ...(args.kubeconfig !== undefined ? { kubeconfig: args.kubeconfig } : {}) });
+    const result = runReview({
+      input: await readSource(file, stdin),
+      ...(args.old !== undefined ? { old: await readSource(args.old, stdin) } : {}),
+      ...(args.operation !== undefined ? { operation: args.operation } : {}),
+      ...(args.output !== undefined ? { output: args.output } : {}),
+      ...(args.namespace !== undefined ? { namespace: args.namespace } : {}),
+      ...(loaded !== undefined ? { state: loaded.state } : {}),
+      configMap: { name: args.configmapName, ...(args.configmapNamespace !== undefined ? { namespace: args.configmapNamespace } : {}) },
+    });
+    const warnings = (loaded?.warnings ?? []).map((w) => `warning: ${w}\n`).join('');
+    return { ...result, stderr: warnings + result.stderr };
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof ManifestError || (e as Error).name === 'ClusterListError') return usage((e as Error).message);
+    throw e;
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The cluster state the rules read besides the object under review, in one place: the
+ * SpiderIPPools (a {@link PoolIndex}, what the pair rules read) and any other objects by
+ * kind (Namespaces, Spiderpool's ConfigMap, …) for rules that need them. Filled once from
+ * manifests (`review --pools`, `audit --pools`) or from a cluster's lists
+ * (`--kubeconfig`), it is complete by construction, so offline checks decide as the
+ * server does with a synced cache. Pure data, no I/O.
+ */
+import type { KubeObject } from '../admission/build.js';
+import { splitApiVersion } from '../admission/resources.js';
+import type { GroupKind } from '../admission/response.js';
+import { SPIDERIPPOOL } from '../rules/pool.js';
+import { PoolIndex } from './pool-index.js';
+
+/** What rules other than the pair rules may read of the cluster: stored objects by kind. */
+export interface ClusterObjects {
+  /** The stored object of that kind and name (`namespace` for namespaced kinds), if any. */
+  get(groupKind: GroupKind, name: string, namespace?: string): KubeObject | undefined;
+  /** Every stored object of that kind. */
+  list(groupKind: GroupKind): KubeObject[];
+}
+
+/** An object of a state that could not be taken, and why (for a warning naming it). */
+export interface RefusedObject {
+  object: KubeObject;
+  reason: string;
+}
+
+const kindKey = ({ group, kind }: GroupKind): string => `${group}/${kind}`;
+const objectKey = (name: string, namespace: string | undefined): string => `${namespace ?? ''}/${name}`;
+
+function identity(object: KubeObject): { groupKind: GroupKind; name: string | undefined; namespace: string | undefined } {
+  const metadata = (object.metadata ?? {}) as { name?: unknown; namespace?: unknown };
+  return {
+    groupKind: { group: splitApiVersion(object.apiVersion).group, kind: object.kind },
+    name: typeof metadata.name === 'string' && metadata.name !== '' ? metadata.name : undefined,
+    namespace: typeof metadata.namespace === 'string' && metadata.namespace !== '' ? metadata.namespace : undefined,
+  };
+}
+
+const isPool = (groupKind: GroupKind): boolean => groupKind.group === SPIDERIPPOOL.group && groupKind.kind === SPIDERIPPOOL.kind;
+
+export class ClusterState implements ClusterObjects {
+  /** The SpiderIPPools, synced: pair checks read them as the server reads its cache. */
+  readonly pools = new PoolIndex();
+  private readonly byKind = new Map<string, Map<string, KubeObject>>();
+
+  /**
+   * A state holding `objects` (a later object of the same kind and name replaces an
+   * earlier one, as a second `kubectl apply` would).
+   *
+   * @returns the state and the objects it could not take (no name, or a SpiderIPPool
+   *   whose fields do not have the types the rules read: pair checks treat it as absent).
+   */
+  static of(objects: readonly KubeObject[]): { state: ClusterState; refused: RefusedObject[] } {
+    const state = new ClusterState();
+    const refused: RefusedObject[] = [];
+    const pools: KubeObject[] = [];
+    for (const object of objects) {
+      const { groupKind, name, namespace } = identity(object);
+      if (name === undefined) refused.push({ object, reason: 'it has no metadata.name' });
+      else if (isPool(groupKind)) pools.push(object);
+      else state.kind(groupKind).set(objectKey(name, namespace), object);
+    }
+    const notPools = new Set(state.pools.replaceAll(pools));
+    for (const object of pools) {
+      if (notPools.has(identity(object).name!)) refused.push({ object, reason: 'its fields do not have the types of a SpiderIPPool, so pair checks treat it as absent' });
+    }
+    return { state, refused };
+  }
+
+  private kind(groupKind: GroupKind): Map<string, KubeObject> {
+    let objects = this.byKind.get(kindKey(groupKind));
+    if (objects === undefined) this.byKind.set(kindKey(groupKind), (objects = new Map()));
+    return objects;
+  }
+
+  get(groupKind: GroupKind, name: string, namespace?: string): KubeObject | undefined {
+    return this.byKind.get(kindKey(groupKind))?.get(objectKey(name, namespace));
+  }
+
+  list(groupKind: GroupKind): KubeObject[] {
+    return [...(this.byKind.get(kindKey(groupKind))?.values() ?? [])];
+  }
+
+  /** The stored object with the identity (kind, namespace, name) of `object`, SpiderIPPools included. */
+  stored(object: KubeObject): KubeObject | undefined {
+    const { groupKind, name, namespace } = identity(object);
+    if (name === undefined) return undefined;
+    if (isPool(groupKind)) return this.pools.getObject(name) as KubeObject | undefined;
+    return this.get(groupKind, name, namespace);
+  }
+
+  /**
+   * Records a write the API server accepted, so that the next review sees it, as the
+   * server's cache would: CREATE and UPDATE store `object`, DELETE removes it.
+   */
+  record(operation: 'CREATE' | 'UPDATE' | 'DELETE', object: KubeObject): void {
+    const { groupKind, name, namespace } = identity(object);
+    if (name === undefined) return;
+    if (isPool(groupKind)) {
+      if (operation === 'DELETE') this.pools.remove(name);
+      else this.pools.upsert(object);
+      return;
+    }
+    if (operation === 'DELETE') this.kind(groupKind).delete(objectKey(name, namespace));
+    else this.kind(groupKind).set(objectKey(name, namespace), object);
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * Kubernetes manifests as `kubectl apply -f` reads them: a file of YAML documents or JSON,
+ * each an object or a `kind: List` (or `…List`) whose `items` are the objects; a folder's
+ * `.yaml`, `.yml` and `.json` files in name order (not recursive, as without `-R`).
+ * Errors are one line naming the file.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { escapeUnprintable, truncate } from '../field/quote.js';
+import type { KubeObject } from '../admission/build.js';
+
+/** An object of a manifest and where it came from, for messages. */
+export interface ManifestObject {
+  object: KubeObject;
+  /** The file as given (or `STDIN`, as kubectl names it). */
+  source: string;
+}
+
+/** A manifest that cannot be read or is not Kubernetes objects: the message names the file. */
+export class ManifestError extends Error {
+  override name = 'ManifestError';
+}
+
+/** How many aliases a document may expand (a billion-laughs guard, as for `conf.yml`). */
+const MAX_ALIAS_COUNT = 100;
+
+/** Extensions kubectl reads from a folder. */
+const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
+
+/** The `yaml` package's messages end with a code frame on further lines; an error is one line. */
+const firstLine = (message: string): string => escapeUnprintable(truncate(message.split('\n', 1)[0]!.trim()));
+
+export function isKubeObject(value: unknown): value is KubeObject {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const { apiVersion, kind } = value as Record<string, unknown>;
+  return typeof apiVersion === 'string' && apiVersion !== '' && typeof kind === 'string' && kind !== '';
+}
+
+/** A `kind: List` (or `FooList`) with an `items` array. */
+export function listItems(value: KubeObject): unknown[] | undefined {
+  const items = value['items'];
+  return value.kind.endsWith('List') && Array.isArray(items) ? items : undefined;
+}
+
+/**
+ * The documents of `text` as data: YAML (JSON is YAML too), empty documents skipped.
+ *
+ * @throws ManifestError naming `source` and the first syntax error (with its line).
+ */
+export function parseDocuments(text: string, source: string): unknown[] {
+  const values: unknown[] = [];
+  for (const doc of parseAllDocuments(text)) {
+    const error = doc.errors[0];
+    if (error !== undefined) throw new ManifestError(`${source}: not valid YAML or JSON: ${firstLine(error.message)}`);
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (e) {
+      throw new ManifestError(`${source}: cannot be read as data: ${firstLine((e as Error).message)}`);
+    }
+    if (value !== null && value !== undefined) values.push(value);
+  }
+  return values;
+}
+
+/**
+ * The Kubernetes objects of `text`, Lists expanded.
+ *
+ * @throws ManifestError when the text does not parse, or a document (or List item) is not
+ *   an object with `apiVersion` and `kind`.
+ */
+export function parseManifests(text: string, source: string): ManifestObject[] {
+  const objects: ManifestObject[] = [];
+  parseDocuments(text, source).forEach((value, index) => {
+    const where = `${source}: document ${index + 1}`;
+    if (!isKubeObject(value)) throw new ManifestError(`${where} is not a Kubernetes object (it needs apiVersion and kind)`);
+    const items = listItems(value);
+    if (items === undefined) return void objects.push({ object: value, source });
+    items.forEach((item, i) => {
+      if (!isKubeObject(item)) throw new ManifestError(`${where}, items[${i}] is not a Kubernetes object (it needs apiVersion and kind)`);
+      objects.push({ object: item, source });
+    });
+  });
+  return objects;
+}
+
+/** `path`'s text, or a one-line error naming it. */
+export async function readText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    throw new ManifestError(describeFileError(file, e));
+  }
+}
+
+/** `ENOENT` and friends in plain words. */
+function describeFileError(file: string, e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  const why =
+    code === 'ENOENT' ? 'no such file or folder' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'is a folder, not a file' : ((e as Error).message ?? String(e));
+  return `${file}: cannot be read: ${why}`;
+}
+
+/**
+ * Every object of the manifests at `paths` (files or folders), in order.
+ *
+ * @throws ManifestError for a path that cannot be read, a folder without manifests, or a
+ *   file that is not Kubernetes objects.
+ */
+export async function readManifestPaths(paths: readonly string[]): Promise<ManifestObject[]> {
+  const objects: ManifestObject[] = [];
+  for (const given of paths) {
+    let isFolder: boolean;
+    try {
+      isFolder = (await stat(given)).isDirectory();
+    } catch (e) {
+      throw new ManifestError(describeFileError(given, e));
+    }
+    const files = isFolder
+      ? (await readdir(given)).filter((f) => MANIFEST_EXTENSIONS.has(path.extname(f).toLowerCase())).sort().map((f) => path.join(given, f))
+      : [given];
+    if (isFolder && files.length === 0) throw new ManifestError(`${given}: the folder holds no .yaml, .yml or .json file`);
+    for (const file of files) objects.push(...parseManifests(await readText(file), file));
+  }
+  return objects;
+}

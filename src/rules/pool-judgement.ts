@@ -1,0 +1,49 @@
+/**
+ * The one judgement of an IaaS pool as a CREATE would judge it (issue #6 rules 1-4, the
+ * parent-NIC rule of issue #11): the webhook's CREATE and ratcheted UPDATE, `audit` and the
+ * pool cache's violation gauges all call it, so they can never disagree (after Gatekeeper's
+ * audit, which runs the webhook's constraint code on stored objects).
+ */
+import { pairFindings, type PoolDirectory } from './pool-pair.js';
+import { shapeFindings } from './pool-shape.js';
+import { iaasProvider, type SpiderIPPool } from './pool.js';
+import type { Findings, Violation } from './ratchet.js';
+
+/** Every rule a violation can name (`Violation.rule`): the `rule` label of the violation gauge. */
+export const POOL_RULES = [
+  'provider-empty',
+  'nodes-count',
+  'node-empty',
+  'parent-nic-missing',
+  'parent-nic-one',
+  'parent-nic-invalid',
+  'pair-self',
+  'pair-entries',
+  'pair-entry-malformed',
+  'pair-not-iaas',
+  'pair-ipVersion',
+  'pair-capacity',
+  'pair-nodeName',
+  'pair-podAffinity',
+] as const;
+
+/**
+ * Every rule of one IaaS pool on its own (shape) and with its dual-stack partners in
+ * `pools` (the caller checks that it is an IaaS pool).
+ *
+ * @param name the pool's name (`metadata.name`, or the request's name).
+ * @returns violations (each with its `rule`, `key` and field error) and warnings.
+ */
+export function judgePool(pool: SpiderIPPool, name: string, pools: PoolDirectory): Findings {
+  const shape = shapeFindings(pool);
+  const pair = pairFindings(pool, name, pools);
+  return { violations: [...shape.violations, ...pair.violations], warnings: [...shape.warnings, ...pair.warnings] };
+}
+
+/**
+ * A stored pool judged as a CREATE of it would be (`audit`, the cache's gauges): every rule
+ * for an IaaS pool, nothing for a traditional one (the webhook does not judge those).
+ */
+export function storedPoolViolations(pool: SpiderIPPool, name: string, pools: PoolDirectory): Violation[] {
+  return iaasProvider(pool) === undefined ? [] : judgePool(pool, name, pools).violations;
+}

@@ -1,0 +1,77 @@
+/** `audit` (issue #11): stored pools judged as a CREATE would, grouped by pool, a summary, exit 1 when any. */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { auditFromArguments, auditState, renderAudit } from '../../src/cli/audit.js';
+import { ClusterState } from '../../src/cluster/state.js';
+import { reviewAdmission } from '../../src/admission/review.js';
+import { buildAdmissionReview, type KubeObject } from '../../src/admission/build.js';
+
+function pool(name: string, annotations: Record<string, string>, spec: Record<string, unknown> = {}): KubeObject {
+  return { apiVersion: 'spiderpool.spidernet.io/v2beta1', kind: 'SpiderIPPool', metadata: { name, annotations }, spec: { ipVersion: 4, ips: ['10.0.0.1-10.0.0.9'], ...spec } };
+}
+const IAAS = { 'ipam.spidernet.io/iaas-provider': 'cloud' };
+const POOLS = [
+  pool('good', { ...IAAS, 'ipam.spidernet.io/parent-nic': 'eth0' }, { nodeName: ['w1'] }),
+  pool('two-nodes', IAAS, { nodeName: ['w1', 'w2'] }),
+  pool('v4', { ...IAAS, 'ipam.spidernet.io/pair-pool': 'v6' }),
+  pool('v6', {}, { ipVersion: 6, ips: ['fd00::1-fd00::ff'] }), // a traditional sibling
+  pool('traditional', {}, { nodeName: ['a', 'b'] }),
+];
+
+describe('audit', () => {
+  const report = auditState(ClusterState.of(POOLS).state);
+
+  it('finds what a CREATE of each IaaS pool would refuse, pair checks included', () => {
+    expect(report).toMatchObject({ pools: 5, iaasPools: 3, violatingPools: 2, brokenPairs: 1 });
+    expect(report.violations.map((v) => [v.pool, v.rule, v.field])).toEqual([
+      ['two-nodes', 'nodes-count', 'spec.nodeName'],
+      ['two-nodes', 'parent-nic-missing', 'metadata.annotations[ipam.spidernet.io/parent-nic]'],
+      ['v4', 'pair-not-iaas', 'metadata.annotations[ipam.spidernet.io/pair-pool]'],
+    ]);
+  });
+
+  it('agrees with the webhook: each violation is a cause of the CREATE the webhook would refuse', () => {
+    const { state } = ClusterState.of(POOLS);
+    for (const name of ['two-nodes', 'v4']) {
+      const object = POOLS.find((p) => p.metadata!['name'] === name)!;
+      const causes = reviewAdmission(buildAdmissionReview({ operation: 'CREATE', object }), { pools: state.pools }).response.status!.details!.causes;
+      expect(causes.map((c) => ({ field: c.field, message: c.message }))).toEqual(report.violations.filter((v) => v.pool === name).map((v) => ({ field: v.field, message: v.message })));
+    }
+  });
+
+  it('prints violations grouped by pool and a summary line', () => {
+    const lines = renderAudit(report).split('\n');
+    expect(lines[0]).toBe('SpiderIPPool "two-nodes":');
+    expect(lines[1]).toMatch(/^  spec\.nodeName: Invalid value: lists 2 nodes/);
+    expect(lines[2]).toMatch(/^  metadata\.annotations\[ipam\.spidernet\.io\/parent-nic\]: Required value: /);
+    expect(lines[3]).toBe('SpiderIPPool "v4":');
+    expect(lines[4]).toMatch(/^  metadata\.annotations\[ipam\.spidernet\.io\/pair-pool\]: Invalid value: "v6": names pool "v6", which is not an IaaS pool/);
+    expect(lines.slice(5)).toEqual(['3 violations in 2 of 3 IaaS pools, 1 broken dual-stack pair (5 SpiderIPPools in all)', '']);
+    expect(renderAudit(auditState(ClusterState.of([POOLS[0]!]).state))).toBe('no violations in 1 IaaS pool (1 SpiderIPPool in all)\n');
+  });
+
+  describe('from the command line', () => {
+    let dir: string;
+    beforeAll(async () => {
+      dir = await mkdtemp(path.join(tmpdir(), 'audit-'));
+      await writeFile(path.join(dir, 'pools.yaml'), stringify({ apiVersion: 'v1', kind: 'List', items: POOLS }));
+      await writeFile(path.join(dir, 'good.json'), JSON.stringify(POOLS[0]));
+    });
+    afterAll(() => rm(dir, { recursive: true, force: true }));
+    const args = { configmapName: 'spiderpool-conf' };
+
+    it('exit 1 with violations, 0 without; -o json for machines', async () => {
+      expect(await auditFromArguments({ ...args, pools: [path.join(dir, 'pools.yaml')] })).toMatchObject({ exitCode: 1, stdout: expect.stringContaining('3 violations') });
+      expect(await auditFromArguments({ ...args, pools: [path.join(dir, 'good.json')] })).toEqual({ exitCode: 0, stdout: 'no violations in 1 IaaS pool (1 SpiderIPPool in all)\n', stderr: '' });
+      const json = await auditFromArguments({ ...args, pools: [path.join(dir, 'pools.yaml')], output: 'json' });
+      expect(JSON.parse(json.stdout)).toEqual(JSON.parse(JSON.stringify(report)));
+    });
+
+    it('exit 2 with one line for no state or an unreadable one', async () => {
+      expect(await auditFromArguments({ ...args, pools: [] })).toMatchObject({ exitCode: 2, stderr: expect.stringMatching(/^error: give the pools to audit/) });
+      expect(await auditFromArguments({ ...args, pools: ['/nonexistent'] })).toEqual({ exitCode: 2, stdout: '', stderr: 'error: /nonexistent: cannot be read: no such file or folder\n' });
+    });
+  });
+});

@@ -1,0 +1,172 @@
+/**
+ * `review` of plain manifests (issue #11): the AdmissionReview is built as the API server
+ * would, judged by the server's reviewer, printed as kubectl prints it; `--pools` state
+ * makes the pair checks decide as a synced server does.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { reviewAdmission } from '../../src/admission/review.js';
+import { ClusterState } from '../../src/cluster/state.js';
+import { reviewFromArguments, runReview, type ReviewCommand } from '../../src/cli/review.js';
+import type { KubeObject } from '../../src/admission/build.js';
+import { loadReview } from '../fixtures/load.js';
+
+const PAIR_SKIPPED = /^Warning: metadata\.annotations\[ipam\.spidernet\.io\/pair-pool\]: dual-stack pair checks against other pools were skipped/m;
+
+function pool(name: string, { version = 4, ips = ['10.6.0.10-10.6.0.20'], pair, nic = 'eth0', status }: { version?: 4 | 6; ips?: string[]; pair?: string; nic?: string; status?: unknown } = {}): KubeObject {
+  return {
+    apiVersion: 'spiderpool.spidernet.io/v2beta1',
+    kind: 'SpiderIPPool',
+    metadata: {
+      name,
+      annotations: { 'ipam.spidernet.io/iaas-provider': 'cloud', 'ipam.spidernet.io/parent-nic': nic, ...(pair ? { 'ipam.spidernet.io/pair-pool': pair } : {}) },
+    },
+    spec: { ipVersion: version, ips, nodeName: ['worker-1'] },
+    ...(status !== undefined ? { status } : {}),
+  };
+}
+
+const yaml = (...objects: KubeObject[]) => objects.map((o) => stringify(o)).join('---\n');
+const run = (text: string, extra: Partial<ReviewCommand> = {}) => runReview({ input: { text, source: 'pools.yaml' }, configMap: { name: 'spiderpool-conf' }, ...extra });
+const stateOf = (...objects: KubeObject[]) => ClusterState.of(objects).state;
+
+describe('review of manifests', () => {
+  it('an allowed CREATE prints what kubectl prints: warnings on stderr, the object on stdout, exit 0', () => {
+    const result = run(yaml(pool('p')));
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe('spiderippool.spiderpool.spidernet.io/p created (server dry run)\n');
+    expect(result.stderr).toMatch(PAIR_SKIPPED);
+  });
+
+  it('a refused CREATE prints the Invalid line and exits 1', () => {
+    const result = run(yaml(pool('p', { nic: 'eth0,eth1' })));
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.split('\n').filter((l) => l.startsWith('The '))).toEqual([
+      expect.stringMatching(/^The SpiderIPPool "p" is invalid: metadata\.annotations\[ipam\.spidernet\.io\/parent-nic\]: Invalid value: "eth0,eth1": holds a ","/),
+    ]);
+  });
+
+  it('decides as the server does for the AdmissionReview it builds: -o json is the reviewer\'s response', () => {
+    const result = run(yaml(pool('p', { nic: ' ' })), { output: 'json' });
+    const printed = JSON.parse(result.stdout);
+    expect(result.exitCode).toBe(1);
+    expect(printed.response.status.details.causes).toEqual([expect.objectContaining({ field: 'metadata.annotations[ipam.spidernet.io/parent-nic]' })]);
+    expect(result.stderr).toBe('');
+  });
+
+  it('every object of a multi-document file and of a kind: List; -o json gives a List', () => {
+    const list = { apiVersion: 'v1', kind: 'List', items: [pool('a'), pool('b', { nic: 'x y' })] };
+    const result = run(`${stringify(list)}---\n${yaml(pool('c'))}`, { output: 'json' });
+    expect(result.exitCode).toBe(1);
+    const printed = JSON.parse(result.stdout);
+    expect(printed.kind).toBe('List');
+    expect(printed.items.map((r: { response: { allowed: boolean } }) => r.response.allowed)).toEqual([true, false, true]);
+  });
+
+  it('UPDATE from --old: the stored object is the old one, never the new one twice (kyverno#9188)', () => {
+    const old = yaml(pool('p', { status: { allocatedIPCount: 4 } }));
+    const changed = yaml(pool('p', { nic: 'eth1' }));
+    const result = run(changed, { old: { text: old, source: 'old.yaml' } });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/^The SpiderIPPool "p" is invalid: metadata\.annotations\[ipam\.spidernet\.io\/parent-nic\]: Forbidden: changing the annotation from "eth0" to "eth1" is refused while IaaS pool "p" has addresses in use \(status\.allocatedIPCount 4\)/m);
+    const idle = run(changed, { old: { text: yaml(pool('p')), source: 'old.yaml' } });
+    expect(idle.exitCode).toBe(0);
+    expect(idle.stdout).toBe('spiderippool.spiderpool.spidernet.io/p configured (server dry run)\n');
+  });
+
+  it('UPDATE without --old takes the stored object from the state; without one it is a usage error', () => {
+    const state = stateOf(pool('p', { status: { allocatedIPCount: 1 } }));
+    expect(run(yaml(pool('p', { nic: 'eth1' })), { operation: 'UPDATE', state }).exitCode).toBe(1);
+    expect(run(yaml(pool('q')), { operation: 'UPDATE', state })).toEqual({ exitCode: 2, stdout: '', stderr: expect.stringMatching(/^error: UPDATE of SpiderIPPool "q" needs the stored object/) });
+    expect(run(yaml(pool('q')), { old: { text: yaml(pool('p')), source: 'old.yaml' } }).stderr).toMatch(/^error: old\.yaml has no SpiderIPPool "q" to update/);
+  });
+
+  it('--pools state: pair checks run as in a synced server, and agree with the server\'s reviewer on the same review', () => {
+    const state = stateOf(pool('v6', { version: 6, ips: ['fd00::1-fd00::5'] }));
+    const result = run(yaml(pool('v4', { pair: 'v6' })), { state, output: 'json' });
+    expect(result.exitCode).toBe(1);
+    const causes = JSON.parse(result.stdout).response.status.details.causes;
+    expect(causes).toEqual([expect.objectContaining({ field: 'spec.ips', message: expect.stringContaining('more than the 5 of its IPv6 pair pool "v6"') })]);
+    expect(run(yaml(pool('v4', { pair: 'v6' })), { state: stateOf(pool('v6', { version: 6, ips: ['fd00::1-fd00::ff'] })) })).toMatchObject({ exitCode: 0, stderr: '' });
+  });
+
+  it('objects accepted earlier in the run are known to the later ones, as the server\'s cache would know them', () => {
+    const state = stateOf();
+    const result = run(yaml(pool('v6', { version: 6, ips: ['fd00::1-fd00::5'] }), pool('v4', { pair: 'v6' })), { state });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/^The SpiderIPPool "v4" is invalid: spec\.ips: /m);
+    expect(result.stdout).toBe('spiderippool.spiderpool.spidernet.io/v6 created (server dry run)\n');
+  });
+
+  it('DELETE is allowed (not guarded)', () => {
+    expect(run(yaml(pool('p')), { operation: 'DELETE' })).toMatchObject({ exitCode: 0, stdout: 'spiderippool.spiderpool.spidernet.io/p deleted (server dry run)\n' });
+  });
+
+  it('a ConfigMap is judged in the namespace kubectl would send it to', () => {
+    const conf = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'spiderpool-conf' }, data: { 'conf.yml': 'iaasNetworkProvider:\n  serverUrl: http://p:80\n  httpRequestTimeout: 2m\n' } };
+    const result = run(stringify(conf), { namespace: 'kube-system', output: 'json', configMap: { name: 'spiderpool-conf', namespace: 'kube-system' } });
+    expect(result.exitCode).toBe(1);
+    expect(run(stringify(conf), { namespace: 'default', configMap: { name: 'spiderpool-conf', namespace: 'kube-system' } }).exitCode).toBe(0);
+  });
+
+  it('an AdmissionReview keeps today\'s output: the response AdmissionReview', () => {
+    const review = loadReview('pool-update-node-to-global');
+    const result = run(JSON.stringify(review));
+    expect(result.exitCode).toBe(1);
+    expect(JSON.parse(result.stdout)).toEqual(reviewAdmission(review));
+    expect(run(JSON.stringify(review), { operation: 'CREATE' }).exitCode).toBe(2);
+  });
+
+  it.each([
+    ['nope', /^error: pools\.yaml: document 1 is not a Kubernetes object \(it needs apiVersion and kind\); review accepts Kubernetes manifests/],
+    ['a: [', /^error: pools\.yaml: not valid YAML or JSON: /],
+    ['apiVersion: admission.k8s.io/v1\nkind: AdmissionReview\nrequest: {uid: x}\n', /^error: pools\.yaml holds an AdmissionReview in YAML .* must be the only document, in JSON, .*; review accepts/],
+    ['{"kind": "AdmissionReview"}', /^error: not an admission\.k8s\.io\/v1 AdmissionReview: /],
+    ['', /^error: pools\.yaml holds no object; review accepts/],
+    ['apiVersion: v1\nkind: List\nitems: [1]\n', /^error: pools\.yaml: document 1, items\[0\] is not a Kubernetes object/],
+  ])('unusable input %j: exit 2, one line saying what review accepts', (text, message) => {
+    const result = run(text);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('review from the command line', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'review-'));
+    await writeFile(path.join(dir, 'new.yaml'), yaml(pool('v4', { pair: 'v6' })));
+    await writeFile(path.join(dir, 'v6.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [pool('v6', { version: 6, ips: ['fd00::1'] })] }));
+    await writeFile(path.join(dir, 'broken.yaml'), 'a: [');
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+  const args = { pools: [] as string[], configmapName: 'spiderpool-conf' };
+  const noStdin = () => Promise.reject(new Error('no stdin in this test'));
+
+  it('--pools reads a folder of manifests (a List in JSON included)', async () => {
+    await rm(path.join(dir, 'broken.yaml'));
+    const stateDir = await mkdtemp(path.join(dir, 'state-'));
+    await writeFile(path.join(stateDir, 'v6.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [pool('v6', { version: 6, ips: ['fd00::1'] })] }));
+    const result = await reviewFromArguments(path.join(dir, 'new.yaml'), { ...args, pools: [stateDir] }, noStdin);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/^The SpiderIPPool "v4" is invalid: spec\.ips: Invalid value: holds 11 addresses .* more than the 1 of its IPv6 pair pool "v6"/m);
+  });
+
+  it.each([
+    [{ pools: ['/nonexistent/state'] }, /^error: \/nonexistent\/state: cannot be read: no such file or folder\n$/],
+    [{ pools: ['x'], kubeconfig: 'k' }, /^error: give --pools or --kubeconfig, not both\n$/],
+    [{ kubeconfig: '/nonexistent/kubeconfig' }, /^error: \/nonexistent\/kubeconfig: cannot be read as a kubeconfig: /],
+  ])('state errors name the file in plain words: %j', async (extra, message) => {
+    const result = await reviewFromArguments(path.join(dir, 'new.yaml'), { ...args, ...extra }, noStdin);
+    expect(result).toEqual({ exitCode: 2, stdout: '', stderr: expect.stringMatching(message) });
+  });
+
+  it('--old naming NEW itself is refused: old and new must be two objects', async () => {
+    const file = path.join(dir, 'new.yaml');
+    expect((await reviewFromArguments(file, { ...args, old: file }, noStdin)).stderr).toMatch(/^error: --old .* is NEW itself/);
+  });
+});

@@ -1,0 +1,58 @@
+/** ClusterState: manifests sorted by kind; the pools as a synced PoolDirectory with a reverse pair index. */
+import { ClusterState } from '../../src/cluster/state.js';
+import { PoolIndex } from '../../src/cluster/pool-index.js';
+import type { KubeObject } from '../../src/admission/build.js';
+
+const pool = (name: string, pair?: string): KubeObject => ({
+  apiVersion: 'spiderpool.spidernet.io/v2beta1',
+  kind: 'SpiderIPPool',
+  metadata: { name, annotations: { 'ipam.spidernet.io/iaas-provider': 'c', ...(pair ? { 'ipam.spidernet.io/pair-pool': pair } : {}) } },
+  spec: { ipVersion: 4 },
+});
+
+describe('ClusterState', () => {
+  it('sorts objects by kind: pools into a synced index, others by kind, namespace and name', () => {
+    const namespace: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } };
+    const conf: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'spiderpool-conf', namespace: 'kube-system' } };
+    const { state, refused } = ClusterState.of([pool('a'), namespace, conf]);
+    expect(refused).toEqual([]);
+    expect(state.pools.unavailable()).toBeUndefined();
+    expect(state.pools.get('a')?.metadata.name).toBe('a');
+    expect(state.get({ group: '', kind: 'Namespace' }, 'shop')).toBe(namespace);
+    expect(state.get({ group: '', kind: 'ConfigMap' }, 'spiderpool-conf', 'kube-system')).toBe(conf);
+    expect(state.get({ group: '', kind: 'ConfigMap' }, 'spiderpool-conf', 'default')).toBeUndefined();
+    expect(state.list({ group: '', kind: 'Namespace' })).toEqual([namespace]);
+    expect(state.stored(pool('a'))).toEqual(pool('a'));
+  });
+
+  it('refuses, with the reason, objects without a name and pools of the wrong shape', () => {
+    const broken = { ...pool('b'), spec: { nodeName: 'not-a-list' } };
+    const { state, refused } = ClusterState.of([broken, { apiVersion: 'v1', kind: 'Namespace', metadata: {} }]);
+    expect(refused.map((r) => r.reason)).toEqual(['it has no metadata.name', expect.stringContaining('pair checks treat it as absent')]);
+    expect(state.pools.get('b')).toBeUndefined();
+  });
+
+  it('records accepted writes', () => {
+    const { state } = ClusterState.of([]);
+    state.record('CREATE', pool('a', 'b'));
+    expect(state.pools.pairedWith('b').map((p) => p.metadata.name)).toEqual(['a']);
+    state.record('DELETE', pool('a'));
+    expect(state.pools.pairedWith('b')).toEqual([]);
+  });
+});
+
+describe('PoolIndex reverse pair index', () => {
+  it('follows pair-pool changes and tells the listener which pools a change touches', () => {
+    const index = new PoolIndex();
+    const seen: (string[] | 'all')[] = [];
+    index.onChange((touched) => seen.push(touched === 'all' ? 'all' : [...touched].sort()));
+    index.replaceAll([pool('a', 'x'), pool('b', 'x')]);
+    expect(index.pairedWith('x').map((p) => p.metadata.name).sort()).toEqual(['a', 'b']);
+    index.upsert(pool('a', 'y'));
+    expect(index.pairedWith('x').map((p) => p.metadata.name)).toEqual(['b']);
+    expect(index.pairedWith('y').map((p) => p.metadata.name)).toEqual(['a']);
+    index.upsert(pool('x'));
+    index.remove('b');
+    expect(seen).toEqual(['all', ['a', 'x', 'y'], ['b', 'x'], ['b', 'x']]);
+  });
+});
