@@ -113,7 +113,7 @@ function nicWarnings(source: CandidateSource, nic: string | undefined, version: 
   } else {
     const paired = grouped.byCategory.get('paired') ?? [];
     warnings.push(
-      fit((m) => `${at(m)}: which of these pools are used depends on whether dual-stack is on, for paired IaaS primary pools ${nameList(paired, m)}, and that is not known: ${dualStack.reason}`),
+      fit((m) => `${at(m)}: paired IaaS primary pools ${nameList(paired, m)} rank first only if dual-stack is on, which is not known: ${dualStack.reason}`),
     );
   }
   return warnings;

@@ -93,7 +93,7 @@ describe('dual-stack: a paired IaaS primary pool ranks first only with enableIPv
 
   test('not known, and the answer depends on it: said so, not guessed', () => {
     expect(warn(nic, UNKNOWN)).toEqual([
-      'spiderpool: NIC "eth0" IPv4 (ipam.spidernet.io/ippools): which of these pools are used depends on whether dual-stack is on, for paired IaaS primary pools [pair-v4], and that is not known: spiderpool-conf has not been listed yet',
+      'spiderpool: NIC "eth0" IPv4 (ipam.spidernet.io/ippools): paired IaaS primary pools [pair-v4] rank first only if dual-stack is on, which is not known: spiderpool-conf has not been listed yet',
     ]);
   });
 
