@@ -144,6 +144,18 @@ export interface Mix {
 /** A candidate list resolved: expanded and grouped, or the pattern Go refuses. */
 export type Resolved = { ok: true; unmatched: string[]; grouped: Grouped } | { ok: false; pattern: string };
 
+/**
+ * How many pattern-against-pool matches one review may still make (Spiderpool makes them
+ * all at Pod start; the webhook shares its event loop with the refusing webhooks, so a
+ * hostile template with 50 000 patterns must not hold it for seconds).
+ */
+export interface MatchBudget {
+  matches: number;
+}
+
+/** Per review: ~10 ms of matching; real templates name a few patterns against a few thousand pools. */
+export const MATCHES_PER_REVIEW = 200_000;
+
 /** Lists remembered per pool list; a pool list is replaced whenever a pool changes, and its memo with it. */
 const MAX_REMEMBERED_LISTS = 1024;
 const remembered = new WeakMap<readonly PoolEntry[], Map<string, Resolved>>();
@@ -154,12 +166,15 @@ const remembered = new WeakMap<readonly PoolEntry[], Map<string, Resolved>>();
  * {@link MAX_REMEMBERED_LISTS} lists per pool list, so hostile reviews with ever new lists
  * cannot grow memory. Callers must not change the result.
  */
-export function resolve(names: readonly string[], version: IPVersion, catalog: PoolCatalog, enableIPv6: boolean): Resolved {
+export function resolve(names: readonly string[], version: IPVersion, catalog: PoolCatalog, enableIPv6: boolean, budget: MatchBudget): Resolved | 'over budget' {
   const pools = catalog.ofVersion(version);
   const key = `${enableIPv6}${JSON.stringify(names)}`;
   let memo = remembered.get(pools);
   const known = memo?.get(key);
   if (known !== undefined) return known;
+  const cost = names.filter(hasWildcard).length * pools.length;
+  if (cost > budget.matches) return 'over budget';
+  budget.matches -= cost;
   const expansion = expand(names, version, catalog);
   const resolved: Resolved = expansion.ok
     ? { ok: true, unmatched: expansion.unmatched, grouped: group(expansion.names, version, catalog, enableIPv6) }

@@ -217,8 +217,8 @@ export interface GoPattern {
 const atom = (rune: number): string => `\\u{${rune.toString(16)}}`;
 
 /**
- * The regular expression with Go's answers for a pattern all of whose chunks are well-formed
- * (Go then never refuses it, whatever the name): Go's `Match` places each chunk at its
+ * The regular expression with Go's answers, for ASCII names, for a pattern all of whose
+ * chunks are well-formed (Go then never refuses it, whatever the name): Go's `Match` places each chunk at its
  * leftmost fit after a star and requires the last to end the name, which is the glob's
  * meaning, `*` any run of non-'/' characters, `?` one non-'/' character, a class one
  * character in (or, with `^`, not in) its ranges. Runes compare by code point in both.
@@ -271,6 +271,7 @@ function globRegExp(p: Uint8Array): RegExp {
 }
 
 const encodeName = (name: string) => encoder.encode(name);
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /**
  * The longest run of literal characters of a well-formed pattern (escapes resolved), outside
@@ -306,8 +307,9 @@ function longestLiteral(pattern: string): string {
 
 /**
  * `pattern` prepared for many names. When every chunk is well-formed, Go never refuses it
- * and a regular expression gives its answers; otherwise Go's steps run on each name, since
- * whether it is refused then depends on the name (`a*[` against `a` or `b`).
+ * and, for ASCII names (every Kubernetes object name), a regular expression gives its
+ * answers; otherwise Go's steps run on each name, since whether it is refused then depends
+ * on the name (`a*[` against `a` or `b`).
  */
 export function compileGoPattern(pattern: string): GoPattern {
   const bytes = encoder.encode(pattern);
@@ -321,7 +323,11 @@ export function compileGoPattern(pattern: string): GoPattern {
     const re = globRegExp(bytes);
     // A literal run of the pattern must appear in any name it matches: a cheap test first.
     const literal = longestLiteral(pattern);
-    return { match: (name) => (literal === '' || name.includes(literal)) && re.test(name) };
+    // Go's star skips bytes, not runes, so after a star `?` or a class can start inside a
+    // multi-byte character (`*??` matches "☺"): names beyond ASCII take Go's steps.
+    return {
+      match: (name) => (NON_ASCII.test(name) ? goMatchBytes(bytes, encodeName(name)) : (literal === '' || name.includes(literal)) && re.test(name)),
+    };
   }
   return { match: (name) => goMatchBytes(bytes, encodeName(name)) };
 }

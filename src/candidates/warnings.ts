@@ -10,7 +10,7 @@ import { escapeUnprintable, quoteGoString } from '../field/quote.js';
 import type { IPVersion } from '../ip/ranges.js';
 import type { Parsed } from './annotations.js';
 import { BAD_PATTERN } from './go-match.js';
-import { mixOf, resolve, type Category, type DualStack, type Mix, type PoolCatalog } from './categories.js';
+import { MATCHES_PER_REVIEW, mixOf, resolve, type Category, type DualStack, type MatchBudget, type Mix, type PoolCatalog } from './categories.js';
 
 /** Where candidates were written and what a refusal of them costs. */
 export interface CandidateSource {
@@ -83,9 +83,17 @@ const sameMix = (a: Mix | undefined, b: Mix | undefined): boolean =>
   JSON.stringify([a?.kept.names, a?.ignored.map((i) => i.names)]) === JSON.stringify([b?.kept.names, b?.ignored.map((i) => i.names)]);
 
 /** The warnings for one NIC and version, or the pattern that makes Spiderpool refuse the whole annotation. */
-function nicWarnings(source: CandidateSource, nic: string | undefined, version: IPVersion, names: readonly string[], context: CandidateContext): string[] | { badPattern: string } {
+function nicWarnings(
+  source: CandidateSource,
+  nic: string | undefined,
+  version: IPVersion,
+  names: readonly string[],
+  context: CandidateContext,
+  budget: MatchBudget,
+): string[] | { badPattern: string } | 'over budget' {
   const { dualStack } = context;
-  const on = resolve(names, version, context.pools, dualStack.known ? dualStack.enableIPv6 : true);
+  const on = resolve(names, version, context.pools, dualStack.known ? dualStack.enableIPv6 : true, budget);
+  if (on === 'over budget') return on;
   if (!on.ok) return { badPattern: on.pattern };
   const at = (maxChars: number) => `spiderpool: ${where(nic, version, source.annotation, maxChars)}`;
   const warnings: string[] = [];
@@ -106,7 +114,8 @@ function nicWarnings(source: CandidateSource, nic: string | undefined, version: 
     if (mixOn) warnings.push(fit((m) => `${at(m)}: ${mixText(mixOn, m)}`));
     return warnings;
   }
-  const off = resolve(names, version, context.pools, false);
+  const off = resolve(names, version, context.pools, false, budget);
+  if (off === 'over budget') return off;
   const mixOff = off.ok ? mixOf(off.grouped) : undefined;
   if (sameMix(mixOn, mixOff)) {
     if (mixOff) warnings.push(fit((m) => `${at(m)}: ${mixText(mixOff, m)}`));
@@ -133,10 +142,17 @@ export function candidateWarnings(source: CandidateSource, context: CandidateCon
   const unavailable = context.pools.unavailable();
   if (unavailable !== undefined) return [fit(() => `spiderpool: ${source.field}: candidate pools were not checked: ${unavailable}`)];
   const warnings: string[] = [];
+  const budget: MatchBudget = { matches: MATCHES_PER_REVIEW };
   for (const { nic, ipv4, ipv6 } of parsed.nics) {
     for (const [version, names] of [[4, ipv4], [6, ipv6]] as const) {
       if (names.length === 0) continue;
-      const found = nicWarnings(source, nic, version, names, context);
+      const found = nicWarnings(source, nic, version, names, context, budget);
+      if (found === 'over budget') {
+        return [
+          ...warnings,
+          `spiderpool: ${source.field}: the rest of the candidate pools were not checked: their wildcard patterns would take more than ${MATCHES_PER_REVIEW} matches against the pools`,
+        ];
+      }
       if (!Array.isArray(found)) {
         return [fit((m) => `spiderpool: ${source.field}: pattern ${quoteGoString(cut(found.badPattern, m))} is malformed (Go filepath.Match: ${BAD_PATTERN}); Spiderpool refuses it, so ${source.refusal}`)];
       }

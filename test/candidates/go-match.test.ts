@@ -85,6 +85,11 @@ const MORE: [pattern: string, name: string, result: boolean | typeof BAD_PATTERN
   ['[a-\\]]', ']', false], // an empty range a-]
   ['x[', 'y', BAD_PATTERN], // the first chunk is checked whole even after it failed
   ['*[', 'abc', BAD_PATTERN],
+  // Go's star skips bytes, so what follows it may start inside a multi-byte character.
+  ['*??', '☺', true],
+  ['*?', '☺', true],
+  ['*[^a]', '☺', true],
+  ['*[^a][^a]', 'é', false],
 ];
 
 describe('goMatch: Go filepath.Match', () => {

@@ -198,3 +198,14 @@ describe('bounds: one line under 256 characters without control characters', () 
     ]);
   });
 });
+
+describe('a bounded amount of matching per review', () => {
+  test('ever more patterns against many pools: checked up to the bound, then said so', () => {
+    const many = indexOf(Object.fromEntries([...Array(1000).keys()].map((i) => [`p${i}`, i === 0 ? { iaas: true } : {}])));
+    const nics = [{ interface: 'eth0', ipv4: ['p0', 'p1*'] }, { interface: 'net1', ipv4: [...Array(300).keys()].map((i) => `x${i}*`) }];
+    expect(warn(pools(nics), OFF, many)).toEqual([
+      expect.stringMatching(/^spiderpool: NIC "eth0" IPv4 \(ipam\.spidernet\.io\/ippools\): only IaaS pools \[p0\] will be used; traditional pools \[p1, p10, p11 \(\+108\)\] are ignored, with no fallback$/),
+      'spiderpool: metadata.annotations[ipam.spidernet.io/ippools]: the rest of the candidate pools were not checked: their wildcard patterns would take more than 200000 matches against the pools',
+    ]);
+  });
+});
