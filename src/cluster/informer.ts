@@ -18,6 +18,7 @@ import {
   type RequestContext,
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { Counter, type Registry } from 'prom-client';
 import { isWatchableObject, MAX_WATCH_TIMEOUT_MS, TimedWatch } from './timed-watch.js';
 
 /** How long stop() waits for a watch request in flight to get its response, in milliseconds. */
@@ -199,4 +200,20 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
       await informer.stop();
     },
   };
+}
+
+/** Registers counter `name{operation="list"|"watch"}` on `registry`, read from `errors` when scraped. */
+export function registerInformerErrors(registry: Registry, name: string, help: string, errors: () => InformerErrors): void {
+  new Counter({
+    name,
+    help,
+    labelNames: ['operation'] as const,
+    registers: [registry],
+    collect() {
+      const counts = errors();
+      this.reset();
+      this.inc({ operation: 'list' }, counts.list);
+      this.inc({ operation: 'watch' }, counts.watch);
+    },
+  });
 }

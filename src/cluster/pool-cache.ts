@@ -10,10 +10,10 @@
  */
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
 import { PoolViolationTracker } from '../audit/pool-violations.js';
 import type { ReadinessCheck } from '../server/readiness.js';
-import { startInformer, type InformerErrors, type InformerTiming } from './informer.js';
+import { registerInformerErrors, startInformer, type InformerErrors, type InformerTiming } from './informer.js';
 
 export { abortAfter } from './informer.js';
 import { PoolIndex, nameOf } from './pool-index.js';
@@ -133,18 +133,7 @@ export function registerPoolCacheMetrics(registry: Registry, cache: Pick<PoolCac
       this.set(cache.lastSyncSeconds() ?? 0);
     },
   });
-  new Counter({
-    name: 'spiderpool_iaas_webhook_pool_cache_errors_total',
-    help: 'SpiderIPPool list and watch errors (each is retried with backoff).',
-    labelNames: ['operation'] as const,
-    registers: [registry],
-    collect() {
-      const errors = cache.errors();
-      this.reset();
-      this.inc({ operation: 'list' }, errors.list);
-      this.inc({ operation: 'watch' }, errors.watch);
-    },
-  });
+  registerInformerErrors(registry, 'spiderpool_iaas_webhook_pool_cache_errors_total', 'SpiderIPPool list and watch errors (each is retried with backoff).', () => cache.errors());
 }
 
 /**

@@ -7,10 +7,10 @@
  */
 import { CoreV1Api, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
 import { SpiderpoolConfState, type SpiderpoolConfRef } from '../candidates/spiderpool-conf.js';
 import type { ReadinessCheck } from '../server/readiness.js';
-import { startInformer, type Informer, type InformerTiming } from './informer.js';
+import { registerInformerErrors, startInformer, type Informer, type InformerTiming } from './informer.js';
 
 export interface SpiderpoolConfCache extends Pick<Informer, 'lastSyncSeconds' | 'errors' | 'stop'> {
   state: SpiderpoolConfState;
@@ -66,18 +66,7 @@ export function registerSpiderpoolConfCacheMetrics(registry: Registry, cache: Pi
       this.set(cache.state.hasSynced() ? 1 : 0);
     },
   });
-  new Counter({
-    name: 'spiderpool_iaas_webhook_conf_cache_errors_total',
-    help: 'spiderpool-conf list and watch errors (each is retried with backoff).',
-    labelNames: ['operation'] as const,
-    registers: [registry],
-    collect() {
-      const errors = cache.errors();
-      this.reset();
-      this.inc({ operation: 'list' }, errors.list);
-      this.inc({ operation: 'watch' }, errors.watch);
-    },
-  });
+  registerInformerErrors(registry, 'spiderpool_iaas_webhook_conf_cache_errors_total', 'spiderpool-conf list and watch errors (each is retried with backoff).', () => cache.errors());
 }
 
 /** `/readyz?verbose` line `[+]spiderpool-conf-cache ok`, informational as the pool cache's. */

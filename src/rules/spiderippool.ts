@@ -118,7 +118,8 @@ const poolName = (pool: SpiderIPPool, request: AdmissionRequest): string => pool
 /**
  * CREATE of a SpiderIPPool: an IaaS pool gets every rule of issue #6 (non-empty provider,
  * one node, a valid parent NIC on node pools, dual-stack pairs checked against `pools`);
- * traditional pools are allowed untouched. Denied with 422 `Invalid`, one cause per field.
+ * traditional pools are allowed, warned only as a default pool of another category than the
+ * other default pools (default-pools.ts). Denied with 422 `Invalid`, one cause per field.
  */
 export function validateSpiderIPPoolCreate(pool: SpiderIPPool, request: AdmissionRequest, pools: PoolDirectory, dualStack: DualStack = NO_DUAL_STACK): Verdict {
   const name = poolName(pool, request);

@@ -10,27 +10,13 @@ import { parseAllDocuments } from 'yaml';
 import { startCluster, type Cluster } from './harness.js';
 import { until } from '../../helpers/until.js';
 import type { Finished } from './processes.js';
+import { poolObject as pool } from '../../candidates/pools.js';
 
-const IAAS = 'ipam.spidernet.io/iaas-provider';
-const PAIR = 'ipam.spidernet.io/pair-pool';
 const IPPOOLS = 'ipam.spidernet.io/ippools';
 const MIXED_WARNING =
   'Warning: spiderpool: NIC "eth0" IPv4 (ipam.spidernet.io/ippools): only IaaS pools [iaas-a] will be used; traditional pools [plain-b] are ignored, with no fallback';
 
 let cluster: Cluster;
-
-function pool(name: string, { iaas = false, version = 4, pair }: { iaas?: boolean; version?: 4 | 6; pair?: string } = {}) {
-  const annotations = { ...(iaas ? { [IAAS]: 'example-cloud' } : {}), ...(pair ? { [PAIR]: pair } : {}) };
-  return {
-    apiVersion: 'spiderpool.spidernet.io/v2beta1',
-    kind: 'SpiderIPPool',
-    metadata: { name, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) },
-    spec:
-      version === 4
-        ? { ipVersion: 4, subnet: '10.8.0.0/16', ips: ['10.8.0.10-10.8.0.20'] }
-        : { ipVersion: 6, subnet: 'fd00:8::/64', ips: ['fd00:8::10-fd00:8::40'] },
-  };
-}
 
 function spiderpoolConf(enableIPv6: boolean) {
   return {
