@@ -146,6 +146,8 @@ export function candidateWarnings(source: CandidateSource, context: CandidateCon
   for (const { nic, ipv4, ipv6 } of parsed.nics) {
     for (const [version, names] of [[4, ipv4], [6, ipv6]] as const) {
       if (names.length === 0) continue;
+      // With IPv6 off Spiderpool drops the IPv6 candidates (`filterPoolMisspecified`, pkg/ipam/config.go).
+      if (version === 6 && context.dualStack.known && !context.dualStack.enableIPv6) continue;
       const found = nicWarnings(source, nic, version, names, context, budget);
       if (found === 'over budget') {
         return [

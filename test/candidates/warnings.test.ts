@@ -16,7 +16,7 @@ const source = (parsed: Parsed, annotation = 'ipam.spidernet.io/ippools'): Candi
 });
 
 const pools = (nics: object[]) => source(parseIPPools(JSON.stringify(nics)));
-const warn = (s: CandidateSource, dualStack: DualStack = OFF, index: PoolIndex = indexOf(STANDARD)) => candidateWarnings(s, { pools: index, dualStack });
+const warn = (s: CandidateSource, dualStack: DualStack = ON, index: PoolIndex = indexOf(STANDARD)) => candidateWarnings(s, { pools: index, dualStack });
 
 describe('category mix per NIC and IP version', () => {
   test('IaaS beside traditional: the issue\'s example', () => {
@@ -79,6 +79,14 @@ describe('dual-stack: a paired IaaS primary pool ranks first only with enableIPv
   test('three categories at once', () => {
     expect(warn(pools([{ interface: 'eth0', ipv4: ['plain-a', 'iaas-a', 'pair-v4'] }]), ON)).toEqual([
       'spiderpool: NIC "eth0" IPv4 (ipam.spidernet.io/ippools): only paired IaaS primary pools [pair-v4] will be used; IaaS pools [iaas-a] and traditional pools [plain-a] are ignored, with no fallback',
+    ]);
+  });
+
+  test('off: IPv6 candidates are dropped by Spiderpool, so not judged', () => {
+    const v6 = pools([{ interface: 'eth0', ipv6: ['iaas-v6', 'plain-v6'] }]);
+    expect(warn(v6, OFF)).toEqual([]);
+    expect(warn(v6, ON)).toEqual([
+      'spiderpool: NIC "eth0" IPv6 (ipam.spidernet.io/ippools): only IaaS pools [iaas-v6] will be used; traditional pools [plain-v6] are ignored, with no fallback',
     ]);
   });
 

@@ -5,7 +5,8 @@ import { loadReview } from '../fixtures/load.js';
 import { indexOf, poolObject, STANDARD } from '../candidates/pools.js';
 
 const OFF = () => ({ known: true as const, enableIPv6: false });
-const review = (name: string, options: ReviewOptions = { pools: indexOf(STANDARD), dualStack: OFF }) => createReviewer(options)(loadReview(name)).review.response;
+const ON = () => ({ known: true as const, enableIPv6: true });
+const review = (name: string, options: ReviewOptions = { pools: indexOf(STANDARD), dualStack: ON }) => createReviewer(options)(loadReview(name)).review.response;
 
 const TEMPLATE_WARNINGS = [
   'spiderpool: NIC "eth0" IPv4 (ipam.spidernet.io/ippools): only IaaS pools [iaas-a] will be used; traditional pools [plain-b] are ignored, with no fallback',
@@ -29,19 +30,19 @@ describe('workload Pod templates (CREATE and UPDATE): allowed, with the warnings
   test('a template without pool annotations: allowed, no warning', () => {
     const body = loadReview('deployment-create-mixed-pools');
     body.request['object'].spec.template.metadata.annotations = { 'example.com/other': 'x' };
-    expect(createReviewer({ pools: indexOf(STANDARD), dualStack: OFF })(body).review.response).toEqual({ uid: 'deployment-create', allowed: true });
+    expect(createReviewer({ pools: indexOf(STANDARD), dualStack: ON })(body).review.response).toEqual({ uid: 'deployment-create', allowed: true });
   });
 
   test('a subnet annotation decides first: skipped', () => {
     const body = loadReview('deployment-create-mixed-pools');
     body.request['object'].spec.template.metadata.annotations['ipam.spidernet.io/subnet'] = '{"ipv4":["subnet-a"]}';
-    expect(createReviewer({ pools: indexOf(STANDARD), dualStack: OFF })(body).review.response).toEqual({ uid: 'deployment-create', allowed: true });
+    expect(createReviewer({ pools: indexOf(STANDARD), dualStack: ON })(body).review.response).toEqual({ uid: 'deployment-create', allowed: true });
   });
 
   test('ippool beside ippools is not read, and says so', () => {
     const body = loadReview('deployment-create-mixed-pools');
     body.request['object'].spec.template.metadata.annotations['ipam.spidernet.io/ippool'] = '{"ipv4":["plain-a"]}';
-    expect(createReviewer({ pools: indexOf(STANDARD), dualStack: OFF })(body).review.response.warnings).toEqual([
+    expect(createReviewer({ pools: indexOf(STANDARD), dualStack: ON })(body).review.response.warnings).toEqual([
       'spiderpool: spec.template.metadata.annotations[ipam.spidernet.io/ippool]: is not read: ipam.spidernet.io/ippools is set too and takes precedence',
       ...TEMPLATE_WARNINGS,
     ]);
@@ -50,7 +51,7 @@ describe('workload Pod templates (CREATE and UPDATE): allowed, with the warnings
   test('the scale subresource is not judged', () => {
     const body = loadReview('deployment-update-mixed-pools');
     body.request['subResource'] = 'scale';
-    expect(createReviewer({ pools: indexOf(STANDARD), dualStack: OFF })(body).review.response).toEqual({ uid: 'deployment-update', allowed: true });
+    expect(createReviewer({ pools: indexOf(STANDARD), dualStack: ON })(body).review.response).toEqual({ uid: 'deployment-update', allowed: true });
   });
 });
 
