@@ -165,6 +165,25 @@ describe('Namespace default pools', () => {
   });
 });
 
+describe('cluster default pools (spec.default: true)', () => {
+  it('a traditional default pool beside an IaaS default pool is warned through its own webhook', async () => {
+    const withDefault = (p: Record<string, any>) => ({ ...p, spec: { ...p['spec'], default: true } });
+    const warning =
+      'Warning: spiderpool: spec.default: Pod NICs left to the cluster default IPv4 pools: only IaaS pools [iaas-default] will be used; traditional pools [plain-default] are ignored, with no fallback';
+    expectOk(await cluster.apply(withDefault(pool('iaas-default', { iaas: true }))));
+    await untilWarned(withDefault(pool('plain-default')), warning); // the cache has seen iaas-default
+    const before = cluster.webhook.reviewsOf('plain-default').length;
+    const result = await cluster.apply(withDefault(pool('plain-default')));
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(warning);
+    const logged = await until(() => cluster.webhook.reviewsOf('plain-default')[before], 'the default pool review to be logged');
+    expect(logged).toMatchObject({ path: '/validate-spiderippool', operation: 'CREATE', allowed: true });
+    // A traditional pool that is no default never reaches the webhook.
+    expectOk(await cluster.apply(pool('plain-other')));
+    expect(cluster.webhook.reviewsOf('plain-other')).toEqual([]);
+  });
+});
+
 describe('the webhook stopped: writes go through (failurePolicy: Ignore)', () => {
   afterAll(async () => {
     await cluster?.webhook.start();
