@@ -80,20 +80,48 @@ function podWarnings(annotations: PodAnnotations | null | undefined, prefix: str
   return pool === undefined ? [] : candidateWarnings(source(IPPOOL_ANNOTATION, parseIPPool(pool)), context);
 }
 
+/** An object decoded with `schema`, or what kept it from decoding. */
+type Decoded<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/**
+ * `schema` that never fails: a warn-only webhook must not answer `allowed: false`, which
+ * the generic dispatch does for an object it cannot decode (only a hand-made review can
+ * hold one: the API server checks built-in kinds' field types before admission).
+ */
+function lenient<T>(schema: z.ZodType<T>): z.ZodType<Decoded<T>> {
+  return z.unknown().transform((value): Decoded<T> => {
+    const result = schema.safeParse(value);
+    if (result.success) return { ok: true, value: result.data };
+    const issue = result.error.issues[0]!;
+    return { ok: false, reason: `${issue.path.join('.') || 'the object'}: ${issue.message}` };
+  });
+}
+
+/** Warnings for a decoded object, or the one saying it could not be checked. */
+function warnOn<T>(decoded: Decoded<T>, warnings: (value: T) => string[]): Verdict {
+  return allowed(decoded.ok ? warnings(decoded.value) : [`spiderpool: candidate pools were not checked: cannot decode the object (${decoded.reason})`]);
+}
+
 /** A Pod: judged on CREATE unless a controller owns it (the person wrote its template). */
-function podValidator(state: CandidateState): Validator<Pod> {
+function podValidator(state: CandidateState): Validator<Decoded<Pod>> {
   return {
     groupKind: { group: '', kind: 'Pod' },
-    schema: PodSchema,
-    validateCreate: (pod) =>
-      pod.metadata.ownerReferences?.some((ref) => ref.controller === true) ? allowed() : allowed(podWarnings(pod.metadata.annotations, '', POD_REFUSAL, state)),
+    schema: lenient(PodSchema),
+    validateCreate: (decoded) =>
+      warnOn(decoded, (pod) => (pod.metadata.ownerReferences?.some((ref) => ref.controller === true) ? [] : podWarnings(pod.metadata.annotations, '', POD_REFUSAL, state))),
   };
 }
 
 /** A workload kind whose Pod template sits under `prefix`, judged on CREATE and UPDATE. */
-function workloadValidator<T>(groupKind: GroupKind, schema: z.ZodType<T>, template: (object: T) => z.infer<typeof podTemplate>, prefix: string, state: CandidateState): Validator<T> {
-  const check = (object: T): Verdict => allowed(podWarnings(template(object)?.metadata?.annotations, prefix, TEMPLATE_REFUSAL, state));
-  return { groupKind, schema, validateCreate: check, validateUpdate: (_old, object) => check(object) };
+function workloadValidator<T>(
+  groupKind: GroupKind,
+  schema: z.ZodType<T>,
+  template: (object: T) => z.infer<typeof podTemplate>,
+  prefix: string,
+  state: CandidateState,
+): Validator<Decoded<T>> {
+  const check = (decoded: Decoded<T>): Verdict => warnOn(decoded, (object) => podWarnings(template(object)?.metadata?.annotations, prefix, TEMPLATE_REFUSAL, state));
+  return { groupKind, schema: lenient(schema), validateCreate: check, validateUpdate: (_old, object) => check(object) };
 }
 
 function namespaceWarnings(namespace: Namespace, state: CandidateState): string[] {
@@ -129,9 +157,9 @@ export function candidatePoolValidators(state: CandidateState): Validator<any>[]
     workloadValidator({ group: 'batch', kind: 'CronJob' }, CronJobSchema, (o) => o.spec?.jobTemplate?.spec?.template, 'spec.jobTemplate.spec.template.', state),
     {
       groupKind: { group: '', kind: 'Namespace' },
-      schema: NamespaceSchema,
-      validateCreate: (ns: Namespace) => allowed(namespaceWarnings(ns, state)),
-      validateUpdate: (_old: Namespace, ns: Namespace) => allowed(namespaceWarnings(ns, state)),
-    } satisfies Validator<Namespace>,
+      schema: lenient(NamespaceSchema),
+      validateCreate: (ns) => warnOn(ns, (value) => namespaceWarnings(value, state)),
+      validateUpdate: (_old, ns) => warnOn(ns, (value) => namespaceWarnings(value, state)),
+    } satisfies Validator<Decoded<Namespace>>,
   ];
 }

@@ -79,6 +79,19 @@ describe('Pods (CREATE)', () => {
   });
 });
 
+describe('never a denial, even for an object that cannot be decoded', () => {
+  test.each([
+    ['a Pod whose annotation is a number', 'pod-create-mixed-pools', (o: any) => (o.metadata.annotations['ipam.spidernet.io/ippool'] = 7)],
+    ['a Deployment whose template is a string', 'deployment-create-mixed-pools', (o: any) => (o.spec.template = 'x')],
+    ['a Namespace without metadata', 'namespace-update-mixed-defaults', (o: any) => delete o.metadata],
+  ])('%s: allowed, with a warning saying so', (_what, name, spoil) => {
+    const body = loadReview(name);
+    spoil(body.request['object']);
+    const response = createReviewer({ pools: indexOf(STANDARD), dualStack: ON })(body).review.response;
+    expect(response).toEqual({ uid: body.request['uid'], allowed: true, warnings: [expect.stringMatching(/^spiderpool: candidate pools were not checked: cannot decode the object \(.+\)$/)] });
+  });
+});
+
 describe('Namespaces (CREATE, UPDATE)', () => {
   test('default pools that mix categories', () => {
     expect(review('namespace-update-mixed-defaults')).toEqual({
