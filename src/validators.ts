@@ -29,8 +29,8 @@ export interface ReviewContext {
 /** A validator and the webhook that calls it: kubectl names that webhook when a denial is not `Invalid`. */
 export interface WiredValidator {
   webhook: string;
-  /** The validators decode different object types; the dispatch only passes them requests. */
-  validator: Validator<any>; // eslint-style `any`: each validator's type is its own
+  /** Each validator decodes its own object type; the dispatch only hands it requests, hence `any`. */
+  validator: Validator<any>;
 }
 
 /** The webhooks of deploy/validatingwebhookconfiguration.yaml. */

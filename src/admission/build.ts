@@ -25,7 +25,7 @@ export interface AdmissionWrite {
   operation: 'CREATE' | 'UPDATE' | 'DELETE';
   /** CREATE, UPDATE: the object to be written. DELETE: unused (the object is `oldObject`). */
   object?: KubeObject;
-  /** UPDATE: the stored object; DELETE: the object to delete. */
+  /** UPDATE: the stored object; DELETE: the object to delete; ignored on CREATE (`oldObject` is null). */
   oldObject?: KubeObject;
   /** For namespaced kinds whose object names no namespace, as kubectl's context does (default `default`). */
   defaultNamespace?: string;
@@ -67,7 +67,7 @@ export function buildAdmissionReview(write: AdmissionWrite): AdmissionReviewRequ
     const own = metadataOf(object);
     return namespace === undefined || own['namespace'] === namespace ? object : { ...object, metadata: { ...own, namespace } };
   };
-  const oldObject = place(write.oldObject);
+  const oldObject = operation === 'CREATE' ? undefined : place(write.oldObject);
   let object = operation === 'DELETE' ? undefined : place(write.object);
   if (operation === 'UPDATE' && object !== undefined && oldObject !== undefined) object = carryOver(oldObject, object, info.statusSubresource);
   const name = stringField(metadata, 'name');

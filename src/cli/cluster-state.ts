@@ -14,6 +14,8 @@ export interface StateSource {
   /** `--kubeconfig`: list the state from that cluster instead. */
   kubeconfig?: string;
   configMapName: string;
+  /** With `kubeconfig`: list only the SpiderIPPools. */
+  poolsOnly?: boolean;
 }
 
 /** A usage error: exit 2 with this one-line message. */
@@ -45,7 +47,7 @@ export async function loadState(source: StateSource): Promise<{ state: ClusterSt
       throw new UsageError(`${source.kubeconfig}: cannot be read as a kubeconfig: ${why}`);
     }
     if (loaded === undefined) throw new UsageError(`${source.kubeconfig}: no kubeconfig there`);
-    objects = (await listClusterState(loaded.config, source.configMapName)).map((object) => ({ object, source: source.kubeconfig! }));
+    objects = (await listClusterState(loaded.config, source.configMapName, source.poolsOnly)).map((object) => ({ object, source: source.kubeconfig! }));
   } else if (source.pools.length > 0) {
     objects = await readManifestPaths(source.pools);
   } else return undefined;

@@ -54,15 +54,12 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-async function readStdin(): Promise<string> {
+/** Reads a file, or standard input for `-`. */
+async function readInput(file: string): Promise<string> {
+  if (file !== '-') return readFile(file, 'utf8');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
-}
-
-/** Reads a file, or standard input for `-`. */
-async function readInput(file: string): Promise<string> {
-  return file === '-' ? readStdin() : readFile(file, 'utf8');
 }
 
 function finish(result: CommandResult): void {
@@ -203,10 +200,11 @@ configMapOptions(
     .addOption(new Option('--operation <operation>', 'CREATE (default), UPDATE (default with --old) or DELETE').choices(['CREATE', 'UPDATE', 'DELETE']))
     .option('--pools <path>', 'cluster state: a file or folder of manifests (SpiderIPPools, Namespaces, the ConfigMap); repeatable', collect, [])
     .option('--kubeconfig <file>', 'list the cluster state from this cluster once, instead of --pools')
+    .option('--manifest <file>', 'the ValidatingWebhookConfiguration whose rules and selectors decide which writes are reviewed (default: the one in deploy/)')
     .option('-n, --namespace <namespace>', 'namespace of namespaced objects that name none', 'default')
     .addOption(new Option('-o, --output <format>', 'json: print the response AdmissionReviews').choices(['json'])),
 ).action(async (file: string, opts) => {
-  finish(await reviewFromArguments(file, opts, readStdin));
+  finish(await reviewFromArguments(file, opts, () => readInput('-')));
 });
 
 program

@@ -8,10 +8,15 @@
 import path from 'node:path';
 import { buildAdmissionReview, type KubeObject } from '../admission/build.js';
 import { resourceOf, splitApiVersion } from '../admission/resources.js';
-import { createReviewer, InvalidAdmissionReviewError, type ReviewOptions, type ReviewOutcome } from '../admission/review.js';
+import { allowed } from '../admission/response.js';
+import { createReviewer, encodeAdmissionReview, InvalidAdmissionReviewError, type ReviewOptions, type ReviewOutcome } from '../admission/review.js';
+import type { AdmissionRequest } from '../admission/schema.js';
+import { webhookMatches, WebhookMatchSchema, type MatchedRequest, type WebhookMatch } from '../admission/webhook-match.js';
+import { readWebhookManifest } from '../registration/webhook-configuration.js';
 import type { ClusterState } from '../cluster/state.js';
+import { noPoolDirectory } from '../rules/pool-pair.js';
 import { quoteGoString } from '../field/quote.js';
-import { ManifestError, parseDocuments, parseManifests, readText, type ManifestObject } from '../manifest/read.js';
+import { ManifestError, manifestFiles, parseDocuments, parseManifests, readText, type ManifestObject } from '../manifest/read.js';
 import { loadState, UsageError } from './cluster-state.js';
 import { renderAccepted, renderRefusals, renderWarnings, type Refusal } from './kubectl-output.js';
 import type { CommandResult } from './review-file.js';
@@ -24,8 +29,8 @@ export const REVIEW_ACCEPTS =
   'review accepts Kubernetes manifests (YAML or JSON; several documents or a kind: List) or one admission.k8s.io/v1 AdmissionReview in JSON';
 
 export interface ReviewCommand {
-  /** NEW's text and its name as kubectl gives it (`STDIN` for `-`). */
-  input: { text: string; source: string };
+  /** NEW: each file's text and its name as kubectl gives it (`STDIN` for `-`); several for a folder. */
+  inputs: { text: string; source: string }[];
   /** `--old`: the stored objects. */
   old?: { text: string; source: string };
   operation?: Operation;
@@ -34,8 +39,16 @@ export interface ReviewCommand {
   namespace?: string;
   /** From `--pools` or `--kubeconfig`; without it the pair checks are skipped with a warning. */
   state?: ClusterState;
+  /**
+   * The webhooks of the ValidatingWebhookConfiguration: a write none of them matches is
+   * allowed without a review, as the API server never sends it. Absent: every write is reviewed.
+   */
+  webhooks?: WebhookMatch[];
   configMap: ReviewOptions['configMap'];
 }
+
+/** Why pair checks are skipped in a review of manifests without a cluster state. */
+export const NO_STATE_REASON = 'no --pools or --kubeconfig given, so other SpiderIPPools are not known';
 
 const usage = (message: string): CommandResult => ({ exitCode: 2, stdout: '', stderr: `error: ${message}\n` });
 
@@ -63,23 +76,24 @@ function parsedJson(text: string): unknown {
  */
 export function runReview(command: ReviewCommand): CommandResult {
   const options: ReviewOptions = { configMap: command.configMap, ...(command.state ? { pools: command.state.pools, cluster: command.state } : {}) };
-  const json = parsedJson(command.input.text);
-  if (isAdmissionReview(json)) {
+  const [first] = command.inputs;
+  if (command.inputs.length === 1 && isAdmissionReview(parsedJson(first!.text))) {
     if (command.old !== undefined || command.operation !== undefined) {
-      return usage(`${command.input.source} is an AdmissionReview already; --old and --operation build one from manifests`);
+      return usage(`${first!.source} is an AdmissionReview already; --old and --operation build one from manifests`);
     }
-    return reviewText(command.input.text, options);
+    return reviewText(first!.text, options);
   }
+  if (command.state === undefined) options.pools = noPoolDirectory(NO_STATE_REASON);
   let objects: ManifestObject[];
   let oldObjects: ManifestObject[] = [];
   try {
-    objects = manifestsOf(command.input.text, command.input.source);
+    objects = command.inputs.flatMap((input) => manifestsOf(input.text, input.source));
     if (command.old !== undefined) oldObjects = manifestsOf(command.old.text, command.old.source);
   } catch (e) {
     if (e instanceof ManifestError) return usage(e.message);
     throw e;
   }
-  if (objects.length === 0) return usage(`${command.input.source} holds no object; ${REVIEW_ACCEPTS}`);
+  if (objects.length === 0) return usage(`${command.inputs.map((i) => i.source).join(', ')} holds no object; ${REVIEW_ACCEPTS}`);
   const operation: Operation = command.operation ?? (command.old !== undefined ? 'UPDATE' : 'CREATE');
   const writes: { object: KubeObject; oldObject?: KubeObject; source: string }[] = [];
   for (const { object, source } of objects) {
@@ -87,7 +101,8 @@ export function runReview(command: ReviewCommand): CommandResult {
     if (command.old !== undefined && stored === undefined && operation !== 'CREATE') {
       return usage(`${command.old.source} has no ${describe(object)} to ${operation === 'UPDATE' ? 'update' : 'delete'}; give the stored object of the same kind and name`);
     }
-    const fromState = stored ?? (operation === 'UPDATE' ? command.state?.stored(object) : undefined);
+    // The stored object: from --old, else from the state (a DELETE without either deletes the object as given).
+    const fromState = stored ?? (operation !== 'CREATE' ? command.state?.stored(object) : undefined);
     if (operation === 'UPDATE' && fromState === undefined) {
       return usage(`UPDATE of ${describe(object)} needs the stored object: give it with --old, or in --pools or --kubeconfig`);
     }
@@ -129,6 +144,53 @@ function sameObject(a: KubeObject, b: KubeObject, defaultNamespace: string | und
   return group(a) === group(b) && a.kind === b.kind && nameOf(a) === nameOf(b) && namespace(a) === namespace(b);
 }
 
+/** The labels of a manifest object (`{}` when it has none). */
+function labelsOf(object: unknown): Record<string, string> {
+  const labels = (object as KubeObject | null | undefined)?.metadata?.['labels'];
+  if (labels === null || typeof labels !== 'object' || Array.isArray(labels)) return {};
+  return Object.fromEntries(Object.entries(labels).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
+/** What the webhook matching reads of a built request; a namespace's labels come from the state. */
+function matchedRequest(request: AdmissionRequest, state: ClusterState | undefined): MatchedRequest {
+  const namespace = request.namespace ?? '';
+  const isNamespace = request.kind.group === '' && request.kind.kind === 'Namespace';
+  const namespaceObject = isNamespace ? (request.object ?? request.oldObject) : namespace === '' ? undefined : state?.get({ group: '', kind: 'Namespace' }, namespace);
+  const name = isNamespace ? (request.name ?? '') : namespace;
+  return {
+    operation: request.operation,
+    group: request.resource.group,
+    version: request.resource.version,
+    resource: request.resource.resource,
+    namespace,
+    // The API server labels every namespace with its name.
+    namespaceLabels: { ...labelsOf(namespaceObject), 'kubernetes.io/metadata.name': name },
+    objectLabels: request.object ? labelsOf(request.object) : undefined,
+    oldObjectLabels: request.oldObject ? labelsOf(request.oldObject) : undefined,
+    isNamespace,
+  };
+}
+
+/**
+ * The webhooks of a ValidatingWebhookConfiguration manifest (default: the one in deploy/).
+ *
+ * @throws UsageError when it cannot be read.
+ */
+export async function readWebhooks(manifest?: string): Promise<WebhookMatch[]> {
+  let read: Awaited<ReturnType<typeof readWebhookManifest>>;
+  try {
+    read = await readWebhookManifest(manifest);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  return read.webhooks.map((webhook) => {
+    const parsed = WebhookMatchSchema.safeParse(webhook);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0]!;
+    throw new UsageError(`the webhook manifest ${manifest ?? 'in deploy/'}: webhook ${JSON.stringify(webhook.name)}: ${issue.path.join('.')}: ${issue.message}`);
+  });
+}
+
 const VERB = { CREATE: 'creating', UPDATE: 'replacing', DELETE: 'deleting' } as const;
 
 /** Reviews each write in order, the accepted ones recorded in the state as the server's cache would see them. */
@@ -151,7 +213,9 @@ function judge(
     });
     let outcome: ReviewOutcome;
     try {
-      outcome = review(body);
+      outcome = command.webhooks !== undefined && !command.webhooks.some((w) => webhookMatches(w, matchedRequest(body.request, command.state)))
+        ? { request: body.request, review: encodeAdmissionReview(body.request.uid, allowed()) }
+        : review(body);
     } catch (e) {
       if (e instanceof InvalidAdmissionReviewError) return usage(`${write.source}: ${describe(write.object)}: ${e.message}`);
       throw e;
@@ -194,6 +258,8 @@ export interface ReviewArguments {
   namespace?: string;
   pools: string[];
   kubeconfig?: string;
+  /** `--manifest`: the ValidatingWebhookConfiguration whose matching applies (default: deploy/'s). */
+  manifest?: string;
   configmapName: string;
   configmapNamespace?: string;
 }
@@ -214,12 +280,13 @@ export async function reviewFromArguments(file: string, args: ReviewArguments, s
     }
     const loaded = await loadState({ pools: args.pools, configMapName: args.configmapName, ...(args.kubeconfig !== undefined ? { kubeconfig: args.kubeconfig } : {}) });
     const result = runReview({
-      input: await readSource(file, stdin),
+      inputs: file === '-' ? [await readSource(file, stdin)] : await Promise.all((await manifestFiles(file)).map((f) => readSource(f, stdin))),
       ...(args.old !== undefined ? { old: await readSource(args.old, stdin) } : {}),
       ...(args.operation !== undefined ? { operation: args.operation } : {}),
       ...(args.output !== undefined ? { output: args.output } : {}),
       ...(args.namespace !== undefined ? { namespace: args.namespace } : {}),
       ...(loaded !== undefined ? { state: loaded.state } : {}),
+      webhooks: await readWebhooks(args.manifest),
       configMap: { name: args.configmapName, ...(args.configmapNamespace !== undefined ? { namespace: args.configmapNamespace } : {}) },
     });
     const warnings = (loaded?.warnings ?? []).map((w) => `warning: ${w}\n`).join('');

@@ -103,6 +103,25 @@ function describeFileError(file: string, e: unknown): string {
 }
 
 /**
+ * The manifest files `given` names: itself, or a folder's `.yaml`, `.yml` and `.json`
+ * files in name order.
+ *
+ * @throws ManifestError for a path that cannot be read, or a folder without manifests.
+ */
+export async function manifestFiles(given: string): Promise<string[]> {
+  let isFolder: boolean;
+  try {
+    isFolder = (await stat(given)).isDirectory();
+  } catch (e) {
+    throw new ManifestError(describeFileError(given, e));
+  }
+  if (!isFolder) return [given];
+  const files = (await readdir(given)).filter((f) => MANIFEST_EXTENSIONS.has(path.extname(f).toLowerCase())).sort();
+  if (files.length === 0) throw new ManifestError(`${given}: the folder holds no .yaml, .yml or .json file`);
+  return files.map((f) => path.join(given, f));
+}
+
+/**
  * Every object of the manifests at `paths` (files or folders), in order.
  *
  * @throws ManifestError for a path that cannot be read, a folder without manifests, or a
@@ -111,17 +130,7 @@ function describeFileError(file: string, e: unknown): string {
 export async function readManifestPaths(paths: readonly string[]): Promise<ManifestObject[]> {
   const objects: ManifestObject[] = [];
   for (const given of paths) {
-    let isFolder: boolean;
-    try {
-      isFolder = (await stat(given)).isDirectory();
-    } catch (e) {
-      throw new ManifestError(describeFileError(given, e));
-    }
-    const files = isFolder
-      ? (await readdir(given)).filter((f) => MANIFEST_EXTENSIONS.has(path.extname(f).toLowerCase())).sort().map((f) => path.join(given, f))
-      : [given];
-    if (isFolder && files.length === 0) throw new ManifestError(`${given}: the folder holds no .yaml, .yml or .json file`);
-    for (const file of files) objects.push(...parseManifests(await readText(file), file));
+    for (const file of await manifestFiles(given)) objects.push(...parseManifests(await readText(file), file));
   }
   return objects;
 }

@@ -111,14 +111,13 @@ const GO_SPACE = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\
  */
 export function oneNicProblem(nic: string): string | undefined {
   if ([...nic].every((ch) => GO_SPACE.test(ch))) return 'is empty after trimming whitespace';
-  if (nic.includes(',')) return 'holds a ",", as if it listed several NICs';
-  if (GO_SPACE.test(nic)) return 'contains whitespace, as if it listed several NICs';
+  if (nic.includes(',')) return 'holds a ","';
+  if (GO_SPACE.test(nic)) return 'contains whitespace';
   return undefined;
 }
 
-/** The end of every parent-NIC message: what the annotation is, and how to write it. */
-const ONE_NIC =
-  "the annotation names the one interface on the node that the pool's sub-ENIs hang from (1-15 bytes, no \"/\", \":\", \",\" or whitespace, not \".\" or \"..\"), e.g. eth0";
+/** The end of every parent-NIC message: what to write. Short, as a ratcheted one becomes a warning. */
+const ONE_NIC = 'write the one interface the sub-ENIs hang from (1-15 bytes; no "/", ":", "," or whitespace; not "." or ".."), e.g. eth0';
 
 /**
  * Rule 3: the parent NIC names one interface on any IaaS pool; a node pool must name it,
@@ -141,7 +140,7 @@ function parentNic(pool: SpiderIPPool): Findings {
     return { violations: [violation('parent-nic-missing', '', required(field, detail))], warnings };
   }
   const oneNic = oneNicProblem(nic);
-  if (oneNic !== undefined) return { violations: [violation('parent-nic-one', nic, invalid(field, nic, `${oneNic}, but ${ONE_NIC}`))], warnings };
+  if (oneNic !== undefined) return { violations: [violation('parent-nic-one', nic, invalid(field, nic, `${oneNic}; ${ONE_NIC}`))], warnings };
   const problem = nodePool ? interfaceNameProblem(nic) : undefined;
   if (problem === undefined) return { violations: [], warnings };
   return { violations: [violation('parent-nic-invalid', nic, invalid(field, nic, `${problem}; ${ONE_NIC}`))], warnings };

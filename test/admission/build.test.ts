@@ -42,6 +42,10 @@ describe('buildAdmissionReview', () => {
     expect((request as Record<string, unknown>)['options']).toMatchObject({ kind: 'UpdateOptions' });
   });
 
+  it('CREATE never carries an oldObject, even when one is passed', () => {
+    expect(buildAdmissionReview({ operation: 'CREATE', object: pool('eth0'), oldObject: pool('eth1') }).request.oldObject).toBeNull();
+  });
+
   it('DELETE: object is null, oldObject the object', () => {
     const { request } = buildAdmissionReview({ operation: 'DELETE', oldObject: pool('eth0') });
     expect(request.object).toBeNull();

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { reviewAdmission } from '../../src/admission/review.js';
 import { ClusterState } from '../../src/cluster/state.js';
-import { reviewFromArguments, runReview, type ReviewCommand } from '../../src/cli/review.js';
+import { NO_STATE_REASON, reviewFromArguments, runReview, type ReviewCommand } from '../../src/cli/review.js';
 import type { KubeObject } from '../../src/admission/build.js';
 import { loadReview } from '../fixtures/load.js';
 
@@ -29,7 +29,7 @@ function pool(name: string, { version = 4, ips = ['10.6.0.10-10.6.0.20'], pair, 
 }
 
 const yaml = (...objects: KubeObject[]) => objects.map((o) => stringify(o)).join('---\n');
-const run = (text: string, extra: Partial<ReviewCommand> = {}) => runReview({ input: { text, source: 'pools.yaml' }, configMap: { name: 'spiderpool-conf' }, ...extra });
+const run = (text: string, extra: Partial<ReviewCommand> = {}) => runReview({ inputs: [{ text, source: 'pools.yaml' }], configMap: { name: 'spiderpool-conf' }, ...extra });
 const stateOf = (...objects: KubeObject[]) => ClusterState.of(objects).state;
 
 describe('review of manifests', () => {
@@ -38,6 +38,7 @@ describe('review of manifests', () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe('spiderippool.spiderpool.spidernet.io/p created (server dry run)\n');
     expect(result.stderr).toMatch(PAIR_SKIPPED);
+    expect(result.stderr).toContain(`(${NO_STATE_REASON})`);
   });
 
   it('a refused CREATE prints the Invalid line and exits 1', () => {
@@ -163,6 +164,25 @@ describe('review from the command line', () => {
   ])('state errors name the file in plain words: %j', async (extra, message) => {
     const result = await reviewFromArguments(path.join(dir, 'new.yaml'), { ...args, ...extra }, noStdin);
     expect(result).toEqual({ exitCode: 2, stdout: '', stderr: expect.stringMatching(message) });
+  });
+
+  it('NEW may be a folder of manifests, as for kubectl apply -f', async () => {
+    const folder = await mkdtemp(path.join(dir, 'new-'));
+    await writeFile(path.join(folder, 'a.yaml'), yaml(pool('a')));
+    await writeFile(path.join(folder, 'b.json'), JSON.stringify(pool('b', { nic: 'x,y' })));
+    const result = await reviewFromArguments(folder, args, noStdin);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('spiderippool.spiderpool.spidernet.io/a created (server dry run)\n');
+    expect(result.stderr).toMatch(/^The SpiderIPPool "b" is invalid: /m);
+  });
+
+  it('a write no webhook of the configuration matches is allowed unreviewed, as the API server never sends it', async () => {
+    const conf = (namespace: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'spiderpool-conf', namespace }, data: { 'conf.yml': 'iaasNetworkProvider:\n  serverUrl: http://p:80\n  httpRequestTimeout: 2m\n' } });
+    for (const [namespace, exitCode] of [['kube-system', 1], ['default', 0]] as const) {
+      const file = path.join(dir, `conf-${namespace}.yaml`);
+      await writeFile(file, stringify(conf(namespace)));
+      expect((await reviewFromArguments(file, args, noStdin)).exitCode).toBe(exitCode);
+    }
   });
 
   it('--old naming NEW itself is refused: old and new must be two objects', async () => {

@@ -45,7 +45,7 @@ describe('parent-nic names one NIC, on any IaaS pool', () => {
     const detail = causes[0]!.message.slice(`Invalid value: ${shown}: `.length);
     expect(causes[0]!.message.startsWith(`Invalid value: ${shown}: `)).toBe(true);
     expect(detail).toMatch(why);
-    expect(detail).toMatch(/names the one interface on the node .* e\.g\. eth0$/);
+    expect(detail).toMatch(/; write the one interface the sub-ENIs hang from .* e\.g\. eth0$/);
   });
 
   it('a global pool with one NIC is allowed, with the warning that it has no meaning there', () => {
@@ -80,9 +80,9 @@ describe('parent-nic names one NIC, on any IaaS pool', () => {
     ['eth0.100', undefined],
     ['', 'is empty after trimming whitespace'],
     ['\u00a0\u0085', 'is empty after trimming whitespace'], // Go's unicode.IsSpace
-    ['eth0,', 'holds a ",", as if it listed several NICs'],
-    ['eth0 eth1', 'contains whitespace, as if it listed several NICs'],
-    ['eth0\u2003', 'contains whitespace, as if it listed several NICs'],
+    ['eth0,', 'holds a ","'],
+    ['eth0 eth1', 'contains whitespace'],
+    ['eth0\u2003', 'contains whitespace'],
     ['eth0\ufeff', undefined], // not a space for Go; the kernel rule judges it on node pools
   ])('oneNicProblem(%j)', (nic, problem) => {
     expect(oneNicProblem(nic)).toEqual(problem);

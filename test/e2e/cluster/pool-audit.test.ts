@@ -69,7 +69,7 @@ describe('the new rules through kubectl apply', () => {
   it('a parent NIC that lists several NICs is refused, on a global pool too', async () => {
     const result = await cluster.apply(pool('nic-comma', { nic: 'eth0,eth1' }));
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^The SpiderIPPool "nic-comma" is invalid: metadata\.annotations\[ipam\.spidernet\.io\/parent-nic\]: Invalid value: "eth0,eth1": holds a ",", as if it listed several NICs/m);
+    expect(result.stderr).toMatch(/^The SpiderIPPool "nic-comma" is invalid: metadata\.annotations\[ipam\.spidernet\.io\/parent-nic\]: Invalid value: "eth0,eth1": holds a ","/m);
     expect(await cluster.get('spiderippool', 'nic-comma')).toBeUndefined();
   });
 
@@ -191,6 +191,16 @@ describe('review --pools decides as the API server does', () => {
     const kubectl = await cluster.kubectl(['apply', '-f', file, '--dry-run=server']);
     const review = await cluster.cli(['review', file, `--pools=${state}`]);
     expect(kubectl.code).toBe(1);
+    expect({ code: review.code, stdout: review.stdout, stderr: review.stderr }).toEqual({ code: kubectl.code, stdout: kubectl.stdout, stderr: kubectl.stderr });
+  });
+
+  it.each(['kube-system', 'default'])('spiderpool-conf in %s: reviewed only where the webhook configuration sends it, as by the API server', async (namespace) => {
+    const file = path.join(dir, `conf-${namespace}.yaml`);
+    const conf = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'spiderpool-conf', namespace }, data: { 'conf.yml': 'iaasNetworkProvider:\n  serverUrl: http://p:80\n  httpRequestTimeout: 100s\n' } };
+    await writeFile(file, stringify(conf));
+    const kubectl = await cluster.kubectl(['apply', '-f', file, '--dry-run=server']);
+    expect(kubectl.code).toBe(namespace === 'kube-system' ? 1 : 0);
+    const review = await cluster.cli(['review', file]);
     expect({ code: review.code, stdout: review.stdout, stderr: review.stderr }).toEqual({ code: kubectl.code, stdout: kubectl.stdout, stderr: kubectl.stderr });
   });
 });
