@@ -58,7 +58,7 @@ async function review(objects: KubeObject[], state: KubeObject[]) {
   const file = path.join(dir, 'state.yaml');
   await writeFile(file, state.map((o) => stringify(o)).join('---\n'));
   const loaded = await loadState({ pools: [file], configMapName: 'spiderpool-conf' });
-  return runReview({ input: { text: objects.map((o) => stringify(o)).join('---\n'), source: 'new.yaml' }, configMap: { name: 'spiderpool-conf' }, state: loaded!.state });
+  return runReview({ inputs: [{ text: objects.map((o) => stringify(o)).join('---\n'), source: 'new.yaml' }], configMap: { name: 'spiderpool-conf' }, state: loaded!.state });
 }
 
 describe('review --pools: candidate-pool warnings for manifests', () => {
@@ -102,10 +102,10 @@ describe('review --pools: candidate-pool warnings for manifests', () => {
   });
 
   it('without --pools, the candidates are not checked, and it says so', async () => {
-    const result = runReview({ input: { text: stringify(deployment(mixed)), source: 'new.yaml' }, configMap: { name: 'spiderpool-conf' } });
+    const result = runReview({ inputs: [{ text: stringify(deployment(mixed)), source: 'new.yaml' }], configMap: { name: 'spiderpool-conf' } });
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toBe(
-      'Warning: spiderpool: spec.template.metadata.annotations[ipam.spidernet.io/ippools]: candidate pools were not checked: no cluster connection, so other SpiderIPPools are not known\n',
+      'Warning: spiderpool: spec.template.metadata.annotations[ipam.spidernet.io/ippools]: candidate pools were not checked: no --pools or --kubeconfig given, so other SpiderIPPools are not known\n',
     );
   });
 });
