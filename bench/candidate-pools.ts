@@ -59,9 +59,10 @@ export function twoNicDeploymentReview(): unknown {
 
 /**
  * The reviews the micro-benchmark times: the steady state (pools unchanged since the last
- * review of these patterns) and the first review after a pool changed (every wildcard
- * matched against every pool again, and the per-version lists rebuilt). Throws unless the
- * review warns as expected.
+ * review of these patterns), after a status-only update of a pool (what Spiderpool writes
+ * on every allocation), and the first review after a pool changed what the candidate rules
+ * read (every wildcard matched against every pool again, the per-version lists rebuilt).
+ * Throws unless the review warns as expected.
  */
 export function candidatePoolsBenchCases(): { title: string; run: () => unknown }[] {
   const pools = thousandPools();
@@ -69,13 +70,25 @@ export function candidatePoolsBenchCases(): { title: string; run: () => unknown 
   const body = twoNicDeploymentReview();
   const warnings = review(body).review.response.warnings ?? [];
   if (warnings.length !== 4) throw new Error(`the two-NIC Deployment should warn 4 times, got ${JSON.stringify(warnings)}`);
-  const changed = pools.get('plain-099');
+  const stored = pools.getObject('plain-099') as { spec: Record<string, unknown> };
+  // Alternately a default pool and not: a change the candidate rules read.
+  const variants = [{ ...stored, spec: { ...stored.spec, default: true } }, stored];
+  let turn = 0;
+  // An allocation: only the status changes, as Spiderpool writes on every Pod start.
+  const allocated = { ...stored, status: { allocatedIPCount: 1 } };
   return [
     { title: 'candidate pools: two-NIC Deployment, 1 000 pools with wildcards', run: () => review(body) },
     {
-      title: 'candidate pools: the same, first review after a pool changed',
+      title: 'candidate pools: the same, after an allocation in a pool (status write)',
       run: () => {
-        pools.upsert(changed);
+        pools.upsert(allocated);
+        return review(body);
+      },
+    },
+    {
+      title: 'candidate pools: the same, first review after a pool changed what the rules read',
+      run: () => {
+        pools.upsert(variants[turn++ % 2]);
         return review(body);
       },
     },

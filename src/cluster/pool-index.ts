@@ -8,7 +8,7 @@
 import type { PoolEntry } from '../candidates/categories.js';
 import type { IPVersion } from '../ip/ranges.js';
 import type { PoolDirectory } from '../rules/pool-pair.js';
-import { PAIR_POOL_ANNOTATION, SpiderIPPoolSchema, annotation, ipVersionOf, type SpiderIPPool } from '../rules/pool.js';
+import { PAIR_POOL_ANNOTATION, SpiderIPPoolSchema, annotation, iaasProvider, ipVersionOf, type SpiderIPPool } from '../rules/pool.js';
 
 /** Why cross-pool checks are skipped before the first complete list. */
 export const NOT_SYNCED_REASON = 'the SpiderIPPool cache has not synced with the API server yet';
@@ -48,13 +48,17 @@ export class PoolIndex implements PoolDirectory {
    *   older copy under its name is dropped, so it is never judged on stale fields).
    */
   upsert(object: unknown): boolean {
-    this.byVersion = undefined;
     const parsed = SpiderIPPoolSchema.safeParse(object);
     const name = parsed.success ? parsed.data.metadata.name : undefined;
     if (!parsed.success || name === undefined) {
+      this.byVersion = undefined;
       this.remove(nameOf(object));
       return false;
     }
+    // Spiderpool writes every allocation to the pool's status: such an update leaves what the
+    // candidate rules read as it was, and their lists (and what was worked out from them) stand.
+    const before = this.pools.get(name)?.pool;
+    if (before === undefined || candidateShape(before) !== candidateShape(parsed.data)) this.byVersion = undefined;
     const touched = this.unlink(name);
     this.pools.set(name, { pool: parsed.data, raw: object });
     this.link(name, parsed.data, touched);
@@ -178,6 +182,11 @@ export class PoolIndex implements PoolDirectory {
   pairedWith(name: string): SpiderIPPool[] {
     return [...(this.namedBy.get(name) ?? [])].map((other) => this.pools.get(other)!.pool);
   }
+}
+
+/** What {@link PoolIndex.ofVersion}'s readers (the candidate-pool rules) read of a pool. */
+function candidateShape(pool: SpiderIPPool): string {
+  return JSON.stringify([ipVersionOf(pool), iaasProvider(pool) !== undefined, annotation(pool, PAIR_POOL_ANNOTATION) ?? null, pool.spec?.default === true]);
 }
 
 /** An object's `metadata.name` when it is a string, else `""`. */
