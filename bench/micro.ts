@@ -1,11 +1,12 @@
 /**
  * In-process micro-benchmarks (tinybench) of the pure core: `reviewAdmission` per review
- * (the body already parsed, as the server hands it over) and `parseGoDuration` per
- * value. Run as its own process by run.ts; prints one JSON object on stdout.
+ * (the body already parsed, as the server hands it over), the candidate-pool decision of
+ * issue #12 (candidate-pools.ts) and `parseGoDuration` per value. Run as its own process by run.ts; prints one JSON object on stdout.
  */
 import { Bench } from 'tinybench';
 import { parseGoDuration, reviewAdmission } from '../src/index.js';
 import { benchBodies } from './bodies.js';
+import { candidatePoolsBenchCases } from './candidate-pools.js';
 
 export interface MicroResult {
   name: string;
@@ -26,6 +27,7 @@ for (const body of benchBodies()) {
     reviewAdmission(review);
   });
 }
+for (const candidates of candidatePoolsBenchCases()) bench.add(candidates.title, candidates.run);
 for (const value of DURATIONS) {
   bench.add(`parseGoDuration("${value}")`, () => {
     parseGoDuration(value);

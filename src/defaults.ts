@@ -7,6 +7,10 @@
 export const WEBHOOK_PATHS = {
   spiderIPPool: '/validate-spiderippool',
   configMap: '/validate-configmap',
+  /** Issue #12, candidate-pool warnings: Pods, workloads' Pod templates, Namespaces. */
+  pod: '/validate-pod',
+  workload: '/validate-workload',
+  namespace: '/validate-namespace',
 } as const;
 
 /** Port the HTTPS server listens on when neither `--port` nor `PORT` is given. */
@@ -19,6 +23,8 @@ export const DEFAULT_NAMESPACE = 'spiderpool-iaas-webhook';
 /** Spiderpool's ConfigMap and its data key (brief: "Spiderpool ConfigMap"). */
 export const DEFAULT_CONFIGMAP_NAME = 'spiderpool-conf';
 export const CONF_YML_KEY = 'conf.yml';
+/** Where `serve` watches that ConfigMap when `--configmap-namespace` is not given (Spiderpool's Helm default). */
+export const DEFAULT_SPIDERPOOL_NAMESPACE = 'kube-system';
 
 /** Directory (relative to the working directory) for certificates of a local `npm start`. */
 export const DEFAULT_CERT_DIR = 'certs';

@@ -5,10 +5,14 @@
  * `createReviewer`, which asks this module; plug a new validator in here, nowhere else.
  */
 import type { Validator } from './admission/validator.js';
+import type { DualStack } from './candidates/categories.js';
+import { dualStackInCluster } from './candidates/spiderpool-conf.js';
 import type { ClusterObjects } from './cluster/state.js';
+import { candidatePoolValidators } from './rules/candidate-pools.js';
 import { configMapValidator, type SpiderpoolConfigMapRef } from './rules/configmap.js';
 import type { PoolDirectory } from './rules/pool-pair.js';
 import { spiderIPPoolValidator } from './rules/spiderippool.js';
+import { DEFAULT_CONFIGMAP_NAME } from './defaults.js';
 
 /** What the validators may read besides the request: settings and the cluster's state, from memory only. */
 export interface ReviewContext {
@@ -18,6 +22,8 @@ export interface ReviewContext {
   pools: PoolDirectory;
   /** Other stored objects (Namespaces, ConfigMaps, …) when known (`--pools`, `--kubeconfig`). */
   cluster?: ClusterObjects;
+  /** `enableIPv6` of the watched spiderpool-conf (the server); else read from `cluster`, else not known. */
+  dualStack?: () => DualStack;
 }
 
 /** A validator and the webhook that calls it: kubectl names that webhook when a denial is not `Invalid`. */
@@ -31,12 +37,38 @@ export interface WiredValidator {
 export const WEBHOOK_NAMES = {
   spiderIPPool: 'spiderippool.iaas-webhook.spidernet.io',
   configMap: 'spiderpool-conf.iaas-webhook.spidernet.io',
+  candidatePoolsPod: 'candidate-pools-pod.iaas-webhook.spidernet.io',
+  candidatePoolsWorkload: 'candidate-pools-workload.iaas-webhook.spidernet.io',
+  candidatePoolsNamespace: 'candidate-pools-namespace.iaas-webhook.spidernet.io',
 } as const;
+
+/** Why dual-stack is not known when neither a watch nor a cluster state is given. */
+export const NO_CONF_REASON = 'no cluster connection, so spiderpool-conf is not known';
+
+/** Where the candidate-pool warnings learn whether dual-stack is on. */
+function dualStackSource(context: ReviewContext): () => DualStack {
+  if (context.dualStack) return context.dualStack;
+  const { cluster } = context;
+  if (cluster === undefined) return () => ({ known: false, reason: NO_CONF_REASON });
+  const ref = { name: context.configMap?.name ?? DEFAULT_CONFIGMAP_NAME, ...(context.configMap?.namespace ? { namespace: context.configMap.namespace } : {}) };
+  const known = dualStackInCluster(cluster, ref); // a state read from manifests or one list does not change
+  return () => known;
+}
+
+const CANDIDATE_WEBHOOKS: Record<string, string> = {
+  Pod: WEBHOOK_NAMES.candidatePoolsPod,
+  Namespace: WEBHOOK_NAMES.candidatePoolsNamespace,
+};
 
 /** Every validator, bound to `context`. */
 export function wireValidators(context: ReviewContext): WiredValidator[] {
+  const dualStack = dualStackSource(context);
   return [
-    { webhook: WEBHOOK_NAMES.spiderIPPool, validator: spiderIPPoolValidator(context.pools) },
+    { webhook: WEBHOOK_NAMES.spiderIPPool, validator: spiderIPPoolValidator(context.pools, dualStack) },
     { webhook: WEBHOOK_NAMES.configMap, validator: configMapValidator(context.configMap) },
+    ...candidatePoolValidators({ pools: context.pools, dualStack }).map((validator) => ({
+      webhook: CANDIDATE_WEBHOOKS[validator.groupKind.kind] ?? WEBHOOK_NAMES.candidatePoolsWorkload,
+      validator,
+    })),
   ];
 }

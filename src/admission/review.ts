@@ -2,6 +2,7 @@
  * `reviewAdmission`: the pure function from an AdmissionReview to the response
  * AdmissionReview, shared by the HTTPS server and the CLI.
  */
+import type { DualStack } from '../candidates/categories.js';
 import type { ClusterObjects } from '../cluster/state.js';
 import type { SpiderpoolConfigMapRef } from '../rules/configmap.js';
 import { noPoolDirectory, type PoolDirectory } from '../rules/pool-pair.js';
@@ -33,10 +34,16 @@ export interface ReviewOptions {
   pools?: PoolDirectory;
   /** Other stored objects, for validators that read them (see `src/validators.ts`). */
   cluster?: ClusterObjects;
+  /**
+   * Whether Spiderpool runs dual-stack (`enableIPv6` of the watched `spiderpool-conf`), read
+   * at each review; without it, read from `cluster`'s spiderpool-conf, else not known.
+   */
+  dualStack?: () => DualStack;
 }
 
 /** Why pair checks are skipped when no pool directory is given. */
 export const NO_CLUSTER_REASON = 'no cluster connection, so other SpiderIPPools are not known';
+
 
 /**
  * Checks that `body` (parsed JSON) is an `admission.k8s.io/v1` AdmissionReview request.

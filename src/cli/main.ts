@@ -10,9 +10,10 @@ import { generateCertificates } from '../certs/generate.js';
 import { parseGoDuration } from '../duration/parse.js';
 import { suggestGoDuration } from '../duration/suggest.js';
 import { caBundleBase64, readCertificateAuthority, writeCertificates } from '../certs/files.js';
-import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME } from '../defaults.js';
+import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME, DEFAULT_SPIDERPOOL_NAMESPACE } from '../defaults.js';
 import { levels, type Logger } from 'pino';
 import { findKubeConfig } from '../cluster/kubeconfig-source.js';
+import type { DualStack } from '../candidates/categories.js';
 import type { PoolCache } from '../cluster/pool-cache.js';
 import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js';
 import type { ReadinessCheck } from '../server/readiness.js';
@@ -74,7 +75,7 @@ function finish(result: CommandResult): void {
 const configMapOptions = (cmd: Command): Command =>
   cmd
     .option('--configmap-name <name>', "name of Spiderpool's ConfigMap", DEFAULT_CONFIGMAP_NAME)
-    .option('--configmap-namespace <namespace>', "namespace of Spiderpool's ConfigMap (default: any)");
+    .option('--configmap-namespace <namespace>', "namespace of Spiderpool's ConfigMap (default: any; serve watches it in kube-system)");
 
 const program = new Command('spiderpool-iaas-webhook')
   .description('Validating admission webhook for Spiderpool IaaS SpiderIPPools and the iaasNetworkProvider configuration')
@@ -103,9 +104,10 @@ configMapOptions(
     .addOption(new Option('--log-level <level>', 'log level').env('LOG_LEVEL').choices(LOG_LEVELS).default('info')),
 ).action(async (opts) => {
   const logger = createLogger(opts.logLevel);
-  let cache: PoolCache | undefined;
+  let cache: Pick<PoolCache, 'pools' | 'stop'> | undefined;
   try {
-    const watching = opts.poolCache ? await watchPools(opts.kubeconfig, logger) : undefined;
+    const conf = { name: opts.configmapName, namespace: opts.configmapNamespace ?? DEFAULT_SPIDERPOOL_NAMESPACE };
+    const watching = opts.poolCache ? await watchPools(opts.kubeconfig, conf, logger) : undefined;
     if (!opts.poolCache) logger.warn('--no-pool-cache: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
     cache = watching?.cache;
     const server = await startServer({
@@ -116,8 +118,8 @@ configMapOptions(
       clientCaFile: opts.clientCaFile,
       maxConnections: opts.maxConnections,
       shutdownGraceMs: opts.shutdownTimeout,
-      review: { configMap: { name: opts.configmapName, namespace: opts.configmapNamespace }, ...(cache ? { pools: cache.pools } : {}) },
-      ...(watching ? { readinessChecks: [watching.readiness], metrics: watching.metrics } : {}),
+      review: { configMap: { name: opts.configmapName, namespace: opts.configmapNamespace }, ...(watching ? { pools: watching.cache.pools, dualStack: watching.dualStack } : {}) },
+      ...(watching ? { readinessChecks: watching.readiness, metrics: watching.metrics } : {}),
       logger,
     });
     const shutdown = (signal: string) => {
@@ -149,10 +151,11 @@ configMapOptions(
   }
 });
 
-/** The pool cache and what `serve` adds for it: a readiness line and metrics. */
+/** The pool and spiderpool-conf caches (stopped together) and what `serve` adds for them: readiness lines and metrics. */
 interface PoolWatching {
-  cache: PoolCache;
-  readiness: ReadinessCheck;
+  cache: Pick<PoolCache, 'pools' | 'stop'>;
+  dualStack: () => DualStack;
+  readiness: ReadinessCheck[];
   metrics: WebhookMetrics;
 }
 
@@ -164,21 +167,30 @@ interface PoolWatching {
  *
  * @throws Error when the chosen kubeconfig cannot be read.
  */
-async function watchPools(kubeconfig: string | undefined, logger: Logger): Promise<PoolWatching | undefined> {
+async function watchPools(kubeconfig: string | undefined, conf: { name: string; namespace: string }, logger: Logger): Promise<PoolWatching | undefined> {
   const noCluster = () =>
     logger.warn('no kubeconfig or in-cluster configuration found: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
   if (findKubeConfig(kubeconfig) === undefined) return void noCluster();
-  const [{ loadKubeConfig }, { poolCacheReadinessCheck, registerPoolCacheMetrics, startPoolCache }] = await Promise.all([
+  const [{ loadKubeConfig }, { poolCacheReadinessCheck, registerPoolCacheMetrics, startPoolCache }, confCache] = await Promise.all([
     import('../cluster/kubeconfig.js'),
     import('../cluster/pool-cache.js'),
+    import('../cluster/spiderpool-conf-cache.js'),
   ]);
   const cluster = loadKubeConfig(kubeconfig);
   if (cluster === undefined) return void noCluster(); // removed since it was found
   logger.info({ source: cluster.source, from: cluster.from }, 'watching SpiderIPPools for the dual-stack pair checks');
   const cache = startPoolCache(cluster.config, { logger });
+  logger.info(conf, 'watching spiderpool-conf for enableIPv6 (candidate-pool warnings)');
+  const confs = confCache.startSpiderpoolConfCache(cluster.config, conf, { logger });
   const metrics = createWebhookMetrics();
   registerPoolCacheMetrics(metrics.registry, cache);
-  return { cache, readiness: poolCacheReadinessCheck(cache), metrics };
+  confCache.registerSpiderpoolConfCacheMetrics(metrics.registry, confs);
+  return {
+    cache: { pools: cache.pools, stop: () => Promise.all([cache.stop(), confs.stop()]).then(() => undefined) },
+    dualStack: () => confs.state.dualStack(),
+    readiness: [poolCacheReadinessCheck(cache), confCache.spiderpoolConfReadinessCheck(confs)],
+    metrics,
+  };
 }
 
 configMapOptions(

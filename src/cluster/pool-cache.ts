@@ -2,57 +2,33 @@
  * The SpiderIPPool cache the server's reviews read: a `@kubernetes/client-node` informer
  * (list, then watch from the list's resourceVersion) on
  * `spiderpool.spidernet.io/v2beta1` `spiderippools`, feeding a {@link PoolIndex}. Reviews
- * only read memory; the cache's I/O never blocks or fails a review. Until the first list
- * completes, pair checks are skipped with a warning. After a list or watch error it
- * retries with exponential backoff (as client-go's reflector does), keeping the last
- * known pools meanwhile; an expired resourceVersion (410 Gone) makes it list afresh.
- * A list that takes longer than `listTimeoutMs` and a watch silent for longer than
- * `watchIdleMs` count as errors (timed-watch.ts), so a dead connection is retried
- * instead of leaving the cache stale without a sign.
+ * only read memory; the cache's I/O never blocks or fails a review (informer.ts: retries
+ * with backoff, list and watch timeouts). Until the first list completes, pair checks are
+ * skipped with a warning; after an error, the last known pools are used. The stored pools'
+ * violations are kept current from the same events (audit/pool-violations.ts), for the
+ * violation gauges.
  */
-import {
-  CustomObjectsApi,
-  ListWatch,
-  Observable,
-  type KubeConfig,
-  type ObservableMiddleware,
-  type RequestContext, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
 import { PoolViolationTracker } from '../audit/pool-violations.js';
 import type { ReadinessCheck } from '../server/readiness.js';
 import { summarizeApiError } from './api-error.js';
+import { describeApiFailure, registerInformerErrors, startInformer, type CacheFailure, type InformerErrors, type InformerTiming } from './informer.js';
+
+export { abortAfter } from './informer.js';
 import { PoolIndex, nameOf } from './pool-index.js';
-import { isWatchableObject, MAX_WATCH_TIMEOUT_MS, TimedWatch } from './timed-watch.js';
 
 /** The resource the cache lists and watches (cluster-scoped). */
 export const SPIDERIPPOOL_RESOURCE = { group: 'spiderpool.spidernet.io', version: 'v2beta1', plural: 'spiderippools' } as const;
 const WATCH_PATH = `/apis/${SPIDERIPPOOL_RESOURCE.group}/${SPIDERIPPOOL_RESOURCE.version}/${SPIDERIPPOOL_RESOURCE.plural}`;
 
-/** How long stop() waits for a watch request in flight to get its response, in milliseconds. */
-const STOP_WAIT_MS = 2000;
-
-export interface PoolCacheOptions {
+export interface PoolCacheOptions extends InformerTiming {
   logger: Logger;
-  /** First retry delay after an error, in milliseconds (default 1000); doubled per failure in a row. */
-  initialBackoffMs?: number;
-  /** Longest retry delay, in milliseconds (default 30000). */
-  maxBackoffMs?: number;
-  /** How long a list may take before it is abandoned as an error, in milliseconds (default 60000). */
-  listTimeoutMs?: number;
-  /**
-   * How long a watch may go without an event or an end before it is abandoned as an
-   * error, in milliseconds (default 11 minutes: the API server is asked to end every
-   * watch within 10, so only a dead connection stays silent longer).
-   */
-  watchIdleMs?: number;
 }
 
 /** Errors by what failed, since the start. */
-export interface PoolCacheErrors {
-  list: number;
-  watch: number;
-}
+export type PoolCacheErrors = InformerErrors;
 
 export interface PoolCache {
   /** What reviews read (pass as `ReviewOptions.pools`). */
@@ -72,14 +48,6 @@ export interface PoolCache {
 
 /** The resource as an operator reads it in a message: `spiderippools.spiderpool.spidernet.io`. */
 const RESOURCE_NAME = `${SPIDERIPPOOL_RESOURCE.plural}.${SPIDERIPPOOL_RESOURCE.group}`;
-
-/** A failed list or watch, described for the log. */
-export interface CacheFailure {
-  operation: 'list' | 'watch';
-  statusCode?: number;
-  /** One line that says what is wrong and, for the failures an operator can fix, what to do. */
-  message: string;
-}
 
 /**
  * Describes a failed list or watch in one line. A 404 means the CRD (or the v2beta1
@@ -108,23 +76,7 @@ export function describeCacheFailure(operation: 'list' | 'watch', err: unknown):
   if (statusCode === 401) {
     return withStatus(`the API server does not accept the webhook's credentials${answered}; check the service-account token or the kubeconfig's user`);
   }
-  return withStatus(statusCode === undefined || message.includes(String(statusCode)) ? message : `${statusCode}: ${message}`);
-}
-
-/**
- * Request options that abort the request after `ms` milliseconds, so a list stuck on a
- * dead connection fails and is retried instead of hanging for good (client-node sets no
- * timeout on it).
- */
-export function abortAfter(ms: number): Parameters<CustomObjectsApi['listClusterCustomObject']>[1] {
-  const middleware: ObservableMiddleware = {
-    pre: (context: RequestContext) => {
-      context.setSignal(AbortSignal.timeout(ms));
-      return new Observable(Promise.resolve(context));
-    },
-    post: (response) => new Observable(Promise.resolve(response)),
-  };
-  return { middleware: [middleware], middlewareMergeStrategy: 'append' };
+  return describeApiFailure(operation, err);
 }
 
 /**
@@ -132,125 +84,32 @@ export function abortAfter(ms: number): Parameters<CustomObjectsApi['listCluster
  * Returns at once; the first list completes in the background.
  */
 export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): PoolCache {
-  const { logger } = options;
-  const initialBackoffMs = options.initialBackoffMs ?? 1000;
-  const maxBackoffMs = options.maxBackoffMs ?? 30_000;
-  const listTimeoutMs = options.listTimeoutMs ?? 60_000;
-  const watchIdleMs = options.watchIdleMs ?? MAX_WATCH_TIMEOUT_MS + 60_000;
+  const { logger, ...timing } = options;
   const index = new PoolIndex();
   const violations = new PoolViolationTracker(index);
   const api = config.makeApiClient(CustomObjectsApi);
-  const errors: PoolCacheErrors = { list: 0, watch: 0 };
-  let lastSyncSeconds: number | undefined;
-  let failures = 0;
-  let listFailed = false;
-  let stopped = false;
-  let retry: NodeJS.Timeout | undefined;
-  // A failure is logged at warn when it differs from the last one logged, or follows a
-  // success; its repeats, retried every few seconds for as long as it lasts, at debug.
-  let lastLogged: string | undefined;
-  let failedSinceLogged = 0;
-  const recovered = () => {
-    if (lastLogged === undefined) return;
-    logger.info({ failedAttempts: failedSinceLogged }, 'SpiderIPPool list and watch work again');
-    lastLogged = undefined;
-    failedSinceLogged = 0;
-  };
-  const current = () => {
-    recovered();
-    if (index.hasSynced()) lastSyncSeconds = Date.now() / 1000;
-  };
-
   const warnRefused = (names: readonly string[]) => {
     for (const name of names) logger.warn({ name }, 'SpiderIPPool not shaped as expected; pair checks treat it as absent');
   };
-
-  const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
-    let result: KubernetesListObject<KubernetesObject>;
-    try {
-      result = (await api.listClusterCustomObject({ ...SPIDERIPPOOL_RESOURCE }, abortAfter(listTimeoutMs))) as KubernetesListObject<KubernetesObject>;
-    } catch (err) {
-      listFailed = true;
-      throw err;
-    }
-    if (!Array.isArray(result?.items)) {
-      listFailed = true;
-      throw new Error('the SpiderIPPool list has no items array');
-    }
-    // Only objects ListWatch can key by name reach it (it would throw on others, ending the process).
-    const items = result.items.filter((item) => isWatchableObject('ADDED', item));
-    if (items.length < result.items.length) logger.warn({ dropped: result.items.length - items.length }, 'SpiderIPPool list items without metadata.name ignored');
-    const firstSync = !index.hasSynced();
-    warnRefused(index.replaceAll(items));
-    failures = 0;
-    current();
-    (firstSync ? logger.info.bind(logger) : logger.debug.bind(logger))({ pools: index.size }, 'SpiderIPPool cache listed');
-    return { ...result, items };
-  };
-
-  const watch = new TimedWatch(config, watchIdleMs, {
-    current: (what) => {
-      // The first event after a reconnect shows the connection works again: the next
-      // error starts the backoff afresh.
-      if (what === 'event') failures = 0;
-      current();
+  const informer = startInformer(
+    config,
+    {
+      logger,
+      what: 'SpiderIPPool',
+      path: WATCH_PATH,
+      list: (requestOptions) => api.listClusterCustomObject({ ...SPIDERIPPOOL_RESOURCE }, requestOptions),
+      replaceAll: (items) => warnRefused(index.replaceAll(items)),
+      upsert: (object) => {
+        if (!index.upsert(object)) warnRefused([nameOf(object)]);
+      },
+      remove: (object) => index.remove(nameOf(object)),
+      synced: () => index.hasSynced(),
+      degraded: { unsynced: 'pair checks are skipped with a warning', stale: 'pair checks use the last known pools' },
+      describeFailure: describeCacheFailure,
     },
-    malformed: (phase) => logger.warn({ phase }, 'SpiderIPPool watch event without metadata.name ignored'),
-  });
-  const informer = new ListWatch<KubernetesObject>(WATCH_PATH, watch, list, false);
-  const store = (object: KubernetesObject) => {
-    if (!index.upsert(object)) warnRefused([nameOf(object)]);
-  };
-  const failed = (err: unknown) => {
-    if (stopped) return; // stop() aborts the watch, which reports as an error
-    const operation = listFailed ? 'list' : 'watch';
-    listFailed = false;
-    errors[operation]++;
-    const delayMs = Math.min(maxBackoffMs, initialBackoffMs * 2 ** failures);
-    failures++;
-    const failure = describeCacheFailure(operation, err);
-    const key = JSON.stringify(failure);
-    const repeated = key === lastLogged;
-    lastLogged = key;
-    failedSinceLogged++;
-    (repeated ? logger.debug.bind(logger) : logger.warn.bind(logger))(
-      { ...failure, retryInMs: delayMs, synced: index.hasSynced() },
-      index.hasSynced()
-        ? 'SpiderIPPool list or watch failed; pair checks use the last known pools until it reconnects'
-        : 'SpiderIPPool list failed; pair checks are skipped with a warning until it succeeds',
-    );
-    retry = setTimeout(start, delayMs);
-    retry.unref();
-  };
-  // The informer's start(): it resolves once the watch request has its response headers.
-  // It rejects only if client-node fails outside the paths that report errors; that is
-  // one more error to retry, never an unhandled rejection.
-  let starting: Promise<void> = Promise.resolve();
-  function start() {
-    starting = informer.start().catch(failed);
-  }
-  informer.on('add', store);
-  informer.on('update', store);
-  informer.on('delete', (object) => index.remove(nameOf(object)));
-  informer.on('error', failed);
-  start();
-
-  return {
-    pools: index,
-    violations,
-    lastSyncSeconds: () => lastSyncSeconds,
-    errors: () => ({ ...errors }),
-    stop: async () => {
-      stopped = true;
-      clearTimeout(retry);
-      await informer.stop();
-      // client-node's stop() cannot abort a watch whose response has not begun; once it
-      // has, stop again so that the watch's connection closes and the process can exit.
-      const waited = new Promise<void>((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref());
-      await Promise.race([starting, waited]);
-      await informer.stop();
-    },
-  };
+    timing,
+  );
+  return { pools: index, violations, ...informer };
 }
 
 /**
@@ -309,18 +168,7 @@ export function registerPoolCacheMetrics(registry: Registry, cache: Pick<PoolCac
       this.set(cache.lastSyncSeconds() ?? 0);
     },
   });
-  new Counter({
-    name: 'spiderpool_iaas_webhook_pool_cache_errors_total',
-    help: 'SpiderIPPool list and watch errors (each is retried with backoff).',
-    labelNames: ['operation'] as const,
-    registers: [registry],
-    collect() {
-      const errors = cache.errors();
-      this.reset();
-      this.inc({ operation: 'list' }, errors.list);
-      this.inc({ operation: 'watch' }, errors.watch);
-    },
-  });
+  registerInformerErrors(registry, 'spiderpool_iaas_webhook_pool_cache_errors_total', 'SpiderIPPool list and watch errors (each is retried with backoff).', () => cache.errors());
 }
 
 /**

@@ -5,8 +5,10 @@
  * pair-pool target to the pools naming it answers {@link PoolIndex.pairedWith} without a
  * scan, and tells a listener which pools a change can affect (pool-violations.ts).
  */
+import type { PoolEntry } from '../candidates/categories.js';
+import type { IPVersion } from '../ip/ranges.js';
 import type { PoolDirectory } from '../rules/pool-pair.js';
-import { PAIR_POOL_ANNOTATION, SpiderIPPoolSchema, annotation, type SpiderIPPool } from '../rules/pool.js';
+import { PAIR_POOL_ANNOTATION, SpiderIPPoolSchema, annotation, iaasProvider, ipVersionOf, type SpiderIPPool } from '../rules/pool.js';
 
 /** Why cross-pool checks are skipped before the first complete list. */
 export const NOT_SYNCED_REASON = 'the SpiderIPPool cache has not synced with the API server yet';
@@ -30,6 +32,8 @@ export class PoolIndex implements PoolDirectory {
   /** pair-pool value → names of the stored pools carrying it. */
   private readonly namedBy = new Map<string, Set<string>>();
   private synced = false;
+  /** {@link ofVersion}'s lists, built on first read after a change (reviews read far more often than pools change). */
+  private byVersion: Map<IPVersion, PoolEntry[]> | undefined;
   private readonly listeners: PoolChangeListener[] = [];
 
   /** Calls `listener` after every later change. */
@@ -47,9 +51,14 @@ export class PoolIndex implements PoolDirectory {
     const parsed = SpiderIPPoolSchema.safeParse(object);
     const name = parsed.success ? parsed.data.metadata.name : undefined;
     if (!parsed.success || name === undefined) {
+      this.byVersion = undefined;
       this.remove(nameOf(object));
       return false;
     }
+    // Spiderpool writes every allocation to the pool's status: such an update leaves what the
+    // candidate rules read as it was, and their lists (and what was worked out from them) stand.
+    const before = this.pools.get(name)?.pool;
+    if (before === undefined || candidateShape(before) !== candidateShape(parsed.data)) this.byVersion = undefined;
     const touched = this.unlink(name);
     this.pools.set(name, { pool: parsed.data, raw: object });
     this.link(name, parsed.data, touched);
@@ -65,6 +74,7 @@ export class PoolIndex implements PoolDirectory {
    */
   replaceAll(objects: readonly unknown[]): string[] {
     this.pools.clear();
+    this.byVersion = undefined;
     this.namedBy.clear();
     const refused: string[] = [];
     for (const object of objects) {
@@ -91,6 +101,7 @@ export class PoolIndex implements PoolDirectory {
   /** Drops the pool of that name (the informer saw it deleted); no-op when it is not stored. */
   remove(name: string): void {
     if (!this.pools.has(name)) return;
+    this.byVersion = undefined;
     const touched = this.unlink(name);
     this.pools.delete(name);
     this.notify(touched);
@@ -150,6 +161,18 @@ export class PoolIndex implements PoolDirectory {
     return this.pools.get(name)?.pool;
   }
 
+  ofVersion(version: IPVersion): readonly PoolEntry[] {
+    if (this.byVersion === undefined) {
+      const lists = new Map<IPVersion, PoolEntry[]>([[4, []], [6, []]]);
+      for (const [name, { pool }] of this.pools) {
+        const v = ipVersionOf(pool);
+        if (v !== undefined) lists.get(v)!.push({ name, pool });
+      }
+      this.byVersion = lists;
+    }
+    return this.byVersion.get(version)!;
+  }
+
   /** The stored object of that name with all its fields, as listed, watched or read. */
   getObject(name: string): unknown {
     return this.pools.get(name)?.raw;
@@ -159,6 +182,11 @@ export class PoolIndex implements PoolDirectory {
   pairedWith(name: string): SpiderIPPool[] {
     return [...(this.namedBy.get(name) ?? [])].map((other) => this.pools.get(other)!.pool);
   }
+}
+
+/** What {@link PoolIndex.ofVersion}'s readers (the candidate-pool rules) read of a pool. */
+function candidateShape(pool: SpiderIPPool): string {
+  return JSON.stringify([ipVersionOf(pool), iaasProvider(pool) !== undefined, annotation(pool, PAIR_POOL_ANNOTATION) ?? null, pool.spec?.default === true]);
 }
 
 /** An object's `metadata.name` when it is a string, else `""`. */

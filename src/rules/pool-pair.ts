@@ -9,6 +9,7 @@
  * that names this one (issue #6). Siblings come from a {@link PoolDirectory}
  * (in the server, the informer-backed cache), read from memory only.
  */
+import type { PoolCatalog } from '../candidates/categories.js';
 import { invalid, tooMany, type FieldError } from '../field/errors.js';
 import { escapeUnprintable, quoteShown } from '../field/quote.js';
 import { MAX_COUNTED_ENTRIES, MAX_PAIRED_ENTRIES_PER_FIELD, staticCapacity, type Capacity, type IPVersion } from '../ip/ranges.js';
@@ -24,19 +25,19 @@ import {
   type SpiderIPPool,
 } from './pool.js';
 
-/** What the pair rules may know about other pools. */
-export interface PoolDirectory {
-  /** `undefined` when the pools below are known (synced); else why they are not, for the warning. */
-  unavailable(): string | undefined;
-  /** The stored pool of that name, if any. */
-  get(name: string): SpiderIPPool | undefined;
+/**
+ * What the pool rules may know about other pools: `unavailable()` (`undefined` when the pools
+ * are known, i.e. synced; else why not, for the warning), `get(name)` and `ofVersion(v)`
+ * (the candidate-pool rules), and the pair lookup.
+ */
+export interface PoolDirectory extends PoolCatalog {
   /** The stored pools whose pair-pool annotation names `name`. */
   pairedWith(name: string): SpiderIPPool[];
 }
 
 /** A directory that knows nothing: the `review` CLI, a server without a cluster connection. */
 export function noPoolDirectory(reason: string): PoolDirectory {
-  return { unavailable: () => reason, get: () => undefined, pairedWith: () => [] };
+  return { unavailable: () => reason, get: () => undefined, ofVersion: () => [], pairedWith: () => [] };
 }
 
 const PAIR_FIELD = annotationField(PAIR_POOL_ANNOTATION);

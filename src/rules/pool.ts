@@ -42,6 +42,8 @@ export const SpiderIPPoolSchema = z.object({
       subnet: z.string().nullish(),
       ips: listOf(z.string()).nullish(),
       excludeIPs: listOf(z.string()).nullish(),
+      /** A cluster default pool: a candidate for every Pod NIC no other source gives pools to. */
+      default: z.boolean().nullish(),
       /** A `metav1.LabelSelector`; only compared between the pools of a pair. */
       podAffinity: z.unknown().optional(),
     })

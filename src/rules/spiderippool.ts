@@ -4,14 +4,17 @@
  * webhook rejects adding or removing spec.nodeName on an IaaS pool that already exists".
  * Its category (IaaS or traditional, the `ipam.spidernet.io/iaas-provider` annotation) is
  * fixed the same way (issue #2). Issue #6 adds the whole IaaS pool shape on CREATE and
- * UPDATE (pool-shape.ts, pool-pair.ts), ratcheted on UPDATE (ratchet.ts). DELETE is not
- * restricted.
+ * UPDATE (pool-shape.ts, pool-pair.ts), ratcheted on UPDATE (ratchet.ts). Issue #12 warns
+ * when a default pool's category differs from the other default pools' (default-pools.ts),
+ * traditional pools included. DELETE is not restricted.
  */
 import { allowed, denied, invalidStatus } from '../admission/response.js';
 import type { AdmissionRequest, Verdict } from '../admission/schema.js';
 import type { Validator } from '../admission/validator.js';
 import { forbidden, type FieldError } from '../field/errors.js';
 import { quoteShown } from '../field/quote.js';
+import type { DualStack } from '../candidates/categories.js';
+import { defaultPoolWarnings } from './default-pools.js';
 import type { PoolDirectory } from './pool-pair.js';
 import { judgePool } from './pool-judgement.js';
 import {
@@ -115,13 +118,15 @@ const poolName = (pool: SpiderIPPool, request: AdmissionRequest): string => pool
 /**
  * CREATE of a SpiderIPPool: an IaaS pool gets every rule of issue #6 (non-empty provider,
  * one node, a valid parent NIC on node pools, dual-stack pairs checked against `pools`);
- * traditional pools are allowed untouched. Denied with 422 `Invalid`, one cause per field.
+ * traditional pools are allowed, warned only as a default pool of another category than the
+ * other default pools (default-pools.ts). Denied with 422 `Invalid`, one cause per field.
  */
-export function validateSpiderIPPoolCreate(pool: SpiderIPPool, request: AdmissionRequest, pools: PoolDirectory): Verdict {
-  if (iaasProvider(pool) === undefined) return allowed();
+export function validateSpiderIPPoolCreate(pool: SpiderIPPool, request: AdmissionRequest, pools: PoolDirectory, dualStack: DualStack = NO_DUAL_STACK): Verdict {
   const name = poolName(pool, request);
+  const defaults = defaultPoolWarnings(pool, name, pools, dualStack);
+  if (iaasProvider(pool) === undefined) return allowed(defaults);
   const found = judgePool(pool, name, pools);
-  return decide(name, found.violations.map((v) => v.error), found.warnings);
+  return decide(name, found.violations.map((v) => v.error), [...found.warnings, ...defaults]);
 }
 
 /**
@@ -139,6 +144,7 @@ export function validateSpiderIPPoolUpdate(
   pool: SpiderIPPool,
   request: AdmissionRequest,
   pools: PoolDirectory,
+  dualStack: DualStack = NO_DUAL_STACK,
 ): Verdict {
   const name = poolName(pool, request);
   const fixed = fixedWhileInUse(oldPool, pool, name);
@@ -147,23 +153,28 @@ export function validateSpiderIPPoolUpdate(
   const others = (errors: readonly (FieldError | undefined)[]) => errors.filter((e): e is FieldError => e !== undefined && !fixedFields.has(e.field));
   const transitions = [categoryChange(oldPool, pool, name), iaasProvider(oldPool) !== undefined ? modeChange(oldPool, pool, name) : undefined];
   const refused = [...fixed, ...others(transitions)];
-  if (iaasProvider(pool) === undefined) return decide(name, refused, []);
+  const defaults = defaultPoolWarnings(pool, name, pools, dualStack);
+  if (iaasProvider(pool) === undefined) return decide(name, refused, defaults);
   const found = judgePool(pool, name, pools);
   const existing = iaasProvider(oldPool) === undefined ? [] : judgePool(oldPool, name, pools).violations;
   const ratcheted = ratchet(found.violations, existing);
-  return decide(name, [...refused, ...others(ratcheted.errors)], [...ratcheted.warnings, ...found.warnings]);
+  return decide(name, [...refused, ...others(ratcheted.errors)], [...ratcheted.warnings, ...found.warnings, ...defaults]);
 }
+
+/** Without a ConfigMap cache: whether dual-stack is on is not known. */
+const NO_DUAL_STACK: DualStack = { known: false, reason: 'spiderpool-conf is not known' };
 
 /**
  * The SpiderIPPool guard: CREATE and UPDATE (DELETE is not restricted), reading sibling
- * pools from `pools` (memory only: the review stays pure and never waits on the API).
+ * pools from `pools` and the dual-stack setting from `dualStack` (memory only: the review
+ * stays pure and never waits on the API).
  */
-export function spiderIPPoolValidator(pools: PoolDirectory): Validator<SpiderIPPool> {
+export function spiderIPPoolValidator(pools: PoolDirectory, dualStack: () => DualStack = () => NO_DUAL_STACK): Validator<SpiderIPPool> {
   return {
     groupKind: SPIDERIPPOOL,
     schema: SpiderIPPoolSchema,
-    validateCreate: (pool, request) => validateSpiderIPPoolCreate(pool, request, pools),
-    validateUpdate: (oldPool, pool, request) => validateSpiderIPPoolUpdate(oldPool, pool, request, pools),
+    validateCreate: (pool, request) => validateSpiderIPPoolCreate(pool, request, pools, dualStack()),
+    validateUpdate: (oldPool, pool, request) => validateSpiderIPPoolUpdate(oldPool, pool, request, pools, dualStack()),
   };
 }
 

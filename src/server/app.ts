@@ -264,7 +264,7 @@ export function createApp({
     refuse(
       res,
       404,
-      `no handler for ${req.method} ${quoteShown(req.path)}; webhooks are served at ${Object.values(WEBHOOK_PATHS).join(' and ')}`,
+      `no handler for ${req.method} ${quoteShown(req.path)}; webhooks are served at ${Object.values(WEBHOOK_PATHS).join(', ')}`,
     );
   });
   app.use(bodyErrors);

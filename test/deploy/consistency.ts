@@ -203,6 +203,10 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
     if (!args.includes('--no-generate-certs')) {
       problems.push(`${c}: args lack --no-generate-certs; in the cluster the certificates come from the Secret`);
     }
+    const cmNamespace = flagValue(args, 'configmap-namespace') ?? 'kube-system';
+    if (cmNamespace !== spiderpoolNamespace) {
+      problems.push(`${c}: --configmap-namespace is "${cmNamespace}", expected "${spiderpoolNamespace}" (where the ConfigMap webhook and the conf-reader Role are)`);
+    }
     const cmName = flagValue(args, 'configmap-name') ?? DEFAULT_CONFIGMAP_NAME;
     if (cmName !== configMapName) {
       problems.push(`${c}: --configmap-name is "${cmName}", expected "${configMapName}"`);
@@ -283,6 +287,7 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
       problems.push(`${dep}: automountServiceAccountToken is false, but the pool cache needs the token to watch SpiderIPPools`);
     }
     problems.push(...checkPoolReadAccess(all, saName, namespaceOf(deployment!) ?? namespace));
+    problems.push(...checkConfReadAccess(all, saName, namespaceOf(deployment!) ?? namespace, spiderpoolNamespace, configMapName));
 
     // Certificates: --cert-dir is a read-only mount of the TLS Secret in this list.
     const certDir = flagValue(args, 'cert-dir');
@@ -521,20 +526,58 @@ function checkPoolReadAccess(all: readonly Obj[], saName: string, saNamespace: s
   return problems;
 }
 
+/**
+ * A Role in Spiderpool's namespace granting exactly get/list/watch on ConfigMap
+ * `configMapName` (resourceNames; the server's list and watch carry a metadata.name field
+ * selector, which the API server authorizes as that name), bound to the ServiceAccount.
+ */
+function checkConfReadAccess(all: readonly Obj[], saName: string, saNamespace: string, spiderpoolNamespace: string, configMapName: string): string[] {
+  const bindings = all.filter(
+    (o) =>
+      o['kind'] === 'RoleBinding' &&
+      namespaceOf(o) === spiderpoolNamespace &&
+      at(o, 'roleRef.kind') === 'Role' &&
+      arr(o['subjects']).some((s) => obj(s)?.['kind'] === 'ServiceAccount' && obj(s)?.['name'] === saName && obj(s)?.['namespace'] === saNamespace),
+  );
+  const roles = bindings
+    .map((b) => all.find((o) => o['kind'] === 'Role' && namespaceOf(o) === spiderpoolNamespace && nameOf(o) === at(b, 'roleRef.name')))
+    .filter((r): r is Obj => r !== undefined);
+  const rules = roles.flatMap((r) => arr(r['rules']).filter(isObj)).filter((r) => arr(r['resources']).includes('configmaps'));
+  if (rules.length === 0) {
+    return [`no Role in "${spiderpoolNamespace}" granting configmaps is bound to ServiceAccount "${saNamespace}/${saName}"; the server cannot watch ConfigMap "${configMapName}"`];
+  }
+  const problems: string[] = [];
+  for (const rule of rules) {
+    if (!sameSet(rule['resourceNames'], [configMapName])) problems.push(`Role rule on configmaps: resourceNames is ${show(rule['resourceNames'])}, expected ["${configMapName}"] (that one ConfigMap only)`);
+    if (!sameSet(rule['verbs'], POOL_CACHE_VERBS)) problems.push(`Role rule on configmaps: verbs are ${show(rule['verbs'])}, expected ${show(POOL_CACHE_VERBS)} (read only)`);
+  }
+  return problems;
+}
+
 interface ExpectedWebhook {
   what: string;
-  resource: string;
+  /** How the webhook is found: the API server names it in every message. */
+  name: string;
+  resources: readonly string[];
   path: string;
   apiGroups: readonly string[];
   apiVersions: readonly string[];
   operations: readonly string[];
   scope: string;
+  /** Fail where the webhook refuses; Ignore where it only warns (issue #12). */
+  failurePolicy: 'Fail' | 'Ignore';
+  /** Annotation keys the matchConditions must test: only objects carrying one are sent. */
+  annotations?: readonly string[];
 }
+
+const POOL_ANNOTATIONS = ['ipam.spidernet.io/ippools', 'ipam.spidernet.io/ippool'];
 
 const EXPECTED_WEBHOOKS: readonly ExpectedWebhook[] = [
   {
     what: 'SpiderIPPool',
-    resource: 'spiderippools',
+    name: 'spiderippool.iaas-webhook.spidernet.io',
+    resources: ['spiderippools'],
+    failurePolicy: 'Fail',
     path: WEBHOOK_PATHS.spiderIPPool,
     apiGroups: [SPIDERPOOL_GROUP],
     apiVersions: [SPIDERPOOL_VERSION],
@@ -544,12 +587,61 @@ const EXPECTED_WEBHOOKS: readonly ExpectedWebhook[] = [
   },
   {
     what: 'ConfigMap',
-    resource: 'configmaps',
+    name: 'spiderpool-conf.iaas-webhook.spidernet.io',
+    resources: ['configmaps'],
+    failurePolicy: 'Fail',
     path: WEBHOOK_PATHS.configMap,
     apiGroups: [''],
     apiVersions: ['v1'],
     operations: ['CREATE', 'UPDATE'],
     scope: 'Namespaced',
+  },
+  {
+    what: 'Pod (candidate pools)',
+    name: 'candidate-pools-pod.iaas-webhook.spidernet.io',
+    resources: ['pods'],
+    failurePolicy: 'Ignore',
+    path: WEBHOOK_PATHS.pod,
+    apiGroups: [''],
+    apiVersions: ['v1'],
+    operations: ['CREATE'],
+    scope: 'Namespaced',
+    annotations: POOL_ANNOTATIONS,
+  },
+  {
+    what: 'workload Pod templates (candidate pools)',
+    name: 'candidate-pools-workload.iaas-webhook.spidernet.io',
+    resources: ['deployments', 'statefulsets', 'daemonsets', 'replicasets', 'jobs', 'cronjobs'],
+    failurePolicy: 'Ignore',
+    path: WEBHOOK_PATHS.workload,
+    apiGroups: ['apps', 'batch'],
+    apiVersions: ['v1'],
+    operations: ['CREATE', 'UPDATE'],
+    scope: 'Namespaced',
+    annotations: POOL_ANNOTATIONS,
+  },
+  {
+    what: 'Namespace (default pools)',
+    name: 'candidate-pools-namespace.iaas-webhook.spidernet.io',
+    resources: ['namespaces'],
+    failurePolicy: 'Ignore',
+    path: WEBHOOK_PATHS.namespace,
+    apiGroups: [''],
+    apiVersions: ['v1'],
+    operations: ['CREATE', 'UPDATE'],
+    scope: 'Cluster',
+    annotations: ['ipam.spidernet.io/default-ipv4-ippool', 'ipam.spidernet.io/default-ipv6-ippool'],
+  },
+  {
+    what: 'traditional default SpiderIPPool',
+    name: 'default-pools.iaas-webhook.spidernet.io',
+    resources: ['spiderippools'],
+    failurePolicy: 'Ignore',
+    path: WEBHOOK_PATHS.spiderIPPool,
+    apiGroups: [SPIDERPOOL_GROUP],
+    apiVersions: [SPIDERPOOL_VERSION],
+    operations: ['CREATE', 'UPDATE'],
+    scope: 'Cluster',
   },
 ];
 
@@ -564,9 +656,9 @@ function checkWebhookConfiguration(vwcs: readonly Obj[], tls: Obj | 'injected' |
   const claimed = new Set<Obj>();
 
   for (const expected of EXPECTED_WEBHOOKS) {
-    const found = webhooksFor(vwcs, expected.resource);
+    const found = all.filter((w) => w['name'] === expected.name);
     if (found.length !== 1) {
-      problems.push(`expected exactly one webhook for ${expected.what} (${expected.resource}), found ${found.length}`);
+      problems.push(`expected exactly one webhook for ${expected.what} (${expected.resources.join(', ')}), found ${found.length}`);
     }
     for (const webhook of found) {
       claimed.add(webhook);
@@ -594,8 +686,8 @@ function checkWebhook(webhook: Obj, expected: ExpectedWebhook, caCrt: string | '
     problems.push(`${w}: admissionReviewVersions ${show(webhook['admissionReviewVersions'])} lacks "v1"`);
   }
   if (webhook['sideEffects'] !== 'None') problems.push(`${w}: sideEffects is ${show(webhook['sideEffects'])}, expected "None"`);
-  if (webhook['failurePolicy'] !== 'Fail') {
-    problems.push(`${w}: failurePolicy is ${show(webhook['failurePolicy'])}, expected an explicit "Fail"`);
+  if (webhook['failurePolicy'] !== expected.failurePolicy) {
+    problems.push(`${w}: failurePolicy is ${show(webhook['failurePolicy'])}, expected an explicit "${expected.failurePolicy}"`);
   }
   const timeout = webhook['timeoutSeconds'];
   if (typeof timeout !== 'number' || timeout < 1 || timeout > 10) {
@@ -628,7 +720,7 @@ function checkWebhook(webhook: Obj, expected: ExpectedWebhook, caCrt: string | '
     for (const [field, want] of [
       ['apiGroups', expected.apiGroups],
       ['apiVersions', expected.apiVersions],
-      ['resources', [expected.resource]],
+      ['resources', expected.resources],
       ['operations', expected.operations],
     ] as const) {
       if (!sameSet(rule[field], want)) {
@@ -641,7 +733,19 @@ function checkWebhook(webhook: Obj, expected: ExpectedWebhook, caCrt: string | '
     if (rule['scope'] !== expected.scope) problems.push(`${w}: rules[].scope is ${show(rule['scope'])}, expected "${expected.scope}"`);
   }
 
-  if (expected.resource === 'spiderippools' && webhook['matchConditions'] !== undefined) {
+  if (expected.annotations !== undefined) {
+    // A warning-only webhook: only objects carrying one of the annotations are sent, and
+    // each step of the expression is guarded by has(), so no missing field is an error.
+    const expressions = arr(webhook['matchConditions']).map((m) => str(obj(m)?.['expression']) ?? '');
+    for (const key of expected.annotations) {
+      if (!expressions.some((e) => e.includes(`'${key}' in `))) problems.push(`${w}: no matchCondition tests the "${key}" annotation; objects without it would reach the webhook`);
+    }
+    if (!expressions.some((e) => /\bhas\(/.test(e))) problems.push(`${w}: matchConditions read fields without has() guards`);
+    if (expected.resources.includes('pods') && !expressions.some((e) => e.includes('ownerReferences') && e.includes('controller'))) {
+      problems.push(`${w}: no matchCondition skips controller-owned Pods; every ReplicaSet's Pod would reach the webhook`);
+    }
+  }
+  if (expected.resources.includes('spiderippools') && webhook['matchConditions'] !== undefined) {
     // Optional narrowing to IaaS pools; it must let through the old object's annotation
     // (mode and category changes of IaaS pools) and the new object's (the annotation added).
     const expressions = arr(webhook['matchConditions']).map((m) => str(obj(m)?.['expression']) ?? '');

@@ -59,6 +59,14 @@ describe('deploy/ rendered without kubectl', () => {
     expect(volumes.map((v) => v['secret']?.['secretName'])).toContain(secret['metadata']['name']);
   });
 
+  test('the conf-reader Role and binding stay in Spiderpool\'s namespace, their subject follows the ServiceAccount', () => {
+    const role = rendered.find((o) => o['kind'] === 'Role')!;
+    const binding = rendered.find((o) => o['kind'] === 'RoleBinding')!;
+    expect(role['metadata']['namespace']).toBe('kube-system');
+    expect(binding['metadata']['namespace']).toBe('kube-system');
+    expect(binding['subjects']).toEqual([{ kind: 'ServiceAccount', name: 'spiderpool-iaas-webhook', namespace: 'spiderpool-iaas-webhook' }]);
+  });
+
   test("both webhooks' caBundle is the Secret's ca.crt (the replacements)", () => {
     const caCrt = one(rendered, 'Secret')['data']['ca.crt'];
     expect(caCrt).toEqual(expect.any(String));
@@ -420,6 +428,51 @@ describe('the checker reports', () => {
       /no NetworkPolicy .* admits TCP 8443 from anywhere/,
     ],
     [
+      'the conf reader allowed every ConfigMap',
+      (o) => delete o.find((x) => x['kind'] === 'Role')!['rules'][0]['resourceNames'],
+      /resourceNames is nothing, expected \["spiderpool-conf"\]/,
+    ],
+    [
+      'the conf reader in the webhook\'s namespace',
+      (o) => (o.find((x) => x['kind'] === 'Role')!['metadata']['namespace'] = 'spiderpool-iaas-webhook'),
+      /no Role in "kube-system" granting configmaps/,
+    ],
+    [
+      '--configmap-namespace elsewhere than the ConfigMap webhook',
+      (o) => {
+        const args: string[] = container(o)['args'];
+        container(o)['args'] = args.map((a) => (a.startsWith('--configmap-namespace') ? '--configmap-namespace=spiderpool' : a));
+      },
+      /--configmap-namespace is "spiderpool", expected "kube-system"/,
+    ],
+    [
+      'a candidate-pool webhook that refuses when down',
+      (o) => (webhook(o, WEBHOOK_PATHS.workload)['failurePolicy'] = 'Fail'),
+      /candidate-pools-workload.*failurePolicy is "Fail", expected an explicit "Ignore"/,
+    ],
+    [
+      'a Pod webhook that does not skip controller-owned Pods',
+      (o) => webhook(o, WEBHOOK_PATHS.pod)['matchConditions'].shift(),
+      /no matchCondition skips controller-owned Pods/,
+    ],
+    [
+      'a workload webhook sent every workload',
+      (o) => delete webhook(o, WEBHOOK_PATHS.workload)['matchConditions'],
+      /no matchCondition tests the "ipam\.spidernet\.io\/ippools" annotation/,
+    ],
+    [
+      'a workload webhook on the scale subresource',
+      (o) => webhook(o, WEBHOOK_PATHS.workload)['rules'][0]['resources'].push('deployments/scale'),
+      /matches a subresource/,
+    ],
+    [
+      'a Namespace webhook missing the IPv6 default',
+      (o) =>
+        (webhook(o, WEBHOOK_PATHS.namespace)['matchConditions'][0]['expression'] =
+          "has(object.metadata.annotations) && 'ipam.spidernet.io/default-ipv4-ippool' in object.metadata.annotations"),
+      /no matchCondition tests the "ipam\.spidernet\.io\/default-ipv6-ippool" annotation/,
+    ],
+    [
       'a single replica',
       (o) => (one(o, 'Deployment')['spec']['replicas'] = 1),
       /spec\.replicas is 1/,
@@ -445,6 +498,7 @@ describe('the checker reports', () => {
         'expected exactly one ValidatingWebhookConfiguration, found 0',
         'expected exactly one webhook for SpiderIPPool (spiderippools), found 0',
         'expected exactly one webhook for ConfigMap (configmaps), found 0',
+        'expected exactly one webhook for Pod (candidate pools) (pods), found 0',
       ]),
     );
   });

@@ -140,6 +140,8 @@ function children(node: unknown, segment: Segment): unknown[] {
     const [k, v] = segment.match;
     return Array.isArray(node) ? node.filter((el) => isObj(el) && String(el[k]) === v) : [];
   }
+  // A number indexes a list, as in kustomize's `matchExpressions.0.values.0`.
+  if (Array.isArray(node) && /^[0-9]+$/.test(segment.key)) return Number(segment.key) < node.length ? [node[Number(segment.key)]] : [];
   return isObj(node) && segment.key in node ? [node[segment.key]] : [];
 }
 

@@ -109,7 +109,7 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     await expect(call(served, 'GET', '/readyz')).resolves.toEqual({ status: 200, body: 'ok\n' });
     await expect(call(served, 'GET', '/readyz?verbose')).resolves.toMatchObject({
       status: 200,
-      body: expect.stringMatching(/^\[-\]pool-cache failed: SpiderIPPools not listed yet; .*\nreadyz check passed\n$/m),
+      body: expect.stringMatching(/^\[-\]pool-cache failed: SpiderIPPools not listed yet; .*\n\[-\]spiderpool-conf-cache failed: spiderpool-conf not listed yet; .*\nreadyz check passed\n$/m),
     });
     expect((await call(served, 'GET', '/metrics')).body).toContain('spiderpool_iaas_webhook_pool_cache_synced 0\n');
     const answer = JSON.parse((await call(served, 'POST', WEBHOOK_PATHS.spiderIPPool, await fixture('pool-update-pair-v4-grown'))).body);

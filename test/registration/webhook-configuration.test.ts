@@ -57,8 +57,9 @@ describe('webhookConfigurationFor', () => {
     const services = (target: { name?: string; namespace?: string }) =>
       webhookConfigurationFor(overlay, { service: target }, CA_BUNDLE).webhooks.map((w) => 'service' in w.clientConfig && w.clientConfig.service);
     expect(services({})).toEqual(overlay.webhooks.map((w) => w.clientConfig.service));
-    expect(services({ namespace: 'other' }).map((s) => s && [s.name, s.namespace])).toEqual([['prod-hook', 'other'], ['prod-hook', 'other']]);
-    expect(services({ name: 'hook', namespace: undefined }).map((s) => s && [s.name, s.namespace])).toEqual([['hook', 'infra'], ['hook', 'infra']]);
+    const every = <T>(value: T) => shipped.webhooks.map(() => value);
+    expect(services({ namespace: 'other' }).map((s) => s && [s.name, s.namespace])).toEqual(every(['prod-hook', 'other']));
+    expect(services({ name: 'hook', namespace: undefined }).map((s) => s && [s.name, s.namespace])).toEqual(every(['hook', 'infra']));
   });
 
   it('points every webhook at another Service, keeping path and port', () => {
@@ -66,6 +67,10 @@ describe('webhookConfigurationFor', () => {
     expect(result.webhooks.map((w) => w.clientConfig)).toEqual([
       { service: { name: 'hook', namespace: 'infra', path: WEBHOOK_PATHS.spiderIPPool, port: 443 }, caBundle: CA_BUNDLE },
       { service: { name: 'hook', namespace: 'infra', path: WEBHOOK_PATHS.configMap, port: 443 }, caBundle: CA_BUNDLE },
+      { service: { name: 'hook', namespace: 'infra', path: WEBHOOK_PATHS.pod, port: 443 }, caBundle: CA_BUNDLE },
+      { service: { name: 'hook', namespace: 'infra', path: WEBHOOK_PATHS.workload, port: 443 }, caBundle: CA_BUNDLE },
+      { service: { name: 'hook', namespace: 'infra', path: WEBHOOK_PATHS.namespace, port: 443 }, caBundle: CA_BUNDLE },
+      { service: { name: 'hook', namespace: 'infra', path: WEBHOOK_PATHS.spiderIPPool, port: 443 }, caBundle: CA_BUNDLE },
     ]);
   });
 
@@ -75,6 +80,10 @@ describe('webhookConfigurationFor', () => {
       expect(result.webhooks.map((w) => w.clientConfig)).toEqual([
         { url: `https://127.0.0.1:8443${WEBHOOK_PATHS.spiderIPPool}`, caBundle: CA_BUNDLE },
         { url: `https://127.0.0.1:8443${WEBHOOK_PATHS.configMap}`, caBundle: CA_BUNDLE },
+        { url: `https://127.0.0.1:8443${WEBHOOK_PATHS.pod}`, caBundle: CA_BUNDLE },
+        { url: `https://127.0.0.1:8443${WEBHOOK_PATHS.workload}`, caBundle: CA_BUNDLE },
+        { url: `https://127.0.0.1:8443${WEBHOOK_PATHS.namespace}`, caBundle: CA_BUNDLE },
+        { url: `https://127.0.0.1:8443${WEBHOOK_PATHS.spiderIPPool}`, caBundle: CA_BUNDLE },
       ]);
       const { clientConfig: _a, ...poolWebhook } = result.webhooks[0]!;
       const { clientConfig: _b, ...shippedPoolWebhook } = shipped.webhooks[0]!;

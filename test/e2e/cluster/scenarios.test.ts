@@ -316,10 +316,9 @@ describe('register against the real API server', () => {
     expect(again.stdout).toContain(`unchanged (resourceVersion ${before!['metadata'].resourceVersion})`);
     const after = await cluster.get('validatingwebhookconfiguration', 'spiderpool-iaas-webhook');
     expect(after!['metadata'].labels).toMatchObject({ team: 'network', 'app.kubernetes.io/name': 'spiderpool-iaas-webhook' });
-    expect(after!['webhooks'].map((w: any) => w.clientConfig.url)).toEqual([
-      `https://127.0.0.1:${cluster.webhook.port}/validate-spiderippool`,
-      `https://127.0.0.1:${cluster.webhook.port}/validate-configmap`,
-    ]);
+    // The two refusing webhooks, then issue #12's four warning-only ones.
+    const paths = ['/validate-spiderippool', '/validate-configmap', '/validate-pod', '/validate-workload', '/validate-namespace', '/validate-spiderippool'];
+    expect(after!['webhooks'].map((w: any) => w.clientConfig.url)).toEqual(paths.map((p) => `https://127.0.0.1:${cluster.webhook.port}${p}`));
   });
 
   it('fails with one line, exit 2, when the API server refuses the token', async () => {

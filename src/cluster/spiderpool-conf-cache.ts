@@ -1,0 +1,79 @@
+/**
+ * The one ConfigMap the candidate-pool warnings read, Spiderpool's `spiderpool-conf`
+ * (`enableIPv6` of its `conf.yml`: whether a paired IaaS pool ranks first), listed and
+ * watched by name (`fieldSelector=metadata.name=<name>` on both, so a namespaced Role with
+ * `resourceNames: [<name>]` is enough: the API server authorizes a list or watch carrying
+ * that selector as a request for that one name). Reviews read memory only (informer.ts).
+ */
+import { CoreV1Api, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { Gauge, type Registry } from 'prom-client';
+import { SpiderpoolConfState, type SpiderpoolConfRef } from '../candidates/spiderpool-conf.js';
+import type { ReadinessCheck } from '../server/readiness.js';
+import { registerInformerErrors, startInformer, type Informer, type InformerTiming } from './informer.js';
+
+export interface SpiderpoolConfCache extends Pick<Informer, 'lastSyncSeconds' | 'errors' | 'stop'> {
+  state: SpiderpoolConfState;
+}
+
+const isNamed = (object: KubernetesObject, name: string) => object.metadata?.name === name;
+
+/** Starts listing and watching `ref` through `config`; returns at once. */
+export function startSpiderpoolConfCache(config: KubeConfig, ref: Required<SpiderpoolConfRef>, options: InformerTiming & { logger: Logger }): SpiderpoolConfCache {
+  const { logger, ...timing } = options;
+  const state = new SpiderpoolConfState(ref);
+  const api = config.makeApiClient(CoreV1Api);
+  const fieldSelector = `metadata.name=${ref.name}`;
+  const informer = startInformer(
+    config,
+    {
+      logger,
+      what: 'spiderpool-conf',
+      path: `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/configmaps`,
+      fieldSelector,
+      list: (requestOptions) => api.listNamespacedConfigMap({ namespace: ref.namespace, fieldSelector }, requestOptions),
+      replaceAll: (items) => {
+        state.set(items.find((item) => isNamed(item, ref.name)));
+        state.markSynced();
+      },
+      upsert: (object) => {
+        if (isNamed(object, ref.name)) state.set(object);
+      },
+      remove: (object) => {
+        if (isNamed(object, ref.name)) state.set(undefined);
+      },
+      synced: () => state.hasSynced(),
+      degraded: {
+        unsynced: 'candidate-pool warnings say dual-stack is not known',
+        stale: 'candidate-pool warnings use the last known enableIPv6',
+      },
+    },
+    timing,
+  );
+  return { state, ...informer };
+}
+
+/**
+ * `spiderpool_iaas_webhook_conf_cache_synced` (1 once spiderpool-conf has been listed) and
+ * `spiderpool_iaas_webhook_conf_cache_errors_total{operation}` on `registry`.
+ */
+export function registerSpiderpoolConfCacheMetrics(registry: Registry, cache: Pick<SpiderpoolConfCache, 'state' | 'errors'>): void {
+  new Gauge({
+    name: 'spiderpool_iaas_webhook_conf_cache_synced',
+    help: 'Whether spiderpool-conf has been listed (1) or not (0: candidate-pool warnings say dual-stack is not known).',
+    registers: [registry],
+    collect() {
+      this.set(cache.state.hasSynced() ? 1 : 0);
+    },
+  });
+  registerInformerErrors(registry, 'spiderpool_iaas_webhook_conf_cache_errors_total', 'spiderpool-conf list and watch errors (each is retried with backoff).', () => cache.errors());
+}
+
+/** `/readyz?verbose` line `[+]spiderpool-conf-cache ok`, informational as the pool cache's. */
+export function spiderpoolConfReadinessCheck(cache: Pick<SpiderpoolConfCache, 'state'>): ReadinessCheck {
+  return {
+    name: 'spiderpool-conf-cache',
+    informational: true,
+    check: () => (cache.state.hasSynced() ? undefined : 'spiderpool-conf not listed yet; candidate-pool warnings say dual-stack is not known until it is'),
+  };
+}

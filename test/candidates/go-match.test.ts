@@ -1,0 +1,132 @@
+import fc from 'fast-check';
+import { BAD_PATTERN, compileGoPattern, goMatch, hasWildcard } from '../../src/candidates/go-match.js';
+
+/** Go's own table (src/path/filepath/match_test.go, matchTests). */
+const GO_MATCH_TESTS: [pattern: string, name: string, result: boolean | typeof BAD_PATTERN][] = [
+  ['abc', 'abc', true],
+  ['*', 'abc', true],
+  ['*c', 'abc', true],
+  ['a*', 'a', true],
+  ['a*', 'abc', true],
+  ['a*', 'ab/c', false],
+  ['a*/b', 'abc/b', true],
+  ['a*/b', 'a/c/b', false],
+  ['a*b*c*d*e*/f', 'axbxcxdxe/f', true],
+  ['a*b*c*d*e*/f', 'axbxcxdxexxx/f', true],
+  ['a*b*c*d*e*/f', 'axbxcxdxe/xxx/f', false],
+  ['a*b*c*d*e*/f', 'axbxcxdxexxx/fff', false],
+  ['a*b?c*x', 'abxbbxdbxebxczzx', true],
+  ['a*b?c*x', 'abxbbxdbxebxczzy', false],
+  ['ab[c]', 'abc', true],
+  ['ab[b-d]', 'abc', true],
+  ['ab[e-g]', 'abc', false],
+  ['ab[^c]', 'abc', false],
+  ['ab[^b-d]', 'abc', false],
+  ['ab[^e-g]', 'abc', true],
+  ['a\\*b', 'a*b', true],
+  ['a\\*b', 'ab', false],
+  ['a?b', 'a☺b', true],
+  ['a[^a]b', 'a☺b', true],
+  ['a???b', 'a☺b', false],
+  ['a[^a][^a][^a]b', 'a☺b', false],
+  ['[a-ζ]*', 'α', true],
+  ['*[a-ζ]', 'A', false],
+  ['a?b', 'a/b', false],
+  ['a*b', 'a/b', false],
+  ['[\\]a]', ']', true],
+  ['[\\-]', '-', true],
+  ['[x\\-]', 'x', true],
+  ['[x\\-]', '-', true],
+  ['[x\\-]', 'z', false],
+  ['[\\-x]', 'x', true],
+  ['[\\-x]', '-', true],
+  ['[\\-x]', 'a', false],
+  ['[]a]', ']', BAD_PATTERN],
+  ['[-]', '-', BAD_PATTERN],
+  ['[x-]', 'x', BAD_PATTERN],
+  ['[x-]', '-', BAD_PATTERN],
+  ['[x-]', 'z', BAD_PATTERN],
+  ['[-x]', 'x', BAD_PATTERN],
+  ['[-x]', '-', BAD_PATTERN],
+  ['[-x]', 'a', BAD_PATTERN],
+  ['\\', 'a', BAD_PATTERN],
+  ['[a-b-c]', 'a', BAD_PATTERN],
+  ['[', 'a', BAD_PATTERN],
+  ['[^', 'a', BAD_PATTERN],
+  ['[^bc', 'a', BAD_PATTERN],
+  ['a[', 'a', BAD_PATTERN],
+  ['a[', 'ab', BAD_PATTERN],
+  ['a[', 'x', BAD_PATTERN],
+  ['a/b[', 'x', BAD_PATTERN],
+  ['*x', 'xxx', true],
+];
+
+/** More cases, each checked with Go 1.26 filepath.Match: chunks after a failed one are never checked. */
+const MORE: [pattern: string, name: string, result: boolean | typeof BAD_PATTERN][] = [
+  ['a*[', 'b', false], // the first chunk fails: the bad second one is never read
+  ['a*[', 'a', BAD_PATTERN],
+  ['a*[', 'abc', BAD_PATTERN],
+  ['iaas-*', 'iaas-1', true],
+  ['iaas-*', 'iaas-', true],
+  ['iaas-*', 'plain-1', false],
+  ['*-v4', 'pool-a-v4', true],
+  ['*-v4', 'pool-a-v6', false],
+  ['pool-[0-9]', 'pool-7', true],
+  ['pool-[0-9]', 'pool-x', false],
+  ['pool-[^0-9]', 'pool-x', true],
+  ['pool-?', 'pool-12', false],
+  ['pool-??', 'pool-12', true],
+  ['', '', true],
+  ['', 'a', false],
+  ['**', 'abc', true],
+  ['a\\', 'a', BAD_PATTERN],
+  ['[\\', 'a', BAD_PATTERN],
+  ['[a-\\', 'a', BAD_PATTERN],
+  ['[a-\\]]', ']', false], // an empty range a-]
+  ['x[', 'y', BAD_PATTERN], // the first chunk is checked whole even after it failed
+  ['*[', 'abc', BAD_PATTERN],
+  // Go's star skips bytes, so what follows it may start inside a multi-byte character.
+  ['*??', '☺', true],
+  ['*?', '☺', true],
+  ['*[^a]', '☺', true],
+  ['*[^a][^a]', 'é', false],
+];
+
+describe('goMatch: Go filepath.Match', () => {
+  test.each([...GO_MATCH_TESTS, ...MORE])('Match(%j, %j) = %j', (pattern, name, result) => {
+    expect(goMatch(pattern, name)).toBe(result);
+  });
+
+  test.each([...GO_MATCH_TESTS, ...MORE])('compiled %j against %j gives the same answer', (pattern, name, result) => {
+    expect(compileGoPattern(pattern).match(name)).toBe(result);
+  });
+});
+
+describe("hasWildcard: Spiderpool's HasWildcardInStr", () => {
+  test.each([
+    ['plain', false],
+    ['a*', true],
+    ['a?', true],
+    ['a[0-9]', true],
+    ['a[b', false],
+    ['a]b', false],
+    ['a]b[', true],
+    ['a\\b', false],
+  ])('%j → %j', (name, expected) => {
+    expect(hasWildcard(name)).toBe(expected);
+  });
+});
+
+describe('the compiled pattern agrees with the step-by-step port', () => {
+  const piece = fc.constantFrom('a', 'b', '-', '/', '*', '?', '[', ']', '^', '\\', 'é', '☺');
+  test('on random patterns and names over glob-heavy alphabets', () => {
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), fc.array(fc.constantFrom('a', 'b', '-', '/', ']', '^', 'é', '☺'), { maxLength: 6 }), (p, n) => {
+        const pattern = p.join('');
+        const name = n.join('');
+        expect(compileGoPattern(pattern).match(name)).toBe(goMatch(pattern, name));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+});

@@ -1,0 +1,40 @@
+/** PoolIndex.ofVersion: the per-version lists the candidate-pool rules read. */
+import { poolObject } from '../candidates/pools.js';
+import { PoolIndex } from '../../src/cluster/pool-index.js';
+
+const synced = () => {
+  const index = new PoolIndex();
+  index.replaceAll([poolObject('a', { iaas: true }), poolObject('b'), poolObject('c6', { version: 6 })]);
+  return index;
+};
+
+describe('PoolIndex.ofVersion', () => {
+  test('lists each version\'s pools', () => {
+    const index = synced();
+    expect(index.ofVersion(4).map((e) => e.name)).toEqual(['a', 'b']);
+    expect(index.ofVersion(6).map((e) => e.name)).toEqual(['c6']);
+  });
+
+  test('a status-only update (an allocation) keeps the lists', () => {
+    const index = synced();
+    const before = index.ofVersion(4);
+    expect(index.upsert({ ...poolObject('b'), status: { allocatedIPCount: 3 } })).toBe(true);
+    expect(index.ofVersion(4)).toBe(before);
+    expect(index.get('b')).toBeDefined();
+  });
+
+  test.each([
+    ['a new pool', (i: PoolIndex) => i.upsert(poolObject('d'))],
+    ['a pool removed', (i: PoolIndex) => i.remove('b')],
+    ['the IaaS annotation added', (i: PoolIndex) => i.upsert(poolObject('b', { iaas: true }))],
+    ['a pair annotation added', (i: PoolIndex) => i.upsert(poolObject('a', { iaas: true, pair: 'c6' }))],
+    ['spec.default set', (i: PoolIndex) => i.upsert(poolObject('b', { isDefault: true }))],
+    ['the IP version changed', (i: PoolIndex) => i.upsert(poolObject('b', { version: 6 }))],
+    ['a malformed object under a stored name', (i: PoolIndex) => i.upsert({ metadata: { name: 'b' }, spec: { nodeName: 'x' } })],
+  ])('%s rebuilds them', (_what, change) => {
+    const index = synced();
+    const before = index.ofVersion(4);
+    change(index);
+    expect(index.ofVersion(4)).not.toBe(before);
+  });
+});
