@@ -13,7 +13,8 @@ export type EnableIPv6 = { ok: true; enableIPv6: boolean } | { ok: false; reason
 
 /** Reads `enableIPv6` from the text of conf.yml (first document only) as Spiderpool's agent does. */
 export function enableIPv6Of(confYml: string): EnableIPv6 {
-  const agent = readConfYml(confYml).agent;
-  if (agent === undefined) return { ok: false, reason: "conf.yml would stop Spiderpool's agent" };
-  return { ok: true, enableIPv6: agent['enableIPv6'] === true };
+  const reading = readConfYml(confYml);
+  if (reading.agent !== undefined) return { ok: true, enableIPv6: reading.agent['enableIPv6'] === true };
+  const own = !reading.ok && reading.errors.some((error) => error.field === 'enableIPv6');
+  return { ok: false, reason: own ? 'enableIPv6 in conf.yml is not true or false' : "conf.yml would stop Spiderpool's agent" };
 }
