@@ -238,13 +238,21 @@ EOF
   log "up: node $NODE_NAME Ready ($(kc version -o json | node -pe 'JSON.parse(require("fs").readFileSync(0)).serverVersion.gitVersion')), kubeconfig $W/kubeconfig"
 }
 
+# Whether pid runs (a zombie does not: the daemons' parent, `up`, is gone, and whoever
+# inherited them may reap late).
+alive() {
+  local state
+  state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+  [[ -n "$state" && "$state" != Z ]]
+}
+
 # Ends a process by pid (TERM, KILL after 10 s) and its process group (setsid above).
 stop_pid() {
   local pid=$1
   [[ "$pid" =~ ^[0-9]+$ ]] || return 0
   kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || return 0
   for _ in $(seq 1 100); do
-    kill -0 "$pid" 2>/dev/null || return 0
+    alive "$pid" || return 0
     sleep 0.1
   done
   kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
@@ -263,7 +271,7 @@ pids_naming_dir() {
   for p in /proc/[0-9]*; do
     [[ "${p#/proc/}" == "$$" ]] && continue
     # Compared in bash, so no helper process carries DIR in its own command line.
-    cmdline=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) || continue
+    cmdline=$(tr '\0' ' ' 2>/dev/null <"$p/cmdline") || continue
     [[ "$cmdline" == *"$W/"* ]] && echo "${p#/proc/}"
   done
   return 0
@@ -273,13 +281,14 @@ mounts_under_dir() { awk -v dir="$W/" 'index($5, dir) == 1 { print $5 }' /proc/s
 
 down() {
   [[ -d "$W" ]] || { log "$W does not exist: nothing to do"; return 0; }
-  local ns
+  local ns t=$SECONDS took=()
   ns=$(netns_name)
   # 1. The node's agents first, so nothing restarts containers.
   stop_daemon kubelet
   stop_daemon kube-proxy
   stop_daemon kube-scheduler
   stop_daemon kube-controller-manager
+  took+=("agents $((SECONDS - t))s"); t=$SECONDS
   # 2. Every container and sandbox, then containerd and its shims.
   local ctr=(ctr --address "$W/containerd/containerd.sock" -n k8s.io)
   if [[ -S "$W/containerd/containerd.sock" ]] && timeout 5 "${ctr[@]}" version >/dev/null 2>&1; then
@@ -294,11 +303,13 @@ down() {
     done
   fi
   stop_daemon containerd
+  took+=("containers $((SECONDS - t))s"); t=$SECONDS
   # 3. The API server, its stdin holder, the forwards.
   stop_daemon forward
   stop_daemon apiserver-node-ip
   stop_daemon apiserver
   stop_daemon apiserver-stdin
+  took+=("control-plane $((SECONDS - t))s"); t=$SECONDS
   # 4. Anything still alive in the netns or naming DIR (container processes, shims).
   local pid
   if [[ -n "$ns" && -e "/run/netns/$ns" ]]; then
@@ -306,12 +317,14 @@ down() {
   fi
   for pid in $(pids_naming_dir); do kill -KILL "$pid" 2>/dev/null || true; done
   sleep 0.2
+  took+=("leftover-processes $((SECONDS - t))s"); t=$SECONDS
   # 5. Mounts under DIR, deepest first (Secret tmpfs, overlay rootfs, shm, netns files,
   #    the kubelet root's bind mount of itself).
   local m
   for _ in 1 2 3; do
     for m in $(mounts_under_dir); do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
   done
+  took+=("mounts $((SECONDS - t))s"); t=$SECONDS
   # 6. The netns (its bridge and veths go with it).
   [[ -n "$ns" && -e "/run/netns/$ns" ]] && ip netns del "$ns"
   # 7. The kubelet's cgroups (cgroupfs driver), innermost first.
@@ -328,6 +341,8 @@ down() {
     if [[ -e "$path" ]] && ! grep -qxF "$path" "$W/existed-before" 2>/dev/null; then rm -rf "$path"; fi
   done
 
+  took+=("rest $((SECONDS - t))s")
+  log "down: ${took[*]}"
   # Check: nothing left behind.
   local left=()
   [[ -n "$(pids_naming_dir)" ]] && left+=("processes: $(pids_naming_dir | tr '\n' ' ')")
