@@ -3,14 +3,15 @@
  * loop: one call every 1/rate seconds whatever the previous ones do) while faults are
  * applied one after the other, each call judged by what the webhook must answer.
  *
- * Calls alternate between an allowed write (a label on the IaaS node pool "fault-pool":
- * stored, HTTP 200) and a refused one (the same pool turned global, a server-side dry run:
- * HTTP 422 with the webhook's spec.nodeName cause). Anything else is a failed admission
- * call: "failed calling webhook" (500), a timeout, a transport error, or a refusal
- * where an allowance was due.
+ * Calls cycle through both webhooks: an allowed write (a label on the IaaS node pool
+ * "fault-pool": stored, HTTP 200), a refused one (the same pool turned global, a
+ * server-side dry run: HTTP 422 with the webhook's spec.nodeName cause) and a refused
+ * `spiderpool-conf` (httpRequestTimeout 100s, dry run: 422 with its cause). Anything
+ * else is a failed admission call: "failed calling webhook" (500), a timeout, a
+ * transport error, or a refusal where an allowance was due.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ApiClient } from './kube.js';
+import type { ApiClient, ApiResponse } from './kube.js';
 
 export interface Fault {
   name: string;
@@ -32,6 +33,8 @@ export interface FaultRunResult {
 }
 
 const POOL_PATH = '/apis/spiderpool.spidernet.io/v2beta1/spiderippools/fault-pool';
+const CONF_PATH = '/api/v1/namespaces/kube-system/configmaps/spiderpool-conf';
+const REFUSED_CONF = 'iaasNetworkProvider:\n  serverUrl: "http://iaas-provider.kube-system.svc:80"\n  httpRequestTimeout: "100s"\n';
 const MERGE_PATCH = 'application/merge-patch+json';
 /** The whole run is bounded; a fault that does not recover fails it. */
 const MAX_FAULT_MS = 240_000;
@@ -56,16 +59,23 @@ export async function runFaults(
   const inFlight = new Set<Promise<void>>();
 
   const call = async (n: number): Promise<void> => {
-    const kind = n % 2 === 0 ? 'allowed' : 'refused';
+    const kind = n % 3 === 0 ? 'allowed' : 'refused';
     const sent = performance.now();
     let what: string | undefined;
     try {
-      const r =
-        kind === 'allowed'
-          ? await client.send('PATCH', POOL_PATH, { metadata: { labels: { 'fault-run': String(n) } } }, MERGE_PATCH)
-          : await client.send('PATCH', `${POOL_PATH}?dryRun=All`, { spec: { nodeName: null } }, MERGE_PATCH);
-      if (kind === 'allowed' && r.status !== 200) what = `HTTP ${r.status}: ${r.body.slice(0, 300)}`;
-      if (kind === 'refused' && !(r.status === 422 && r.body.includes('spec.nodeName: Forbidden: '))) what = `HTTP ${r.status}: ${r.body.slice(0, 300)}`;
+      let r: ApiResponse;
+      let expected: (r: ApiResponse) => boolean;
+      if (n % 3 === 0) {
+        r = await client.send('PATCH', POOL_PATH, { metadata: { labels: { 'fault-run': String(n) } } }, MERGE_PATCH);
+        expected = (r) => r.status === 200;
+      } else if (n % 3 === 1) {
+        r = await client.send('PATCH', `${POOL_PATH}?dryRun=All`, { spec: { nodeName: null } }, MERGE_PATCH);
+        expected = (r) => r.status === 422 && r.body.includes('spec.nodeName: Forbidden: ');
+      } else {
+        r = await client.send('PATCH', `${CONF_PATH}?dryRun=All`, { data: { 'conf.yml': REFUSED_CONF } }, MERGE_PATCH);
+        expected = (r) => r.status === 422 && r.body.includes('data[conf.yml].iaasNetworkProvider.httpRequestTimeout: Invalid value: ');
+      }
+      if (!expected(r)) what = `HTTP ${r.status}: ${r.body.slice(0, 300)}`;
     } catch (e) {
       what = (e as Error).message;
     }
