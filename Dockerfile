@@ -1,12 +1,18 @@
 # syntax=docker/dockerfile:1
-# Image for spiderpool-iaas-webhook. Build: docker build -t spiderpool-iaas-webhook:0.1.0 .
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Image for spiderpool-iaas-webhook, on Node 24 LTS (package.json "engines": Node 20.19+
+# and 24 are supported; 24 is what the image ships).
+#   docker build -t spiderpool-iaas-webhook:0.1.0 .
+# NODE_IMAGE runs the build stages (it needs npm); NODE_RUNTIME_IMAGE is the base of the
+# image itself, which needs only `node` and the user 1000. Both default to the official
+# image; CI builds both from Debian packages instead (image/base.sh, image/build.sh).
+ARG NODE_IMAGE=node:24-trixie-slim
+ARG NODE_RUNTIME_IMAGE=node:24-trixie-slim
 
 # --- build: full dependency tree, compile TypeScript to dist/ ----------------------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
@@ -15,19 +21,22 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
 
-# --- runtime -------------------------------------------------------------------------
-FROM ${NODE_IMAGE} AS runtime
+# --- runtime: no npm needed ----------------------------------------------------------
+FROM ${NODE_RUNTIME_IMAGE} AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
-# Files stay owned by root and read-only for the runtime user; the pod also runs with
-# readOnlyRootFilesystem. package.json is needed for "type": "module".
-COPY package.json ./
-COPY --from=prod-deps /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
+# Every file is owned by root and not writable by the runtime user, whatever owner ids
+# the build stage's tarballs carried (npm ci as root on an old npm keeps them: nine
+# files owned by uid 1000 were seen); the pod also runs with readOnlyRootFilesystem.
+# test/kube/image.test.ts checks this in the built image. package.json is needed for
+# "type": "module".
+COPY --chown=0:0 package.json ./
+COPY --chown=0:0 --from=prod-deps /app/node_modules ./node_modules
+COPY --chown=0:0 --from=build /app/dist ./dist
 # `register` applies this manifest (its one source), reading it relative to dist/.
-COPY deploy/base/validatingwebhookconfiguration.yaml ./deploy/base/
+COPY --chown=0:0 deploy/base/validatingwebhookconfiguration.yaml ./deploy/base/
 # uid/gid 1000 is the base image's `node` user. Numeric, so the kubelet can verify
 # runAsNonRoot; deploy/base/deployment.yaml sets the same runAsUser/runAsGroup.
 USER 1000:1000

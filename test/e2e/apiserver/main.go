@@ -2,7 +2,12 @@
 // release pinned in go.mod) with an embedded etcd, in one process, for the webhook's
 // end-to-end tests. Test tooling only: it is never part of the webhook.
 //
-//	apiserver --port 43210
+//	apiserver --port 43210 [-- KUBE-APISERVER-FLAG...]
+//
+// Flags after `--` are passed to kube-apiserver after this program's own, so they add to
+// or override them (the one-node cluster test, test/kube/, gives --bind-address,
+// --advertise-address and the lease endpoint reconciler so that Pods reach the
+// `kubernetes` Service, and --enable-aggregator-routing).
 //
 // It listens on 127.0.0.1 only: the API server on --port (chosen by the caller), etcd on
 // two ports the OS hands out. Everything it writes (etcd data, the API server's
@@ -81,7 +86,7 @@ func main() {
 
 	server := fmt.Sprintf("https://127.0.0.1:%d", *port)
 	cmd := app.NewAPIServerCommand()
-	cmd.SetArgs(apiServerArgs(*port, etcdURL, files))
+	cmd.SetArgs(append(apiServerArgs(*port, etcdURL, files), flag.Args()...))
 	go func() {
 		if err := cmd.Execute(); err != nil {
 			exit(1, fmt.Sprintf("kube-apiserver: %v", err))

@@ -1,0 +1,16 @@
+/**
+ * The one-node cluster tests (test/kube): the image built from the Dockerfile, installed
+ * from deploy/ onto a real kube-apiserver, controller-manager, scheduler, kube-proxy and
+ * kubelet with containerd, inside a network namespace. Root only; run with
+ * `npm run test:cluster`, which builds the tools and the image first.
+ */
+export default {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test/kube'],
+  testMatch: ['**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/'],
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
+  testTimeout: 600000,
+};

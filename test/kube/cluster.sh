@@ -1,0 +1,371 @@
+#!/usr/bin/env bash
+# A one-node Kubernetes cluster for the install test (test/kube/), everything inside a
+# network namespace this script creates and removes. Root only.
+#
+#   cluster.sh up DIR     start it; DIR (empty, outside the clone) holds all its state
+#   cluster.sh down DIR   stop everything, undo every host change, then check that nothing
+#                         is left; idempotent (safe after a failed or partial `up`, twice)
+#
+# Components, all from the same Kubernetes release (test/kube/tools, test/e2e/apiserver):
+# kube-apiserver with embedded etcd (the e2e launcher), kube-controller-manager,
+# kube-scheduler, kube-proxy (iptables mode: routes the `kubernetes` Service's ClusterIP
+# for the webhook's in-cluster pool cache) and the kubelet; Debian's containerd with runc
+# and the bridge CNI plugin; the pause image from test/kube/tools/cmd/pause.
+# Measured facts behind the settings: docs in /work/shared/cluster/one-node-cluster.md
+# (copied into the comments here where they matter).
+#
+# After `up`, DIR/kubeconfig reaches the API server from the host through a loopback
+# forward (socat on 127.0.0.1, DIR/server), and DIR/kubectl is the release's kubectl.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cmd=${1:?usage: cluster.sh up|down DIR}
+W=${2:?usage: cluster.sh up|down DIR}
+W=$(realpath -m "$W")
+
+NODE_IP=10.200.0.2
+NODE_NAME=k1node
+POD_SUBNET=10.244.0.0/24
+SERVICE_RANGE=10.96.0.0/24
+APISERVER_PORT=6443
+# The three global (not per-namespace) sysctls the kubelet rewrites with
+# protectKernelDefaults: false; saved at `up`, restored at `down`.
+SYSCTLS=(vm.overcommit_memory kernel.panic kernel.panic_on_oops)
+PAUSE_IMAGE=localhost/spiderpool-iaas-e2e/pause:1
+
+tools="$here/tools/bin"
+netns_name() { cat "$W/netns" 2>/dev/null || true; }
+in_netns() { nsenter --net="/run/netns/$(netns_name)" "$@"; }
+log() { echo "cluster: $*" >&2; }
+
+# Starts a daemon inside the netns in its own process group, output to DIR/logs/NAME.log;
+# its pid goes to DIR/pids/NAME.
+daemon() {
+  local name=$1
+  shift
+  setsid nsenter --net="/run/netns/$(netns_name)" "$@" >"$W/logs/$name.log" 2>&1 </dev/null &
+  echo $! >"$W/pids/$name"
+}
+
+wait_for() {
+  local what=$1 timeout=$2
+  shift 2
+  local deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    if ((SECONDS >= deadline)); then
+      log "timed out after ${timeout}s waiting for $what"
+      return 1
+    fi
+    sleep 0.5
+  done
+}
+
+kc() { "$tools/kubectl" --kubeconfig="$W/kubeconfig" "$@"; }
+
+up() {
+  [[ -z "$(ls -A "$W" 2>/dev/null)" ]] || { log "$W is not empty"; exit 1; }
+  mkdir -p "$W"/{logs,pids,containerd,cni/net.d,cni/ipam,kubelet,pod-logs,images}
+  for tool in kubelet kube-controller-manager kube-scheduler kube-proxy kubectl pause; do
+    [[ -x "$tools/$tool" ]] || { log "$tools/$tool is missing: run test/kube/tools/build.sh"; exit 1; }
+  done
+  [[ -x "$root/test/e2e/apiserver/bin/apiserver" ]] || { log "the API server is missing: run test/e2e/apiserver/build.sh"; exit 1; }
+
+  # What the host looks like now, so `down` restores exactly this.
+  sysctl "${SYSCTLS[@]}" >"$W/sysctl.orig"
+  for path in /run/containerd /var/log/containers; do
+    [[ -e "$path" ]] && echo "$path" >>"$W/existed-before"
+  done
+  : >>"$W/existed-before"
+
+  # --- network: one namespace, no link out (the default route is a black hole) -------
+  local ns
+  ns="spiaas-$(basename "$W" | tr -dc 'a-zA-Z0-9' | tail -c 8)"
+  echo "$ns" >"$W/netns"
+  ip netns add "$ns"
+  ip -n "$ns" link set lo up
+  # veth with both ends inside: this kernel has no "dummy" links.
+  ip -n "$ns" link add k1veth0 type veth peer name k1veth1
+  ip -n "$ns" addr add "$NODE_IP/24" dev k1veth0
+  ip -n "$ns" link set k1veth0 up
+  ip -n "$ns" link set k1veth1 up
+  ip -n "$ns" route add default via 10.200.0.1 dev k1veth0
+  in_netns sysctl -qw net.ipv4.ip_forward=1 net.bridge.bridge-nf-call-iptables=1
+  cat >"$W/cni/net.d/10-k1.conflist" <<EOF
+{"cniVersion":"0.4.0","name":"k1","plugins":[{"type":"bridge","bridge":"k1cni0","isGateway":true,"ipMasq":false,"hairpinMode":true,
+ "ipam":{"type":"host-local","ranges":[[{"subnet":"$POD_SUBNET"}]],"routes":[{"dst":"0.0.0.0/0"}],"dataDir":"$W/cni/ipam"}}]}
+EOF
+
+  # --- containerd ------------------------------------------------------------------------
+  cat >"$W/containerd/config.toml" <<EOF
+version = 2
+root = "$W/containerd/root"
+state = "$W/containerd/state"
+[grpc]
+  address = "$W/containerd/containerd.sock"
+[ttrpc]
+  address = "$W/containerd/containerd.sock.ttrpc"
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$W/containerd/opt"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$PAUSE_IMAGE"
+  # Required here: without CAP_SYS_RESOURCE runc cannot apply the negative
+  # oom_score_adj the kubelet asks for, and every sandbox fails to start.
+  restrict_oom_score_adj = true
+  netns_mounts_under_state_dir = true
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+        BinaryName = "/usr/sbin/runc"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "$W/cni/net.d"
+EOF
+  daemon containerd containerd --config "$W/containerd/config.toml"
+  local ctr=(ctr --address "$W/containerd/containerd.sock" -n k8s.io)
+  wait_for containerd 30 "${ctr[@]}" version
+
+  # The pause image: the static binary as a one-layer docker-archive.
+  local img="$W/images/pause"
+  mkdir -p "$img/rootfs"
+  cp "$tools/pause" "$img/rootfs/pause"
+  tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$img/rootfs" -cf "$img/layer.tar" pause
+  local layer
+  layer=$(sha256sum "$img/layer.tar" | cut -d' ' -f1)
+  mv "$img/layer.tar" "$img/$layer.tar"
+  printf '{"architecture":"amd64","os":"linux","config":{"Entrypoint":["/pause"]},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' "$layer" >"$img/config.json"
+  local config
+  config=$(sha256sum "$img/config.json" | cut -d' ' -f1)
+  mv "$img/config.json" "$img/$config.json"
+  printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s.tar"]}]' "$config" "$PAUSE_IMAGE" "$layer" >"$img/manifest.json"
+  tar -C "$img" -cf "$W/images/pause.tar" manifest.json "$config.json" "$layer.tar"
+  "${ctr[@]}" images import "$W/images/pause.tar" >/dev/null
+
+  # The webhook image built by image/build.sh, as a docker-archive.
+  (source "$root/image/env.sh" && buildah push --quiet "$WEBHOOK_IMAGE" "docker-archive:$W/images/webhook.tar:$WEBHOOK_IMAGE" >/dev/null)
+  "${ctr[@]}" images import "$W/images/webhook.tar" >/dev/null
+  rm -rf "$W/images"
+
+  # --- the API server ----------------------------------------------------------------------
+  # It exits when stdin reaches EOF: a fifo held open by a sleep feeds it.
+  mkfifo "$W/apiserver.stdin"
+  setsid sleep infinity >"$W/apiserver.stdin" 2>/dev/null </dev/null &
+  echo $! >"$W/pids/apiserver-stdin"
+  # Extra flags, each what a real control plane has and the launcher (loopback only) does
+  # not: the node IP advertised and published as the `kubernetes` Service's endpoint by
+  # the lease reconciler (the Pods' in-cluster config dials its ClusterIP, routed by
+  # kube-proxy); webhooks and aggregated APIs dialled at their endpoints rather than at
+  # ClusterIPs (this is what calls the webhook's Service without a proxy on the API
+  # server's own path); kubelets by their InternalIP (there is no DNS for the node name).
+  setsid nsenter --net="/run/netns/$ns" "$root/test/e2e/apiserver/bin/apiserver" --port="$APISERVER_PORT" -- \
+    --advertise-address="$NODE_IP" --endpoint-reconciler-type=lease \
+    --enable-aggregator-routing=true --kubelet-preferred-address-types=InternalIP \
+    <"$W/apiserver.stdin" >"$W/apiserver.ready" 2>"$W/logs/apiserver.log" &
+  echo $! >"$W/pids/apiserver"
+  wait_for "the API server" 180 grep -q kubeconfig "$W/apiserver.ready"
+  local inner
+  inner=$(node -pe 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8").split("\n")[0]).kubeconfig' "$W/apiserver.ready")
+  cp "$inner" "$W/kubeconfig.node" # https://127.0.0.1:6443, inside the netns
+  # The launcher serves on 127.0.0.1 only, so the node IP (the advertised endpoint that
+  # kube-proxy sends the `kubernetes` Service to) is forwarded to it inside the netns; in
+  # a real cluster the API server listens on the node IP itself.
+  daemon apiserver-node-ip socat "TCP-LISTEN:$APISERVER_PORT,bind=$NODE_IP,reuseaddr,fork" "TCP:127.0.0.1:$APISERVER_PORT"
+
+  # The test runner's way in: a loopback port on the host forwarded into the netns (the
+  # serving certificate's SANs include 127.0.0.1).
+  local port
+  port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  setsid socat "TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork" \
+    "EXEC:nsenter --net=/run/netns/$ns socat STDIO TCP\:127.0.0.1\:$APISERVER_PORT" >"$W/logs/forward.log" 2>&1 </dev/null &
+  echo $! >"$W/pids/forward"
+  sed "s#https://127.0.0.1:$APISERVER_PORT#https://127.0.0.1:$port#" "$W/kubeconfig.node" >"$W/kubeconfig"
+  echo "https://127.0.0.1:$port" >"$W/server"
+  ln -s "$tools/kubectl" "$W/kubectl"
+  wait_for "the forward to the API server" 30 kc get --raw /readyz
+
+  # --- controllers, scheduler, kube-proxy, kubelet ---------------------------------------
+  local K="$W/kubeconfig.node"
+  daemon kube-controller-manager "$tools/kube-controller-manager" --kubeconfig="$K" --leader-elect=false \
+    --bind-address=127.0.0.1 --service-cluster-ip-range="$SERVICE_RANGE" --controllers='*'
+  daemon kube-scheduler "$tools/kube-scheduler" --kubeconfig="$K" --leader-elect=false --bind-address=127.0.0.1
+  cat >"$W/kube-proxy.yaml" <<EOF
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clientConnection: {kubeconfig: "$K"}
+mode: iptables
+hostnameOverride: $NODE_NAME
+clusterCIDR: $POD_SUBNET
+healthzBindAddress: 127.0.0.1:10256
+metricsBindAddress: 127.0.0.1:10249
+oomScoreAdj: 0
+# 0 = leave the host's conntrack table size and timeouts alone (nf_conntrack_max is
+# global, not per network namespace).
+conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
+EOF
+  daemon kube-proxy "$tools/kube-proxy" --config="$W/kube-proxy.yaml"
+  cat >"$W/kubelet-config.yaml" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+failCgroupV1: false          # the host is cgroup v1 (hybrid)
+failSwapOn: false
+cgroupDriver: cgroupfs        # no systemd
+containerRuntimeEndpoint: unix://$W/containerd/containerd.sock
+address: $NODE_IP
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+# The API server has no kubelet client certificate (kubectl logs goes API server -> kubelet).
+authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}
+authorization: {mode: AlwaysAllow}
+podLogsDir: $W/pod-logs
+resolvConf: ""                # the host's resolver is unreachable from the sealed netns
+protectKernelDefaults: false  # true makes it exit ("invalid kernel flag"); down restores them
+imageGCHighThresholdPercent: 100
+evictionHard: {memory.available: 100Mi, nodefs.available: "1%", imagefs.available: "1%", nodefs.inodesFree: "1%"}
+EOF
+  daemon kubelet "$tools/kubelet" --config="$W/kubelet-config.yaml" --kubeconfig="$K" --root-dir="$W/kubelet" \
+    --node-ip="$NODE_IP" --hostname-override="$NODE_NAME"
+  # For run.sh's teardown check: a start cut short with every daemon just started.
+  if [[ "${KUBE_CLUSTER_STOP_AFTER:-}" == daemons ]]; then
+    log "stopping after starting the daemons (KUBE_CLUSTER_STOP_AFTER=daemons)"
+    exit 1
+  fi
+  wait_for "the node to be Ready" 120 kc wait --for=condition=Ready "node/$NODE_NAME" --timeout=2s
+  wait_for "the kubernetes Service's endpoint" 60 sh -c "'$tools/kubectl' --kubeconfig='$W/kubeconfig' get endpointslice -n default -l kubernetes.io/service-name=kubernetes -o jsonpath='{.items[*].endpoints[*].addresses[*]}' | grep -qx '$NODE_IP'"
+  log "up: node $NODE_NAME Ready ($(kc version -o json | node -pe 'JSON.parse(require("fs").readFileSync(0)).serverVersion.gitVersion')), kubeconfig $W/kubeconfig"
+}
+
+# Whether pid runs (a zombie does not: the daemons' parent, `up`, is gone, and whoever
+# inherited them may reap late).
+alive() {
+  local state
+  state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+  [[ -n "$state" && "$state" != Z ]]
+}
+
+# Ends a process by pid (TERM, KILL after 10 s) and its process group (setsid above).
+stop_pid() {
+  local pid=$1
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 0
+  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || return 0
+  for _ in $(seq 1 100); do
+    alive "$pid" || return 0
+    sleep 0.1
+  done
+  kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+}
+
+stop_daemon() {
+  local file="$W/pids/$1"
+  [[ -f "$file" ]] || return 0
+  stop_pid "$(cat "$file")"
+  rm -f "$file"
+}
+
+# Pids of processes whose command line names DIR (shims, leftovers of a crashed run).
+pids_naming_dir() {
+  local p cmdline
+  for p in /proc/[0-9]*; do
+    [[ "${p#/proc/}" == "$$" ]] && continue
+    # Compared in bash, so no helper process carries DIR in its own command line.
+    cmdline=$(tr '\0' ' ' 2>/dev/null <"$p/cmdline") || continue
+    [[ "$cmdline" == *"$W/"* ]] && echo "${p#/proc/}"
+  done
+  return 0
+}
+
+mounts_under_dir() { awk -v dir="$W/" 'index($5, dir) == 1 { print $5 }' /proc/self/mountinfo | sort -r; }
+
+down() {
+  [[ -d "$W" ]] || { log "$W does not exist: nothing to do"; return 0; }
+  local ns t=$SECONDS took=()
+  ns=$(netns_name)
+  # 1. The node's agents first, so nothing restarts containers.
+  stop_daemon kubelet
+  stop_daemon kube-proxy
+  stop_daemon kube-scheduler
+  stop_daemon kube-controller-manager
+  took+=("agents $((SECONDS - t))s"); t=$SECONDS
+  # 2. Every container and sandbox, then containerd and its shims.
+  local ctr=(ctr --address "$W/containerd/containerd.sock" -n k8s.io)
+  if [[ -S "$W/containerd/containerd.sock" ]] && timeout 5 "${ctr[@]}" version >/dev/null 2>&1; then
+    local c
+    for c in $(timeout 10 "${ctr[@]}" tasks ls -q 2>/dev/null); do
+      timeout 10 "${ctr[@]}" tasks kill -s SIGKILL "$c" >/dev/null 2>&1 || true
+    done
+    sleep 0.5
+    for c in $(timeout 10 "${ctr[@]}" containers ls -q 2>/dev/null); do
+      timeout 10 "${ctr[@]}" tasks delete -f "$c" >/dev/null 2>&1 || true
+      timeout 10 "${ctr[@]}" containers delete "$c" >/dev/null 2>&1 || true
+    done
+  fi
+  stop_daemon containerd
+  took+=("containers $((SECONDS - t))s"); t=$SECONDS
+  # 3. The API server, its stdin holder, the forwards.
+  stop_daemon forward
+  stop_daemon apiserver-node-ip
+  stop_daemon apiserver
+  stop_daemon apiserver-stdin
+  took+=("control-plane $((SECONDS - t))s"); t=$SECONDS
+  # 4. Anything still alive in the netns or naming DIR (container processes, shims).
+  local pid
+  if [[ -n "$ns" && -e "/run/netns/$ns" ]]; then
+    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
+  fi
+  for pid in $(pids_naming_dir); do kill -KILL "$pid" 2>/dev/null || true; done
+  sleep 0.2
+  took+=("leftover-processes $((SECONDS - t))s"); t=$SECONDS
+  # 5. Mounts under DIR, deepest first (Secret tmpfs, overlay rootfs, shm, netns files,
+  #    the kubelet root's bind mount of itself).
+  local m
+  for _ in 1 2 3; do
+    for m in $(mounts_under_dir); do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
+  done
+  took+=("mounts $((SECONDS - t))s"); t=$SECONDS
+  # 6. The netns (its bridge and veths go with it).
+  [[ -n "$ns" && -e "/run/netns/$ns" ]] && ip netns del "$ns"
+  # 7. The kubelet's cgroups (cgroupfs driver), innermost first.
+  local d
+  for d in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods; do
+    [[ -d "$d" ]] && find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
+  done
+  # 8. The sysctls.
+  [[ -s "$W/sysctl.orig" ]] && sysctl -q -p "$W/sysctl.orig"
+  # 9. Paths outside DIR: runc's root and the shim sockets (/run/containerd), the
+  #    kubelet's hard-coded log symlinks (/var/log/containers), when this run made them.
+  local path
+  for path in /run/containerd /var/log/containers; do
+    if [[ -e "$path" ]] && ! grep -qxF "$path" "$W/existed-before" 2>/dev/null; then rm -rf "$path"; fi
+  done
+
+  took+=("rest $((SECONDS - t))s")
+  log "down: ${took[*]}"
+  # Check: nothing left behind.
+  local left=()
+  [[ -n "$(pids_naming_dir)" ]] && left+=("processes: $(pids_naming_dir | tr '\n' ' ')")
+  for f in "$W"/pids/*; do [[ -e "$f" ]] && left+=("pid file $f"); done
+  [[ -n "$(mounts_under_dir)" ]] && left+=("mounts: $(mounts_under_dir | tr '\n' ' ')")
+  [[ -n "$ns" && -e "/run/netns/$ns" ]] && left+=("netns $ns")
+  for d in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods; do [[ -d "$d" ]] && left+=("cgroup $d"); done
+  for path in /run/containerd /var/log/containers; do
+    [[ -e "$path" ]] && ! grep -qxF "$path" "$W/existed-before" 2>/dev/null && left+=("$path")
+  done
+  if [[ -s "$W/sysctl.orig" ]] && ! diff -q <(sysctl "${SYSCTLS[@]}") "$W/sysctl.orig" >/dev/null; then
+    left+=("sysctls: $(sysctl "${SYSCTLS[@]}" | tr '\n' ' ') (were $(tr '\n' ' ' <"$W/sysctl.orig"))")
+  fi
+  if ((${#left[@]} > 0)); then
+    log "down: LEFT BEHIND (state kept in $W): ${left[*]}"
+    return 1
+  fi
+  rm -rf "$W"
+  log "down: nothing left behind"
+}
+
+case "$cmd" in
+  up) up ;;
+  down) down ;;
+  *) echo "usage: cluster.sh up|down DIR" >&2; exit 2 ;;
+esac

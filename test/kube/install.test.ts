@@ -1,0 +1,355 @@
+/**
+ * Issue #14, part 2: deploy/ installed as the README prescribes onto a real one-node
+ * cluster (test/kube/cluster.sh: kube-apiserver, controller-manager, scheduler,
+ * kube-proxy, kubelet and containerd, all Kubernetes v1.37.2, kubectl too), with the image
+ * built from the Dockerfile. The tests run in order on one install:
+ *
+ *   install   certs into a copy of deploy/, everything but the webhook configuration,
+ *             wait for the Deployment, then the webhook configuration
+ *   1         both replicas Ready through the Deployment's own probes
+ *   2         the pods run as deploy/ says (uid, capabilities, seccomp, read-only root)
+ *   3         the API server calls the webhook through its Service
+ *   4         what kubectl prints (README, "What kubectl shows")
+ *   5         the pool cache syncs in-cluster with deploy/rbac.yaml, and does not
+ *             without one of its verbs
+ *   6         the fault run: a pod deleted, then a rollout restart, under steady load:
+ *             no admission call fails
+ *   uninstall as the README says
+ *
+ * What differs from an operator's install, and why: the image comes from the node's
+ * containerd (imported; no registry), set by test/kube/overlay/ (its only change); the
+ * cluster's own differences from a production one are in cluster.sh.
+ */
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { until } from '../helpers/until.js';
+import { CRD_FILE, CRD_NAME } from '../e2e/cluster/harness.js';
+import { runProcess } from '../e2e/cluster/processes.js';
+import { CLI, ROOT } from '../e2e/cluster/webhook.js';
+import { ApiClient, clusterDir, getJson, kubectl, mustKubectl } from './kube.js';
+import { runFaults, type FaultRunResult } from './faults.js';
+
+const NS = 'spiderpool-iaas-webhook';
+const DEPLOYMENT = 'deployment/spiderpool-iaas-webhook';
+const SELECTOR = 'app.kubernetes.io/name=spiderpool-iaas-webhook,app.kubernetes.io/component=admission-webhook';
+const IAAS_ANNOTATION = 'ipam.spidernet.io/iaas-provider';
+const PARENT_NIC_ANNOTATION = 'ipam.spidernet.io/parent-nic';
+
+let overlay: string;
+
+/** An IaaS SpiderIPPool; a node pool (with its parent NIC) when `nodeName` is given. */
+function pool(name: string, nodeName?: string[]): Record<string, unknown> {
+  return {
+    apiVersion: 'spiderpool.spidernet.io/v2beta1',
+    kind: 'SpiderIPPool',
+    metadata: { name, annotations: { [IAAS_ANNOTATION]: 'example-cloud', ...(nodeName ? { [PARENT_NIC_ANNOTATION]: 'eth0' } : {}) } },
+    spec: { ipVersion: 4, subnet: '10.6.0.0/16', ips: ['10.6.0.10-10.6.0.20'], gateway: '10.6.0.1', ...(nodeName ? { nodeName } : {}) },
+  };
+}
+
+/** Spiderpool's ConfigMap in kube-system with the given provider settings. */
+function spiderpoolConf(serverUrl: string, timeout?: string): Record<string, unknown> {
+  const timeoutLine = timeout === undefined ? '' : `  httpRequestTimeout: "${timeout}"\n`;
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'spiderpool-conf', namespace: 'kube-system' },
+    data: { 'conf.yml': `ipamUnixSocketPath: /var/run/spidernet/spiderpool.sock\niaasNetworkProvider:\n  serverUrl: "${serverUrl}"\n${timeoutLine}` },
+  };
+}
+
+const apply = (manifest: Record<string, unknown>, extra: string[] = []) => kubectl(['apply', '-f', '-', ...extra], { stdin: stringify(manifest) });
+
+async function webhookPods(): Promise<any[]> {
+  const pods = (await getJson('pods', undefined, NS)).items as any[];
+  return pods.filter((p) => p.metadata.deletionTimestamp === undefined);
+}
+
+/** The pod's own endpoint through the API server's pod proxy (HTTPS to the pod IP). */
+const podRaw = (pod: string, what: string) => mustKubectl(['get', '--raw', `/api/v1/namespaces/${NS}/pods/https:${pod}:8443/proxy/${what}`]);
+
+/** `name{labels} value` lines of a Prometheus text page, summed per metric name. */
+function metric(text: string, name: string): number | undefined {
+  const values = text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`))
+    .map((line) => Number(line.slice(line.lastIndexOf(' ') + 1)));
+  return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0);
+}
+
+/**
+ * What is wrong with one pod's pool cache, or undefined when it follows the cluster: it
+ * has listed (`/readyz?verbose` says `[+]pool-cache ok`, the synced gauge is 1) and holds
+ * `pools` SpiderIPPools (so it saw the last one created: the watch works). Its error
+ * counter is shown, not judged: a pod started while the node's Service routing is still
+ * being set up may count a first failed list that its retry then recovers from.
+ */
+async function poolCacheProblem(pod: string, pools: number): Promise<string | undefined> {
+  const readyz = await podRaw(pod, 'readyz?verbose');
+  const metrics = await podRaw(pod, 'metrics');
+  const state = {
+    readyz: readyz.split('\n').find((line) => line.includes('pool-cache')),
+    synced: metric(metrics, 'spiderpool_iaas_webhook_pool_cache_synced'),
+    pools: metric(metrics, 'spiderpool_iaas_webhook_pool_cache_pools'),
+    errors: metric(metrics, 'spiderpool_iaas_webhook_pool_cache_errors_total') ?? 0,
+  };
+  const ok = state.readyz === '[+]pool-cache ok' && state.synced === 1 && state.pools === pools;
+  return ok ? undefined : `${pod}: ${JSON.stringify(state)}, expected ${pools} pools`;
+}
+
+/** Resolves once every webhook pod's cache follows the cluster; throws with the last problems after `timeoutMs`. */
+async function poolCachesFollow(timeoutMs: number): Promise<void> {
+  let problems: string[] = [];
+  await until(
+    async () => {
+      const pools = (await getJson('spiderippools')).items.length as number;
+      const pods = await webhookPods();
+      problems = (await Promise.all(pods.map((p) => poolCacheProblem(p.metadata.name, pools)))).filter((p): p is string => p !== undefined);
+      return pods.length === 2 && problems.length === 0;
+    },
+    'the pool caches to follow the cluster',
+    { timeoutMs, intervalMs: 1000, describe: () => problems.join('; ') },
+  );
+}
+
+/** `kubectl rollout restart`, then waits until the new pods alone are left and Ready. */
+async function restartAndWait(): Promise<void> {
+  await mustKubectl(['-n', NS, 'rollout', 'restart', DEPLOYMENT]);
+  await mustKubectl(['-n', NS, 'rollout', 'status', DEPLOYMENT, '--timeout=3m'], { timeoutMs: 200_000 });
+  await onlyTwoReadyPods();
+}
+
+async function onlyTwoReadyPods(): Promise<void> {
+  await until(
+    async () => {
+      const pods = (await getJson('pods', undefined, NS)).items as any[];
+      return pods.length === 2 && pods.every((p) => p.status.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True'));
+    },
+    'exactly two Ready webhook pods',
+    { timeoutMs: 120_000, intervalMs: 500 },
+  );
+}
+
+/** Resolves once the API server calls the webhook (a dry run refused by it, not by "failed calling webhook"). */
+async function webhookAnswers(): Promise<void> {
+  let last = '';
+  await until(
+    async () => {
+      const r = await apply(spiderpoolConf('http://probe:80', 'not-a-duration'), ['--dry-run=server']);
+      last = r.stderr;
+      return r.code !== 0 && r.stderr.includes('The ConfigMap "spiderpool-conf" is invalid: data[conf.yml].iaasNetworkProvider.httpRequestTimeout: ');
+    },
+    'the API server to call the webhook',
+    { timeoutMs: 60_000, intervalMs: 1000, describe: () => last },
+  );
+}
+
+beforeAll(async () => {
+  // On the cluster before the webhook, as on a cluster that runs Spiderpool: the
+  // SpiderIPPool CRD and Spiderpool's ConfigMap.
+  await mustKubectl(['apply', '-f', CRD_FILE]);
+  await mustKubectl(['wait', '--for=condition=Established', `crd/${CRD_NAME}`, '--timeout=60s']);
+  await mustKubectl(['apply', '-f', '-'], { stdin: stringify(spiderpoolConf('http://iaas-provider.kube-system.svc:80', '50s')) });
+
+  // The install, step by step as the README says, on copies: deploy/ (without any
+  // deploy/tls of the clone) and the overlay side by side.
+  const dir = await mkdtemp(path.join(clusterDir(), 'install-'));
+  await cp(path.join(ROOT, 'deploy'), path.join(dir, 'deploy'), { recursive: true, filter: (src) => !src.startsWith(path.join(ROOT, 'deploy/tls')) });
+  await cp(path.join(ROOT, 'test/kube/overlay'), path.join(dir, 'overlay'), { recursive: true });
+  overlay = path.join(dir, 'overlay');
+  // (a) the certificates, from the project's own `certs`
+  const certs = await runProcess(process.execPath, [CLI, 'certs', '--service', 'spiderpool-iaas-webhook', '--namespace', NS, '--out', path.join(dir, 'deploy/tls')]);
+  if (certs.code !== 0) throw new Error(`certs failed:\n${certs.stdout}${certs.stderr}`);
+  // (b) everything but the webhook configuration, (c) the Deployment Available,
+  // (d) everything, now with the webhook configuration (caBundle from the replacement)
+  await mustKubectl(['apply', '-k', overlay, '-l', 'app.kubernetes.io/component!=webhook-configuration']);
+  await mustKubectl(['-n', NS, 'wait', '--for=condition=Available', DEPLOYMENT, '--timeout=3m'], { timeoutMs: 200_000 });
+  await mustKubectl(['apply', '-k', overlay]);
+  await webhookAnswers();
+}, 400_000);
+
+describe('install', () => {
+  it('(b) left the webhook configuration out until the Deployment was Available', async () => {
+    const transcript = await readFile(path.join(clusterDir(), 'kubectl-transcript.txt'), 'utf8');
+    const first = transcript.split('\n\n').find((entry) => entry.startsWith(`$ kubectl apply -k ${overlay} -l `))!;
+    expect(first).toContain('deployment.apps/spiderpool-iaas-webhook created');
+    expect(first).not.toContain('validatingwebhookconfiguration');
+  });
+});
+
+describe('1. the Deployment', () => {
+  it('has both replicas Ready through its own readiness probe, none restarted', async () => {
+    const deployment = await getJson(DEPLOYMENT, undefined, NS);
+    expect(deployment.status).toMatchObject({ replicas: 2, readyReplicas: 2, availableReplicas: 2 });
+    const pods = await webhookPods();
+    expect(pods).toHaveLength(2);
+    for (const p of pods) {
+      const container = p.spec.containers[0];
+      expect(container.image).toBe('localhost/spiderpool-iaas-webhook:ci');
+      expect(container.readinessProbe.httpGet).toMatchObject({ scheme: 'HTTPS', path: '/readyz', port: 8443 });
+      expect(p.status.containerStatuses[0]).toMatchObject({ ready: true, restartCount: 0 });
+    }
+  });
+});
+
+describe('2. the pods', () => {
+  it('run as deploy/ says: uid/gid 1000, no capabilities, no new privileges, seccomp, read-only root', async () => {
+    for (const p of await webhookPods()) {
+      const out = await mustKubectl([
+        'exec', '-n', NS, p.metadata.name, '--', 'sh', '-c',
+        'id -u; id -g; grep -E "^(CapPrm|CapEff|CapBnd|NoNewPrivs|Seccomp):" /proc/1/status; touch /app/x 2>&1; touch /tmp/x 2>&1; find /app -writable | wc -l',
+      ]);
+      expect(out.split('\n')).toEqual([
+        '1000', '1000',
+        'CapPrm:\t0000000000000000', 'CapEff:\t0000000000000000', 'CapBnd:\t0000000000000000',
+        'NoNewPrivs:\t1', 'Seccomp:\t2',
+        "touch: cannot touch '/app/x': Read-only file system", "touch: cannot touch '/tmp/x': Read-only file system",
+        '0', '',
+      ]);
+    }
+  });
+
+  it('are admitted by the namespace\'s "restricted" Pod Security level', async () => {
+    const namespace = await getJson('namespace', NS);
+    expect(namespace.metadata.labels['pod-security.kubernetes.io/enforce']).toBe('restricted');
+  });
+});
+
+describe('3. the API server calls the webhook through its Service', () => {
+  it('the webhook configuration names the Service (no URL) with the CA from the certs', async () => {
+    const vwc = await getJson('validatingwebhookconfiguration', 'spiderpool-iaas-webhook');
+    const ca = await readFile(path.join(path.dirname(overlay), 'deploy/tls/ca.crt'));
+    for (const webhook of vwc.webhooks) {
+      expect(webhook.clientConfig.url).toBeUndefined();
+      expect(webhook.clientConfig.service).toMatchObject({ name: 'spiderpool-iaas-webhook', namespace: NS, port: 443 });
+      expect(Buffer.from(webhook.clientConfig.caBundle, 'base64').equals(ca)).toBe(true);
+    }
+  });
+
+  it("the Service's endpoints are the two pods, and a refused write shows in a pod's log", async () => {
+    const slices = await getJson('endpointslices', undefined, NS);
+    const addresses = slices.items.flatMap((s: any) => s.endpoints.filter((e: any) => e.conditions.ready).flatMap((e: any) => e.addresses)).sort();
+    expect(addresses).toEqual((await webhookPods()).map((p) => p.status.podIP).sort());
+    const name = 'through-the-service';
+    const result = await apply(pool(name, ['worker-1', 'worker-2']), ['--dry-run=server']);
+    expect(result.code).toBe(1);
+    const logs = await until(
+      async () => {
+        const text = await mustKubectl(['logs', '-n', NS, '-l', SELECTOR, '--tail=-1', '--prefix']);
+        return text.split('\n').find((line) => line.includes('"msg":"admission review"') && line.includes(`"name":"${name}"`));
+      },
+      'the review in a pod log',
+      { timeoutMs: 10_000, intervalMs: 500 },
+    );
+    expect(logs).toContain('"allowed":false');
+  });
+});
+
+describe('4. what kubectl prints (README, "What kubectl shows")', () => {
+  let readme: string;
+  beforeAll(async () => {
+    readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+  });
+
+  it('a refused pool update: the README line, exit 1, nothing on stdout', async () => {
+    const name = 'iaas-node-pool';
+    expect((await apply(pool(name, ['worker-1']))).code).toBe(0);
+    const result = await apply(pool(name));
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(result.stderr).toMatch(/^The SpiderIPPool "iaas-node-pool" is invalid: spec\.nodeName: Forbidden: /);
+    expect(readme).toContain(result.stderr.trim());
+  });
+
+  it('a refused spiderpool-conf: the README line, exit 1', async () => {
+    const result = await apply(spiderpoolConf('http://iaas-provider.kube-system.svc:80', '100s'));
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(result.stderr).toMatch(/^The ConfigMap "spiderpool-conf" is invalid: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: Invalid value: "100s": /);
+    expect(readme).toContain(result.stderr.trim());
+  });
+
+  it('a warning: the README lines, exit 0', async () => {
+    const result = await apply(spiderpoolConf('', 'abc'));
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^Warning: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: "abc" is ignored while serverUrl and service\.name are empty/);
+    expect(readme).toContain(`${result.stderr}${result.stdout}`.trim());
+    // Back to a valid configuration for what follows.
+    expect((await apply(spiderpoolConf('http://iaas-provider.kube-system.svc:80', '50s'))).code).toBe(0);
+  });
+});
+
+describe('5. the pool cache, in-cluster with deploy/rbac.yaml', () => {
+  it('lists and watches SpiderIPPools with the RBAC as installed', async () => {
+    expect((await apply(pool('cache-follows-1', ['worker-1']))).code).toBe(0);
+    await poolCachesFollow(60_000);
+  });
+
+  for (const verb of ['list', 'watch']) {
+    it(`does not follow the cluster without "${verb}" (the check above can fail)`, async () => {
+      const verbs = ['get', 'list', 'watch'].filter((v) => v !== verb);
+      await mustKubectl(['patch', 'clusterrole', 'spiderpool-iaas-webhook', '--type=json', '-p', JSON.stringify([{ op: 'replace', path: '/rules/0/verbs', value: verbs }])]);
+      try {
+        await restartAndWait();
+        expect((await apply(pool(`cache-without-${verb}`, ['worker-1']))).code).toBe(0);
+        await expect(poolCachesFollow(20_000)).rejects.toThrow(/pool caches to follow the cluster/);
+      } finally {
+        // The README's install again restores deploy/rbac.yaml.
+        await mustKubectl(['apply', '-k', overlay]);
+        await restartAndWait();
+      }
+      await poolCachesFollow(60_000);
+    });
+  }
+});
+
+describe('6. faults under load: no admission call fails', () => {
+  let result: FaultRunResult;
+
+  beforeAll(async () => {
+    const client = new ApiClient();
+    try {
+      expect((await apply(pool('fault-pool', ['worker-1']))).code).toBe(0);
+      result = await runFaults(client, {
+        ratePerSecond: 10,
+        faults: [
+          {
+            name: 'delete one webhook pod',
+            run: async () => {
+              const victim = (await webhookPods())[0].metadata.name as string;
+              await mustKubectl(['-n', NS, 'delete', 'pod', victim, '--wait=true', '--timeout=2m'], { timeoutMs: 150_000 });
+              await onlyTwoReadyPods();
+            },
+          },
+          { name: 'kubectl rollout restart', run: restartAndWait },
+        ],
+      });
+    } finally {
+      client.close();
+    }
+    const report = JSON.stringify(result, null, 2);
+    await writeFile(path.join(clusterDir(), 'fault-run.json'), report);
+    console.log(`fault run: ${result.calls} admission calls (${result.allowed} allowed, ${result.refused} refused) in ${result.seconds} s at ${result.ratePerSecond}/s, ${result.failed} failed, latency p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, worst ${result.latencyMs.max} ms; faults: ${result.faults.map((f) => `${f.name} (${f.seconds} s)`).join(', ')}${result.failures.length ? `\nfailures: ${JSON.stringify(result.failures.slice(0, 10))}` : ''}`);
+  }, 600_000);
+
+  it('made calls all through both faults, allowed and refused', () => {
+    expect(result.faults.map((f) => f.name)).toEqual(['delete one webhook pod', 'kubectl rollout restart']);
+    expect(result.allowed).toBeGreaterThan(50);
+    expect(result.refused).toBeGreaterThan(50);
+  });
+
+  it('had not one failed admission call', () => {
+    expect(result.failures).toEqual([]);
+    expect(result.failed).toBe(0);
+  });
+});
+
+describe('uninstall, as the README says', () => {
+  it('removes the webhook configuration first, then everything the overlay made', async () => {
+    await mustKubectl(['delete', 'validatingwebhookconfiguration', 'spiderpool-iaas-webhook']);
+    // --ignore-not-found: the overlay still renders the webhook configuration just deleted.
+    await mustKubectl(['delete', '-k', overlay, '--ignore-not-found', '--timeout=2m'], { timeoutMs: 150_000 });
+    expect((await kubectl(['get', 'namespace', NS])).stderr).toContain('NotFound');
+    // Guarded writes no longer depend on the webhook.
+    expect((await apply(spiderpoolConf('http://iaas-provider.kube-system.svc:80', '100s'), ['--dry-run=server'])).code).toBe(0);
+  });
+});
