@@ -10,13 +10,28 @@ import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import { SpiderpoolConfState, type SpiderpoolConfRef } from '../candidates/spiderpool-conf.js';
 import type { ReadinessCheck } from '../server/readiness.js';
-import { registerInformerErrors, startInformer, type Informer, type InformerTiming } from './informer.js';
+import { describeApiFailure, registerInformerErrors, startInformer, type CacheFailure, type Informer, type InformerTiming } from './informer.js';
 
 export interface SpiderpoolConfCache extends Pick<Informer, 'lastSyncSeconds' | 'errors' | 'stop'> {
   state: SpiderpoolConfState;
 }
 
 const isNamed = (object: KubernetesObject, name: string) => object.metadata?.name === name;
+
+/** The Role and RoleBinding of deploy/base/rbac.yaml that let the server read the one ConfigMap. */
+const CONF_READER = 'spiderpool-iaas-webhook-conf-reader';
+
+/** A failed list or watch in one line; a 403 says which Role is missing and where. */
+export function describeConfCacheFailure(ref: Required<SpiderpoolConfRef>, operation: 'list' | 'watch', err: unknown): CacheFailure {
+  const failure = describeApiFailure(operation, err);
+  if (failure.statusCode !== 403) return failure;
+  return {
+    ...failure,
+    message:
+      `the Role and RoleBinding ${CONF_READER} from deploy/base/rbac.yaml are missing in namespace "${ref.namespace}": the API server forbids ` +
+      `"${operation}" on ConfigMap "${ref.name}" (${failure.message}); re-apply your overlay to create them (get, list, watch on that one ConfigMap, bound to the webhook's ServiceAccount)`,
+  };
+}
 
 /** Starts listing and watching `ref` through `config`; returns at once. */
 export function startSpiderpoolConfCache(config: KubeConfig, ref: Required<SpiderpoolConfRef>, options: InformerTiming & { logger: Logger }): SpiderpoolConfCache {
@@ -43,6 +58,7 @@ export function startSpiderpoolConfCache(config: KubeConfig, ref: Required<Spide
         if (isNamed(object, ref.name)) state.set(undefined);
       },
       synced: () => state.hasSynced(),
+      describeFailure: (operation, err) => describeConfCacheFailure(ref, operation, err),
       degraded: {
         unsynced: 'candidate-pool warnings say dual-stack is not known',
         stale: 'candidate-pool warnings use the last known enableIPv6',

@@ -203,7 +203,7 @@ describe("deploy/rbac.yaml's spiderpool-conf reader", () => {
   const raw = (query: string) => cluster.kubectl(['get', '--raw', `/api/v1/namespaces/kube-system/configmaps${query}`, as]);
 
   beforeAll(async () => {
-    const docs = parseAllDocuments(await readFile(new URL('../../../deploy/rbac.yaml', import.meta.url), 'utf8')).map((d) => d.toJS() as Record<string, any>);
+    const docs = parseAllDocuments(await readFile(new URL('../../../deploy/base/rbac.yaml', import.meta.url), 'utf8')).map((d) => d.toJS() as Record<string, any>);
     expectOk(await cluster.kubectl(['create', 'namespace', 'spiderpool-iaas-webhook']));
     expectOk(await cluster.kubectl(['create', 'serviceaccount', 'spiderpool-iaas-webhook', '-n', 'spiderpool-iaas-webhook']));
     for (const doc of docs.filter((d) => d['kind'] === 'Role' || d['kind'] === 'RoleBinding')) expectOk(await cluster.apply(doc));
