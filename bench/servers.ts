@@ -1,5 +1,5 @@
 /**
- * The three servers under test, started as separate processes on ephemeral loopback
+ * The four servers under test, started as separate processes on ephemeral loopback
  * ports: how each is launched, when it counts as ready, and its memory from
  * `/proc/<pid>/status`.
  */
@@ -9,13 +9,15 @@ import https from 'node:https';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export type ServerId = 'webhook' | 'ceiling' | 'go';
+export type ServerId = 'webhook' | 'floor' | 'ceiling' | 'go';
 
 export interface ServerSpec {
   id: ServerId;
   title: string;
   command: string;
   args: string[];
+  /** Answers every review allowed (the reference servers that only parse it). */
+  allowsAll: boolean;
   /** Environment of the process; the parent's when absent. */
   env?: NodeJS.ProcessEnv;
 }
@@ -32,7 +34,7 @@ function withoutCluster(home: string): NodeJS.ProcessEnv {
 
 /**
  * `webhook` is started as `npm start` starts it (`serve --host 127.0.0.1 --no-pool-cache`, log level
- * info, one JSON log line per review) but on port 0, without npm in between (the process
+ * info: a JSON log line per denial, none per allowed review) but on port 0, without npm in between (the process
  * measured is the server itself) and without a cluster; its log goes to a file, as a
  * container's stdout ends up on disk.
  */
@@ -44,9 +46,11 @@ export function serverSpecs(repoDir: string, certDir: string, goBinary: string, 
       command: process.execPath,
       args: [...extraNodeArgs, join(repoDir, 'dist/cli/main.js'), 'serve', '--host', '127.0.0.1', '--no-pool-cache', '--port', '0', '--cert-dir', certDir],
       env: withoutCluster(certDir),
+      allowsAll: false,
     },
-    { id: 'ceiling', title: 'Node ceiling', command: process.execPath, args: [join(repoDir, 'dist-bench/bench/node-ceiling.js'), certDir] },
-    { id: 'go', title: 'Go reference', command: goBinary, args: ['-cert-dir', certDir] },
+    { id: 'floor', title: 'express floor', command: process.execPath, args: [join(repoDir, 'dist-bench/bench/express-floor.js'), certDir], allowsAll: true },
+    { id: 'ceiling', title: 'Node ceiling', command: process.execPath, args: [join(repoDir, 'dist-bench/bench/node-ceiling.js'), certDir], allowsAll: true },
+    { id: 'go', title: 'Go reference', command: goBinary, args: ['-cert-dir', certDir], allowsAll: false },
   ];
 }
 
@@ -85,7 +89,7 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Starts `spec`, finds its port in the first `"port":N` it prints (all three print
+ * Starts `spec`, finds its port in the first `"port":N` it prints (all four print
  * one), and waits for `/readyz`. stdout and stderr go to `<logDir>/<id>.log`.
  *
  * @throws Error when the process exits or is not ready within 30 s.

@@ -13,8 +13,10 @@ import { loadOrCreateCertificates } from '../certs/files.js';
 import { certificateValidityProblem, readTlsMaterial, watchCertificates, type ServedCertificate, type TlsMaterial } from '../certs/reload.js';
 import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME } from '../defaults.js';
 import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js';
-import { createApp, statusBody } from './app.js';
+import { createApp } from './app.js';
 import type { ReadinessCheck } from './readiness.js';
+import { statusBody } from './status.js';
+import { TLS_CIPHERS, TLS_MIN_VERSION } from './tls-ciphers.js';
 
 /** Timeouts that bound how long one client may hold a socket, in milliseconds. */
 export interface ServerTimeouts {
@@ -39,23 +41,6 @@ export const DEFAULT_CERT_RELOAD_INTERVAL_MS = 10_000;
 /** How often Node enforces the header and request timeouts (its default, 30 s, lets them slip). */
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
-/**
- * TLS 1.2 and 1.3 with forward-secret AEAD suites only: Mozilla's "intermediate" list
- * without DHE (Node offers DHE only with configured dhparams). The kube-apiserver (Go's
- * crypto/tls) negotiates TLS 1.3 or ECDHE-*-AES-GCM / CHACHA20. The TLS 1.3 names must be
- * listed: a cipher list without them turns TLS 1.3 off in Node.
- */
-export const TLS_CIPHERS = [
-  'TLS_AES_128_GCM_SHA256',
-  'TLS_AES_256_GCM_SHA384',
-  'TLS_CHACHA20_POLY1305_SHA256',
-  'ECDHE-ECDSA-AES128-GCM-SHA256',
-  'ECDHE-RSA-AES128-GCM-SHA256',
-  'ECDHE-ECDSA-AES256-GCM-SHA384',
-  'ECDHE-RSA-AES256-GCM-SHA384',
-  'ECDHE-ECDSA-CHACHA20-POLY1305',
-  'ECDHE-RSA-CHACHA20-POLY1305',
-].join(':');
 
 export interface ServeOptions {
   /** TCP port; 0 picks a free one (tests). */
@@ -129,7 +114,7 @@ function secureContextOptions(material: TlsMaterial): SecureContextOptions {
   return {
     cert: material.certPem,
     key: material.keyPem,
-    minVersion: 'TLSv1.2',
+    minVersion: TLS_MIN_VERSION,
     ciphers: TLS_CIPHERS,
     ...(material.clientCaPem === undefined ? {} : { ca: material.clientCaPem }),
   };
@@ -192,13 +177,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // While stopping, every answer still to be written says `Connection: close` (so no client
   // reuses a socket that is about to go) and each finished answer frees its connection.
   const responses = new Set<ServerResponse>();
+  // One listener for all responses (a response closes once): nothing allocated per request.
+  function forget(this: ServerResponse) {
+    responses.delete(this);
+    if (stopping) server.closeIdleConnections();
+  }
   server.prependListener('request', (_req, res) => {
     responses.add(res);
     if (stopping) res.shouldKeepAlive = false;
-    res.once('close', () => {
-      responses.delete(res);
-      if (stopping) server.closeIdleConnections();
-    });
+    res.on('close', forget);
   });
 
   const describe = (cert: ServedCertificate) => ({ serialNumber: cert.serialNumber, validTo: cert.validTo.toISOString() });

@@ -56,7 +56,8 @@ export class WebhookProcess {
     this.firstLineOfRun = firstLine;
     const child = spawn(
       process.execPath,
-      [CLI, 'serve', '--host=127.0.0.1', `--port=${this.port}`, `--cert-dir=${this.certDir}`, '--no-generate-certs', `--kubeconfig=${this.kubeconfig}`],
+      // debug: allowed reviews are logged only there, and the scenarios match every decision to its line.
+      [CLI, 'serve', '--host=127.0.0.1', `--port=${this.port}`, `--cert-dir=${this.certDir}`, '--no-generate-certs', `--kubeconfig=${this.kubeconfig}`, '--log-level=debug'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     this.child = child;
