@@ -111,7 +111,10 @@ class Exchange {
   heldBytes = 0;
   /** Leaves the budget's queue while waiting for room. */
   cancelWait: (() => void) | undefined;
-  /** The body so far: one buffer of the declared length, or the chunks of a chunked one. */
+  /**
+   * The body so far: one buffer of the declared length (the first chunk itself when it is
+   * the whole body, as an ordinary review arrives: no copy), or the chunks of a chunked one.
+   */
   body: Buffer | undefined;
   chunks: Buffer[] | undefined;
   receivedBytes = 0;
@@ -133,8 +136,7 @@ class Exchange {
 
   /** Starts reading the body (its room in the budget is taken). */
   read(): void {
-    if (this.declaredBytes >= 0) this.body = Buffer.allocUnsafe(this.declaredBytes);
-    else this.chunks = [];
+    if (this.declaredBytes < 0) this.chunks = [];
     this.req[EXCHANGE] = this;
     this.req.on('data', onRequestData);
     this.req.on('end', onRequestEnd);
@@ -145,7 +147,7 @@ class Exchange {
   answer(): void {
     this.done = true;
     const { route, res } = this;
-    const body = this.body ?? Buffer.concat(this.chunks!, this.receivedBytes);
+    const body = this.chunks === undefined ? (this.body ?? Buffer.alloc(0)) : Buffer.concat(this.chunks, this.receivedBytes);
     this.body = this.chunks = undefined;
     if (this.declaredBytes >= 0 && this.receivedBytes !== this.declaredBytes) return this.refuse(400, 'request body was truncated');
     let parsed: unknown;
@@ -212,7 +214,15 @@ function utf8Text(body: Buffer): string {
 function onRequestData(this: Carrying<IncomingMessage>, chunk: Buffer): void {
   const exchange = this[EXCHANGE]!;
   if (exchange.done) return;
-  if (exchange.body !== undefined) {
+  if (exchange.chunks === undefined) {
+    if (exchange.body === undefined) {
+      if (chunk.length === exchange.declaredBytes) {
+        exchange.body = chunk;
+        exchange.receivedBytes = chunk.length;
+        return;
+      }
+      exchange.body = Buffer.allocUnsafe(exchange.declaredBytes);
+    }
     // Node delivers at most Content-Length bytes; copy() never writes past the buffer anyway.
     exchange.receivedBytes += chunk.copy(exchange.body, exchange.receivedBytes);
     return;

@@ -7,7 +7,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import https from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,14 +20,6 @@ const cli = path.join(root, 'dist/cli/main.js');
 /** Enough lines (~400 bytes each) to fill a 64 KiB pipe several times over. */
 const REVIEWS = 600;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 let workDir: string;
 
 beforeAll(async () => {
@@ -40,9 +31,8 @@ afterAll(async () => {
 });
 
 it('at --log-level=debug logs every review, allowed or denied, and loses no line at SIGTERM', async () => {
-  const port = await freePort();
   const certDir = path.join(workDir, 'certs');
-  const server = spawn(process.execPath, [cli, 'serve', '--host=127.0.0.1', `--port=${port}`, `--cert-dir=${certDir}`, '--no-pool-cache', '--log-level=debug'], {
+  const server = spawn(process.execPath, [cli, 'serve', '--host=127.0.0.1', '--port=0', `--cert-dir=${certDir}`, '--no-pool-cache', '--log-level=debug'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
@@ -51,6 +41,7 @@ it('at --log-level=debug logs every review, allowed or denied, and loses no line
   try {
     await until(() => out.includes('"msg":"serving admission reviews over HTTPS"') || server.exitCode !== null, 'the server to listen');
     expect(server.exitCode).toBeNull();
+    const port = Number(/"port":(\d+)/.exec(out)![1]);
     server.stdout!.pause(); // from now on the server's writes to stdout back up
     const ca = await readFile(path.join(certDir, 'ca.crt'), 'utf8');
 
