@@ -36,7 +36,7 @@ function withoutCluster(home: string): NodeJS.ProcessEnv {
  * `webhook` is started as `npm start` starts it (`serve --host 127.0.0.1 --no-pool-cache`, log level
  * info: a JSON log line per denial, none per allowed review) but on port 0, without npm in between (the process
  * measured is the server itself) and without a cluster; its log goes to a file, as a
- * container's stdout ends up on disk.
+ * container's stdout ends up on disk. `extraNodeArgs` go to every Node server (`--cpu-prof`).
  */
 export function serverSpecs(repoDir: string, certDir: string, goBinary: string, extraNodeArgs: string[] = []): ServerSpec[] {
   return [
@@ -48,8 +48,8 @@ export function serverSpecs(repoDir: string, certDir: string, goBinary: string, 
       env: withoutCluster(certDir),
       allowsAll: false,
     },
-    { id: 'floor', title: 'express floor', command: process.execPath, args: [join(repoDir, 'dist-bench/bench/express-floor.js'), certDir], allowsAll: true },
-    { id: 'ceiling', title: 'Node ceiling', command: process.execPath, args: [join(repoDir, 'dist-bench/bench/node-ceiling.js'), certDir], allowsAll: true },
+    { id: 'floor', title: 'express floor', command: process.execPath, args: [...extraNodeArgs, join(repoDir, 'dist-bench/bench/express-floor.js'), certDir], allowsAll: true },
+    { id: 'ceiling', title: 'Node ceiling', command: process.execPath, args: [...extraNodeArgs, join(repoDir, 'dist-bench/bench/node-ceiling.js'), certDir], allowsAll: true },
     { id: 'go', title: 'Go reference', command: goBinary, args: ['-cert-dir', certDir], allowsAll: false },
   ];
 }
