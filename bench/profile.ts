@@ -41,6 +41,7 @@ function category(frame: CpuProfileNode['callFrame']): string {
     if (/stream|net|buffer|events/.test(module)) return 'node: streams and sockets';
     return `node: ${module.split('/')[0]}`;
   }
+  if (url.includes('/dist-bench/')) return `bench: ${url.slice(url.lastIndexOf('/') + 1)}`;
   if (url.includes('/dist/')) return `webhook: ${url.slice(url.lastIndexOf('/dist/') + '/dist/'.length).split('/')[0]}`;
   if (url === '') {
     if (functionName.startsWith('(')) return functionName;
