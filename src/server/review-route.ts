@@ -277,7 +277,11 @@ export class ReviewRoute {
   private readonly bodyWaitMs: number;
 
   constructor(options: ReviewRouteOptions) {
-    ({ path: this.path, review: this.review, logger: this.logger, metrics: this.metrics, budget: this.budget } = options);
+    this.path = options.path;
+    this.review = options.review;
+    this.logger = options.logger;
+    this.metrics = options.metrics;
+    this.budget = options.budget;
     this.verifyClientCertificates = options.verifyClientCertificates;
     this.bodyWaitMs = options.bodyWaitMs;
   }
