@@ -8,6 +8,8 @@ import type { MicroResult } from './micro.js';
 import type { ServerId } from './servers.js';
 
 export const CONNECTIONS = [1, 16, 64] as const;
+/** The connection count whose runs also measure CPU time per request. */
+export const CPU_CONNECTIONS = 16;
 
 /**
  * One value per round, per server. Results saved before the express floor existed have
@@ -21,6 +23,12 @@ export interface BodyResults {
   bytes: number;
   /** requests/s by connection count. */
   requestsPerS: Record<string, PerServer>;
+  /**
+   * Server CPU time (user + system) per request at {@link CPU_CONNECTIONS} connections,
+   * microseconds: what a request costs, which a busy neighbour changes much less than
+   * req/s. Absent in results saved before it was measured.
+   */
+  cpuUsPerRequest?: PerServer;
   /** Offered rate of the latency runs, requests/s. */
   ratePerS: number;
   p50Ms: PerServer;
@@ -98,6 +106,7 @@ export function figures(results: BenchResults): Figure[] {
   for (const b of results.bodies) {
     const body = `(${b.id}) ${b.title}, ${formatBytes(b.bytes)}`;
     for (const c of CONNECTIONS) out.push(figure(`${b.id}.rps${c}`, body, `req/s, ${c} conn`, 'higher', b.requestsPerS[c]!));
+    if (b.cpuUsPerRequest) out.push(figure(`${b.id}.cpu${CPU_CONNECTIONS}`, body, `CPU µs/request, ${CPU_CONNECTIONS} conn`, 'lower', b.cpuUsPerRequest));
     for (const [q, per] of [['p50', b.p50Ms], ['p99', b.p99Ms], ['max', b.maxMs]] as const) {
       out.push(figure(`${b.id}.${q}`, body, `${q} ms at ${b.ratePerS}/s`, 'lower', per));
     }

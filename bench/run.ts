@@ -27,7 +27,7 @@ import type { LoadJob, PacedResult, ThroughputResult } from './loadgen.js';
 import type { MicroResult } from './micro.js';
 import { profileWebhook } from './profile.js';
 import { compare, comparisonText, resultsTable, targetsTable } from './report.js';
-import { CONNECTIONS, type BenchResults, type BodyResults, type PerServer } from './results.js';
+import { CONNECTIONS, CPU_CONNECTIONS, type BenchResults, type BodyResults, type PerServer } from './results.js';
 import { serverSpecs, startBenchServer, type BenchServer, type ServerId } from './servers.js';
 
 const REPO_DIR = new URL('../../', import.meta.url).pathname;
@@ -205,6 +205,7 @@ async function measure(
     title: b.title,
     bytes: Buffer.byteLength(b.json),
     requestsPerS: Object.fromEntries(CONNECTIONS.map((c) => [c, perServer()])),
+    cpuUsPerRequest: perServer(),
     ratePerS: b.id === 'd' ? plan.rateLarge : plan.rate,
     p50Ms: perServer(),
     p99Ms: perServer(),
@@ -235,9 +236,12 @@ async function measure(
           for (const s of rotate(servers, turn++)) {
             const job = { op: 'throughput', port: s.port, bodyId: body.id, connections } as const;
             if (plan.warmupS > 0) await runLoad<ThroughputResult>({ ...job, durationS: plan.warmupS });
+            const cpuBefore = s.cpuSeconds();
             const r = await runLoad<ThroughputResult>({ ...job, durationS: plan.throughputS });
+            const cpuS = s.cpuSeconds() - cpuBefore;
             if (r.failures > 0) throw new Error(`${s.spec.title}: ${r.failures} failed requests for body (${body.id}) at ${connections} connections`);
             out.requestsPerS[connections]![s.spec.id].push(r.requestsPerS);
+            if (connections === CPU_CONNECTIONS) out.cpuUsPerRequest![s.spec.id].push((cpuS * 1e6) / r.requests);
           }
         }
         for (const s of rotate(servers, turn++)) {

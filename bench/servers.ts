@@ -1,7 +1,7 @@
 /**
  * The four servers under test, started as separate processes on ephemeral loopback
- * ports: how each is launched, when it counts as ready, and its memory from
- * `/proc/<pid>/status`.
+ * ports: how each is launched, when it counts as ready, and its memory and CPU time from
+ * `/proc/<pid>/status` and `/proc/<pid>/stat`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
@@ -67,6 +67,8 @@ export interface BenchServer {
   /** From spawn to the first 200 from `GET /readyz`, milliseconds. */
   readyMs: number;
   memory(): Memory;
+  /** CPU time the process used so far (user + system, all threads), seconds. */
+  cpuSeconds(): number;
   /** SIGTERM, then waits for the exit (SIGKILL after 10 s). */
   stop(): Promise<void>;
 }
@@ -115,7 +117,7 @@ export async function startBenchServer(spec: ServerSpec, logDir: string, ca: Buf
       if (port !== undefined && (await readyzAnswers(port, ca))) {
         const readyMs = performance.now() - started;
         const pid = child.pid!;
-        return { spec, port, readyMs, memory: () => memoryOf(pid), stop };
+        return { spec, port, readyMs, memory: () => memoryOf(pid), cpuSeconds: () => cpuSecondsOf(pid), stop };
       }
       await sleep(POLL_MS);
     }
@@ -130,4 +132,14 @@ function memoryOf(pid: number): Memory {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kiB = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { rssMiB: kiB('VmRSS') / 1024, peakMiB: kiB('VmHWM') / 1024 };
+}
+
+/** Linux's USER_HZ, the unit of `utime` and `stime` in `/proc/<pid>/stat` (100 on every Linux architecture Node runs on). */
+const CLOCK_TICKS_PER_S = 100;
+
+function cpuSecondsOf(pid: number): number {
+  // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
 }

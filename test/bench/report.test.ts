@@ -48,6 +48,16 @@ describe('figures', () => {
     expect(compare(run(), old).regressions).toEqual([]);
   });
 
+  it('shows CPU time per request when the run measured it, as a ratio where lower is better', () => {
+    expect(figures(run()).some((f) => f.key === 'a.cpu16')).toBe(false);
+    const measured = run();
+    measured.bodies[0]!.cpuUsPerRequest = per([120, 130], [40, 40], [60, 60], [100, 100]);
+    const cpu = figures(measured).find((f) => f.key === 'a.cpu16')!;
+    expect(cpu.better).toBe('lower');
+    expect(cpu.vsFloor).toBeCloseTo(1.25);
+    expect(compare(measured, run()).regressions).toEqual([]);
+  });
+
   it('median of an even count is the mean of the middle two', () => {
     expect(median([4, 1, 3, 2])).toBe(2.5);
     expect(median([5])).toBe(5);
