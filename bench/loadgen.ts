@@ -35,6 +35,8 @@ export type LoadJob = ThroughputJob | PacedJob;
 
 export interface ThroughputResult {
   requestsPerS: number;
+  /** Requests answered with 2xx. */
+  requests: number;
   /** Non-2xx answers, socket errors and timeouts: any is a failed measurement. */
   failures: number;
 }
@@ -66,7 +68,7 @@ async function throughput(job: ThroughputJob): Promise<ThroughputResult> {
     duration: job.durationS,
     timeout: 10,
   });
-  return { requestsPerS: result['2xx'] / result.duration, failures: result.non2xx + result.errors + result.timeouts };
+  return { requestsPerS: result['2xx'] / result.duration, requests: result['2xx'], failures: result.non2xx + result.errors + result.timeouts };
 }
 
 /** The value at quantile `q` (0..1) of ascending `sorted`, nearest rank. */

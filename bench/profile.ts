@@ -1,17 +1,18 @@
 /**
  * `npm run bench -- --profile`: where this webhook's time goes under load. Runs the
- * webhook under `node --cpu-prof` at 16 connections for each of bodies (a), (c) and (d),
- * then sums the profile's self time by package (zod, express, body-parser, pino, ...),
- * Node subsystem (TLS, streams, HTTP) and function. V8 counts an inlined builtin as its
- * caller's self time: `JSON.parse` shows up in body-parser's `parse`. The `.cpuprofile` files stay in
- * bench/results/ (gitignored) for Chrome DevTools; the summary goes to
- * bench/results/profile.json and the terminal.
+ * webhook under `node --cpu-prof` at 16 connections for each of bodies (a)–(d),
+ * and the express floor for (a) to compare with, then sums the profile's self time by
+ * package (zod, express, router, pino, ...), Node subsystem (TLS, streams, HTTP) and
+ * function. V8 counts an inlined builtin as its caller's self time: `JSON.parse` shows up
+ * in the function that calls it. The `.cpuprofile` files stay in bench/results/
+ * (gitignored) for Chrome DevTools; the summary goes to bench/results/profile.json and the
+ * terminal.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchBodies } from './bodies.js';
 import type { LoadJob, ThroughputResult } from './loadgen.js';
-import { serverSpecs, startBenchServer } from './servers.js';
+import { serverSpecs, startBenchServer, type ServerId } from './servers.js';
 
 interface CpuProfileNode {
   id: number;
@@ -40,6 +41,7 @@ function category(frame: CpuProfileNode['callFrame']): string {
     if (/stream|net|buffer|events/.test(module)) return 'node: streams and sockets';
     return `node: ${module.split('/')[0]}`;
   }
+  if (url.includes('/dist-bench/')) return `bench: ${url.slice(url.lastIndexOf('/') + 1)}`;
   if (url.includes('/dist/')) return `webhook: ${url.slice(url.lastIndexOf('/dist/') + '/dist/'.length).split('/')[0]}`;
   if (url === '') {
     if (functionName.startsWith('(')) return functionName;
@@ -87,27 +89,36 @@ export interface ProfileOptions {
   runLoad: <R>(job: LoadJob) => Promise<R>;
 }
 
+/** What is profiled: the webhook on every body, and the express floor on (a) (it answers (b) alike), to compare with. */
+const PROFILED: { server: ServerId; bodies: string[] }[] = [
+  { server: 'webhook', bodies: ['a', 'b', 'c', 'd'] },
+  { server: 'floor', bodies: ['a'] },
+];
+
 export async function profileWebhook(options: ProfileOptions): Promise<void> {
   const summary: Record<string, { requestsPerS: number } & ReturnType<typeof summarizeProfile>> = {};
-  for (const body of benchBodies().filter((b) => b.id !== 'b')) {
-    const name = `webhook-${body.id}.cpuprofile`;
-    const cpuProf = ['--cpu-prof', `--cpu-prof-dir=${options.resultsDir}`, `--cpu-prof-name=${name}`];
-    const spec = serverSpecs(options.repoDir, options.certDir, '', cpuProf).find((s) => s.id === 'webhook')!;
-    const server = await startBenchServer(spec, options.logDir, options.ca);
-    let load: ThroughputResult;
-    try {
-      load = await options.runLoad<ThroughputResult>({ op: 'throughput', port: server.port, bodyId: body.id, connections: 16, durationS: PROFILE_SECONDS });
-    } finally {
-      await server.stop();
+  for (const { server: id, bodies } of PROFILED) {
+    for (const body of benchBodies().filter((b) => bodies.includes(b.id))) {
+      const name = `${id}-${body.id}.cpuprofile`;
+      const cpuProf = ['--cpu-prof', `--cpu-prof-dir=${options.resultsDir}`, `--cpu-prof-name=${name}`];
+      const spec = serverSpecs(options.repoDir, options.certDir, '', cpuProf).find((s) => s.id === id)!;
+      const server = await startBenchServer(spec, options.logDir, options.ca);
+      let load: ThroughputResult;
+      try {
+        load = await options.runLoad<ThroughputResult>({ op: 'throughput', port: server.port, bodyId: body.id, connections: 16, durationS: PROFILE_SECONDS });
+      } finally {
+        await server.stop();
+      }
+      const profile = JSON.parse(readFileSync(join(options.resultsDir, name), 'utf8')) as { nodes: CpuProfileNode[] };
+      const key = `${id}:${body.id}`;
+      summary[key] = { requestsPerS: load.requestsPerS, ...summarizeProfile(profile.nodes) };
+      const { categories, functions } = summary[key]!;
+      console.log(`\n## ${spec.title}, (${body.id}) ${body.title}: ${load.requestsPerS.toFixed(0)} req/s at 16 connections under --cpu-prof\n`);
+      console.log('| Self time in | % of busy |\n|---|--:|');
+      for (const c of categories.filter((c) => c.percent >= 0.5)) console.log(`| ${c.name} | ${c.percent.toFixed(1)} |`);
+      console.log('\n| Function | % of busy |\n|---|--:|');
+      for (const f of functions) console.log(`| ${f.name} | ${f.percent.toFixed(1)} |`);
     }
-    const profile = JSON.parse(readFileSync(join(options.resultsDir, name), 'utf8')) as { nodes: CpuProfileNode[] };
-    summary[body.id] = { requestsPerS: load.requestsPerS, ...summarizeProfile(profile.nodes) };
-    const { categories, functions } = summary[body.id]!;
-    console.log(`\n## (${body.id}) ${body.title}: ${load.requestsPerS.toFixed(0)} req/s at 16 connections under --cpu-prof\n`);
-    console.log('| Self time in | % of busy |\n|---|--:|');
-    for (const c of categories.filter((c) => c.percent >= 0.5)) console.log(`| ${c.name} | ${c.percent.toFixed(1)} |`);
-    console.log('\n| Function | % of busy |\n|---|--:|');
-    for (const f of functions) console.log(`| ${f.name} | ${f.percent.toFixed(1)} |`);
   }
   writeFileSync(join(options.resultsDir, 'profile.json'), JSON.stringify(summary, null, 2) + '\n');
 }

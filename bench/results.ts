@@ -1,15 +1,20 @@
 /**
  * The shape of `bench/results/*.json`, and the figures derived from it: medians over the
- * rounds, and the ratios of this webhook to the Node ceiling and to the Go reference
- * taken within each round (the servers ran side by side, so machine noise shared by the
- * three cancels out) and then their median.
+ * rounds, and the ratios of this webhook to the express floor, the Node ceiling and the
+ * Go reference taken within each round (the servers ran side by side, so machine noise
+ * shared by the four cancels out) and then their median.
  */
 import type { MicroResult } from './micro.js';
 import type { ServerId } from './servers.js';
 
 export const CONNECTIONS = [1, 16, 64] as const;
+/** The connection count whose runs also measure CPU time per request. */
+export const CPU_CONNECTIONS = 16;
 
-/** One value per round, per server. */
+/**
+ * One value per round, per server. Results saved before the express floor existed have
+ * no `floor`: its figures and ratios are then NaN.
+ */
 export type PerServer = Record<ServerId, number[]>;
 
 export interface BodyResults {
@@ -18,6 +23,12 @@ export interface BodyResults {
   bytes: number;
   /** requests/s by connection count. */
   requestsPerS: Record<string, PerServer>;
+  /**
+   * Server CPU time (user + system) per request at {@link CPU_CONNECTIONS} connections,
+   * microseconds: what a request costs, which a busy neighbour changes much less than
+   * req/s. Absent in results saved before it was measured.
+   */
+  cpuUsPerRequest?: PerServer;
   /** Offered rate of the latency runs, requests/s. */
   ratePerS: number;
   p50Ms: PerServer;
@@ -55,7 +66,7 @@ export function median(values: readonly number[]): number {
   return sorted.length === 0 ? NaN : sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** A figure of the table: one measured quantity for the three servers. */
+/** A figure of the table: one measured quantity for the four servers. */
 export interface Figure {
   /** Stable key for --compare, e.g. `a.rps16`. */
   key: string;
@@ -64,26 +75,28 @@ export interface Figure {
   better: 'higher' | 'lower';
   /** Median over the rounds, per server (NaN for a server it does not apply to). */
   value: Record<ServerId, number>;
-  /** Median over rounds of webhook ÷ ceiling and webhook ÷ Go in the same round. */
+  /** Median over rounds of webhook ÷ floor, webhook ÷ ceiling and webhook ÷ Go in the same round. */
+  vsFloor: number;
   vsCeiling: number;
   vsGo: number;
-  /** Lowest and highest per-round webhook ÷ ceiling: the noise between rounds. */
-  vsCeilingRange: [number, number];
+  /** Lowest and highest per-round webhook ÷ floor: the noise between rounds. */
+  vsFloorRange: [number, number];
 }
 
 function figure(key: string, body: string, label: string, better: Figure['better'], per: PerServer): Figure {
   const rounds = per.webhook.length;
-  const ratios = (other: ServerId) => Array.from({ length: rounds }, (_, r) => per.webhook[r]! / per[other][r]!);
-  const vsCeiling = ratios('ceiling');
+  const ratios = (other: ServerId) => Array.from({ length: rounds }, (_, r) => per.webhook[r]! / (per[other]?.[r] ?? NaN));
+  const vsFloor = ratios('floor');
   return {
     key,
     body,
     label,
     better,
-    value: { webhook: median(per.webhook), ceiling: median(per.ceiling), go: median(per.go) },
-    vsCeiling: median(vsCeiling),
+    value: { webhook: median(per.webhook), floor: median(per.floor ?? []), ceiling: median(per.ceiling), go: median(per.go) },
+    vsFloor: median(vsFloor),
+    vsCeiling: median(ratios('ceiling')),
     vsGo: median(ratios('go')),
-    vsCeilingRange: [Math.min(...vsCeiling), Math.max(...vsCeiling)],
+    vsFloorRange: [Math.min(...vsFloor), Math.max(...vsFloor)],
   };
 }
 
@@ -93,6 +106,7 @@ export function figures(results: BenchResults): Figure[] {
   for (const b of results.bodies) {
     const body = `(${b.id}) ${b.title}, ${formatBytes(b.bytes)}`;
     for (const c of CONNECTIONS) out.push(figure(`${b.id}.rps${c}`, body, `req/s, ${c} conn`, 'higher', b.requestsPerS[c]!));
+    if (b.cpuUsPerRequest) out.push(figure(`${b.id}.cpu${CPU_CONNECTIONS}`, body, `CPU µs/request, ${CPU_CONNECTIONS} conn`, 'lower', b.cpuUsPerRequest));
     for (const [q, per] of [['p50', b.p50Ms], ['p99', b.p99Ms], ['max', b.maxMs]] as const) {
       out.push(figure(`${b.id}.${q}`, body, `${q} ms at ${b.ratePerS}/s`, 'lower', per));
     }

@@ -1,17 +1,18 @@
 /**
- * `npm run bench`: this webhook, the bare `node:https` ceiling and the controller-runtime
- * Go reference, driven side by side over HTTPS keep-alive on 127.0.0.1 by a separate
- * load-generator process (loadgen.ts), with the bodies of bodies.ts.
+ * `npm run bench`: this webhook, the express floor (one bare express route), the bare
+ * `node:https` ceiling and the controller-runtime Go reference, driven side by side over
+ * HTTPS keep-alive on 127.0.0.1 by a separate load-generator process (loadgen.ts), with
+ * the bodies of bodies.ts.
  *
- * Each round starts the three servers afresh (start-to-ready is measured then), checks
- * that every server answers every body correctly, and measures every figure on all three
- * in rotating order (A B C, B C A, C A B, ...) so that a noisy neighbour hurts all three
+ * Each round starts the four servers afresh (start-to-ready is measured then), checks
+ * that every server answers every body correctly, and measures every figure on all four
+ * in rotating order (A B C D, B C D A, C D A B, ...) so that a noisy neighbour hurts all
  * alike; ratios are taken within a round.
  *
  * Flags: `--quick` (seconds-long smoke run: one short round; fails only on a wrong
- * answer, never on timing), `--compare` (against bench/results/baseline.json; exit 1 when
- * a figure is more than 10% worse), `--save-baseline`, `--rounds N`, `--profile` (see
- * profile.ts).
+ * answer, never on timing), `--compare` (against bench/results/baseline.json as it was
+ * before this run; exit 1 when a figure is more than 10% worse), `--save-baseline`,
+ * `--rounds N`, `--profile` (see profile.ts).
  */
 import { execFileSync, fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -26,7 +27,7 @@ import type { LoadJob, PacedResult, ThroughputResult } from './loadgen.js';
 import type { MicroResult } from './micro.js';
 import { profileWebhook } from './profile.js';
 import { compare, comparisonText, resultsTable, targetsTable } from './report.js';
-import { CONNECTIONS, type BenchResults, type BodyResults, type PerServer } from './results.js';
+import { CONNECTIONS, CPU_CONNECTIONS, type BenchResults, type BodyResults, type PerServer } from './results.js';
 import { serverSpecs, startBenchServer, type BenchServer, type ServerId } from './servers.js';
 
 const REPO_DIR = new URL('../../', import.meta.url).pathname;
@@ -116,13 +117,13 @@ function post(port: number, body: BenchBody, ca: Buffer): Promise<{ status: numb
 
 /**
  * Checks that `server` answers `body` as it should: HTTP 200, `response.uid` echoed,
- * `allowed` as expected (the ceiling allows everything), a denial with code 422.
+ * `allowed` as expected (the floor and the ceiling allow everything), a denial with code 422.
  *
  * @throws Error naming the server, the body and what was wrong.
  */
 async function checkAnswer(server: BenchServer, body: BenchBody, ca: Buffer): Promise<void> {
   const { status, review } = await post(server.port, body, ca);
-  const expectAllowed = server.spec.id === 'ceiling' ? true : body.expectAllowed;
+  const expectAllowed = server.spec.allowsAll || body.expectAllowed;
   const response = review?.response;
   const problem =
     status !== 200
@@ -143,7 +144,7 @@ function rotate<T>(items: readonly T[], n: number): T[] {
   return [...items.slice(k), ...items.slice(0, k)];
 }
 
-const perServer = (): PerServer => ({ webhook: [], ceiling: [], go: [] });
+const perServer = (): PerServer => ({ webhook: [], floor: [], ceiling: [], go: [] });
 
 async function main(): Promise<void> {
   const { values: flags } = parseArgs({
@@ -167,13 +168,16 @@ async function main(): Promise<void> {
       return;
     }
     const go = buildGoReference();
+    // Read first: --save-baseline replaces it, and the targets and --compare judge against the old one.
+    const baselineFile = join(RESULTS_DIR, 'baseline.json');
+    const baseline = existsSync(baselineFile) ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as BenchResults) : undefined;
     const results = await measure(plan, flags.quick, go, work, certDir, ca, loader.run);
     const file = join(RESULTS_DIR, flags.quick ? 'quick.json' : 'latest.json');
     writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
-    if (flags['save-baseline']) writeFileSync(join(RESULTS_DIR, 'baseline.json'), JSON.stringify(results, null, 2) + '\n');
-    console.log(`${resultsTable(results)}\n\n${targetsTable(results)}\n\nWritten to ${file}.`);
+    if (flags['save-baseline']) writeFileSync(baselineFile, JSON.stringify(results, null, 2) + '\n');
+    console.log(`${resultsTable(results)}\n\n${targetsTable(results, baseline)}\n\nWritten to ${file}.`);
     if (flags.compare) {
-      const baseline = JSON.parse(readFileSync(join(RESULTS_DIR, 'baseline.json'), 'utf8')) as BenchResults;
+      if (baseline === undefined) throw new Error(`--compare needs ${baselineFile}`);
       const comparison = compare(results, baseline);
       console.log(`\n${comparisonText(comparison)}`);
       if (comparison.regressions.length > 0) process.exitCode = 1;
@@ -201,6 +205,7 @@ async function measure(
     title: b.title,
     bytes: Buffer.byteLength(b.json),
     requestsPerS: Object.fromEntries(CONNECTIONS.map((c) => [c, perServer()])),
+    cpuUsPerRequest: perServer(),
     ratePerS: b.id === 'd' ? plan.rateLarge : plan.rate,
     p50Ms: perServer(),
     p99Ms: perServer(),
@@ -209,7 +214,7 @@ async function measure(
   const memory = { idleMiB: perServer(), peakSmallMiB: perServer(), peakMiB: perServer() };
   const readyMs = perServer();
   const limit = nearLimitBody();
-  const limitProbe = { bytes: Buffer.byteLength(limit.json), status: { webhook: 0, ceiling: 0, go: 0 } as Record<ServerId, number> };
+  const limitProbe = { bytes: Buffer.byteLength(limit.json), status: { webhook: 0, floor: 0, ceiling: 0, go: 0 } as Record<ServerId, number> };
 
   for (let round = 0; round < plan.rounds; round++) {
     const servers: BenchServer[] = [];
@@ -231,9 +236,12 @@ async function measure(
           for (const s of rotate(servers, turn++)) {
             const job = { op: 'throughput', port: s.port, bodyId: body.id, connections } as const;
             if (plan.warmupS > 0) await runLoad<ThroughputResult>({ ...job, durationS: plan.warmupS });
+            const cpuBefore = s.cpuSeconds();
             const r = await runLoad<ThroughputResult>({ ...job, durationS: plan.throughputS });
+            const cpuS = s.cpuSeconds() - cpuBefore;
             if (r.failures > 0) throw new Error(`${s.spec.title}: ${r.failures} failed requests for body (${body.id}) at ${connections} connections`);
             out.requestsPerS[connections]![s.spec.id].push(r.requestsPerS);
+            if (connections === CPU_CONNECTIONS) out.cpuUsPerRequest![s.spec.id].push((cpuS * 1e6) / r.requests);
           }
         }
         for (const s of rotate(servers, turn++)) {

@@ -1,7 +1,7 @@
 /**
- * The three servers under test, started as separate processes on ephemeral loopback
- * ports: how each is launched, when it counts as ready, and its memory from
- * `/proc/<pid>/status`.
+ * The four servers under test, started as separate processes on ephemeral loopback
+ * ports: how each is launched, when it counts as ready, and its memory and CPU time from
+ * `/proc/<pid>/status` and `/proc/<pid>/stat`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
@@ -9,13 +9,15 @@ import https from 'node:https';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export type ServerId = 'webhook' | 'ceiling' | 'go';
+export type ServerId = 'webhook' | 'floor' | 'ceiling' | 'go';
 
 export interface ServerSpec {
   id: ServerId;
   title: string;
   command: string;
   args: string[];
+  /** Answers every review allowed (the reference servers that only parse it). */
+  allowsAll: boolean;
   /** Environment of the process; the parent's when absent. */
   env?: NodeJS.ProcessEnv;
 }
@@ -32,9 +34,9 @@ function withoutCluster(home: string): NodeJS.ProcessEnv {
 
 /**
  * `webhook` is started as `npm start` starts it (`serve --host 127.0.0.1 --no-pool-cache`, log level
- * info, one JSON log line per review) but on port 0, without npm in between (the process
+ * info: a JSON log line per denial, none per allowed review) but on port 0, without npm in between (the process
  * measured is the server itself) and without a cluster; its log goes to a file, as a
- * container's stdout ends up on disk.
+ * container's stdout ends up on disk. `extraNodeArgs` go to every Node server (`--cpu-prof`).
  */
 export function serverSpecs(repoDir: string, certDir: string, goBinary: string, extraNodeArgs: string[] = []): ServerSpec[] {
   return [
@@ -44,9 +46,11 @@ export function serverSpecs(repoDir: string, certDir: string, goBinary: string, 
       command: process.execPath,
       args: [...extraNodeArgs, join(repoDir, 'dist/cli/main.js'), 'serve', '--host', '127.0.0.1', '--no-pool-cache', '--port', '0', '--cert-dir', certDir],
       env: withoutCluster(certDir),
+      allowsAll: false,
     },
-    { id: 'ceiling', title: 'Node ceiling', command: process.execPath, args: [join(repoDir, 'dist-bench/bench/node-ceiling.js'), certDir] },
-    { id: 'go', title: 'Go reference', command: goBinary, args: ['-cert-dir', certDir] },
+    { id: 'floor', title: 'express floor', command: process.execPath, args: [...extraNodeArgs, join(repoDir, 'dist-bench/bench/express-floor.js'), certDir], allowsAll: true },
+    { id: 'ceiling', title: 'Node ceiling', command: process.execPath, args: [...extraNodeArgs, join(repoDir, 'dist-bench/bench/node-ceiling.js'), certDir], allowsAll: true },
+    { id: 'go', title: 'Go reference', command: goBinary, args: ['-cert-dir', certDir], allowsAll: false },
   ];
 }
 
@@ -63,6 +67,8 @@ export interface BenchServer {
   /** From spawn to the first 200 from `GET /readyz`, milliseconds. */
   readyMs: number;
   memory(): Memory;
+  /** CPU time the process used so far (user + system, all threads), seconds. */
+  cpuSeconds(): number;
   /** SIGTERM, then waits for the exit (SIGKILL after 10 s). */
   stop(): Promise<void>;
 }
@@ -85,7 +91,7 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Starts `spec`, finds its port in the first `"port":N` it prints (all three print
+ * Starts `spec`, finds its port in the first `"port":N` it prints (all four print
  * one), and waits for `/readyz`. stdout and stderr go to `<logDir>/<id>.log`.
  *
  * @throws Error when the process exits or is not ready within 30 s.
@@ -111,7 +117,7 @@ export async function startBenchServer(spec: ServerSpec, logDir: string, ca: Buf
       if (port !== undefined && (await readyzAnswers(port, ca))) {
         const readyMs = performance.now() - started;
         const pid = child.pid!;
-        return { spec, port, readyMs, memory: () => memoryOf(pid), stop };
+        return { spec, port, readyMs, memory: () => memoryOf(pid), cpuSeconds: () => cpuSecondsOf(pid), stop };
       }
       await sleep(POLL_MS);
     }
@@ -126,4 +132,14 @@ function memoryOf(pid: number): Memory {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kiB = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { rssMiB: kiB('VmRSS') / 1024, peakMiB: kiB('VmHWM') / 1024 };
+}
+
+/** Linux's USER_HZ, the unit of `utime` and `stime` in `/proc/<pid>/stat` (100 on every Linux architecture Node runs on). */
+const CLOCK_TICKS_PER_S = 100;
+
+function cpuSecondsOf(pid: number): number {
+  // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
 }

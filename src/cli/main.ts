@@ -17,7 +17,7 @@ import type { DualStack } from '../candidates/categories.js';
 import type { PoolCache } from '../cluster/pool-cache.js';
 import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js';
 import type { ReadinessCheck } from '../server/readiness.js';
-import { createLogger } from '../server/logger.js';
+import { closeLog, createLogger } from '../server/logger.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, startServer } from '../server/serve.js';
 import type { CommandResult } from './review-file.js';
 import { auditFromArguments } from './audit.js';
@@ -131,11 +131,11 @@ configMapOptions(
         .then(
           () => {
             logger.info('stopped');
-            process.exit(0);
+            return closeLog(logger).then(() => process.exit(0));
           },
           (e: unknown) => {
             logger.error({ err: (e as Error)?.message ?? String(e) }, 'stopping failed');
-            process.exit(1);
+            return closeLog(logger).then(() => process.exit(1));
           },
         );
     };
@@ -147,7 +147,7 @@ configMapOptions(
     process.exitCode = 1;
     // A watch request still waiting for a silent API server cannot be aborted through
     // client-node, and would keep the process alive.
-    if (cache) await cache.stop().then(() => process.exit());
+    if (cache) await cache.stop().then(() => closeLog(logger)).then(() => process.exit());
   }
 });
 

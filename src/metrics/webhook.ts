@@ -18,6 +18,22 @@ const PREFIX = 'spiderpool_iaas_webhook_';
  */
 const LATENCY_BUCKETS_SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/**
+ * The request metrics of one webhook path, its label sets resolved once: a request costs
+ * one histogram observation, one map lookup and a few additions, and the counts reach
+ * prom-client's counter and gauge when `/metrics` is read (prom-client would hash and
+ * check the four labels on every increment).
+ */
+export interface RouteMetrics {
+  /** A request arrived: it is in flight. */
+  started(): void;
+  /**
+   * It ended after `seconds`: no longer in flight, timed, and counted by `code` (the HTTP
+   * status, or `aborted`), `operation` and `allowed` ('' when no review was decided).
+   */
+  finished(seconds: number, code: string, operation: string, allowed: string): void;
+}
+
 export interface WebhookMetrics {
   registry: Registry;
   /** `webhook` (the URL path), `code` (HTTP status), `operation` and `allowed` ('' when no review was decided). */
@@ -25,6 +41,8 @@ export interface WebhookMetrics {
   /** Seconds from the request's arrival to the end of the response, by `webhook`. */
   latencySeconds: Histogram<'webhook'>;
   requestsInFlight: Gauge<'webhook'>;
+  /** The metrics of requests to `webhook` (calls for the same path share their counts). */
+  route(webhook: string): RouteMetrics;
   /** notAfter of the certificate being served, Unix seconds. */
   certificateExpirationSeconds: Gauge;
   /** Certificate reloads by `result` (`success`, `failure`). */
@@ -33,10 +51,24 @@ export interface WebhookMetrics {
   connectionsDroppedTotal: Counter;
 }
 
+/** Requests counted since the last read of `/metrics`, for one label set of `requests_total`. */
+interface PendingCount {
+  labels: { webhook: string; code: string; operation: string; allowed: string };
+  count: number;
+}
+
+/** A path's in-flight count and its `requests_total` label sets, keyed `code operation allowed`. */
+interface RouteCounts {
+  labels: { webhook: string };
+  inFlight: number;
+  totals: Map<string, PendingCount>;
+}
+
 /** Creates the metrics and Node's default process metrics on `registry` (a new one by default). */
 export function createWebhookMetrics(registry = new Registry()): WebhookMetrics {
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
+  const routes = new Map<string, RouteCounts>();
   const metrics: WebhookMetrics = {
     registry,
     requestsTotal: new Counter({
@@ -44,6 +76,14 @@ export function createWebhookMetrics(registry = new Registry()): WebhookMetrics 
       help: 'Total number of admission requests by HTTP status code.',
       labelNames: ['webhook', 'code', 'operation', 'allowed'],
       registers,
+      collect() {
+        for (const route of routes.values()) {
+          for (const pending of route.totals.values()) {
+            if (pending.count > 0) this.inc(pending.labels, pending.count);
+            pending.count = 0;
+          }
+        }
+      },
     }),
     latencySeconds: new Histogram({
       name: 'controller_runtime_webhook_latency_seconds',
@@ -57,7 +97,18 @@ export function createWebhookMetrics(registry = new Registry()): WebhookMetrics 
       help: 'Current number of admission requests being served.',
       labelNames: ['webhook'],
       registers,
+      collect() {
+        for (const route of routes.values()) this.set(route.labels, route.inFlight);
+      },
     }),
+    route: (webhook) => {
+      let counts = routes.get(webhook);
+      if (counts === undefined) {
+        counts = { labels: { webhook }, inFlight: 0, totals: new Map() };
+        routes.set(webhook, counts);
+      }
+      return routeMetrics(counts, metrics.latencySeconds);
+    },
     certificateExpirationSeconds: new Gauge({
       name: `${PREFIX}serving_certificate_expiration_timestamp_seconds`,
       help: 'notAfter of the serving certificate in use, in seconds since the Unix epoch.',
@@ -79,4 +130,24 @@ export function createWebhookMetrics(registry = new Registry()): WebhookMetrics 
   // (a series that appears with value 1 has no earlier sample to increase from).
   for (const result of ['success', 'failure']) metrics.certificateReloadsTotal.inc({ result }, 0);
   return metrics;
+}
+
+function routeMetrics(counts: RouteCounts, latencySeconds: Histogram<'webhook'>): RouteMetrics {
+  const { labels, totals } = counts;
+  return {
+    started: () => {
+      counts.inFlight++;
+    },
+    finished: (seconds, code, operation, allowed) => {
+      counts.inFlight--;
+      latencySeconds.observe(labels, seconds);
+      const key = `${code} ${operation} ${allowed}`;
+      let pending = totals.get(key);
+      if (pending === undefined) {
+        pending = { labels: { webhook: labels.webhook, code, operation, allowed }, count: 0 };
+        totals.set(key, pending);
+      }
+      pending.count++;
+    },
+  };
 }

@@ -15,7 +15,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Server as TlsServer } from 'node:tls';
 import type { Logger } from 'pino';
-import { statusBody } from './app.js';
+import { statusBody } from './status.js';
 
 /** How long the answered connection is drained (so that closing it sends no reset), in milliseconds. */
 const DRAIN_MS = 1000;

@@ -2,20 +2,23 @@
  * Starts the HTTPS server around the express adapter: certificates and their hot reload,
  * TLS settings, timeouts, the connection cap, readiness, metrics, and a graceful stop.
  */
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { STATUS_CODES } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { SecureContextOptions } from 'node:tls';
+import type { Response } from 'express';
 import type { Logger } from 'pino';
 import { createReviewer, type ReviewOptions } from '../admission/review.js';
 import { loadOrCreateCertificates, MissingCertificateError } from '../certs/files.js';
 import { certificateValidityProblem, readTlsMaterial, watchCertificates, type ServedCertificate, type TlsMaterial } from '../certs/reload.js';
 import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME } from '../defaults.js';
 import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js';
-import { createApp, statusBody } from './app.js';
+import { createApp } from './app.js';
 import { answerPlainHttpWithHint } from './plain-http.js';
 import type { ReadinessCheck } from './readiness.js';
+import { statusBody } from './status.js';
+import { TLS_CIPHERS, TLS_MIN_VERSION } from './tls-ciphers.js';
 
 /** Timeouts that bound how long one client may hold a socket, in milliseconds. */
 export interface ServerTimeouts {
@@ -40,23 +43,6 @@ export const DEFAULT_CERT_RELOAD_INTERVAL_MS = 10_000;
 /** How often Node enforces the header and request timeouts (its default, 30 s, lets them slip). */
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
-/**
- * TLS 1.2 and 1.3 with forward-secret AEAD suites only: Mozilla's "intermediate" list
- * without DHE (Node offers DHE only with configured dhparams). The kube-apiserver (Go's
- * crypto/tls) negotiates TLS 1.3 or ECDHE-*-AES-GCM / CHACHA20. The TLS 1.3 names must be
- * listed: a cipher list without them turns TLS 1.3 off in Node.
- */
-export const TLS_CIPHERS = [
-  'TLS_AES_128_GCM_SHA256',
-  'TLS_AES_256_GCM_SHA384',
-  'TLS_CHACHA20_POLY1305_SHA256',
-  'ECDHE-ECDSA-AES128-GCM-SHA256',
-  'ECDHE-RSA-AES128-GCM-SHA256',
-  'ECDHE-ECDSA-AES256-GCM-SHA384',
-  'ECDHE-RSA-AES256-GCM-SHA384',
-  'ECDHE-ECDSA-CHACHA20-POLY1305',
-  'ECDHE-RSA-CHACHA20-POLY1305',
-].join(':');
 
 export interface ServeOptions {
   /** TCP port; 0 picks a free one (tests). */
@@ -130,7 +116,7 @@ function secureContextOptions(material: TlsMaterial): SecureContextOptions {
   return {
     cert: material.certPem,
     key: material.keyPem,
-    minVersion: 'TLSv1.2',
+    minVersion: TLS_MIN_VERSION,
     ciphers: TLS_CIPHERS,
     ...(material.clientCaPem === undefined ? {} : { ca: material.clientCaPem }),
   };
@@ -200,17 +186,16 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   server.on('tlsClientError', (err) => logger.debug({ err: err.message }, 'TLS handshake failed'));
   server.on('clientError', answerMalformedHttp);
   const plainHttp = answerPlainHttpWithHint(server, { firstByteTimeoutMs: timeouts.handshakeMs, logger });
-  // While stopping, every answer still to be written says `Connection: close` (so no client
-  // reuses a socket that is about to go) and each finished answer frees its connection.
-  const responses = new Set<ServerResponse>();
-  server.prependListener('request', (_req, res) => {
-    responses.add(res);
-    if (stopping) res.shouldKeepAlive = false;
-    res.once('close', () => {
-      responses.delete(res);
-      if (stopping) server.closeIdleConnections();
-    });
-  });
+  // While stopping, every answer still to be written says `Connection: close`, so no client
+  // reuses a socket that is about to go and Node closes each connection once its answer is
+  // out. Decided when the head is written, on express's response prototype (every answer
+  // passes there): a 'request' listener keeping a set of the responses in flight measured
+  // ~10 µs of CPU per request, a tenth of what the express floor spends on one.
+  const { writeHead } = app.response;
+  app.response.writeHead = function (this: Response, ...args: Parameters<Response['writeHead']>) {
+    if (stopping) this.shouldKeepAlive = false;
+    return writeHead.apply(this, args);
+  } as Response['writeHead'];
 
   const describe = (cert: ServedCertificate) => ({ serialNumber: cert.serialNumber, validTo: cert.validTo.toISOString() });
   metrics.certificateExpirationSeconds.set(served.validTo.getTime() / 1000);
@@ -252,7 +237,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const stop = (): Promise<void> => {
     stopped ??= new Promise<void>((resolve) => {
       stopping = true;
-      for (const res of responses) res.shouldKeepAlive = false;
       reloader.close();
       const grace = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
       grace.unref();

@@ -1,36 +1,61 @@
 import { compare, targets } from '../../bench/report.js';
 import { figures, median, type BenchResults, type PerServer } from '../../bench/results.js';
 
-const per = (webhook: number[], ceiling: number[], go: number[]): PerServer => ({ webhook, ceiling, go });
+/** Per-round values: the webhook's, an express floor at 80% of the ceiling's, the ceiling's and Go's. */
+const per = (webhook: number[], ceiling: number[], go: number[], floor = ceiling.map((v) => v * 0.8)): PerServer => ({ webhook, floor, ceiling, go });
 
-/** A two-round run in which the webhook does `rps` req/s and `p99` ms against a ceiling of 1000 req/s and 1 ms. */
+/**
+ * A two-round run in which the webhook does `rps` req/s on (a) and (c) and `p99` ms on (a)
+ * against a ceiling of 1000 req/s and 1 ms (a floor of 800 req/s and 0.8 ms).
+ */
 function run({ rps = [800, 900], p99 = [1.2, 1.2], rss = 60, cpu = 'cpu A' } = {}): BenchResults {
-  const body = {
-    id: 'a',
-    title: 'pool UPDATE, allowed',
+  const body = (id: string, title: string) => ({
+    id,
+    title,
     bytes: 4400,
     requestsPerS: { 1: per(rps, [1000, 1000], [2000, 2000]), 16: per(rps, [1000, 1000], [2000, 2000]), 64: per(rps, [1000, 1000], [2000, 2000]) },
     ratePerS: 500,
     p50Ms: per([1, 1], [1, 1], [1, 1]),
     p99Ms: per(p99, [1, 1], [1, 1]),
     maxMs: per([2, 2], [2, 2], [2, 2]),
-  };
+  });
   return {
     meta: { date: '', quick: false, rounds: 2, node: 'v20', go: 'go1.26', cpu, cores: 2, loadBefore: 0, loadAfter: 0, throughputSeconds: 2, latencySeconds: 3 },
-    bodies: [body],
-    memory: { idleMiB: per([rss, rss], [40, 40], [20, 20]), peakSmallMiB: per([rss, rss], [40, 40], [20, 20]), peakMiB: per([rss, rss], [40, 40], [20, 20]) },
+    bodies: [body('a', 'pool UPDATE, allowed'), body('c', 'spiderpool-conf UPDATE')],
+    memory: { idleMiB: per([rss, rss], [40, 40], [20, 20], [50, 50]), peakSmallMiB: per([rss, rss], [40, 40], [20, 20], [50, 50]), peakMiB: per([rss, rss], [40, 40], [20, 20], [50, 50]) },
     readyMs: per([300, 300], [80, 80], [20, 20]),
     micro: [{ name: 'reviewAdmission (a) pool UPDATE, allowed', meanUs: 2, p99Us: 3, samples: 100 }],
-    limitProbe: { bytes: 3_146_218, status: { webhook: 413, ceiling: 200, go: 200 } },
+    limitProbe: { bytes: 3_146_218, status: { webhook: 413, floor: 200, ceiling: 200, go: 200 } },
   };
 }
 
 describe('figures', () => {
   it('takes ratios within each round, then their median', () => {
     const rps16 = figures(run({ rps: [800, 900] })).find((f) => f.key === 'a.rps16')!;
+    expect(rps16.vsFloor).toBeCloseTo(1.0625);
     expect(rps16.vsCeiling).toBeCloseTo(0.85);
     expect(rps16.vsGo).toBeCloseTo(0.425);
-    expect(rps16.vsCeilingRange).toEqual([0.8, 0.9]);
+    expect(rps16.vsFloorRange).toEqual([1, 1.125]);
+  });
+
+  it('reads results saved before the express floor existed, with NaN for the floor', () => {
+    const old = run();
+    for (const b of old.bodies) delete (b.requestsPerS[16] as Partial<PerServer>).floor;
+    const rps16 = figures(old).find((f) => f.key === 'a.rps16')!;
+    expect(rps16.value.floor).toBeNaN();
+    expect(rps16.vsFloor).toBeNaN();
+    expect(rps16.vsCeiling).toBeCloseTo(0.85);
+    expect(compare(run(), old).regressions).toEqual([]);
+  });
+
+  it('shows CPU time per request when the run measured it, as a ratio where lower is better', () => {
+    expect(figures(run()).some((f) => f.key === 'a.cpu16')).toBe(false);
+    const measured = run();
+    measured.bodies[0]!.cpuUsPerRequest = per([120, 130], [40, 40], [60, 60], [100, 100]);
+    const cpu = figures(measured).find((f) => f.key === 'a.cpu16')!;
+    expect(cpu.better).toBe('lower');
+    expect(cpu.vsFloor).toBeCloseTo(1.25);
+    expect(compare(measured, run()).regressions).toEqual([]);
   });
 
   it('median of an even count is the mean of the middle two', () => {
@@ -44,7 +69,7 @@ describe('compare', () => {
   it('flags lower throughput ratios and higher latency ratios, not the reverse', () => {
     const baseline = run();
     const slower = compare(run({ rps: [600, 700], p99: [2, 2] }), baseline).regressions.map((r) => r.key);
-    expect(slower).toEqual(expect.arrayContaining(['a.rps16/ceiling', 'a.rps16/go', 'a.p99/ceiling']));
+    expect(slower).toEqual(expect.arrayContaining(['a.rps16/floor', 'a.rps16/ceiling', 'a.rps16/go', 'a.p99/floor', 'a.p99/ceiling']));
     const faster = compare(run({ rps: [1000, 1100], p99: [1, 1] }), baseline).regressions;
     expect(faster).toEqual([]);
   });
@@ -64,11 +89,26 @@ describe('compare', () => {
 });
 
 describe('targets', () => {
-  it('reports each target as met or not from the ratios', () => {
-    const met = (r: BenchResults, name: string) => targets(r).find((t) => t.target.startsWith(name))!.met;
-    expect(met(run({ rps: [800, 900] }), '(a) req/s at 16 conn')).toBe(true);
-    expect(met(run({ rps: [500, 600] }), '(a) req/s at 16 conn')).toBe(false);
-    expect(met(run({ p99: [1.2, 1.2] }), '(a) p99')).toBe(true);
-    expect(met(run({ p99: [1.5, 1.5] }), '(a) p99')).toBe(false);
+  const met = (r: BenchResults, name: string, baseline?: BenchResults) => targets(r, baseline).find((t) => t.target.startsWith(name))?.met;
+
+  it('judges the pool reviews against the express floor', () => {
+    expect(met(run({ rps: [720, 730] }), '(a) req/s at 16 conn ≥ 0.9× express floor')).toBe(true); // 0.9×, 0.91×
+    expect(met(run({ rps: [700, 710] }), '(a) req/s at 16 conn')).toBe(false);
+    expect(met(run({ p99: [0.88, 0.88] }), '(a) p99 at 500/s ≤ 1.1× express floor')).toBe(true);
+    expect(met(run({ p99: [0.9, 0.9] }), '(a) p99')).toBe(false);
+  });
+
+  it('judges peak RSS against the express floor', () => {
+    expect(met(run({ rss: 60 }), 'RSS peak (a)–(c) ≤ 1.2× express floor')).toBe(true);
+    expect(met(run({ rss: 61 }), 'RSS peak (a)–(c)')).toBe(false);
+    expect(met(run({ rss: 61 }), 'RSS peak incl. (d)')).toBe(false);
+  });
+
+  it('judges the ConfigMap review against the baseline it replaces, when there is one', () => {
+    expect(met(run(), '(c) req/s')).toBeUndefined();
+    expect(met(run({ rps: [800, 900] }), '(c) req/s', run({ rps: [880, 990] }))).toBe(true); // 10% worse
+    expect(met(run({ rps: [700, 800] }), '(c) req/s', run({ rps: [880, 990] }))).toBe(false);
+    expect(met(run({ p99: [1.3, 1.3] }), '(c) p99', run({ p99: [1.2, 1.2] }))).toBe(true);
+    expect(met(run({ p99: [1.4, 1.4] }), '(c) p99', run({ p99: [1.2, 1.2] }))).toBe(false);
   });
 });

@@ -52,12 +52,14 @@ describe('webhook endpoints', () => {
     expect(body.response.allowed).toBe(allowed);
   });
 
-  it('logs one JSON line per review, without the body', async () => {
+  it('logs a denial at info as one JSON line, without the body', async () => {
     const review = loadReview('configmap-update-timeout-100s');
     await request(app).post(WEBHOOK_PATHS.configMap).send(review).expect(200);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({
+      level: 30,
       msg: 'admission review',
+      path: WEBHOOK_PATHS.configMap,
       uid: review.request.uid,
       kind: 'ConfigMap',
       namespace: 'kube-system',
@@ -69,6 +71,40 @@ describe('webhook endpoints', () => {
       latencyMs: expect.any(Number),
     });
     expect(JSON.stringify(lines[0])).not.toContain('httpRequestTimeout');
+  });
+
+  it('logs an allowed review at debug only, as controller-runtime does', async () => {
+    const review = loadReview('configmap-update-timeout-50s');
+    await request(app).post(`${WEBHOOK_PATHS.configMap}?timeout=10s`).send(review).expect(200);
+    expect(lines).toEqual([]);
+    const debugLines: Record<string, unknown>[] = [];
+    const debugLogger = pino({ level: 'debug' }, { write: (line: string) => debugLines.push(JSON.parse(line)) });
+    const debugApp = createApp({ review: createReviewer(), logger: debugLogger, readinessChecks: [], metrics: createWebhookMetrics(), verifyClientCertificates: false });
+    await request(debugApp).post(`${WEBHOOK_PATHS.configMap}?timeout=10s`).send(review).expect(200);
+    expect(debugLines).toEqual([
+      expect.objectContaining({ level: 20, msg: 'admission review', path: WEBHOOK_PATHS.configMap, uid: review.request.uid, allowed: true }),
+    ]);
+  });
+
+  it('logs a refusal at info with its code and message', async () => {
+    await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'text/plain').send('{}').expect(415);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 30,
+        msg: 'request refused',
+        path: WEBHOOK_PATHS.spiderIPPool,
+        code: 415,
+        reason: 'UnsupportedMediaType',
+        message: 'content type "text/plain" is not supported; send application/json',
+      }),
+    ]);
+  });
+
+  it('answers with Content-Length, in one piece', async () => {
+    const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).send(loadReview('pool-update-node-to-other-node')).expect(200);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text));
+    expect(res.headers['transfer-encoding']).toBeUndefined();
   });
 
   it('accepts application/json with a charset', async () => {
@@ -120,6 +156,56 @@ describe('bad requests get a 4xx Status with a one-line reason', () => {
   it('415 for another content type', async () => {
     const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'text/plain').send('{}').expect(415);
     expectStatus(res.body, 415, 'UnsupportedMediaType', /^content type "text\/plain" is not supported; send application\/json$/);
+  });
+
+  it.each(['application/json; charset=utf-8', 'Application/JSON;charset="UTF-8"', 'application/json; foo=bar'])('accepts %s', async (type) => {
+    await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', type).send(JSON.stringify(loadReview('pool-create-iaas-node'))).expect(200);
+  });
+
+  it.each(['application/json; charset=latin1', 'application/json; charset=utf-16le'])('415 for %s', async (type) => {
+    const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', type).send('{}').expect(415);
+    expectStatus(res.body, 415, 'UnsupportedMediaType', /charset/);
+  });
+
+  it('reads a body that starts with a UTF-8 byte order mark', async () => {
+    const review = loadReview('pool-update-node-to-global');
+    const body = '\uFEFF' + JSON.stringify(review); // sent as UTF-8: EF BB BF first
+    const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send(body).expect(200);
+    expect(res.body.response).toMatchObject({ uid: review.request.uid, allowed: false });
+  });
+
+  it('serves a chunked body, and refuses one that grows over 7 MiB with 413', async () => {
+    const server = http.createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const chunked = (write: (req: http.ClientRequest) => void) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: WEBHOOK_PATHS.spiderIPPool, headers: { 'content-type': 'application/json' } }, (res) => {
+          let body = '';
+          res.setEncoding('utf8').on('data', (c: string) => (body += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        });
+        req.on('error', reject);
+        write(req);
+      });
+    try {
+      const review = JSON.stringify(loadReview('pool-update-node-to-global'));
+      const served = await chunked((req) => {
+        req.write(review.slice(0, 100));
+        req.end(review.slice(100));
+      });
+      expect(served.status).toBe(200);
+      const refused = await chunked((req) => {
+        const mib = 'x'.repeat(1024 * 1024);
+        for (let i = 0; i < 8; i++) req.write(mib);
+        req.end();
+      });
+      expect(refused.status).toBe(413);
+      expectStatus(JSON.parse(refused.body), 413, 'RequestEntityTooLarge', /^request body is larger than 7340032 bytes$/);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('415 for a compressed body', async () => {

@@ -58,7 +58,8 @@ export class WebhookProcess {
     this.firstLineOfRun = firstLine;
     const child = spawn(
       process.execPath,
-      [CLI, 'serve', '--host=127.0.0.1', `--port=${this.port}`, `--cert-dir=${this.certDir}`, '--no-generate-certs', `--kubeconfig=${this.kubeconfig}`, ...this.extraArgs],
+      // debug: allowed reviews are logged only there, and the scenarios match every decision to its line.
+      [CLI, 'serve', '--host=127.0.0.1', `--port=${this.port}`, `--cert-dir=${this.certDir}`, '--no-generate-certs', `--kubeconfig=${this.kubeconfig}`, '--log-level=debug', ...this.extraArgs],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     this.child = child;
