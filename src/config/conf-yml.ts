@@ -430,7 +430,9 @@ function checkKeys(map: YAMLMap, field: string, ctx: Context): void {
     if (!isScalar(key)) continue;
     const merge = isMergeKey(pair, ctx);
     // A key is decoded into a string first: a standard tag it does not satisfy fails.
-    if (!merge && key.tag !== undefined && key.tag !== '!' && key.tag !== STR_TAG) throw tagFailure('', key, ctx);
+    if (!merge && key.tag !== undefined && key.tag !== '!' && key.tag !== STR_TAG && !(key.tag === NULL_TAG && isNull(key))) {
+      throw tagFailure('', key, ctx);
+    }
     // yaml.v3 refuses a key written twice (two `<<` included), and a field set twice
     // through an alias key.
     const name = merge ? '<<' : String(key.value);
@@ -465,6 +467,11 @@ function joinField(field: string, key: string): string {
 
 function deref(node: unknown, ctx: Context): unknown {
   return isAlias(node) ? ctx.aliases.get(node) : node;
+}
+
+/** Whether yaml.v3 can set a value of this type to null (decode.go `null`: pointers, maps, slices). */
+function nilable(type: GoType): boolean {
+  return type.go === 'map' || type.go === 'slice' || (type.go === 'struct' && type.pointer === true);
 }
 
 /** A null as the decoders resolve it: a missing node, a plain null spelling, or `!!null` on one. */
@@ -505,6 +512,9 @@ function decodeValue(node: unknown, type: GoType, field: string, ctx: Context, e
       if (!isSeq(value)) return refuse(field, value, type, ctx, existing);
       const out: GoValue[] = [];
       value.items.forEach((item, i) => {
+        // yaml.v3 leaves a null out of a slice of values that cannot be nil (decode.go
+        // `null` is false for them, and `sequence` keeps only what decoded); yaml.v2 keeps the zero value.
+        if (ctx.semantics === 'yaml.v3' && !nilable(type.of) && decodesToNull(deref(item, ctx), `${field}[${i}]`, ctx)) return;
         const before = ctx.errors.length;
         const element = decodeValue(item, type.of, `${field}[${i}]`, ctx, undefined);
         // A refused element is left out of the slice, as decode.go `sequence` does.
@@ -544,7 +554,10 @@ function decodeStruct(map: YAMLMap, type: StructType, field: string, ctx: Contex
 /** A `map[string]string` (a selector's `matchlabels`): keys as strings, values as strings. */
 function decodeMap(map: YAMLMap, field: string, ctx: Context, out: GoStruct): GoStruct {
   for (const pair of entries(map, field, ctx, ctx.semantics)) {
-    const key = keyText(pair, ctx) ?? '';
+    const written = keyText(pair, ctx);
+    // A null key decodes into a string key as "" in yaml.v2; yaml.v3 skips the entry (decode.go `mapping`).
+    if (written === undefined && ctx.semantics === 'yaml.v3') continue;
+    const key = written ?? '';
     out[key] = decodeValue(pair.value, { go: 'string' }, `${field}[${key}]`, ctx, out[key]);
   }
   return out;

@@ -275,3 +275,21 @@ describe('what Go’s YAML 1.1 decoders refuse (found by the differential test a
     expect(provider(text).httpRequestTimeout).toBe(timeout);
   });
 });
+
+describe('null list items and map keys, which yaml.v3 drops (found by hostile testing against the Go oracle)', () => {
+  const selector = (s: string) => `agent:\n  networkResourcePlugin:\n    devicePluginAffinity:\n      nodeSelector: ${s}\n`;
+  const stops = (text: string) => validateConfYml(text).stops;
+
+  it.each([
+    ['values: [~] with In (the agent reads an empty list and refuses it)', selector('{matchexpressions: [{key: a, operator: In, values: [~]}]}'), { agent: true, controller: false }],
+    ['values: [!!null ~] with NotIn', selector('{matchexpressions: [{key: a, operator: NotIn, values: [!!null ~]}]}'), { agent: true, controller: false }],
+    ['values: [*null] through an alias', 'n: &n ~\n' + selector('{matchexpressions: [{key: a, operator: In, values: [*n]}]}'), { agent: true, controller: false }],
+    ['values: [~] with Exists (the controller reads [""] and refuses it)', selector('{matchexpressions: [{key: a, operator: Exists, values: [~]}]}'), { agent: false, controller: true }],
+    ['a null requirement (the controller reads operator "")', selector('{matchexpressions: [~, {key: a, operator: In, values: [x]}]}'), { agent: false, controller: true }],
+    ['a null label key (the controller reads key "")', selector('{matchlabels: {a: b, ~: c}}'), { agent: false, controller: true }],
+    ['a label key tagged !!null', selector('{matchlabels: {!!null "": c}}'), { agent: false, controller: true }],
+    ['values: [~, b] with In', selector('{matchexpressions: [{key: a, operator: In, values: [~, b]}]}'), { agent: false, controller: false }],
+  ])('%s', (_what, text, expected) => {
+    expect(stops(text)).toEqual(expected);
+  });
+});
