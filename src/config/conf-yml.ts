@@ -26,7 +26,7 @@ import {
   type YAMLParseError,
 } from 'yaml';
 import { invalid, type FieldError, type FieldWarning } from '../field/errors.js';
-import { escapeUnprintable, quoteGoString, quoteShown, truncate } from '../field/quote.js';
+import { ADVICE_VALUE_CHARS, escapeShort, escapeUnprintable, quoteGoString, quoteShown, truncate } from '../field/quote.js';
 import { byComponent, type Component } from './components.js';
 import { asGoBool, asGoInt, resolvePlain, type Resolved, type Semantics } from './go-scalar.js';
 import { CONF_YML, zeroStruct, zeroValue, type GoStruct, type GoType, type GoValue, type StructType } from './schema.js';
@@ -265,7 +265,10 @@ function mergeGoErrors(v3: GoError[], v2: GoError[], lines: LineCounter): FieldE
     v3,
     v2,
     (e) => `${e.field}\n${e.go}\n${at(e.node, lines)}`,
-    (e, stops) => invalid(e.field, e.badValue, `${at(e.node, lines)}${e.go}, so ${DECODE_STOPS[stops]}; ${e.advice}`),
+    // Go's messages and the field paths hold keys and values as written, which quoted
+    // escapes (`"\e[31m"`) can fill with controls: escaped, so a cause stays one harmless line.
+    (e, stops) =>
+      invalid(escapeUnprintable(e.field), e.badValue, `${at(e.node, lines)}${escapeUnprintable(e.go)}, so ${DECODE_STOPS[stops]}; ${escapeUnprintable(e.advice)}`),
   );
 }
 
@@ -642,7 +645,7 @@ function adviceFor(type: GoType, node: unknown, text: string | undefined): strin
       return `write a single value${wrote ? `, not ${wrote}` : ''} (quote it if it contains ": " or " #")`;
     case 'slice':
       return text !== undefined && type.of.go === 'string'
-        ? `write a list: [${text}]`
+        ? `write a list: [${escapeShort(text, ADVICE_VALUE_CHARS)}]`
         : `write a list${type.of.go === 'struct' ? ' of mappings ("- key: value" items)' : ' ("- item" lines or [a, b])'}`;
     case 'map':
       return 'write a mapping of label keys to values, such as {kubernetes.io/os: linux}';

@@ -59,6 +59,9 @@ function omitted(s: string): string {
   return `… (${s.length - head(s).length} more characters)`;
 }
 
+/** Characters of a value as written that a message's advice repeats (the cause shows it quoted already). */
+export const ADVICE_VALUE_CHARS = 64;
+
 /**
  * `s` escaped as {@link escapeUnprintable} does, cut to at most `max` characters of
  * escaped text, then `…`: a user's key inside a one-line message of bounded length.
