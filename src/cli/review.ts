@@ -97,6 +97,10 @@ export function runReview(command: ReviewCommand): CommandResult {
   const operation: Operation = command.operation ?? (command.old !== undefined ? 'UPDATE' : 'CREATE');
   const writes: { object: KubeObject; oldObject?: KubeObject; source: string }[] = [];
   for (const { object, source } of objects) {
+    // The API server refuses a write without a name before any webhook sees it (a CREATE may ask for one with generateName).
+    if (nameOf(object) === '' && !(operation === 'CREATE' && typeof object.metadata?.['generateName'] === 'string' && object.metadata['generateName'] !== '')) {
+      return usage(`${source}: ${object.kind} has no metadata.name (the API server refuses it: resource name may not be empty)`);
+    }
     const stored = oldObjects.find((old) => sameObject(old.object, object, command.namespace))?.object;
     if (command.old !== undefined && stored === undefined && operation !== 'CREATE') {
       return usage(`${command.old.source} has no ${describe(object)} to ${operation === 'UPDATE' ? 'update' : 'delete'}; give the stored object of the same kind and name`);

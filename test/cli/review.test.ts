@@ -128,6 +128,11 @@ describe('review of manifests', () => {
     ['{"kind": "AdmissionReview"}', /^error: not an admission\.k8s\.io\/v1 AdmissionReview: /],
     ['', /^error: pools\.yaml holds no object; review accepts/],
     ['apiVersion: v1\nkind: List\nitems: [1]\n', /^error: pools\.yaml: document 1, items\[0\] is not a Kubernetes object/],
+    // Found by hostile testing: these were "list/ created" and "spiderippool…/ created", exit 0.
+    ['apiVersion: v1\nkind: List\nitems: ~\n', /^error: pools\.yaml holds no object; review accepts/],
+    ['apiVersion: v1\nkind: List\nitems: x\n', /^error: pools\.yaml: document 1 is a List whose items is not a list; review accepts/],
+    ['apiVersion: spiderpool.spidernet.io/v2beta1\nkind: SpiderIPPool\nmetadata: {}\nspec: {}\n', /^error: pools\.yaml: SpiderIPPool has no metadata\.name \(the API server refuses it: resource name may not be empty\)\n/],
+    ['apiVersion: spiderpool.spidernet.io/v2beta1\nkind: SpiderIPPool\nspec: {}\n', /^error: pools\.yaml: SpiderIPPool has no metadata\.name/],
   ])('unusable input %j: exit 2, one line saying what review accepts', (text, message) => {
     const result = run(text);
     expect(result.exitCode).toBe(2);
