@@ -94,6 +94,18 @@ describe('review of manifests', () => {
     expect(run(yaml(pool('v4', { pair: 'v6' })), { state: stateOf(pool('v6', { version: 6, ips: ['fd00::1-fd00::ff'] })) })).toMatchObject({ exitCode: 0, stderr: '' });
   });
 
+  it('an object the state holds is an UPDATE from it, as kubectl apply sends it (found by hostile testing: it was judged a CREATE)', () => {
+    const state = () => stateOf(pool('in-use', { nic: 'eth0', status: { allocatedIPCount: 1 } }));
+    const refused = run(yaml(pool('in-use', { nic: 'eth1' })), { state: state() });
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toMatch(/^The SpiderIPPool "in-use" is invalid: metadata\.annotations\[ipam\.spidernet\.io\/parent-nic\]: Forbidden: changing the annotation from "eth0" to "eth1"/m);
+    const kept = run(yaml(pool('in-use', { nic: 'eth0', ips: ['10.6.0.10-10.6.0.30'] })), { state: state() });
+    expect(kept).toMatchObject({ exitCode: 0, stdout: 'spiderippool.spiderpool.spidernet.io/in-use configured (server dry run)\n' });
+    expect(JSON.parse(run(yaml(pool('in-use', { nic: 'eth0' })), { state: state(), output: 'json' }).stdout).response).toMatchObject({ allowed: true });
+    // --operation CREATE still judges a CREATE.
+    expect(run(yaml(pool('in-use', { nic: 'eth1' })), { state: state(), operation: 'CREATE' }).exitCode).toBe(0);
+  });
+
   it('objects accepted earlier in the run are known to the later ones, as the server\'s cache would know them', () => {
     const state = stateOf();
     const result = run(yaml(pool('v6', { version: 6, ips: ['fd00::1-fd00::5'] }), pool('v4', { pair: 'v6' })), { state });
