@@ -293,3 +293,27 @@ describe('null list items and map keys, which yaml.v3 drops (found by hostile te
     expect(stops(text)).toEqual(expected);
   });
 });
+
+describe('tabs in the indentation of blank and comment lines (found by hostile testing against the Go oracle)', () => {
+  it.each([
+    ['after a plain value, a tab before the value column', 'enableIPv4: true\n\t\n'],
+    ['the same with CRLF line ends', 'enableIPv4: true\r\n\t\r\n'],
+    ['after blank lines', 'enableIPv4: true\n\n  \n\t\n'],
+    ['a comment line indented with a tab', 'enableIPv4: true\n\t# c\n'],
+    ['inside a nested mapping', 'agent:\n  networkResourcePlugin:\n    kubeletRootDir: /x\n  \t  \n'],
+    ['after a list item', 'podResourceInject:\n  namespacesExclude:\n  - a\n \t\n'],
+    ['after a key without a value', 'agent:\n\t\n  networkResourcePlugin: {}\n'],
+    ['after a comment', 'enableIPv4: true\n# c\n\t\n'],
+    ['after a quoted list item', 'podResourceInject:\n  namespacesExclude:\n  - "a"\n\t\n'],
+    ['at the start of the document', '---\n\t\nenableIPv4: true\n'],
+  ])('refuses one %s, as libyaml does', (_what, text) => {
+    expect(refusal(text)).toMatch(/line \d+, column \d+: has a tab in the indentation of a blank or comment line/);
+  });
+
+  it.each([
+    ['a tab at or past the value column after a plain value', 'enableIPv4: true\n \t# c\npodResourceInject:\n  enabled: true\n   \t\n'],
+    ['tabs after the content of a line', 'enableIPv4: true\t\nagent:\t# c\n  networkResourcePlugin: {}\n'],
+  ])('reads %s, as libyaml does', (_what, text) => {
+    expect(readConfYml(text).ok).toBe(true);
+  });
+});
