@@ -209,7 +209,8 @@ function refused(errors: FieldError[]): ConfYmlReading {
 
 /**
  * Both decoders' readings. Where they read different provider settings (the two order
- * merge keys differently), the one the operator meant cannot be known: refused.
+ * merge keys differently; yaml.v2 reads `! null` as "null", yaml.v3 as ""), the one the
+ * operator meant cannot be known: refused.
  */
 function decoded(agent: GoStruct, controller: GoStruct, warnings: Map<string, FieldWarning>): ConfYmlReading {
   const v3 = providerSettings(agent);
@@ -222,7 +223,7 @@ function decoded(agent: GoStruct, controller: GoStruct, warnings: Map<string, Fi
         `${PROVIDER_KEY}.${key}`,
         undefined,
         `${CONTROLLER} reads ${quoteShown(b)} but its agent (gopkg.in/yaml.v3) reads ${quoteShown(a)}: ` +
-          `the two order merge keys (<<) differently; set ${key.split('.').pop()} once, outside any merge`,
+          `the two read merge keys (<<) and the "!" tag differently; set ${key.split('.').pop()} once, outside any merge, without a tag`,
       ),
     );
   };
@@ -487,7 +488,14 @@ function isNull(node: unknown): boolean {
 /** Whether a value the decoders decode is null; `!!null` on other text fails ("cannot decode !!str `50s` as a !!null"). */
 function decodesToNull(node: unknown, field: string, ctx: Context): boolean {
   if (isScalar(node) && node.tag === NULL_TAG && !isNull(node)) throw tagFailure(field, node, ctx);
+  // yaml.v3 reads the non-specific tag `!` as no tag; yaml.v2 keeps `! ~` the string "~".
+  if (ctx.semantics === 'yaml.v3' && isNonSpecific(node)) return NULL_SPELLINGS.has(String((node as Scalar).value));
   return isNull(node);
+}
+
+/** A plain scalar tagged `!`: yaml.v3 resolves it as untagged, yaml.v2 leaves it an unresolved string tagged `!`. */
+function isNonSpecific(node: unknown): boolean {
+  return isScalar(node) && node.tag === '!' && node.type === 'PLAIN';
 }
 
 /**
@@ -580,6 +588,7 @@ function scalarText(node: Scalar): string {
  * @returns the resolution, or `undefined` after recording the decoder's failure.
  */
 function resolveScalar(node: Scalar, text: string, field: string, ctx: Context): Resolved | undefined {
+  if (ctx.semantics === 'yaml.v2' && isNonSpecific(node)) return { tag: '!!str' };
   const tag = node.tag === undefined || node.tag === '!' ? undefined : node.tag;
   if (tag === undefined) return node.type === 'PLAIN' ? resolvePlain(text, ctx.semantics) : { tag: '!!str' };
   if (tag === BINARY_TAG) throw tagFailure(field, node, ctx);
@@ -610,7 +619,12 @@ function refuse(field: string, node: unknown, type: GoType, ctx: Context, existi
     const scalar = node as Scalar;
     const text = scalarText(scalar);
     badValue = text;
-    tag = scalar.tag !== undefined && scalar.tag !== '!' ? scalar.tag.replace(/^tag:yaml\.org,2002:/, '!!') : (resolvedTag ?? goTag(scalar, text, ctx));
+    tag =
+      ctx.semantics === 'yaml.v2' && isNonSpecific(scalar)
+        ? '!'
+        : scalar.tag !== undefined && scalar.tag !== '!'
+          ? scalar.tag.replace(/^tag:yaml\.org,2002:/, '!!')
+          : (resolvedTag ?? goTag(scalar, text, ctx));
     const bytes = Buffer.from(text, 'utf8');
     shown = ` \`${bytes.length > 10 ? bytes.subarray(0, 7).toString('utf8') + '...' : text}\``;
   }
@@ -620,7 +634,8 @@ function refuse(field: string, node: unknown, type: GoType, ctx: Context, existi
       : type.go === 'string'
         ? (type.name ?? 'string')
         : `${type.go === 'struct' && type.pointer ? '*' : ''}${type.name}`;
-  report(ctx, { field, node, go: `cannot unmarshal ${tag}${shown} into ${typeName}`, badValue, advice: adviceFor(type, node, badValue) });
+  const advice = tag === '!' ? 'remove the "!" tag, which makes the value a string for the controller' : adviceFor(type, node, badValue);
+  report(ctx, { field, node, go: `cannot unmarshal ${tag}${shown} into ${typeName}`, badValue, advice });
   return existing ?? zeroValue(type);
 }
 

@@ -83,7 +83,7 @@ describe('readConfYml refuses what either decoder refuses or reads differently',
   it('refuses an explicit key written before a merge that redefines it (yaml.v2 and yaml.v3 disagree)', () => {
     const text = 'base: &b {httpRequestTimeout: 100s}\niaasNetworkProvider:\n  httpRequestTimeout: 50s\n  <<: *b\n';
     expect(refusal(text)).toBe(
-      'iaasNetworkProvider.httpRequestTimeout: Invalid value: Spiderpool\'s controller (gopkg.in/yaml.v2) reads "100s" but its agent (gopkg.in/yaml.v3) reads "50s": the two order merge keys (<<) differently; set httpRequestTimeout once, outside any merge',
+      'iaasNetworkProvider.httpRequestTimeout: Invalid value: Spiderpool\'s controller (gopkg.in/yaml.v2) reads "100s" but its agent (gopkg.in/yaml.v3) reads "50s": the two read merge keys (<<) and the "!" tag differently; set httpRequestTimeout once, outside any merge, without a tag',
     );
   });
 
@@ -315,5 +315,31 @@ describe('tabs in the indentation of blank and comment lines (found by hostile t
     ['tabs after the content of a line', 'enableIPv4: true\t\nagent:\t# c\n  networkResourcePlugin: {}\n'],
   ])('reads %s, as libyaml does', (_what, text) => {
     expect(readConfYml(text).ok).toBe(true);
+  });
+});
+
+describe('the non-specific tag "!" on a plain scalar (found by hostile testing against the Go oracle)', () => {
+  const selector = 'agent: {networkResourcePlugin: {devicePluginAffinity: {nodeSelector: {matchexpressions: [! ~]}}}}\n';
+  it.each([
+    ['enableIPv4: ! true\n', { agent: false, controller: true }, 'enableIPv4: Invalid value: "true": line 1, column 15: cannot unmarshal ! `true` into bool, so Spiderpool\'s controller (gopkg.in/yaml.v2) refuses to start (its agent reads it); remove the "!" tag'],
+    ['clusterSubnetAutoPoolDefaultRedundantIPNumber: ! 0x10\n', { agent: false, controller: true }, 'cannot unmarshal ! `0x10` into int'],
+    ['agent: ! ~\n', { agent: false, controller: true }, 'cannot unmarshal ! `~` into types.AgentConfig'],
+    [selector, { agent: false, controller: true }, 'cannot unmarshal ! `~` into v1.LabelSelectorRequirement'],
+    ['ipamUnixSocketPath: ! ~\nenableIPv4: ! "true"\n', { agent: true, controller: true }, 'cannot unmarshal !!str `true` into bool'],
+  ])('%j: yaml.v2 leaves it an unresolved string, yaml.v3 resolves it as untagged', (text, stops, message) => {
+    const findings = validateConfYml(text);
+    expect(findings.stops).toEqual(stops);
+    expect(findings.errors.map(fieldErrorString).join('\n')).toContain(message);
+  });
+
+  it('refuses a provider setting the two decoders read differently, naming the tag', () => {
+    expect(refusal('iaasNetworkProvider:\n  serverUrl: http://p:80\n  httpRequestTimeout: ! null\n')).toMatch(
+      /^iaasNetworkProvider\.httpRequestTimeout: Invalid value: Spiderpool's controller \(gopkg\.in\/yaml\.v2\) reads "null" but its agent \(gopkg\.in\/yaml\.v3\) reads "": the two read merge keys \(<<\) and the "!" tag differently/,
+    );
+  });
+
+  it('reads "! ~" into a string as the text "~" in yaml.v2 and as empty in yaml.v3', () => {
+    const reading = readConfYml('ipamUnixSocketPath: ! ~\n');
+    expect([reading.controller?.['ipamUnixSocketPath'], reading.agent?.['ipamUnixSocketPath']]).toEqual(['~', '']);
   });
 });
