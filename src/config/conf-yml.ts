@@ -145,7 +145,10 @@ const CONTROLLER = "Spiderpool's controller (gopkg.in/yaml.v2)";
  * (`""` for the whole document, `podResourceInject.namespacesExclude`, ...). Never
  * throws for any input text.
  */
-export function readConfYml(text: string): ConfYmlReading {
+export function readConfYml(written: string): ConfYmlReading {
+  // libyaml reads a lone CR as a line break, as it reads CR LF and LF; the `yaml` package
+  // keeps it as text. Same length, so offsets, lines and columns stay those of the text.
+  const text = written.replace(/\r(?!\n)/g, '\n');
   const limit = limitProblem(text);
   if (limit !== undefined) return refused([beyondLimits(limit)]);
   const textRefused = textProblem(text);

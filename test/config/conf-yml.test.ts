@@ -343,3 +343,17 @@ describe('the non-specific tag "!" on a plain scalar (found by hostile testing a
     expect([reading.controller?.['ipamUnixSocketPath'], reading.agent?.['ipamUnixSocketPath']]).toEqual(['~', '']);
   });
 });
+
+describe('lone carriage returns, which libyaml reads as line breaks (found by hostile testing against the Go oracle)', () => {
+  it.each([
+    ['a value followed by CR', 'enableIPv4: true\r', { enableIPv4: true }],
+    ['CR between keys', 'enableIPv4: true\renableIPv6: false\r', { enableIPv4: true, enableIPv6: false }],
+    ['CR inside double quotes (folded to a space)', 'agent:\r  networkResourcePlugin:\r    kubeletRootDir: "/a\r     b"\r', { agent: { networkResourcePlugin: { kubeletRootDir: '/a b' } } }],
+    ['CR CR LF', 'enableIPv4: true\r\r\nenableIPv6: false\r\n', { enableIPv4: true, enableIPv6: false }],
+  ])('reads %s as Go does', (_what, text, expected) => {
+    const reading = readConfYml(text);
+    expect(reading.ok).toBe(true);
+    expect(reading.agent).toMatchObject(expected);
+    expect(reading.controller).toMatchObject(expected);
+  });
+});
