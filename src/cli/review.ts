@@ -94,9 +94,15 @@ export function runReview(command: ReviewCommand): CommandResult {
     throw e;
   }
   if (objects.length === 0) return usage(`${command.inputs.map((i) => i.source).join(', ')} holds no object; ${REVIEW_ACCEPTS}`);
-  const operation: Operation = command.operation ?? (command.old !== undefined ? 'UPDATE' : 'CREATE');
-  const writes: { object: KubeObject; oldObject?: KubeObject; source: string }[] = [];
+  const given: Operation = command.operation ?? (command.old !== undefined ? 'UPDATE' : 'CREATE');
+  const writes: Write[] = [];
   for (const { object, source } of objects) {
+    // kubectl apply updates an object the cluster has: without --operation or --old, one the state holds is an UPDATE from it.
+    const operation: Operation = command.operation === undefined && command.old === undefined && command.state?.stored(object) !== undefined ? 'UPDATE' : given;
+    // The API server refuses a write without a name before any webhook sees it (a CREATE may ask for one with generateName).
+    if (nameOf(object) === '' && !(operation === 'CREATE' && typeof object.metadata?.['generateName'] === 'string' && object.metadata['generateName'] !== '')) {
+      return usage(`${source}: ${object.kind} has no metadata.name (the API server refuses it: resource name may not be empty)`);
+    }
     const stored = oldObjects.find((old) => sameObject(old.object, object, command.namespace))?.object;
     if (command.old !== undefined && stored === undefined && operation !== 'CREATE') {
       return usage(`${command.old.source} has no ${describe(object)} to ${operation === 'UPDATE' ? 'update' : 'delete'}; give the stored object of the same kind and name`);
@@ -106,9 +112,9 @@ export function runReview(command: ReviewCommand): CommandResult {
     if (operation === 'UPDATE' && fromState === undefined) {
       return usage(`UPDATE of ${describe(object)} needs the stored object: give it with --old, or in --pools or --kubeconfig`);
     }
-    writes.push({ object, ...(fromState !== undefined ? { oldObject: fromState } : {}), source });
+    writes.push({ operation, object, ...(fromState !== undefined ? { oldObject: fromState } : {}), source });
   }
-  return judge(writes, operation, command, createReviewer(options));
+  return judge(writes, command, createReviewer(options));
 }
 
 /** The objects of one input, with `review`'s own message for what it cannot use. */
@@ -193,10 +199,17 @@ export async function readWebhooks(manifest?: string): Promise<WebhookMatch[]> {
 
 const VERB = { CREATE: 'creating', UPDATE: 'replacing', DELETE: 'deleting' } as const;
 
+/** One object to judge: the operation the API server would send, with the stored object for an UPDATE or DELETE. */
+interface Write {
+  operation: Operation;
+  object: KubeObject;
+  oldObject?: KubeObject;
+  source: string;
+}
+
 /** Reviews each write in order, the accepted ones recorded in the state as the server's cache would see them. */
 function judge(
-  writes: readonly { object: KubeObject; oldObject?: KubeObject; source: string }[],
-  operation: Operation,
+  writes: readonly Write[],
   command: ReviewCommand,
   review: (body: unknown) => ReviewOutcome,
 ): CommandResult {
@@ -206,6 +219,7 @@ function judge(
   let stdout = '';
   let stderr = '';
   for (const write of writes) {
+    const { operation } = write;
     const body = buildAdmissionReview({
       operation,
       ...(operation === 'DELETE' ? { oldObject: write.oldObject ?? write.object } : { object: write.object, ...(write.oldObject ? { oldObject: write.oldObject } : {}) }),

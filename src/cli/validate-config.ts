@@ -1,4 +1,5 @@
 import { isMap, parseAllDocuments, type Document } from 'yaml';
+import { renderPath } from '../field/path.js';
 import { escapeUnprintable, truncate } from '../field/quote.js';
 import { ConfigMapSchema, validateSpiderpoolConfigMap } from '../rules/configmap.js';
 import type { CommandResult } from './review-file.js';
@@ -105,7 +106,10 @@ function usageError(message: string): CommandResult {
  */
 function check(configMap: unknown, configMapName: string, fromManifest = false): CommandResult {
   const parsed = ConfigMapSchema.safeParse(configMap);
-  if (!parsed.success) return usageError(`not a ConfigMap: ${parsed.error.issues[0]!.message}`);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return usageError(`not a ConfigMap: ${issue.path.length > 0 ? `${renderPath(issue.path)}: ` : ''}${issue.message}`);
+  }
   const verdict = validateSpiderpoolConfigMap(parsed.data, configMapName);
   const warnings = (verdict.warnings ?? []).map((w) => `Warning: ${w}\n`).join('');
   const where = fromManifest ? `ConfigMap ${JSON.stringify(configMapName)}: ` : '';

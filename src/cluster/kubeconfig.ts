@@ -43,7 +43,9 @@ function loadFile(file: string, location: KubeConfigLocation): KubeConfig {
   } catch (err) {
     const several = location.source === 'KUBECONFIG' && file !== location.from;
     const which = several ? `the kubeconfig ${file}, one of those $KUBECONFIG lists (${location.from})` : describeKubeConfigSource(location);
-    throw new Error(`cannot read ${which}: ${firstLine(err)}`);
+    // client-node reads the parsed document's fields unchecked: an empty file or `~` is a TypeError.
+    const why = err instanceof TypeError ? 'it holds no kubeconfig (the file is empty or not a YAML mapping)' : firstLine(err);
+    throw new Error(`cannot read ${which}: ${why}`);
   }
   return config;
 }

@@ -30,11 +30,15 @@ function itemsOf(list: RawList, apiVersion: string, kind: string): KubeObject[] 
     .map((item) => ({ ...item, apiVersion, kind }));
 }
 
-async function listing<T>(what: string, call: () => Promise<T>): Promise<T> {
+async function listing<T>(what: string, call: () => Promise<T>, timeout: { ms: number; server: string }): Promise<T> {
   try {
     return await call();
   } catch (e) {
-    const err = e as { message?: unknown; code?: unknown; statusCode?: unknown };
+    const err = e as { message?: unknown; code?: unknown; statusCode?: unknown; name?: unknown };
+    // The request's timeout aborts it; the fetch error then says only "The user aborted a request."
+    if (err?.name === 'AbortError' || err?.name === 'TimeoutError') {
+      throw new ClusterListError(`cannot list ${what} from the cluster: no answer within ${timeout.ms / 1000}s from ${timeout.server}; check that the API server is reachable`);
+    }
     const status = typeof err?.code === 'number' ? err.code : typeof err?.statusCode === 'number' ? err.statusCode : undefined;
     const message = typeof err?.message === 'string' ? err.message.split('\n', 1)[0] : String(e);
     throw new ClusterListError(`cannot list ${what} from the cluster${status === undefined ? '' : ` (HTTP ${status})`}: ${message}`);
@@ -46,21 +50,24 @@ async function listing<T>(what: string, call: () => Promise<T>): Promise<T> {
  *
  * @param configMapName Spiderpool's ConfigMap name.
  * @param poolsOnly list only the SpiderIPPools (`audit`: its user needs no other permission).
+ * @param timeoutMs how long each list may take (default 30 s).
  * @throws ClusterListError when a list fails or times out.
  */
-export async function listClusterState(config: KubeConfig, configMapName: string, poolsOnly = false): Promise<KubeObject[]> {
+export async function listClusterState(config: KubeConfig, configMapName: string, poolsOnly = false, timeoutMs = LIST_TIMEOUT_MS): Promise<KubeObject[]> {
   const custom = config.makeApiClient(CustomObjectsApi);
   const core = config.makeApiClient(CoreV1Api);
-  const options = abortAfter(LIST_TIMEOUT_MS);
+  const options = abortAfter(timeoutMs);
+  const timeout = { ms: timeoutMs, server: config.getCurrentCluster()?.server ?? 'the API server' };
   const none: RawList = { items: [] };
   const [pools, namespaces, configMaps] = await Promise.all([
-    listing('SpiderIPPools', () => custom.listClusterCustomObject({ ...SPIDERIPPOOL_RESOURCE }, options) as Promise<RawList>),
+    listing('SpiderIPPools', () => custom.listClusterCustomObject({ ...SPIDERIPPOOL_RESOURCE }, options) as Promise<RawList>, timeout),
     // Typed lists come back as client-node's models; serialize them back to the JSON the API sent.
-    poolsOnly ? none : listing('Namespaces', async () => JSON.parse(JSON.stringify(await core.listNamespace({}, options))) as RawList),
+    poolsOnly ? none : listing('Namespaces', async () => JSON.parse(JSON.stringify(await core.listNamespace({}, options))) as RawList, timeout),
     poolsOnly
       ? none
       : listing(`ConfigMaps named ${JSON.stringify(configMapName)}`, async () =>
           JSON.parse(JSON.stringify(await core.listConfigMapForAllNamespaces({ fieldSelector: `metadata.name=${configMapName}` }, options))) as RawList,
+          timeout,
         ),
   ]);
   const poolApiVersion = `${SPIDERIPPOOL_RESOURCE.group}/${SPIDERIPPOOL_RESOURCE.version}`;

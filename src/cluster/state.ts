@@ -56,8 +56,13 @@ export class ClusterState implements ClusterObjects {
     const state = new ClusterState();
     const refused: RefusedObject[] = [];
     const pools: KubeObject[] = [];
+    const seen = new Map<string, KubeObject>();
     for (const object of objects) {
       const { groupKind, name, namespace } = identity(object);
+      const key = name === undefined ? undefined : `${kindKey(groupKind)} ${objectKey(name, namespace)}`;
+      const earlier = key === undefined ? undefined : seen.get(key);
+      if (earlier !== undefined) refused.push({ object: earlier, reason: 'a later object of the same kind and name replaces it, as a cluster holds only one' });
+      if (key !== undefined) seen.set(key, object);
       if (name === undefined) refused.push({ object, reason: 'it has no metadata.name' });
       else if (isPool(groupKind)) pools.push(object);
       else state.kind(groupKind).set(objectKey(name, namespace), object);

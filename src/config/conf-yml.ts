@@ -26,7 +26,7 @@ import {
   type YAMLParseError,
 } from 'yaml';
 import { invalid, type FieldError, type FieldWarning } from '../field/errors.js';
-import { escapeUnprintable, quoteGoString, quoteShown, truncate } from '../field/quote.js';
+import { ADVICE_VALUE_CHARS, escapeShort, escapeUnprintable, quoteGoString, quoteShown, truncate } from '../field/quote.js';
 import { byComponent, type Component } from './components.js';
 import { asGoBool, asGoInt, resolvePlain, type Resolved, type Semantics } from './go-scalar.js';
 import { CONF_YML, zeroStruct, zeroValue, type GoStruct, type GoType, type GoValue, type StructType } from './schema.js';
@@ -145,7 +145,10 @@ const CONTROLLER = "Spiderpool's controller (gopkg.in/yaml.v2)";
  * (`""` for the whole document, `podResourceInject.namespacesExclude`, ...). Never
  * throws for any input text.
  */
-export function readConfYml(text: string): ConfYmlReading {
+export function readConfYml(written: string): ConfYmlReading {
+  // libyaml reads a lone CR as a line break, as it reads CR LF and LF; the `yaml` package
+  // keeps it as text. Same length, so offsets, lines and columns stay those of the text.
+  const text = written.replace(/\r(?!\n)/g, '\n');
   const limit = limitProblem(text);
   if (limit !== undefined) return refused([beyondLimits(limit)]);
   const textRefused = textProblem(text);
@@ -209,7 +212,8 @@ function refused(errors: FieldError[]): ConfYmlReading {
 
 /**
  * Both decoders' readings. Where they read different provider settings (the two order
- * merge keys differently), the one the operator meant cannot be known: refused.
+ * merge keys differently; yaml.v2 reads `! null` as "null", yaml.v3 as ""), the one the
+ * operator meant cannot be known: refused.
  */
 function decoded(agent: GoStruct, controller: GoStruct, warnings: Map<string, FieldWarning>): ConfYmlReading {
   const v3 = providerSettings(agent);
@@ -222,7 +226,7 @@ function decoded(agent: GoStruct, controller: GoStruct, warnings: Map<string, Fi
         `${PROVIDER_KEY}.${key}`,
         undefined,
         `${CONTROLLER} reads ${quoteShown(b)} but its agent (gopkg.in/yaml.v3) reads ${quoteShown(a)}: ` +
-          `the two order merge keys (<<) differently; set ${key.split('.').pop()} once, outside any merge`,
+          `the two read merge keys (<<) and the "!" tag differently; set ${key.split('.').pop()} once, outside any merge, without a tag`,
       ),
     );
   };
@@ -265,7 +269,10 @@ function mergeGoErrors(v3: GoError[], v2: GoError[], lines: LineCounter): FieldE
     v3,
     v2,
     (e) => `${e.field}\n${e.go}\n${at(e.node, lines)}`,
-    (e, stops) => invalid(e.field, e.badValue, `${at(e.node, lines)}${e.go}, so ${DECODE_STOPS[stops]}; ${e.advice}`),
+    // Go's messages and the field paths hold keys and values as written, which quoted
+    // escapes (`"\e[31m"`) can fill with controls: escaped, so a cause stays one harmless line.
+    (e, stops) =>
+      invalid(escapeUnprintable(e.field), e.badValue, `${at(e.node, lines)}${escapeUnprintable(e.go)}, so ${DECODE_STOPS[stops]}; ${escapeUnprintable(e.advice)}`),
   );
 }
 
@@ -430,7 +437,9 @@ function checkKeys(map: YAMLMap, field: string, ctx: Context): void {
     if (!isScalar(key)) continue;
     const merge = isMergeKey(pair, ctx);
     // A key is decoded into a string first: a standard tag it does not satisfy fails.
-    if (!merge && key.tag !== undefined && key.tag !== '!' && key.tag !== STR_TAG) throw tagFailure('', key, ctx);
+    if (!merge && key.tag !== undefined && key.tag !== '!' && key.tag !== STR_TAG && !(key.tag === NULL_TAG && isNull(key))) {
+      throw tagFailure('', key, ctx);
+    }
     // yaml.v3 refuses a key written twice (two `<<` included), and a field set twice
     // through an alias key.
     const name = merge ? '<<' : String(key.value);
@@ -467,6 +476,11 @@ function deref(node: unknown, ctx: Context): unknown {
   return isAlias(node) ? ctx.aliases.get(node) : node;
 }
 
+/** Whether yaml.v3 can set a value of this type to null (decode.go `null`: pointers, maps, slices). */
+function nilable(type: GoType): boolean {
+  return type.go === 'map' || type.go === 'slice' || (type.go === 'struct' && type.pointer === true);
+}
+
 /** A null as the decoders resolve it: a missing node, a plain null spelling, or `!!null` on one. */
 function isNull(node: unknown): boolean {
   if (node === null || node === undefined) return true;
@@ -477,7 +491,14 @@ function isNull(node: unknown): boolean {
 /** Whether a value the decoders decode is null; `!!null` on other text fails ("cannot decode !!str `50s` as a !!null"). */
 function decodesToNull(node: unknown, field: string, ctx: Context): boolean {
   if (isScalar(node) && node.tag === NULL_TAG && !isNull(node)) throw tagFailure(field, node, ctx);
+  // yaml.v3 reads the non-specific tag `!` as no tag; yaml.v2 keeps `! ~` the string "~".
+  if (ctx.semantics === 'yaml.v3' && isNonSpecific(node)) return NULL_SPELLINGS.has(String((node as Scalar).value));
   return isNull(node);
+}
+
+/** A plain scalar tagged `!`: yaml.v3 resolves it as untagged, yaml.v2 leaves it an unresolved string tagged `!`. */
+function isNonSpecific(node: unknown): boolean {
+  return isScalar(node) && node.tag === '!' && node.type === 'PLAIN';
 }
 
 /**
@@ -505,6 +526,9 @@ function decodeValue(node: unknown, type: GoType, field: string, ctx: Context, e
       if (!isSeq(value)) return refuse(field, value, type, ctx, existing);
       const out: GoValue[] = [];
       value.items.forEach((item, i) => {
+        // yaml.v3 leaves a null out of a slice of values that cannot be nil (decode.go
+        // `null` is false for them, and `sequence` keeps only what decoded); yaml.v2 keeps the zero value.
+        if (ctx.semantics === 'yaml.v3' && !nilable(type.of) && decodesToNull(deref(item, ctx), `${field}[${i}]`, ctx)) return;
         const before = ctx.errors.length;
         const element = decodeValue(item, type.of, `${field}[${i}]`, ctx, undefined);
         // A refused element is left out of the slice, as decode.go `sequence` does.
@@ -544,7 +568,10 @@ function decodeStruct(map: YAMLMap, type: StructType, field: string, ctx: Contex
 /** A `map[string]string` (a selector's `matchlabels`): keys as strings, values as strings. */
 function decodeMap(map: YAMLMap, field: string, ctx: Context, out: GoStruct): GoStruct {
   for (const pair of entries(map, field, ctx, ctx.semantics)) {
-    const key = keyText(pair, ctx) ?? '';
+    const written = keyText(pair, ctx);
+    // A null key decodes into a string key as "" in yaml.v2; yaml.v3 skips the entry (decode.go `mapping`).
+    if (written === undefined && ctx.semantics === 'yaml.v3') continue;
+    const key = written ?? '';
     out[key] = decodeValue(pair.value, { go: 'string' }, `${field}[${key}]`, ctx, out[key]);
   }
   return out;
@@ -564,6 +591,7 @@ function scalarText(node: Scalar): string {
  * @returns the resolution, or `undefined` after recording the decoder's failure.
  */
 function resolveScalar(node: Scalar, text: string, field: string, ctx: Context): Resolved | undefined {
+  if (ctx.semantics === 'yaml.v2' && isNonSpecific(node)) return { tag: '!!str' };
   const tag = node.tag === undefined || node.tag === '!' ? undefined : node.tag;
   if (tag === undefined) return node.type === 'PLAIN' ? resolvePlain(text, ctx.semantics) : { tag: '!!str' };
   if (tag === BINARY_TAG) throw tagFailure(field, node, ctx);
@@ -594,7 +622,12 @@ function refuse(field: string, node: unknown, type: GoType, ctx: Context, existi
     const scalar = node as Scalar;
     const text = scalarText(scalar);
     badValue = text;
-    tag = scalar.tag !== undefined && scalar.tag !== '!' ? scalar.tag.replace(/^tag:yaml\.org,2002:/, '!!') : (resolvedTag ?? goTag(scalar, text, ctx));
+    tag =
+      ctx.semantics === 'yaml.v2' && isNonSpecific(scalar)
+        ? '!'
+        : scalar.tag !== undefined && scalar.tag !== '!'
+          ? scalar.tag.replace(/^tag:yaml\.org,2002:/, '!!')
+          : (resolvedTag ?? goTag(scalar, text, ctx));
     const bytes = Buffer.from(text, 'utf8');
     shown = ` \`${bytes.length > 10 ? bytes.subarray(0, 7).toString('utf8') + '...' : text}\``;
   }
@@ -604,7 +637,8 @@ function refuse(field: string, node: unknown, type: GoType, ctx: Context, existi
       : type.go === 'string'
         ? (type.name ?? 'string')
         : `${type.go === 'struct' && type.pointer ? '*' : ''}${type.name}`;
-  report(ctx, { field, node, go: `cannot unmarshal ${tag}${shown} into ${typeName}`, badValue, advice: adviceFor(type, node, badValue) });
+  const advice = tag === '!' ? 'remove the "!" tag, which makes the value a string for the controller' : adviceFor(type, node, badValue);
+  report(ctx, { field, node, go: `cannot unmarshal ${tag}${shown} into ${typeName}`, badValue, advice });
   return existing ?? zeroValue(type);
 }
 
@@ -629,7 +663,7 @@ function adviceFor(type: GoType, node: unknown, text: string | undefined): strin
       return `write a single value${wrote ? `, not ${wrote}` : ''} (quote it if it contains ": " or " #")`;
     case 'slice':
       return text !== undefined && type.of.go === 'string'
-        ? `write a list: [${text}]`
+        ? `write a list: [${escapeShort(text, ADVICE_VALUE_CHARS)}]`
         : `write a list${type.of.go === 'struct' ? ' of mappings ("- key: value" items)' : ' ("- item" lines or [a, b])'}`;
     case 'map':
       return 'write a mapping of label keys to values, such as {kubernetes.io/os: linux}';

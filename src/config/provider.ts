@@ -8,7 +8,7 @@ import { parseGoDuration } from '../duration/parse.js';
 import { suggestGoDuration } from '../duration/suggest.js';
 import { MINUTE, SECOND } from '../duration/units.js';
 import { invalid, required, type FieldError, type FieldWarning } from '../field/errors.js';
-import { quoteShown, truncate } from '../field/quote.js';
+import { quoteShort, quoteShown, truncate } from '../field/quote.js';
 import type { ProviderSettings } from './conf-yml.js';
 import { parseGoUrl } from './go-url.js';
 
@@ -31,6 +31,8 @@ export interface ProviderFindings {
 
 const TIMEOUT_FIELD = 'iaasNetworkProvider.httpRequestTimeout';
 const MAX_WARNING_CHARS = 256;
+/** Characters of a long timeout a warning shows (the rest of the warning takes ~190). */
+const SHOWN_WHEN_LONG = 32;
 
 /**
  * Checks the provider settings as Spiderpool does, with field paths relative to `conf.yml`
@@ -45,13 +47,17 @@ export function checkProviderSettings(settings: ProviderSettings): ProviderFindi
   const service = settings.service ?? { name: '', namespace: '', port: 0n };
   if (settings.serverUrl === '' && service.name === '') {
     if (problem === undefined) return { errors: [], warnings: [] };
-    const message = (why: string) =>
-      `${quoteShown(timeout)} is ignored while serverUrl and service.name are empty, but Spiderpool will refuse ` +
+    const message = (shown: string, why: string) =>
+      `${shown} is ignored while serverUrl and service.name are empty, but Spiderpool will refuse ` +
       `to start once the IaaS provider is enabled: it ${why}`;
-    // A warning is one line under 256 characters (with "data[conf.yml]."): the limit's reason goes first.
-    const full = message(problem.why);
-    const fits = `data[conf.yml].${TIMEOUT_FIELD}: ${full}`.length < MAX_WARNING_CHARS;
-    return { errors: [], warnings: [{ field: TIMEOUT_FIELD, message: fits ? full : truncate(message(problem.why.split(' (')[0]!)) }] };
+    // A warning is one line under 256 characters (with "data[conf.yml]."): the limit's reason goes
+    // first, then a long value is cut short.
+    const fits = (m: string) => `data[conf.yml].${TIMEOUT_FIELD}: ${m}`.length < MAX_WARNING_CHARS;
+    const brief = problem.why.split(' (')[0]!;
+    const full = message(quoteShown(timeout), problem.why);
+    const shorter = message(quoteShown(timeout), brief);
+    const text = fits(full) ? full : fits(shorter) ? shorter : message(quoteShort(timeout, SHOWN_WHEN_LONG), brief);
+    return { errors: [], warnings: [{ field: TIMEOUT_FIELD, message: text }] };
   }
   const errors = [settings.serverUrl === '' ? undefined : checkServerUrl(settings.serverUrl), ...checkService(service)];
   if (problem) errors.push(invalid(TIMEOUT_FIELD, timeout, `${problem.why}, so ${FATAL}; ${problem.advice}`));

@@ -4,6 +4,7 @@
  * `/work/shared/spiderpool/conf-yml-schema.md`): each failure stops the component.
  * Spiderpool's messages name the Helm values path; these name the conf.yml path.
  */
+import { ADVICE_VALUE_CHARS, escapeShort } from '../field/quote.js';
 import { goFilepathMatch } from './go-match.js';
 import type { GoStruct, GoValue } from './schema.js';
 
@@ -35,7 +36,7 @@ export function startProblems(conf: GoStruct): StartProblem[] {
       field: `${PLUGIN}.kubeletRootDir`,
       badValue: root,
       why: 'must be an absolute path',
-      advice: `write it from the root, such as /${root.replace(/^(\.\/)+/, '')}, or leave it empty for /var/lib/kubelet`,
+      advice: `write it from the root, such as /${escapeShort(root.replace(/^(\.\/)+/, ''), ADVICE_VALUE_CHARS)}, or leave it empty for /var/lib/kubelet`,
     });
   }
   selectorProblem(get(get(plugin, 'devicePluginAffinity'), 'nodeSelector'), `${PLUGIN}.devicePluginAffinity.nodeSelector`, problems);

@@ -3,6 +3,7 @@
  * non-strict `yaml.Unmarshal`): the setting the writer meant does not apply.
  */
 import type { FieldWarning } from '../field/errors.js';
+import { escapeShort } from '../field/quote.js';
 import type { StructType } from './schema.js';
 
 /** What Spiderpool's Helm chart writes into conf.yml although no struct field reads it. */
@@ -18,7 +19,8 @@ const MAX_KEY_CHARS = 48;
  *   lower-case name and the selector then selects every node.
  */
 export function unknownKeyWarning(key: string, parent: string, type: StructType): FieldWarning {
-  const shown = key.length > MAX_KEY_CHARS ? `${key.slice(0, MAX_KEY_CHARS)}…` : key;
+  // Controls in a key would break the one-line warning (or drive the terminal): escaped as Go quotes them.
+  const shown = escapeShort(key, MAX_KEY_CHARS);
   const field = parent === '' ? shown : `${parent}.${shown}`;
   if (parent === '' && key === CHART_ONLY_KEY) {
     return {

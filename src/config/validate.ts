@@ -1,4 +1,5 @@
 import { invalid, type FieldError, type FieldWarning } from '../field/errors.js';
+import { escapeUnprintable } from '../field/quote.js';
 import { byComponent, type Component } from './components.js';
 import { readConfYml, type Stops } from './conf-yml.js';
 import { checkProviderSettings } from './provider.js';
@@ -58,7 +59,8 @@ export function startErrors(agent: GoStruct | undefined, controller: GoStruct | 
     v3,
     v2,
     (p) => `${p.field}\n${p.why}`,
-    (p, stops) => invalid(p.field, p.badValue, `${p.why}, so ${START_STOPS[stops]}; ${p.advice}`),
+    // Label keys and values, names and patterns as written can hold controls: escaped, one line.
+    (p, stops) => invalid(escapeUnprintable(p.field), p.badValue, escapeUnprintable(`${p.why}, so ${START_STOPS[stops]}; ${p.advice}`)),
   );
   return { errors, stops: { agent: v3.length > 0, controller: v2.length > 0 } };
 }

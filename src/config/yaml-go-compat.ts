@@ -4,7 +4,7 @@
  * accepts it. Each check was found by the differential test against the real decoders
  * (`test/e2e/go-oracle.test.ts`); each returns why the text is refused, or `undefined`.
  */
-import { isAlias, isCollection, isNode, isScalar, visit, type Alias, type Document, type LineCounter } from 'yaml';
+import { isAlias, isCollection, isNode, isScalar, visit, type Alias, type Document, type LineCounter, type YAMLMap, type YAMLSeq } from 'yaml';
 import { quoteShown } from '../field/quote.js';
 
 /**
@@ -123,7 +123,77 @@ export function inspectDocument(
     if (isNode(node) && node.anchor) anchors.set(node.anchor, node);
     return undefined;
   });
+  problem ??= tabProblem(doc, text, lines);
   return problem === undefined ? { aliases } : { problem };
+}
+
+/** A blank or comment line whose indentation has a tab after spaces only: `<spaces>\t…`. */
+const TAB_INDENTED_BLANK_LINE = /^( *)\t[ \t]*(#.*)?\r?$/;
+
+/**
+ * A tab in the indentation of a blank or comment line in block context, which libyaml
+ * refuses although the `yaml` package skips the line: at the start of a line it cannot
+ * start a token ("found character that cannot start any token"), unless a plain scalar
+ * is still being read (no comment since), whose scan skips tabs at or past its own
+ * indentation, the enclosing block collection's column + 1 ("found a tab character that
+ * violates indentation", scannerc.go `yaml_parser_scan_plain_scalar`).
+ */
+function tabProblem(doc: Document.Parsed, text: string, lines: LineCounter): string | undefined {
+  if (!text.includes('\t')) return undefined;
+  // Where lines are not read in block context (flow collections, quoted and block scalars),
+  // and where each block-context plain scalar ends, with the indentation its scan keeps.
+  const elsewhere: Array<[number, number]> = [];
+  const plainEnds = new Map<number, number>();
+  visit(doc, (_key, node, path) => {
+    if (isCollection(node) && node.flow && node.range) {
+      elsewhere.push([node.range[0], node.range[1]]);
+      return visit.SKIP;
+    }
+    if (!isScalar(node) || !node.range) return undefined;
+    if (node.type !== 'PLAIN') elsewhere.push([node.range[0], node.range[1]]);
+    else {
+      const block = [...path].reverse().find((p): p is YAMLMap | YAMLSeq => isCollection(p));
+      plainEnds.set(node.range[1], block?.range ? lines.linePos(block.range[0]).col : 0);
+    }
+    return undefined;
+  });
+  const textLines = text.split('\n');
+  let offset = 0;
+  const starts = textLines.map((line) => ((offset += line.length + 1), offset - line.length - 1));
+  // Go reads only the first document.
+  const documentEnd = doc.range?.[2] ?? text.length;
+  for (const [index, line] of textLines.entries()) {
+    const tab = TAB_INDENTED_BLANK_LINE.exec(line);
+    const start = starts[index]!;
+    if (start >= documentEnd) break;
+    if (!tab || elsewhere.some(([from, to]) => start >= from && start < to)) continue;
+    const indent = plainScalarIndent(textLines, starts, index, plainEnds);
+    const column = tab[1]!.length;
+    if (indent === undefined || column < indent) {
+      return `line ${index + 1}, column ${column + 1}: has a tab in the indentation of a blank or comment line, which Go's YAML decoders refuse; indent with spaces or remove the line`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The indentation of the plain scalar still being scanned at line `index` (the last
+ * content above it is a block-context plain scalar, with no comment since), or `undefined`.
+ */
+function plainScalarIndent(textLines: readonly string[], starts: readonly number[], index: number, plainEnds: ReadonlyMap<number, number>): number | undefined {
+  for (let i = index - 1; i >= 0; i--) {
+    const line = textLines[i]!;
+    if (/^[ \t]*\r?$/.test(line)) continue;
+    if (/^[ \t]*#/.test(line)) return undefined;
+    for (let end = starts[i]! + line.length; end > starts[i]!; end--) {
+      const indent = plainEnds.get(end);
+      if (indent === undefined) continue;
+      // Only blanks may follow it on its line (a comment ends the scalar's scan).
+      return /^[ \t]*\r?$/.test(line.slice(end - starts[i]!)) ? indent : undefined;
+    }
+    return undefined;
+  }
+  return undefined;
 }
 
 /** Whether double-quoted source text uses `\/` or a `\u` escape of a surrogate. */

@@ -21,7 +21,7 @@ const SHORT_ESCAPES: Readonly<Record<string, string>> = {
  * A lone UTF-16 surrogate is shown as U+FFFD, as Go's JSON decoder would have stored it.
  */
 export function quoteGoString(s: string): string {
-  return '"' + escapeGo(s, true) + '"';
+  return '"' + escapeGo(s, true).text + '"';
 }
 
 /**
@@ -30,7 +30,7 @@ export function quoteGoString(s: string): string {
  * backslashes: for third-party text that quotes user input, such as a YAML parser's error.
  */
 export function escapeUnprintable(s: string): string {
-  return escapeGo(s, false);
+  return escapeGo(s, false).text;
 }
 
 /** How many characters of a user's value a message shows; names are at most 253. */
@@ -59,19 +59,41 @@ function omitted(s: string): string {
   return `… (${s.length - head(s).length} more characters)`;
 }
 
-function escapeGo(s: string, escapeQuotes: boolean): string {
+/** Characters of a value as written that a message's advice repeats (the cause shows it quoted already). */
+export const ADVICE_VALUE_CHARS = 64;
+
+/**
+ * `s` escaped as {@link escapeUnprintable} does, cut to at most `max` characters of
+ * escaped text, then `…`: a user's key inside a one-line message of bounded length.
+ */
+export function escapeShort(s: string, max: number): string {
+  const { text, cut } = escapeGo(s, false, max);
+  return cut ? `${text}…` : text;
+}
+
+/** {@link quoteGoString} of `s` cut as {@link escapeShort} cuts it (`"50s"…` when cut). */
+export function quoteShort(s: string, max: number): string {
+  const { text, cut } = escapeGo(s, true, max);
+  return cut ? `"${text}"…` : `"${text}"`;
+}
+
+/** Go's escaping of `s`, stopping (`cut`) before the escaped text would pass `max` characters. */
+function escapeGo(s: string, escapeQuotes: boolean, max = Infinity): { text: string; cut: boolean } {
   let out = '';
   for (let ch of s) {
     const cp = ch.codePointAt(0)!;
     if (cp >= 0xd800 && cp <= 0xdfff) ch = '\ufffd';
     const short = SHORT_ESCAPES[ch];
-    if (short !== undefined && (escapeQuotes || (ch !== '"' && ch !== '\\'))) out += short;
-    else if (ch === ' ' || PRINTABLE.test(ch)) out += ch;
-    else if (cp < 0x80) out += '\\x' + hex(cp, 2);
-    else if (cp < 0x10000) out += '\\u' + hex(cp, 4);
-    else out += '\\U' + hex(cp, 8);
+    let piece: string;
+    if (short !== undefined && (escapeQuotes || (ch !== '"' && ch !== '\\'))) piece = short;
+    else if (ch === ' ' || PRINTABLE.test(ch)) piece = ch;
+    else if (cp < 0x80) piece = '\\x' + hex(cp, 2);
+    else if (cp < 0x10000) piece = '\\u' + hex(cp, 4);
+    else piece = '\\U' + hex(cp, 8);
+    if (out.length + piece.length > max) return { text: out, cut: true };
+    out += piece;
   }
-  return out;
+  return { text: out, cut: false };
 }
 
 function hex(n: number, width: number): string {

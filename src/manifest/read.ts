@@ -37,10 +37,18 @@ export function isKubeObject(value: unknown): value is KubeObject {
   return typeof apiVersion === 'string' && apiVersion !== '' && typeof kind === 'string' && kind !== '';
 }
 
-/** A `kind: List` (or `FooList`) with an `items` array. */
-export function listItems(value: KubeObject): unknown[] | undefined {
+/**
+ * A `kind: List` (or `FooList`): its `items` array; `items: null` (or a `List` without
+ * `items`) holds no object.
+ *
+ * @returns `undefined` for an object that is no list, `'not a list'` for items of another shape.
+ */
+function listItems(value: KubeObject): unknown[] | 'not a list' | undefined {
+  if (!value.kind.endsWith('List')) return undefined;
   const items = value['items'];
-  return value.kind.endsWith('List') && Array.isArray(items) ? items : undefined;
+  if (Array.isArray(items)) return items;
+  if (items === null || (items === undefined && value.kind === 'List')) return [];
+  return items === undefined ? undefined : 'not a list';
 }
 
 /**
@@ -77,6 +85,7 @@ export function parseManifests(text: string, source: string): ManifestObject[] {
     if (!isKubeObject(value)) throw new ManifestError(`${where} is not a Kubernetes object (it needs apiVersion and kind)`);
     const items = listItems(value);
     if (items === undefined) return void objects.push({ object: value, source });
+    if (items === 'not a list') throw new ManifestError(`${where} is a ${value.kind} whose items is not a list`);
     items.forEach((item, i) => {
       if (!isKubeObject(item)) throw new ManifestError(`${where}, items[${i}] is not a Kubernetes object (it needs apiVersion and kind)`);
       objects.push({ object: item, source });

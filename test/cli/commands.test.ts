@@ -69,6 +69,15 @@ describe('validate-config', () => {
     expect(result.stderr).toMatch(/is invalid: data\[conf\.yml\]: Required value: .*\n\(found ConfigMap "spiderpool-conf" \(data keys: config\.yaml, conf\.yaml\)\)\n$/);
   });
 
+  it('names the field of a ConfigMap that is not one, as the webhook does (found by hostile testing)', () => {
+    const manifest = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: spiderpool-conf\ndata:\n  conf.yml: 5\n';
+    expect(validateConfigText(manifest, 'spiderpool-conf')).toEqual({
+      exitCode: 2,
+      stdout: '',
+      stderr: 'error: not a ConfigMap: data["conf.yml"]: Invalid input: expected string, received number\n',
+    });
+  });
+
   it('on success says what it checked, with the ConfigMap it read from a manifest', () => {
     const manifest = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: spiderpool-conf\ndata:\n  conf.yml: |\n    enableIPv4: true\n`;
     expect(validateConfigText(manifest, 'spiderpool-conf')).toEqual({

@@ -94,6 +94,18 @@ describe('review of manifests', () => {
     expect(run(yaml(pool('v4', { pair: 'v6' })), { state: stateOf(pool('v6', { version: 6, ips: ['fd00::1-fd00::ff'] })) })).toMatchObject({ exitCode: 0, stderr: '' });
   });
 
+  it('an object the state holds is an UPDATE from it, as kubectl apply sends it (found by hostile testing: it was judged a CREATE)', () => {
+    const state = () => stateOf(pool('in-use', { nic: 'eth0', status: { allocatedIPCount: 1 } }));
+    const refused = run(yaml(pool('in-use', { nic: 'eth1' })), { state: state() });
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toMatch(/^The SpiderIPPool "in-use" is invalid: metadata\.annotations\[ipam\.spidernet\.io\/parent-nic\]: Forbidden: changing the annotation from "eth0" to "eth1"/m);
+    const kept = run(yaml(pool('in-use', { nic: 'eth0', ips: ['10.6.0.10-10.6.0.30'] })), { state: state() });
+    expect(kept).toMatchObject({ exitCode: 0, stdout: 'spiderippool.spiderpool.spidernet.io/in-use configured (server dry run)\n' });
+    expect(JSON.parse(run(yaml(pool('in-use', { nic: 'eth0' })), { state: state(), output: 'json' }).stdout).response).toMatchObject({ allowed: true });
+    // --operation CREATE still judges a CREATE.
+    expect(run(yaml(pool('in-use', { nic: 'eth1' })), { state: state(), operation: 'CREATE' }).exitCode).toBe(0);
+  });
+
   it('objects accepted earlier in the run are known to the later ones, as the server\'s cache would know them', () => {
     const state = stateOf();
     const result = run(yaml(pool('v6', { version: 6, ips: ['fd00::1-fd00::5'] }), pool('v4', { pair: 'v6' })), { state });
@@ -128,6 +140,11 @@ describe('review of manifests', () => {
     ['{"kind": "AdmissionReview"}', /^error: not an admission\.k8s\.io\/v1 AdmissionReview: /],
     ['', /^error: pools\.yaml holds no object; review accepts/],
     ['apiVersion: v1\nkind: List\nitems: [1]\n', /^error: pools\.yaml: document 1, items\[0\] is not a Kubernetes object/],
+    // Found by hostile testing: these were "list/ created" and "spiderippool…/ created", exit 0.
+    ['apiVersion: v1\nkind: List\nitems: ~\n', /^error: pools\.yaml holds no object; review accepts/],
+    ['apiVersion: v1\nkind: List\nitems: x\n', /^error: pools\.yaml: document 1 is a List whose items is not a list; review accepts/],
+    ['apiVersion: spiderpool.spidernet.io/v2beta1\nkind: SpiderIPPool\nmetadata: {}\nspec: {}\n', /^error: pools\.yaml: SpiderIPPool has no metadata\.name \(the API server refuses it: resource name may not be empty\)\n/],
+    ['apiVersion: spiderpool.spidernet.io/v2beta1\nkind: SpiderIPPool\nspec: {}\n', /^error: pools\.yaml: SpiderIPPool has no metadata\.name/],
   ])('unusable input %j: exit 2, one line saying what review accepts', (text, message) => {
     const result = run(text);
     expect(result.exitCode).toBe(2);

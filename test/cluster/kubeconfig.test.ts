@@ -43,6 +43,14 @@ describe('loadKubeConfig (controller-runtime order: flag, $KUBECONFIG, in-cluste
     );
   });
 
+  it.each([['empty', ''], ['null', '~\n']])('says a %s --kubeconfig holds no kubeconfig, not a JavaScript error (found by hostile testing)', (_what, text) => {
+    const file = join(root, `kubeconfig-${text.length}`);
+    writeFileSync(file, text);
+    expect(() => loadKubeConfig(file, environment({}, home))).toThrow(
+      `cannot read the kubeconfig given by --kubeconfig (${file}): it holds no kubeconfig (the file is empty or not a YAML mapping)`,
+    );
+  });
+
   it('names $KUBECONFIG, and which of the files it lists, when one cannot be read', () => {
     const missing = join(root, 'missing');
     expect(() => loadKubeConfig(undefined, environment({ KUBECONFIG: missing }, home))).toThrow(/^cannot read the kubeconfig given by \$KUBECONFIG \(.*missing\): ENOENT/);

@@ -32,6 +32,13 @@ describe('ClusterState', () => {
     expect(state.pools.get('b')).toBeUndefined();
   });
 
+  it('keeps the later of two objects of one kind and name, and says so (found by hostile testing: audit counted one pool silently)', () => {
+    const first = pool('a');
+    const { state, refused } = ClusterState.of([first, pool('a', 'b'), pool('c')]);
+    expect(refused).toEqual([{ object: first, reason: 'a later object of the same kind and name replaces it, as a cluster holds only one' }]);
+    expect(state.pools.get('a')?.metadata.annotations?.['ipam.spidernet.io/pair-pool']).toBe('b');
+  });
+
   it('records accepted writes', () => {
     const { state } = ClusterState.of([]);
     state.record('CREATE', pool('a', 'b'));

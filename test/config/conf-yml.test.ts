@@ -83,7 +83,7 @@ describe('readConfYml refuses what either decoder refuses or reads differently',
   it('refuses an explicit key written before a merge that redefines it (yaml.v2 and yaml.v3 disagree)', () => {
     const text = 'base: &b {httpRequestTimeout: 100s}\niaasNetworkProvider:\n  httpRequestTimeout: 50s\n  <<: *b\n';
     expect(refusal(text)).toBe(
-      'iaasNetworkProvider.httpRequestTimeout: Invalid value: Spiderpool\'s controller (gopkg.in/yaml.v2) reads "100s" but its agent (gopkg.in/yaml.v3) reads "50s": the two order merge keys (<<) differently; set httpRequestTimeout once, outside any merge',
+      'iaasNetworkProvider.httpRequestTimeout: Invalid value: Spiderpool\'s controller (gopkg.in/yaml.v2) reads "100s" but its agent (gopkg.in/yaml.v3) reads "50s": the two read merge keys (<<) and the "!" tag differently; set httpRequestTimeout once, outside any merge, without a tag',
     );
   });
 
@@ -273,5 +273,87 @@ describe('what Go’s YAML 1.1 decoders refuse (found by the differential test a
     ['CRLF line endings', block('httpRequestTimeout: 59s').replace(/\n/g, '\r\n'), '59s'],
   ])('reads %s as Go does', (_what, text, timeout) => {
     expect(provider(text).httpRequestTimeout).toBe(timeout);
+  });
+});
+
+describe('null list items and map keys, which yaml.v3 drops (found by hostile testing against the Go oracle)', () => {
+  const selector = (s: string) => `agent:\n  networkResourcePlugin:\n    devicePluginAffinity:\n      nodeSelector: ${s}\n`;
+  const stops = (text: string) => validateConfYml(text).stops;
+
+  it.each([
+    ['values: [~] with In (the agent reads an empty list and refuses it)', selector('{matchexpressions: [{key: a, operator: In, values: [~]}]}'), { agent: true, controller: false }],
+    ['values: [!!null ~] with NotIn', selector('{matchexpressions: [{key: a, operator: NotIn, values: [!!null ~]}]}'), { agent: true, controller: false }],
+    ['values: [*null] through an alias', 'n: &n ~\n' + selector('{matchexpressions: [{key: a, operator: In, values: [*n]}]}'), { agent: true, controller: false }],
+    ['values: [~] with Exists (the controller reads [""] and refuses it)', selector('{matchexpressions: [{key: a, operator: Exists, values: [~]}]}'), { agent: false, controller: true }],
+    ['a null requirement (the controller reads operator "")', selector('{matchexpressions: [~, {key: a, operator: In, values: [x]}]}'), { agent: false, controller: true }],
+    ['a null label key (the controller reads key "")', selector('{matchlabels: {a: b, ~: c}}'), { agent: false, controller: true }],
+    ['a label key tagged !!null', selector('{matchlabels: {!!null "": c}}'), { agent: false, controller: true }],
+    ['values: [~, b] with In', selector('{matchexpressions: [{key: a, operator: In, values: [~, b]}]}'), { agent: false, controller: false }],
+  ])('%s', (_what, text, expected) => {
+    expect(stops(text)).toEqual(expected);
+  });
+});
+
+describe('tabs in the indentation of blank and comment lines (found by hostile testing against the Go oracle)', () => {
+  it.each([
+    ['after a plain value, a tab before the value column', 'enableIPv4: true\n\t\n'],
+    ['the same with CRLF line ends', 'enableIPv4: true\r\n\t\r\n'],
+    ['after blank lines', 'enableIPv4: true\n\n  \n\t\n'],
+    ['a comment line indented with a tab', 'enableIPv4: true\n\t# c\n'],
+    ['inside a nested mapping', 'agent:\n  networkResourcePlugin:\n    kubeletRootDir: /x\n  \t  \n'],
+    ['after a list item', 'podResourceInject:\n  namespacesExclude:\n  - a\n \t\n'],
+    ['after a key without a value', 'agent:\n\t\n  networkResourcePlugin: {}\n'],
+    ['after a comment', 'enableIPv4: true\n# c\n\t\n'],
+    ['after a quoted list item', 'podResourceInject:\n  namespacesExclude:\n  - "a"\n\t\n'],
+    ['at the start of the document', '---\n\t\nenableIPv4: true\n'],
+  ])('refuses one %s, as libyaml does', (_what, text) => {
+    expect(refusal(text)).toMatch(/line \d+, column \d+: has a tab in the indentation of a blank or comment line/);
+  });
+
+  it.each([
+    ['a tab at or past the value column after a plain value', 'enableIPv4: true\n \t# c\npodResourceInject:\n  enabled: true\n   \t\n'],
+    ['tabs after the content of a line', 'enableIPv4: true\t\nagent:\t# c\n  networkResourcePlugin: {}\n'],
+  ])('reads %s, as libyaml does', (_what, text) => {
+    expect(readConfYml(text).ok).toBe(true);
+  });
+});
+
+describe('the non-specific tag "!" on a plain scalar (found by hostile testing against the Go oracle)', () => {
+  const selector = 'agent: {networkResourcePlugin: {devicePluginAffinity: {nodeSelector: {matchexpressions: [! ~]}}}}\n';
+  it.each([
+    ['enableIPv4: ! true\n', { agent: false, controller: true }, 'enableIPv4: Invalid value: "true": line 1, column 15: cannot unmarshal ! `true` into bool, so Spiderpool\'s controller (gopkg.in/yaml.v2) refuses to start (its agent reads it); remove the "!" tag'],
+    ['clusterSubnetAutoPoolDefaultRedundantIPNumber: ! 0x10\n', { agent: false, controller: true }, 'cannot unmarshal ! `0x10` into int'],
+    ['agent: ! ~\n', { agent: false, controller: true }, 'cannot unmarshal ! `~` into types.AgentConfig'],
+    [selector, { agent: false, controller: true }, 'cannot unmarshal ! `~` into v1.LabelSelectorRequirement'],
+    ['ipamUnixSocketPath: ! ~\nenableIPv4: ! "true"\n', { agent: true, controller: true }, 'cannot unmarshal !!str `true` into bool'],
+  ])('%j: yaml.v2 leaves it an unresolved string, yaml.v3 resolves it as untagged', (text, stops, message) => {
+    const findings = validateConfYml(text);
+    expect(findings.stops).toEqual(stops);
+    expect(findings.errors.map(fieldErrorString).join('\n')).toContain(message);
+  });
+
+  it('refuses a provider setting the two decoders read differently, naming the tag', () => {
+    expect(refusal('iaasNetworkProvider:\n  serverUrl: http://p:80\n  httpRequestTimeout: ! null\n')).toMatch(
+      /^iaasNetworkProvider\.httpRequestTimeout: Invalid value: Spiderpool's controller \(gopkg\.in\/yaml\.v2\) reads "null" but its agent \(gopkg\.in\/yaml\.v3\) reads "": the two read merge keys \(<<\) and the "!" tag differently/,
+    );
+  });
+
+  it('reads "! ~" into a string as the text "~" in yaml.v2 and as empty in yaml.v3', () => {
+    const reading = readConfYml('ipamUnixSocketPath: ! ~\n');
+    expect([reading.controller?.['ipamUnixSocketPath'], reading.agent?.['ipamUnixSocketPath']]).toEqual(['~', '']);
+  });
+});
+
+describe('lone carriage returns, which libyaml reads as line breaks (found by hostile testing against the Go oracle)', () => {
+  it.each([
+    ['a value followed by CR', 'enableIPv4: true\r', { enableIPv4: true }],
+    ['CR between keys', 'enableIPv4: true\renableIPv6: false\r', { enableIPv4: true, enableIPv6: false }],
+    ['CR inside double quotes (folded to a space)', 'agent:\r  networkResourcePlugin:\r    kubeletRootDir: "/a\r     b"\r', { agent: { networkResourcePlugin: { kubeletRootDir: '/a b' } } }],
+    ['CR CR LF', 'enableIPv4: true\r\r\nenableIPv6: false\r\n', { enableIPv4: true, enableIPv6: false }],
+  ])('reads %s as Go does', (_what, text, expected) => {
+    const reading = readConfYml(text);
+    expect(reading.ok).toBe(true);
+    expect(reading.agent).toMatchObject(expected);
+    expect(reading.controller).toMatchObject(expected);
   });
 });

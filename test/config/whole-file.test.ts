@@ -160,3 +160,30 @@ describe('start-time checks of agent.networkResourcePlugin', () => {
     expect(errors(text)).toEqual([]);
   });
 });
+
+describe('hostile values in decode errors (found by hostile testing of the served webhook)', () => {
+  const errors = (text: string) => validateConfYml(text).errors.map(fieldErrorString);
+
+  it.each([
+    ['a tab and ESC from double-quote escapes in a scalar where a list is read', 'podResourceInject: {namespacesExclude: "x\\ty\\e[31m"}\n'],
+    ['a tab in a key written twice', '"a\\tb": 1\n"a\\tb": 2\nagent: {"x\\ry": 1, "x\\ry": 2}\n'],
+    ['ESC in a bool', 'enableIPv4: "\\e[31m"\n'],
+    ['ESC in a relative kubeletRootDir (a start-time check)', 'agent: {networkResourcePlugin: {kubeletRootDir: "rel\\e[31m"}}\n'],
+  ])('escapes control characters: %s', (_what, text) => {
+    const messages = errors(text);
+    expect(messages.length).toBeGreaterThan(0);
+    for (const m of messages) expect(m).not.toMatch(/[\p{Cc}\u2028\u2029]/u);
+  });
+
+  it('bounds what a start-time check shows of a long value in its advice', () => {
+    const [message] = errors(`agent: {networkResourcePlugin: {kubeletRootDir: ${'r'.repeat(3000)}}}\n`);
+    expect(message!.length).toBeLessThan(800);
+    expect(message).toMatch(/such as \/r+…, or leave it empty/);
+  });
+
+  it('bounds what it shows of a long value in its advice', () => {
+    const [message] = errors(`podResourceInject: {namespacesExclude: "${'a'.repeat(3000)}"}\n`);
+    expect(message!.length).toBeLessThan(800);
+    expect(message).toMatch(/write a list: \[a+…\]$/);
+  });
+});

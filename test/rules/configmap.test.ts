@@ -119,3 +119,22 @@ describe('ConfigMap name and namespace', () => {
     expect(review(input)).toEqual(real);
   });
 });
+
+describe('warnings about hostile keys (found by hostile testing of the served webhook)', () => {
+  const warnings = (confYml: string) => {
+    const input = loadReview('configmap-update-timeout-50s');
+    input.request.object.data['conf.yml'] = confYml;
+    return review(input).warnings ?? [];
+  };
+
+  it.each([
+    ['an escape character and a tab', '"key\\e\\t": 1\n', 'data[conf.yml].key\\x1b\\t: '],
+    ['a carriage return in a nested key', 'agent:\n  "x\\ry": 1\n', 'data[conf.yml].agent.x\\ry: '],
+    ['a YAML next-line (U+0085)', '"a\\Nb": 1\n', 'data[conf.yml].a\\u0085b: '],
+    ['a bell inside a label selector', 'agent: {networkResourcePlugin: {devicePluginAffinity: {nodeSelector: {"matchExpressions\\a": []}}}}\n', 'nodeSelector.matchExpressions\\a: '],
+  ])('names a key with %s escaped, on one line', (_what, confYml, shown) => {
+    const [warning] = warnings(confYml);
+    expect(warning).toContain(shown);
+    expect(warning).not.toMatch(/[\p{Cc}\u2028\u2029]/u);
+  });
+});

@@ -173,12 +173,11 @@ describe('review --pools decides as the API server does', () => {
     await writeFile(state, listed.stdout);
     const file = path.join(dir, `${(manifest['metadata'] as { name: string }).name}.yaml`);
     await writeFile(file, stringify(manifest));
-    const name = (manifest['metadata'] as { name: string }).name;
-    const exists = (await cluster.get('spiderippool', name)) !== undefined;
     const kubectl = await cluster.kubectl(['apply', '-f', file, '--dry-run=server']);
-    const review = await cluster.cli(['review', file, `--pools=${state}`, ...(exists ? ['--operation=UPDATE'] : [])]);
+    // No --operation: an object the state holds is the UPDATE kubectl apply sends.
+    const review = await cluster.cli(['review', file, `--pools=${state}`]);
     expect({ code: review.code, stdout: review.stdout, stderr: review.stderr }).toEqual({ code: kubectl.code, stdout: kubectl.stdout, stderr: kubectl.stderr });
-    const fromCluster = await cluster.cli(['review', file, `--kubeconfig=${cluster.apiServer.kubeconfig}`, ...(exists ? ['--operation=UPDATE'] : [])]);
+    const fromCluster = await cluster.cli(['review', file, `--kubeconfig=${cluster.apiServer.kubeconfig}`]);
     expect(fromCluster).toMatchObject({ code: kubectl.code, stderr: kubectl.stderr });
   });
 
