@@ -9,7 +9,7 @@
 import { escapeUnprintable, quoteGoString } from '../field/quote.js';
 import type { IPVersion } from '../ip/ranges.js';
 import type { Parsed } from './annotations.js';
-import { BAD_PATTERN } from './go-match.js';
+import { BAD_PATTERN } from '../go/filepath-match.js';
 import { MATCHES_PER_REVIEW, mixOf, resolve, type Category, type DualStack, type MatchBudget, type Mix, type PoolCatalog } from './categories.js';
 
 /** Where candidates were written and what a refusal of them costs. */
