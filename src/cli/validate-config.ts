@@ -1,12 +1,10 @@
-import { isMap, parseAllDocuments, type Document } from 'yaml';
+import { isMap, parseAllDocuments } from 'yaml';
 import { escapeUnprintable, truncate } from '../field/quote.js';
+import { documentData, listItems } from '../manifest/read.js';
 import { ConfigMapSchema, validateSpiderpoolConfigMap } from '../rules/configmap.js';
 import type { CommandResult } from './review-file.js';
 
 type ParsedDocument = ReturnType<typeof parseAllDocuments>[number];
-
-/** How many aliases a manifest may expand, as in `conf.yml` reading (a billion-laughs guard). */
-const MAX_ALIAS_COUNT = 100;
 
 /**
  * `validate-config`: checks a `conf.yml`, or a manifest holding Spiderpool's ConfigMap, with
@@ -28,8 +26,9 @@ export function validateConfigText(text: string, configMapName: string): Command
   }
   const objects: unknown[] = [];
   for (const doc of documents) {
-    const problem = doc.errors[0]?.message ?? toObjects(doc, objects);
-    if (problem !== undefined) return usageError(`the manifest is not valid YAML: ${escapeUnprintable(truncate(firstLine(problem)))}`);
+    const data = documentData(doc);
+    if (!data.ok) return usageError(`the manifest is not valid YAML: ${data.reason}`);
+    objects.push(...(listItems(data.value) ?? [data.value]));
   }
   const allConfigMaps = objects.filter((o) => kindOf(o) === 'ConfigMap');
   const configMaps = allConfigMaps.filter((o) => nameOf(o) === configMapName);
@@ -48,30 +47,6 @@ export function validateConfigText(text: string, configMapName: string): Command
 /** Whether `doc`'s top level is a mapping with `apiVersion` and `kind`, even if it has errors. */
 function isManifestDocument(doc: ParsedDocument): boolean {
   return isMap(doc.contents) && doc.contents.has('apiVersion') && doc.contents.has('kind');
-}
-
-/**
- * Appends the objects of `doc` (the items of a `List`, else the document) to `objects`.
- *
- * @returns the reason when the document cannot be turned into data (an unresolved alias,
- *   too many aliases), else `undefined`.
- */
-function toObjects(doc: Document.Parsed, objects: unknown[]): string | undefined {
-  let value: unknown;
-  try {
-    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-  } catch (e) {
-    return (e as Error).message;
-  }
-  const items = (value as { items?: unknown } | null)?.items;
-  if (kindOf(value)?.endsWith('List') && Array.isArray(items)) objects.push(...items);
-  else objects.push(value);
-  return undefined;
-}
-
-/** The `yaml` package's messages end with a code frame on further lines; a CLI error is one line. */
-function firstLine(message: string): string {
-  return message.split('\n', 1)[0]!.trim();
 }
 
 function nameOf(value: unknown): unknown {
