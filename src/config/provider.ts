@@ -7,7 +7,7 @@ import { formatGoDuration } from '../duration/format.js';
 import { parseGoDuration } from '../duration/parse.js';
 import { suggestGoDuration } from '../duration/suggest.js';
 import { MINUTE, SECOND } from '../duration/units.js';
-import { invalid, required, type FieldError, type FieldWarning } from '../field/errors.js';
+import { invalid, MAX_WARNING_CHARS, required, type FieldError, type FieldWarning } from '../field/errors.js';
 import { quoteShown, truncate } from '../field/quote.js';
 import type { ProviderSettings } from './conf-yml.js';
 import { parseGoUrl } from './go-url.js';
@@ -30,7 +30,6 @@ export interface ProviderFindings {
 }
 
 const TIMEOUT_FIELD = 'iaasNetworkProvider.httpRequestTimeout';
-const MAX_WARNING_CHARS = 256;
 
 /**
  * Checks the provider settings as Spiderpool does, with field paths relative to `conf.yml`
@@ -48,9 +47,9 @@ export function checkProviderSettings(settings: ProviderSettings): ProviderFindi
     const message = (why: string) =>
       `${quoteShown(timeout)} is ignored while serverUrl and service.name are empty, but Spiderpool will refuse ` +
       `to start once the IaaS provider is enabled: it ${why}`;
-    // A warning is one line under 256 characters (with "data[conf.yml]."): the limit's reason goes first.
+    // The warning must fit MAX_WARNING_CHARS with its field under "data[conf.yml].": the limit's reason goes first.
     const full = message(problem.why);
-    const fits = `data[conf.yml].${TIMEOUT_FIELD}: ${full}`.length < MAX_WARNING_CHARS;
+    const fits = `data[conf.yml].${TIMEOUT_FIELD}: ${full}`.length <= MAX_WARNING_CHARS;
     return { errors: [], warnings: [{ field: TIMEOUT_FIELD, message: fits ? full : truncate(message(problem.why.split(' (')[0]!)) }] };
   }
   const errors = [settings.serverUrl === '' ? undefined : checkServerUrl(settings.serverUrl), ...checkService(service)];
