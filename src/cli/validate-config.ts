@@ -2,6 +2,7 @@ import { isMap, parseAllDocuments } from 'yaml';
 import { escapeUnprintable, truncate } from '../field/quote.js';
 import { documentData, listItems } from '../manifest/read.js';
 import { ConfigMapSchema, validateSpiderpoolConfigMap } from '../rules/configmap.js';
+import { renderWarnings } from './kubectl-output.js';
 import type { CommandResult } from './review-file.js';
 
 type ParsedDocument = ReturnType<typeof parseAllDocuments>[number];
@@ -22,7 +23,7 @@ type ParsedDocument = ReturnType<typeof parseAllDocuments>[number];
 export function validateConfigText(text: string, configMapName: string): CommandResult {
   const documents = parseAllDocuments(text);
   if (!documents.some(isManifestDocument)) {
-    return check({ metadata: { name: configMapName }, data: { 'conf.yml': text } }, configMapName);
+    return check({ metadata: { name: configMapName }, data: { 'conf.yml': text } }, configMapName, new Set());
   }
   const objects: unknown[] = [];
   for (const doc of documents) {
@@ -36,7 +37,8 @@ export function validateConfigText(text: string, configMapName: string): Command
     const found = allConfigMaps.length === 0 ? `found ${objects.length === 1 ? 'one object' : `${objects.length} objects`} and no ConfigMap` : `found ${allConfigMaps.map(described).join(', ')}`;
     return usageError(`the manifest has no ConfigMap named ${JSON.stringify(configMapName)} (${found}); pass --configmap-name to check one of another name`);
   }
-  const results = configMaps.map((configMap) => check(configMap, configMapName, true));
+  const seen = new Set<string>();
+  const results = configMaps.map((configMap) => check(configMap, configMapName, seen, true));
   return {
     exitCode: Math.max(...results.map((r) => r.exitCode)) as CommandResult['exitCode'],
     stdout: results.map((r) => r.stdout).join(''),
@@ -77,12 +79,13 @@ function usageError(message: string): CommandResult {
 /**
  * The webhook's decision on one ConfigMap, as the command prints it: on success exactly
  * what was checked; for a manifest's ConfigMap without conf.yml, the data keys it has.
+ * Warnings print as kubectl prints them, once each across the run (`seen`).
  */
-function check(configMap: unknown, configMapName: string, fromManifest = false): CommandResult {
+function check(configMap: unknown, configMapName: string, seen: Set<string>, fromManifest = false): CommandResult {
   const parsed = ConfigMapSchema.safeParse(configMap);
   if (!parsed.success) return usageError(`not a ConfigMap: ${parsed.error.issues[0]!.message}`);
   const verdict = validateSpiderpoolConfigMap(parsed.data, configMapName);
-  const warnings = (verdict.warnings ?? []).map((w) => `Warning: ${w}\n`).join('');
+  const warnings = renderWarnings(verdict.warnings, seen);
   const where = fromManifest ? `ConfigMap ${JSON.stringify(configMapName)}: ` : '';
   if (verdict.allowed) {
     return { exitCode: 0, stdout: `${where}Spiderpool's agent and controller would start with this conf.yml\n`, stderr: warnings };
