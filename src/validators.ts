@@ -10,7 +10,7 @@ import { dualStackInCluster } from './candidates/spiderpool-conf.js';
 import type { ClusterObjects } from './cluster/state.js';
 import { candidatePoolValidators } from './rules/candidate-pools.js';
 import { configMapValidator, type SpiderpoolConfigMapRef } from './rules/configmap.js';
-import type { PoolDirectory } from './rules/pool-pair.js';
+import { noPoolDirectory, type PoolDirectory } from './rules/pool-pair.js';
 import { spiderIPPoolValidator } from './rules/spiderippool.js';
 import { DEFAULT_CONFIGMAP_NAME } from './defaults.js';
 
@@ -18,8 +18,11 @@ import { DEFAULT_CONFIGMAP_NAME } from './defaults.js';
 export interface ReviewContext {
   /** Spiderpool's ConfigMap; default `spiderpool-conf` in any namespace. */
   configMap?: SpiderpoolConfigMapRef;
-  /** The SpiderIPPools (the server's informer cache, or `--pools`); the pair checks read them. */
-  pools: PoolDirectory;
+  /**
+   * The SpiderIPPools (the server's informer cache, or `--pools`); the pair checks read them.
+   * Without it those checks are skipped with a warning saying so ({@link NO_CLUSTER_REASON}).
+   */
+  pools?: PoolDirectory;
   /** Other stored objects (Namespaces, ConfigMaps, …) when known (`--pools`, `--kubeconfig`). */
   cluster?: ClusterObjects;
   /** `enableIPv6` of the watched spiderpool-conf (the server); else read from `cluster`, else not known. */
@@ -42,6 +45,9 @@ export const WEBHOOK_NAMES = {
   candidatePoolsNamespace: 'candidate-pools-namespace.iaas-webhook.spidernet.io',
 } as const;
 
+/** Why pair checks are skipped when no pool directory is given. */
+export const NO_CLUSTER_REASON = 'no cluster connection, so other SpiderIPPools are not known';
+
 /** Why dual-stack is not known when neither a watch nor a cluster state is given. */
 export const NO_CONF_REASON = 'no cluster connection, so spiderpool-conf is not known';
 
@@ -63,10 +69,11 @@ const CANDIDATE_WEBHOOKS: Record<string, string> = {
 /** Every validator, bound to `context`. */
 export function wireValidators(context: ReviewContext): WiredValidator[] {
   const dualStack = dualStackSource(context);
+  const pools = context.pools ?? noPoolDirectory(NO_CLUSTER_REASON);
   return [
-    { webhook: WEBHOOK_NAMES.spiderIPPool, validator: spiderIPPoolValidator(context.pools, dualStack) },
+    { webhook: WEBHOOK_NAMES.spiderIPPool, validator: spiderIPPoolValidator(pools, dualStack) },
     { webhook: WEBHOOK_NAMES.configMap, validator: configMapValidator(context.configMap) },
-    ...candidatePoolValidators({ pools: context.pools, dualStack }).map((validator) => ({
+    ...candidatePoolValidators({ pools, dualStack }).map((validator) => ({
       webhook: CANDIDATE_WEBHOOKS[validator.groupKind.kind] ?? WEBHOOK_NAMES.candidatePoolsWorkload,
       validator,
     })),

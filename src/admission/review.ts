@@ -2,12 +2,8 @@
  * `reviewAdmission`: the pure function from an AdmissionReview to the response
  * AdmissionReview, shared by the HTTPS server and the CLI.
  */
-import type { DualStack } from '../candidates/categories.js';
-import type { ClusterObjects } from '../cluster/state.js';
-import type { SpiderpoolConfigMapRef } from '../rules/configmap.js';
-import { noPoolDirectory, type PoolDirectory } from '../rules/pool-pair.js';
 import { renderPath } from '../field/path.js';
-import { wireValidators } from '../validators.js';
+import { wireValidators, type ReviewContext } from '../validators.js';
 import { allowed } from './response.js';
 import {
   ADMISSION_API_VERSION,
@@ -24,25 +20,8 @@ export class InvalidAdmissionReviewError extends Error {
   override name = 'InvalidAdmissionReviewError';
 }
 
-export interface ReviewOptions {
-  /** Spiderpool's ConfigMap; default `spiderpool-conf` in any namespace. */
-  configMap?: SpiderpoolConfigMapRef;
-  /**
-   * Other SpiderIPPools, for the dual-stack pair checks (the server's informer cache).
-   * Without it those checks are skipped with a warning saying so.
-   */
-  pools?: PoolDirectory;
-  /** Other stored objects, for validators that read them (see `src/validators.ts`). */
-  cluster?: ClusterObjects;
-  /**
-   * Whether Spiderpool runs dual-stack (`enableIPv6` of the watched `spiderpool-conf`), read
-   * at each review; without it, read from `cluster`'s spiderpool-conf, else not known.
-   */
-  dualStack?: () => DualStack;
-}
-
-/** Why pair checks are skipped when no pool directory is given. */
-export const NO_CLUSTER_REASON = 'no cluster connection, so other SpiderIPPools are not known';
+/** What the validators may read besides the request; the dispatch only passes it on (src/validators.ts). */
+export type ReviewOptions = ReviewContext;
 
 
 /**
@@ -94,8 +73,7 @@ export interface ReviewOutcome {
  *   AdmissionReview request with a `uid`.
  */
 export function createReviewer(options: ReviewOptions = {}): (body: unknown) => ReviewOutcome {
-  const pools = options.pools ?? noPoolDirectory(NO_CLUSTER_REASON);
-  const guards = wireValidators({ ...options, pools }).map(({ validator, webhook }) => guard(validator, webhook));
+  const guards = wireValidators(options).map(({ validator, webhook }) => guard(validator, webhook));
   return (body) => {
     const { request } = decodeAdmissionReview(body);
     const match = guards.find((g) => g.group === request.kind.group && g.kind === request.kind.kind);

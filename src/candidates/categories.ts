@@ -14,7 +14,8 @@
  */
 import type { IPVersion } from '../ip/ranges.js';
 import { PAIR_POOL_ANNOTATION, annotation, iaasProvider, ipVersionOf, type SpiderIPPool } from '../rules/pool.js';
-import { BAD_PATTERN, compileGoPattern, hasWildcard } from './go-match.js';
+import { BAD_PATTERN, compileGoPattern } from '../go/filepath-match.js';
+import { hasWildcard } from './wildcard.js';
 
 export type Category = 'paired' | 'iaas' | 'traditional';
 

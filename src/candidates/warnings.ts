@@ -6,10 +6,11 @@
  * start is what fails or behaves unexpectedly. Each is one line under 256 characters
  * without control characters (the API server drops a warning with any).
  */
+import { MAX_WARNING_CHARS } from '../field/errors.js';
 import { escapeUnprintable, quoteGoString } from '../field/quote.js';
 import type { IPVersion } from '../ip/ranges.js';
 import type { Parsed } from './annotations.js';
-import { BAD_PATTERN } from './go-match.js';
+import { BAD_PATTERN } from '../go/filepath-match.js';
 import { MATCHES_PER_REVIEW, mixOf, resolve, type Category, type DualStack, type MatchBudget, type Mix, type PoolCatalog } from './categories.js';
 
 /** Where candidates were written and what a refusal of them costs. */
@@ -28,8 +29,6 @@ export interface CandidateContext {
   dualStack: DualStack;
 }
 
-/** Kubernetes keeps warnings whole up to this many characters (k8s.io/apiserver admission warnings). */
-const MAX_WARNING_CHARS = 255;
 /** Names listed before the rest is counted. */
 const NAMES_SHOWN = 3;
 

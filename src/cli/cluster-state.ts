@@ -43,8 +43,8 @@ export async function loadState(source: StateSource): Promise<{ state: ClusterSt
     try {
       loaded = loadKubeConfig(source.kubeconfig);
     } catch (e) {
-      const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : ((e as Error).message ?? String(e)).split('\n', 1)[0];
-      throw new UsageError(`${source.kubeconfig}: cannot be read as a kubeconfig: ${why}`);
+      // The loader's message names the flag and the file already (and holds no excerpt of it).
+      throw new UsageError(String((e as Error)?.message ?? e).split('\n', 1)[0]);
     }
     if (loaded === undefined) throw new UsageError(`${source.kubeconfig}: no kubeconfig there`);
     objects = (await listClusterState(loaded.config, source.configMapName, source.poolsOnly)).map((object) => ({ object, source: source.kubeconfig! }));

@@ -4,7 +4,7 @@
  * same functions the server uses.
  */
 import { X509Certificate } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readText } from '../manifest/read.js';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { generateCertificates } from '../certs/generate.js';
 import { parseGoDuration } from '../duration/parse.js';
@@ -22,7 +22,6 @@ import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, startServer } from 
 import type { CommandResult } from './review-file.js';
 import { auditFromArguments } from './audit.js';
 import { reviewFromArguments } from './review.js';
-import { unreadable } from './unreadable.js';
 import { validateConfigText } from './validate-config.js';
 import { packageVersion } from './version.js';
 
@@ -60,7 +59,7 @@ function collect(value: string, previous: string[]): string[] {
 
 /** Reads a file, or standard input for `-`; a file it cannot read is named in plain words. */
 async function readInput(file: string): Promise<string> {
-  if (file !== '-') return readFile(file, 'utf8').catch((e: unknown) => Promise.reject(new Error(unreadable(file, e))));
+  if (file !== '-') return readText(file);
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');

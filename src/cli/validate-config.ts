@@ -1,13 +1,12 @@
-import { isMap, parseAllDocuments, type Document } from 'yaml';
+import { isMap, parseAllDocuments } from 'yaml';
 import { renderPath } from '../field/path.js';
 import { escapeUnprintable, truncate } from '../field/quote.js';
+import { documentData, listItems } from '../manifest/read.js';
 import { ConfigMapSchema, validateSpiderpoolConfigMap } from '../rules/configmap.js';
+import { renderWarnings } from './kubectl-output.js';
 import type { CommandResult } from './review-file.js';
 
 type ParsedDocument = ReturnType<typeof parseAllDocuments>[number];
-
-/** How many aliases a manifest may expand, as in `conf.yml` reading (a billion-laughs guard). */
-const MAX_ALIAS_COUNT = 100;
 
 /**
  * `validate-config`: checks a `conf.yml`, or a manifest holding Spiderpool's ConfigMap, with
@@ -25,12 +24,15 @@ const MAX_ALIAS_COUNT = 100;
 export function validateConfigText(text: string, configMapName: string): CommandResult {
   const documents = parseAllDocuments(text);
   if (!documents.some(isManifestDocument)) {
-    return check({ metadata: { name: configMapName }, data: { 'conf.yml': text } }, configMapName);
+    return check({ metadata: { name: configMapName }, data: { 'conf.yml': text } }, configMapName, new Set());
   }
   const objects: unknown[] = [];
   for (const doc of documents) {
-    const problem = doc.errors[0]?.message ?? toObjects(doc, objects);
-    if (problem !== undefined) return usageError(`the manifest is not valid YAML: ${escapeUnprintable(truncate(firstLine(problem)))}`);
+    const data = documentData(doc);
+    if (!data.ok) return usageError(`the manifest is not valid YAML: ${data.reason}`);
+    const items = listItems(data.value);
+    if (items === 'not a list') return usageError(`the manifest has a ${kindOf(data.value)} whose items is not a list`);
+    objects.push(...(items ?? [data.value]));
   }
   const allConfigMaps = objects.filter((o) => kindOf(o) === 'ConfigMap');
   const configMaps = allConfigMaps.filter((o) => nameOf(o) === configMapName);
@@ -38,7 +40,8 @@ export function validateConfigText(text: string, configMapName: string): Command
     const found = allConfigMaps.length === 0 ? `found ${objects.length === 1 ? 'one object' : `${objects.length} objects`} and no ConfigMap` : `found ${allConfigMaps.map(described).join(', ')}`;
     return usageError(`the manifest has no ConfigMap named ${JSON.stringify(configMapName)} (${found}); pass --configmap-name to check one of another name`);
   }
-  const results = configMaps.map((configMap) => check(configMap, configMapName, true));
+  const seen = new Set<string>();
+  const results = configMaps.map((configMap) => check(configMap, configMapName, seen, true));
   return {
     exitCode: Math.max(...results.map((r) => r.exitCode)) as CommandResult['exitCode'],
     stdout: results.map((r) => r.stdout).join(''),
@@ -49,30 +52,6 @@ export function validateConfigText(text: string, configMapName: string): Command
 /** Whether `doc`'s top level is a mapping with `apiVersion` and `kind`, even if it has errors. */
 function isManifestDocument(doc: ParsedDocument): boolean {
   return isMap(doc.contents) && doc.contents.has('apiVersion') && doc.contents.has('kind');
-}
-
-/**
- * Appends the objects of `doc` (the items of a `List`, else the document) to `objects`.
- *
- * @returns the reason when the document cannot be turned into data (an unresolved alias,
- *   too many aliases), else `undefined`.
- */
-function toObjects(doc: Document.Parsed, objects: unknown[]): string | undefined {
-  let value: unknown;
-  try {
-    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-  } catch (e) {
-    return (e as Error).message;
-  }
-  const items = (value as { items?: unknown } | null)?.items;
-  if (kindOf(value)?.endsWith('List') && Array.isArray(items)) objects.push(...items);
-  else objects.push(value);
-  return undefined;
-}
-
-/** The `yaml` package's messages end with a code frame on further lines; a CLI error is one line. */
-function firstLine(message: string): string {
-  return message.split('\n', 1)[0]!.trim();
 }
 
 function nameOf(value: unknown): unknown {
@@ -103,15 +82,16 @@ function usageError(message: string): CommandResult {
 /**
  * The webhook's decision on one ConfigMap, as the command prints it: on success exactly
  * what was checked; for a manifest's ConfigMap without conf.yml, the data keys it has.
+ * Warnings print as kubectl prints them, once each across the run (`seen`).
  */
-function check(configMap: unknown, configMapName: string, fromManifest = false): CommandResult {
+function check(configMap: unknown, configMapName: string, seen: Set<string>, fromManifest = false): CommandResult {
   const parsed = ConfigMapSchema.safeParse(configMap);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     return usageError(`not a ConfigMap: ${issue.path.length > 0 ? `${renderPath(issue.path)}: ` : ''}${issue.message}`);
   }
   const verdict = validateSpiderpoolConfigMap(parsed.data, configMapName);
-  const warnings = (verdict.warnings ?? []).map((w) => `Warning: ${w}\n`).join('');
+  const warnings = renderWarnings(verdict.warnings, seen);
   const where = fromManifest ? `ConfigMap ${JSON.stringify(configMapName)}: ` : '';
   if (verdict.allowed) {
     return { exitCode: 0, stdout: `${where}Spiderpool's agent and controller would start with this conf.yml\n`, stderr: warnings };

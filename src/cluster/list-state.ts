@@ -7,6 +7,7 @@
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../admission/build.js';
 import { isKubeObject } from '../manifest/read.js';
+import { summarizeApiError } from './api-error.js';
 import { abortAfter, SPIDERIPPOOL_RESOURCE } from './pool-cache.js';
 
 /** How long each list may take, in milliseconds. */
@@ -30,18 +31,18 @@ function itemsOf(list: RawList, apiVersion: string, kind: string): KubeObject[] 
     .map((item) => ({ ...item, apiVersion, kind }));
 }
 
+/** `call`, its failure as one line naming `what` (never client-node's whole HTTP exchange). */
 async function listing<T>(what: string, call: () => Promise<T>, timeout: { ms: number; server: string }): Promise<T> {
   try {
     return await call();
   } catch (e) {
-    const err = e as { message?: unknown; code?: unknown; statusCode?: unknown; name?: unknown };
+    const name = (e as { name?: unknown } | null)?.name;
     // The request's timeout aborts it; the fetch error then says only "The user aborted a request."
-    if (err?.name === 'AbortError' || err?.name === 'TimeoutError') {
+    if (name === 'AbortError' || name === 'TimeoutError') {
       throw new ClusterListError(`cannot list ${what} from the cluster: no answer within ${timeout.ms / 1000}s from ${timeout.server}; check that the API server is reachable`);
     }
-    const status = typeof err?.code === 'number' ? err.code : typeof err?.statusCode === 'number' ? err.statusCode : undefined;
-    const message = typeof err?.message === 'string' ? err.message.split('\n', 1)[0] : String(e);
-    throw new ClusterListError(`cannot list ${what} from the cluster${status === undefined ? '' : ` (HTTP ${status})`}: ${message}`);
+    const { statusCode, message } = summarizeApiError(e);
+    throw new ClusterListError(`cannot list ${what} from the cluster${statusCode === undefined ? '' : ` (HTTP ${statusCode})`}: ${message}`);
   }
 }
 

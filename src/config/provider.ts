@@ -7,7 +7,7 @@ import { formatGoDuration } from '../duration/format.js';
 import { parseGoDuration } from '../duration/parse.js';
 import { suggestGoDuration } from '../duration/suggest.js';
 import { MINUTE, SECOND } from '../duration/units.js';
-import { invalid, required, type FieldError, type FieldWarning } from '../field/errors.js';
+import { invalid, MAX_WARNING_CHARS, required, type FieldError, type FieldWarning } from '../field/errors.js';
 import { quoteShort, quoteShown, truncate } from '../field/quote.js';
 import type { ProviderSettings } from './conf-yml.js';
 import { parseGoUrl } from './go-url.js';
@@ -30,7 +30,6 @@ export interface ProviderFindings {
 }
 
 const TIMEOUT_FIELD = 'iaasNetworkProvider.httpRequestTimeout';
-const MAX_WARNING_CHARS = 256;
 /** Characters of a long timeout a warning shows (the rest of the warning takes ~190). */
 const SHOWN_WHEN_LONG = 32;
 
@@ -50,9 +49,9 @@ export function checkProviderSettings(settings: ProviderSettings): ProviderFindi
     const message = (shown: string, why: string) =>
       `${shown} is ignored while serverUrl and service.name are empty, but Spiderpool will refuse ` +
       `to start once the IaaS provider is enabled: it ${why}`;
-    // A warning is one line under 256 characters (with "data[conf.yml]."): the limit's reason goes
+    // A warning is one line of at most MAX_WARNING_CHARS (with "data[conf.yml]."): the limit's reason goes
     // first, then a long value is cut short.
-    const fits = (m: string) => `data[conf.yml].${TIMEOUT_FIELD}: ${m}`.length < MAX_WARNING_CHARS;
+    const fits = (m: string) => `data[conf.yml].${TIMEOUT_FIELD}: ${m}`.length <= MAX_WARNING_CHARS;
     const brief = problem.why.split(' (')[0]!;
     const full = message(quoteShown(timeout), problem.why);
     const shorter = message(quoteShown(timeout), brief);

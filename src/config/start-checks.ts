@@ -5,7 +5,7 @@
  * Spiderpool's messages name the Helm values path; these name the conf.yml path.
  */
 import { ADVICE_VALUE_CHARS, escapeShort } from '../field/quote.js';
-import { goFilepathMatch } from './go-match.js';
+import { BAD_PATTERN, goMatch } from '../go/filepath-match.js';
 import type { GoStruct, GoValue } from './schema.js';
 
 /** One failed check: the field, the value as written, why, and what to write instead. */
@@ -62,7 +62,7 @@ export function startProblems(conf: GoStruct): StartProblem[] {
     selectorProblem(get(rule, 'nodeSelector'), `${at}.nodeSelector`, problems);
     for (const key of ['includeInterfaces', 'excludeInterfaces']) {
       list(get(rule, key)).forEach((pattern, j) => {
-        if (goFilepathMatch(pattern as string, 'eth0') !== 'bad pattern') return;
+        if (goMatch(pattern as string, 'eth0') !== BAD_PATTERN) return;
         problems.push({
           field: `${at}.${key}[${j}]`,
           badValue: pattern as string,

@@ -73,6 +73,12 @@ export function aggregateFieldErrors(errors: readonly FieldError[]): string {
   return messages.length === 1 ? messages[0]! : `[${messages.join(', ')}]`;
 }
 
+/**
+ * Longest warning, in characters, that stays whole and on one line for the person who
+ * applied (developer guide: warnings are under 256 characters).
+ */
+export const MAX_WARNING_CHARS = 255;
+
 /** A warning about one field: accepted, but worth the user's attention. */
 export interface FieldWarning {
   field: string;

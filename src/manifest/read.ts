@@ -43,12 +43,26 @@ export function isKubeObject(value: unknown): value is KubeObject {
  *
  * @returns `undefined` for an object that is no list, `'not a list'` for items of another shape.
  */
-function listItems(value: KubeObject): unknown[] | 'not a list' | undefined {
-  if (!value.kind.endsWith('List')) return undefined;
+export function listItems(value: unknown): unknown[] | 'not a list' | undefined {
+  if (!isKubeObject(value) || !value.kind.endsWith('List')) return undefined;
   const items = value['items'];
   if (Array.isArray(items)) return items;
   if (items === null || (items === undefined && value.kind === 'List')) return [];
   return items === undefined ? undefined : 'not a list';
+}
+
+/** One parsed YAML document: its data, or why it has none in one line (`syntax` for a syntax error). */
+export type DocumentData = { ok: true; value: unknown } | { ok: false; syntax: boolean; reason: string };
+
+/** The data of `doc`, with the alias guard; never throws. */
+export function documentData(doc: ReturnType<typeof parseAllDocuments>[number]): DocumentData {
+  const error = doc.errors[0];
+  if (error !== undefined) return { ok: false, syntax: true, reason: firstLine(error.message) };
+  try {
+    return { ok: true, value: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
+  } catch (e) {
+    return { ok: false, syntax: false, reason: firstLine((e as Error).message) };
+  }
 }
 
 /**
@@ -59,15 +73,9 @@ function listItems(value: KubeObject): unknown[] | 'not a list' | undefined {
 export function parseDocuments(text: string, source: string): unknown[] {
   const values: unknown[] = [];
   for (const doc of parseAllDocuments(text)) {
-    const error = doc.errors[0];
-    if (error !== undefined) throw new ManifestError(`${source}: not valid YAML or JSON: ${firstLine(error.message)}`);
-    let value: unknown;
-    try {
-      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-    } catch (e) {
-      throw new ManifestError(`${source}: cannot be read as data: ${firstLine((e as Error).message)}`);
-    }
-    if (value !== null && value !== undefined) values.push(value);
+    const data = documentData(doc);
+    if (!data.ok) throw new ManifestError(`${source}: ${data.syntax ? 'not valid YAML or JSON' : 'cannot be read as data'}: ${data.reason}`);
+    if (data.value !== null && data.value !== undefined) values.push(data.value);
   }
   return values;
 }
@@ -103,11 +111,22 @@ export async function readText(file: string): Promise<string> {
   }
 }
 
-/** `ENOENT` and friends in plain words. */
+/** Node's file-system error codes in plain words, as `ls` and `cat` would say them. */
+const FILE_ERROR_REASONS: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file or folder',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'is a folder, not a file',
+  ENOTDIR: 'a part of the path is not a folder',
+  ELOOP: 'too many symbolic links',
+  ENAMETOOLONG: 'the name is too long',
+  EMFILE: 'too many open files',
+};
+
+/** `nope.yml: cannot be read: no such file or folder` for an error reading `file`. */
 function describeFileError(file: string, e: unknown): string {
-  const code = (e as NodeJS.ErrnoException).code;
-  const why =
-    code === 'ENOENT' ? 'no such file or folder' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'is a folder, not a file' : ((e as Error).message ?? String(e));
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  const why = (code !== undefined ? FILE_ERROR_REASONS[code] : undefined) ?? (e instanceof Error ? e.message : String(e));
   return `${file}: cannot be read: ${why}`;
 }
 

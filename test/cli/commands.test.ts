@@ -152,6 +152,15 @@ items:
     expect(result.stderr).toMatch(/^Warning: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: "100s" is ignored while serverUrl and service.name are empty/);
   });
 
+  it('prints each warning once across the ConfigMaps of a manifest, as kubectl does', () => {
+    const ignored = (namespace: string) =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: spiderpool-conf\n  namespace: ${namespace}\ndata:\n  conf.yml: |\n    iaasNetworkProvider:\n      httpRequestTimeout: 100s\n`;
+    const result = validateConfigText(`${ignored('a')}---\n${ignored('b')}`, 'spiderpool-conf');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.split('\n').filter(Boolean)).toHaveLength(2);
+    expect(result.stderr.match(/^Warning: /gm)).toHaveLength(1);
+  });
+
   it('refuses text that is not YAML with its line and column', () => {
     const result = validateConfigText('iaasNetworkProvider: [\n', 'spiderpool-conf');
     expect(result.exitCode).toBe(1);

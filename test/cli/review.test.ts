@@ -183,6 +183,17 @@ describe('review from the command line', () => {
     expect(result).toEqual({ exitCode: 2, stdout: '', stderr: expect.stringMatching(message) });
   });
 
+  it.each([
+    ['not YAML', 'token: secret-value\nusers: [', /^error: cannot read the kubeconfig given by --kubeconfig \(.*broken-kubeconfig\): \S[^\n]*\n$/],
+    ['without a current-context', 'apiVersion: v1\nkind: Config\nclusters: []\n', /^error: cannot use the kubeconfig given by --kubeconfig \(.*broken-kubeconfig\): it sets no current-context; [^\n]*\n$/],
+  ])('a kubeconfig %s is named once, in the loader\'s words', async (_, text, message) => {
+    const file = path.join(dir, 'broken-kubeconfig');
+    await writeFile(file, text);
+    const result = await reviewFromArguments(path.join(dir, 'new.yaml'), { ...args, kubeconfig: file }, noStdin);
+    expect(result).toEqual({ exitCode: 2, stdout: '', stderr: expect.stringMatching(message) });
+    expect(result.stderr).not.toContain('secret-value');
+  });
+
   it('NEW may be a folder of manifests, as for kubectl apply -f', async () => {
     const folder = await mkdtemp(path.join(dir, 'new-'));
     await writeFile(path.join(folder, 'a.yaml'), yaml(pool('a')));

@@ -213,7 +213,7 @@ describe('review and validate-config', () => {
   it('a missing file is a one-line error, not a stack trace', async () => {
     const result = await run(['validate-config', path.join(workDir, 'nope.yml')]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`error: cannot read ${path.join(workDir, 'nope.yml')}: no such file\n`);
+    expect(result.stderr).toBe(`error: ${path.join(workDir, 'nope.yml')}: cannot be read: no such file or folder\n`);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The port of Go's `path/filepath.Match` (src/candidates/go-match.ts), step by step and
+ * The port of Go's `path/filepath.Match` (src/go/filepath-match.ts), step by step and
  * compiled, against Go's own on generated patterns and names that lean on the syntax
  * (stars, classes, ranges, negation, escapes, separators, multi-byte characters). Needs Go.
  */
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { BAD_PATTERN, compileGoPattern, goMatch } from '../../src/candidates/go-match.js';
+import { BAD_PATTERN, compileGoPattern, goMatch } from '../../src/go/filepath-match.js';
 
 const ORACLE_DIR = fileURLToPath(new URL('match-oracle', import.meta.url));
 let dir: string;

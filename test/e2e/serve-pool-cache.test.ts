@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NO_CLUSTER_REASON } from '../../src/admission/review.js';
+import { NO_CLUSTER_REASON } from '../../src/validators.js';
 import { NOT_SYNCED_REASON } from '../../src/cluster/pool-index.js';
 import { WEBHOOK_PATHS } from '../../src/defaults.js';
 import { FakePoolApiServer, kubeConfigFor } from '../cluster/fake-api-server.js';

@@ -1,4 +1,5 @@
-import { NO_CLUSTER_REASON, reviewAdmission } from '../../src/admission/review.js';
+import { reviewAdmission } from '../../src/admission/review.js';
+import { NO_CLUSTER_REASON } from '../../src/validators.js';
 import { AdmissionReviewResponseSchema } from '../../src/admission/schema.js';
 import { loadReview } from '../fixtures/load.js';
 

@@ -1,5 +1,5 @@
 // Command match-oracle answers how Go's path/filepath.Match treats a pattern and a name,
-// for the webhook's port of it (src/candidates/go-match.ts). One JSON object per line on
+// for the webhook's port of it (src/go/filepath-match.ts). One JSON object per line on
 // stdin, {"pattern": "...", "name": "..."}; one per line on stdout, in the same order:
 // {"matched": true|false} or {"error": "syntax error in pattern"}.
 package main

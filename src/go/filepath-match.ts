@@ -1,8 +1,10 @@
 /**
- * Go's `path/filepath.Match` on Linux (src/path/filepath/match.go), which Spiderpool uses to
- * expand a wildcard pool name (`ParseWildcardPoolNameList` in pkg/ippoolmanager): the same
- * steps in the same order, on UTF-8 bytes as Go's strings are, so that every pattern matches,
- * fails or is refused (`ErrBadPattern`) exactly as it does there.
+ * Go's `path/filepath.Match` on Linux (src/path/filepath/match.go, Go 1.26): the same steps
+ * in the same order, on UTF-8 bytes as Go's strings are, so that every pattern matches, fails
+ * or is refused (`ErrBadPattern`) exactly as it does there. Spiderpool calls it in two places
+ * this webhook reproduces: expanding a wildcard pool name (`ParseWildcardPoolNameList` in
+ * pkg/ippoolmanager) and checking each masterNIC interface pattern of conf.yml with
+ * `filepath.Match(pattern, "eth0")` at start.
  *
  *   pattern:  { term }
  *   term:     '*' (any run of non-'/' bytes) | '?' (one non-'/' character)
@@ -11,8 +13,9 @@
  *
  * Go checks the rest of a chunk for well-formedness even after the name failed to match it,
  * but never looks at chunks after a failed one: so whether a pattern is refused can depend on
- * the name (`a*[` is refused against `a`, not against `b`). {@link compileGoPattern} keeps
- * that: its quick rejection is taken only where Go's answer is `false` without an error.
+ * the name (`a*[` is refused against `a`, not against `b`; `x*[` is not refused against
+ * "eth0"). {@link compileGoPattern} keeps that: its quick rejection is taken only where Go's
+ * answer is `false` without an error.
  */
 
 /** Go's `filepath.ErrBadPattern`, as Go renders it. */
@@ -197,14 +200,6 @@ export function goMatchBytes(p: Uint8Array, name: Uint8Array): MatchResult {
 /** Go's `filepath.Match(pattern, name)`. */
 export function goMatch(pattern: string, name: string): MatchResult {
   return goMatchBytes(encoder.encode(pattern), encoder.encode(name));
-}
-
-/**
- * Spiderpool's `HasWildcardInStr` (pkg/ippoolmanager/utils.go): a name with `?` or `*`, or
- * with both `[` and `]`, is expanded; any other name is taken literally (`a[b` names a pool).
- */
-export function hasWildcard(name: string): boolean {
-  return name.includes('?') || name.includes('*') || (name.includes('[') && name.includes(']'));
 }
 
 /** A pattern prepared for matching many names. */
