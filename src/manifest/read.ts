@@ -44,10 +44,10 @@ export function isKubeObject(value: unknown): value is KubeObject {
  * @returns `undefined` for an object that is no list, `'not a list'` for items of another shape.
  */
 export function listItems(value: unknown): unknown[] | 'not a list' | undefined {
-  if (!isKubeObject(value) || !value.kind.endsWith('List')) return undefined;
-  const items = value['items'];
+  const { kind, items } = (value ?? {}) as { kind?: unknown; items?: unknown };
+  if (typeof kind !== 'string' || !kind.endsWith('List')) return undefined;
   if (Array.isArray(items)) return items;
-  if (items === null || (items === undefined && value.kind === 'List')) return [];
+  if (items === null || (items === undefined && kind === 'List')) return [];
   return items === undefined ? undefined : 'not a list';
 }
 

@@ -38,7 +38,10 @@ describe('listItems', () => {
   test.each([
     [{ kind: 'List', items: [1] }, [1]],
     [{ kind: 'ConfigMapList', items: [] }, []],
-    [{ kind: 'List' }, undefined],
+    [{ kind: 'List' }, []],
+    [{ kind: 'List', items: null }, []],
+    [{ kind: 'ConfigMapList' }, undefined],
+    [{ kind: 'List', items: 5 }, 'not a list'],
     [{ kind: 'ConfigMap', items: [1] }, undefined],
     [null, undefined],
     ['List', undefined],
