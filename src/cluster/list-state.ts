@@ -44,11 +44,11 @@ async function listing<T>(what: string, call: () => Promise<T>): Promise<T> {
 /**
  * Lists the state from the cluster `config` connects to.
  *
- * @param configMapName Spiderpool's ConfigMap name.
- * @param poolsOnly list only the SpiderIPPools (`audit`: its user needs no other permission).
+ * @param configMapName Spiderpool's ConfigMap name, listed with the Namespaces; absent, only
+ *   the SpiderIPPools are listed (`audit`: its user needs no other permission).
  * @throws ClusterListError when a list fails or times out.
  */
-export async function listClusterState(config: KubeConfig, configMapName: string, poolsOnly = false): Promise<KubeObject[]> {
+export async function listClusterState(config: KubeConfig, configMapName?: string): Promise<KubeObject[]> {
   const custom = config.makeApiClient(CustomObjectsApi);
   const core = config.makeApiClient(CoreV1Api);
   const options = abortAfter(LIST_TIMEOUT_MS);
@@ -56,8 +56,8 @@ export async function listClusterState(config: KubeConfig, configMapName: string
   const [pools, namespaces, configMaps] = await Promise.all([
     listing('SpiderIPPools', () => custom.listClusterCustomObject({ ...SPIDERIPPOOL_RESOURCE }, options) as Promise<RawList>),
     // Typed lists come back as client-node's models; serialize them back to the JSON the API sent.
-    poolsOnly ? none : listing('Namespaces', async () => JSON.parse(JSON.stringify(await core.listNamespace({}, options))) as RawList),
-    poolsOnly
+    configMapName === undefined ? none : listing('Namespaces', async () => JSON.parse(JSON.stringify(await core.listNamespace({}, options))) as RawList),
+    configMapName === undefined
       ? none
       : listing(`ConfigMaps named ${JSON.stringify(configMapName)}`, async () =>
           JSON.parse(JSON.stringify(await core.listConfigMapForAllNamespaces({ fieldSelector: `metadata.name=${configMapName}` }, options))) as RawList,
