@@ -7,7 +7,8 @@
  *   stored: time and pools re-judged per event. O(pairs touched) means both stay the same
  *   as the pool count grows tenfold.
  *
- * Prints a table and writes bench/results/pools.json. Timing is reported, never asserted
+ * Prints a table and writes bench/results/pools.json (not with `--quick`, the smoke run:
+ * run.ts starts this first). Timing is reported, never asserted
  * (a unit test asserts the re-judgement count: test/audit/pool-violations.test.ts).
  */
 import { writeFileSync } from 'node:fs';
@@ -97,7 +98,7 @@ const results = {
     timeRatio10000To1000: Number((large.usPerEvent / small.usPerEvent).toFixed(2)),
   },
 };
-writeFileSync(join(REPO_DIR, 'bench/results/pools.json'), JSON.stringify(results, null, 2) + '\n');
+if (!process.argv.includes('--quick')) writeFileSync(join(REPO_DIR, 'bench/results/pools.json'), JSON.stringify(results, null, 2) + '\n');
 console.log('pool judgement at scale (bench/pools.ts)');
 console.log(`  audit of 10 000 pools (1 000 pairs): ${results.audit10000Pools1000Pairs.medianMs} ms (median of 5; ${audit.violations} violations)`);
 console.log(`  cache upkeep per pool event, 1 000 pools:  ${results.upkeepPerEvent.pools1000.us} µs, ${small.judgementsPerEvent} pools re-judged`);

@@ -158,6 +158,9 @@ async function main(): Promise<void> {
   });
   if (flags.rounds !== undefined && !/^[1-9][0-9]*$/.test(flags.rounds)) throw new Error(`--rounds must be a positive whole number, not ${flags.rounds}`);
   const plan: Plan = flags.quick ? PLAN.quick : { ...PLAN.full, rounds: flags.rounds ? Number(flags.rounds) : PLAN.full.rounds };
+  // First part: the pool judgement at scale; with --quick it writes no result file, so the
+  // smoke run (CI) leaves the committed bench/results/pools.json alone.
+  execFileSync(process.execPath, [join(REPO_DIR, 'dist-bench/bench/pools.js'), ...(flags.quick ? ['--quick'] : [])], { stdio: 'inherit' });
   const work = mkdtempSync(join(tmpdir(), 'webhook-bench-'));
   const certDir = join(work, 'certs');
   const ca = makeCertificates(certDir);

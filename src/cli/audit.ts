@@ -53,7 +53,6 @@ export interface AuditArguments {
   pools: string[];
   kubeconfig?: string;
   output?: 'json';
-  configmapName: string;
 }
 
 /**
@@ -64,7 +63,7 @@ export interface AuditArguments {
 export async function auditFromArguments(args: AuditArguments): Promise<CommandResult> {
   let loaded: Awaited<ReturnType<typeof loadState>>;
   try {
-    loaded = await loadState({ pools: args.pools, configMapName: args.configmapName, poolsOnly: true, ...(args.kubeconfig !== undefined ? { kubeconfig: args.kubeconfig } : {}) });
+    loaded = await loadState({ pools: args.pools, ...(args.kubeconfig !== undefined ? { kubeconfig: args.kubeconfig } : {}) });
   } catch (e) {
     if (e instanceof UsageError || e instanceof ManifestError || (e as Error).name === 'ClusterListError') return { exitCode: 2, stdout: '', stderr: `error: ${(e as Error).message}\n` };
     throw e;

@@ -13,9 +13,11 @@ export interface StateSource {
   pools: readonly string[];
   /** `--kubeconfig`: list the state from that cluster instead. */
   kubeconfig?: string;
-  configMapName: string;
-  /** With `kubeconfig`: list only the SpiderIPPools. */
-  poolsOnly?: boolean;
+  /**
+   * With `kubeconfig`: Spiderpool's ConfigMap, listed with the Namespaces beside the
+   * SpiderIPPools; absent, only the SpiderIPPools are listed (`audit`).
+   */
+  configMapName?: string;
 }
 
 /** A usage error: exit 2 with this one-line message. */
@@ -47,7 +49,7 @@ export async function loadState(source: StateSource): Promise<{ state: ClusterSt
       throw new UsageError(String((e as Error)?.message ?? e).split('\n', 1)[0]);
     }
     if (loaded === undefined) throw new UsageError(`${source.kubeconfig}: no kubeconfig there`);
-    objects = (await listClusterState(loaded.config, source.configMapName, source.poolsOnly)).map((object) => ({ object, source: source.kubeconfig! }));
+    objects = (await listClusterState(loaded.config, source.configMapName)).map((object) => ({ object, source: source.kubeconfig! }));
   } else if (source.pools.length > 0) {
     objects = await readManifestPaths(source.pools);
   } else return undefined;

@@ -216,7 +216,6 @@ program
   .description('judge every stored IaaS pool as a CREATE would and list what breaks the rules; exit 0 none, 1 some, 2 bad input')
   .option('--pools <path>', 'the pools: a file or folder of manifests (kind: List included); repeatable', collect, [])
   .option('--kubeconfig <file>', 'list the pools from this cluster once, instead of --pools')
-  .option('--configmap-name <name>', "name of Spiderpool's ConfigMap", DEFAULT_CONFIGMAP_NAME)
   .addOption(new Option('-o, --output <format>', 'json: the report for machines').choices(['json']))
   .action(async (opts) => {
     finish(await auditFromArguments(opts));

@@ -49,12 +49,12 @@ async function listing<T>(what: string, call: () => Promise<T>, timeout: { ms: n
 /**
  * Lists the state from the cluster `config` connects to.
  *
- * @param configMapName Spiderpool's ConfigMap name.
- * @param poolsOnly list only the SpiderIPPools (`audit`: its user needs no other permission).
+ * @param configMapName Spiderpool's ConfigMap name, listed with the Namespaces; absent, only
+ *   the SpiderIPPools are listed (`audit`: its user needs no other permission).
  * @param timeoutMs how long each list may take (default 30 s).
  * @throws ClusterListError when a list fails or times out.
  */
-export async function listClusterState(config: KubeConfig, configMapName: string, poolsOnly = false, timeoutMs = LIST_TIMEOUT_MS): Promise<KubeObject[]> {
+export async function listClusterState(config: KubeConfig, configMapName?: string, timeoutMs = LIST_TIMEOUT_MS): Promise<KubeObject[]> {
   const custom = config.makeApiClient(CustomObjectsApi);
   const core = config.makeApiClient(CoreV1Api);
   const options = abortAfter(timeoutMs);
@@ -63,8 +63,8 @@ export async function listClusterState(config: KubeConfig, configMapName: string
   const [pools, namespaces, configMaps] = await Promise.all([
     listing('SpiderIPPools', () => custom.listClusterCustomObject({ ...SPIDERIPPOOL_RESOURCE }, options) as Promise<RawList>, timeout),
     // Typed lists come back as client-node's models; serialize them back to the JSON the API sent.
-    poolsOnly ? none : listing('Namespaces', async () => JSON.parse(JSON.stringify(await core.listNamespace({}, options))) as RawList, timeout),
-    poolsOnly
+    configMapName === undefined ? none : listing('Namespaces', async () => JSON.parse(JSON.stringify(await core.listNamespace({}, options))) as RawList, timeout),
+    configMapName === undefined
       ? none
       : listing(`ConfigMaps named ${JSON.stringify(configMapName)}`, async () =>
           JSON.parse(JSON.stringify(await core.listConfigMapForAllNamespaces({ fieldSelector: `metadata.name=${configMapName}` }, options))) as RawList,

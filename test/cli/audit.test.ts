@@ -60,18 +60,17 @@ describe('audit', () => {
       await writeFile(path.join(dir, 'good.json'), JSON.stringify(POOLS[0]));
     });
     afterAll(() => rm(dir, { recursive: true, force: true }));
-    const args = { configmapName: 'spiderpool-conf' };
 
     it('exit 1 with violations, 0 without; -o json for machines', async () => {
-      expect(await auditFromArguments({ ...args, pools: [path.join(dir, 'pools.yaml')] })).toMatchObject({ exitCode: 1, stdout: expect.stringContaining('3 violations') });
-      expect(await auditFromArguments({ ...args, pools: [path.join(dir, 'good.json')] })).toEqual({ exitCode: 0, stdout: 'no violations in 1 IaaS pool (1 SpiderIPPool in all)\n', stderr: '' });
-      const json = await auditFromArguments({ ...args, pools: [path.join(dir, 'pools.yaml')], output: 'json' });
+      expect(await auditFromArguments({ pools: [path.join(dir, 'pools.yaml')] })).toMatchObject({ exitCode: 1, stdout: expect.stringContaining('3 violations') });
+      expect(await auditFromArguments({ pools: [path.join(dir, 'good.json')] })).toEqual({ exitCode: 0, stdout: 'no violations in 1 IaaS pool (1 SpiderIPPool in all)\n', stderr: '' });
+      const json = await auditFromArguments({ pools: [path.join(dir, 'pools.yaml')], output: 'json' });
       expect(JSON.parse(json.stdout)).toEqual(JSON.parse(JSON.stringify(report)));
     });
 
     it('exit 2 with one line for no state or an unreadable one', async () => {
-      expect(await auditFromArguments({ ...args, pools: [] })).toMatchObject({ exitCode: 2, stderr: expect.stringMatching(/^error: give the pools to audit/) });
-      expect(await auditFromArguments({ ...args, pools: ['/nonexistent'] })).toEqual({ exitCode: 2, stdout: '', stderr: 'error: /nonexistent: cannot be read: no such file or folder\n' });
+      expect(await auditFromArguments({ pools: [] })).toMatchObject({ exitCode: 2, stderr: expect.stringMatching(/^error: give the pools to audit/) });
+      expect(await auditFromArguments({ pools: ['/nonexistent'] })).toEqual({ exitCode: 2, stdout: '', stderr: 'error: /nonexistent: cannot be read: no such file or folder\n' });
     });
   });
 });

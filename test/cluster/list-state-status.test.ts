@@ -13,13 +13,13 @@ describe('listClusterState (audit --kubeconfig: pools only)', () => {
   it('lists the pools with apiVersion and kind set on each item', async () => {
     const { apiVersion, kind, ...item } = pool('p1', '5');
     api.lists = [{ status: 200, items: [item] }];
-    const objects = await listClusterState(kubeConfigFor(url), 'spiderpool-conf', true);
+    const objects = await listClusterState(kubeConfigFor(url));
     expect(objects).toEqual([{ apiVersion, kind, ...item }]);
   });
 
   it("a refusal is one line with the API server's message, not client-node's HTTP exchange", async () => {
     api.lists = [{ status: 403, statusBody: FORBIDDEN_LIST_STATUS }];
-    const error = await listClusterState(kubeConfigFor(url), 'spiderpool-conf', true).catch((e: unknown) => e);
+    const error = await listClusterState(kubeConfigFor(url)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClusterListError);
     expect((error as Error).message).toBe(`cannot list SpiderIPPools from the cluster (HTTP 403): ${FORBIDDEN_LIST_STATUS.message}`);
   });

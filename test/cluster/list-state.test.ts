@@ -26,7 +26,7 @@ describe('listClusterState', () => {
       contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
       currentContext: 'x',
     });
-    await expect(listClusterState(config, 'spiderpool-conf', true, 300)).rejects.toThrow(
+    await expect(listClusterState(config, undefined, 300)).rejects.toThrow(
       /^cannot list SpiderIPPools from the cluster: no answer within 0\.3s from https:\/\/127\.0\.0\.1:\d+; check that the API server is reachable$/,
     );
   });

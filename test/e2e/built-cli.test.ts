@@ -217,3 +217,11 @@ describe('review and validate-config', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
   });
 });
+
+describe('audit flags', () => {
+  // audit reads only SpiderIPPools; it once accepted --configmap-name and ignored it.
+  it('refuses --configmap-name, which it would not read, with exit 2 and one line', async () => {
+    const result = await run(['audit', '--pools', fixture('pool-update-node-to-global'), '--configmap-name', 'my-spiderpool-conf']);
+    expect(result).toEqual({ code: 2, stdout: '', stderr: "error: unknown option '--configmap-name'\n(run with --help for usage)\n" });
+  });
+});

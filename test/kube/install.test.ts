@@ -10,7 +10,7 @@
  *   2         the pods run as deploy/ says (uid, capabilities, seccomp, read-only root)
  *   3         the API server calls the webhook through its Service
  *   4         what kubectl prints (README, "What kubectl shows")
- *   5         the pool cache syncs in-cluster with deploy/rbac.yaml, and does not
+ *   5         the pool cache syncs in-cluster with deploy/base/rbac.yaml, and does not
  *             without one of its verbs
  *   6         the fault run: a pod deleted, then a rollout restart, under steady load:
  *             no admission call fails
@@ -278,7 +278,7 @@ describe('4. what kubectl prints (README, "What kubectl shows")', () => {
   });
 });
 
-describe('5. the pool cache, in-cluster with deploy/rbac.yaml', () => {
+describe('5. the pool cache, in-cluster with deploy/base/rbac.yaml', () => {
   it('lists and watches SpiderIPPools with the RBAC as installed', async () => {
     expect((await apply(pool('cache-follows-1', ['worker-1']))).code).toBe(0);
     await poolCachesFollow(60_000);
@@ -293,7 +293,7 @@ describe('5. the pool cache, in-cluster with deploy/rbac.yaml', () => {
         expect((await apply(pool(`cache-without-${verb}`, ['worker-1']))).code).toBe(0);
         await expect(poolCachesFollow(20_000)).rejects.toThrow(/pool caches to follow the cluster/);
       } finally {
-        // The README's install again restores deploy/rbac.yaml.
+        // The README's install again restores deploy/base/rbac.yaml.
         await mustKubectl(['apply', '-k', overlay]);
         await restartAndWait();
       }

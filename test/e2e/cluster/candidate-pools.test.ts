@@ -3,7 +3,7 @@
  * warnings on workloads, Pods and Namespaces, sent only for objects carrying a pool
  * annotation (matchConditions), never blocking a write (failurePolicy: Ignore), and the
  * spiderpool-conf watch that decides whether a paired IaaS pool ranks first, readable with
- * the namespaced, resourceNames-restricted Role of deploy/rbac.yaml.
+ * the namespaced, resourceNames-restricted Role of deploy/base/rbac.yaml.
  */
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
@@ -198,7 +198,7 @@ describe('the webhook stopped: writes go through (failurePolicy: Ignore)', () =>
   });
 });
 
-describe("deploy/rbac.yaml's spiderpool-conf reader", () => {
+describe("deploy/base/rbac.yaml's spiderpool-conf reader", () => {
   const as = '--as=system:serviceaccount:spiderpool-iaas-webhook:spiderpool-iaas-webhook';
   const raw = (query: string) => cluster.kubectl(['get', '--raw', `/api/v1/namespaces/kube-system/configmaps${query}`, as]);
 
