@@ -80,18 +80,16 @@ export class PoolIndex implements PoolDirectory {
     for (const object of objects) {
       const parsed = SpiderIPPoolSchema.safeParse(object);
       const name = parsed.success ? parsed.data.metadata.name : undefined;
+      // In order, as upserts: a malformed object drops an earlier copy under its name, a later one stands.
+      const key = name ?? nameOf(object);
+      this.unlink(key);
       if (!parsed.success || name === undefined) {
-        refused.push(nameOf(object));
+        refused.push(key);
+        this.pools.delete(key);
         continue;
       }
-      this.unlink(name);
       this.pools.set(name, { pool: parsed.data, raw: object });
       this.link(name, parsed.data, new Set());
-    }
-    // As upsert: a later malformed object drops an earlier copy under its name.
-    for (const name of refused) {
-      this.unlink(name);
-      this.pools.delete(name);
     }
     this.synced = true;
     for (const listener of this.listeners) listener('all');

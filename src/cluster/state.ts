@@ -55,7 +55,8 @@ export class ClusterState implements ClusterObjects {
   static of(objects: readonly KubeObject[]): { state: ClusterState; refused: RefusedObject[] } {
     const state = new ClusterState();
     const refused: RefusedObject[] = [];
-    const pools: KubeObject[] = [];
+    // By name, so that only the last copy of a pool reaches the index and its shape check.
+    const pools = new Map<string, KubeObject>();
     const seen = new Map<string, KubeObject>();
     for (const object of objects) {
       const { groupKind, name, namespace } = identity(object);
@@ -64,11 +65,11 @@ export class ClusterState implements ClusterObjects {
       if (earlier !== undefined) refused.push({ object: earlier, reason: 'a later object of the same kind and name replaces it, as a cluster holds only one' });
       if (key !== undefined) seen.set(key, object);
       if (name === undefined) refused.push({ object, reason: 'it has no metadata.name' });
-      else if (isPool(groupKind)) pools.push(object);
+      else if (isPool(groupKind)) pools.set(name, object);
       else state.kind(groupKind).set(objectKey(name, namespace), object);
     }
-    const notPools = new Set(state.pools.replaceAll(pools));
-    for (const object of pools) {
+    const notPools = new Set(state.pools.replaceAll([...pools.values()]));
+    for (const object of pools.values()) {
       if (notPools.has(identity(object).name!)) refused.push({ object, reason: 'its fields do not have the types of a SpiderIPPool, so pair checks treat it as absent' });
     }
     return { state, refused };

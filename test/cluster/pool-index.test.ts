@@ -38,3 +38,14 @@ describe('PoolIndex.ofVersion', () => {
     expect(index.ofVersion(4)).not.toBe(before);
   });
 });
+
+describe('PoolIndex.replaceAll', () => {
+  test('reads its objects in order, as upserts: a malformed copy drops an earlier one, a later well-formed copy stands (review2: it was dropped too)', () => {
+    const index = new PoolIndex();
+    const malformed = { metadata: { name: 'a' }, spec: { nodeName: 'x' } };
+    expect(index.replaceAll([malformed, poolObject('a')])).toEqual(['a']);
+    expect(index.get('a')).toBeDefined();
+    expect(index.replaceAll([poolObject('a'), malformed])).toEqual(['a']);
+    expect(index.get('a')).toBeUndefined();
+  });
+});

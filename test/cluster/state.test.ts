@@ -39,6 +39,14 @@ describe('ClusterState', () => {
     expect(state.pools.get('a')?.metadata.annotations?.['ipam.spidernet.io/pair-pool']).toBe('b');
   });
 
+  it('keeps a well-formed pool that replaces a malformed one of its name, refusing only the earlier (review2: the later was dropped and refused too)', () => {
+    const broken = { ...pool('a'), spec: { nodeName: 'not-a-list' } };
+    const later = pool('a', 'b');
+    const { state, refused } = ClusterState.of([broken, later]);
+    expect(refused).toEqual([{ object: broken, reason: 'a later object of the same kind and name replaces it, as a cluster holds only one' }]);
+    expect(state.pools.get('a')?.metadata.annotations?.['ipam.spidernet.io/pair-pool']).toBe('b');
+  });
+
   it('records accepted writes', () => {
     const { state } = ClusterState.of([]);
     state.record('CREATE', pool('a', 'b'));
