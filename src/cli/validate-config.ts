@@ -30,9 +30,11 @@ export function validateConfigText(text: string, configMapName: string): Command
   for (const doc of documents) {
     const data = documentData(doc);
     if (!data.ok) return usageError(`the manifest is not valid YAML: ${data.reason}`);
+    if (data.value === null || data.value === undefined) continue; // an empty document, as kubectl skips it
     const items = listItems(data.value);
     if (items === 'not a list') return usageError(`the manifest has a ${kindOf(data.value)} whose items is not a list`);
-    objects.push(...(items ?? [data.value]));
+    // One by one: spreading a List of some 130 000 items overflows the call stack.
+    for (const item of items ?? [data.value]) objects.push(item);
   }
   const allConfigMaps = objects.filter((o) => kindOf(o) === 'ConfigMap');
   const configMaps = allConfigMaps.filter((o) => nameOf(o) === configMapName);
@@ -43,7 +45,7 @@ export function validateConfigText(text: string, configMapName: string): Command
   const seen = new Set<string>();
   const results = configMaps.map((configMap) => check(configMap, configMapName, seen, true));
   return {
-    exitCode: Math.max(...results.map((r) => r.exitCode)) as CommandResult['exitCode'],
+    exitCode: results.reduce((worst, r) => Math.max(worst, r.exitCode), 0) as CommandResult['exitCode'],
     stdout: results.map((r) => r.stdout).join(''),
     stderr: results.map((r) => r.stderr).join(''),
   };

@@ -158,7 +158,10 @@ export async function manifestFiles(given: string): Promise<string[]> {
 export async function readManifestPaths(paths: readonly string[]): Promise<ManifestObject[]> {
   const objects: ManifestObject[] = [];
   for (const given of paths) {
-    for (const file of await manifestFiles(given)) objects.push(...parseManifests(await readText(file), file));
+    for (const file of await manifestFiles(given)) {
+      // One by one: spreading a List of some 130 000 items overflows the call stack.
+      for (const object of parseManifests(await readText(file), file)) objects.push(object);
+    }
   }
   return objects;
 }

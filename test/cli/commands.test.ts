@@ -62,6 +62,16 @@ describe('validate-config', () => {
     });
   });
 
+  it('counts the objects of a manifest without its empty documents (review2: a trailing --- was one more object)', () => {
+    expect(validateConfigText('apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\n', 'spiderpool-conf').stderr).toContain('(found one object and no ConfigMap)');
+  });
+
+  it('reads a List of 150 000 items without overflowing the call stack (review2: they were spread into one call)', () => {
+    const items = Array.from({ length: 150_000 }, () => ({ apiVersion: 'v1', kind: 'Namespace' }));
+    const result = validateConfigText(JSON.stringify({ apiVersion: 'v1', kind: 'List', items }), 'spiderpool-conf');
+    expect(result).toMatchObject({ exitCode: 2, stderr: expect.stringContaining('(found 150000 objects and no ConfigMap)') });
+  });
+
   it('names the data keys of the named ConfigMap when it has no conf.yml', () => {
     const manifest = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: spiderpool-conf\ndata:\n  config.yaml: x\n  conf.yaml: y\n';
     const result = validateConfigText(manifest, 'spiderpool-conf');

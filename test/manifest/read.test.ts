@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import { documentData, listItems, ManifestError, readText } from '../../src/manifest/read.js';
+import { documentData, listItems, ManifestError, readManifestPaths, readText } from '../../src/manifest/read.js';
 
 describe('readText: a file that cannot be read is one line in plain words', () => {
   const dir = mkdtempSync(join(tmpdir(), 'manifest-read-'));
@@ -46,4 +46,15 @@ describe('listItems', () => {
     [null, undefined],
     ['List', undefined],
   ])('%j → %j', (value, items) => expect(listItems(value)).toEqual(items));
+});
+
+describe('readManifestPaths', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'manifest-paths-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads a List of 150 000 items without overflowing the call stack (review2: they were spread into one call)', async () => {
+    const file = join(dir, 'big.json');
+    writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: Array.from({ length: 150_000 }, () => ({ apiVersion: 'v1', kind: 'Namespace' })) }));
+    expect(await readManifestPaths([file])).toHaveLength(150_000);
+  });
 });
