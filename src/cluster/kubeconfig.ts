@@ -5,8 +5,10 @@
  * say so instead of dialling a default address. A source that cannot be used is an error
  * that names where it came from, so the operator knows which flag or variable to fix.
  */
+import { readFileSync } from 'node:fs';
 import { delimiter } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { parse } from 'yaml';
 import { findKubeConfig, IN_CLUSTER_TOKEN, processEnvironment, type KubeConfigEnvironment, type KubeConfigLocation } from './kubeconfig-source.js';
 
 export type { KubeConfigEnvironment, KubeConfigSource } from './kubeconfig-source.js';
@@ -43,11 +45,24 @@ function loadFile(file: string, location: KubeConfigLocation): KubeConfig {
   } catch (err) {
     const several = location.source === 'KUBECONFIG' && file !== location.from;
     const which = several ? `the kubeconfig ${file}, one of those $KUBECONFIG lists (${location.from})` : describeKubeConfigSource(location);
-    // client-node reads the parsed document's fields unchecked: an empty file or `~` is a TypeError.
-    const why = err instanceof TypeError ? 'it holds no kubeconfig (the file is empty or not a YAML mapping)' : firstLine(err);
-    throw new Error(`cannot read ${which}: ${why}`);
+    throw new Error(`cannot read ${which}: ${err instanceof TypeError ? uncheckedFieldProblem(file, err) : firstLine(err)}`);
   }
   return config;
+}
+
+/**
+ * client-node reads the parsed document's fields unchecked, so an empty file, `~` or a
+ * field of another type (`server: 5`) is a TypeError: which of them, in the operator's words.
+ */
+function uncheckedFieldProblem(file: string, err: TypeError): string {
+  let document: unknown;
+  try {
+    document = parse(readFileSync(file, 'utf8'));
+  } catch {
+    document = undefined;
+  }
+  if (document === null || typeof document !== 'object' || Array.isArray(document)) return 'it holds no kubeconfig (the file is empty or not a YAML mapping)';
+  return `a field does not have the type a kubeconfig gives it (${firstLine(err)}); compare the file with the output of kubectl config view`;
 }
 
 /**

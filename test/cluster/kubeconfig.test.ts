@@ -51,6 +51,14 @@ describe('loadKubeConfig (controller-runtime order: flag, $KUBECONFIG, in-cluste
     );
   });
 
+  it('says a --kubeconfig field of another type is one, not that the file holds no kubeconfig (review2)', () => {
+    const file = join(root, 'kubeconfig-server-number');
+    writeFileSync(file, 'clusters: [{name: a, cluster: {server: 5}}]\n');
+    expect(() => loadKubeConfig(file, environment({}, home))).toThrow(
+      new RegExp(`^cannot read the kubeconfig given by --kubeconfig \\(${file}\\): a field does not have the type a kubeconfig gives it \\(.+\\); compare the file with the output of kubectl config view$`),
+    );
+  });
+
   it('names $KUBECONFIG, and which of the files it lists, when one cannot be read', () => {
     const missing = join(root, 'missing');
     expect(() => loadKubeConfig(undefined, environment({ KUBECONFIG: missing }, home))).toThrow(/^cannot read the kubeconfig given by \$KUBECONFIG \(.*missing\): ENOENT/);
