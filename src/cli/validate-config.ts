@@ -45,7 +45,7 @@ export function validateConfigText(text: string, configMapName: string): Command
   const seen = new Set<string>();
   const results = configMaps.map((configMap) => check(configMap, configMapName, seen, true));
   return {
-    exitCode: results.reduce((worst, r) => Math.max(worst, r.exitCode), 0) as CommandResult['exitCode'],
+    exitCode: results.reduce<number>((worst, r) => Math.max(worst, r.exitCode), 0) as CommandResult['exitCode'],
     stdout: results.map((r) => r.stdout).join(''),
     stderr: results.map((r) => r.stderr).join(''),
   };

@@ -8,7 +8,8 @@ import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client
 import type { KubeObject } from '../admission/build.js';
 import { isKubeObject } from '../manifest/read.js';
 import { summarizeApiError } from './api-error.js';
-import { abortAfter, SPIDERIPPOOL_RESOURCE } from './pool-cache.js';
+import { abortAfter } from './informer.js';
+import { SPIDERIPPOOL_RESOURCE } from './pool-cache.js';
 
 /** How long each list may take, in milliseconds. */
 const LIST_TIMEOUT_MS = 30_000;

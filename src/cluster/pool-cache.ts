@@ -16,7 +16,6 @@ import type { ReadinessCheck } from '../server/readiness.js';
 import { summarizeApiError } from './api-error.js';
 import { describeApiFailure, registerInformerErrors, startInformer, type CacheFailure, type InformerErrors, type InformerTiming } from './informer.js';
 
-export { abortAfter } from './informer.js';
 import { PoolIndex, nameOf } from './pool-index.js';
 
 /** The resource the cache lists and watches (cluster-scoped). */
