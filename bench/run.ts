@@ -37,8 +37,9 @@ const GO_BINARY = join(GO_DIR, 'go-reference');
 
 /** How long each measurement lasts; the full run takes a few minutes, the quick one seconds. */
 const PLAN = {
-  // Three rounds, so that the median is a middle round and one disturbed round does not move it.
-  full: { rounds: 3, throughputS: 1.5, warmupS: 0.5, latencyS: 2, rate: 500, rateLarge: 25, settleMs: 1000, microMs: 500 },
+  // Five rounds, so that the median is a middle round and two disturbed rounds do not move it
+  // (with three, one round of a neighbour's build moved a ratio by a third on these shared machines).
+  full: { rounds: 5, throughputS: 1.5, warmupS: 0.5, latencyS: 2, rate: 500, rateLarge: 25, settleMs: 1000, microMs: 500 },
   quick: { rounds: 1, throughputS: 0.3, warmupS: 0, latencyS: 0.6, rate: 200, rateLarge: 10, settleMs: 200, microMs: 100 },
 };
 type Plan = (typeof PLAN)['full'];

@@ -33,7 +33,22 @@ function withoutCluster(home: string): NodeJS.ProcessEnv {
 }
 
 /**
- * `webhook` is started as `npm start` starts it (`serve --host 127.0.0.1 --no-pool-cache`, log level
+ * The Node flags `npm start` runs the webhook with: the words between `node` and
+ * `dist/cli/main.js` in package.json's `start` script (the image's ENTRYPOINT has the same,
+ * test/deploy checks).
+ *
+ * @throws Error when the script does not start with `node … dist/cli/main.js`.
+ */
+export function startNodeFlags(repoDir: string): string[] {
+  const start: unknown = JSON.parse(readFileSync(join(repoDir, 'package.json'), 'utf8')).scripts?.start;
+  const words = typeof start === 'string' ? start.trim().split(/\s+/) : [];
+  const main = words.indexOf('dist/cli/main.js');
+  if (words[0] !== 'node' || main < 0) throw new Error(`package.json's start script is not "node [flags] dist/cli/main.js ...": ${JSON.stringify(start)}`);
+  return words.slice(1, main);
+}
+
+/**
+ * `webhook` is started as `npm start` starts it (its Node flags, `serve --host 127.0.0.1 --no-pool-cache`, log level
  * info: a JSON log line per denial, none per allowed review) but on port 0, without npm in between (the process
  * measured is the server itself) and without a cluster; its log goes to a file, as a
  * container's stdout ends up on disk. `extraNodeArgs` go to every Node server (`--cpu-prof`).
@@ -44,7 +59,7 @@ export function serverSpecs(repoDir: string, certDir: string, goBinary: string, 
       id: 'webhook',
       title: 'this webhook',
       command: process.execPath,
-      args: [...extraNodeArgs, join(repoDir, 'dist/cli/main.js'), 'serve', '--host', '127.0.0.1', '--no-pool-cache', '--port', '0', '--cert-dir', certDir],
+      args: [...startNodeFlags(repoDir), ...extraNodeArgs, join(repoDir, 'dist/cli/main.js'), 'serve', '--host', '127.0.0.1', '--no-pool-cache', '--port', '0', '--cert-dir', certDir],
       env: withoutCluster(certDir),
       allowsAll: false,
     },

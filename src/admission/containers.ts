@@ -8,6 +8,7 @@
  * input); maps are read only at the keys the rules use.
  */
 import { z } from 'zod';
+import { compiled } from './fast-schema.js';
 
 /** Adds the issues of `item` on `value` to `ctx`, under `key`; whether there were any. */
 function reportFirst(item: z.ZodType, value: unknown, key: PropertyKey, ctx: z.RefinementCtx): boolean {
@@ -22,10 +23,17 @@ function reportFirst(item: z.ZodType, value: unknown, key: PropertyKey, ctx: z.R
  * fails as `z.array` reports it.
  */
 export function listOf<T>(item: z.ZodType<T>): z.ZodType<T[]> {
+  const list = compiled(z.array(item));
+  const element = compiled(item);
   return z
     .unknown()
     .superRefine((value, ctx) => {
-      if (Array.isArray(value)) value.some((element, i) => reportFirst(item, element, i, ctx));
+      // zod's compiled checks (z.validate parses nothing and stops at the first bad element):
+      // the whole list first, the common case; then element by element up to the first bad
+      // one, whose issues alone are reported.
+      if (!Array.isArray(value) || z.validate(list, value)) return;
+      const bad = value.findIndex((e) => !z.validate(element, e));
+      if (bad >= 0) reportFirst(item, value[bad], bad, ctx);
     })
     .pipe(z.array(item));
 }
@@ -51,7 +59,8 @@ export function stringEntries<K extends string>(keys: readonly K[]): z.ZodType<P
     for (const key of keys) {
       if (!Object.hasOwn(object, key)) continue;
       const entry = (object as Record<string, unknown>)[key];
-      if (reportFirst(value, entry, key, ctx)) return z.NEVER;
+      // zod's own check of `value` (z.string() does not coerce), for its message when it fails.
+      if (typeof entry !== 'string' && reportFirst(value, entry, key, ctx)) return z.NEVER;
       picked[key] = entry as string;
     }
     return picked;

@@ -4,6 +4,7 @@
  */
 import { renderPath } from '../field/path.js';
 import { wireValidators, type ReviewContext } from '../validators.js';
+import { compiled } from './fast-schema.js';
 import { allowed } from './response.js';
 import {
   ADMISSION_API_VERSION,
@@ -31,7 +32,7 @@ export type ReviewOptions = ReviewContext;
  *   e.g. `request.uid: is required (a string)`.
  */
 export function decodeAdmissionReview(body: unknown): AdmissionReviewRequest {
-  const result = AdmissionReviewRequestSchema.safeParse(body);
+  const result = compiled(AdmissionReviewRequestSchema).safeParse(body);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const path = renderPath(issue.path);

@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import { renderPath } from '../field/path.js';
+import { compiled } from './fast-schema.js';
 import { allowed, errored, type GroupKind } from './response.js';
 import type { AdmissionRequest, Verdict } from './schema.js';
 
@@ -64,7 +65,7 @@ function decodeObject<T>(
   request: AdmissionRequest,
   field: 'object' | 'oldObject',
 ): { ok: true; value: T } | { ok: false; verdict: Verdict } {
-  const result = validator.schema.safeParse(request[field]);
+  const result = compiled(validator.schema).safeParse(request[field]);
   if (result.success) return { ok: true, value: result.data };
   const issue = result.error.issues[0]!;
   const path = renderPath(['request', field, ...issue.path]);

@@ -5,6 +5,7 @@
  * pair-pool target to the pools naming it answers {@link PoolIndex.pairedWith} without a
  * scan, and tells a listener which pools a change can affect (pool-violations.ts).
  */
+import { compiled } from '../admission/fast-schema.js';
 import type { PoolEntry } from '../candidates/categories.js';
 import type { IPVersion } from '../ip/ranges.js';
 import type { PoolDirectory } from '../rules/pool-pair.js';
@@ -48,7 +49,7 @@ export class PoolIndex implements PoolDirectory {
    *   older copy under its name is dropped, so it is never judged on stale fields).
    */
   upsert(object: unknown): boolean {
-    const parsed = SpiderIPPoolSchema.safeParse(object);
+    const parsed = compiled(SpiderIPPoolSchema).safeParse(object);
     const name = parsed.success ? parsed.data.metadata.name : undefined;
     if (!parsed.success || name === undefined) {
       this.byVersion = undefined;
@@ -78,7 +79,7 @@ export class PoolIndex implements PoolDirectory {
     this.namedBy.clear();
     const refused: string[] = [];
     for (const object of objects) {
-      const parsed = SpiderIPPoolSchema.safeParse(object);
+      const parsed = compiled(SpiderIPPoolSchema).safeParse(object);
       const name = parsed.success ? parsed.data.metadata.name : undefined;
       // In order, as upserts: a malformed object drops an earlier copy under its name, a later one stands.
       const key = name ?? nameOf(object);

@@ -38,7 +38,7 @@ export interface WebhookMetrics {
   registry: Registry;
   /** `webhook` (the URL path), `code` (HTTP status), `operation` and `allowed` ('' when no review was decided). */
   requestsTotal: Counter<'webhook' | 'code' | 'operation' | 'allowed'>;
-  /** Seconds from the request's arrival to the end of the response, by `webhook`. */
+  /** Seconds from the request's arrival until its answer is written (or its client left), by `webhook`. */
   latencySeconds: Histogram<'webhook'>;
   requestsInFlight: Gauge<'webhook'>;
   /** The metrics of requests to `webhook` (calls for the same path share their counts). */

@@ -11,6 +11,7 @@
  * the Namespace is judged when it is written, so a template is judged on its own annotations.
  */
 import { z } from 'zod';
+import { compiled } from '../admission/fast-schema.js';
 import { listOf, stringEntries } from '../admission/containers.js';
 import { allowed, type GroupKind } from '../admission/response.js';
 import type { Verdict } from '../admission/schema.js';
@@ -89,8 +90,9 @@ type Decoded<T> = { ok: true; value: T } | { ok: false; reason: string };
  * hold one: the API server checks built-in kinds' field types before admission).
  */
 function lenient<T>(schema: z.ZodType<T>): z.ZodType<Decoded<T>> {
+  const fast = compiled(schema);
   return z.unknown().transform((value): Decoded<T> => {
-    const result = schema.safeParse(value);
+    const result = fast.safeParse(value);
     if (result.success) return { ok: true, value: result.data };
     const issue = result.error.issues[0]!;
     return { ok: false, reason: `${issue.path.join('.') || 'the object'}: ${issue.message}` };

@@ -102,6 +102,8 @@ export function interfaceNameProblem(name: string): string | undefined {
  * `\s` differs, adding U+FEFF and lacking U+0085.
  */
 const GO_SPACE = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/u;
+/** Nothing but Go whitespace (or nothing at all): what `strings.TrimSpace` empties. */
+const ONLY_GO_SPACE = new RegExp(`^${GO_SPACE.source}*$`, 'u');
 
 /**
  * Why `nic` does not name exactly one NIC, or `undefined` when it does (Spiderpool's
@@ -110,7 +112,7 @@ const GO_SPACE = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\
  * rule alone lets `eth0,eth1` through), or whitespace.
  */
 export function oneNicProblem(nic: string): string | undefined {
-  if ([...nic].every((ch) => GO_SPACE.test(ch))) return 'is empty after trimming whitespace';
+  if (ONLY_GO_SPACE.test(nic)) return 'is empty after trimming whitespace';
   if (nic.includes(',')) return 'holds a ","';
   if (GO_SPACE.test(nic)) return 'contains whitespace';
   return undefined;

@@ -90,7 +90,7 @@ function fixedWhileInUse(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string
   const inUse = allocations(oldPool);
   if (provider === undefined || inUse === undefined) return [];
   const nic = annotation(oldPool, PARENT_NIC_ANNOTATION);
-  const madeBy = `the sub-ENIs already attached for its Pods were made by provider ${quoteShown(provider)}${nic === undefined ? '' : ` on NIC ${quoteShown(nic)}`}`;
+  const madeBy = () => `the sub-ENIs already attached for its Pods were made by provider ${quoteShown(provider)}${nic === undefined ? '' : ` on NIC ${quoteShown(nic)}`}`;
   const errors: FieldError[] = [];
   for (const key of [IAAS_PROVIDER_ANNOTATION, PARENT_NIC_ANNOTATION] as const) {
     const before = annotation(oldPool, key);
@@ -101,7 +101,7 @@ function fixedWhileInUse(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string
     errors.push(
       forbidden(
         annotationField(key),
-        `${change} is refused while IaaS pool ${quoteShown(name)} has addresses in use (${inUse}): ${madeBy}, and would be left ` +
+        `${change} is refused while IaaS pool ${quoteShown(name)} has addresses in use (${inUse}): ${madeBy()}, and would be left ` +
           `to a provider or NIC that did not make them; move the Pods off this pool first, or create a new pool ${instead}`,
       ),
     );
@@ -149,8 +149,8 @@ export function validateSpiderIPPoolUpdate(
   const name = poolName(pool, request);
   const fixed = fixedWhileInUse(oldPool, pool, name);
   // One cause per annotation: a change refused because the pool is in use is not refused again by another rule.
-  const fixedFields = new Set(fixed.map((e) => e.field));
-  const others = (errors: readonly (FieldError | undefined)[]) => errors.filter((e): e is FieldError => e !== undefined && !fixedFields.has(e.field));
+  const fixedFields = fixed.map((e) => e.field);
+  const others = (errors: readonly (FieldError | undefined)[]) => errors.filter((e): e is FieldError => e !== undefined && !fixedFields.includes(e.field));
   const transitions = [categoryChange(oldPool, pool, name), iaasProvider(oldPool) !== undefined ? modeChange(oldPool, pool, name) : undefined];
   const refused = [...fixed, ...others(transitions)];
   const defaults = defaultPoolWarnings(pool, name, pools, dualStack);

@@ -189,13 +189,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // While stopping, every answer still to be written says `Connection: close`, so no client
   // reuses a socket that is about to go and Node closes each connection once its answer is
   // out. Decided when the head is written, on express's response prototype (every answer
-  // passes there): a 'request' listener keeping a set of the responses in flight measured
-  // ~10 µs of CPU per request, a tenth of what the express floor spends on one.
-  const { writeHead } = app.response;
-  app.response.writeHead = function (this: Response, ...args: Parameters<Response['writeHead']>) {
-    if (stopping) this.shouldKeepAlive = false;
-    return writeHead.apply(this, args);
-  } as Response['writeHead'];
+  // passes there), and only from the stop on: until then an answer costs nothing more.
+  const closeConnectionsAfterAnswers = () => {
+    const { writeHead } = app.response;
+    app.response.writeHead = function (this: Response, ...args: Parameters<Response['writeHead']>) {
+      this.shouldKeepAlive = false;
+      return writeHead.apply(this, args);
+    } as Response['writeHead'];
+  };
 
   const describe = (cert: ServedCertificate) => ({ serialNumber: cert.serialNumber, validTo: cert.validTo.toISOString() });
   metrics.certificateExpirationSeconds.set(served.validTo.getTime() / 1000);
@@ -237,6 +238,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const stop = (): Promise<void> => {
     stopped ??= new Promise<void>((resolve) => {
       stopping = true;
+      closeConnectionsAfterAnswers();
       reloader.close();
       const grace = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
       grace.unref();

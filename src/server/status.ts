@@ -8,8 +8,11 @@ import type { Logger } from 'pino';
 import { REASON_BY_CODE } from '../admission/response.js';
 import { truncate } from '../field/quote.js';
 
+/** The `Status` reason of an HTTP code this server answers with. */
+const reasonOf = (code: number): string => REASON_BY_CODE[code] ?? 'BadRequest';
+
 export function statusBody(code: number, message: string) {
-  const reason = REASON_BY_CODE[code] ?? 'BadRequest';
+  const reason = reasonOf(code);
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
 }
 
@@ -25,7 +28,11 @@ export function sendJson(res: ServerResponse, code: number, value: unknown): voi
  * at info, the level of every answer that is not an allowed review.
  */
 export function refuse(res: ServerResponse, logger: Logger, path: string, code: number, message: string): void {
-  const body = statusBody(code, message);
-  sendJson(res, code, body);
-  logger.info({ path: truncate(path), code, reason: body.reason, message: truncate(message) }, 'request refused');
+  sendJson(res, code, statusBody(code, message));
+  logRefusal(logger, path, code, message);
+}
+
+/** The log line of a refusal answered with `code` (see {@link refuse}). */
+export function logRefusal(logger: Logger, path: string, code: number, message: string): void {
+  logger.info({ path: truncate(path), code, reason: reasonOf(code), message: truncate(message) }, 'request refused');
 }

@@ -213,7 +213,11 @@ describe('deploy/ sources', () => {
     const podSc = one(rendered, 'Deployment')['spec']['template']['spec']['securityContext'];
     expect(user?.[1]).toBe(String(podSc['runAsUser']));
     expect(user?.[2]).toBe(String(podSc['runAsGroup']));
-    expect(runtime).toMatch(/^ENTRYPOINT \["node", "dist\/cli\/main\.js"\]$/m);
+    // With the Node flags `npm start` uses (the benchmark starts the webhook with them too).
+    const start = JSON.parse(await readFile(path.join(repoRoot, 'package.json'), 'utf8')).scripts.start as string;
+    const flags = /^node ((?:--\S+ )*)dist\/cli\/main\.js /.exec(start)?.[1]?.trim().split(' ').filter(Boolean) ?? [];
+    expect(flags).toEqual(['--max-semi-space-size=8']);
+    expect(runtime).toContain(`\nENTRYPOINT ${JSON.stringify(['node', ...flags, 'dist/cli/main.js']).replaceAll(',', ', ')}\n`);
     expect(runtime).toMatch(/^CMD \["serve"\]$/m);
     expect(runtime).toMatch(new RegExp(`^EXPOSE ${DEFAULT_PORT}$`, 'm'));
   });

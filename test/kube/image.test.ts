@@ -11,7 +11,7 @@ const run = (args: string[]) => mustContainers('podman', ['run', '--rm', '--netw
 describe('the webhook image', () => {
   it('runs as 1000:1000 with the CLI as its entrypoint, serve by default', async () => {
     const config = JSON.parse(await mustContainers('podman', ['image', 'inspect', '--format', '{{json .Config}}', WEBHOOK_IMAGE]));
-    expect(config).toMatchObject({ User: '1000:1000', Entrypoint: ['node', 'dist/cli/main.js'], Cmd: ['serve'], WorkingDir: '/app' });
+    expect(config).toMatchObject({ User: '1000:1000', Entrypoint: ['node', '--max-semi-space-size=8', 'dist/cli/main.js'], Cmd: ['serve'], WorkingDir: '/app' });
   });
 
   it('ships Node 24 LTS and no npm (the runtime stage does not need it)', async () => {

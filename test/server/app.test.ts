@@ -286,6 +286,27 @@ describe('bodies read at once are bounded (MAX_BODY_BYTES_IN_FLIGHT)', () => {
     });
   });
 
+  it('a review whose client leaves while it waits is counted "aborted" and gives up its place', async () => {
+    await withHeldBudget(10_000, async (port, holder) => {
+      const metricsText = async () => (await request(`http://127.0.0.1:${port}`).get('/metrics')).text;
+      const inFlight = (n: number) => `controller_runtime_webhook_requests_in_flight{webhook="/validate-spiderippool"} ${n}\n`;
+      const aborted = `controller_runtime_webhook_requests_total{webhook="/validate-spiderippool",code="aborted",operation="",allowed=""}`;
+      const body = JSON.stringify(loadReview('pool-update-node-to-global'));
+      const leaver = net.connect(port, '127.0.0.1');
+      leaver.on('error', () => undefined);
+      leaver.write(`POST ${WEBHOOK_PATHS.spiderIPPool} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      await until(async () => (await metricsText()).includes(inFlight(2)), 'the review to wait');
+      leaver.destroy();
+      await until(async () => (await metricsText()).includes(inFlight(1)), 'the leaver to be counted');
+      expect(sampleValue(await metricsText(), aborted)).toBe(1);
+      // Its place in the queue is gone: once the holder leaves too, the next review gets the room at once.
+      holder.destroy();
+      await until(async () => (await metricsText()).includes(inFlight(0)), 'the holder to be counted');
+      expect(sampleValue(await metricsText(), aborted)).toBe(2);
+      expect((await send(port).expect(200)).body.response.allowed).toBe(false);
+    });
+  });
+
   it('a body over the limit is refused with 413 without waiting for room', async () => {
     await withHeldBudget(10_000, async (port) => {
       const res = await request(`http://127.0.0.1:${port}`).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send('x'.repeat(MAX_BODY_BYTES + 1)).expect(413);
