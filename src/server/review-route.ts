@@ -86,8 +86,9 @@ function charsetOf(type: string): string {
  */
 /**
  * How many `rawHeaders` entries (names and values) Node folds into `req.headers`: its
- * parser's default `maxHeaderPairs` (the server leaves `maxHeadersCount` unset); a
- * request may carry a few more in `rawHeaders`, which `req.headers` leaves out.
+ * parser's default `maxHeaderPairs` (the server leaves `maxHeadersCount` unset). On Node 20
+ * a request may carry a few more in `rawHeaders`, which `req.headers` leaves out; Node 24
+ * answers such a request 431 itself.
  */
 const FOLDED_HEADER_ENTRIES = 2000;
 

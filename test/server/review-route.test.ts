@@ -39,22 +39,32 @@ describe('bodyHead', () => {
     });
   });
 
-  it('leaves out the headers past the ones Node folds, as req.headers does (a request of 1005 headers, then Content-Encoding)', async () => {
+  it('leaves out the headers past the ones Node folds, as req.headers does (1005 headers, then Content-Encoding)', async () => {
     const seen: { head: unknown; headers: Record<string, unknown> }[] = [];
     const server = http.createServer((req, res) => {
       seen.push({ head: bodyHead(req.rawHeaders), headers: req.headers });
       res.end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    let answer = '';
     try {
       const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
-      const many = Array.from({ length: 1005 }, (_, i) => `X-Filler-${i}: x\r\n`).join('');
+      // Short names, so that the head stays under Node's 16 KiB limit for headers.
+      const many = 'a: x\r\n'.repeat(1005);
       socket.end(`POST / HTTP/1.1\r\nHost: localhost\r\n${many}Content-Encoding: gzip\r\nContent-Type: text/plain\r\nContent-Length: 0\r\n\r\n`);
-      await new Promise((resolve) => socket.on('close', resolve).on('error', resolve).resume());
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+      await new Promise((resolve) => socket.on('close', resolve).on('error', resolve));
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
+    if (answer.startsWith('HTTP/1.1 431 ')) {
+      // Node 24 refuses a request of that many headers before any handler sees it.
+      expect(seen).toEqual([]);
+      return;
+    }
+    // Node 20 serves it, with the headers past its parser's limit left out of req.headers.
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
     expect(seen).toHaveLength(1);
     const [{ head, headers }] = seen as [{ head: unknown; headers: Record<string, unknown> }];
     expect(headers['content-encoding']).toBeUndefined();
