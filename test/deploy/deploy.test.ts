@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { startNodeFlags } from '../../bench/servers.js';
 import { DEFAULT_CONFIGMAP_NAME, DEFAULT_PORT, WEBHOOK_PATHS } from '../../src/defaults.js';
 import { checkManifests, INJECT_CA_FROM } from './consistency.js';
 import { readmeOverlays, writeOverlayBesideDeploy } from './readme-overlays.js';
@@ -214,8 +215,7 @@ describe('deploy/ sources', () => {
     expect(user?.[1]).toBe(String(podSc['runAsUser']));
     expect(user?.[2]).toBe(String(podSc['runAsGroup']));
     // With the Node flags `npm start` uses (the benchmark starts the webhook with them too).
-    const start = JSON.parse(await readFile(path.join(repoRoot, 'package.json'), 'utf8')).scripts.start as string;
-    const flags = /^node ((?:--\S+ )*)dist\/cli\/main\.js /.exec(start)?.[1]?.trim().split(' ').filter(Boolean) ?? [];
+    const flags = startNodeFlags(repoRoot);
     expect(flags).toEqual(['--max-semi-space-size=8']);
     expect(runtime).toContain(`\nENTRYPOINT ${JSON.stringify(['node', ...flags, 'dist/cli/main.js']).replaceAll(',', ', ')}\n`);
     expect(runtime).toMatch(/^CMD \["serve"\]$/m);
