@@ -12,19 +12,21 @@
  * Flags: `--quick` (seconds-long smoke run: one short round; fails only on a wrong
  * answer, never on timing), `--compare` (against bench/results/baseline.json as it was
  * before this run; exit 1 when a figure is more than 10% worse), `--save-baseline`,
- * `--rounds N`, `--profile` (see profile.ts).
+ * `--rounds N`, `--profile` (see profile.ts), `--paired` (see paired.ts; with `--quick`, one
+ * short run of each pair, nothing written).
  */
-import { execFileSync, fork, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import https from 'node:https';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { benchBodies, nearLimitBody, type BenchBody } from './bodies.js';
+import { makeCertificates, post, startLoadGenerator } from './harness.js';
 import type { LoadJob, PacedResult, ThroughputResult } from './loadgen.js';
 import type { MicroResult } from './micro.js';
+import { measurePaired } from './paired.js';
 import { profileWebhook } from './profile.js';
 import { compare, comparisonText, resultsTable, targetsTable } from './report.js';
 import { CONNECTIONS, CPU_CONNECTIONS, type BenchResults, type BodyResults, type PerServer } from './results.js';
@@ -59,61 +61,6 @@ function buildGoReference(): string {
 
 function goVersion(): string {
   return execFileSync('go', ['env', 'GOVERSION'], { encoding: 'utf8' }).trim();
-}
-
-/** A CA and a serving certificate for 127.0.0.1, made by the webhook's own `certs` command. */
-function makeCertificates(dir: string): Buffer {
-  const certs = spawnSync(process.execPath, [join(REPO_DIR, 'dist/cli/main.js'), 'certs', '--out', dir, '--ip', '127.0.0.1', '--dns-name', 'localhost'], {
-    encoding: 'utf8',
-  });
-  if (certs.status !== 0) throw new Error(`certs failed: ${certs.stderr}`);
-  return readFileSync(join(dir, 'ca.crt'));
-}
-
-/** The load generator process and a function to run one job on it. */
-function startLoadGenerator(certDir: string): { run<R>(job: LoadJob): Promise<R>; child: ChildProcess } {
-  const child = fork(join(REPO_DIR, 'dist-bench/bench/loadgen.js'), [certDir], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  let queue = Promise.resolve();
-  const run = <R>(job: LoadJob): Promise<R> => {
-    const next = queue.then(
-      () =>
-        new Promise<R>((resolve, reject) => {
-          const exited = (code: number | null) => reject(new Error(`the load generator exited (${code}) during ${job.op} of body (${job.bodyId})`));
-          child.once('exit', exited);
-          child.once('message', (m: { ok: boolean; result?: R; error?: string }) => {
-            child.off('exit', exited);
-            if (m.ok) resolve(m.result!);
-            else reject(new Error(m.error));
-          });
-          child.send(job);
-        }),
-    );
-    queue = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    return next;
-  };
-  return { run, child };
-}
-
-/** One POST of `body`, answered with the HTTP status and the parsed body (when 200). */
-function post(port: number, body: BenchBody, ca: Buffer): Promise<{ status: number; review?: any }> {
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      { host: '127.0.0.1', port, path: body.path, method: 'POST', ca, agent: false, headers: { 'content-type': 'application/json' } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          resolve(status === 200 ? { status, review: JSON.parse(Buffer.concat(chunks).toString('utf8')) } : { status });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body.json);
-  });
 }
 
 /**
@@ -155,22 +102,32 @@ async function main(): Promise<void> {
       'save-baseline': { type: 'boolean', default: false },
       rounds: { type: 'string' },
       profile: { type: 'boolean', default: false },
+      paired: { type: 'boolean', default: false },
     },
   });
   if (flags.rounds !== undefined && !/^[1-9][0-9]*$/.test(flags.rounds)) throw new Error(`--rounds must be a positive whole number, not ${flags.rounds}`);
   const plan: Plan = flags.quick ? PLAN.quick : { ...PLAN.full, rounds: flags.rounds ? Number(flags.rounds) : PLAN.full.rounds };
-  // First part: the pool judgement at scale; with --quick it writes no result file, so the
-  // smoke run (CI) leaves the committed bench/results/pools.json alone.
-  execFileSync(process.execPath, [join(REPO_DIR, 'dist-bench/bench/pools.js'), ...(flags.quick ? ['--quick'] : [])], { stdio: 'inherit' });
   const work = mkdtempSync(join(tmpdir(), 'webhook-bench-'));
   const certDir = join(work, 'certs');
-  const ca = makeCertificates(certDir);
-  const loader = startLoadGenerator(certDir);
+  const ca = makeCertificates(REPO_DIR, certDir);
+  const loader = startLoadGenerator(REPO_DIR, certDir);
   try {
     if (flags.profile) {
       await profileWebhook({ repoDir: REPO_DIR, certDir, ca, logDir: work, resultsDir: RESULTS_DIR, runLoad: loader.run });
       return;
     }
+    if (flags.paired) {
+      const second = startLoadGenerator(REPO_DIR, certDir);
+      try {
+        await measurePaired({ repoDir: REPO_DIR, certDir, ca, logDir: work, resultsDir: RESULTS_DIR, quick: flags.quick, loaders: [loader, second] });
+      } finally {
+        second.child.kill();
+      }
+      return;
+    }
+    // First part: the pool judgement at scale; with --quick it writes no result file, so the
+    // smoke run (CI) leaves the committed bench/results/pools.json alone.
+    execFileSync(process.execPath, [join(REPO_DIR, 'dist-bench/bench/pools.js'), ...(flags.quick ? ['--quick'] : [])], { stdio: 'inherit' });
     const go = buildGoReference();
     // Read first: --save-baseline replaces it, and the targets and --compare judge against the old one.
     const baselineFile = join(RESULTS_DIR, 'baseline.json');

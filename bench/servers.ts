@@ -11,8 +11,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 export type ServerId = 'webhook' | 'floor' | 'ceiling' | 'go';
 
-export interface ServerSpec {
-  id: ServerId;
+export interface ServerSpec<Id extends string = ServerId> {
+  id: Id;
   title: string;
   command: string;
   args: string[];
@@ -54,6 +54,11 @@ export function startNodeFlags(repoDir: string): string[] {
  * container's stdout ends up on disk. `extraNodeArgs` go to every Node server (`--cpu-prof`).
  */
 export function serverSpecs(repoDir: string, certDir: string, goBinary: string, extraNodeArgs: string[] = []): ServerSpec[] {
+  return [...nodeServerSpecs(repoDir, certDir, extraNodeArgs), { id: 'go', title: 'Go reference', command: goBinary, args: ['-cert-dir', certDir], allowsAll: false }];
+}
+
+/** The three Node servers of {@link serverSpecs}: this webhook, the express floor, the Node ceiling. */
+export function nodeServerSpecs(repoDir: string, certDir: string, extraNodeArgs: string[] = []): ServerSpec[] {
   return [
     {
       id: 'webhook',
@@ -65,7 +70,6 @@ export function serverSpecs(repoDir: string, certDir: string, goBinary: string, 
     },
     { id: 'floor', title: 'express floor', command: process.execPath, args: [...extraNodeArgs, join(repoDir, 'dist-bench/bench/express-floor.js'), certDir], allowsAll: true },
     { id: 'ceiling', title: 'Node ceiling', command: process.execPath, args: [...extraNodeArgs, join(repoDir, 'dist-bench/bench/node-ceiling.js'), certDir], allowsAll: true },
-    { id: 'go', title: 'Go reference', command: goBinary, args: ['-cert-dir', certDir], allowsAll: false },
   ];
 }
 
@@ -76,8 +80,8 @@ export interface Memory {
   peakMiB: number;
 }
 
-export interface BenchServer {
-  spec: ServerSpec;
+export interface BenchServer<Id extends string = ServerId> {
+  spec: ServerSpec<Id>;
   port: number;
   /** From spawn to the first 200 from `GET /readyz`, milliseconds. */
   readyMs: number;
@@ -111,7 +115,7 @@ function exited(child: ChildProcess): Promise<void> {
  *
  * @throws Error when the process exits or is not ready within 30 s.
  */
-export async function startBenchServer(spec: ServerSpec, logDir: string, ca: Buffer): Promise<BenchServer> {
+export async function startBenchServer<Id extends string>(spec: ServerSpec<Id>, logDir: string, ca: Buffer): Promise<BenchServer<Id>> {
   const logFile = join(logDir, `${spec.id}.log`);
   const fd = openSync(logFile, 'w');
   const started = performance.now();

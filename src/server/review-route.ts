@@ -13,6 +13,7 @@ import type { TLSSocket } from 'node:tls';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { InvalidAdmissionReviewError, type ReviewOutcome } from '../admission/review.js';
+import type { AdmissionRequest, AdmissionReviewResponse } from '../admission/schema.js';
 import { MAX_BODY_BYTES } from '../defaults.js';
 import { quoteShown, truncate } from '../field/quote.js';
 import type { RouteMetrics } from '../metrics/webhook.js';
@@ -259,22 +260,7 @@ class Exchange {
     // controller-runtime logs every review at V(5); a denial is what an operator looks for.
     const level = allowed ? 'debug' : 'info';
     if (!route.logger.isLevelEnabled(level)) return;
-    route.logger[level](
-      {
-        path: route.path,
-        uid: shown(request.uid),
-        kind: shown(`${request.kind.kind}${request.kind.group ? '.' + request.kind.group : ''}`),
-        namespace: shown(request.namespace),
-        name: shown(request.name),
-        operation: request.operation,
-        subResource: shown(request.subResource),
-        dryRun: request.dryRun ?? false,
-        allowed,
-        code: review.response.status?.code,
-        latencyMs: performance.now() - this.startedMs,
-      },
-      'admission review',
-    );
+    route.logger[level](reviewLogFields(route.path, request, review, performance.now() - this.startedMs), REVIEW_LOG_MESSAGE);
   }
 
   /** Writes the answer, gives back the budget and counts the request by `code`. */
@@ -341,6 +327,31 @@ class Exchange {
 }
 
 /** Every string from the request is bounded: a hostile review must not make a huge log line. */
+/** The message of the line a review is logged with (at debug when allowed, at info when not). */
+export const REVIEW_LOG_MESSAGE = 'admission review';
+
+/**
+ * The fields of a review's log line: which object, what was decided, and `latencyMs`
+ * from the first byte of the request to the answer written. User strings are cut as
+ * {@link truncate} cuts them. Exported for the benchmark's answer floor, which logs the
+ * same line without reviewing.
+ */
+export function reviewLogFields(path: string, request: AdmissionRequest, review: AdmissionReviewResponse, latencyMs: number): Record<string, unknown> {
+  return {
+    path,
+    uid: shown(request.uid),
+    kind: shown(`${request.kind.kind}${request.kind.group ? '.' + request.kind.group : ''}`),
+    namespace: shown(request.namespace),
+    name: shown(request.name),
+    operation: request.operation,
+    subResource: shown(request.subResource),
+    dryRun: request.dryRun ?? false,
+    allowed: review.response.allowed,
+    code: review.response.status?.code,
+    latencyMs,
+  };
+}
+
 function shown(s: string | undefined): string | undefined {
   return s === undefined ? undefined : truncate(s);
 }
