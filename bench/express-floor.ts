@@ -7,14 +7,8 @@
  *
  * Usage: `node express-floor.js <certDir>` (see reference-server.ts); answers `GET /readyz`.
  */
-import express from 'express';
-import { WEBHOOK_PATHS } from '../src/defaults.js';
 import { answerAllowed } from './fixed-answer.js';
+import { floorApp } from './floor-app.js';
 import { serveReference } from './reference-server.js';
 
-const app = express();
-app.post(Object.values(WEBHOOK_PATHS), answerAllowed);
-app.get('/readyz', (_req, res) => {
-  res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
-});
-serveReference(process.argv[2] ?? '.', app);
+serveReference(process.argv[2] ?? '.', floorApp(answerAllowed));

@@ -5,16 +5,20 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export function answerAllowed(req: IncomingMessage, res: ServerResponse): void {
+/** Reads the whole body of `req` and calls `then` with its `JSON.parse`, as the reference servers do. */
+export function onJsonBody(req: IncomingMessage, then: (review: any) => void): void {
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => {
-    const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    const answer = JSON.stringify({
-      apiVersion: 'admission.k8s.io/v1',
-      kind: 'AdmissionReview',
-      response: { uid: review.request.uid, allowed: true },
-    });
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(answer) }).end(answer);
-  });
+  req.on('end', () => then(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+}
+
+/** Writes `json` as a 200 answer with `Content-Length`. */
+export function answerJson(res: ServerResponse, json: string): void {
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json) }).end(json);
+}
+
+export function answerAllowed(req: IncomingMessage, res: ServerResponse): void {
+  onJsonBody(req, (review) =>
+    answerJson(res, JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true } })),
+  );
 }

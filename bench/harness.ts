@@ -8,6 +8,7 @@ import https from 'node:https';
 import { join } from 'node:path';
 import type { BenchBody } from './bodies.js';
 import type { LoadJob } from './loadgen.js';
+import type { BenchServer } from './servers.js';
 
 /** A load-generator process; `run` queues a job on it and resolves with its result. */
 export interface LoadGenerator {
@@ -70,3 +71,27 @@ export function post(port: number, body: BenchBody, ca: Buffer): Promise<{ statu
   });
 }
 
+/**
+ * Checks that `server` answers `body` as it should: HTTP 200, `response.uid` echoed,
+ * `allowed` as expected (the floor and the ceiling allow everything), a denial with code 422;
+ * resolves with the answer.
+ *
+ * @throws Error naming the server, the body and what was wrong.
+ */
+export async function checkAnswer(server: BenchServer<string>, body: BenchBody, ca: Buffer): Promise<{ status: number; review?: any }> {
+  const { status, review } = await post(server.port, body, ca);
+  const expectAllowed = server.spec.allowsAll || body.expectAllowed;
+  const response = review?.response;
+  const problem =
+    status !== 200
+      ? `HTTP ${status}`
+      : response?.uid !== body.uid
+        ? `response.uid ${JSON.stringify(response?.uid)}, expected ${JSON.stringify(body.uid)}`
+        : response.allowed !== expectAllowed
+          ? `allowed ${response.allowed}, expected ${expectAllowed}`
+          : !expectAllowed && response.status?.code !== 422
+            ? `denial code ${response.status?.code}, expected 422`
+            : undefined;
+  if (problem) throw new Error(`${server.spec.title} answered body (${body.id}) ${body.title} wrongly: ${problem}`);
+  return { status, review };
+}

@@ -8,17 +8,18 @@
  *
  * The pairs split a review's cost against the express floor: the answer floor
  * (answer-floor.ts: the webhook's own answer and log line, no review) ÷ the floor is what
- * answering costs, the webhook ÷ the answer floor what deciding costs. Results go to
+ * answering costs, the webhook ÷ the answer floor what deciding and the webhook's own
+ * bookkeeping cost. Every server runs with `npm start`'s Node flags. Results go to
  * bench/results/paired.json and the terminal.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { cpus, loadavg } from 'node:os';
 import { benchBodies, type BenchBody } from './bodies.js';
-import { post, type LoadGenerator } from './harness.js';
+import { checkAnswer, type LoadGenerator } from './harness.js';
 import type { ThroughputResult } from './loadgen.js';
 import { median } from './results.js';
-import { nodeServerSpecs, startBenchServer, type BenchServer, type ServerSpec } from './servers.js';
+import { nodeServerSpecs, startBenchServer, startNodeFlags, type BenchServer, type ServerSpec } from './servers.js';
 
 type PairedId = 'webhook' | 'floor' | 'answer-floor';
 
@@ -93,14 +94,15 @@ export interface PairedOptions {
   resultsDir: string;
   quick: boolean;
   loaders: [LoadGenerator, LoadGenerator];
+  /** The 1-minute load average before the run, for the record. */
+  loadBefore: number;
 }
 
-/** The webhook's answer to `body`, asked of a webhook started for it, to file. */
+/** The webhook's answer to `body`, checked and written to a file for the answer floor. */
 async function webhookAnswerFile(spec: ServerSpec, body: BenchBody, options: PairedOptions): Promise<string> {
   const server = await startBenchServer(spec, options.logDir, options.ca);
   try {
-    const { status, review } = await post(server.port, body, options.ca);
-    if (status !== 200 || review?.response?.uid !== body.uid) throw new Error(`this webhook answered body (${body.id}) with HTTP ${status}`);
+    const { review } = await checkAnswer(server, body, options.ca);
     const file = join(options.logDir, `answer-${body.id}.json`);
     writeFileSync(file, JSON.stringify(review));
     return file;
@@ -109,47 +111,72 @@ async function webhookAnswerFile(spec: ServerSpec, body: BenchBody, options: Pai
   }
 }
 
-/** Runs every pair of {@link PAIRS}; prints and writes the table. */
+/**
+ * Starts both servers of a run (both, or neither: one that started is stopped when the
+ * other fails) and checks that each answers `body` as it should.
+ */
+async function startPair(specs: ServerSpec<string>[], body: BenchBody, options: PairedOptions): Promise<BenchServer<string>[]> {
+  const started = await Promise.allSettled(specs.map((spec) => startBenchServer(spec, options.logDir, options.ca)));
+  const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  try {
+    for (const s of started) if (s.status === 'rejected') throw s.reason;
+    for (const server of servers) await checkAnswer(server, body, options.ca);
+    return servers;
+  } catch (e) {
+    await Promise.all(servers.map((server) => server.stop()));
+    throw e;
+  }
+}
+
+/**
+ * Runs every pair of {@link PAIRS}; prints the table and (not with `quick`) writes it to
+ * paired.json. Every server runs with `npm start`'s Node flags, so that a ratio is the
+ * code's and not the flags'.
+ *
+ * @throws Error when a server does not start, answers a body wrongly or fails a request.
+ */
 export async function measurePaired(options: PairedOptions): Promise<PairedResult[]> {
   const plan = options.quick ? PLAN.quick : PLAN.full;
-  const node = nodeServerSpecs(options.repoDir, options.certDir);
-  const webhook = node.find((s) => s.id === 'webhook')!;
-  const floor = node.find((s) => s.id === 'floor')!;
+  const [webhook, floor] = nodeServerSpecs(options.repoDir, options.certDir);
+  const flags = startNodeFlags(options.repoDir);
   const bodies = new Map(benchBodies().map((b) => [b.id, b]));
   const answerFiles = new Map<string, string>();
-  const spec = async (id: PairedId, body: BenchBody, slot: string): Promise<ServerSpec<string>> => {
-    if (id === 'webhook') return { ...webhook, id: `webhook-${slot}` };
-    if (id === 'floor') return { ...floor, id: `floor-${slot}` };
-    if (!answerFiles.has(body.id)) answerFiles.set(body.id, await webhookAnswerFile(webhook, body, options));
-    const args = [join(options.repoDir, 'dist-bench/bench/answer-floor.js'), options.certDir, answerFiles.get(body.id)!];
-    return { id: `answer-floor-${slot}`, title: TITLES['answer-floor'], command: process.execPath, args, allowsAll: false };
+  const spec = async (id: PairedId, body: BenchBody, slot: 'base' | 'other'): Promise<ServerSpec<string>> => {
+    if (id === 'webhook') return { ...webhook!, id: `webhook-${slot}`, title: `${TITLES[id]} (${slot})` };
+    if (id === 'floor') return { ...floor!, id: `floor-${slot}`, title: `${TITLES[id]} (${slot})`, args: [...flags, ...floor!.args] };
+    if (!answerFiles.has(body.id)) answerFiles.set(body.id, await webhookAnswerFile(webhook!, body, options));
+    const args = [...flags, join(options.repoDir, 'dist-bench/bench/answer-floor.js'), options.certDir, answerFiles.get(body.id)!];
+    return { id: `answer-floor-${slot}`, title: `${TITLES[id]} (${slot})`, command: process.execPath, args, allowsAll: false };
   };
   const results: PairedResult[] = [];
   for (const pair of PAIRS) {
     const body = bodies.get(pair.body)!;
     const runs: PairedRun[] = [];
     for (let i = 0; i < plan.runs; i++) {
-      const servers = await Promise.all([spec(pair.base, body, 'base'), spec(pair.other, body, 'other')].map(async (s) => startBenchServer(await s, options.logDir, options.ca)));
+      const servers = await startPair([await spec(pair.base, body, 'base'), await spec(pair.other, body, 'other')], body, options);
       try {
         // Each load generator drives the base in one run and the other server in the next.
-        const [first, second] = i % 2 === 0 ? options.loaders : [options.loaders[1], options.loaders[0]];
+        const loaders = i % 2 === 0 ? options.loaders : [options.loaders[1], options.loaders[0]];
         const both = (durationS: number) =>
-          Promise.all([first, second].map((loader, k) => loader.run<ThroughputResult>({ op: 'throughput', port: servers[k]!.port, bodyId: body.id, connections: CONNECTIONS, durationS })));
+          Promise.all(servers.map((s, k) => loaders[k]!.run<ThroughputResult>({ op: 'throughput', port: s.port, bodyId: body.id, connections: CONNECTIONS, durationS })));
         await both(plan.warmupS);
         const before = servers.map((s) => s.cpuSeconds());
-        const [base, other] = await both(plan.measureS);
-        const cpu = servers.map((s, k) => ((s.cpuSeconds() - before[k]!) * 1e6) / [base!, other!][k]!.requests);
-        for (const [k, r] of [base!, other!].entries()) if (r.failures > 0) throw new Error(`${servers[k]!.spec.title}: ${r.failures} failed requests for body (${body.id})`);
-        runs.push({ cpuUsPerRequest: { base: cpu[0]!, other: cpu[1]! }, requestsPerS: { base: base!.requestsPerS, other: other!.requestsPerS } });
+        const loads = await both(plan.measureS);
+        const cpu = servers.map((s, k) => ((s.cpuSeconds() - before[k]!) * 1e6) / loads[k]!.requests);
+        loads.forEach((r, k) => {
+          if (r.failures > 0) throw new Error(`${servers[k]!.spec.title}: ${r.failures} failed requests for body (${body.id})`);
+        });
+        runs.push({ cpuUsPerRequest: { base: cpu[0]!, other: cpu[1]! }, requestsPerS: { base: loads[0]!.requestsPerS, other: loads[1]!.requestsPerS } });
       } finally {
-        await Promise.all(servers.map((s: BenchServer<string>) => s.stop()));
+        await Promise.all(servers.map((s) => s.stop()));
       }
-      await sleep(200);
     }
     results.push(summarize(pair, runs));
   }
-  const table = pairedTable(results);
-  if (!options.quick) writeFileSync(join(options.resultsDir, 'paired.json'), JSON.stringify({ date: new Date().toISOString(), connections: CONNECTIONS, ...plan, results }, null, 2) + '\n');
-  console.log(table);
+  if (!options.quick) {
+    const meta = { date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadBefore: options.loadBefore, loadAfter: loadavg()[0]! };
+    writeFileSync(join(options.resultsDir, 'paired.json'), JSON.stringify({ meta, connections: CONNECTIONS, ...plan, nodeFlags: flags, results }, null, 2) + '\n');
+  }
+  console.log(pairedTable(results));
   return results;
 }

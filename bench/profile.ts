@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchBodies } from './bodies.js';
 import type { LoadJob, ThroughputResult } from './loadgen.js';
-import { serverSpecs, startBenchServer, type ServerId } from './servers.js';
+import { nodeServerSpecs, startBenchServer, type ServerId } from './servers.js';
 
 interface CpuProfileNode {
   id: number;
@@ -101,7 +101,7 @@ export async function profileWebhook(options: ProfileOptions): Promise<void> {
     for (const body of benchBodies().filter((b) => bodies.includes(b.id))) {
       const name = `${id}-${body.id}.cpuprofile`;
       const cpuProf = ['--cpu-prof', `--cpu-prof-dir=${options.resultsDir}`, `--cpu-prof-name=${name}`];
-      const spec = serverSpecs(options.repoDir, options.certDir, '', cpuProf).find((s) => s.id === id)!;
+      const spec = nodeServerSpecs(options.repoDir, options.certDir, cpuProf).find((s) => s.id === id)!;
       const server = await startBenchServer(spec, options.logDir, options.ca);
       let load: ThroughputResult;
       try {

@@ -22,8 +22,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { benchBodies, nearLimitBody, type BenchBody } from './bodies.js';
-import { makeCertificates, post, startLoadGenerator } from './harness.js';
+import { benchBodies, nearLimitBody } from './bodies.js';
+import { checkAnswer, makeCertificates, post, startLoadGenerator } from './harness.js';
 import type { LoadJob, PacedResult, ThroughputResult } from './loadgen.js';
 import type { MicroResult } from './micro.js';
 import { measurePaired } from './paired.js';
@@ -63,29 +63,6 @@ function goVersion(): string {
   return execFileSync('go', ['env', 'GOVERSION'], { encoding: 'utf8' }).trim();
 }
 
-/**
- * Checks that `server` answers `body` as it should: HTTP 200, `response.uid` echoed,
- * `allowed` as expected (the floor and the ceiling allow everything), a denial with code 422.
- *
- * @throws Error naming the server, the body and what was wrong.
- */
-async function checkAnswer(server: BenchServer, body: BenchBody, ca: Buffer): Promise<void> {
-  const { status, review } = await post(server.port, body, ca);
-  const expectAllowed = server.spec.allowsAll || body.expectAllowed;
-  const response = review?.response;
-  const problem =
-    status !== 200
-      ? `HTTP ${status}`
-      : response?.uid !== body.uid
-        ? `response.uid ${JSON.stringify(response?.uid)}, expected ${JSON.stringify(body.uid)}`
-        : response.allowed !== expectAllowed
-          ? `allowed ${response.allowed}, expected ${expectAllowed}`
-          : !expectAllowed && response.status?.code !== 422
-            ? `denial code ${response.status?.code}, expected 422`
-            : undefined;
-  if (problem) throw new Error(`${server.spec.title} answered body (${body.id}) ${body.title} wrongly: ${problem}`);
-}
-
 /** `items` rotated left by `n`: the order the servers take turns in. */
 function rotate<T>(items: readonly T[], n: number): T[] {
   const k = n % items.length;
@@ -106,6 +83,11 @@ async function main(): Promise<void> {
     },
   });
   if (flags.rounds !== undefined && !/^[1-9][0-9]*$/.test(flags.rounds)) throw new Error(`--rounds must be a positive whole number, not ${flags.rounds}`);
+  const mode = flags.profile ? '--profile' : flags.paired ? '--paired' : undefined;
+  const fullRunOnly = (['compare', 'save-baseline', 'rounds'] as const).filter((f) => flags[f] !== undefined && flags[f] !== false);
+  if (flags.profile && flags.paired) throw new Error('--profile and --paired are separate runs: give one');
+  if (mode !== undefined && fullRunOnly.length > 0) throw new Error(`${fullRunOnly.map((f) => `--${f}`).join(', ')} belong to the full run, not to ${mode}`);
+  const loadBefore = loadavg()[0]!;
   const plan: Plan = flags.quick ? PLAN.quick : { ...PLAN.full, rounds: flags.rounds ? Number(flags.rounds) : PLAN.full.rounds };
   const work = mkdtempSync(join(tmpdir(), 'webhook-bench-'));
   const certDir = join(work, 'certs');
@@ -119,7 +101,7 @@ async function main(): Promise<void> {
     if (flags.paired) {
       const second = startLoadGenerator(REPO_DIR, certDir);
       try {
-        await measurePaired({ repoDir: REPO_DIR, certDir, ca, logDir: work, resultsDir: RESULTS_DIR, quick: flags.quick, loaders: [loader, second] });
+        await measurePaired({ repoDir: REPO_DIR, certDir, ca, logDir: work, resultsDir: RESULTS_DIR, quick: flags.quick, loaders: [loader, second], loadBefore });
       } finally {
         second.child.kill();
       }

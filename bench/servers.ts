@@ -1,7 +1,7 @@
 /**
- * The four servers under test, started as separate processes on ephemeral loopback
- * ports: how each is launched, when it counts as ready, and its memory and CPU time from
- * `/proc/<pid>/status` and `/proc/<pid>/stat`.
+ * The servers under test (the full run's four; `--paired` adds the answer floor), started
+ * as separate processes on ephemeral loopback ports: how each is launched, when it counts
+ * as ready, and its memory and CPU time from `/proc/<pid>/status` and `/proc/<pid>/stat`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
@@ -110,8 +110,8 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Starts `spec`, finds its port in the first `"port":N` it prints (all four print
- * one), and waits for `/readyz`. stdout and stderr go to `<logDir>/<id>.log`.
+ * Starts `spec`, finds its port in the first `"port":N` it prints (every server
+ * prints one), and waits for `/readyz`. stdout and stderr go to `<logDir>/<id>.log`.
  *
  * @throws Error when the process exits or is not ready within 30 s.
  */

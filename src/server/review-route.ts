@@ -326,13 +326,12 @@ class Exchange {
   }
 }
 
-/** Every string from the request is bounded: a hostile review must not make a huge log line. */
 /** The message of the line a review is logged with (at debug when allowed, at info when not). */
 export const REVIEW_LOG_MESSAGE = 'admission review';
 
 /**
  * The fields of a review's log line: which object, what was decided, and `latencyMs`
- * from the first byte of the request to the answer written. User strings are cut as
+ * (milliseconds from the handler's call to the answer written). User strings are cut as
  * {@link truncate} cuts them. Exported for the benchmark's answer floor, which logs the
  * same line without reviewing.
  */
@@ -352,6 +351,7 @@ export function reviewLogFields(path: string, request: AdmissionRequest, review:
   };
 }
 
+/** Every string from the request is bounded: a hostile review must not make a huge log line. */
 function shown(s: string | undefined): string | undefined {
   return s === undefined ? undefined : truncate(s);
 }
