@@ -1,6 +1,6 @@
 /**
  * What every benchmark mode needs around the servers: the certificates, the load
- * generator process (loadgen.ts) and a single POST.
+ * generator process (loadgen.ts), a single POST and the check of a server's answer.
  */
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
