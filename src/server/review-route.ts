@@ -79,13 +79,6 @@ function charsetOf(type: string): string {
 }
 
 /**
- * The request headers the review path reads, taken from `req.rawHeaders` as Node would
- * fold them into `req.headers` (the first `Content-Type` and `Content-Length` win; repeated
- * `Transfer-Encoding` and `Content-Encoding` are joined with ", "; only the first
- * {@link FOLDED_HEADER_ENTRIES} entries count). `req.headers` is built on first use, every
- * header lower-cased into a new object: the review path never asks for it.
- */
-/**
  * How many `rawHeaders` entries (names and values) Node folds into `req.headers`: its
  * parser's default `maxHeaderPairs` (the server leaves `maxHeadersCount` unset). On Node 20
  * a request may carry a few more in `rawHeaders`, which `req.headers` leaves out; Node 24
@@ -100,6 +93,13 @@ export interface BodyHead {
   contentEncoding: string | undefined;
 }
 
+/**
+ * The request headers the review path reads, taken from `req.rawHeaders` as Node would
+ * fold them into `req.headers` (the first `Content-Type` and `Content-Length` win; repeated
+ * `Transfer-Encoding` and `Content-Encoding` are joined with ", "; only the first
+ * {@link FOLDED_HEADER_ENTRIES} entries count). `req.headers` is built on first use, every
+ * header lower-cased into a new object: the review path never asks for it.
+ */
 export function bodyHead(raw: readonly string[]): BodyHead {
   const head: BodyHead = { contentType: '', contentLength: undefined, transferEncoding: undefined, contentEncoding: undefined };
   let typeSeen = false;
