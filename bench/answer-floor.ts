@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AdmissionReviewResponse } from '../src/admission/schema.js';
+import type { AdmissionReviewResponse } from '../src/kubernetes/schema.js';
 import { createLogger } from '../src/server/logger.js';
 import { REVIEW_LOG_MESSAGE, reviewLogFields } from '../src/server/review-route.js';
 import { floorApp } from './floor-app.js';

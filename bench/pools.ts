@@ -14,11 +14,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { KubeObject } from '../src/admission/build.js';
+import type { KubeObject } from '../src/kubernetes/build.js';
 import { PoolViolationTracker } from '../src/audit/pool-violations.js';
 import { auditState } from '../src/cli/audit.js';
-import { PoolIndex } from '../src/cluster/pool-index.js';
-import { ClusterState } from '../src/cluster/state.js';
+import { PoolIndex } from '../src/state/pool-index.js';
+import { ClusterState } from '../src/state/state.js';
 
 const REPO_DIR = new URL('../../', import.meta.url).pathname;
 

@@ -12,16 +12,16 @@ export { validateConfYml } from './config/validate.js';
 
 export {
   InvalidAdmissionReviewError,
-  createReviewer,
+  createDispatcher,
   decodeAdmissionReview,
   encodeAdmissionReview,
-  reviewAdmission,
-  type ReviewOptions,
   type ReviewOutcome,
+  type WiredValidator,
 } from './admission/review.js';
-export * from './admission/schema.js';
-export { allowed, denied, errored, invalidStatus, type GroupKind } from './admission/response.js';
-export type { Validator } from './admission/validator.js';
+export * from './kubernetes/schema.js';
+export { allowed, denied, errored, invalidStatus } from './admission/response.js';
+export type { GroupKind } from './kubernetes/resources.js';
+export { warningsOnly, type Findings, type Validator } from './rules/validator.js';
 export * from './field/errors.js';
 
 export {
@@ -31,17 +31,18 @@ export {
   validateSpiderIPPoolCreate,
   validateSpiderIPPoolUpdate,
 } from './rules/spiderippool.js';
-export { PAIR_POOL_ANNOTATION, PARENT_NIC_ANNOTATION } from './rules/pool.js';
+export { PAIR_POOL_ANNOTATION, PARENT_NIC_ANNOTATION } from './spiderpool/pool.js';
 export { noPoolDirectory, type PoolDirectory } from './rules/pool-pair.js';
 export { staticCapacity, parseIPRange, type IPVersion } from './ip/ranges.js';
 export { ConfigMapSchema, configMapValidator, validateSpiderpoolConfigMap, type SpiderpoolConfigMapRef } from './rules/configmap.js';
 
-export { PoolIndex, type PoolChangeListener } from './cluster/pool-index.js';
-export { ClusterState, type ClusterObjects } from './cluster/state.js';
-export { buildAdmissionReview, type AdmissionWrite, type KubeObject } from './admission/build.js';
+export { PoolIndex, type PoolChangeListener } from './state/pool-index.js';
+export { ClusterState } from './state/state.js';
+export type { ClusterObjects } from './kubernetes/cluster-objects.js';
+export { buildAdmissionReview, type AdmissionWrite, type KubeObject } from './kubernetes/build.js';
 export { PoolViolationTracker, type PoolViolation } from './audit/pool-violations.js';
 export { judgePool, POOL_RULES } from './rules/pool-judgement.js';
-export { wireValidators, WEBHOOK_NAMES, type ReviewContext } from './validators.js';
+export { createReviewer, reviewAdmission, wireValidators, WEBHOOK_NAMES, type ReviewContext, type ReviewOptions } from './validators.js';
 export {
   poolCacheReadinessCheck,
   registerPoolCacheMetrics,

@@ -1,13 +1,16 @@
 /**
- * The one module that knows which validators exist: every guarded kind, the webhook (as
- * named in deploy/base/validatingwebhookconfiguration.yaml) that sends it, and what each reads
- * of the cluster. The server, `review` and the tests all get their reviewer through
- * `createReviewer`, which asks this module; plug a new validator in here, nowhere else.
+ * The composition root of the admission layer, the one module that knows which validators
+ * exist: every guarded kind, the webhook (as named in
+ * deploy/base/validatingwebhookconfiguration.yaml) that sends it, and what each reads of the
+ * cluster. It hands them to the generic reviewer of src/admission/; the server, `review` and
+ * the tests all get their reviewer through `createReviewer`; plug a new validator in here,
+ * nowhere else.
  */
-import type { Validator } from './admission/validator.js';
+import { createDispatcher, type ReviewOutcome, type WiredValidator } from './admission/review.js';
+import type { AdmissionReviewResponse } from './kubernetes/schema.js';
 import type { DualStack } from './candidates/categories.js';
 import { dualStackInCluster } from './candidates/spiderpool-conf.js';
-import type { ClusterObjects } from './cluster/state.js';
+import type { ClusterObjects } from './kubernetes/cluster-objects.js';
 import { candidatePoolValidators } from './rules/candidate-pools.js';
 import { configMapValidator, type SpiderpoolConfigMapRef } from './rules/configmap.js';
 import { noPoolDirectory, type PoolDirectory } from './rules/pool-pair.js';
@@ -27,13 +30,6 @@ export interface ReviewContext {
   cluster?: ClusterObjects;
   /** `enableIPv6` of the watched spiderpool-conf (the server); else read from `cluster`, else not known. */
   dualStack?: () => DualStack;
-}
-
-/** A validator and the webhook that calls it: kubectl names that webhook when a denial is not `Invalid`. */
-export interface WiredValidator {
-  webhook: string;
-  /** Each validator decodes its own object type; the dispatch only hands it requests, hence `any`. */
-  validator: Validator<any>;
 }
 
 /** The webhooks of deploy/base/validatingwebhookconfiguration.yaml. */
@@ -78,4 +74,32 @@ export function wireValidators(context: ReviewContext): WiredValidator[] {
       validator,
     })),
   ];
+}
+
+/** What the validators may read besides the request (the reviewer only passes it on). */
+export type ReviewOptions = ReviewContext;
+
+/**
+ * Builds a reviewer for fixed options (the server builds one at start). The returned
+ * function is pure: same body in, same outcome out, no I/O.
+ *
+ * @throws InvalidAdmissionReviewError when `body` is not an `admission.k8s.io/v1`
+ *   AdmissionReview request with a `uid`.
+ */
+export function createReviewer(options: ReviewOptions = {}): (body: unknown) => ReviewOutcome {
+  return createDispatcher(wireValidators(options));
+}
+
+const defaultReviewer = createReviewer();
+
+/**
+ * Turns an AdmissionReview (parsed JSON) into the response AdmissionReview: same
+ * `apiVersion`/`kind`, `response.uid` equal to `request.uid`. `dryRun` requests get the
+ * same decision as real ones.
+ *
+ * @throws InvalidAdmissionReviewError when `review` is not an `admission.k8s.io/v1`
+ *   AdmissionReview request with a `uid` (the server answers HTTP 400).
+ */
+export function reviewAdmission(review: unknown, options?: ReviewOptions): AdmissionReviewResponse {
+  return (options === undefined ? defaultReviewer : createReviewer(options))(review).review;
 }

@@ -5,7 +5,8 @@
  */
 import { aggregateFieldErrors, fieldErrorBody, forbidden, type FieldError } from '../field/errors.js';
 import { quoteShown, truncate } from '../field/quote.js';
-import type { Status, Verdict } from './schema.js';
+import type { GroupKind } from '../kubernetes/resources.js';
+import type { Status, Verdict } from '../kubernetes/schema.js';
 
 /**
  * At most this many warnings and field causes go into one response. Each is bounded in
@@ -53,12 +54,6 @@ export const REASON_BY_CODE: Readonly<Record<number, string>> = {
 export function errored(code: number, message: string): Verdict {
   const reason = REASON_BY_CODE[code];
   return denied({ status: 'Failure', code, ...(reason ? { reason } : {}), message });
-}
-
-/** Kubernetes group and kind, e.g. `{group: 'spiderpool.spidernet.io', kind: 'SpiderIPPool'}`. */
-export interface GroupKind {
-  group: string;
-  kind: string;
 }
 
 /**

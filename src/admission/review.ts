@@ -1,10 +1,11 @@
 /**
- * `reviewAdmission`: the pure function from an AdmissionReview to the response
- * AdmissionReview, shared by the HTTPS server and the CLI.
+ * The generic reviewer: the pure function from an AdmissionReview to the response
+ * AdmissionReview for the validators it is handed (src/validators.ts hands it every one),
+ * shared by the HTTPS server and the CLI. It knows no guarded kind.
  */
 import { renderPath } from '../field/path.js';
-import { wireValidators, type ReviewContext } from '../validators.js';
-import { compiled } from './fast-schema.js';
+import { compiled } from '../kubernetes/fast-schema.js';
+import type { Validator } from '../rules/validator.js';
 import { allowed } from './response.js';
 import {
   ADMISSION_API_VERSION,
@@ -13,17 +14,13 @@ import {
   type AdmissionReviewRequest,
   type AdmissionReviewResponse,
   type Verdict,
-} from './schema.js';
-import { runValidator, type Validator } from './validator.js';
+} from '../kubernetes/schema.js';
+import { runValidator } from './validator.js';
 
 /** A body that is not an `admission.k8s.io/v1` AdmissionReview with a `request.uid`. */
 export class InvalidAdmissionReviewError extends Error {
   override name = 'InvalidAdmissionReviewError';
 }
-
-/** What the validators may read besides the request; the dispatch only passes it on (src/validators.ts). */
-export type ReviewOptions = ReviewContext;
-
 
 /**
  * Checks that `body` (parsed JSON) is an `admission.k8s.io/v1` AdmissionReview request.
@@ -44,6 +41,13 @@ export function decodeAdmissionReview(body: unknown): AdmissionReviewRequest {
 /** Wraps a verdict into the response AdmissionReview for the request `uid`. */
 export function encodeAdmissionReview(uid: string, verdict: Verdict): AdmissionReviewResponse {
   return { apiVersion: ADMISSION_API_VERSION, kind: 'AdmissionReview', response: { uid, ...verdict } };
+}
+
+/** A validator and the webhook that calls it: kubectl names that webhook when a denial is not `Invalid`. */
+export interface WiredValidator {
+  webhook: string;
+  /** Each validator decodes its own object type; the dispatch only hands it requests, hence `any`. */
+  validator: Validator<any>;
 }
 
 /** A validator bound to the generic dispatch, so validators of different object types share one list. */
@@ -67,33 +71,18 @@ export interface ReviewOutcome {
 }
 
 /**
- * Builds a reviewer for fixed options (the server builds one at start). The returned
- * function is pure: same body in, same outcome out, no I/O.
+ * The reviewer for `validators` (routed by `request.kind` group and kind; every other kind
+ * is allowed). The returned function is pure: same body in, same outcome out, no I/O.
  *
  * @throws InvalidAdmissionReviewError when `body` is not an `admission.k8s.io/v1`
  *   AdmissionReview request with a `uid`.
  */
-export function createReviewer(options: ReviewOptions = {}): (body: unknown) => ReviewOutcome {
-  const guards = wireValidators(options).map(({ validator, webhook }) => guard(validator, webhook));
+export function createDispatcher(validators: readonly WiredValidator[]): (body: unknown) => ReviewOutcome {
+  const guards = validators.map(({ validator, webhook }) => guard(validator, webhook));
   return (body) => {
     const { request } = decodeAdmissionReview(body);
     const match = guards.find((g) => g.group === request.kind.group && g.kind === request.kind.kind);
-    // Every other kind is allowed.
     if (match === undefined) return { request, review: encodeAdmissionReview(request.uid, allowed()) };
     return { request, review: encodeAdmissionReview(request.uid, match.decide(request)), webhook: match.webhook };
   };
-}
-
-const defaultReviewer = createReviewer();
-
-/**
- * Turns an AdmissionReview (parsed JSON) into the response AdmissionReview: same
- * `apiVersion`/`kind`, `response.uid` equal to `request.uid`. `dryRun` requests get the
- * same decision as real ones.
- *
- * @throws InvalidAdmissionReviewError when `review` is not an `admission.k8s.io/v1`
- *   AdmissionReview request with a `uid` (the server answers HTTP 400).
- */
-export function reviewAdmission(review: unknown, options?: ReviewOptions): AdmissionReviewResponse {
-  return (options === undefined ? defaultReviewer : createReviewer(options))(review).review;
 }

@@ -1,32 +1,17 @@
 /**
- * What a guarded resource provides, and the one generic dispatch over it (after
- * controller-runtime's `CustomValidator` and its `validatingHandler`): decode the objects
- * with the resource's schema, then call `validateCreate`, `validateUpdate` or
- * `validateDelete` by operation.
+ * The one generic dispatch over a {@link Validator} (after controller-runtime's
+ * `validatingHandler` and `validationResponseFromStatus`): decode the objects with the
+ * resource's schema, call `validateCreate`, `validateUpdate` or `validateDelete` by
+ * operation, and turn what it found into the decision: field errors into the `Invalid`
+ * status with the validator's GroupKind (`apierrors.NewInvalid`), warnings kept.
  */
-import type { z } from 'zod';
 import { renderPath } from '../field/path.js';
-import { compiled } from './fast-schema.js';
-import { allowed, errored, type GroupKind } from './response.js';
-import type { AdmissionRequest, Verdict } from './schema.js';
-
-/**
- * One guarded kind. Each `validate*` is pure and returns the decision for its operation
- * (allowed, possibly with warnings, or denied with a status); an operation without one is
- * allowed.
- */
-export interface Validator<T> {
-  /** The kind it guards; requests are routed by `request.kind` group and kind, any version. */
-  groupKind: GroupKind;
-  /** The fields it reads; other fields are ignored, so any future field is tolerated. */
-  schema: z.ZodType<T>;
-  /** CREATE: `object` is the object to be created. */
-  validateCreate?(object: T, request: AdmissionRequest): Verdict;
-  /** UPDATE: `oldObject` as stored, `object` as it would be stored. */
-  validateUpdate?(oldObject: T, object: T, request: AdmissionRequest): Verdict;
-  /** DELETE: `oldObject` as stored. */
-  validateDelete?(oldObject: T, request: AdmissionRequest): Verdict;
-}
+import { compiled } from '../kubernetes/fast-schema.js';
+import { nameOf } from '../kubernetes/metadata.js';
+import type { GroupKind } from '../kubernetes/resources.js';
+import type { AdmissionRequest, Verdict } from '../kubernetes/schema.js';
+import type { Findings, Validator } from '../rules/validator.js';
+import { allowed, denied, errored, invalidStatus } from './response.js';
 
 /**
  * Runs `validator` on `request`. Operations it does not handle, CONNECT, and subresource
@@ -36,27 +21,42 @@ export interface Validator<T> {
 export function runValidator<T>(validator: Validator<T>, request: AdmissionRequest): Verdict {
   if (request.subResource) return allowed();
   const decode = (field: 'object' | 'oldObject') => decodeObject(validator, request, field);
+  const answer = (findings: Findings, field: 'object' | 'oldObject') => verdictOf(validator, request, field, findings);
   switch (request.operation) {
     case 'CREATE': {
       if (!validator.validateCreate) return allowed();
       const object = decode('object');
-      return object.ok ? validator.validateCreate(object.value, request) : object.verdict;
+      return object.ok ? answer(validator.validateCreate(object.value, request), 'object') : object.verdict;
     }
     case 'UPDATE': {
       if (!validator.validateUpdate) return allowed();
       const oldObject = decode('oldObject');
       if (!oldObject.ok) return oldObject.verdict;
       const object = decode('object');
-      return object.ok ? validator.validateUpdate(oldObject.value, object.value, request) : object.verdict;
+      return object.ok ? answer(validator.validateUpdate(oldObject.value, object.value, request), 'object') : object.verdict;
     }
     case 'DELETE': {
       if (!validator.validateDelete) return allowed();
       const oldObject = decode('oldObject');
-      return oldObject.ok ? validator.validateDelete(oldObject.value, request) : oldObject.verdict;
+      return oldObject.ok ? answer(validator.validateDelete(oldObject.value, request), 'oldObject') : oldObject.verdict;
     }
     case 'CONNECT':
       return allowed();
   }
+}
+
+/** {@link verdictFor} the request's `field` object: its `metadata.name`, else `request.name`. */
+function verdictOf<T>(validator: Validator<T>, request: AdmissionRequest, field: 'object' | 'oldObject', findings: Findings): Verdict {
+  return verdictFor(validator.groupKind, nameOf(request[field]) || (request.name ?? ''), findings);
+}
+
+/**
+ * The decision for what a validator found on the object `name` of `groupKind`: denied with
+ * the `Invalid` status when there is a field error, else allowed; warnings in both.
+ */
+export function verdictFor(groupKind: GroupKind, name: string, findings: Findings): Verdict {
+  if (findings.errors.length === 0) return allowed(findings.warnings);
+  return denied(invalidStatus(groupKind, name, findings.errors), findings.warnings);
 }
 
 /** One of the request's objects decoded with the validator's schema, or the `Errored(400)` to answer. */

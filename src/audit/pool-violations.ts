@@ -8,7 +8,7 @@
  * traditional pool created as the sibling of an IaaS pool never reaches the webhook, but
  * its creation touches the IaaS pool naming it, whose broken pair is counted here.
  */
-import type { PoolIndex } from '../cluster/pool-index.js';
+import type { PoolIndex } from '../state/pool-index.js';
 import { fieldErrorBody } from '../field/errors.js';
 import { POOL_RULES, storedPoolViolations } from '../rules/pool-judgement.js';
 import type { Violation } from '../rules/ratchet.js';

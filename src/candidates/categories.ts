@@ -13,7 +13,7 @@
  * of that IP version (`ParseWildcardPoolNameList`) and before any per-node filtering.
  */
 import type { IPVersion } from '../ip/ranges.js';
-import { PAIR_POOL_ANNOTATION, annotation, iaasProvider, ipVersionOf, type SpiderIPPool } from '../rules/pool.js';
+import { PAIR_POOL_ANNOTATION, annotation, iaasProvider, ipVersionOf, type SpiderIPPool } from '../spiderpool/pool.js';
 import { BAD_PATTERN, compileGoPattern } from '../go/filepath-match.js';
 import { hasWildcard } from './wildcard.js';
 

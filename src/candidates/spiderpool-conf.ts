@@ -4,7 +4,7 @@
  * candidate-pool warnings. Pure: the server's watch (cluster/spiderpool-conf-cache.ts) and
  * `review --pools` feed it.
  */
-import type { ClusterObjects } from '../cluster/state.js';
+import type { ClusterObjects } from '../kubernetes/cluster-objects.js';
 import { CONF_YML_KEY } from '../defaults.js';
 import type { DualStack } from './categories.js';
 import { enableIPv6Of } from './dual-stack.js';

@@ -4,9 +4,9 @@
  * same code as the webhook's CREATE and the server's violation gauges.
  */
 import { PoolViolationTracker, type PoolViolation } from '../audit/pool-violations.js';
-import type { ClusterState } from '../cluster/state.js';
+import type { ClusterState } from '../state/state.js';
 import { quoteGoString } from '../field/quote.js';
-import { iaasProvider } from '../rules/pool.js';
+import { iaasProvider } from '../spiderpool/pool.js';
 import type { CommandResult } from './review-file.js';
 import { loadState, UsageError } from './cluster-state.js';
 import { ManifestError } from '../manifest/read.js';

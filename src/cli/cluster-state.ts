@@ -3,8 +3,8 @@
  * checks read, from manifests or listed once from a cluster.
  */
 import { existsSync } from 'node:fs';
-import type { KubeObject } from '../admission/build.js';
-import { ClusterState } from '../cluster/state.js';
+import type { KubeObject } from '../kubernetes/build.js';
+import { ClusterState } from '../state/state.js';
 import { readManifestPaths } from '../manifest/read.js';
 import { quoteGoString } from '../field/quote.js';
 

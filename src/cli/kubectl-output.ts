@@ -15,7 +15,7 @@
  *   deduplicating warning writer); all of it on stderr.
  */
 import { quoteGoString } from '../field/quote.js';
-import type { Status } from '../admission/schema.js';
+import type { Status } from '../kubernetes/schema.js';
 
 /** One write's refusal, as the API server returns it to kubectl. */
 export interface Refusal {

@@ -1,4 +1,5 @@
-import { InvalidAdmissionReviewError, reviewAdmission, type ReviewOptions } from '../admission/review.js';
+import { InvalidAdmissionReviewError } from '../admission/review.js';
+import { reviewAdmission, type ReviewOptions } from '../validators.js';
 
 /** What a CLI command prints and how it exits: 0 success/allowed, 1 refused, 2 unusable input. */
 export interface CommandResult {

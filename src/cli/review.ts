@@ -6,14 +6,15 @@
  * response AdmissionReview.
  */
 import path from 'node:path';
-import { buildAdmissionReview, type KubeObject } from '../admission/build.js';
-import { resourceOf, splitApiVersion } from '../admission/resources.js';
+import { buildAdmissionReview, type KubeObject } from '../kubernetes/build.js';
+import { resourceOf, splitApiVersion } from '../kubernetes/resources.js';
 import { allowed } from '../admission/response.js';
-import { createReviewer, encodeAdmissionReview, InvalidAdmissionReviewError, type ReviewOptions, type ReviewOutcome } from '../admission/review.js';
-import type { AdmissionRequest } from '../admission/schema.js';
-import { webhookMatches, WebhookMatchSchema, type MatchedRequest, type WebhookMatch } from '../admission/webhook-match.js';
+import { encodeAdmissionReview, InvalidAdmissionReviewError, type ReviewOutcome } from '../admission/review.js';
+import { createReviewer, type ReviewOptions } from '../validators.js';
+import type { AdmissionRequest } from '../kubernetes/schema.js';
+import { webhookMatches, WebhookMatchSchema, type MatchedRequest, type WebhookMatch } from '../kubernetes/webhook-match.js';
 import { readWebhookManifest } from '../registration/webhook-configuration.js';
-import type { ClusterState } from '../cluster/state.js';
+import type { ClusterState } from '../state/state.js';
 import { noPoolDirectory } from '../rules/pool-pair.js';
 import { quoteGoString } from '../field/quote.js';
 import { ManifestError, manifestFiles, parseDocuments, parseManifests, readText, type ManifestObject } from '../manifest/read.js';

@@ -2,7 +2,8 @@ import { isMap, parseAllDocuments } from 'yaml';
 import { renderPath } from '../field/path.js';
 import { escapeUnprintable, truncate } from '../field/quote.js';
 import { documentData, listItems } from '../manifest/read.js';
-import { ConfigMapSchema, validateSpiderpoolConfigMap } from '../rules/configmap.js';
+import { verdictFor } from '../admission/validator.js';
+import { CONFIGMAP, ConfigMapSchema, validateSpiderpoolConfigMap } from '../rules/configmap.js';
 import { renderWarnings } from './kubectl-output.js';
 import type { CommandResult } from './review-file.js';
 
@@ -92,7 +93,7 @@ function check(configMap: unknown, configMapName: string, seen: Set<string>, fro
     const issue = parsed.error.issues[0]!;
     return usageError(`not a ConfigMap: ${issue.path.length > 0 ? `${renderPath(issue.path)}: ` : ''}${issue.message}`);
   }
-  const verdict = validateSpiderpoolConfigMap(parsed.data, configMapName);
+  const verdict = verdictFor(CONFIGMAP, configMapName, validateSpiderpoolConfigMap(parsed.data));
   const warnings = renderWarnings(verdict.warnings, seen);
   const where = fromManifest ? `ConfigMap ${JSON.stringify(configMapName)}: ` : '';
   if (verdict.allowed) {

@@ -5,7 +5,7 @@
  */
 import { ApiException } from '@kubernetes/client-node';
 import { z } from 'zod';
-import { StatusSchema } from '../admission/schema.js';
+import { StatusSchema } from '../kubernetes/schema.js';
 
 /** Longest message kept from a response body, in characters. */
 const MAX_MESSAGE_CHARS = 300;

@@ -5,7 +5,7 @@
  * `@kubernetes/client-node`, so only commands given a cluster import this module.
  */
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import type { KubeObject } from '../admission/build.js';
+import type { KubeObject } from '../kubernetes/build.js';
 import { isKubeObject } from '../manifest/read.js';
 import { summarizeApiError } from './api-error.js';
 import { abortAfter } from './informer.js';

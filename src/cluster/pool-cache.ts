@@ -16,7 +16,8 @@ import type { ReadinessCheck } from '../server/readiness.js';
 import { summarizeApiError } from './api-error.js';
 import { describeApiFailure, registerInformerErrors, startInformer, type CacheFailure, type InformerErrors, type InformerTiming } from './informer.js';
 
-import { PoolIndex, nameOf } from './pool-index.js';
+import { nameOf } from '../kubernetes/metadata.js';
+import { PoolIndex } from '../state/pool-index.js';
 
 /** The resource the cache lists and watches (cluster-scoped). */
 export const SPIDERIPPOOL_RESOURCE = { group: 'spiderpool.spidernet.io', version: 'v2beta1', plural: 'spiderippools' } as const;

@@ -8,7 +8,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { escapeUnprintable, truncate } from '../field/quote.js';
-import type { KubeObject } from '../admission/build.js';
+import type { KubeObject } from '../kubernetes/build.js';
 
 /** An object of a manifest and where it came from, for messages. */
 export interface ManifestObject {

@@ -11,11 +11,9 @@
  * the Namespace is judged when it is written, so a template is judged on its own annotations.
  */
 import { z } from 'zod';
-import { compiled } from '../admission/fast-schema.js';
-import { listOf, stringEntries } from '../admission/containers.js';
-import { allowed, type GroupKind } from '../admission/response.js';
-import type { Verdict } from '../admission/schema.js';
-import type { Validator } from '../admission/validator.js';
+import { listOf, stringEntries } from '../kubernetes/containers.js';
+import { compiled } from '../kubernetes/fast-schema.js';
+import type { GroupKind } from '../kubernetes/resources.js';
 import {
   IPPOOLS_ANNOTATION,
   IPPOOL_ANNOTATION,
@@ -31,7 +29,8 @@ import {
 } from '../candidates/annotations.js';
 import type { DualStack, PoolCatalog } from '../candidates/categories.js';
 import { candidateWarnings, type CandidateSource } from '../candidates/warnings.js';
-import { annotationField } from './pool.js';
+import { annotationField } from '../spiderpool/pool.js';
+import { warningsOnly, type Findings, type Validator } from './validator.js';
 
 /** What the warnings read at review time: the pools and whether dual-stack is on (memory only). */
 export interface CandidateState {
@@ -100,8 +99,8 @@ function lenient<T>(schema: z.ZodType<T>): z.ZodType<Decoded<T>> {
 }
 
 /** Warnings for a decoded object, or the one saying it could not be checked. */
-function warnOn<T>(decoded: Decoded<T>, warnings: (value: T) => string[]): Verdict {
-  return allowed(decoded.ok ? warnings(decoded.value) : [`spiderpool: candidate pools were not checked: cannot decode the object (${decoded.reason})`]);
+function warnOn<T>(decoded: Decoded<T>, warnings: (value: T) => string[]): Findings {
+  return warningsOnly(decoded.ok ? warnings(decoded.value) : [`spiderpool: candidate pools were not checked: cannot decode the object (${decoded.reason})`]);
 }
 
 /** A Pod: judged on CREATE unless a controller owns it (the person wrote its template). */
@@ -122,7 +121,7 @@ function workloadValidator<T>(
   prefix: string,
   state: CandidateState,
 ): Validator<Decoded<T>> {
-  const check = (decoded: Decoded<T>): Verdict => warnOn(decoded, (object) => podWarnings(template(object)?.metadata?.annotations, prefix, TEMPLATE_REFUSAL, state));
+  const check = (decoded: Decoded<T>): Findings => warnOn(decoded, (object) => podWarnings(template(object)?.metadata?.annotations, prefix, TEMPLATE_REFUSAL, state));
   return { groupKind, schema: lenient(schema), validateCreate: check, validateUpdate: (_old, object) => check(object) };
 }
 

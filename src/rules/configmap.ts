@@ -4,13 +4,13 @@
  * `iaasNetworkProvider.httpRequestTimeout` is fatal). Other ConfigMaps are allowed untouched.
  */
 import { z } from 'zod';
-import { stringEntries } from '../admission/containers.js';
-import { allowed, denied, invalidStatus, type GroupKind } from '../admission/response.js';
-import type { AdmissionRequest, Verdict } from '../admission/schema.js';
-import type { Validator } from '../admission/validator.js';
 import { validateConfYml } from '../config/validate.js';
 import { CONF_YML_KEY, DEFAULT_CONFIGMAP_NAME } from '../defaults.js';
 import { fieldWarningString, required, underField, type FieldError } from '../field/errors.js';
+import { stringEntries } from '../kubernetes/containers.js';
+import type { GroupKind } from '../kubernetes/resources.js';
+import type { AdmissionRequest } from '../kubernetes/schema.js';
+import { warningsOnly, type Findings, type Validator } from './validator.js';
 
 /** The core-group ConfigMap kind. */
 export const CONFIGMAP: GroupKind = { group: '', kind: 'ConfigMap' };
@@ -41,28 +41,28 @@ const CONF_YML_FIELD = `data[${CONF_YML_KEY}]`;
  *   IaaS provider is enabled), or denied with a 422 `Invalid` status whose causes name
  *   fields such as `data[conf.yml].iaasNetworkProvider.httpRequestTimeout`.
  */
-export function validateSpiderpoolConfigMap(configMap: ConfigMap, name: string): Verdict {
+export function validateSpiderpoolConfigMap(configMap: ConfigMap): Findings {
   const confYml = configMap.data?.[CONF_YML_KEY];
   if (confYml === undefined) {
     const missing = required(
       CONF_YML_FIELD,
       "Spiderpool's agent and controller read their configuration from this key and refuse to start without it",
     );
-    return denied(invalidStatus(CONFIGMAP, name, [missing]));
+    return { errors: [missing], warnings: [] };
   }
   const findings = validateConfYml(confYml);
   const errors: FieldError[] = underField(CONF_YML_FIELD, findings.errors);
   const warnings = underField(CONF_YML_FIELD, findings.warnings).map(fieldWarningString);
-  return errors.length > 0 ? denied(invalidStatus(CONFIGMAP, name, errors), warnings) : allowed(warnings);
+  return { errors, warnings };
 }
 
 /** The ConfigMap validator for the Spiderpool ConfigMap `ref` names (CREATE and UPDATE). */
 export function configMapValidator(ref: SpiderpoolConfigMapRef = { name: DEFAULT_CONFIGMAP_NAME }): Validator<ConfigMap> {
-  const check = (configMap: ConfigMap, request: AdmissionRequest): Verdict => {
+  const check = (configMap: ConfigMap, request: AdmissionRequest): Findings => {
     const name = configMap.metadata.name ?? request.name ?? '';
     const namespace = configMap.metadata.namespace ?? request.namespace;
-    if (name !== ref.name || (ref.namespace !== undefined && namespace !== ref.namespace)) return allowed();
-    return validateSpiderpoolConfigMap(configMap, name);
+    if (name !== ref.name || (ref.namespace !== undefined && namespace !== ref.namespace)) return warningsOnly();
+    return validateSpiderpoolConfigMap(configMap);
   };
   return {
     groupKind: CONFIGMAP,

@@ -7,7 +7,7 @@
  */
 import { categoryOf, group, mixOf, type DualStack, type PoolCatalog } from '../candidates/categories.js';
 import { fit, mixText } from '../candidates/warnings.js';
-import { ipVersionOf, type SpiderIPPool } from './pool.js';
+import { ipVersionOf, type SpiderIPPool } from '../spiderpool/pool.js';
 
 /** `catalog` with `pool` stored under `name` (the object under review, which the cache may not hold yet). */
 function withPool(catalog: PoolCatalog, name: string, pool: SpiderIPPool): PoolCatalog {

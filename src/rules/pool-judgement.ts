@@ -6,7 +6,7 @@
  */
 import { pairFindings, type PoolDirectory } from './pool-pair.js';
 import { shapeFindings } from './pool-shape.js';
-import { iaasProvider, type SpiderIPPool } from './pool.js';
+import { iaasProvider, type SpiderIPPool } from '../spiderpool/pool.js';
 import type { Findings, Violation } from './ratchet.js';
 
 /** Every rule a violation can name (`Violation.rule`): the `rule` label of the violation gauge. */

@@ -23,7 +23,7 @@ import {
   nodeNames,
   showNodes,
   type SpiderIPPool,
-} from './pool.js';
+} from '../spiderpool/pool.js';
 
 /**
  * What the pool rules may know about other pools: `unavailable()` (`undefined` when the pools

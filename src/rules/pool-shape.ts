@@ -18,7 +18,7 @@ import {
   nodeNames,
   showNodes,
   type SpiderIPPool,
-} from './pool.js';
+} from '../spiderpool/pool.js';
 
 /** A rule of one pool alone: its name is its key, as the pool holds at most one such violation. */
 const violation = (rule: string, measure: string | bigint, error: FieldError): Violation => ({ rule, key: rule, measure, error });

@@ -8,11 +8,9 @@
  * when a default pool's category differs from the other default pools' (default-pools.ts),
  * traditional pools included. DELETE is not restricted.
  */
-import { allowed, denied, invalidStatus } from '../admission/response.js';
-import type { AdmissionRequest, Verdict } from '../admission/schema.js';
-import type { Validator } from '../admission/validator.js';
 import { forbidden, type FieldError } from '../field/errors.js';
 import { quoteShown } from '../field/quote.js';
+import type { AdmissionRequest } from '../kubernetes/schema.js';
 import type { DualStack } from '../candidates/categories.js';
 import { defaultPoolWarnings } from './default-pools.js';
 import type { PoolDirectory } from './pool-pair.js';
@@ -29,8 +27,9 @@ import {
   nodeNames,
   showNodes,
   type SpiderIPPool,
-} from './pool.js';
+} from '../spiderpool/pool.js';
 import { ratchet } from './ratchet.js';
+import { warningsOnly, type Findings, type Validator } from './validator.js';
 
 const WHY_MODE_IS_FIXED =
   "an IaaS pool's mode is fixed for its life: a node pool's addresses are sub-ENIs pre-warmed on its node, " +
@@ -109,10 +108,6 @@ function fixedWhileInUse(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string
   return errors;
 }
 
-function decide(name: string, errors: readonly FieldError[], warnings: readonly string[]): Verdict {
-  return errors.length > 0 ? denied(invalidStatus(SPIDERIPPOOL, name, errors), warnings) : allowed(warnings);
-}
-
 const poolName = (pool: SpiderIPPool, request: AdmissionRequest): string => pool.metadata.name ?? request.name ?? '';
 
 /**
@@ -121,12 +116,12 @@ const poolName = (pool: SpiderIPPool, request: AdmissionRequest): string => pool
  * traditional pools are allowed, warned only as a default pool of another category than the
  * other default pools (default-pools.ts). Denied with 422 `Invalid`, one cause per field.
  */
-export function validateSpiderIPPoolCreate(pool: SpiderIPPool, request: AdmissionRequest, pools: PoolDirectory, dualStack: DualStack = NO_DUAL_STACK): Verdict {
+export function validateSpiderIPPoolCreate(pool: SpiderIPPool, request: AdmissionRequest, pools: PoolDirectory, dualStack: DualStack = NO_DUAL_STACK): Findings {
   const name = poolName(pool, request);
   const defaults = defaultPoolWarnings(pool, name, pools, dualStack);
-  if (iaasProvider(pool) === undefined) return allowed(defaults);
+  if (iaasProvider(pool) === undefined) return warningsOnly(defaults);
   const found = judgePool(pool, name, pools);
-  return decide(name, found.violations.map((v) => v.error), [...found.warnings, ...defaults]);
+  return { errors: found.violations.map((v) => v.error), warnings: [...found.warnings, ...defaults] };
 }
 
 /**
@@ -145,7 +140,7 @@ export function validateSpiderIPPoolUpdate(
   request: AdmissionRequest,
   pools: PoolDirectory,
   dualStack: DualStack = NO_DUAL_STACK,
-): Verdict {
+): Findings {
   const name = poolName(pool, request);
   const fixed = fixedWhileInUse(oldPool, pool, name);
   // One cause per annotation: a change refused because the pool is in use is not refused again by another rule.
@@ -154,11 +149,11 @@ export function validateSpiderIPPoolUpdate(
   const transitions = [categoryChange(oldPool, pool, name), iaasProvider(oldPool) !== undefined ? modeChange(oldPool, pool, name) : undefined];
   const refused = [...fixed, ...others(transitions)];
   const defaults = defaultPoolWarnings(pool, name, pools, dualStack);
-  if (iaasProvider(pool) === undefined) return decide(name, refused, defaults);
+  if (iaasProvider(pool) === undefined) return { errors: refused, warnings: defaults };
   const found = judgePool(pool, name, pools);
   const existing = iaasProvider(oldPool) === undefined ? [] : judgePool(oldPool, name, pools).violations;
   const ratcheted = ratchet(found.violations, existing);
-  return decide(name, [...refused, ...others(ratcheted.errors)], [...ratcheted.warnings, ...found.warnings, ...defaults]);
+  return { errors: [...refused, ...others(ratcheted.errors)], warnings: [...ratcheted.warnings, ...found.warnings, ...defaults] };
 }
 
 /** Without a ConfigMap cache: whether dual-stack is on is not known. */

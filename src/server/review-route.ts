@@ -13,7 +13,7 @@ import type { TLSSocket } from 'node:tls';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { InvalidAdmissionReviewError, type ReviewOutcome } from '../admission/review.js';
-import type { AdmissionRequest, AdmissionReviewResponse } from '../admission/schema.js';
+import type { AdmissionRequest, AdmissionReviewResponse } from '../kubernetes/schema.js';
 import { MAX_BODY_BYTES } from '../defaults.js';
 import { quoteShown, truncate } from '../field/quote.js';
 import type { RouteMetrics } from '../metrics/webhook.js';

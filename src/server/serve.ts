@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import type { SecureContextOptions } from 'node:tls';
 import type { Response } from 'express';
 import type { Logger } from 'pino';
-import { createReviewer, type ReviewOptions } from '../admission/review.js';
+import { createReviewer, type ReviewOptions } from '../validators.js';
 import { loadOrCreateCertificates, MissingCertificateError } from '../certs/files.js';
 import { certificateValidityProblem, readTlsMaterial, watchCertificates, type ServedCertificate, type TlsMaterial } from '../certs/reload.js';
 import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME } from '../defaults.js';

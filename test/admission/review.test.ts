@@ -1,4 +1,5 @@
-import { InvalidAdmissionReviewError, decodeAdmissionReview, reviewAdmission } from '../../src/admission/review.js';
+import { InvalidAdmissionReviewError, decodeAdmissionReview } from '../../src/admission/review.js';
+import { reviewAdmission } from '../../src/validators.js';
 import { loadReview } from '../fixtures/load.js';
 
 describe('decodeAdmissionReview refuses what is not an admission.k8s.io/v1 AdmissionReview', () => {

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { PoolViolationTracker } from '../../src/audit/pool-violations.js';
-import { PoolIndex } from '../../src/cluster/pool-index.js';
+import { PoolIndex } from '../../src/state/pool-index.js';
 
 type Spec = { name: string; iaas: boolean; version: 4 | 6; pair?: string | undefined; nic?: string | undefined; ips?: readonly string[] | undefined };
 

@@ -1,5 +1,5 @@
 /** SpiderIPPools for the candidate-pool tests, in a synced PoolIndex. */
-import { PoolIndex } from '../../src/cluster/pool-index.js';
+import { PoolIndex } from '../../src/state/pool-index.js';
 
 export const IAAS = 'ipam.spidernet.io/iaas-provider';
 export const PAIR = 'ipam.spidernet.io/pair-pool';

@@ -1,7 +1,7 @@
 import { parseIPPool, parseIPPools, type Parsed } from '../../src/candidates/annotations.js';
 import type { DualStack } from '../../src/candidates/categories.js';
 import { candidateWarnings, type CandidateSource } from '../../src/candidates/warnings.js';
-import { PoolIndex } from '../../src/cluster/pool-index.js';
+import { PoolIndex } from '../../src/state/pool-index.js';
 import { indexOf, STANDARD } from './pools.js';
 
 const ON: DualStack = { known: true, enableIPv6: true };

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { auditFromArguments, auditState, renderAudit } from '../../src/cli/audit.js';
-import { ClusterState } from '../../src/cluster/state.js';
-import { reviewAdmission } from '../../src/admission/review.js';
-import { buildAdmissionReview, type KubeObject } from '../../src/admission/build.js';
+import { ClusterState } from '../../src/state/state.js';
+import { reviewAdmission } from '../../src/validators.js';
+import { buildAdmissionReview, type KubeObject } from '../../src/kubernetes/build.js';
 
 function pool(name: string, annotations: Record<string, string>, spec: Record<string, unknown> = {}): KubeObject {
   return { apiVersion: 'spiderpool.spidernet.io/v2beta1', kind: 'SpiderIPPool', metadata: { name, annotations }, spec: { ipVersion: 4, ips: ['10.0.0.1-10.0.0.9'], ...spec } };

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import type { KubeObject } from '../../src/admission/build.js';
+import type { KubeObject } from '../../src/kubernetes/build.js';
 import { loadState } from '../../src/cli/cluster-state.js';
 import { runReview } from '../../src/cli/review.js';
 import { poolObject } from '../candidates/pools.js';

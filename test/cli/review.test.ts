@@ -7,10 +7,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { reviewAdmission } from '../../src/admission/review.js';
-import { ClusterState } from '../../src/cluster/state.js';
+import { reviewAdmission } from '../../src/validators.js';
+import { ClusterState } from '../../src/state/state.js';
 import { NO_STATE_REASON, reviewFromArguments, runReview, type ReviewCommand } from '../../src/cli/review.js';
-import type { KubeObject } from '../../src/admission/build.js';
+import type { KubeObject } from '../../src/kubernetes/build.js';
 import { loadReview } from '../fixtures/load.js';
 
 const PAIR_SKIPPED = /^Warning: metadata\.annotations\[ipam\.spidernet\.io\/pair-pool\]: dual-stack pair checks against other pools were skipped/m;

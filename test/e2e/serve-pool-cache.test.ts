@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NO_CLUSTER_REASON } from '../../src/validators.js';
-import { NOT_SYNCED_REASON } from '../../src/cluster/pool-index.js';
+import { NOT_SYNCED_REASON } from '../../src/state/pool-index.js';
 import { WEBHOOK_PATHS } from '../../src/defaults.js';
 import { FakePoolApiServer, kubeConfigFor } from '../cluster/fake-api-server.js';
 import { loadPool } from '../fixtures/load.js';

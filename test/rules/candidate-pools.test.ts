@@ -1,6 +1,6 @@
 /** Issue #12 through the reviewer: fixture AdmissionReviews of every kind the warnings cover. */
-import { createReviewer, type ReviewOptions } from '../../src/admission/review.js';
-import { PoolIndex } from '../../src/cluster/pool-index.js';
+import { createReviewer, type ReviewOptions } from '../../src/validators.js';
+import { PoolIndex } from '../../src/state/pool-index.js';
 import { loadReview } from '../fixtures/load.js';
 import { indexOf, poolObject, STANDARD } from '../candidates/pools.js';
 

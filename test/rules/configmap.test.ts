@@ -1,5 +1,5 @@
-import { reviewAdmission } from '../../src/admission/review.js';
-import { AdmissionReviewResponseSchema } from '../../src/admission/schema.js';
+import { reviewAdmission } from '../../src/validators.js';
+import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
 import { loadReview } from '../fixtures/load.js';
 
 function review(input: unknown, options?: Parameters<typeof reviewAdmission>[1]) {

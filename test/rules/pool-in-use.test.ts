@@ -3,10 +3,10 @@
  * one NIC on any IaaS pool, and the provider and parent-NIC annotations are fixed while the
  * stored pool has addresses in use. Through fixture reviews, CREATE and (ratcheted) UPDATE.
  */
-import { reviewAdmission } from '../../src/admission/review.js';
-import { AdmissionReviewResponseSchema } from '../../src/admission/schema.js';
+import { reviewAdmission } from '../../src/validators.js';
+import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
 import { oneNicProblem } from '../../src/rules/pool-shape.js';
-import { allocations, SpiderIPPoolSchema } from '../../src/rules/pool.js';
+import { allocations, SpiderIPPoolSchema } from '../../src/spiderpool/pool.js';
 import { loadReview } from '../fixtures/load.js';
 
 const PROVIDER = 'metadata.annotations[ipam.spidernet.io/iaas-provider]';

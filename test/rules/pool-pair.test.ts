@@ -1,7 +1,7 @@
 /** Issue #6 rule 4: dual-stack pairs, checked against an in-memory pool index (what the informer fills). */
-import { createReviewer } from '../../src/admission/review.js';
-import { AdmissionReviewResponseSchema } from '../../src/admission/schema.js';
-import { NOT_SYNCED_REASON, PoolIndex } from '../../src/cluster/pool-index.js';
+import { createReviewer } from '../../src/validators.js';
+import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
+import { NOT_SYNCED_REASON, PoolIndex } from '../../src/state/pool-index.js';
 import { MAX_COUNTED_ENTRIES, MAX_PAIRED_ENTRIES_PER_FIELD } from '../../src/ip/ranges.js';
 import { loadPool, loadReview } from '../fixtures/load.js';
 

@@ -1,6 +1,6 @@
 /** Issue #6 rules 1-3 (provider, one node, parent NIC) and their ratcheting, through fixture reviews. */
-import { reviewAdmission } from '../../src/admission/review.js';
-import { AdmissionReviewResponseSchema } from '../../src/admission/schema.js';
+import { reviewAdmission } from '../../src/validators.js';
+import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
 import { interfaceNameProblem } from '../../src/rules/pool-shape.js';
 import { loadReview } from '../fixtures/load.js';
 

@@ -1,6 +1,6 @@
-import { reviewAdmission } from '../../src/admission/review.js';
+import { reviewAdmission } from '../../src/validators.js';
 import { NO_CLUSTER_REASON } from '../../src/validators.js';
-import { AdmissionReviewResponseSchema } from '../../src/admission/schema.js';
+import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
 import { loadReview } from '../fixtures/load.js';
 
 /**

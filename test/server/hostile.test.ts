@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import fc from 'fast-check';
 import { pino } from 'pino';
-import { AdmissionReviewResponseSchema } from '../../src/admission/schema.js';
+import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
 import { MAX_BODY_BYTES, WEBHOOK_PATHS } from '../../src/defaults.js';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { loadReview } from '../fixtures/load.js';

@@ -4,7 +4,7 @@ import tls from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { AdmissionReviewResponseSchema } from '../../src/admission/schema.js';
+import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
 import { WEBHOOK_PATHS } from '../../src/defaults.js';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { loadReview } from '../fixtures/load.js';

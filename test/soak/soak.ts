@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createReviewer } from '../../src/admission/review.js';
+import { createReviewer } from '../../src/validators.js';
 import { WEBHOOK_PATHS } from '../../src/defaults.js';
 import { formatGoDuration } from '../../src/duration/format.js';
 import { parseGoDuration } from '../../src/duration/parse.js';

@@ -5,8 +5,8 @@
  * field, present or future, is ignored.
  */
 import { z } from 'zod';
-import { listOf, stringEntries } from '../admission/containers.js';
-import type { GroupKind } from '../admission/response.js';
+import { listOf, stringEntries } from '../kubernetes/containers.js';
+import type { GroupKind } from '../kubernetes/resources.js';
 import { quoteShown } from '../field/quote.js';
 import type { IPVersion } from '../ip/ranges.js';
 

@@ -6,19 +6,12 @@
  * (`--kubeconfig`), it is complete by construction, so offline checks decide as the
  * server does with a synced cache. Pure data, no I/O.
  */
-import type { KubeObject } from '../admission/build.js';
-import { splitApiVersion } from '../admission/resources.js';
-import type { GroupKind } from '../admission/response.js';
-import { SPIDERIPPOOL } from '../rules/pool.js';
+import type { KubeObject } from '../kubernetes/build.js';
+import { splitApiVersion } from '../kubernetes/resources.js';
+import type { ClusterObjects } from '../kubernetes/cluster-objects.js';
+import type { GroupKind } from '../kubernetes/resources.js';
+import { SPIDERIPPOOL } from '../spiderpool/pool.js';
 import { PoolIndex } from './pool-index.js';
-
-/** What rules other than the pair rules may read of the cluster: stored objects by kind. */
-export interface ClusterObjects {
-  /** The stored object of that kind and name (`namespace` for namespaced kinds), if any. */
-  get(groupKind: GroupKind, name: string, namespace?: string): KubeObject | undefined;
-  /** Every stored object of that kind. */
-  list(groupKind: GroupKind): KubeObject[];
-}
 
 /** An object of a state that could not be taken, and why (for a warning naming it). */
 export interface RefusedObject {

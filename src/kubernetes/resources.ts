@@ -5,7 +5,11 @@
  * any other kind gets the resource kubectl's RESTMapper would guess
  * (k8s.io/apimachinery/pkg/api/meta `UnsafeGuessKindToResource`).
  */
-import type { GroupKind } from './response.js';
+/** Kubernetes group and kind, e.g. `{group: 'spiderpool.spidernet.io', kind: 'SpiderIPPool'}`. */
+export interface GroupKind {
+  group: string;
+  kind: string;
+}
 
 export interface ResourceInfo {
   /** Lower-case plural, e.g. `spiderippools`. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listOf, stringEntries } from '../../src/admission/containers.js';
+import { listOf, stringEntries } from '../../src/kubernetes/containers.js';
 
 describe('listOf', () => {
   const list = listOf(z.string());

@@ -1,5 +1,5 @@
 /** Which writes the API server sends to a webhook (rules, namespaceSelector, objectSelector), as `review` applies them. */
-import { selects, webhookMatches, WebhookMatchSchema, type MatchedRequest } from '../../src/admission/webhook-match.js';
+import { selects, webhookMatches, WebhookMatchSchema, type MatchedRequest } from '../../src/kubernetes/webhook-match.js';
 import { readWebhooks } from '../../src/cli/review.js';
 
 const request = (over: Partial<MatchedRequest>): MatchedRequest => ({

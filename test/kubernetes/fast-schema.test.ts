@@ -1,8 +1,8 @@
 import { readdirSync } from 'node:fs';
 import fc from 'fast-check';
 import { z } from 'zod';
-import { compiled } from '../../src/admission/fast-schema.js';
-import { AdmissionReviewRequestSchema } from '../../src/admission/schema.js';
+import { compiled } from '../../src/kubernetes/fast-schema.js';
+import { AdmissionReviewRequestSchema } from '../../src/kubernetes/schema.js';
 import { wireValidators } from '../../src/validators.js';
 import { loadReview } from '../fixtures/load.js';
 

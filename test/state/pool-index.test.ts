@@ -1,6 +1,6 @@
 /** PoolIndex.ofVersion: the per-version lists the candidate-pool rules read. */
 import { poolObject } from '../candidates/pools.js';
-import { PoolIndex } from '../../src/cluster/pool-index.js';
+import { PoolIndex } from '../../src/state/pool-index.js';
 
 const synced = () => {
   const index = new PoolIndex();

@@ -5,11 +5,12 @@
  * pair-pool target to the pools naming it answers {@link PoolIndex.pairedWith} without a
  * scan, and tells a listener which pools a change can affect (pool-violations.ts).
  */
-import { compiled } from '../admission/fast-schema.js';
+import { compiled } from '../kubernetes/fast-schema.js';
+import { nameOf } from '../kubernetes/metadata.js';
 import type { PoolEntry } from '../candidates/categories.js';
 import type { IPVersion } from '../ip/ranges.js';
 import type { PoolDirectory } from '../rules/pool-pair.js';
-import { PAIR_POOL_ANNOTATION, SpiderIPPoolSchema, annotation, iaasProvider, ipVersionOf, type SpiderIPPool } from '../rules/pool.js';
+import { PAIR_POOL_ANNOTATION, SpiderIPPoolSchema, annotation, iaasProvider, ipVersionOf, type SpiderIPPool } from '../spiderpool/pool.js';
 
 /** Why cross-pool checks are skipped before the first complete list. */
 export const NOT_SYNCED_REASON = 'the SpiderIPPool cache has not synced with the API server yet';
@@ -186,10 +187,4 @@ export class PoolIndex implements PoolDirectory {
 /** What {@link PoolIndex.ofVersion}'s readers (the candidate-pool rules) read of a pool. */
 function candidateShape(pool: SpiderIPPool): string {
   return JSON.stringify([ipVersionOf(pool), iaasProvider(pool) !== undefined, annotation(pool, PAIR_POOL_ANNOTATION) ?? null, pool.spec?.default === true]);
-}
-
-/** An object's `metadata.name` when it is a string, else `""`. */
-export function nameOf(object: unknown): string {
-  const name = (object as { metadata?: { name?: unknown } } | null | undefined)?.metadata?.name;
-  return typeof name === 'string' ? name : '';
 }

@@ -1,7 +1,7 @@
 /** ClusterState: manifests sorted by kind; the pools as a synced PoolDirectory with a reverse pair index. */
-import { ClusterState } from '../../src/cluster/state.js';
-import { PoolIndex } from '../../src/cluster/pool-index.js';
-import type { KubeObject } from '../../src/admission/build.js';
+import { ClusterState } from '../../src/state/state.js';
+import { PoolIndex } from '../../src/state/pool-index.js';
+import type { KubeObject } from '../../src/kubernetes/build.js';
 
 const pool = (name: string, pair?: string): KubeObject => ({
   apiVersion: 'spiderpool.spidernet.io/v2beta1',

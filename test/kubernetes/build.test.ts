@@ -1,6 +1,6 @@
 /** The AdmissionReviews `review` builds from manifests carry what the API server would set. */
-import { buildAdmissionReview, type KubeObject } from '../../src/admission/build.js';
-import { guessResource } from '../../src/admission/resources.js';
+import { buildAdmissionReview, type KubeObject } from '../../src/kubernetes/build.js';
+import { guessResource } from '../../src/kubernetes/resources.js';
 import { decodeAdmissionReview } from '../../src/admission/review.js';
 
 const pool = (nic: string, status?: unknown): KubeObject => ({

@@ -1,0 +1,37 @@
+/**
+ * What a guarded kind provides (after controller-runtime's `CustomValidator`): the kind, the
+ * schema of the fields it reads, and a pure `validate*` per operation returning what it
+ * found, field errors and warnings (controller-runtime's `(Warnings, error)`). Rules never
+ * build responses: the generic dispatch (src/admission/validator.ts) decodes the objects,
+ * calls these, and turns errors into the `Invalid` status with the validator's GroupKind,
+ * as controller-runtime's adapter calls `apierrors.NewInvalid`.
+ */
+import type { z } from 'zod';
+import type { FieldError } from '../field/errors.js';
+import type { GroupKind } from '../kubernetes/resources.js';
+import type { AdmissionRequest } from '../kubernetes/schema.js';
+
+/** What a validator found: any field error refuses the write; warnings never do (kubectl prints each as `Warning: <text>`). */
+export interface Findings {
+  errors: readonly FieldError[];
+  warnings: readonly string[];
+}
+
+/** Findings with no error: the write is allowed, with `warnings`. */
+export function warningsOnly(warnings: readonly string[] = []): Findings {
+  return { errors: [], warnings };
+}
+
+/** One guarded kind; an operation without its `validate*` is allowed. */
+export interface Validator<T> {
+  /** The kind it guards; requests are routed by `request.kind` group and kind, any version. */
+  groupKind: GroupKind;
+  /** The fields it reads; other fields are ignored, so any future field is tolerated. */
+  schema: z.ZodType<T>;
+  /** CREATE: `object` is the object to be created. */
+  validateCreate?(object: T, request: AdmissionRequest): Findings;
+  /** UPDATE: `oldObject` as stored, `object` as it would be stored. */
+  validateUpdate?(oldObject: T, object: T, request: AdmissionRequest): Findings;
+  /** DELETE: `oldObject` as stored. */
+  validateDelete?(oldObject: T, request: AdmissionRequest): Findings;
+}
