@@ -34,6 +34,9 @@ export interface ConsistencyOptions {
 /** The annotation cert-manager's cainjector reads: `<namespace>/<Certificate name>`. */
 export const INJECT_CA_FROM = 'cert-manager.io/inject-ca-from';
 
+/** The annotation that keeps AKS's admissions enforcer from rewriting a webhook's namespaceSelector (Azure/AKS#1771). */
+export const AKS_ENFORCER_DISABLED = 'admissions.enforcer/disabled';
+
 /** Service port the API server calls; the Service maps it to DEFAULT_PORT. */
 export const WEBHOOK_SERVICE_PORT = 443;
 export const SPIDERPOOL_GROUP = 'spiderpool.spidernet.io';
@@ -384,6 +387,11 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
   }
   const vwcs = ofKind('ValidatingWebhookConfiguration');
   problems.push(...checkWebhookConfiguration(vwcs, certManager ? 'injected' : tlsSecret));
+  for (const vwc of vwcs) {
+    // AKS rewrites the namespaceSelector of a webhook reaching kube-system without it (Azure/AKS#1771).
+    const got = obj(at(vwc, 'metadata.annotations'))?.[AKS_ENFORCER_DISABLED];
+    if (got !== 'true') problems.push(`ValidatingWebhookConfiguration "${nameOf(vwc)}": annotation ${AKS_ENFORCER_DISABLED} is ${show(got)}, expected "true"`);
+  }
   if (certManager && certificate !== undefined) {
     const want = `${namespaceOf(certificate)}/${nameOf(certificate)}`;
     for (const vwc of vwcs) {

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { startNodeFlags } from '../../bench/servers.js';
 import { DEFAULT_CONFIGMAP_NAME, DEFAULT_PORT, WEBHOOK_PATHS } from '../../src/defaults.js';
-import { checkManifests, INJECT_CA_FROM } from './consistency.js';
+import { AKS_ENFORCER_DISABLED, checkManifests, INJECT_CA_FROM } from './consistency.js';
 import { readmeOverlays, writeOverlayBesideDeploy } from './readme-overlays.js';
 import { applyJsonPatch, loadKustomization, renderWithNode, setField, splitFieldPath } from './render-node.js';
 
@@ -92,7 +92,11 @@ describe('deploy/overlays/cert-manager rendered without kubectl', () => {
     const webhooks = vwc['webhooks'] as Obj[];
     expect(webhooks).toHaveLength((one(rendered, 'ValidatingWebhookConfiguration')['webhooks'] as Obj[]).length);
     expect(webhooks.map((w) => w['clientConfig']['caBundle'])).toStrictEqual(webhooks.map(() => undefined));
-    expect(vwc['metadata']['annotations']).toEqual({ [INJECT_CA_FROM]: 'spiderpool-iaas-webhook/spiderpool-iaas-webhook-serving' });
+    // The overlay adds its annotation beside base's.
+    expect(vwc['metadata']['annotations']).toEqual({
+      [AKS_ENFORCER_DISABLED]: 'true',
+      [INJECT_CA_FROM]: 'spiderpool-iaas-webhook/spiderpool-iaas-webhook-serving',
+    });
     expect(vwc['metadata']['labels']['app.kubernetes.io/component']).toBe('webhook-configuration');
   });
 
@@ -277,6 +281,11 @@ describe('the checker reports', () => {
         container(o)['args'] = args.map((a) => (a.startsWith('--port') ? '--port=9443' : a));
       },
       /the server listens on "9443"/,
+    ],
+    [
+      'a webhook configuration without the AKS annotation',
+      (o) => delete one(o, 'ValidatingWebhookConfiguration')['metadata']['annotations'],
+      /annotation admissions\.enforcer\/disabled is nothing, expected "true"/,
     ],
     [
       'a probe on the wrong path',
