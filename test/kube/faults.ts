@@ -25,6 +25,8 @@ export interface FaultRunResult {
   calls: number;
   allowed: number;
   refused: number;
+  /** Refusals due by the rules that came back allowed (HTTP 200), counted apart only with `unguardedOk`. */
+  unguarded: number;
   failed: number;
   /** The first failures (call number, kind, what came back), at most 20. */
   failures: { call: number; kind: 'allowed' | 'refused'; atSeconds: number; what: string }[];
@@ -46,7 +48,22 @@ const MAX_FAULT_MS = 240_000;
  */
 export async function runFaults(
   client: ApiClient,
-  { ratePerSecond, faults, settleMs = 5_000 }: { ratePerSecond: number; faults: readonly Fault[]; settleMs?: number },
+  {
+    ratePerSecond,
+    faults,
+    settleMs = 5_000,
+    unguardedOk = false,
+  }: {
+    ratePerSecond: number;
+    faults: readonly Fault[];
+    settleMs?: number;
+    /**
+     * While no webhook configuration exists (before an install writes it, after an
+     * uninstall removed it) nothing is guarded: a refusal due that is allowed (HTTP 200)
+     * then counts as `unguarded`, not failed. Every other answer is judged as without it.
+     */
+    unguardedOk?: boolean;
+  },
 ): Promise<FaultRunResult> {
   const start = performance.now();
   const seconds = () => Math.round((performance.now() - start) / 100) / 10;
@@ -55,6 +72,7 @@ export async function runFaults(
   let calls = 0;
   let allowed = 0;
   let refused = 0;
+  let unguarded = 0;
   let failed = 0;
   const inFlight = new Set<Promise<void>>();
 
@@ -62,6 +80,7 @@ export async function runFaults(
     const kind = n % 3 === 0 ? 'allowed' : 'refused';
     const sent = performance.now();
     let what: string | undefined;
+    let wasUnguarded = false;
     try {
       let r: ApiResponse;
       let expected: (r: ApiResponse) => boolean;
@@ -75,12 +94,14 @@ export async function runFaults(
         r = await client.send('PATCH', `${CONF_PATH}?dryRun=All`, { data: { 'conf.yml': REFUSED_CONF } }, MERGE_PATCH);
         expected = (r) => r.status === 422 && r.body.includes('data[conf.yml].iaasNetworkProvider.httpRequestTimeout: Invalid value: ');
       }
-      if (!expected(r)) what = `HTTP ${r.status}: ${r.body.slice(0, 300)}`;
+      if (unguardedOk && kind === 'refused' && r.status === 200) wasUnguarded = true;
+      else if (!expected(r)) what = `HTTP ${r.status}: ${r.body.slice(0, 300)}`;
     } catch (e) {
       what = (e as Error).message;
     }
     latencies.push(performance.now() - sent);
-    if (what === undefined) {
+    if (wasUnguarded) unguarded++;
+    else if (what === undefined) {
       if (kind === 'allowed') allowed++;
       else refused++;
     } else {
@@ -138,6 +159,7 @@ export async function runFaults(
     calls,
     allowed,
     refused,
+    unguarded,
     failed,
     failures,
     latencyMs: { p50: at(0.5), p99: at(0.99), max: Math.round(sorted[sorted.length - 1]! * 10) / 10 },

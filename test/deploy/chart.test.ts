@@ -1,0 +1,152 @@
+/**
+ * The Helm chart (deploy/helm/spiderpool-iaas-webhook), Node only: it reads deploy/'s own
+ * files (its one source of truth with kustomize), its defaults are deploy/base's, every
+ * value a template reads exists, and values.schema.json refuses unknown keys everywhere
+ * (a typo such as spiderpool.namespce must fail `helm install`). Rendering needs helm:
+ * test/e2e/chart.test.ts renders it and compares it with `kubectl kustomize deploy/base`.
+ */
+import { readdir, readFile, readlink, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { DEFAULT_CONFIGMAP_NAME } from '../../src/defaults.js';
+import { DEPLOY_DIR, REPO_ROOT } from './readme-overlays.js';
+import { renderWithNode } from './render-node.js';
+import { schemaProblems, valuesProblems, type JsonSchema } from './values-schema.js';
+
+// Tests reach into rendered manifests by known paths; `any` keeps that readable.
+type Obj = Record<string, any>;
+
+const CHART_DIR = path.join(DEPLOY_DIR, 'helm/spiderpool-iaas-webhook');
+
+let values: Obj;
+let schema: JsonSchema;
+let base: Obj[];
+
+beforeAll(async () => {
+  values = parse(await readFile(path.join(CHART_DIR, 'values.yaml'), 'utf8'));
+  schema = JSON.parse(await readFile(path.join(CHART_DIR, 'values.schema.json'), 'utf8'));
+  // deploy/ (base plus the replacements that keep the conf-reader in Spiderpool's namespace), as it installs.
+  base = await renderWithNode(DEPLOY_DIR);
+});
+
+const one = (kind: string): Obj => {
+  const found = base.filter((o) => o['kind'] === kind);
+  if (found.length !== 1) throw new Error(`expected one ${kind} in deploy/, found ${found.length}`);
+  return found[0] as Obj;
+};
+const container = (): Obj => one('Deployment')['spec']['template']['spec']['containers'][0];
+const flag = (name: string): string | undefined =>
+  (container()['args'] as string[]).find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+
+describe('the chart reads deploy/ itself', () => {
+  test.each([
+    ['files/base', 'base'],
+    ['files/components', 'components'],
+    ['files/cert-manager', 'overlays/cert-manager'],
+  ])('%s is a relative symlink to deploy/%s', async (link, target) => {
+    const linkPath = path.join(CHART_DIR, link);
+    expect(path.isAbsolute(await readlink(linkPath))).toBe(false);
+    expect(await realpath(linkPath)).toBe(await realpath(path.join(DEPLOY_DIR, target)));
+  });
+
+  test('every file a template names under files/ exists', async () => {
+    const templates = await readdir(path.join(CHART_DIR, 'templates'));
+    const named = new Set<string>();
+    for (const file of templates) {
+      const text = await readFile(path.join(CHART_DIR, 'templates', file), 'utf8');
+      for (const m of text.matchAll(/"(files\/[^"*%]+)"/g)) named.add(m[1]!);
+    }
+    expect([...named].sort()).toEqual(['files/base', 'files/base/kustomization.yaml', 'files/cert-manager']);
+    for (const file of named) await expect(realpath(path.join(CHART_DIR, file))).resolves.toEqual(expect.any(String));
+  });
+});
+
+describe("the chart's defaults are deploy/base's", () => {
+  test('image: repository and tag as kustomize sets them, the tag being the chart appVersion and package.json version', async () => {
+    const chart = parse(await readFile(path.join(CHART_DIR, 'Chart.yaml'), 'utf8'));
+    const pkg = JSON.parse(await readFile(path.join(REPO_ROOT, 'package.json'), 'utf8'));
+    expect(values['image']['tag']).toBe('');
+    expect(`${values['image']['repository']}:${chart['appVersion']}`).toBe(container()['image']);
+    expect(chart['appVersion']).toBe(pkg['version']);
+    expect(chart['version']).toBe(pkg['version']);
+    expect(values['image']['pullPolicy']).toBe(container()['imagePullPolicy']);
+  });
+
+  test('replicas, resources, the PodDisruptionBudget and the NetworkPolicy', () => {
+    expect(values['replicas']).toBe(one('Deployment')['spec']['replicas']);
+    expect(values['resources']).toEqual(container()['resources']);
+    expect(values['podDisruptionBudget']).toEqual({ enabled: true, minAvailable: one('PodDisruptionBudget')['spec']['minAvailable'] });
+    // No CIDRs: base admits the port from anywhere (no `from`).
+    expect(values['networkPolicy']).toEqual({ enabled: true, apiServerCIDRs: [] });
+    expect(one('NetworkPolicy')['spec']['ingress'].map((rule: Obj) => rule['from'])).toEqual([undefined]);
+  });
+
+  test("Spiderpool's namespace and ConfigMap name are the server's flags and the conf-reader Role's", () => {
+    expect(values['spiderpool']).toEqual({ namespace: flag('--configmap-namespace'), configName: flag('--configmap-name') });
+    expect(values['spiderpool']['configName']).toBe(DEFAULT_CONFIGMAP_NAME);
+    const role = one('Role');
+    expect(role['metadata']['namespace']).toBe(values['spiderpool']['namespace']);
+    expect(role['rules'][0]['resourceNames']).toEqual([values['spiderpool']['configName']]);
+  });
+
+  test('the optional pod fields are unset, as in deploy/base', () => {
+    const pod = one('Deployment')['spec']['template']['spec'];
+    for (const key of ['nodeSelector', 'tolerations', 'affinity', 'priorityClassName'] as const) {
+      expect(pod[key]).toBeUndefined();
+      expect(values[key]).toEqual(key === 'tolerations' ? [] : key === 'priorityClassName' ? '' : {});
+    }
+  });
+});
+
+/** `.Values.a.b` and `$v.a.b` (base.yaml's and components.yaml's name for .Values) paths the templates read. */
+async function valuePathsInTemplates(): Promise<Set<string>> {
+  const paths = new Set<string>();
+  for (const file of await readdir(path.join(CHART_DIR, 'templates'))) {
+    const text = await readFile(path.join(CHART_DIR, 'templates', file), 'utf8');
+    for (const m of text.matchAll(/(?:\.Values|\$v)((?:\.[A-Za-z][A-Za-z0-9]*)+)/g)) paths.add(m[1]!.slice(1));
+    for (const m of text.matchAll(/\$tls((?:\.[A-Za-z][A-Za-z0-9]*)+)/g)) paths.add(`tls${m[1]!}`);
+  }
+  return paths;
+}
+
+describe('values and templates agree', () => {
+  test('every value a template reads is in values.yaml', async () => {
+    const missing = [...(await valuePathsInTemplates())].filter((p) => p.split('.').reduce<any>((at, key) => at?.[key], values) === undefined);
+    expect(missing).toEqual([]);
+  });
+
+  test('every key of values.yaml is read by a template', async () => {
+    const read = await valuePathsInTemplates();
+    const leaves = (o: Obj, prefix: string): string[] =>
+      Object.entries(o).flatMap(([k, v]) =>
+        typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length > 0 && !['resources', 'nodeSelector', 'affinity'].includes(k)
+          ? leaves(v, `${prefix}${k}.`)
+          : [`${prefix}${k}`],
+      );
+    const unread = leaves(values, '').filter((leaf) => ![...read].some((p) => p === leaf || leaf.startsWith(`${p}.`)));
+    expect(unread).toEqual([]);
+  });
+});
+
+describe('values.schema.json', () => {
+  test('refuses unknown keys in every object it describes (free-form only where Kubernetes types go)', () => {
+    expect(schemaProblems(schema)).toEqual([]);
+  });
+
+  test('accepts values.yaml', () => {
+    expect(valuesProblems(schema, values)).toEqual([]);
+  });
+
+  test.each<[string, (v: Obj) => void, RegExp]>([
+    ['a misspelt key', (v) => (v['spiderpool']['namespce'] = 'spiderpool'), /^spiderpool: unknown key "namespce"$/],
+    ['an unknown top-level key', (v) => (v['replica'] = 3), /^\(top\): unknown key "replica"$/],
+    ['a wrong type', (v) => (v['replicas'] = '2'), /^replicas: must be integer$/],
+    ['an unknown tls.method', (v) => (v['tls']['method'] = 'manual'), /^tls\.method: must be one of/],
+    ['a key under tls.provided', (v) => (v['tls']['provided']['cert'] = 'x'), /^tls\.provided: unknown key "cert"$/],
+    ['a CIDR without a prefix length', (v) => (v['networkPolicy']['apiServerCIDRs'] = ['10.0.0.1']), /^networkPolicy\.apiServerCIDRs\.0: does not match/],
+  ])('refuses %s', (_name, mutate, expected) => {
+    const copy = structuredClone(values);
+    mutate(copy);
+    expect(valuesProblems(schema, copy)).toEqual([expect.stringMatching(expected)]);
+  });
+});

@@ -1,0 +1,316 @@
+/**
+ * The Helm chart with the real helm (v3.22.0, built from its Go module) and the real
+ * kustomize (`kubectl kustomize`): `helm lint --strict` is clean, the defaults render the
+ * objects `kubectl kustomize deploy` renders apart from what each tool names differently,
+ * every value changes what it names, values.schema.json refuses typos, and the
+ * objects are accepted by the real kube-apiserver (a server-side dry run).
+ */
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parse, stringify } from 'yaml';
+import { parseManifests, renderWithKubectl } from '../deploy/render.js';
+import { startApiServer, type ApiServer } from './cluster/apiserver.js';
+import { runProcess } from './cluster/processes.js';
+import { CHART_DIR, helm, helmTemplate, MIN_KUBE_VERSION, RELEASE, RELEASE_NAMESPACE, REPO_ROOT } from './helm.js';
+
+// Tests reach into rendered manifests by known paths; `any` keeps that readable.
+type Obj = Record<string, any>;
+
+const KUBECTL = process.env['KUBECTL'] ?? 'kubectl';
+const WEBHOOK_CONFIGURATION = 'spiderpool-iaas-webhook';
+/** Labels Helm's conventions add (templates/_helpers.tpl, "sw.labels"); kustomize adds none. */
+const HELM_LABELS = ['app.kubernetes.io/managed-by', 'app.kubernetes.io/instance', 'app.kubernetes.io/version', 'helm.sh/chart'];
+const isHook = (o: Obj): boolean => o['metadata']?.['annotations']?.['helm.sh/hook'] !== undefined;
+const key = (o: Obj): string => `${o['kind']} ${o['metadata']['namespace'] ?? '-'}/${o['metadata']['name']}`;
+const byKey = (objects: Obj[]): Obj[] => [...objects].sort((a, b) => key(a).localeCompare(key(b)));
+
+function ofKind(objects: Obj[], kind: string): Obj[] {
+  return objects.filter((o) => o['kind'] === kind);
+}
+function one(objects: Obj[], kind: string): Obj {
+  const found = ofKind(objects, kind);
+  if (found.length !== 1) throw new Error(`expected one ${kind}, found ${found.length}: ${found.map(key).join(', ')}`);
+  return found[0]!;
+}
+const pod = (objects: Obj[]): Obj => one(objects, 'Deployment')['spec']['template']['spec'];
+const container = (objects: Obj[]): Obj => pod(objects)['containers'][0];
+const args = (objects: Obj[]): string[] => container(objects)['args'];
+
+/**
+ * kustomize's output as the chart renders it. Left out: the Namespace (Helm's
+ * `--create-namespace` makes it; a release cannot own its own namespace), the
+ * ValidatingWebhookConfiguration (the chart leaves it to the Ready pod, which writes it)
+ * and a Secret generated from files on the operator's workstation (deploy/tls/, which
+ * the chart's tls.method auto makes unnecessary). A generated object's name loses its
+ * hash suffix (Helm has no generators), in the Deployment's volumes that name it too.
+ */
+function asHelmRendersIt(objects: Obj[]): Obj[] {
+  const generated = new Map<string, string>();
+  for (const o of objects) {
+    const m = /^(.*)-[a-z0-9]{10}$/.exec(o['metadata']['name']);
+    if (m && ['Secret', 'ConfigMap'].includes(o['kind'])) generated.set(o['metadata']['name'], m[1]!);
+  }
+  const kept = objects.filter(
+    (o) => !['Namespace', 'ValidatingWebhookConfiguration'].includes(o['kind']) && !(o['kind'] === 'Secret' && generated.has(o['metadata']['name'])),
+  );
+  const text = JSON.stringify(kept, (_key, v) => (typeof v === 'string' && generated.has(v) ? generated.get(v) : v));
+  return JSON.parse(text);
+}
+
+/** helm's output without its hooks and without the labels Helm's conventions add. */
+function withoutHelmAdditions(objects: Obj[]): Obj[] {
+  return objects
+    .filter((o) => !isHook(o))
+    .map((o) => {
+      const copy = structuredClone(o);
+      for (const label of HELM_LABELS) delete copy['metadata']['labels']?.[label];
+      return copy;
+    });
+}
+
+let defaults: Obj[];
+
+beforeAll(async () => {
+  defaults = await helmTemplate();
+}, 30 * 60_000);
+
+describe('helm lint --strict', () => {
+  test.each([[[]], [['--set', 'tls.method=certmanager']], [['--set', 'tls.method=provided', '--set', 'tls.provided.tlsCert=Y2VydA==', '--set', 'tls.provided.tlsKey=a2V5', '--set', 'tls.provided.tlsCa=Y2E=']]])(
+    'is clean with %j',
+    async (extra) => {
+      const result = await helm(['lint', '--strict', CHART_DIR, ...extra]);
+      expect(`${result.stdout}${result.stderr}`).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+      expect(result.code).toBe(0);
+    },
+  );
+
+  test("loading the chart prints nothing on stderr but Helm's notice of each symlink under files/", async () => {
+    const result = await helm(['template', RELEASE, CHART_DIR, `--kube-version=${MIN_KUBE_VERSION}`]);
+    expect(result.code).toBe(0);
+    const lines = result.stderr.split('\n').filter((line) => line !== '');
+    expect(lines.filter((line) => !/found symbolic link in path: .*\/files\/(base|components|cert-manager) resolves to .*\/deploy\/.* Contents of linked file included and used$/.test(line))).toEqual([]);
+  });
+
+  test('installs only on Kubernetes 1.30 or later (matchConditions GA), naming the version', async () => {
+    const result = await helm(['template', RELEASE, CHART_DIR, '--kube-version=1.29.9']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('chart requires kubeVersion: >=1.30.0-0 which is incompatible with Kubernetes v1.29.9');
+  });
+});
+
+describe('the defaults render what kubectl kustomize deploy renders', () => {
+  test('the same objects, apart from what each tool names differently', async () => {
+    const kustomized = asHelmRendersIt(await renderWithKubectl(path.join(REPO_ROOT, 'deploy')));
+    const helmed = withoutHelmAdditions(defaults);
+    expect(byKey(helmed).map(key)).toEqual(byKey(kustomized).map(key));
+    expect(byKey(helmed)).toEqual(byKey(kustomized));
+  });
+
+  test('every object carries the labels Helm adds, selectors none of them', () => {
+    for (const o of defaults) {
+      expect(Object.keys(o['metadata']['labels'] ?? {})).toEqual(expect.arrayContaining(HELM_LABELS));
+      expect(JSON.stringify(o['spec']?.['selector'] ?? {})).not.toMatch(/managed-by|instance|helm\.sh/);
+    }
+  });
+
+  test('no ValidatingWebhookConfiguration in any tls.method: the Ready pod writes it', async () => {
+    for (const method of ['auto', 'certmanager']) {
+      expect(ofKind(await helmTemplate(['--set', `tls.method=${method}`]), 'ValidatingWebhookConfiguration')).toEqual([]);
+    }
+    expect(ofKind(defaults, 'ValidatingWebhookConfiguration')).toEqual([]);
+  });
+});
+
+describe('values', () => {
+  test('spiderpool.namespace and spiderpool.configName move the server flags and the conf-reader Role and binding', async () => {
+    const objects = await helmTemplate(['--set', 'spiderpool.namespace=spiderpool', '--set', 'spiderpool.configName=my-conf']);
+    expect(args(objects)).toEqual(expect.arrayContaining(['--configmap-name=my-conf', '--configmap-namespace=spiderpool']));
+    expect(args(objects).filter((a) => a.startsWith('--configmap-'))).toHaveLength(2);
+    const role = one(objects, 'Role');
+    expect(role['metadata']['namespace']).toBe('spiderpool');
+    expect(role['rules']).toEqual([{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['my-conf'], verbs: ['get', 'list', 'watch'] }]);
+    const binding = one(objects, 'RoleBinding');
+    expect(binding['metadata']['namespace']).toBe('spiderpool');
+    expect(binding['subjects']).toEqual([{ kind: 'ServiceAccount', name: 'spiderpool-iaas-webhook', namespace: RELEASE_NAMESPACE }]);
+  });
+
+  test('another release namespace moves every namespaced object and the binding subjects, not the conf-reader', async () => {
+    const objects = await helmTemplate([], 'webhooks');
+    for (const o of objects.filter((x) => x['metadata']['namespace'] !== undefined && !['Role', 'RoleBinding'].includes(x['kind']))) {
+      expect([key(o), o['metadata']['namespace']]).toEqual([key(o), 'webhooks']);
+    }
+    expect(one(objects, 'Role')['metadata']['namespace']).toBe('kube-system');
+    for (const binding of [...ofKind(objects, 'RoleBinding'), ...ofKind(objects, 'ClusterRoleBinding')]) {
+      for (const subject of binding['subjects']) expect(subject['namespace']).toBe('webhooks');
+    }
+  });
+
+  test('image, replicas, resources and the scheduling fields', async () => {
+    const objects = await helmTemplate([
+      '--set', 'image.repository=registry.example.com/spiderpool-iaas-webhook',
+      '--set', 'image.tag=0.1.1',
+      '--set', 'image.pullPolicy=Always',
+      '--set', 'replicas=3',
+      '--set', 'resources.requests.cpu=100m',
+      '--set', 'nodeSelector.role=infra',
+      '--set', 'tolerations[0].key=infra,tolerations[0].operator=Exists',
+      '--set', 'priorityClassName=system-cluster-critical',
+      '--set', 'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key=role',
+      '--set', 'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator=Exists',
+    ]);
+    expect(container(objects)['image']).toBe('registry.example.com/spiderpool-iaas-webhook:0.1.1');
+    expect(container(objects)['imagePullPolicy']).toBe('Always');
+    // --set merges into the defaults, as a values file does.
+    expect(container(objects)['resources']).toEqual({ requests: { cpu: '100m', memory: '160Mi' }, limits: { memory: '512Mi' } });
+    expect(one(objects, 'Deployment')['spec']['replicas']).toBe(3);
+    expect(pod(objects)['nodeSelector']).toEqual({ role: 'infra' });
+    expect(pod(objects)['tolerations']).toEqual([{ key: 'infra', operator: 'Exists' }]);
+    expect(pod(objects)['priorityClassName']).toBe('system-cluster-critical');
+    expect(pod(objects)['affinity']['nodeAffinity']).toBeDefined();
+    // The hook Job runs the same image where the pods may run.
+    const job = one(objects, 'Job')['spec']['template']['spec'];
+    expect(job['containers'][0]['image']).toBe('registry.example.com/spiderpool-iaas-webhook:0.1.1');
+    expect(job['nodeSelector']).toEqual({ role: 'infra' });
+  });
+
+  test('podDisruptionBudget and networkPolicy', async () => {
+    expect(one(await helmTemplate(['--set', 'podDisruptionBudget.minAvailable=2']), 'PodDisruptionBudget')['spec']['minAvailable']).toBe(2);
+    const off = await helmTemplate(['--set', 'podDisruptionBudget.enabled=false', '--set', 'networkPolicy.enabled=false']);
+    expect([ofKind(off, 'PodDisruptionBudget'), ofKind(off, 'NetworkPolicy')]).toEqual([[], []]);
+    const narrowed = one(await helmTemplate(['--set', 'networkPolicy.apiServerCIDRs={10.0.0.0/24,fd00::/64}']), 'NetworkPolicy');
+    expect(narrowed['spec']['ingress'].map((rule: Obj) => rule['from'])).toEqual([[{ ipBlock: { cidr: '10.0.0.0/24' } }, { ipBlock: { cidr: 'fd00::/64' } }]]);
+  });
+
+  test('tls.method provided: the Secret from the values, mounted at the cert dir; each missing PEM is named', async () => {
+    const pems = ['--set', 'tls.provided.tlsCert=Y2VydA==', '--set', 'tls.provided.tlsKey=a2V5', '--set', 'tls.provided.tlsCa=Y2E='];
+    const objects = await helmTemplate(['--set', 'tls.method=provided', ...pems]);
+    const secret = one(objects, 'Secret');
+    expect(secret['type']).toBe('kubernetes.io/tls');
+    expect(secret['data']).toEqual({ 'tls.crt': 'Y2VydA==', 'tls.key': 'a2V5', 'ca.crt': 'Y2E=' });
+    expect(secret['metadata']['namespace']).toBe(RELEASE_NAMESPACE);
+    expectMountedCertDir(objects, secret['metadata']['name']);
+    for (const missing of ['tlsCert', 'tlsKey', 'tlsCa']) {
+      const without = pems.filter((p, i) => !(pems[i + 1]?.startsWith(`tls.provided.${missing}=`) || p.startsWith(`tls.provided.${missing}=`)));
+      const result = await helm(['template', RELEASE, CHART_DIR, `--kube-version=${MIN_KUBE_VERSION}`, '--set', 'tls.method=provided', ...without]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`tls.method provided needs tls.provided.${missing}`);
+    }
+  });
+
+  test('tls.method certmanager: the overlay\'s own CA and serving Certificate in the release namespace, for its Service names', async () => {
+    const objects = await helmTemplate(['--set', 'tls.method=certmanager', '--set', 'tls.certmanager.certValidityDuration=30'], 'webhooks');
+    const overlay = parseManifests(await readFile(path.join(REPO_ROOT, 'deploy/overlays/cert-manager/certificates.yaml'), 'utf8'));
+    const certManagerKinds = objects.filter((o) => String(o['apiVersion']).startsWith('cert-manager.io/'));
+    expect(certManagerKinds.map((o) => `${o['kind']}/${o['metadata']['name']}`).sort()).toEqual(overlay.map((o: Obj) => `${o['kind']}/${o['metadata']['name']}`).sort());
+    for (const o of certManagerKinds) expect(o['metadata']['namespace']).toBe('webhooks');
+    const serving = certManagerKinds.find((o) => o['kind'] === 'Certificate' && !o['spec']['isCA'])!;
+    expect(serving['spec']['dnsNames']).toEqual([
+      'spiderpool-iaas-webhook',
+      'spiderpool-iaas-webhook.webhooks',
+      'spiderpool-iaas-webhook.webhooks.svc',
+      'spiderpool-iaas-webhook.webhooks.svc.cluster.local',
+    ]);
+    expect(serving['spec']['commonName']).toBe('spiderpool-iaas-webhook.webhooks.svc');
+    expect([serving['spec']['duration'], serving['spec']['renewBefore']]).toEqual(['720h', '240h']);
+    expect(ofKind(objects, 'Secret')).toEqual([]);
+    expectMountedCertDir(objects, serving['spec']['secretName']);
+
+    const issued = await helmTemplate(['--set', 'tls.method=certmanager', '--set', 'tls.certmanager.issuerName=corp-ca']);
+    const only = issued.filter((o) => String(o['apiVersion']).startsWith('cert-manager.io/'));
+    expect(only.map(key)).toEqual([`Certificate ${RELEASE_NAMESPACE}/${serving['metadata']['name']}`]);
+    expect(only[0]!['spec']['issuerRef']).toEqual({ group: 'cert-manager.io', kind: 'Issuer', name: 'corp-ca' });
+    expect([only[0]!['spec']['duration'], only[0]!['spec']['renewBefore']]).toEqual(['8760h', '720h']);
+  });
+
+  test('values.schema.json refuses a misspelt key, an unknown key and a wrong type, naming them', async () => {
+    for (const [set, named] of [
+      ['spiderpool.namespce=spiderpool', 'namespce'],
+      ['tls.provided.cert=x', 'cert'],
+      ['replicas=two', 'replicas'],
+      ['tls.method=manual', 'method'],
+    ] as const) {
+      const result = await helm(['template', RELEASE, CHART_DIR, `--kube-version=${MIN_KUBE_VERSION}`, '--set', set]);
+      expect([set, result.code]).toEqual([set, 1]);
+      expect(result.stderr).toMatch(/values don't meet the specifications of the schema/);
+      expect(result.stderr).toContain(named);
+    }
+  });
+});
+
+/** The Deployment serves the pair of Secret `secretName`, mounted read-only at --cert-dir, and writes its webhook configuration. */
+function expectMountedCertDir(objects: Obj[], secretName: string): void {
+  const a = args(objects);
+  expect(a).toEqual(expect.arrayContaining(['--cert-dir=/etc/webhook/certs', '--no-generate-certs', `--manage-webhook-configuration=${WEBHOOK_CONFIGURATION}`]));
+  expect(a.filter((x) => x.startsWith('--tls-secret'))).toEqual([]);
+  expect(pod(objects)['volumes'].filter((v: Obj) => v['name'] === 'certs')).toEqual([{ name: 'certs', secret: { secretName, defaultMode: 288 } }]);
+  expect(container(objects)['volumeMounts'].filter((m: Obj) => m['mountPath'] === '/etc/webhook/certs')).toEqual([
+    { name: 'certs', mountPath: '/etc/webhook/certs', readOnly: true },
+  ]);
+}
+
+describe('the pre-delete hook', () => {
+  test('a Job running `unregister` for the webhook configuration, with RBAC for that one object, all hooks deleted once they succeed', () => {
+    const hooks = defaults.filter(isHook);
+    expect(hooks.map((o) => o['kind']).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'Job', 'ServiceAccount']);
+    for (const o of hooks) {
+      expect(o['metadata']['annotations']['helm.sh/hook']).toBe('pre-delete');
+      expect(o['metadata']['annotations']['helm.sh/hook-delete-policy']).toBe('before-hook-creation,hook-succeeded');
+    }
+    const weight = (kind: string) => Number(one(hooks, kind)['metadata']['annotations']['helm.sh/hook-weight']);
+    expect(weight('ServiceAccount')).toBeLessThan(weight('Job'));
+    expect(weight('ClusterRoleBinding')).toBeLessThan(weight('Job'));
+    expect(one(hooks, 'ClusterRole')['rules']).toEqual([
+      { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], resourceNames: [WEBHOOK_CONFIGURATION], verbs: ['get', 'delete'] },
+    ]);
+    const job = one(hooks, 'Job')['spec']['template']['spec'];
+    expect(job['containers'][0]['args']).toEqual(['unregister', `--name=${WEBHOOK_CONFIGURATION}`]);
+    expect(job['serviceAccountName']).toBe(one(hooks, 'ServiceAccount')['metadata']['name']);
+  });
+});
+
+describe('components (deploy/components/*)', () => {
+  /** The objects each component's kustomization lists, as its files spell them. */
+  async function componentObjects(): Promise<Obj[]> {
+    const dir = path.join(REPO_ROOT, 'deploy/components');
+    const objects: Obj[] = [];
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      const kustomization = await readFile(path.join(dir, name, 'kustomization.yaml'), 'utf8').then(parse, () => undefined);
+      for (const file of (kustomization?.resources ?? []) as string[]) {
+        objects.push(...parseManifests(await readFile(path.join(dir, name, file), 'utf8')));
+      }
+    }
+    return objects;
+  }
+  const ALL_ON = ['validatingAdmissionPolicy.enabled=true', 'prometheus.serviceMonitor.install=true', 'prometheus.prometheusRule.install=true', 'grafanaDashboard.install=true', 'grafanaDashboard.grafanaOperator=true'];
+  const ALL_OFF = ALL_ON.map((s) => s.replace('=true', '=false'));
+
+  test('every object a component lists is rendered when its value is on, none when all are off', async () => {
+    const listed = (await componentObjects()).map((o) => `${o['kind']}/${o['metadata']['name']}`);
+    const on = (await helmTemplate(ALL_ON.flatMap((s) => ['--set', s]))).map((o) => `${o['kind']}/${o['metadata']['name']}`);
+    const off = (await helmTemplate(ALL_OFF.flatMap((s) => ['--set', s]))).map((o) => `${o['kind']}/${o['metadata']['name']}`);
+    expect(on).toEqual(expect.arrayContaining(listed));
+    expect(off.filter((o) => listed.includes(o))).toEqual([]);
+  });
+});
+
+describe('the real kube-apiserver accepts what the chart renders', () => {
+  let api: ApiServer | undefined;
+  let logDir: string | undefined;
+  afterAll(async () => {
+    await api?.stop();
+    if (logDir !== undefined) await rm(logDir, { recursive: true, force: true });
+  });
+
+  test('every object of the defaults and of tls.method provided, as a server-side dry run', async () => {
+    logDir = await mkdtemp(path.join(tmpdir(), 'chart-apiserver-'));
+    api = await startApiServer(path.join(logDir, 'apiserver.log'));
+    const kubectl = (argv: string[], stdin?: string) => runProcess(KUBECTL, ['--kubeconfig', api!.kubeconfig, ...argv], stdin === undefined ? {} : { stdin });
+    for (const ns of [RELEASE_NAMESPACE, 'kube-system']) await kubectl(['create', 'namespace', ns]);
+    const provided = await helmTemplate(['--set', 'tls.method=provided', '--set', 'tls.provided.tlsCert=Y2VydA==', '--set', 'tls.provided.tlsKey=a2V5', '--set', 'tls.provided.tlsCa=Y2E=']);
+    for (const objects of [defaults, provided]) {
+      const result = await kubectl(['apply', '--dry-run=server', '-f', '-'], objects.map((o) => `---\n${stringify(o)}`).join(''));
+      expect([result.code, result.stderr]).toEqual([0, '']);
+    }
+  });
+});

@@ -1,0 +1,52 @@
+/**
+ * Helm for the e2e and cluster tests: built from its Go module by `.ci/go-tool` (once per
+ * content, cached outside the clone; a cached build answers at once), or the binary $HELM
+ * names. The chart is deploy/helm/spiderpool-iaas-webhook.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseManifests } from '../deploy/render.js';
+import { runProcess, type Finished } from './cluster/processes.js';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const CHART_DIR = path.join(REPO_ROOT, 'deploy/helm/spiderpool-iaas-webhook');
+/** The release the README installs, in the namespace deploy/base uses. */
+export const RELEASE = 'spiderpool-iaas-webhook';
+export const RELEASE_NAMESPACE = 'spiderpool-iaas-webhook';
+/** The Helm release the tests build: v3.22.0, served by the module proxy. */
+export const HELM_MODULE = 'helm.sh/helm/v3@v3.22.0';
+
+/**
+ * Chart.yaml's kubeVersion (matchConditions are GA in 1.30). `helm template` assumes
+ * Kubernetes 1.20 without a cluster, so it is told the oldest version the chart installs on.
+ */
+export const MIN_KUBE_VERSION = '1.30.0';
+
+let binary: Promise<string> | undefined;
+
+/** The helm binary's path, building it on first use (a cold build takes minutes on 2 cores). */
+export function helmBinary(): Promise<string> {
+  binary ??= (async () => {
+    if (process.env['HELM']) return process.env['HELM'];
+    const built = await runProcess(path.join(REPO_ROOT, '.ci/go-tool'), ['helm', HELM_MODULE, 'helm.sh/helm/v3/cmd/helm'], { timeoutMs: 30 * 60_000 });
+    if (built.code !== 0) throw new Error(`.ci/go-tool could not build helm:\n${built.stderr}`);
+    return path.join(built.stdout.trim(), 'helm');
+  })();
+  return binary;
+}
+
+/** Runs helm to completion; a non-zero exit is a result. */
+export async function helm(args: readonly string[], opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<Finished> {
+  return runProcess(await helmBinary(), args, opts);
+}
+
+/**
+ * `helm template` of the chart with `--set` pairs (or values files with `-f`), parsed.
+ *
+ * @throws Error with helm's stderr when it exits non-zero.
+ */
+export async function helmTemplate(args: readonly string[] = [], namespace = RELEASE_NAMESPACE): Promise<Record<string, any>[]> {
+  const result = await helm(['template', RELEASE, CHART_DIR, '--namespace', namespace, `--kube-version=${MIN_KUBE_VERSION}`, ...args]);
+  if (result.code !== 0) throw new Error(`helm template ${args.join(' ')} failed: ${result.stderr.trim()}`);
+  return parseManifests(result.stdout);
+}
