@@ -32,6 +32,7 @@ import {
   README_TABLE_START,
   renderAlertTable,
   seriesKinds,
+  shortenedRuleGroups,
   type SeriesKind,
 } from './monitoring.js';
 import { fullMatch, parseDurationMs, parsePromql, selectors } from './promql.js';
@@ -248,6 +249,18 @@ describe('the component', () => {
     expect(exprs(/days left/).join(' ')).toContain('spiderpool_iaas_webhook_serving_certificate_expiration_timestamp_seconds');
     expect(exprs(/memory/).join(' ')).toContain('process_resident_memory_bytes');
     expect(exprs(/Event-loop lag/).join(' ')).toContain('nodejs_eventloop_lag_p99_seconds');
+  });
+});
+
+describe('the shortened variant the one-node cluster evaluates', () => {
+  it('divides every for: and range, keeping the rest of each rule', () => {
+    const short = shortenedRuleGroups(30, 10_000).flatMap((g) => g.rules);
+    expect(short.map((r) => r.alert)).toEqual(alerts.map((a) => a.alert));
+    const unreachable = short.find((r) => r.alert === 'SpiderpoolIaasWebhookUnreachable')!;
+    expect(unreachable.for).toBe('2s');
+    expect(unreachable.expr).toBe(alerts.find((a) => a.alert === unreachable.alert)!.expr.replace('[5m]', '[10s]'));
+    expect(short.find((r) => r.alert === 'SpiderpoolIaasPoolsBreakRules')!.for).toBe('30s');
+    for (const [i, rule] of short.entries()) expect({ ...rule, expr: undefined, for: undefined }).toEqual({ ...alerts[i], expr: undefined, for: undefined });
   });
 });
 

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { parsePromql, selectors, walk, type Expr } from './promql.js';
+import { formatDurationMs, parseDurationMs, parsePromql, rewriteRanges, selectors, walk, type Expr } from './promql.js';
 
 export const MONITORING_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../deploy/components/monitoring');
 export const RULE_FILE = path.join(MONITORING_DIR, 'prometheusrule.yaml');
@@ -133,6 +133,24 @@ export function queryProblems(query: string, kinds: ReadonlyMap<string, SeriesKi
     }
   }
   return problems;
+}
+
+/**
+ * The rule file's groups with every `for:` divided by `factor` and every range of every
+ * expression too, but never under `minRangeMs` (a range needs two samples at the test
+ * Prometheus' scrape interval): the test-only variant the one-node cluster evaluates, so
+ * that an alert fires in seconds. Expressions, labels and annotations are otherwise the
+ * file's own.
+ */
+export function shortenedRuleGroups(factor: number, minRangeMs: number): { name: string; rules: AlertRule[] }[] {
+  return loadPrometheusRule().spec.groups.map((group) => ({
+    ...group,
+    rules: group.rules.map((rule) => ({
+      ...rule,
+      expr: rewriteRanges(rule.expr, (ms) => Math.max(ms / factor, minRangeMs)),
+      ...(rule.for ? { for: formatDurationMs(Math.ceil(parseDurationMs(rule.for) / factor / 1000) * 1000) } : {}),
+    })),
+  }));
 }
 
 /** Markdown-safe table cell: pipes escaped, the text on one line. */

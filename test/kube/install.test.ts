@@ -14,6 +14,9 @@
  *             without one of its verbs
  *   6         the fault run: a pod deleted, then a rollout restart, under steady load:
  *             no admission call fails
+ *   7         a real Prometheus with the alerts (shortened): the webhook scaled to zero
+ *             makes the unreachable alert fire and resolve; a pool breaking a rule,
+ *             created while the webhook configuration is absent, the violations alert
  *   uninstall as the README says
  *
  * What differs from an operator's install, and why: the image comes from the node's
@@ -29,6 +32,7 @@ import { runProcess } from '../e2e/cluster/processes.js';
 import { CLI, ROOT } from '../e2e/cluster/webhook.js';
 import { ApiClient, clusterDir, getJson, kubectl, mustKubectl } from './kube.js';
 import { runFaults, type FaultRunResult } from './faults.js';
+import { startPrometheus, type TestPrometheus } from './monitoring.js';
 
 const NS = 'spiderpool-iaas-webhook';
 const DEPLOYMENT = 'deployment/spiderpool-iaas-webhook';
@@ -340,6 +344,89 @@ describe('6. faults under load: no admission call fails', () => {
   it('had not one failed admission call', () => {
     expect(result.failures).toEqual([]);
     expect(result.failed).toBe(0);
+  });
+});
+
+describe('7. the alerts fire in a real Prometheus (deploy/components/monitoring, shortened by 30)', () => {
+  let prometheus: TestPrometheus;
+  const firing = async (alertname: string) => (await prometheus.alerts(alertname)).filter((a) => a.state === 'firing');
+
+  beforeAll(async () => {
+    prometheus = await startPrometheus(NS);
+    let targets: { job: string; health: string; lastError: string }[] = [];
+    await until(
+      async () => {
+        targets = await prometheus.targets();
+        return targets.length === 2 && targets.every((t) => t.health === 'up');
+      },
+      'Prometheus to scrape the API server and the webhook',
+      { timeoutMs: 60_000, intervalMs: 1000, describe: () => JSON.stringify(targets) },
+    );
+  }, 3_000_000);
+
+  afterAll(async () => {
+    await prometheus?.stop();
+  });
+
+  it('evaluates every rule without an error, and nothing fires on a healthy install', async () => {
+    await until(async () => (await prometheus.ruleErrors()).length === 0 && (await firing('SpiderpoolIaasWebhookUnreachable')).length === 0, 'the rules to evaluate', { timeoutMs: 30_000, intervalMs: 1000 });
+    expect(await firing('SpiderpoolIaasPoolsBreakRules')).toEqual([]);
+  });
+
+  it('webhook scaled to zero, guarded writes: SpiderpoolIaasWebhookUnreachable fires; restored: it resolves', async () => {
+    const client = new ApiClient();
+    const write = () => client.send('POST', '/apis/spiderpool.spidernet.io/v2beta1/spiderippools?dryRun=All', pool('alert-probe', ['worker-1']));
+    let last = '';
+    try {
+      await mustKubectl(['-n', NS, 'scale', DEPLOYMENT, '--replicas=0']);
+      await until(async () => (await webhookPods()).length === 0 && (await getJson('pods', undefined, NS)).items.length === 0, 'the webhook pods to be gone', { timeoutMs: 90_000, intervalMs: 1000 });
+      const alerts = await until(
+        async () => {
+          const answer = await write();
+          last = `${answer.status} ${answer.body.slice(0, 200)}`;
+          const found = await firing('SpiderpoolIaasWebhookUnreachable');
+          return found.length > 0 ? found : undefined;
+        },
+        'SpiderpoolIaasWebhookUnreachable to fire',
+        { timeoutMs: 90_000, intervalMs: 1000, describe: () => `last write: ${last}` },
+      );
+      console.log(`fired: SpiderpoolIaasWebhookUnreachable ${JSON.stringify(alerts.map((a) => a.labels))}; last write: ${last}`);
+      expect(last).toContain('failed calling webhook');
+      expect(alerts.map((a) => a.labels['name'])).toEqual(['spiderippool.iaas-webhook.spidernet.io']);
+      expect(alerts[0]!.labels['severity']).toBe('critical');
+    } finally {
+      client.close();
+      await mustKubectl(['-n', NS, 'scale', DEPLOYMENT, '--replicas=2']);
+      await onlyTwoReadyPods();
+      await webhookAnswers();
+    }
+    await until(async () => (await prometheus.alerts('SpiderpoolIaasWebhookUnreachable')).length === 0, 'SpiderpoolIaasWebhookUnreachable to resolve', { timeoutMs: 90_000, intervalMs: 1000 });
+  });
+
+  it('a pool created while the webhook configuration is absent: SpiderpoolIaasPoolsBreakRules fires with its rule', async () => {
+    await mustKubectl(['delete', 'validatingwebhookconfiguration', 'spiderpool-iaas-webhook']);
+    try {
+      // Two nodes: an IaaS node pool names exactly one.
+      expect((await apply(pool('alert-two-nodes', ['worker-1', 'worker-2']))).code).toBe(0);
+    } finally {
+      await mustKubectl(['apply', '-k', overlay]);
+      await webhookAnswers();
+    }
+    try {
+      const alerts = await until(
+        async () => {
+          const found = await firing('SpiderpoolIaasPoolsBreakRules');
+          return found.length > 0 ? found : undefined;
+        },
+        'SpiderpoolIaasPoolsBreakRules to fire',
+        { timeoutMs: 120_000, intervalMs: 1000 },
+      );
+      console.log(`fired: SpiderpoolIaasPoolsBreakRules ${JSON.stringify(alerts.map((a) => a.labels))}`);
+      expect(alerts.map((a) => a.labels['rule'])).toContain('nodes-count');
+    } finally {
+      await mustKubectl(['delete', 'spiderippool', 'alert-two-nodes']);
+    }
+    await until(async () => (await prometheus.alerts('SpiderpoolIaasPoolsBreakRules')).length === 0, 'SpiderpoolIaasPoolsBreakRules to resolve', { timeoutMs: 60_000, intervalMs: 1000 });
   });
 });
 
