@@ -26,7 +26,7 @@ import {
   type YAMLParseError,
 } from 'yaml';
 import { invalid, type FieldError, type FieldWarning } from '../field/errors.js';
-import { ADVICE_VALUE_CHARS, escapeShort, escapeUnprintable, quoteGoString, quoteShown, truncate } from '../field/quote.js';
+import { ADVICE_VALUE_CHARS, escapeShort, escapeUnprintable, quoteGoString, quoteShort, quoteShown, truncate } from '../field/quote.js';
 import { byComponent, type Component } from './components.js';
 import { asGoBool, asGoInt, resolvePlain, type Resolved, type Semantics } from './go-scalar.js';
 import { CONF_YML, zeroStruct, zeroValue, type GoStruct, type GoType, type GoValue, type StructType } from './schema.js';
@@ -67,6 +67,9 @@ const NULL_SPELLINGS = new Set(['', '~', 'null', 'Null', 'NULL']);
 const NULL_TAG = 'tag:yaml.org,2002:null';
 const MERGE_TAG = 'tag:yaml.org,2002:merge';
 const STR_TAG = 'tag:yaml.org,2002:str';
+const BINARY_TAG = 'tag:yaml.org,2002:binary';
+/** Tags a key may carry whatever its text: it decodes into a string (`!!binary` base64-decoded, `!!merge` as text). */
+const KEY_TAGS = new Set(['!', STR_TAG, BINARY_TAG, MERGE_TAG]);
 
 /**
  * Mappings and entries visited while expanding merge keys before giving up. The Go
@@ -128,8 +131,8 @@ interface Context {
   semantics: Semantics;
   /** Each alias resolved once, to the nearest anchor of that name before it. */
   aliases: Map<Alias, unknown>;
-  /** Mappings whose keys were checked in this pass. */
-  keysChecked: WeakSet<YAMLMap>;
+  /** Mappings whose keys were checked in this pass: whether a key is written twice. */
+  keysChecked: WeakMap<YAMLMap, boolean>;
   budget: number;
   expanding: Set<YAMLMap>;
   errors: GoError[];
@@ -176,7 +179,7 @@ export function readConfYml(written: string): ConfYmlReading {
       lines,
       semantics,
       aliases: inspected.aliases,
-      keysChecked: new WeakSet(),
+      keysChecked: new WeakMap(),
       budget: MAX_EXPANDED_ENTRIES,
       expanding: new Set(),
       errors: [],
@@ -211,34 +214,48 @@ function refused(errors: FieldError[]): ConfYmlReading {
 }
 
 /**
- * Both decoders' readings. Where they read different provider settings (the two order
- * merge keys differently; yaml.v2 reads `! null` as "null", yaml.v3 as ""), the one the
- * operator meant cannot be known: refused.
+ * Both decoders' readings. Where they read a setting differently (the two apply merge keys
+ * in different orders; yaml.v2 reads `! null` as "null", yaml.v3 as "") each component
+ * starts with its own value, so the difference is a warning naming both; the checks after
+ * decoding run on each reading (validate.ts).
  */
 function decoded(agent: GoStruct, controller: GoStruct, warnings: Map<string, FieldWarning>): ConfYmlReading {
-  const v3 = providerSettings(agent);
-  const v2 = providerSettings(controller);
-  const disagreements: FieldError[] = [];
-  const compare = (key: string, a: string, b: string) => {
-    if (a === b) return;
-    disagreements.push(
-      invalid(
-        `${PROVIDER_KEY}.${key}`,
-        undefined,
-        `${CONTROLLER} reads ${quoteShown(b)} but its agent (gopkg.in/yaml.v3) reads ${quoteShown(a)}: ` +
-          `the two read merge keys (<<) and the "!" tag differently; set ${key.split('.').pop()} once, outside any merge, without a tag`,
-      ),
-    );
-  };
-  compare('serverUrl', v3.serverUrl, v2.serverUrl);
-  compare('httpRequestTimeout', v3.httpRequestTimeout, v2.httpRequestTimeout);
-  compare('service.name', v3.service!.name, v2.service!.name);
-  compare('service.namespace', v3.service!.namespace, v2.service!.namespace);
-  compare('service.port', String(v3.service!.port), String(v2.service!.port));
-  const shared = { warnings: [...warnings.values()], agent, controller };
-  return disagreements.length > 0
-    ? { ok: false, errors: disagreements, stops: { agent: true, controller: true }, ...shared }
-    : { ok: true, provider: v3, ...shared };
+  for (const warning of readingDifferences(agent, controller, '', [])) warnings.set(`#differs ${warning.field}`, warning);
+  return { ok: true, provider: providerSettings(agent), warnings: [...warnings.values()], agent, controller };
+}
+
+/** Differences named at most, one warning each. */
+const MAX_DIFFERENCES_NAMED = 8;
+/** Characters of each value a difference warning shows. */
+const DIFFERENCE_VALUE_CHARS = 40;
+
+/** One warning per field whose value the two readings differ in (a list or mapping as a whole). */
+function readingDifferences(agent: GoValue, controller: GoValue, field: string, out: FieldWarning[]): FieldWarning[] {
+  if (out.length >= MAX_DIFFERENCES_NAMED || sameValue(agent, controller)) return out;
+  const struct = (v: GoValue): v is GoStruct => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (struct(agent) && struct(controller) && field.split('.').length < 8 && !field.endsWith(']')) {
+    for (const key of new Set([...Object.keys(agent), ...Object.keys(controller)])) {
+      readingDifferences(agent[key] ?? null, controller[key] ?? null, joinField(field, key), out);
+    }
+    return out;
+  }
+  const shown = (v: GoValue) => quoteShort(goValueText(v), DIFFERENCE_VALUE_CHARS);
+  out.push({
+    field,
+    message:
+      `the agent (gopkg.in/yaml.v3) reads ${shown(agent)}, the controller (gopkg.in/yaml.v2) ${shown(controller)}: ` +
+      'both start, each with its own value; write it once, outside merge keys (<<), without the "!" tag',
+  });
+  return out;
+}
+
+function sameValue(a: GoValue, b: GoValue): boolean {
+  return goValueText(a) === goValueText(b);
+}
+
+/** A decoded value as text: strings as they are, the rest as JSON (numbers from bigint). */
+function goValueText(v: GoValue): string {
+  return typeof v === 'string' ? v : JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? Number(x) : x)) ?? 'null';
 }
 
 /** The provider settings of one decoder's reading. */
@@ -345,7 +362,8 @@ function entries(map: YAMLMap, field: string, ctx: Context, semantics: Semantics
   if (ctx.expanding.size > MAX_MERGE_DEPTH) {
     throw new DecodeFailure(beyondLimits(`merge keys (<<) nest more than ${MAX_MERGE_DEPTH} deep`));
   }
-  checkKeys(map, field, ctx);
+  // yaml.v3 decodes nothing of a mapping with a key written twice (decode.go `mapping`).
+  if (checkKeys(map, field, ctx) && semantics === 'yaml.v3') return [];
   // Only what merge keys bring in counts against the aliasing budget.
   if (ctx.expanding.size > 0) ctx.budget -= map.items.length + 1;
   ctx.expanding.add(map);
@@ -409,23 +427,40 @@ function isMergeKey(pair: Pair, ctx: Context): boolean {
   return /(^|\s)<<$/.test(ctx.text.slice(key.range[0], key.range[1]));
 }
 
-/** The field name a key decodes to (an alias is followed); `undefined` for a null key. */
+/** The field name a key decodes to (an alias is followed, `!!binary` decoded); `undefined` for a null key. */
 function keyText(pair: Pair, ctx: Context): string | undefined {
   const key = deref(pair.key, ctx);
-  return isScalar(key) && !isNull(key) ? String(key.value) : undefined;
+  return isScalar(key) && !isNull(key) ? binaryDecoded(key, scalarText(key), ctx) : undefined;
+}
+
+/**
+ * A scalar's text as a Go string: for `!!binary`, its base64 decoded as both decoders do
+ * (`base64.StdEncoding`, which skips CR and LF; bytes that are not UTF-8 become U+FFFD, as
+ * Go's JSON shows them). Invalid base64 stops both ("!!binary value contains invalid base64 data").
+ */
+function binaryDecoded(node: Scalar, text: string, ctx: Context): string {
+  if (node.tag !== BINARY_TAG) return text;
+  const decoded = goBase64(text);
+  if (decoded === undefined) {
+    throw new DecodeFailure(notDecodable('', `${at(node, ctx.lines)}!!binary value contains invalid base64 data`));
+  }
+  return decoded;
 }
 
 /**
  * The keys of a mapping the decoders decode: each is decoded into a string, so a mapping
  * or sequence cannot be one; an empty plain key (`: x`) is a libyaml syntax error ("did
  * not find expected key"); and yaml.v3 refuses a key written twice ("mapping key already
- * defined"), comparing keys as written, merge keys included.
+ * defined"), comparing keys of the same kind as written (an alias by its anchor's name,
+ * so `&x a` and `*x` differ), merge keys included.
+ *
+ * @returns whether a key is written twice (then yaml.v3 decodes nothing of the mapping).
  */
-function checkKeys(map: YAMLMap, field: string, ctx: Context): void {
-  if (ctx.keysChecked.has(map)) return;
-  ctx.keysChecked.add(map);
+function checkKeys(map: YAMLMap, field: string, ctx: Context): boolean {
+  const checked = ctx.keysChecked.get(map);
+  if (checked !== undefined) return checked;
+  let repeated = false;
   const seen = new Map<string, unknown[]>();
-  const names = new Map<string, unknown[]>();
   for (const pair of map.items) {
     const key = deref(pair.key, ctx);
     if (isMap(key) || isSeq(key)) {
@@ -437,30 +472,32 @@ function checkKeys(map: YAMLMap, field: string, ctx: Context): void {
     if (!isScalar(key)) continue;
     const merge = isMergeKey(pair, ctx);
     // A key is decoded into a string first: a standard tag it does not satisfy fails.
-    if (!merge && key.tag !== undefined && key.tag !== '!' && key.tag !== STR_TAG && !(key.tag === NULL_TAG && isNull(key))) {
+    if (!merge && key.tag !== undefined && !KEY_TAGS.has(key.tag) && !(key.tag === NULL_TAG && isNull(key))) {
       throw tagFailure('', key, ctx);
     }
-    // yaml.v3 refuses a key written twice (two `<<` included), and a field set twice
-    // through an alias key.
-    const name = merge ? '<<' : String(key.value);
+    // yaml.v3 refuses a key written twice (two `<<` included): same kind (alias or scalar)
+    // and same text as written (an alias by its anchor's name).
+    const name = merge ? '<<' : scalarText(key);
     const written = isAlias(pair.key) ? `alias:${pair.key.source}` : `scalar:${name}`;
-    // yaml.v3 compares every key with every later one: each earlier occurrence is named.
-    const earlier = seen.get(written) ?? (isAlias(pair.key) ? names.get(name) : undefined) ?? [];
+    const earlier = seen.get(written) ?? [];
     if (ctx.semantics === 'yaml.v3') {
+      // It compares every key with every later one: each earlier occurrence is named.
       for (const first of earlier.slice(0, MAX_DUPLICATES_NAMED)) {
+        const shown = isAlias(pair.key) ? pair.key.source : name;
         report(ctx, {
-          field: joinField(field, name),
+          field: joinField(field, shown),
           node: pair.key,
-          go: `mapping key ${quoteGoString(name)} already defined at line ${ctx.lines.linePos(rangeStart(first)).line}`,
-          advice: `write ${name} once in this mapping (the controller keeps the last, the agent refuses both)`,
+          go: `mapping key ${quoteGoString(shown)} already defined at line ${ctx.lines.linePos(rangeStart(first)).line}`,
+          advice: `write ${shown} once in this mapping (the controller keeps the last, the agent refuses both)`,
         });
       }
     }
-    if (seen.has(written)) seen.get(written)!.push(pair.key);
-    else seen.set(written, [pair.key]);
-    if (names.has(name)) names.get(name)!.push(pair.key);
-    else names.set(name, [pair.key]);
+    repeated ||= earlier.length > 0;
+    earlier.push(pair.key);
+    seen.set(written, earlier);
   }
+  ctx.keysChecked.set(map, repeated);
+  return repeated;
 }
 
 function rangeStart(node: unknown): number {
@@ -476,9 +513,9 @@ function deref(node: unknown, ctx: Context): unknown {
   return isAlias(node) ? ctx.aliases.get(node) : node;
 }
 
-/** Whether yaml.v3 can set a value of this type to null (decode.go `null`: pointers, maps, slices). */
+/** Whether yaml.v3 can set a value of this type to null (decode.go `null`: pointers, maps, slices; conf.yml has no pointers). */
 function nilable(type: GoType): boolean {
-  return type.go === 'map' || type.go === 'slice' || (type.go === 'struct' && type.pointer === true);
+  return type.go === 'map' || type.go === 'slice';
 }
 
 /** A null as the decoders resolve it: a missing node, a plain null spelling, or `!!null` on one. */
@@ -515,9 +552,9 @@ function decodeValue(node: unknown, type: GoType, field: string, ctx: Context, e
   switch (type.go) {
     case 'struct':
     case 'map': {
+      // Tags on a mapping are ignored by both decoders, `!!null` too: it decodes into a
+      // struct or map (not a pointer, which conf.yml's struct has none of).
       if (!isMap(value)) return refuse(field, value, type, ctx, existing);
-      // Tags on a mapping are ignored by both decoders, except `!!null`, which yaml.v3 refuses.
-      if (value.tag === NULL_TAG) throw tagFailure(field, value, ctx);
       return type.go === 'struct'
         ? decodeStruct(value, type, field, ctx, (existing as GoStruct | null | undefined) ?? zeroStruct(type))
         : decodeMap(value, field, ctx, (existing as GoStruct | null | undefined) ?? Object.create(null));
@@ -551,7 +588,14 @@ function decodeValue(node: unknown, type: GoType, field: string, ctx: Context, e
   }
 }
 
+/**
+ * A mapping into a struct, field by field. yaml.v3 also refuses a field its keys set twice
+ * when they are written differently (an alias key, a `!!binary` key; decode.go
+ * `mappingStruct`: "field X already set in type T"); keys merged in do not count.
+ */
 function decodeStruct(map: YAMLMap, type: StructType, field: string, ctx: Context, out: GoStruct): GoStruct {
+  const explicit = new Set<unknown>(map.items);
+  const done = new Set<string>();
   for (const pair of entries(map, field, ctx, ctx.semantics)) {
     const key = keyText(pair, ctx) ?? '';
     const fieldType = Object.hasOwn(type.fields, key) ? type.fields[key] : undefined;
@@ -559,6 +603,18 @@ function decodeStruct(map: YAMLMap, type: StructType, field: string, ctx: Contex
       const warning = unknownKeyWarning(key, field, type);
       if (!ctx.warnings.has(warning.field)) ctx.warnings.set(warning.field, warning);
       continue;
+    }
+    if (ctx.semantics === 'yaml.v3' && explicit.has(pair)) {
+      if (done.has(key)) {
+        report(ctx, {
+          field: joinField(field, key),
+          node: pair.key,
+          go: `field ${key} already set in type ${type.name}`,
+          advice: `set ${key} once in this mapping (the controller keeps the last, the agent refuses both)`,
+        });
+        continue;
+      }
+      done.add(key);
     }
     out[key] = decodeValue(pair.value, fieldType, joinField(field, key), ctx, out[key]);
   }
@@ -577,9 +633,9 @@ function decodeMap(map: YAMLMap, field: string, ctx: Context, out: GoStruct): Go
   return out;
 }
 
-/** A scalar's text as the decoders see it (the failsafe schema still makes a Date of !!timestamp). */
+/** A scalar's text as the decoders see it (the failsafe schema still makes a Date of !!timestamp, bytes of !!binary). */
 function scalarText(node: Scalar): string {
-  return node.value instanceof Date ? (node.source ?? '') : String(node.value);
+  return typeof node.value === 'string' ? node.value : (node.source ?? String(node.value));
 }
 
 /**
@@ -594,8 +650,12 @@ function resolveScalar(node: Scalar, text: string, field: string, ctx: Context):
   if (ctx.semantics === 'yaml.v2' && isNonSpecific(node)) return { tag: '!!str' };
   const tag = node.tag === undefined || node.tag === '!' ? undefined : node.tag;
   if (tag === undefined) return node.type === 'PLAIN' ? resolvePlain(text, ctx.semantics) : { tag: '!!str' };
-  if (tag === BINARY_TAG) throw tagFailure(field, node, ctx);
   const short = tag.replace(/^tag:yaml\.org,2002:/, '!!');
+  // `!!binary` (its base64 checked first) and `!!merge` resolve to strings of their own tag.
+  if (tag === BINARY_TAG || tag === MERGE_TAG) {
+    binaryDecoded(node, text, ctx);
+    return { tag: tag === BINARY_TAG ? '!!binary' : '!!merge' };
+  }
   if (!['!!bool', '!!int', '!!float', '!!null', '!!timestamp'].includes(short)) return { tag: '!!str' };
   const resolved = resolvePlain(text, ctx.semantics);
   if (resolved.tag === short) return resolved;
@@ -636,7 +696,7 @@ function refuse(field: string, node: unknown, type: GoType, ctx: Context, existi
       ? type.go
       : type.go === 'string'
         ? (type.name ?? 'string')
-        : `${type.go === 'struct' && type.pointer ? '*' : ''}${type.name}`;
+        : type.name;
   const advice = tag === '!' ? 'remove the "!" tag, which makes the value a string for the controller' : adviceFor(type, node, badValue);
   report(ctx, { field, node, go: `cannot unmarshal ${tag}${shown} into ${typeName}`, badValue, advice });
   return existing ?? zeroValue(type);
@@ -675,20 +735,22 @@ function adviceFor(type: GoType, node: unknown, text: string | undefined): strin
 /**
  * A Go `string` field: a scalar's text. The decoders resolve the text by a standard tag
  * first: `!!int`, `!!float` and `!!bool` on text that is no such value fail (yaml.v3
- * refuses `!!bool` on `yes`, which yaml.v2 reads). `!!binary` is refused outright: Go
- * base64-decodes it, which the parser here cannot check, and nobody writes a URL or a
- * timeout in base64. Other tags leave the text as written.
+ * refuses `!!bool` on `yes`, which yaml.v2 reads); `!!binary` is base64-decoded. Other
+ * tags (`!!merge` included) leave the text as written.
  */
 function stringValue(value: Scalar, field: string, ctx: Context): string {
   const text = scalarText(value);
   const readable = TAG_RESOLVES[value.tag ?? ''];
-  if (value.tag === BINARY_TAG || value.tag === MERGE_TAG || (readable !== undefined && !readable.test(text))) {
-    throw tagFailure(field, value, ctx);
-  }
-  return text;
+  if (readable !== undefined && !readable.test(text)) throw tagFailure(field, value, ctx);
+  return binaryDecoded(value, text, ctx);
 }
 
-const BINARY_TAG = 'tag:yaml.org,2002:binary';
+/** Go's `base64.StdEncoding.DecodeString`: padded standard alphabet, CR and LF skipped; `undefined` when invalid. */
+function goBase64(text: string): string | undefined {
+  const data = text.replace(/[\r\n]/g, '');
+  if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(data)) return undefined;
+  return new TextDecoder('utf-8').decode(Buffer.from(data, 'base64'));
+}
 /** Standard tags whose resolution can fail, with the texts that resolve (YAML 1.1/1.2 core). */
 const TAG_RESOLVES: Readonly<Record<string, RegExp>> = {
   'tag:yaml.org,2002:int': /^[-+]?(0|[1-9][0-9_]*|0x[0-9a-fA-F_]+|0o?[0-7_]+|0b[01_]+)$/,

@@ -13,7 +13,7 @@ export type Resolved =
   | { tag: '!!bool'; value: boolean }
   | { tag: '!!int'; value: bigint }
   | { tag: '!!float'; value: number }
-  | { tag: '!!str' | '!!merge' | '!!timestamp' };
+  | { tag: '!!str' | '!!merge' | '!!timestamp' | '!!binary' };
 
 /** yaml.v2 reads YAML 1.1's y/yes/on/n/no/off words as bools; yaml.v3 only true/false. */
 const YAML11_WORDS: ReadonlyMap<string, boolean> = new Map([

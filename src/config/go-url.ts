@@ -6,6 +6,14 @@
  */
 import { isIPv4, isIPv6 } from 'node:net';
 import { quoteGoString } from '../field/quote.js';
+import { goAtLeast } from '../go/version.js';
+
+/**
+ * Go 1.26 takes an http(s) URL's port from the host's first colon (GODEBUG
+ * `urlstrictcolons`, go.dev/issue/75223), refusing `http://h:80:80`; earlier releases, and
+ * Go 1.26 for other schemes, from the last. Follows the release of `go/version.ts`.
+ */
+const STRICT_COLONS = goAtLeast(26);
 
 /** What Go's `url.Parse` returns, as far as `serverUrl` needs it. */
 export type GoUrl = { ok: true; scheme: string; host: string } | { ok: false; error: string };
@@ -48,7 +56,7 @@ export function parseGoUrl(raw: string): GoUrl {
   return { ok: true, scheme: scheme ? scheme[1]!.toLowerCase() : '', host };
 }
 
-/** Go's `parseAuthority`: `[userinfo@]host[:port]`; returns the host or the error. `web`: an http(s) URL. */
+/** Go's `parseAuthority`: `[userinfo@]host[:port]`; returns the host or the error. `web`: an http(s) URL (see {@link STRICT_COLONS}). */
 function parseAuthority(authority: string, web: boolean): string | { error: string } {
   const at = authority.lastIndexOf('@');
   const host = parseHost(authority.slice(at + 1), web);
@@ -90,14 +98,9 @@ function parseHost(host: string, web: boolean): string | { error: string } {
     if (!isIPv6(unescaped)) return { error: isIPv4(unescaped) ? 'invalid IP-literal' : 'invalid host: not an IPv6 address' };
     return `[${unescaped}]${colonPort}`;
   }
-  // For http and https, Go 1.26 takes the port from the first colon ("urlstrictcolons");
-  // otherwise from the last. Older Go took the last for all schemes: being strict here
-  // refuses only hosts with two colons, which no provider URL has.
-  const colons = web ? [host.indexOf(':')] : [host.lastIndexOf(':')];
-  for (const colon of colons) {
-    if (colon >= 0 && !/^:[0-9]*$/.test(host.slice(colon))) {
-      return { error: `invalid port ${quoteGoString(host.slice(colon))} after host` };
-    }
+  const colon = web && STRICT_COLONS ? host.indexOf(':') : host.lastIndexOf(':');
+  if (colon >= 0 && !/^:[0-9]*$/.test(host.slice(colon))) {
+    return { error: `invalid port ${quoteGoString(host.slice(colon))} after host` };
   }
   const error = escapeError(host, 'host');
   return error ? { error } : unescape(host);

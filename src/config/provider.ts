@@ -20,7 +20,8 @@ const STATIC_LIMIT_NS = 2n * MINUTE;
 /** The Spiderpool CNI plugin waits 100s for the agent on ADD and DEL; one provider call must fit in it. */
 const CNI_AGENT_BUDGET_NS = 100n * SECOND;
 
-const FATAL = "Spiderpool's agent and controller refuse to start with it";
+/** Who refuses to start, by default: both components read the same provider settings. */
+export const BOTH_REFUSE = "Spiderpool's agent and controller refuse to start with it";
 const ADVICE = "use 50s (the default, above the provider's ~48s worst case) or 55s-59s under heavy rate limiting";
 
 /** Outcome of checking the provider block: errors deny; warnings are shown to the user. */
@@ -39,8 +40,9 @@ const SHOWN_WHEN_LONG = 32;
  *
  * Spiderpool validates the block only when `serverUrl` (released) or `service.name`
  * (PR #5778) is non-empty; otherwise the integration is off, and a timeout that would fail once it is turned on becomes a warning.
+ * `refusing` says who stops (when only one component reads these settings).
  */
-export function checkProviderSettings(settings: ProviderSettings): ProviderFindings {
+export function checkProviderSettings(settings: ProviderSettings, refusing: string = BOTH_REFUSE): ProviderFindings {
   const timeout = settings.httpRequestTimeout;
   const problem = httpRequestTimeoutProblem(timeout);
   const service = settings.service ?? { name: '', namespace: '', port: 0n };
@@ -58,8 +60,8 @@ export function checkProviderSettings(settings: ProviderSettings): ProviderFindi
     const text = fits(full) ? full : fits(shorter) ? shorter : message(quoteShort(timeout, SHOWN_WHEN_LONG), brief);
     return { errors: [], warnings: [{ field: TIMEOUT_FIELD, message: text }] };
   }
-  const errors = [settings.serverUrl === '' ? undefined : checkServerUrl(settings.serverUrl), ...checkService(service)];
-  if (problem) errors.push(invalid(TIMEOUT_FIELD, timeout, `${problem.why}, so ${FATAL}; ${problem.advice}`));
+  const errors = [settings.serverUrl === '' ? undefined : checkServerUrl(settings.serverUrl, refusing), ...checkService(service, refusing)];
+  if (problem) errors.push(invalid(TIMEOUT_FIELD, timeout, `${problem.why}, so ${refusing}; ${problem.advice}`));
   return { errors: errors.filter((e): e is FieldError => e !== undefined), warnings: [] };
 }
 
@@ -108,23 +110,25 @@ export function httpRequestTimeoutProblem(text: string): { why: string; advice: 
 }
 
 /**
- * `serverUrl`, when set: an `http://` or `https://` URL with a host, parsed as Go's
- * `url.Parse` parses it (see go-url.ts), since Spiderpool's Go code reads it.
+ * `serverUrl`, when set, exactly as Spiderpool's `ValidateConfig` checks it
+ * (pkg/iaas/client/client.go): Go's `url.Parse` succeeds (see go-url.ts, which follows
+ * the Go release of go/version.ts), the scheme is http or https, and `URL.Host` is not
+ * empty. Only the host-with-port is checked, so `http://:80` passes, as it does there.
  */
-export function checkServerUrl(text: string): FieldError | undefined {
+export function checkServerUrl(text: string, refusing: string = BOTH_REFUSE): FieldError | undefined {
   const url = parseGoUrl(text);
   const why = !url.ok
     ? `is not a URL Go can parse (${truncate(url.error)})`
     : url.scheme !== 'http' && url.scheme !== 'https'
       ? 'must be an http:// or https:// URL'
-      : hostname(url.host) === ''
+      : url.host === ''
         ? 'has no host'
         : undefined;
   if (why === undefined) return undefined;
   return invalid(
     'iaasNetworkProvider.serverUrl',
     text,
-    `${why}, so ${FATAL}; write an http:// or https:// URL with a host, such as ` +
+    `${why}, so ${refusing}; write an http:// or https:// URL with a host, such as ` +
       `"http://iaas-network-provider.example.svc:80", or leave serverUrl empty to turn the IaaS provider off`,
   );
 }
@@ -133,14 +137,14 @@ export function checkServerUrl(text: string): FieldError | undefined {
  * PR #5778's `service` reference, when `service.name` is set: the namespace is required
  * and the port must be a TCP port (1-65535).
  */
-function checkService(service: { name: string; namespace: string; port: bigint }): FieldError[] {
+function checkService(service: { name: string; namespace: string; port: bigint }, refusing: string): FieldError[] {
   if (service.name === '') return [];
   const errors: FieldError[] = [];
   if (service.namespace === '') {
     errors.push(
       required(
         'iaasNetworkProvider.service.namespace',
-        `the provider Service ${quoteShown(service.name)} needs its namespace, so ${FATAL}; write the namespace the Service is in`,
+        `the provider Service ${quoteShown(service.name)} needs its namespace, so ${refusing}; write the namespace the Service is in`,
       ),
     );
   }
@@ -149,16 +153,9 @@ function checkService(service: { name: string; namespace: string; port: bigint }
       invalid(
         'iaasNetworkProvider.service.port',
         String(service.port),
-        `must be a port between 1 and 65535, so ${FATAL}; write the port the provider Service listens on, such as 80`,
+        `must be a port between 1 and 65535, so ${refusing}; write the port the provider Service listens on, such as 80`,
       ),
     );
   }
   return errors;
-}
-
-/** Go's `URL.Hostname()`: the host without its port and IPv6 brackets. */
-function hostname(host: string): string {
-  if (host.startsWith('[')) return host.slice(1, host.indexOf(']'));
-  const colon = host.lastIndexOf(':');
-  return colon < 0 ? host : host.slice(0, colon);
 }

@@ -16,7 +16,7 @@ export type GoType =
   | { go: 'string'; name?: string }
   | { go: 'map'; name: string }
   | { go: 'slice'; name: string; of: GoType }
-  | { go: 'struct'; name: string; fields: Readonly<Record<string, GoType>>; pointer?: true; selector?: true };
+  | { go: 'struct'; name: string; fields: Readonly<Record<string, GoType>>; selector?: true };
 
 export type StructType = Extract<GoType, { go: 'struct' }>;
 
@@ -66,16 +66,14 @@ export const CONF_YML: StructType = struct('types.SpiderpoolConfigmapConfig', {
     namespacesExclude: STRINGS,
     namespacesInclude: STRINGS,
   }),
-  iaasNetworkProvider: {
-    ...struct('types.IaaSNetworkProviderConfig', {
-      serverUrl: STRING,
-      httpRequestTimeout: STRING,
-      service: struct('types.IaaSNetworkProviderService', { name: STRING, namespace: STRING, port: INT }),
-      tls: struct('types.IaaSNetworkProviderTLS', { caFile: STRING }),
-      excludeReportNics: STRINGS,
-    }),
-    pointer: true,
-  },
+  // A plain struct, not a pointer (`IaaSProviderConfig`): a `!!null` mapping still decodes into it.
+  iaasNetworkProvider: struct('types.IaaSProviderConfig', {
+    serverUrl: STRING,
+    httpRequestTimeout: STRING,
+    service: struct('types.IaaSNetworkProviderService', { name: STRING, namespace: STRING, port: INT }),
+    tls: struct('types.IaaSNetworkProviderTLS', { caFile: STRING }),
+    excludeReportNics: STRINGS,
+  }),
   agent: struct('types.AgentConfig', {
     networkResourcePlugin: struct('types.NetworkResourcePluginConfig', {
       enabled: BOOL,
@@ -98,7 +96,7 @@ export const CONF_YML: StructType = struct('types.SpiderpoolConfigmapConfig', {
   }),
 });
 
-/** A decoded value: bool → boolean, int → bigint, string → string, map → record, slice → array, struct → record; `null` for a nil pointer, slice or map. */
+/** A decoded value: bool → boolean, int → bigint, string → string, map → record, slice → array, struct → record; `null` for a nil slice or map. */
 export type GoValue = boolean | bigint | string | null | GoValue[] | { [key: string]: GoValue };
 export type GoStruct = { [key: string]: GoValue };
 
@@ -115,11 +113,11 @@ export function zeroValue(type: GoType): GoValue {
     case 'slice':
       return null;
     case 'struct':
-      return type.pointer ? null : zeroStruct(type);
+      return zeroStruct(type);
   }
 }
 
-/** A struct with every field at its zero value (also for a pointer type: what `new(T)` gives). */
+/** A struct with every field at its zero value. */
 export function zeroStruct(type: StructType): GoStruct {
   const out: GoStruct = {};
   for (const [key, field] of Object.entries(type.fields)) out[key] = zeroValue(field);

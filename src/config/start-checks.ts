@@ -25,7 +25,35 @@ const get = (v: GoValue | undefined, key: string): GoValue | undefined =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? v[key] : undefined;
 const list = (v: GoValue | undefined): GoValue[] => (Array.isArray(v) ? v : []);
 
-/** Every start-time check that one decoder's reading of conf.yml fails. */
+/** `constant.DefaultIPAMUnixSocketPath`: where the agent listens when `ipamUnixSocketPath` is empty. */
+const DEFAULT_SOCKET = '/var/run/spidernet/spiderpool.sock';
+/** Bytes of Linux's `sockaddr_un.sun_path`, the terminating NUL of a named socket included. */
+const SUN_PATH_BYTES = 108;
+
+/**
+ * The agent's own start-time check (the controller does not listen on it): it binds its
+ * IPAM API to `ipamUnixSocketPath`, and Go's `syscall.SockaddrUnix` refuses a path of more
+ * than 108 bytes, or of 108 unless abstract (`@…`), with EINVAL: the agent exits.
+ */
+export function agentSocketProblems(conf: GoStruct): StartProblem[] {
+  const written = (conf['ipamUnixSocketPath'] as string | undefined) ?? '';
+  const path = written || DEFAULT_SOCKET;
+  const bytes = Buffer.byteLength(path);
+  const abstract = path.startsWith('@') || path.startsWith('\0');
+  if (bytes < SUN_PATH_BYTES || (bytes === SUN_PATH_BYTES && abstract)) return [];
+  return [
+    {
+      field: 'ipamUnixSocketPath',
+      badValue: written,
+      why:
+        `is ${bytes} bytes, but a unix socket path must be shorter than ${SUN_PATH_BYTES} bytes ` +
+        `(Linux's sun_path holds ${SUN_PATH_BYTES} bytes with the terminating NUL), so the agent's bind fails`,
+      advice: `use a path of at most ${SUN_PATH_BYTES - 1} bytes, or leave it empty for ${DEFAULT_SOCKET}`,
+    },
+  ];
+}
+
+/** Every start-time check of `agent.networkResourcePlugin` that one decoder's reading of conf.yml fails. */
 export function startProblems(conf: GoStruct): StartProblem[] {
   const plugin = get(get(conf, 'agent'), 'networkResourcePlugin');
   const problems: StartProblem[] = [];

@@ -11,7 +11,7 @@ function provider(text: string) {
 
 function refusal(text: string): string {
   const reading = readConfYml(text);
-  if (reading.ok) throw new Error(`expected a refusal, got ${JSON.stringify(reading.provider)}`);
+  if (reading.ok) throw new Error(`expected a refusal, got ${JSON.stringify(reading.provider, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
   expect(reading.errors).toHaveLength(1);
   return fieldErrorString(reading.errors[0]!);
 }
@@ -80,11 +80,17 @@ describe('readConfYml reads scalars as Spiderpool’s Go decoders do', () => {
 });
 
 describe('readConfYml refuses what either decoder refuses or reads differently', () => {
-  it('refuses an explicit key written before a merge that redefines it (yaml.v2 and yaml.v3 disagree)', () => {
+  it('warns about an explicit key written before a merge that redefines it: each component starts with its own value', () => {
     const text = 'base: &b {httpRequestTimeout: 100s}\niaasNetworkProvider:\n  httpRequestTimeout: 50s\n  <<: *b\n';
-    expect(refusal(text)).toBe(
-      'iaasNetworkProvider.httpRequestTimeout: Invalid value: Spiderpool\'s controller (gopkg.in/yaml.v2) reads "100s" but its agent (gopkg.in/yaml.v3) reads "50s": the two read merge keys (<<) and the "!" tag differently; set httpRequestTimeout once, outside any merge, without a tag',
-    );
+    const reading = readConfYml(text);
+    expect(reading.ok).toBe(true);
+    expect(reading.warnings.filter((w) => w.field !== 'base')).toEqual([
+      {
+        field: 'iaasNetworkProvider.httpRequestTimeout',
+        message:
+          'the agent (gopkg.in/yaml.v3) reads "50s", the controller (gopkg.in/yaml.v2) "100s": both start, each with its own value; write it once, outside merge keys (<<), without the "!" tag',
+      },
+    ]);
   });
 
   it('gives the parser’s line and column for YAML that does not parse', () => {
@@ -106,7 +112,7 @@ describe('readConfYml refuses what either decoder refuses or reads differently',
   it.each([
     ['- a\n- b\n', '', /^: Invalid value: line 1, column 1: cannot unmarshal !!seq into types.SpiderpoolConfigmapConfig/],
     ['just text\n', '', /cannot unmarshal !!str `just text` into types.SpiderpoolConfigmapConfig/],
-    ['iaasNetworkProvider: [a]\n', 'iaasNetworkProvider', /line 1, column 22: cannot unmarshal !!seq into \*types.IaaSNetworkProviderConfig/],
+    ['iaasNetworkProvider: [a]\n', 'iaasNetworkProvider', /line 1, column 22: cannot unmarshal !!seq into types.IaaSProviderConfig/],
     ['iaasNetworkProvider:\n  httpRequestTimeout: {s: 50}\n', 'iaasNetworkProvider.httpRequestTimeout', /line 2, column 23: cannot unmarshal !!map into string/],
     ['iaasNetworkProvider:\n  serverUrl: [http://a]\n', 'iaasNetworkProvider.serverUrl', /cannot unmarshal !!seq into string/],
   ])('refuses the wrong type in %j', (text, field, pattern) => {
@@ -175,14 +181,18 @@ describe('hostile conf.yml (found by attacking the server)', () => {
     expect(refusal('{' + "'':".repeat(10_000) + '}\n')).toMatch(/nests too deeply to read|not valid YAML/);
   });
 
-  it('recognises merge keys by their text, as Go does: a key tagged !!merge is not one', () => {
+  it('recognises merge keys by their text, as Go does: a key tagged !!merge is an ordinary key', () => {
     // Found by attack: this let a fatal 500s through as a "merge".
-    expect(refusal('!!merge iaasNetworkProvider: {serverUrl: "http://p:80", httpRequestTimeout: "500s"}\n')).toMatch(/is tagged "!!merge"/);
-    expect(refusal('iaasNetworkProvider: {serverUrl: !!merge http://x}\n')).toMatch(/is tagged "!!merge"/);
+    expect(validateConfYml('!!merge iaasNetworkProvider: {serverUrl: "http://p:80", httpRequestTimeout: "500s"}\n').errors.map((e) => e.field)).toEqual([
+      'iaasNetworkProvider.httpRequestTimeout',
+    ]);
+    expect(provider('iaasNetworkProvider: {serverUrl: !!merge http://x}\n').serverUrl).toBe('http://x');
   });
 
   it('follows alias keys: a field set twice through one, or a mapping as a key, is refused', () => {
-    expect(refusal('t: &t serverUrl\niaasNetworkProvider:\n  serverUrl: http://a\n  *t : http://b\n')).toMatch(/mapping key "serverUrl" already defined at line 3/);
+    expect(refusal('t: &t serverUrl\niaasNetworkProvider:\n  serverUrl: http://a\n  *t : http://b\n')).toMatch(
+      /line 4, column 3: field serverUrl already set in type types\.IaaSProviderConfig, so Spiderpool's agent \(gopkg.in\/yaml.v3\) refuses to start/,
+    );
     expect(refusal('m: &m {a: 1}\niaasNetworkProvider:\n  *m : x\n')).toMatch(/has a mapping as a key/);
   });
 
@@ -246,8 +256,7 @@ describe('what Go’s YAML 1.1 decoders refuse (found by the differential test a
     ['!!null on text that is not null', block('httpRequestTimeout: !!null 50s'), /is tagged "!!null"/],
     ['!!int on text that is not a number', block('httpRequestTimeout: !!int 50s'), /is tagged "!!int"/],
     ['!!bool on yes (yaml.v3 refuses)', block('httpRequestTimeout: !!bool yes'), /is tagged "!!bool"/],
-    ['!!binary', block('httpRequestTimeout: !!binary NTBz'), /is tagged "!!binary"/],
-    ['!!null on the provider mapping', 'iaasNetworkProvider: !!null\n  httpRequestTimeout: 10s\n', /is tagged "!!null"/],
+    ['!!binary of invalid base64', block('httpRequestTimeout: !!binary NTB'), /line 3, column 32: !!binary value contains invalid base64 data; Spiderpool's agent and controller cannot decode it/],
     ['a control character', block('httpRequestTimeout: 50s\u0007'), /line 3, column 26: contains U\+0007/],
     ['a YAML 1.1 line break', block('httpRequestTimeout: 50\u2028s'), /contains U\+2028/],
     ['%YAML 1.2', '%YAML 1.2\n---\n' + block('httpRequestTimeout: 50s'), /directive "%YAML 1\.2" is not supported/],
@@ -332,10 +341,13 @@ describe('the non-specific tag "!" on a plain scalar (found by hostile testing a
     expect(findings.errors.map(fieldErrorString).join('\n')).toContain(message);
   });
 
-  it('refuses a provider setting the two decoders read differently, naming the tag', () => {
-    expect(refusal('iaasNetworkProvider:\n  serverUrl: http://p:80\n  httpRequestTimeout: ! null\n')).toMatch(
-      /^iaasNetworkProvider\.httpRequestTimeout: Invalid value: Spiderpool's controller \(gopkg\.in\/yaml\.v2\) reads "null" but its agent \(gopkg\.in\/yaml\.v3\) reads "": the two read merge keys \(<<\) and the "!" tag differently/,
-    );
+  it('stops only the controller when it alone reads a provider setting it refuses, and warns with both readings', () => {
+    const findings = validateConfYml('iaasNetworkProvider:\n  serverUrl: http://p:80\n  httpRequestTimeout: ! null\n');
+    expect(findings.stops).toEqual({ agent: false, controller: true });
+    expect(findings.errors.map(fieldErrorString)).toEqual([
+      expect.stringMatching(/^iaasNetworkProvider\.httpRequestTimeout: Invalid value: "null": is not a Go duration .*, so Spiderpool's controller \(gopkg\.in\/yaml\.v2, which reads it so\) refuses to start with it; /),
+    ]);
+    expect(findings.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/^the agent \(gopkg.in\/yaml.v3\) reads "", the controller \(gopkg.in\/yaml.v2\) "null": /)]);
   });
 
   it('reads "! ~" into a string as the text "~" in yaml.v2 and as empty in yaml.v3', () => {

@@ -123,6 +123,13 @@ describe('serverUrl, when set (parsed as Go\'s url.Parse parses it)', () => {
     'http://provider:99999', // Go checks only that the port is digits
     'http://provider/a b', // spaces are fine in a Go path
     'http://user:pass@provider',
+    // ValidateConfig checks only that URL.Host is not empty, and ":80" is a host.
+    'http://:80',
+    'https://:',
+    'http://u@:80',
+    // Go 1.25 (Spiderpool's images) takes the port after the last colon; Go 1.26 refuses.
+    'http://h:80:80',
+    'http://h:80:90',
   ])('accepts %j', (serverUrl) => {
     expect(checkProviderSettings({ serverUrl, httpRequestTimeout: '' }).errors).toEqual([]);
   });
@@ -132,7 +139,8 @@ describe('serverUrl, when set (parsed as Go\'s url.Parse parses it)', () => {
     ['provider:80', 'must be an http:// or https:// URL'],
     ['http://', 'has no host'],
     ['http:///path', 'has no host'],
-    ['http://:80', 'has no host'],
+    ['http://u@', 'has no host'],
+    ['http://u@/x', 'has no host'],
     ['not a url', 'must be an http:// or https:// URL'],
     [' http://provider', 'is not a URL Go can parse (parse " http://provider": first path segment in URL cannot contain colon)'],
     ['http://pro vider', 'is not a URL Go can parse (parse "http://pro vider": invalid character " " in host name)'],
@@ -140,7 +148,7 @@ describe('serverUrl, when set (parsed as Go\'s url.Parse parses it)', () => {
     ['http://h/%zz', 'is not a URL Go can parse (parse "http://h/%zz": invalid URL escape "%zz")'],
     ['https://h#%zz', 'is not a URL Go can parse (parse "https://h#%zz": invalid URL escape "%zz")'],
     ['http://h:8o', 'is not a URL Go can parse (parse "http://h:8o": invalid port ":8o" after host)'],
-    ['http://h:80:90', 'is not a URL Go can parse (parse "http://h:80:90": invalid port ":80:90" after host)'],
+    ['http://h:80:x', 'is not a URL Go can parse (parse "http://h:80:x": invalid port ":x" after host)'],
     ['http://[1.2.3.4]', 'is not a URL Go can parse (parse "http://[1.2.3.4]": invalid IP-literal)'],
     ['http://h\t', 'is not a URL Go can parse (parse "http://h\\t": net/url: invalid control character in URL)'],
   ])('refuses %j: %s', (serverUrl, why) => {

@@ -2,6 +2,11 @@ module oracle
 
 go 1.26.0
 
+// Spiderpool builds its images with Go 1.25 (its go.mod says `go 1.25`); apimachinery needs
+// a go 1.26 module, so the GODEBUG defaults of go1.25 are asked for here (urlstrictcolons=0:
+// url.Parse takes the port after the last colon). src/go/version.ts states the same version.
+godebug default=go1.25
+
 require (
 	gopkg.in/yaml.v2 v2.4.0
 	gopkg.in/yaml.v3 v3.0.1

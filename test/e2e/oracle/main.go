@@ -38,7 +38,8 @@ import (
 
 // The structs below follow /work/shared/spiderpool/conf-yml-schema.md (Spiderpool's
 // SpiderpoolConfigmapConfig, and PR #5778's provider shape): the same Go types and yaml
-// tags, written here from that page.
+// tags, written here from that page. The provider block is a plain struct, as in
+// Spiderpool main (a7fbd3b): a `!!null` mapping still decodes into it.
 
 // Provider is the iaasNetworkProvider block.
 type Provider struct {
@@ -110,15 +111,61 @@ type Conf struct {
 	EnableGatewayDetection                  bool              `yaml:"enableGatewayDetection"`
 	EnableValidatingResourcesDeletedWebhook bool              `yaml:"enableValidatingResourcesDeletedWebhook"`
 	PodResourceInject                       PodResourceInject `yaml:"podResourceInject"`
-	IaasNetworkProvider                     *Provider         `yaml:"iaasNetworkProvider"`
+	IaasNetworkProvider                     Provider          `yaml:"iaasNetworkProvider"`
 	Agent                                   struct {
 		NetworkResourcePlugin NetworkResourcePlugin `yaml:"networkResourcePlugin"`
 	} `yaml:"agent"`
 }
 
-// startCheck runs the start-time checks of agent.networkResourcePlugin on a decoded
-// conf.yml (the schema page's list), as Spiderpool does after its defaults.
-func startCheck(c *Conf) error {
+// sunPathBytes is the size of Linux's sockaddr_un.sun_path: the agent's unix socket path
+// must fit with its terminating NUL (Go's syscall.SockaddrUnix refuses it otherwise).
+const sunPathBytes = 108
+
+// startCheck runs what a decoded conf.yml still has to pass at start, as the schema page
+// lists it: the agent's unix socket path, the IaaS client's ValidateConfig when serverUrl
+// is set (pkg/iaas/client/client.go: url.Parse, http or https, a non-empty URL.Host, the
+// timeout's bounds), then the checks of agent.networkResourcePlugin after its defaults.
+// agentOnly tells whether a failure stops only the agent (the socket), reported apart.
+func startCheck(c *Conf) (err error, agentOnly error) {
+	socket := c.IpamUnixSocketPath
+	if socket == "" {
+		socket = "/var/run/spidernet/spiderpool.sock"
+	}
+	if n := len(socket); n > sunPathBytes || (n == sunPathBytes && socket[0] != '@' && socket[0] != 0) {
+		agentOnly = fmt.Errorf("ipamUnixSocketPath is %d bytes: bind: invalid argument", n)
+	}
+	return validateProvider(&c.IaasNetworkProvider), agentOnly
+}
+
+// validateProvider is the IaaS client's ValidateConfig, then the plugin checks.
+func validateProvider(p *Provider) error {
+	if p.ServerURL != "" {
+		u, err := url.Parse(p.ServerURL)
+		if err != nil {
+			return fmt.Errorf("invalid iaasNetworkProvider.serverUrl %q: %w", p.ServerURL, err)
+		}
+		if u.Scheme != "http" && u.Scheme != "https" {
+			return fmt.Errorf("invalid iaasNetworkProvider.serverUrl %q: must start with http:// or https://", p.ServerURL)
+		}
+		if u.Host == "" {
+			return fmt.Errorf("invalid iaasNetworkProvider.serverUrl %q: host is empty", p.ServerURL)
+		}
+		if p.HTTPRequestTimeout != "" {
+			d, err := time.ParseDuration(p.HTTPRequestTimeout)
+			if err != nil {
+				return fmt.Errorf("invalid iaasNetworkProvider.httpRequestTimeout %q: %w", p.HTTPRequestTimeout, err)
+			}
+			if d <= 0 || d >= 2*time.Minute || d >= 100*time.Second {
+				return fmt.Errorf("invalid iaasNetworkProvider.httpRequestTimeout %q: out of bounds", p.HTTPRequestTimeout)
+			}
+		}
+	}
+	return nil
+}
+
+// pluginCheck runs the start-time checks of agent.networkResourcePlugin (the schema
+// page's list), as Spiderpool does after its defaults.
+func pluginCheck(c *Conf) error {
 	p := c.Agent.NetworkResourcePlugin
 	root := p.KubeletRootDir
 	if root == "" {
@@ -188,15 +235,16 @@ type durationAnswer struct {
 type decoding struct {
 	OK                    bool   `json:"ok"`
 	Error                 string `json:"error,omitempty"`
-	HasProvider           bool   `json:"hasProvider"`
 	ServerURL             string `json:"serverUrl"`
 	HTTPRequestTimeout    string `json:"httpRequestTimeout"`
 	ServerURLHex          string `json:"serverUrlHex"`
 	HTTPRequestTimeoutHex string `json:"httpRequestTimeoutHex"`
 	UTF8                  bool   `json:"utf8"`
 	// StartError is the start-time check's failure on what the decoder read ("" when it
-	// passes or the decoder failed).
+	// passes or the decoder failed): the provider's ValidateConfig, then the plugin checks.
 	StartError string `json:"startError,omitempty"`
+	// AgentStartError is the failure only the agent meets (its unix socket's bind).
+	AgentStartError string `json:"agentStartError,omitempty"`
 }
 
 type confAnswer struct {
@@ -285,15 +333,19 @@ func decode(unmarshal func(*Conf) error) decoding {
 			d.Error = err.Error()
 		} else {
 			d.OK = true
-			if err := startCheck(&c); err != nil {
+			err, agentOnly := startCheck(&c)
+			if err == nil {
+				err = pluginCheck(&c)
+			}
+			if err != nil {
 				d.StartError = err.Error()
+			}
+			if agentOnly != nil {
+				d.AgentStartError = agentOnly.Error()
 			}
 		}
 		// Decoders may fill fields before failing (type errors); report what they hold.
-		if p := c.IaasNetworkProvider; p != nil {
-			d.HasProvider = true
-			d.ServerURL, d.HTTPRequestTimeout = p.ServerURL, p.HTTPRequestTimeout
-		}
+		d.ServerURL, d.HTTPRequestTimeout = c.IaasNetworkProvider.ServerURL, c.IaasNetworkProvider.HTTPRequestTimeout
 		d.ServerURLHex = hex.EncodeToString([]byte(d.ServerURL))
 		d.HTTPRequestTimeoutHex = hex.EncodeToString([]byte(d.HTTPRequestTimeout))
 		d.UTF8 = utf8.ValidString(d.ServerURL) && utf8.ValidString(d.HTTPRequestTimeout)
