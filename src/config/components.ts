@@ -1,3 +1,9 @@
+/** Which of Spiderpool's components would stop. */
+export interface Stops {
+  agent: boolean;
+  controller: boolean;
+}
+
 /** Spiderpool's two components, each reading conf.yml with its own decoder. */
 export type Component = 'agent' | 'controller' | 'both';
 

@@ -1,7 +1,7 @@
 import { invalid, type FieldError, type FieldWarning } from '../field/errors.js';
 import { escapeUnprintable } from '../field/quote.js';
-import { byComponent, type Component } from './components.js';
-import { providerSettings, readConfYml, type ProviderSettings, type Stops } from './conf-yml.js';
+import { byComponent, type Component, type Stops } from './components.js';
+import { providerSettings, readConfYml, type ProviderSettings } from './conf-yml.js';
 import { checkProviderSettings } from './provider.js';
 import type { GoStruct } from './schema.js';
 import { agentSocketProblems, startProblems, type StartProblem } from './start-checks.js';

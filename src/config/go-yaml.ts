@@ -1,0 +1,685 @@
+/**
+ * Decodes a YAML document the way Go's `gopkg.in/yaml.v2` v2.4.0 and `gopkg.in/yaml.v3`
+ * v3.0.1 decode it (both ports of libyaml, a YAML 1.1 parser), each with plain
+ * `yaml.Unmarshal` into the Go struct a `schema.ts` table describes. The `yaml` package
+ * parses the text; where it disagrees with libyaml, yaml-go-compat.ts follows libyaml.
+ * One walk of the table per decoder then applies that decoder's rules for each Go type
+ * (decode.go, resolve.go): bools, ints, strings from any scalar (`!!binary` decoded),
+ * lists, mappings, null, merge keys, duplicate keys (yaml.v3 refuses them, yaml.v2 keeps
+ * the last). What either refuses is reported, naming the component that would stop
+ * (Spiderpool's agent decodes with yaml.v3, its controller with yaml.v2).
+ *
+ * Keys the struct does not have are skipped unread by both decoders; they are warned
+ * about, with the key the struct has when one is close.
+ */
+import {
+  Composer,
+  LineCounter,
+  Parser,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  type Alias,
+  type Document,
+  type Pair,
+  type Scalar,
+  type YAMLMap,
+  type YAMLParseError,
+} from 'yaml';
+import { invalid, type FieldError, type FieldWarning } from '../field/errors.js';
+import { ADVICE_VALUE_CHARS, escapeShort, escapeUnprintable, quoteGoString, quoteShown, truncate } from '../field/quote.js';
+import { byComponent, type Component, type Stops } from './components.js';
+import { asGoBool, asGoInt, resolvePlain, type Resolved, type Semantics } from './go-scalar.js';
+import { zeroStruct, zeroValue, type GoStruct, type GoType, type GoValue, type StructType } from './schema.js';
+import { unknownKeyWarning } from './unknown-keys.js';
+import { at, inspectDocument, limitProblem, textProblem } from './yaml-go-compat.js';
+
+/**
+ * Both decoders' decoding of a text's first document (Go's `Unmarshal` reads only that).
+ * `agent` (yaml.v3) and `controller` (yaml.v2) hold each decoder's value, when it decodes;
+ * `errors` say why a decoder refuses and `stops` which. `more`: another document with
+ * content follows; `empty`: the first document is empty or null. `warnings` are keyed
+ * by field path (each warned about once).
+ */
+export interface GoYamlDecoding {
+  agent?: GoStruct;
+  controller?: GoStruct;
+  errors: FieldError[];
+  stops: Stops;
+  more: boolean;
+  empty: boolean;
+  warnings: Map<string, FieldWarning>;
+}
+
+/**
+ * Decodes `written` into a value of struct type `type` with both Go decoders. Field paths
+ * in errors and warnings are relative to the document (`""` for the whole document,
+ * `podResourceInject.namespacesExclude`, ...). Never throws for any input text.
+ */
+export function decodeGoYaml(written: string, type: StructType): GoYamlDecoding {
+  // libyaml reads a lone CR as a line break, as it reads CR LF and LF; the `yaml` package
+  // keeps it as text. Same length, so offsets, lines and columns stay those of the text.
+  const text = written.replace(/\r(?!\n)/g, '\n');
+  const limit = limitProblem(text);
+  if (limit !== undefined) return refused([beyondLimits(limit)]);
+  const textRefused = textProblem(text);
+  if (textRefused !== undefined) return refused([notDecodable('', textRefused)]);
+  const lines = new LineCounter();
+  try {
+    const { doc, more } = firstDocument(text, lines);
+    const warnings = new Map<string, FieldWarning>();
+    const empty = doc === undefined || isNull(doc.contents);
+    const none = { errors: [], stops: { agent: false, controller: false }, more, empty, warnings };
+    if (doc === undefined) return { agent: zeroStruct(type), controller: zeroStruct(type), ...none };
+    const syntax = doc.errors[0];
+    if (syntax !== undefined) return refused([notDecodable('', syntaxProblem(syntax, lines))]);
+    const inspected = inspectDocument(doc, text, lines);
+    if ('problem' in inspected) return refused([notDecodable('', inspected.problem)]);
+    const pass = (semantics: Semantics): Context => ({
+      text,
+      lines,
+      semantics,
+      aliases: inspected.aliases,
+      keysChecked: new WeakMap(),
+      budget: MAX_EXPANDED_ENTRIES,
+      expanding: new Set(),
+      errors: [],
+      warnings,
+    });
+    const v3 = pass('yaml.v3');
+    const agent = decodePass(doc.contents, type, v3);
+    const v2 = pass('yaml.v2');
+    const controller = decodePass(doc.contents, type, v2);
+    return {
+      ...none,
+      errors: mergeGoErrors(v3.errors, v2.errors, lines),
+      stops: { agent: agent === undefined, controller: controller === undefined },
+      ...(agent !== undefined ? { agent } : {}),
+      ...(controller !== undefined ? { controller } : {}),
+    };
+  } catch (e) {
+    if (e instanceof DecodeFailure) return refused([e.fieldError]);
+    // The parser recurses per nesting level; shapes the pre-checks cannot count (chains of
+    // implicit keys inside [ ]) can still exhaust the stack.
+    if (e instanceof RangeError) return refused([beyondLimits('nests too deeply to read')]);
+    throw e;
+  }
+}
+
+function refused(errors: FieldError[]): GoYamlDecoding {
+  return { errors, stops: { agent: true, controller: true }, more: false, empty: false, warnings: new Map() };
+}
+
+/** The decoders' plain-scalar spellings of null (YAML 1.1 and 1.2 core schemas agree). */
+const NULL_SPELLINGS = new Set(['', '~', 'null', 'Null', 'NULL']);
+const NULL_TAG = 'tag:yaml.org,2002:null';
+const MERGE_TAG = 'tag:yaml.org,2002:merge';
+const STR_TAG = 'tag:yaml.org,2002:str';
+const BINARY_TAG = 'tag:yaml.org,2002:binary';
+/** Tags a key may carry whatever its text: it decodes into a string (`!!binary` base64-decoded, `!!merge` as text). */
+const KEY_TAGS = new Set(['!', STR_TAG, BINARY_TAG, MERGE_TAG]);
+
+/**
+ * Mappings and entries visited while expanding merge keys before giving up. The Go
+ * decoders give up on "excessive aliasing" once over 1 000 decoded nodes are 99% alias
+ * expansion (yaml.v3 decode.go `allowedAliasRatio`): a few nested `<<: [*a, *a, ...]`.
+ */
+const MAX_EXPANDED_ENTRIES = 1_000;
+/** Earlier occurrences of a repeated key named in its errors (the response shows 16 causes anyway). */
+const MAX_DUPLICATES_NAMED = 16;
+/** Merge keys inside merged mappings, at most this deep (the recursion stays shallow). */
+const MAX_MERGE_DEPTH = 64;
+
+/** Both decoders refusing the document; carries the field error to report. */
+class DecodeFailure extends Error {
+  constructor(readonly fieldError: FieldError) {
+    super(fieldError.detail);
+  }
+}
+
+/**
+ * Errors one decoder's pass collects before it stops: the decoder already refuses the
+ * document, the response lists 16 causes, and a hostile file of thousands of repeated keys
+ * must not cost seconds.
+ */
+const MAX_ERRORS_PER_PASS = 32;
+
+/** Ends a pass that has found {@link MAX_ERRORS_PER_PASS} errors. */
+class PassFull extends Error {}
+
+/** Records a decoder's error; ends the pass once it has enough. */
+function report(ctx: Context, error: GoError): void {
+  ctx.errors.push(error);
+  if (ctx.errors.length >= MAX_ERRORS_PER_PASS) throw new PassFull();
+}
+
+/** Runs one decoder's pass over the document: its reading, or `undefined` when it refuses it. */
+function decodePass(contents: unknown, type: StructType, ctx: Context): GoStruct | undefined {
+  try {
+    const conf = decodeValue(contents, type, '', ctx, undefined) as GoStruct;
+    return ctx.errors.length === 0 ? conf : undefined;
+  } catch (e) {
+    if (e instanceof PassFull) return undefined;
+    throw e;
+  }
+}
+
+/** One decoder's refusal of one value: Go's message (without its `line N: `) and what to write instead. */
+interface GoError {
+  field: string;
+  node: unknown;
+  go: string;
+  badValue?: string;
+  advice: string;
+}
+
+interface Context {
+  text: string;
+  lines: LineCounter;
+  semantics: Semantics;
+  /** Each alias resolved once, to the nearest anchor of that name before it. */
+  aliases: Map<Alias, unknown>;
+  /** Mappings whose keys were checked in this pass: whether a key is written twice. */
+  keysChecked: WeakMap<YAMLMap, boolean>;
+  budget: number;
+  expanding: Set<YAMLMap>;
+  errors: GoError[];
+  /** Shared by both passes, by field path: each warned about once. */
+  warnings: Map<string, FieldWarning>;
+}
+
+const AGENT = "Spiderpool's agent (gopkg.in/yaml.v3)";
+const CONTROLLER = "Spiderpool's controller (gopkg.in/yaml.v2)";
+
+/** Who stops, in a decode error. */
+const DECODE_STOPS: Readonly<Record<Component, string>> = {
+  both: "Spiderpool's agent (gopkg.in/yaml.v3) and controller (gopkg.in/yaml.v2) refuse to start",
+  agent: `${AGENT} refuses to start (its controller reads it)`,
+  controller: `${CONTROLLER} refuses to start (its agent reads it)`,
+};
+
+/** One field error per Go message and place, naming the components it stops. */
+function mergeGoErrors(v3: GoError[], v2: GoError[], lines: LineCounter): FieldError[] {
+  return byComponent(
+    v3,
+    v2,
+    (e) => `${e.field}\n${e.go}\n${at(e.node, lines)}`,
+    // Go's messages and the field paths hold keys and values as written, which quoted
+    // escapes (`"\e[31m"`) can fill with controls: escaped, so a cause stays one harmless line.
+    (e, stops) =>
+      invalid(escapeUnprintable(e.field), e.badValue, `${at(e.node, lines)}${escapeUnprintable(e.go)}, so ${DECODE_STOPS[stops]}; ${escapeUnprintable(e.advice)}`),
+  );
+}
+
+/**
+ * The first document of the stream, composed without looking further than the start of
+ * the next: Go's Unmarshal reads only the first document. `more` tells whether another
+ * document with content follows. Duplicate keys are not checked here: the `yaml`
+ * package's check is quadratic, and the decoders check only the mappings they decode
+ * (see `checkKeys`).
+ */
+function firstDocument(text: string, lines: LineCounter): { doc: Document.Parsed | undefined; more: boolean } {
+  // The parser builds one error per bad token; without stack traces that is a third of the
+  // time for hostile text, and only the first error is ever shown.
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    const composer = new Composer({ schema: 'failsafe', merge: false, uniqueKeys: false });
+    const tokens = new Parser(lines.addNewLine).parse(text);
+    let first: Document.Parsed | undefined;
+    for (const doc of composer.compose(tokens, false, text.length)) {
+      if (first === undefined) first = doc;
+      else return { doc: first, more: doc.contents !== null && !isNull(doc.contents) };
+    }
+    return { doc: first, more: false };
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+}
+
+/**
+ * The parser's error as one line: position, then reason. Its messages quote the document,
+ * so what a terminal would interpret is escaped.
+ */
+function syntaxProblem(error: YAMLParseError, lines: LineCounter): string {
+  const { line, col } = lines.linePos(error.pos[0]);
+  const where = `line ${line}, column ${col}: `;
+  const reason = error.message.split('\n')[0]!;
+  return `not valid YAML: ${where}${truncate(escapeUnprintable(reason))}`;
+}
+
+function notDecodable(field: string, why: string): FieldError {
+  return invalid(
+    field,
+    undefined,
+    `${why}; Spiderpool's agent and controller cannot decode it and refuse to start: correct conf.yml and apply it again`,
+  );
+}
+
+/** A refusal by this webhook's own limits (yaml-go-compat.ts `limitProblem`), not by Go. */
+function beyondLimits(why: string): FieldError {
+  return invalid(
+    '',
+    undefined,
+    `${why}, beyond what this webhook reads (Spiderpool's configuration is a few KiB, three levels deep); shorten conf.yml`,
+  );
+}
+
+/**
+ * The entries of a mapping in the order the decoder applies them (later ones override),
+ * with merge keys (`<<`) expanded.
+ * - yaml.v2 applies entries in document order, a merge where it stands: an explicit key
+ *   written before `<<` is overridden by the merged value.
+ * - yaml.v3 lets explicit keys win wherever they stand (the YAML merge spec).
+ * In a `<<: [*a, *b]` list both let the earlier mapping win.
+ */
+function entries(map: YAMLMap, field: string, ctx: Context, semantics: Semantics): Pair[] {
+  if (ctx.expanding.has(map)) {
+    throw new DecodeFailure(notDecodable('', `${at(map, ctx.lines)}an anchor's value contains itself`));
+  }
+  if (ctx.expanding.size > MAX_MERGE_DEPTH) {
+    throw new DecodeFailure(beyondLimits(`merge keys (<<) nest more than ${MAX_MERGE_DEPTH} deep`));
+  }
+  // yaml.v3 decodes nothing of a mapping with a key written twice (decode.go `mapping`).
+  if (checkKeys(map, field, ctx) && semantics === 'yaml.v3') return [];
+  // Only what merge keys bring in counts against the aliasing budget.
+  if (ctx.expanding.size > 0) ctx.budget -= map.items.length + 1;
+  ctx.expanding.add(map);
+  if (ctx.budget < 0) {
+    throw new DecodeFailure(notDecodable('', 'merge keys (<<) expand to too many entries (excessive aliasing)'));
+  }
+  try {
+    return semantics === 'yaml.v2' ? entriesInDocumentOrder(map, field, ctx) : entriesExplicitFirst(map, field, ctx);
+  } finally {
+    ctx.expanding.delete(map);
+  }
+}
+
+function entriesInDocumentOrder(map: YAMLMap, field: string, ctx: Context): Pair[] {
+  const out: Pair[] = [];
+  for (const pair of map.items) {
+    if (!isMergeKey(pair, ctx)) out.push(pair);
+    else for (const source of mergeSources(pair, ctx).reverse()) out.push(...entries(source, field, ctx, 'yaml.v2'));
+  }
+  return out;
+}
+
+function entriesExplicitFirst(map: YAMLMap, field: string, ctx: Context): Pair[] {
+  const explicit = map.items.filter((pair) => !isMergeKey(pair, ctx));
+  const taken = new Set(explicit.map((pair) => keyText(pair, ctx)));
+  const merged: Pair[] = [];
+  for (const pair of map.items.filter((item) => isMergeKey(item, ctx))) {
+    for (const source of mergeSources(pair, ctx)) {
+      for (const entry of entries(source, field, ctx, 'yaml.v3')) {
+        const key = keyText(entry, ctx);
+        if (taken.has(key)) continue;
+        taken.add(key);
+        merged.push(entry);
+      }
+    }
+  }
+  return [...merged, ...explicit];
+}
+
+/** The mappings a `<<` value names: one mapping, or a sequence of mappings. */
+function mergeSources(pair: Pair, ctx: Context): YAMLMap[] {
+  const value = deref(pair.value, ctx);
+  const items = isSeq(value) ? value.items.map((item) => deref(item, ctx)) : [value];
+  return items.map((item) => {
+    if (!isMap(item)) {
+      throw new DecodeFailure(notDecodable('', `${at(item, ctx.lines)}a merge key (<<) must name a mapping or a list of mappings`));
+    }
+    return item;
+  });
+}
+
+/**
+ * A merge key as Go's `isMerge` sees it: the plain text `<<`, untagged or tagged `!` or
+ * `!!merge`. (The parser here turns `!!merge` text into a symbol, so the text is read
+ * from the document.)
+ */
+function isMergeKey(pair: Pair, ctx: Context): boolean {
+  const key = pair.key;
+  if (!isScalar(key) || key.type !== 'PLAIN' || !key.range) return false;
+  if (key.tag !== undefined && key.tag !== '!' && key.tag !== MERGE_TAG) return false;
+  return /(^|\s)<<$/.test(ctx.text.slice(key.range[0], key.range[1]));
+}
+
+/** The field name a key decodes to (an alias is followed, `!!binary` decoded); `undefined` for a null key. */
+function keyText(pair: Pair, ctx: Context): string | undefined {
+  const key = deref(pair.key, ctx);
+  return isScalar(key) && !isNull(key) ? binaryDecoded(key, scalarText(key), ctx) : undefined;
+}
+
+/**
+ * A scalar's text as a Go string: for `!!binary`, its base64 decoded as both decoders do
+ * (`base64.StdEncoding`, which skips CR and LF; bytes that are not UTF-8 become U+FFFD, as
+ * Go's JSON shows them). Invalid base64 stops both ("!!binary value contains invalid base64 data").
+ */
+function binaryDecoded(node: Scalar, text: string, ctx: Context): string {
+  if (node.tag !== BINARY_TAG) return text;
+  const decoded = goBase64(text);
+  if (decoded === undefined) {
+    throw new DecodeFailure(notDecodable('', `${at(node, ctx.lines)}!!binary value contains invalid base64 data`));
+  }
+  return decoded;
+}
+
+/**
+ * The keys of a mapping the decoders decode: each is decoded into a string, so a mapping
+ * or sequence cannot be one; an empty plain key (`: x`) is a libyaml syntax error ("did
+ * not find expected key"); and yaml.v3 refuses a key written twice ("mapping key already
+ * defined"), comparing keys of the same kind as written (an alias by its anchor's name,
+ * so `&x a` and `*x` differ), merge keys included.
+ *
+ * @returns whether a key is written twice (then yaml.v3 decodes nothing of the mapping).
+ */
+function checkKeys(map: YAMLMap, field: string, ctx: Context): boolean {
+  const checked = ctx.keysChecked.get(map);
+  if (checked !== undefined) return checked;
+  let repeated = false;
+  const seen = new Map<string, unknown[]>();
+  for (const pair of map.items) {
+    const key = deref(pair.key, ctx);
+    if (isMap(key) || isSeq(key)) {
+      throw new DecodeFailure(notDecodable('', `${at(key, ctx.lines)}has a ${isMap(key) ? 'mapping' : 'sequence'} as a key`));
+    }
+    if (isScalar(key) && key.type === 'PLAIN' && key.tag === undefined && key.range && key.range[0] === key.range[1]) {
+      throw new DecodeFailure(notDecodable('', `${at(key, ctx.lines)}has a value without a key`));
+    }
+    if (!isScalar(key)) continue;
+    const merge = isMergeKey(pair, ctx);
+    // A key is decoded into a string first: a standard tag it does not satisfy fails.
+    if (!merge && key.tag !== undefined && !KEY_TAGS.has(key.tag) && !(key.tag === NULL_TAG && isNull(key))) {
+      throw tagFailure('', key, ctx);
+    }
+    // yaml.v3 refuses a key written twice (two `<<` included): same kind (alias or scalar)
+    // and same text as written (an alias by its anchor's name).
+    const name = merge ? '<<' : scalarText(key);
+    const written = isAlias(pair.key) ? `alias:${pair.key.source}` : `scalar:${name}`;
+    const earlier = seen.get(written) ?? [];
+    if (ctx.semantics === 'yaml.v3') {
+      // It compares every key with every later one: each earlier occurrence is named.
+      for (const first of earlier.slice(0, MAX_DUPLICATES_NAMED)) {
+        const shown = isAlias(pair.key) ? pair.key.source : name;
+        report(ctx, {
+          field: joinField(field, shown),
+          node: pair.key,
+          go: `mapping key ${quoteGoString(shown)} already defined at line ${ctx.lines.linePos(rangeStart(first)).line}`,
+          advice: `write ${shown} once in this mapping (the controller keeps the last, the agent refuses both)`,
+        });
+      }
+    }
+    repeated ||= earlier.length > 0;
+    earlier.push(pair.key);
+    seen.set(written, earlier);
+  }
+  ctx.keysChecked.set(map, repeated);
+  return repeated;
+}
+
+function rangeStart(node: unknown): number {
+  return (node as { range?: [number, number, number] }).range?.[0] ?? 0;
+}
+
+/** `a.b` for a struct field or map key under `a`; `b` at the top. */
+export function joinField(field: string, key: string): string {
+  return field === '' ? key : `${field}.${key}`;
+}
+
+function deref(node: unknown, ctx: Context): unknown {
+  return isAlias(node) ? ctx.aliases.get(node) : node;
+}
+
+/** Whether yaml.v3 can set a value of this type to null (decode.go `null`: pointers, maps, slices; conf.yml has no pointers). */
+function nilable(type: GoType): boolean {
+  return type.go === 'map' || type.go === 'slice';
+}
+
+/** A null as the decoders resolve it: a missing node, a plain null spelling, or `!!null` on one. */
+function isNull(node: unknown): boolean {
+  if (node === null || node === undefined) return true;
+  if (!isScalar(node) || !NULL_SPELLINGS.has(String(node.value))) return false;
+  return node.tag === NULL_TAG || (node.tag === undefined && node.type === 'PLAIN');
+}
+
+/** Whether a value the decoders decode is null; `!!null` on other text fails ("cannot decode !!str `50s` as a !!null"). */
+function decodesToNull(node: unknown, field: string, ctx: Context): boolean {
+  if (isScalar(node) && node.tag === NULL_TAG && !isNull(node)) throw tagFailure(field, node, ctx);
+  // yaml.v3 reads the non-specific tag `!` as no tag; yaml.v2 keeps `! ~` the string "~".
+  if (ctx.semantics === 'yaml.v3' && isNonSpecific(node)) return NULL_SPELLINGS.has(String((node as Scalar).value));
+  return isNull(node);
+}
+
+/** A plain scalar tagged `!`: yaml.v3 resolves it as untagged, yaml.v2 leaves it an unresolved string tagged `!`. */
+function isNonSpecific(node: unknown): boolean {
+  return isScalar(node) && node.tag === '!' && node.type === 'PLAIN';
+}
+
+/**
+ * Decodes `node` into a value of Go type `type` as the pass's decoder does, recording
+ * what it refuses in `ctx.errors` and going on, as both decoders do with type errors.
+ * `existing` is what the field holds already: a mapping decodes into an existing struct
+ * or map field by field (a key repeated, or brought in again by a merge).
+ *
+ * @returns the field's new value, or `existing` when the decoder refuses the node.
+ */
+function decodeValue(node: unknown, type: GoType, field: string, ctx: Context, existing: GoValue | undefined): GoValue {
+  const value = deref(node, ctx);
+  if (decodesToNull(value, field, ctx)) return zeroValue(type);
+  switch (type.go) {
+    case 'struct':
+    case 'map': {
+      // Tags on a mapping are ignored by both decoders, `!!null` too: it decodes into a
+      // struct or map (not a pointer, which conf.yml's struct has none of).
+      if (!isMap(value)) return refuse(field, value, type, ctx, existing);
+      return type.go === 'struct'
+        ? decodeStruct(value, type, field, ctx, (existing as GoStruct | null | undefined) ?? zeroStruct(type))
+        : decodeMap(value, field, ctx, (existing as GoStruct | null | undefined) ?? Object.create(null));
+    }
+    case 'slice': {
+      if (!isSeq(value)) return refuse(field, value, type, ctx, existing);
+      const out: GoValue[] = [];
+      value.items.forEach((item, i) => {
+        // yaml.v3 leaves a null out of a slice of values that cannot be nil (decode.go
+        // `null` is false for them, and `sequence` keeps only what decoded); yaml.v2 keeps the zero value.
+        if (ctx.semantics === 'yaml.v3' && !nilable(type.of) && decodesToNull(deref(item, ctx), `${field}[${i}]`, ctx)) return;
+        const before = ctx.errors.length;
+        const element = decodeValue(item, type.of, `${field}[${i}]`, ctx, undefined);
+        // A refused element is left out of the slice, as decode.go `sequence` does.
+        if (ctx.errors.length === before) out.push(element);
+      });
+      return out;
+    }
+    case 'string':
+      if (!isScalar(value)) return refuse(field, value, type, ctx, existing);
+      return stringValue(value, field, ctx);
+    case 'bool':
+    case 'int': {
+      if (!isScalar(value)) return refuse(field, value, type, ctx, existing);
+      const text = scalarText(value);
+      const resolved = resolveScalar(value, text, field, ctx);
+      if (resolved === undefined) return existing ?? zeroValue(type);
+      const got = type.go === 'bool' ? asGoBool(resolved, text, ctx.semantics) : asGoInt(resolved);
+      return got ?? refuse(field, value, type, ctx, existing, resolved.tag);
+    }
+  }
+}
+
+/**
+ * A mapping into a struct, field by field. yaml.v3 also refuses a field its keys set twice
+ * when they are written differently (an alias key, a `!!binary` key; decode.go
+ * `mappingStruct`: "field X already set in type T"); keys merged in do not count.
+ */
+function decodeStruct(map: YAMLMap, type: StructType, field: string, ctx: Context, out: GoStruct): GoStruct {
+  const explicit = new Set<unknown>(map.items);
+  const done = new Set<string>();
+  for (const pair of entries(map, field, ctx, ctx.semantics)) {
+    const key = keyText(pair, ctx) ?? '';
+    const fieldType = Object.hasOwn(type.fields, key) ? type.fields[key] : undefined;
+    if (fieldType === undefined) {
+      const warning = unknownKeyWarning(key, field, type);
+      if (!ctx.warnings.has(warning.field)) ctx.warnings.set(warning.field, warning);
+      continue;
+    }
+    if (ctx.semantics === 'yaml.v3' && explicit.has(pair)) {
+      if (done.has(key)) {
+        report(ctx, {
+          field: joinField(field, key),
+          node: pair.key,
+          go: `field ${key} already set in type ${type.name}`,
+          advice: `set ${key} once in this mapping (the controller keeps the last, the agent refuses both)`,
+        });
+        continue;
+      }
+      done.add(key);
+    }
+    out[key] = decodeValue(pair.value, fieldType, joinField(field, key), ctx, out[key]);
+  }
+  return out;
+}
+
+/** A `map[string]string` (a selector's `matchlabels`): keys as strings, values as strings. */
+function decodeMap(map: YAMLMap, field: string, ctx: Context, out: GoStruct): GoStruct {
+  for (const pair of entries(map, field, ctx, ctx.semantics)) {
+    const written = keyText(pair, ctx);
+    // A null key decodes into a string key as "" in yaml.v2; yaml.v3 skips the entry (decode.go `mapping`).
+    if (written === undefined && ctx.semantics === 'yaml.v3') continue;
+    const key = written ?? '';
+    out[key] = decodeValue(pair.value, { go: 'string' }, `${field}[${key}]`, ctx, out[key]);
+  }
+  return out;
+}
+
+/** A scalar's text as the decoders see it (the failsafe schema still makes a Date of !!timestamp, bytes of !!binary). */
+function scalarText(node: Scalar): string {
+  return typeof node.value === 'string' ? node.value : (node.source ?? String(node.value));
+}
+
+/**
+ * Resolves a scalar bound for a bool or int field as `decoder.scalar` does: quoted and
+ * block scalars are strings; plain ones resolve by their text; a standard tag resolves
+ * the text and must match it (else the decoder fails: "cannot decode !!str `x` as a
+ * !!int"); other tags leave the text a string.
+ *
+ * @returns the resolution, or `undefined` after recording the decoder's failure.
+ */
+function resolveScalar(node: Scalar, text: string, field: string, ctx: Context): Resolved | undefined {
+  if (ctx.semantics === 'yaml.v2' && isNonSpecific(node)) return { tag: '!!str' };
+  const tag = node.tag === undefined || node.tag === '!' ? undefined : node.tag;
+  if (tag === undefined) return node.type === 'PLAIN' ? resolvePlain(text, ctx.semantics) : { tag: '!!str' };
+  const short = tag.replace(/^tag:yaml\.org,2002:/, '!!');
+  // `!!binary` (its base64 checked first) and `!!merge` resolve to strings of their own tag.
+  if (tag === BINARY_TAG || tag === MERGE_TAG) {
+    binaryDecoded(node, text, ctx);
+    return { tag: tag === BINARY_TAG ? '!!binary' : '!!merge' };
+  }
+  if (!['!!bool', '!!int', '!!float', '!!null', '!!timestamp'].includes(short)) return { tag: '!!str' };
+  const resolved = resolvePlain(text, ctx.semantics);
+  if (resolved.tag === short) return resolved;
+  if (short === '!!float' && resolved.tag === '!!int') return { tag: '!!float', value: Number(resolved.value) };
+  report(ctx, {
+    field,
+    node,
+    go: `cannot decode ${resolved.tag} \`${text}\` as a ${short}`,
+    advice: 'remove the tag',
+  });
+  return undefined;
+}
+
+/**
+ * Records the decoder's type error for `node` (decode.go `terror`: "cannot unmarshal
+ * !!str `true` into bool", values over 10 bytes cut to 7 and "...") and what to write.
+ */
+function refuse(field: string, node: unknown, type: GoType, ctx: Context, existing: GoValue | undefined, resolvedTag?: string): GoValue {
+  let shown = '';
+  let tag: string;
+  let badValue: string | undefined;
+  if (isMap(node) || isSeq(node)) tag = isMap(node) ? '!!map' : '!!seq';
+  else {
+    const scalar = node as Scalar;
+    const text = scalarText(scalar);
+    badValue = text;
+    tag =
+      ctx.semantics === 'yaml.v2' && isNonSpecific(scalar)
+        ? '!'
+        : scalar.tag !== undefined && scalar.tag !== '!'
+          ? scalar.tag.replace(/^tag:yaml\.org,2002:/, '!!')
+          : (resolvedTag ?? goTag(scalar, text, ctx));
+    const bytes = Buffer.from(text, 'utf8');
+    shown = ` \`${bytes.length > 10 ? bytes.subarray(0, 7).toString('utf8') + '...' : text}\``;
+  }
+  const typeName =
+    type.go === 'bool' || type.go === 'int'
+      ? type.go
+      : type.go === 'string'
+        ? (type.name ?? 'string')
+        : type.name;
+  const advice = tag === '!' ? 'remove the "!" tag, which makes the value a string for the controller' : adviceFor(type, node, badValue);
+  report(ctx, { field, node, go: `cannot unmarshal ${tag}${shown} into ${typeName}`, badValue, advice });
+  return existing ?? zeroValue(type);
+}
+
+/** The tag Go gives a scalar in its messages: `!!str` for quoted text, else its resolution. */
+function goTag(node: Scalar, text: string, ctx: Context): string {
+  return node.type === 'PLAIN' ? resolvePlain(text, ctx.semantics).tag : '!!str';
+}
+
+/** What to write instead of a value of the wrong shape. */
+function adviceFor(type: GoType, node: unknown, text: string | undefined): string {
+  const wrote = isMap(node) ? 'a mapping' : isSeq(node) ? 'a list' : undefined;
+  switch (type.go) {
+    case 'bool':
+      return text !== undefined && /^(true|false|yes|no|on|off|y|n)$/i.test(text.trim())
+        ? `write ${/^(true|yes|on|y)$/i.test(text.trim()) ? 'true' : 'false'} without quotes`
+        : 'write true or false, without quotes';
+    case 'int':
+      return text !== undefined && /^[-+]?[0-9][0-9_]*$/.test(text.trim()) && text.trim().length > 18
+        ? 'write a whole number between -9223372036854775808 and 9223372036854775807'
+        : 'write a whole number without quotes, such as 10';
+    case 'string':
+      return `write a single value${wrote ? `, not ${wrote}` : ''} (quote it if it contains ": " or " #")`;
+    case 'slice':
+      return text !== undefined && type.of.go === 'string'
+        ? `write a list: [${escapeShort(text, ADVICE_VALUE_CHARS)}]`
+        : `write a list${type.of.go === 'struct' ? ' of mappings ("- key: value" items)' : ' ("- item" lines or [a, b])'}`;
+    case 'map':
+      return 'write a mapping of label keys to values, such as {kubernetes.io/os: linux}';
+    case 'struct':
+      return `write a mapping of its fields (indented "key: value" lines), or remove the key`;
+  }
+}
+
+/**
+ * A Go `string` field: a scalar's text. The decoders resolve the text by a standard tag
+ * first: `!!int`, `!!float` and `!!bool` on text that is no such value fail (yaml.v3
+ * refuses `!!bool` on `yes`, which yaml.v2 reads); `!!binary` is base64-decoded. Other
+ * tags (`!!merge` included) leave the text as written.
+ */
+function stringValue(value: Scalar, field: string, ctx: Context): string {
+  const text = scalarText(value);
+  const readable = TAG_RESOLVES[value.tag ?? ''];
+  if (readable !== undefined && !readable.test(text)) throw tagFailure(field, value, ctx);
+  return binaryDecoded(value, text, ctx);
+}
+
+/** Go's `base64.StdEncoding.DecodeString`: padded standard alphabet, CR and LF skipped; `undefined` when invalid. */
+function goBase64(text: string): string | undefined {
+  const data = text.replace(/[\r\n]/g, '');
+  if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(data)) return undefined;
+  return new TextDecoder('utf-8').decode(Buffer.from(data, 'base64'));
+}
+/** Standard tags whose resolution can fail, with the texts that resolve (YAML 1.1/1.2 core). */
+const TAG_RESOLVES: Readonly<Record<string, RegExp>> = {
+  'tag:yaml.org,2002:int': /^[-+]?(0|[1-9][0-9_]*|0x[0-9a-fA-F_]+|0o?[0-7_]+|0b[01_]+)$/,
+  'tag:yaml.org,2002:float': /^([-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN))$/,
+  'tag:yaml.org,2002:bool': /^(true|True|TRUE|false|False|FALSE)$/,
+};
+
+function tagFailure(field: string, node: { tag?: string }, ctx: Context): DecodeFailure {
+  const tag = (node.tag ?? '').replace(/^tag:yaml\.org,2002:/, '!!');
+  return new DecodeFailure(
+    notDecodable(field, `${at(node, ctx.lines)}is tagged ${quoteShown(tag)}, which Spiderpool's decoders do not read as written; remove the tag`),
+  );
+}
