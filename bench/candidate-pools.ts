@@ -70,7 +70,7 @@ export function candidatePoolsBenchCases(): { title: string; run: () => unknown 
   const body = twoNicDeploymentReview();
   const warnings = review(body).review.response.warnings ?? [];
   if (warnings.length !== 4) throw new Error(`the two-NIC Deployment should warn 4 times, got ${JSON.stringify(warnings)}`);
-  const stored = pools.getObject('plain-099') as { spec: Record<string, unknown> };
+  const stored = pools.get('plain-099')!;
   // Alternately a default pool and not: a change the candidate rules read.
   const variants = [{ ...stored, spec: { ...stored.spec, default: true } }, stored];
   let turn = 0;

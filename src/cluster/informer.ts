@@ -1,25 +1,25 @@
 /**
- * The list-then-watch loop the server's caches share (pool-cache.ts, spiderpool-conf-cache.ts):
- * a `@kubernetes/client-node` `ListWatch` over a {@link TimedWatch}, feeding a store. Reviews
- * only read the store; the loop's I/O never blocks or fails a review. After a list or watch
- * error it retries with exponential backoff (as client-go's reflector does), keeping what the
- * store holds meanwhile; an expired resourceVersion (410 Gone) makes it list afresh. A list
- * that takes longer than `listTimeoutMs` and a watch silent for longer than `watchIdleMs`
- * count as errors, so a dead connection is retried instead of leaving the store stale
- * without a sign.
+ * The list-then-watch loop the server's caches share (pool-cache.ts, spiderpool-conf-cache.ts),
+ * feeding a store. Reviews only read the store; the loop's I/O never blocks or fails a
+ * review. It is its own small reflector, after client-go's (`tools/cache/reflector.go`),
+ * because client-node's `ListWatch` keeps every whole object in its own cache and lists in
+ * one request (a 10 000-pool list is ~110 MiB of JSON, held as one string): here the list
+ * comes in pages of 500 (`limit`/`continue`), streamed item by item (list-pages.ts), and
+ * every listed or watched object goes through `slim` as it is parsed, before anything
+ * keeps it. The watch (client-node's `Watch`, bounded by {@link TimedWatch}) asks for
+ * bookmarks and resumes from the last resourceVersion it saw; an expired one (410 Gone,
+ * as a response or an `ERROR` event, or a continue token expiring mid-list) makes it list
+ * afresh while the store keeps serving what it had, replaced only once the new list is
+ * complete. After a list or watch error it retries with exponential backoff, keeping what
+ * the store holds meanwhile. A list page that takes longer than `listTimeoutMs` and a
+ * watch silent for longer than `watchIdleMs` count as errors, so a dead connection is
+ * retried instead of leaving the store stale without a sign.
  */
-import {
-  ListWatch,
-  Observable,
-  type KubeConfig,
-  type KubernetesListObject,
-  type KubernetesObject,
-  type ObservableMiddleware,
-  type RequestContext,
-} from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { summarizeApiError } from './api-error.js';
+import { ContinueExpiredError, DEFAULT_PAGE_SIZE, listPages } from './list-pages.js';
 import { isWatchableObject, MAX_WATCH_TIMEOUT_MS, TimedWatch } from './timed-watch.js';
 
 /** How long stop() waits for a watch request in flight to get its response, in milliseconds. */
@@ -30,8 +30,10 @@ export interface InformerTiming {
   initialBackoffMs?: number;
   /** Longest retry delay, in milliseconds (default 30000). */
   maxBackoffMs?: number;
-  /** How long a list may take before it is abandoned as an error, in milliseconds (default 60000). */
+  /** How long one page of a list may take before it is abandoned as an error, in milliseconds (default 60000). */
   listTimeoutMs?: number;
+  /** Items per list page (default 500, client-go's pager's). */
+  pageSize?: number;
   /**
    * How long a watch may go without an event or an end before it is abandoned as an
    * error, in milliseconds (default 11 minutes: the API server is asked to end every
@@ -39,9 +41,6 @@ export interface InformerTiming {
    */
   watchIdleMs?: number;
 }
-
-/** Request options for client-node's generated API calls (the list's abort signal). */
-export type ListRequestOptions = { middleware: ObservableMiddleware[]; middlewareMergeStrategy: 'append' };
 
 /** What the loop lists, watches and feeds. */
 export interface InformerSpec {
@@ -52,9 +51,12 @@ export interface InformerSpec {
   path: string;
   /** Sent on the watch too, e.g. `metadata.name=spiderpool-conf`. */
   fieldSelector?: string;
-  /** One list call through client-node, with `options` (they abort it after the list timeout). */
-  list(options: ListRequestOptions): Promise<unknown>;
-  /** Replaces the store with a complete list (well-formed objects only). */
+  /**
+   * What the store keeps of an object, called on each as it is parsed from the list or
+   * watch stream (so that the whole object is garbage at once); the object itself when absent.
+   */
+  slim?(object: KubernetesObject): KubernetesObject;
+  /** Replaces the store with a complete list (well-formed objects only, slimmed). */
   replaceAll(items: KubernetesObject[]): void;
   upsert(object: KubernetesObject): void;
   remove(object: KubernetesObject): void;
@@ -91,6 +93,8 @@ export interface Informer {
   lastSyncSeconds(): number | undefined;
   /** List and watch errors since the start. */
   errors(): InformerErrors;
+  /** The last failure, until a list or watch works again. */
+  lastFailure(): CacheFailure | undefined;
   /** Stops watching and retrying; the store keeps what it has. */
   stop(): Promise<void>;
 }
@@ -106,22 +110,6 @@ export function describeApiFailure(operation: 'list' | 'watch', err: unknown): C
 }
 
 /**
- * Request options that abort the request after `ms` milliseconds, so a list stuck on a
- * dead connection fails and is retried instead of hanging for good (client-node sets no
- * timeout on it).
- */
-export function abortAfter(ms: number): ListRequestOptions {
-  const middleware: ObservableMiddleware = {
-    pre: (context: RequestContext) => {
-      context.setSignal(AbortSignal.timeout(ms));
-      return new Observable(Promise.resolve(context));
-    },
-    post: (response) => new Observable(Promise.resolve(response)),
-  };
-  return { middleware: [middleware], middlewareMergeStrategy: 'append' };
-}
-
-/**
  * Starts listing and watching through `config` (from `loadKubeConfig`). Returns at once; the
  * first list completes in the background.
  */
@@ -130,18 +118,27 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
   const initialBackoffMs = timing.initialBackoffMs ?? 1000;
   const maxBackoffMs = timing.maxBackoffMs ?? 30_000;
   const listTimeoutMs = timing.listTimeoutMs ?? 60_000;
+  const pageSize = timing.pageSize ?? DEFAULT_PAGE_SIZE;
   const watchIdleMs = timing.watchIdleMs ?? MAX_WATCH_TIMEOUT_MS + 60_000;
+  const slim = spec.slim ?? ((object: KubernetesObject) => object);
   const errors: InformerErrors = { list: 0, watch: 0 };
   let lastSyncSeconds: number | undefined;
   let failures = 0;
-  let listFailed = false;
   let stopped = false;
-  let retry: NodeJS.Timeout | undefined;
+  /** Where the next watch starts; `undefined`: list first. */
+  let resourceVersion: string | undefined;
+  const stopping = new AbortController();
+  /** The retry wait in progress, ended early by stop(). */
+  let waiting: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
+  /** The watch request in flight (resolves once its response began) and its controller. */
+  let watchRequest: Promise<AbortController> | undefined;
   // A failure is logged at warn when it differs from the last one logged, or follows a
   // success; its repeats, retried every few seconds for as long as it lasts, at debug.
   let lastLogged: string | undefined;
+  let lastFailure: CacheFailure | undefined;
   let failedSinceLogged = 0;
   const recovered = () => {
+    lastFailure = undefined;
     if (lastLogged === undefined) return;
     logger.info({ failedAttempts: failedSinceLogged }, `${what} list and watch work again`);
     lastLogged = undefined;
@@ -153,30 +150,34 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
   };
   const describeFailure = spec.describeFailure ?? describeApiFailure;
 
-  const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
-    let result: KubernetesListObject<KubernetesObject>;
-    try {
-      result = (await spec.list(abortAfter(listTimeoutMs))) as KubernetesListObject<KubernetesObject>;
-    } catch (err) {
-      listFailed = true;
-      throw err;
-    }
-    if (!Array.isArray(result?.items)) {
-      listFailed = true;
-      throw new Error(`the ${what} list has no items array`);
-    }
-    // Only objects ListWatch can key by name reach it (it would throw on others, ending the process).
-    const items = result.items.filter((item) => isWatchableObject('ADDED', item));
-    if (items.length < result.items.length) logger.warn({ dropped: result.items.length - items.length }, `${what} list items without metadata.name ignored`);
+  const list = async (): Promise<void> => {
+    const startedMs = Date.now();
+    // The old store serves until the new list is complete (a 410 relist never empties it).
+    const items: KubernetesObject[] = [];
+    let dropped = 0;
+    const listed = await listPages(config, {
+      path: spec.path,
+      ...(spec.fieldSelector === undefined ? {} : { fieldSelector: spec.fieldSelector }),
+      limit: pageSize,
+      pageTimeoutMs: listTimeoutMs,
+      signal: stopping.signal,
+      onItem: (item) => {
+        // Only objects the store can key by name reach it.
+        if (isWatchableObject('ADDED', item)) items.push(slim(item as KubernetesObject));
+        else dropped++;
+      },
+    });
+    if (stopped) return;
+    if (dropped > 0) logger.warn({ dropped }, `${what} list items without metadata.name ignored`);
     const firstSync = !spec.synced();
     spec.replaceAll(items);
+    resourceVersion = listed ?? '';
     failures = 0;
     current();
-    (firstSync ? logger.info.bind(logger) : logger.debug.bind(logger))({ objects: items.length }, `${what} cache listed`);
-    return { ...result, items };
+    (firstSync ? logger.info.bind(logger) : logger.debug.bind(logger))({ objects: items.length, durationMs: Date.now() - startedMs }, `${what} cache listed`);
   };
 
-  const watch = new TimedWatch(config, watchIdleMs, {
+  const watcher = new TimedWatch(config, watchIdleMs, {
     current: (activity) => {
       // The first event after a reconnect shows the connection works again: the next
       // error starts the backoff afresh.
@@ -185,16 +186,58 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
     },
     malformed: (phase) => logger.warn({ phase }, `${what} watch event without metadata.name ignored`),
   });
-  const informer = new ListWatch<KubernetesObject>(spec.path, watch, list, false, undefined, spec.fieldSelector);
-  const failed = (err: unknown) => {
-    if (stopped) return; // stop() aborts the watch, which reports as an error
-    const operation = listFailed ? 'list' : 'watch';
-    listFailed = false;
+
+  /** One watch from `resourceVersion`: resolves when it ends normally or with 410 Gone (then `resourceVersion` is cleared), rejects on an error. */
+  const watch = () =>
+    new Promise<void>((resolve, reject) => {
+      const expired = () => {
+        resourceVersion = undefined;
+        resolve();
+      };
+      let gone = false;
+      const query = {
+        allowWatchBookmarks: true,
+        ...(resourceVersion ? { resourceVersion } : {}),
+        ...(spec.fieldSelector === undefined ? {} : { fieldSelector: spec.fieldSelector }),
+      };
+      watchRequest = watcher.watch(
+        spec.path,
+        query,
+        (phase, object: KubernetesObject) => {
+          if (gone || stopped) return;
+          if (phase === 'ERROR') {
+            // The API server ends the watch after it; other ERROR events are left to that end, as client-node does.
+            if ((object as { code?: unknown }).code === 410) gone = true;
+            return;
+          }
+          if (phase === 'ADDED' || phase === 'MODIFIED') spec.upsert(slim(object));
+          else if (phase === 'DELETED') spec.remove(slim(object));
+          const version = object.metadata?.resourceVersion;
+          if (typeof version === 'string' && version !== '') resourceVersion = version;
+        },
+        (err: unknown) => {
+          if (gone || (err as { statusCode?: unknown } | null)?.statusCode === 410) expired();
+          else if (err !== null && err !== undefined) reject(err);
+          else resolve();
+        },
+      );
+    });
+
+  /** Waits `ms`, or less if stop() is called. */
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      timer.unref();
+      waiting = { timer, resolve };
+    });
+
+  const failed = async (operation: 'list' | 'watch', err: unknown) => {
     errors[operation]++;
     const delayMs = Math.min(maxBackoffMs, initialBackoffMs * 2 ** failures);
     failures++;
     const synced = spec.synced();
     const failure = describeFailure(operation, err);
+    lastFailure = failure;
     const key = JSON.stringify(failure);
     const repeated = key === lastLogged;
     lastLogged = key;
@@ -203,34 +246,51 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
       { ...failure, retryInMs: delayMs, synced },
       synced ? `${what} list or watch failed; ${spec.degraded.stale} until it reconnects` : `${what} list failed; ${spec.degraded.unsynced} until it succeeds`,
     );
-    retry = setTimeout(start, delayMs);
-    retry.unref();
+    await pause(delayMs);
   };
-  // The informer's start(): it resolves once the watch request has its response headers.
-  // It rejects only if client-node fails outside the paths that report errors; that is
-  // one more error to retry, never an unhandled rejection.
-  let starting: Promise<void> = Promise.resolve();
-  function start() {
-    starting = informer.start().catch(failed);
-  }
-  informer.on('add', (object) => spec.upsert(object));
-  informer.on('update', (object) => spec.upsert(object));
-  informer.on('delete', (object) => spec.remove(object));
-  informer.on('error', failed);
-  start();
+
+  const run = async () => {
+    let expiredBefore = false;
+    while (!stopped) {
+      let operation: 'list' | 'watch' = 'list';
+      try {
+        if (resourceVersion === undefined) await list();
+        operation = 'watch';
+        if (!stopped) await watch();
+      } catch (err) {
+        if (stopped) return; // stop() aborts the list or watch, which reports as an error
+        // A continue token that expired mid-list is not a failure: list again at once, as client-go's pager does.
+        // Twice in a row, it is one (the pages come too slowly), and backs off.
+        const expired = err instanceof ContinueExpiredError;
+        const again = expired && expiredBefore;
+        expiredBefore = expired;
+        if (expired && !again) {
+          logger.info(`${what} ${err.message}`);
+          continue;
+        }
+        await failed(operation, err);
+      }
+    }
+  };
+  const running = run();
 
   return {
     lastSyncSeconds: () => lastSyncSeconds,
     errors: () => ({ ...errors }),
+    lastFailure: () => lastFailure,
     stop: async () => {
       stopped = true;
-      clearTimeout(retry);
-      await informer.stop();
-      // client-node's stop() cannot abort a watch whose response has not begun; once it
-      // has, stop again so that the watch's connection closes and the process can exit.
-      const waited = new Promise<void>((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref());
-      await Promise.race([starting, waited]);
-      await informer.stop();
+      stopping.abort();
+      if (waiting !== undefined) {
+        clearTimeout(waiting.timer);
+        waiting.resolve();
+      }
+      // client-node's Watch cannot abort a watch whose response has not begun; once it
+      // has, abort it so that the watch's connection closes and the process can exit.
+      const waited = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), STOP_WAIT_MS).unref());
+      const controller = await Promise.race([watchRequest, waited]);
+      controller?.abort();
+      await Promise.race([running, waited]);
     },
   };
 }

@@ -1,15 +1,18 @@
 /**
  * The cluster state `review --kubeconfig` and `audit --kubeconfig` judge against, listed
- * once: every SpiderIPPool, every Namespace, and Spiderpool's ConfigMap wherever it is
- * (`metadata.name` field selector). Each list is bounded in time. Loads
- * `@kubernetes/client-node`, so only commands given a cluster import this module.
+ * once: every SpiderIPPool (paginated and streamed, each slimmed as it is parsed, as the
+ * server's cache lists them: list-pages.ts, pool-index.ts), every Namespace, and
+ * Spiderpool's ConfigMap wherever it is (`metadata.name` field selector). Each list (each
+ * page of the pools') is bounded in time. Loads `@kubernetes/client-node`, so only
+ * commands given a cluster import this module.
  */
-import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, Observable, type KubeConfig, type ObservableMiddleware, type RequestContext } from '@kubernetes/client-node';
 import type { KubeObject } from '../kubernetes/build.js';
 import { isKubeObject } from '../manifest/read.js';
 import { summarizeApiError } from './api-error.js';
-import { abortAfter } from './informer.js';
-import { SPIDERIPPOOL_RESOURCE } from './pool-cache.js';
+import { listPages } from './list-pages.js';
+import { POOLS_PATH, SPIDERIPPOOL_RESOURCE } from './pool-cache.js';
+import { slimPool } from '../state/pool-index.js';
 
 /** How long each list may take, in milliseconds. */
 const LIST_TIMEOUT_MS = 30_000;
@@ -17,6 +20,29 @@ const LIST_TIMEOUT_MS = 30_000;
 /** A list that failed: what was listed and why, in one line. */
 export class ClusterListError extends Error {
   override name = 'ClusterListError';
+}
+
+/**
+ * Request options for client-node's generated API calls that abort the request after
+ * `ms` milliseconds, so a list stuck on a dead connection fails instead of hanging for
+ * good (client-node sets no timeout on it).
+ */
+function abortAfter(ms: number): { middleware: ObservableMiddleware[]; middlewareMergeStrategy: 'append' } {
+  const middleware: ObservableMiddleware = {
+    pre: (context: RequestContext) => {
+      context.setSignal(AbortSignal.timeout(ms));
+      return new Observable(Promise.resolve(context));
+    },
+    post: (response) => new Observable(Promise.resolve(response)),
+  };
+  return { middleware: [middleware], middlewareMergeStrategy: 'append' };
+}
+
+/** Every SpiderIPPool, slimmed as each is parsed; one that is not shaped like one is kept whole, for the state to refuse by name. */
+async function listPools(config: KubeConfig, timeoutMs: number): Promise<RawList> {
+  const items: unknown[] = [];
+  await listPages(config, { path: POOLS_PATH, pageTimeoutMs: timeoutMs, onItem: (item) => items.push(slimPool(item) ?? item) });
+  return { items };
 }
 
 interface RawList {
@@ -52,17 +78,16 @@ async function listing<T>(what: string, call: () => Promise<T>, timeout: { ms: n
  *
  * @param configMapName Spiderpool's ConfigMap name, listed with the Namespaces; absent, only
  *   the SpiderIPPools are listed (`audit`: its user needs no other permission).
- * @param timeoutMs how long each list may take (default 30 s).
+ * @param timeoutMs how long each list (each page of the pools') may take (default 30 s).
  * @throws ClusterListError when a list fails or times out.
  */
 export async function listClusterState(config: KubeConfig, configMapName?: string, timeoutMs = LIST_TIMEOUT_MS): Promise<KubeObject[]> {
-  const custom = config.makeApiClient(CustomObjectsApi);
   const core = config.makeApiClient(CoreV1Api);
   const options = abortAfter(timeoutMs);
   const timeout = { ms: timeoutMs, server: config.getCurrentCluster()?.server ?? 'the API server' };
   const none: RawList = { items: [] };
   const [pools, namespaces, configMaps] = await Promise.all([
-    listing('SpiderIPPools', () => custom.listClusterCustomObject({ ...SPIDERIPPOOL_RESOURCE }, options) as Promise<RawList>, timeout),
+    listing('SpiderIPPools', () => listPools(config, timeoutMs), timeout),
     // Typed lists come back as client-node's models; serialize them back to the JSON the API sent.
     configMapName === undefined ? none : listing('Namespaces', async () => JSON.parse(JSON.stringify(await core.listNamespace({}, options))) as RawList, timeout),
     configMapName === undefined

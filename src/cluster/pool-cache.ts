@@ -8,7 +8,7 @@
  * violations are kept current from the same events (audit/pool-violations.ts), for the
  * violation gauges.
  */
-import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import { PoolViolationTracker } from '../audit/pool-violations.js';
@@ -17,11 +17,12 @@ import { summarizeApiError } from './api-error.js';
 import { describeApiFailure, registerInformerErrors, startInformer, type CacheFailure, type InformerErrors, type InformerTiming } from './informer.js';
 
 import { nameOf } from '../kubernetes/metadata.js';
-import { PoolIndex } from '../state/pool-index.js';
+import { PoolIndex, slimPool } from '../state/pool-index.js';
 
 /** The resource the cache lists and watches (cluster-scoped). */
 export const SPIDERIPPOOL_RESOURCE = { group: 'spiderpool.spidernet.io', version: 'v2beta1', plural: 'spiderippools' } as const;
-const WATCH_PATH = `/apis/${SPIDERIPPOOL_RESOURCE.group}/${SPIDERIPPOOL_RESOURCE.version}/${SPIDERIPPOOL_RESOURCE.plural}`;
+/** The collection's path, listed and watched. */
+export const POOLS_PATH = `/apis/${SPIDERIPPOOL_RESOURCE.group}/${SPIDERIPPOOL_RESOURCE.version}/${SPIDERIPPOOL_RESOURCE.plural}`;
 
 export interface PoolCacheOptions extends InformerTiming {
   logger: Logger;
@@ -87,7 +88,6 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
   const { logger, ...timing } = options;
   const index = new PoolIndex();
   const violations = new PoolViolationTracker(index);
-  const api = config.makeApiClient(CustomObjectsApi);
   const warnRefused = (names: readonly string[]) => {
     for (const name of names) logger.warn({ name }, 'SpiderIPPool not shaped as expected; pair checks treat it as absent');
   };
@@ -96,8 +96,8 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
     {
       logger,
       what: 'SpiderIPPool',
-      path: WATCH_PATH,
-      list: (requestOptions) => api.listClusterCustomObject({ ...SPIDERIPPOOL_RESOURCE }, requestOptions),
+      path: POOLS_PATH,
+      slim: (object) => (slimPool(object) ?? object) as KubernetesObject,
       replaceAll: (items) => warnRefused(index.replaceAll(items)),
       upsert: (object) => {
         if (!index.upsert(object)) warnRefused([nameOf(object)]);

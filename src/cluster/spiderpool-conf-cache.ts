@@ -5,7 +5,7 @@
  * `resourceNames: [<name>]` is enough: the API server authorizes a list or watch carrying
  * that selector as a request for that one name). Reviews read memory only (informer.ts).
  */
-import { CoreV1Api, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import { SpiderpoolConfState, type SpiderpoolConfRef } from '../candidates/spiderpool-conf.js';
@@ -37,7 +37,6 @@ export function describeConfCacheFailure(ref: Required<SpiderpoolConfRef>, opera
 export function startSpiderpoolConfCache(config: KubeConfig, ref: Required<SpiderpoolConfRef>, options: InformerTiming & { logger: Logger }): SpiderpoolConfCache {
   const { logger, ...timing } = options;
   const state = new SpiderpoolConfState(ref);
-  const api = config.makeApiClient(CoreV1Api);
   const fieldSelector = `metadata.name=${ref.name}`;
   const informer = startInformer(
     config,
@@ -46,7 +45,6 @@ export function startSpiderpoolConfCache(config: KubeConfig, ref: Required<Spide
       what: 'spiderpool-conf',
       path: `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/configmaps`,
       fieldSelector,
-      list: (requestOptions) => api.listNamespacedConfigMap({ namespace: ref.namespace, fieldSelector }, requestOptions),
       replaceAll: (items) => {
         state.set(items.find((item) => isNamed(item, ref.name)));
         state.markSynced();

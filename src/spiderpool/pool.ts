@@ -92,21 +92,44 @@ export function showNodes(nodes: readonly string[]): string {
   return `[${shown.join(', ')}]`;
 }
 
+/** What the reduced status says of addresses in use: {@link allocationStatus}. */
+export interface AllocationStatus {
+  /** A positive `status.allocatedIPCount`, as a number. */
+  allocatedIPCount?: number;
+  /** Present when `status.allocatedIPs` is not empty (without the allocations themselves). */
+  allocatedIPs?: typeof ALLOCATED_IPS_NOT_KEPT;
+}
+
+/** What {@link allocationStatus} keeps of a non-empty `status.allocatedIPs`: a non-empty JSON map, the allocations left out. */
+export const ALLOCATED_IPS_NOT_KEPT = '{"(allocations not kept)":""}';
+
 /**
- * What shows that a stored pool has addresses in use, for a message: `status.allocatedIPCount 3`,
- * or `undefined` when it has none. Spiderpool's IPAM keeps `allocatedIPCount` (`*int64`) and
- * `allocatedIPs` (`*string`, a JSON map of address to Pod) in the status subresource. Any
- * other shape is read on the safe side: a count that is a positive number or numeric text,
- * and an `allocatedIPs` that is a non-empty map or list, or text that is not JSON for an
- * empty one (`""`, `{}`, `[]`, `null`), all mean in use.
+ * The pool's status reduced to what {@link allocations} reads, `undefined` when no address
+ * is in use: what a cache keeps of a status whose `allocatedIPs` holds ~140 bytes per
+ * address. `allocations` says the same of the reduced status as of the whole one.
+ * Spiderpool's IPAM keeps `allocatedIPCount` (`*int64`) and `allocatedIPs` (`*string`, a
+ * JSON map of address to Pod) in the status subresource. Any other shape is read on the
+ * safe side: a count that is a positive number or numeric text, and an `allocatedIPs`
+ * that is a non-empty map or list, or text that is not JSON for an empty one (`""`,
+ * `{}`, `[]`, `null`), all mean in use.
  */
-export function allocations(pool: SpiderIPPool): string | undefined {
+export function allocationStatus(pool: SpiderIPPool): AllocationStatus | undefined {
   const status = pool.status;
   if (status === null || typeof status !== 'object' || Array.isArray(status)) return undefined;
   const { allocatedIPCount: count, allocatedIPs: ips } = status as Record<string, unknown>;
   const counted = typeof count === 'number' ? count : typeof count === 'string' && /^\s*[0-9]+\s*$/.test(count) ? Number(count) : 0;
-  if (counted > 0) return `status.allocatedIPCount ${counted}`;
-  return nonEmpty(ips) ? 'status.allocatedIPs not empty' : undefined;
+  if (counted > 0) return { allocatedIPCount: counted };
+  return nonEmpty(ips) ? { allocatedIPs: ALLOCATED_IPS_NOT_KEPT } : undefined;
+}
+
+/**
+ * What shows that a stored pool has addresses in use, for a message: `status.allocatedIPCount 3`,
+ * or `undefined` when it has none ({@link allocationStatus}).
+ */
+export function allocations(pool: SpiderIPPool): string | undefined {
+  const inUse = allocationStatus(pool);
+  if (inUse === undefined) return undefined;
+  return inUse.allocatedIPCount !== undefined ? `status.allocatedIPCount ${inUse.allocatedIPCount}` : 'status.allocatedIPs not empty';
 }
 
 function nonEmpty(value: unknown): boolean {

@@ -1,16 +1,19 @@
 /**
  * The in-memory SpiderIPPool index the pair rules read (a {@link PoolDirectory}): fed by
- * the informer in pool-cache.ts (or by manifests, state.ts), read by reviews. Pure data,
- * no I/O, so the request path never waits on the API server. A reverse index from
- * pair-pool target to the pools naming it answers {@link PoolIndex.pairedWith} without a
- * scan, and tells a listener which pools a change can affect (pool-violations.ts).
+ * the informer in pool-cache.ts (or by manifests and cluster lists, state.ts), read by
+ * reviews. Pure data, no I/O, so the request path never waits on the API server. It keeps
+ * each pool slimmed ({@link slimPool}: what the rules read, ~1 KB whatever its allocations),
+ * never the object as listed. A reverse index from pair-pool target to the pools naming it
+ * answers {@link PoolIndex.pairedWith} without a scan, and tells a listener which pools a
+ * change can affect (pool-violations.ts); a change the readers cannot see (Spiderpool's
+ * allocation writes to the status) tells no one.
  */
 import { compiled } from '../kubernetes/fast-schema.js';
 import { nameOf } from '../kubernetes/metadata.js';
 import type { PoolEntry } from '../candidates/categories.js';
 import type { IPVersion } from '../ip/ranges.js';
 import type { PoolDirectory } from '../rules/pool-pair.js';
-import { PAIR_POOL_ANNOTATION, SpiderIPPoolSchema, annotation, iaasProvider, ipVersionOf, type SpiderIPPool } from '../spiderpool/pool.js';
+import { PAIR_POOL_ANNOTATION, SpiderIPPoolSchema, allocationStatus, annotation, iaasProvider, ipVersionOf, type SpiderIPPool } from '../spiderpool/pool.js';
 
 /** Why cross-pool checks are skipped before the first complete list. */
 export const NOT_SYNCED_REASON = 'the SpiderIPPool cache has not synced with the API server yet';
@@ -22,15 +25,56 @@ export const NOT_SYNCED_REASON = 'the SpiderIPPool cache has not synced with the
  */
 export type PoolChangeListener = (touched: ReadonlySet<string> | 'all') => void;
 
-interface Stored {
-  pool: SpiderIPPool;
-  /** The object as listed or watched, all fields kept. */
-  raw: unknown;
+/**
+ * A SpiderIPPool as the cache keeps it, the one statement of that shape: the output of
+ * {@link SpiderIPPoolSchema} (the fields the rules read, their annotations only), with
+ * `apiVersion`, `kind`, `metadata.resourceVersion` and `metadata.labels` (what a webhook's
+ * `objectSelector` reads of an old object) beside it, and the status reduced to what `allocations` reads
+ * (`allocationStatus`). Judged, it decides as the object it came from.
+ */
+export type StoredPool = SpiderIPPool & {
+  apiVersion?: string;
+  kind?: string;
+  metadata: SpiderIPPool['metadata'] & { labels?: Record<string, string>; resourceVersion?: string };
+};
+
+/** The objects {@link slimPool} made, which it returns as they are. */
+const slimmed = new WeakSet<object>();
+
+const isStringMap = (value: unknown): value is Record<string, string> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string');
+
+/**
+ * `object` as the cache keeps it ({@link StoredPool}), or `undefined` when it is not shaped
+ * like a SpiderIPPool (a field the rules read has the wrong type) or has no name.
+ */
+export function slimPool(object: unknown): StoredPool | undefined {
+  if (typeof object === 'object' && object !== null && slimmed.has(object)) return object as StoredPool;
+  const parsed = compiled(SpiderIPPoolSchema).safeParse(object);
+  if (!parsed.success || parsed.data.metadata.name === undefined) return undefined;
+  const { apiVersion, kind, metadata } = object as { apiVersion?: unknown; kind?: unknown; metadata: { labels?: unknown; resourceVersion?: unknown } };
+  const status = allocationStatus(parsed.data);
+  const pool: StoredPool = {
+    ...(typeof apiVersion === 'string' ? { apiVersion } : {}),
+    ...(typeof kind === 'string' ? { kind } : {}),
+    metadata: {
+      ...parsed.data.metadata,
+      ...(typeof metadata.resourceVersion === 'string' ? { resourceVersion: metadata.resourceVersion } : {}),
+      ...(isStringMap(metadata.labels) ? { labels: metadata.labels } : {}),
+    },
+    ...(parsed.data.spec === undefined ? {} : { spec: parsed.data.spec }),
+    ...(status === undefined ? {} : { status }),
+  };
+  slimmed.add(pool);
+  return pool;
 }
+
+/** What the index's readers (pair, candidate and violation rules) read of a stored pool: its annotations and spec (never its status, labels or resourceVersion). */
+const readerView = (pool: StoredPool): string => JSON.stringify([pool.metadata.annotations, pool.spec]);
 
 /** SpiderIPPools by name, parsed once when stored; see {@link PoolDirectory} for the reads. */
 export class PoolIndex implements PoolDirectory {
-  private readonly pools = new Map<string, Stored>();
+  private readonly pools = new Map<string, StoredPool>();
   /** pair-pool value → names of the stored pools carrying it. */
   private readonly namedBy = new Map<string, Set<string>>();
   private synced = false;
@@ -44,26 +88,31 @@ export class PoolIndex implements PoolDirectory {
   }
 
   /**
-   * Stores or replaces a pool as listed or watched.
+   * Stores or replaces a pool as listed or watched (slimmed: {@link slimPool}). A change
+   * that leaves what the readers read as it was (a status update: an allocation) only
+   * replaces the stored pool: no listener is told, no list is rebuilt.
    *
    * @returns false when the object is not shaped like a SpiderIPPool (not stored; any
    *   older copy under its name is dropped, so it is never judged on stale fields).
    */
   upsert(object: unknown): boolean {
-    const parsed = compiled(SpiderIPPoolSchema).safeParse(object);
-    const name = parsed.success ? parsed.data.metadata.name : undefined;
-    if (!parsed.success || name === undefined) {
+    const pool = slimPool(object);
+    if (pool === undefined) {
       this.byVersion = undefined;
       this.remove(nameOf(object));
       return false;
     }
-    // Spiderpool writes every allocation to the pool's status: such an update leaves what the
-    // candidate rules read as it was, and their lists (and what was worked out from them) stand.
-    const before = this.pools.get(name)?.pool;
-    if (before === undefined || candidateShape(before) !== candidateShape(parsed.data)) this.byVersion = undefined;
+    const name = pool.metadata.name!;
+    const before = this.pools.get(name);
+    if (before !== undefined && readerView(before) === readerView(pool)) {
+      this.pools.set(name, pool);
+      return true;
+    }
+    // The candidate rules' lists (and what was worked out from them) stand when what they read is unchanged.
+    if (before === undefined || candidateShape(before) !== candidateShape(pool)) this.byVersion = undefined;
     const touched = this.unlink(name);
-    this.pools.set(name, { pool: parsed.data, raw: object });
-    this.link(name, parsed.data, touched);
+    this.pools.set(name, pool);
+    this.link(name, pool, touched);
     this.notify(touched);
     return true;
   }
@@ -80,18 +129,17 @@ export class PoolIndex implements PoolDirectory {
     this.namedBy.clear();
     const refused: string[] = [];
     for (const object of objects) {
-      const parsed = compiled(SpiderIPPoolSchema).safeParse(object);
-      const name = parsed.success ? parsed.data.metadata.name : undefined;
+      const pool = slimPool(object);
       // In order, as upserts: a malformed object drops an earlier copy under its name, a later one stands.
-      const key = name ?? nameOf(object);
+      const key = pool?.metadata.name ?? nameOf(object);
       this.unlink(key);
-      if (!parsed.success || name === undefined) {
+      if (pool === undefined) {
         refused.push(key);
         this.pools.delete(key);
         continue;
       }
-      this.pools.set(name, { pool: parsed.data, raw: object });
-      this.link(name, parsed.data, new Set());
+      this.pools.set(key, pool);
+      this.link(key, pool, new Set());
     }
     this.synced = true;
     for (const listener of this.listeners) listener('all');
@@ -111,7 +159,7 @@ export class PoolIndex implements PoolDirectory {
   private unlink(name: string): Set<string> {
     const touched = new Set([name, ...(this.namedBy.get(name) ?? [])]);
     const before = this.pools.get(name);
-    const target = before === undefined ? undefined : annotation(before.pool, PAIR_POOL_ANNOTATION);
+    const target = before === undefined ? undefined : annotation(before, PAIR_POOL_ANNOTATION);
     if (target !== undefined) {
       touched.add(target);
       const names = this.namedBy.get(target);
@@ -147,24 +195,21 @@ export class PoolIndex implements PoolDirectory {
 
   /** Every stored pool by name. */
   entries(): IterableIterator<[string, SpiderIPPool]> {
-    const iterator = this.pools.entries();
-    return (function* () {
-      for (const [name, stored] of iterator) yield [name, stored.pool] as [string, SpiderIPPool];
-    })();
+    return this.pools.entries();
   }
 
   unavailable(): string | undefined {
     return this.synced ? undefined : NOT_SYNCED_REASON;
   }
 
-  get(name: string): SpiderIPPool | undefined {
-    return this.pools.get(name)?.pool;
+  get(name: string): StoredPool | undefined {
+    return this.pools.get(name);
   }
 
   ofVersion(version: IPVersion): readonly PoolEntry[] {
     if (this.byVersion === undefined) {
       const lists = new Map<IPVersion, PoolEntry[]>([[4, []], [6, []]]);
-      for (const [name, { pool }] of this.pools) {
+      for (const [name, pool] of this.pools) {
         const v = ipVersionOf(pool);
         if (v !== undefined) lists.get(v)!.push({ name, pool });
       }
@@ -173,14 +218,9 @@ export class PoolIndex implements PoolDirectory {
     return this.byVersion.get(version)!;
   }
 
-  /** The stored object of that name with all its fields, as listed, watched or read. */
-  getObject(name: string): unknown {
-    return this.pools.get(name)?.raw;
-  }
-
   /** From the reverse index: as many reads as there are such pools. */
   pairedWith(name: string): SpiderIPPool[] {
-    return [...(this.namedBy.get(name) ?? [])].map((other) => this.pools.get(other)!.pool);
+    return [...(this.namedBy.get(name) ?? [])].map((other) => this.pools.get(other)!);
   }
 }
 

@@ -82,11 +82,14 @@ export class ClusterState implements ClusterObjects {
     return [...(this.byKind.get(kindKey(groupKind))?.values() ?? [])];
   }
 
-  /** The stored object with the identity (kind, namespace, name) of `object`, SpiderIPPools included. */
+  /**
+   * The stored object with the identity (kind, namespace, name) of `object`; a SpiderIPPool
+   * as the index keeps it (slimmed: what the rules and a webhook's `objectSelector` read).
+   */
   stored(object: KubeObject): KubeObject | undefined {
     const { groupKind, name, namespace } = identity(object);
     if (name === undefined) return undefined;
-    if (isPool(groupKind)) return this.pools.getObject(name) as KubeObject | undefined;
+    if (isPool(groupKind)) return this.pools.get(name) as KubeObject | undefined;
     return this.get(groupKind, name, namespace);
   }
 

@@ -27,7 +27,7 @@ function pool({ name, iaas, version, pair, nic, ips }: Spec) {
 /** What a full judgement from scratch finds: the reference the incremental counts must equal. */
 function fromScratch(index: PoolIndex) {
   const fresh = new PoolIndex();
-  fresh.replaceAll([...index.entries()].map(([name]) => index.getObject(name)));
+  fresh.replaceAll([...index.entries()].map(([name]) => index.get(name)));
   const tracker = new PoolViolationTracker(fresh);
   return { counts: Object.fromEntries(tracker.counts()), brokenPairs: tracker.brokenPairs() };
 }
