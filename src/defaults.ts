@@ -52,3 +52,10 @@ export const MAX_BODY_BYTES_IN_FLIGHT = 2 * MAX_BODY_BYTES;
  * write through, is tried as long as the API server would wait anyway.
  */
 export const BODY_WAIT_MS = 4_000;
+
+/**
+ * How long a new replica's readiness waits for the first list of SpiderIPPools, in
+ * milliseconds (`serve --pool-cache-sync-wait`): long enough for a list of 50 000 pools,
+ * short enough that an API server that cannot be listed does not hold a rollout for long.
+ */
+export const DEFAULT_SYNC_WAIT_MS = 60_000;

@@ -10,7 +10,7 @@ import { generateCertificates } from '../certs/generate.js';
 import { parseGoDuration } from '../duration/parse.js';
 import { suggestGoDuration } from '../duration/suggest.js';
 import { caBundleBase64, readCertificateAuthority, writeCertificates } from '../certs/files.js';
-import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME, DEFAULT_SPIDERPOOL_NAMESPACE } from '../defaults.js';
+import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME, DEFAULT_SPIDERPOOL_NAMESPACE, DEFAULT_SYNC_WAIT_MS } from '../defaults.js';
 import { levels, type Logger } from 'pino';
 import { findKubeConfig } from '../cluster/kubeconfig-source.js';
 import type { DualStack } from '../candidates/categories.js';
@@ -100,13 +100,18 @@ configMapOptions(
         .argParser(parseGoDurationMs)
         .default(DEFAULT_SHUTDOWN_GRACE_MS, '10s'),
     )
+    .addOption(
+      new Option('--pool-cache-sync-wait <duration>', 'how long /readyz waits for the first list of SpiderIPPools before it turns ready anyway (Go duration)')
+        .argParser(parseGoDurationMs)
+        .default(DEFAULT_SYNC_WAIT_MS, '1m'),
+    )
     .addOption(new Option('--log-level <level>', 'log level').env('LOG_LEVEL').choices(LOG_LEVELS).default('info')),
 ).action(async (opts) => {
   const logger = createLogger(opts.logLevel);
   let cache: Pick<PoolCache, 'pools' | 'stop'> | undefined;
   try {
     const conf = { name: opts.configmapName, namespace: opts.configmapNamespace ?? DEFAULT_SPIDERPOOL_NAMESPACE };
-    const watching = opts.poolCache ? await watchPools(opts.kubeconfig, conf, logger) : undefined;
+    const watching = opts.poolCache ? await watchPools(opts.kubeconfig, conf, opts.poolCacheSyncWait, logger) : undefined;
     if (!opts.poolCache) logger.warn('--no-pool-cache: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
     cache = watching?.cache;
     const server = await startServer({
@@ -166,7 +171,7 @@ interface PoolWatching {
  *
  * @throws Error when the chosen kubeconfig cannot be read.
  */
-async function watchPools(kubeconfig: string | undefined, conf: { name: string; namespace: string }, logger: Logger): Promise<PoolWatching | undefined> {
+async function watchPools(kubeconfig: string | undefined, conf: { name: string; namespace: string }, syncWaitMs: number, logger: Logger): Promise<PoolWatching | undefined> {
   const noCluster = () =>
     logger.warn('no kubeconfig or in-cluster configuration found: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
   if (findKubeConfig(kubeconfig) === undefined) return void noCluster();
@@ -178,7 +183,7 @@ async function watchPools(kubeconfig: string | undefined, conf: { name: string; 
   const cluster = loadKubeConfig(kubeconfig);
   if (cluster === undefined) return void noCluster(); // removed since it was found
   logger.info({ source: cluster.source, from: cluster.from }, 'watching SpiderIPPools for the dual-stack pair checks');
-  const cache = startPoolCache(cluster.config, { logger });
+  const cache = startPoolCache(cluster.config, { logger, syncWaitMs });
   logger.info(conf, 'watching spiderpool-conf for enableIPv6 (candidate-pool warnings)');
   const confs = confCache.startSpiderpoolConfCache(cluster.config, conf, { logger });
   const metrics = createWebhookMetrics();

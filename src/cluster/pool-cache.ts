@@ -2,8 +2,9 @@
  * The SpiderIPPool cache the server's reviews read: a `@kubernetes/client-node` informer
  * (list, then watch from the list's resourceVersion) on
  * `spiderpool.spidernet.io/v2beta1` `spiderippools`, feeding a {@link PoolIndex}. Reviews
- * only read memory; the cache's I/O never blocks or fails a review (informer.ts: retries
- * with backoff, list and watch timeouts). Until the first list completes, pair checks are
+ * only read memory; the cache's I/O never blocks or fails a review (informer.ts: a paginated,
+ * streamed list, retries with backoff, list and watch timeouts). The server is not ready
+ * until the first list completes, for at most the sync wait; past it, pair checks are
  * skipped with a warning; after an error, the last known pools are used. The stored pools'
  * violations are kept current from the same events (audit/pool-violations.ts), for the
  * violation gauges.
@@ -12,6 +13,7 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import { PoolViolationTracker } from '../audit/pool-violations.js';
+import { DEFAULT_SYNC_WAIT_MS } from '../defaults.js';
 import type { ReadinessCheck } from '../server/readiness.js';
 import { summarizeApiError } from './api-error.js';
 import { describeApiFailure, registerInformerErrors, startInformer, type CacheFailure, type InformerErrors, type InformerTiming } from './informer.js';
@@ -26,6 +28,8 @@ export const POOLS_PATH = `/apis/${SPIDERIPPOOL_RESOURCE.group}/${SPIDERIPPOOL_R
 
 export interface PoolCacheOptions extends InformerTiming {
   logger: Logger;
+  /** How long readiness waits for the first list, in milliseconds ({@link DEFAULT_SYNC_WAIT_MS}). */
+  syncWaitMs?: number;
 }
 
 /** Errors by what failed, since the start. */
@@ -43,6 +47,10 @@ export interface PoolCache {
   lastSyncSeconds(): number | undefined;
   /** List and watch errors since the start. */
   errors(): PoolCacheErrors;
+  /** True until the first list completes or the sync wait has passed: readiness waits meanwhile. */
+  waitingForSync(): boolean;
+  /** How long readiness waits for the first list, in milliseconds. */
+  readonly syncWaitMs: number;
   /** Stops watching and retrying; the index keeps what it has. */
   stop(): Promise<void>;
 }
@@ -85,7 +93,7 @@ export function describeCacheFailure(operation: 'list' | 'watch', err: unknown):
  * Returns at once; the first list completes in the background.
  */
 export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): PoolCache {
-  const { logger, ...timing } = options;
+  const { logger, syncWaitMs = DEFAULT_SYNC_WAIT_MS, ...timing } = options;
   const index = new PoolIndex();
   const violations = new PoolViolationTracker(index);
   const warnRefused = (names: readonly string[]) => {
@@ -109,7 +117,32 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
     },
     timing,
   );
-  return { pools: index, violations, ...informer };
+  // After Gatekeeper's readiness tracker: ready once the cache has synced, so that a new
+  // replica never skips the pair checks its older siblings still run; but bounded, so that
+  // an API server that cannot be listed never keeps every replica out.
+  let waiting = true;
+  const wait = setTimeout(() => {
+    waiting = false;
+    if (index.hasSynced()) return;
+    const failure = informer.lastFailure();
+    logger.warn(
+      { waitedMs: syncWaitMs, ...(failure ?? {}) },
+      `SpiderIPPool cache not synced after ${syncWaitMs / 1000} s (${failure === undefined ? 'the list has not completed yet' : `the ${failure.operation} failed: ${failure.message}`}); ` +
+        'ready anyway: dual-stack pair checks are skipped with a warning until it syncs',
+    );
+  }, syncWaitMs);
+  wait.unref();
+  return {
+    pools: index,
+    violations,
+    ...informer,
+    syncWaitMs,
+    waitingForSync: () => waiting && !index.hasSynced(),
+    stop: async () => {
+      clearTimeout(wait);
+      await informer.stop();
+    },
+  };
 }
 
 /**
@@ -172,17 +205,23 @@ export function registerPoolCacheMetrics(registry: Registry, cache: Pick<PoolCac
 }
 
 /**
- * `/readyz?verbose` line `[+]pool-cache ok` once synced, else `[-]pool-cache failed: …`;
- * informational, so the server stays ready: the pair checks degrade to warnings while the
- * cache is not synced, whereas an unready webhook (failurePolicy Fail) would block writes.
+ * `/readyz?verbose` line `[+]pool-cache ok` once synced, else `[-]pool-cache failed: …`.
+ * It fails readiness while the cache waits for its first list (at most
+ * {@link PoolCache.syncWaitMs}); after that wait, and once synced for good (a later list or
+ * watch failure keeps the last known pools), it is informational: the pair checks degrade
+ * to warnings, whereas an unready webhook (failurePolicy Fail) would block writes.
  */
-export function poolCacheReadinessCheck(cache: Pick<PoolCache, 'pools'>): ReadinessCheck {
+export function poolCacheReadinessCheck(cache: Pick<PoolCache, 'pools' | 'waitingForSync' | 'syncWaitMs'>): ReadinessCheck {
   return {
     name: 'pool-cache',
-    informational: true,
+    get informational() {
+      return !cache.waitingForSync();
+    },
     check: () =>
       cache.pools.hasSynced()
         ? undefined
-        : 'SpiderIPPools not listed yet; dual-stack pair checks are skipped with a warning until they are (readiness does not wait for it)',
+        : cache.waitingForSync()
+          ? `SpiderIPPools not listed yet; readiness waits for them, up to ${cache.syncWaitMs / 1000} s, so that no review skips the dual-stack pair checks`
+          : `SpiderIPPools not listed yet; dual-stack pair checks are skipped with a warning until they are (readiness stopped waiting after ${cache.syncWaitMs / 1000} s)`,
   };
 }

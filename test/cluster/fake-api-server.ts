@@ -22,18 +22,30 @@ export const pool = (name: string, resourceVersion: string, pair?: string) => ({
   spec: { ipVersion: 6, ips: ['fd00::1-fd00::ff'] },
 });
 
+/** `count` allocations as Spiderpool writes them in `status.allocatedIPs` (a JSON string, ~140 bytes each). */
+export function allocatedIPs(count: number): string {
+  const entries: Record<string, unknown> = {};
+  for (let i = 0; i < count; i++) entries[`fd00:6::${(16 + i).toString(16)}`] = { interface: 'eth0', pod: `ns/web-${i}`, podUid: `3f1c0b8e-1d2a-4c5b-9e7f-${String(i).padStart(12, '0')}` };
+  return JSON.stringify(entries);
+}
+
 /** A fake kube-apiserver for one resource: scripted list answers, and watches the test writes to. */
 export class FakePoolApiServer {
   readonly server = http.createServer((req, res) => this.handle(req, res));
-  /** Answers for successive list calls; the last one repeats. `hang` never answers (a dead connection). */
-  /**
-   * Answers to successive lists; `nullBody` answers the JSON `null` instead of a list;
+    /**
+   * Answers to successive lists (a request with a `continue` token reads the page of the
+   * latest), the last one repeating; `hang` never answers (a dead connection); `nullBody`
+   * answers the JSON `null` instead of a list;
    * `status` (a `metav1.Status`) is the body of a non-200 answer, `{kind: 'Status', code}` by default.
    */
   lists: { status: number; items?: unknown; resourceVersion?: string; hang?: boolean; nullBody?: boolean; statusBody?: unknown }[] = [];
   /** Statuses for successive watch calls, 200 when none is left (a non-200 ends the watch at once). */
   watchStatuses: number[] = [];
   listCalls = 0;
+  /** The query of every list request (pages included), in order. */
+  readonly listQueries: URLSearchParams[] = [];
+  /** How many requests carrying a `continue` token are answered 410 Gone (an expired token), the first ones. */
+  expireContinues = 0;
   /** Never send a watch's response headers (an API server that hangs). */
   holdWatchHeaders = false;
   readonly watchQueries: URLSearchParams[] = [];
@@ -60,15 +72,34 @@ export class FakePoolApiServer {
       this.watches.push(res);
       return;
     }
-    const answer = this.lists[Math.min(this.listCalls++, this.lists.length - 1)]!;
+    this.listQueries.push(url.searchParams);
+    // A page after the first (`continue`: the offset) is of the list the first page began.
+    const token = url.searchParams.get('continue');
+    if (token !== null && this.expireContinues > 0) {
+      this.expireContinues--;
+      return void res.writeHead(410, { 'Content-Type': 'application/json' }).end(JSON.stringify({ kind: 'Status', code: 410, reason: 'Expired', message: 'The provided continue parameter is too old' }));
+    }
+    const answer = token === null ? this.lists[Math.min(this.listCalls++, this.lists.length - 1)]! : this.lists[Math.min(this.listCalls, this.lists.length) - 1]!;
     if (answer.hang) return;
     if (answer.status !== 200) {
       const body = answer.statusBody ?? { kind: 'Status', code: answer.status };
       return void res.writeHead(answer.status, { 'Content-Type': 'application/json', 'Audit-Id': 'a2b3c4' }).end(JSON.stringify(body));
     }
     if (answer.nullBody) return void res.writeHead(200, { 'Content-Type': 'application/json' }).end('null');
+    // Pages of `limit` items, as the API server cuts them (a `continue` token while items remain).
+    const all = answer.items ?? [];
+    const limit = Number(url.searchParams.get('limit') ?? 0);
+    const offset = Number(token ?? 0);
+    const paged = Array.isArray(all) && limit > 0;
+    const items = paged ? all.slice(offset, offset + limit) : all;
+    const more = paged && offset + limit < all.length;
     res.writeHead(200, { 'Content-Type': 'application/json' }).end(
-      JSON.stringify({ apiVersion: 'spiderpool.spidernet.io/v2beta1', kind: 'SpiderIPPoolList', metadata: { resourceVersion: answer.resourceVersion ?? '1' }, items: answer.items ?? [] }),
+      JSON.stringify({
+        apiVersion: 'spiderpool.spidernet.io/v2beta1',
+        kind: 'SpiderIPPoolList',
+        metadata: { resourceVersion: answer.resourceVersion ?? '1', ...(more ? { continue: String(offset + limit) } : {}) },
+        items,
+      }),
     );
   }
 

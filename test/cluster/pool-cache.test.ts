@@ -289,14 +289,15 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     ]);
   });
 
-  it('reports its sync state as an informational readiness check', async () => {
+  it('reports its sync state as a readiness check that waits for the first list, then is informational', async () => {
     api.lists = [{ status: 200, items: [] }];
     cache = startPoolCache(kubeConfigFor(await api.start()), { logger });
     const check = poolCacheReadinessCheck(cache);
-    expect(check).toMatchObject({ name: 'pool-cache', informational: true });
-    expect(check.check()).toMatch(/^SpiderIPPools not listed yet; .*\(readiness does not wait for it\)$/);
+    expect(check).toMatchObject({ name: 'pool-cache', informational: false });
+    expect(check.check()).toMatch(/^SpiderIPPools not listed yet; readiness waits for them, up to 60 s, /);
     await until(() => cache!.pools.hasSynced(), 'synced');
     expect(check.check()).toBeUndefined();
+    expect(check.informational).toBe(true);
   });
 
   it('reports sync state, size, last sync time and errors as metrics', async () => {

@@ -99,13 +99,17 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     await expect(stop(served)).resolves.toBe(0);
   }, 30_000);
 
-  it('stays ready while the API server is unreachable, and skips the pair checks with a warning', async () => {
+  it('waits for the first list, bounded: turns ready when the API server cannot be listed, and skips the pair checks with a warning', async () => {
     api = new FakePoolApiServer();
     api.lists = [{ status: 503 }];
     const kubeconfig = path.join(workDir, 'kubeconfig');
     await writeFile(kubeconfig, kubeConfigFor(await api.start()).exportConfig());
-    served = await serve(workDir, [`--kubeconfig=${kubeconfig}`]);
+    served = await serve(workDir, [`--kubeconfig=${kubeconfig}`, '--pool-cache-sync-wait=2s']);
     await until(() => served!.log().includes('SpiderIPPool list failed'), 'the failed list to be logged');
+    if (!served.log().includes('SpiderIPPool cache not synced after')) {
+      await expect(call(served, 'GET', '/readyz')).resolves.toMatchObject({ status: 503, body: expect.stringContaining('[-]pool-cache failed: SpiderIPPools not listed yet; readiness waits for them, up to 2 s') });
+    }
+    await until(() => served!.log().includes('SpiderIPPool cache not synced after 2 s (the list failed: 503'), 'the end of the wait to be logged');
     await expect(call(served, 'GET', '/readyz')).resolves.toEqual({ status: 200, body: 'ok\n' });
     await expect(call(served, 'GET', '/readyz?verbose')).resolves.toMatchObject({
       status: 200,
