@@ -6,11 +6,11 @@
  * judgement of the slimmed pool is the judgement of the whole one.
  */
 import fc from 'fast-check';
-import { SpiderIPPoolSchema, allocations, type SpiderIPPool } from '../../src/rules/pool.js';
+import { SpiderIPPoolSchema, allocations, type SpiderIPPool } from '../../src/spiderpool/pool.js';
 import { judgePool } from '../../src/rules/pool-judgement.js';
-import { PoolIndex, slimPool } from '../../src/cluster/pool-index.js';
+import { PoolIndex, slimPool } from '../../src/state/pool-index.js';
 import { loadPool } from '../fixtures/load.js';
-import { allocatedIPs } from './fake-api-server.js';
+import { allocatedIPs } from '../cluster/fake-api-server.js';
 
 /** pool-a-v6 with every field a Spiderpool pool carries, allocations and managedFields included. */
 function fullPool(count: number) {
