@@ -18,7 +18,7 @@ import type { PoolCache } from '../cluster/pool-cache.js';
 import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js';
 import type { ReadinessCheck } from '../server/readiness.js';
 import { closeLog, createLogger } from '../server/logger.js';
-import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, startServer } from '../server/serve.js';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_TIMEOUTS, startServer } from '../server/serve.js';
 import type { CommandResult } from './review-file.js';
 import { auditFromArguments } from './audit.js';
 import { reviewFromArguments } from './review.js';
@@ -51,6 +51,13 @@ function parseGoDurationMs(value: string): number {
   }
   if (ns < 0n) throw new InvalidArgumentError('must not be negative');
   return Number(ns / 1_000_000n);
+}
+
+/** {@link parseGoDurationMs}, and more than 0 ms. */
+function parsePositiveGoDurationMs(value: string): number {
+  const ms = parseGoDurationMs(value);
+  if (ms === 0) throw new InvalidArgumentError('must be at least 1ms');
+  return ms;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -94,7 +101,13 @@ configMapOptions(
     .option('--kubeconfig <file>', 'kubeconfig for watching SpiderIPPools (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
     .option('--no-pool-cache', 'connect to no cluster, even when a kubeconfig is found (dual-stack pair checks are skipped with a warning)')
     .option('--client-ca-file <file>', "PEM CA bundle; when set, reviews need a client certificate it issued (the API server's admission client certificate)")
-    .option('--max-connections <n>', 'cap on open connections; more are closed on arrival', parsePositiveInt, DEFAULT_MAX_CONNECTIONS)
+    .option('--max-connections <n>', 'cap on open connections; at it, a newcomer takes the slot of one waiting for its TLS handshake or idle longest', parsePositiveInt, DEFAULT_MAX_CONNECTIONS)
+    .option('--max-connections-per-address <n>', 'connections one client address may hold; more are closed on arrival (default: a quarter of --max-connections)', parsePositiveInt)
+    .addOption(
+      new Option('--handshake-timeout <duration>', 'from the TCP accept to a finished TLS handshake, then the connection is closed (Go duration)')
+        .argParser(parsePositiveGoDurationMs)
+        .default(DEFAULT_TIMEOUTS.handshakeMs, '3s'),
+    )
     .addOption(
       new Option('--shutdown-timeout <duration>', 'on SIGTERM/SIGINT, how long in-flight reviews may take to finish (Go duration)')
         .argParser(parseGoDurationMs)
@@ -121,6 +134,8 @@ configMapOptions(
       generateCerts: opts.generateCerts,
       clientCaFile: opts.clientCaFile,
       maxConnections: opts.maxConnections,
+      maxConnectionsPerAddress: opts.maxConnectionsPerAddress,
+      timeouts: { handshakeMs: opts.handshakeTimeout },
       shutdownGraceMs: opts.shutdownTimeout,
       review: { configMap: { name: opts.configmapName, namespace: opts.configmapNamespace }, ...(watching ? { pools: watching.cache.pools, dualStack: watching.dualStack } : {}) },
       ...(watching ? { readinessChecks: watching.readiness, metrics: watching.metrics } : {}),

@@ -47,8 +47,25 @@ export interface WebhookMetrics {
   certificateExpirationSeconds: Gauge;
   /** Certificate reloads by `result` (`success`, `failure`). */
   certificateReloadsTotal: Counter<'result'>;
-  /** Connections closed at once because `maxConnections` were open. */
+  /**
+   * Connections closed on arrival because `maxConnections` were open, all serving a
+   * request (the same count as `connectionRejectionsTotal{reason="all_busy"}`).
+   */
   connectionsDroppedTotal: Counter;
+  /** The `connections{state}` gauge; its counts are read at each scrape. */
+  connections: ConnectionStates;
+  /** Connections the server closed early, by `reason` (src/server/connection-table.ts `EVICTION_REASONS`). */
+  connectionEvictionsTotal: Counter<'reason'>;
+  /** Connections closed on arrival, by `reason` (src/server/connection-table.ts `REJECTION_REASONS`). */
+  connectionRejectionsTotal: Counter<'reason'>;
+}
+
+/** Where the `connections` gauge reads its counts: the server's connection table. */
+export interface ConnectionStates {
+  /** `read` returns the open connections per state (`handshaking`, `idle`, `active`). */
+  readFrom(read: () => Readonly<Record<string, number>>): void;
+  /** The counts a scrape would show now (0 for each state before `readFrom`). */
+  read(): { handshaking: number; idle: number; active: number };
 }
 
 /** Requests counted since the last read of `/metrics`, for one label set of `requests_total`. */
@@ -69,6 +86,7 @@ export function createWebhookMetrics(registry = new Registry()): WebhookMetrics 
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
   const routes = new Map<string, RouteCounts>();
+  let readConnections: (() => Readonly<Record<string, number>>) | undefined;
   const metrics: WebhookMetrics = {
     registry,
     requestsTotal: new Counter({
@@ -122,10 +140,37 @@ export function createWebhookMetrics(registry = new Registry()): WebhookMetrics 
     }),
     connectionsDroppedTotal: new Counter({
       name: `${PREFIX}connections_dropped_total`,
-      help: 'Connections closed on arrival because the concurrent-connection cap was reached.',
+      help: 'Connections closed on arrival because the concurrent-connection cap was reached with every connection serving a request.',
+      registers,
+    }),
+    connections: {
+      readFrom: (read) => {
+        readConnections = read;
+      },
+      read: () => ({ handshaking: 0, idle: 0, active: 0, ...readConnections?.() }),
+    },
+    connectionEvictionsTotal: new Counter({
+      name: `${PREFIX}connection_evictions_total`,
+      help: 'Connections closed by the server before their client was done: handshake_timeout, or at the cap evicted_handshaking / evicted_idle for a newcomer.',
+      labelNames: ['reason'],
+      registers,
+    }),
+    connectionRejectionsTotal: new Counter({
+      name: `${PREFIX}connection_rejections_total`,
+      help: 'Connections closed on arrival: per_address_share (the client address held its share of the cap), all_busy (at the cap, every connection serving a request).',
+      labelNames: ['reason'],
       registers,
     }),
   };
+  new Gauge({
+    name: `${PREFIX}connections`,
+    help: 'Open connections by state: handshaking (TLS not finished), idle (no request in flight), active (serving a request).',
+    labelNames: ['state'],
+    registers,
+    collect() {
+      for (const [state, count] of Object.entries(readConnections?.() ?? {})) this.set({ state }, count);
+    },
+  });
   // Both results exist from the start, so increase() sees the first failure after a restart
   // (a series that appears with value 1 has no earlier sample to increase from).
   for (const result of ['success', 'failure']) metrics.certificateReloadsTotal.inc({ result }, 0);

@@ -38,36 +38,19 @@ function answerHint(socket: Socket): void {
   setTimeout(() => socket.destroy(), DRAIN_MS).unref();
 }
 
-export interface PlainHttpHint {
-  /** Closes the connections that have not sent their first byte yet (for a stop). */
-  closePending(): void;
-}
-
 /**
  * Puts the first-chunk check in front of `server`'s TLS connection listener. Call once,
- * before `listen`.
- *
- * @param firstByteTimeoutMs a connection that sends nothing for this long is closed (the
- *   TLS handshake timeout starts only once it has).
+ * before `listen`. A connection that sends nothing is left to the handshake deadline
+ * (connections.ts), which runs from the TCP accept.
  */
-export function answerPlainHttpWithHint(server: TlsServer, options: { firstByteTimeoutMs: number; logger: Logger }): PlainHttpHint {
+export function answerPlainHttpWithHint(server: TlsServer, options: { logger: Logger }): void {
   const tlsListeners = server.listeners('connection') as ((socket: Socket) => void)[];
   server.removeAllListeners('connection');
-  const pending = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
-    pending.add(socket);
-    const timer = setTimeout(() => socket.destroy(), options.firstByteTimeoutMs);
-    timer.unref();
-    const done = () => {
-      clearTimeout(timer);
-      pending.delete(socket);
-    };
     // Until TLS takes the socket, a reset by the client is only the end of it.
     const onError = () => socket.destroy();
     socket.on('error', onError);
-    socket.once('close', done);
     socket.once('data', (chunk: Buffer) => {
-      done();
       socket.pause();
       if (looksLikeHttp(chunk[0]!)) {
         options.logger.debug({ remoteAddress: socket.remoteAddress }, 'plain HTTP on the HTTPS port; answered with a hint to use HTTPS');
@@ -78,9 +61,4 @@ export function answerPlainHttpWithHint(server: TlsServer, options: { firstByteT
       for (const listener of tlsListeners) listener.call(server, socket);
     });
   });
-  return {
-    closePending: () => {
-      for (const socket of pending) socket.destroy();
-    },
-  };
 }

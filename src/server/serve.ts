@@ -7,14 +7,16 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { SecureContextOptions } from 'node:tls';
-import type { Response } from 'express';
+import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { createReviewer, type ReviewOptions } from '../validators.js';
 import { loadOrCreateCertificates, MissingCertificateError } from '../certs/files.js';
-import { certificateValidityProblem, readTlsMaterial, watchCertificates, type ServedCertificate, type TlsMaterial } from '../certs/reload.js';
+import { certificateValidityProblem, readTlsMaterial, watchCertificates, type CertificateReloader, type ServedCertificate, type TlsMaterial } from '../certs/reload.js';
 import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME } from '../defaults.js';
 import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js';
 import { createApp } from './app.js';
+import { defaultMaxPerAddress } from './connection-table.js';
+import { guardConnections, type ConnectionGuard } from './connections.js';
 import { answerPlainHttpWithHint } from './plain-http.js';
 import type { ReadinessCheck } from './readiness.js';
 import { statusBody } from './status.js';
@@ -22,7 +24,10 @@ import { TLS_CIPHERS, TLS_MIN_VERSION } from './tls-ciphers.js';
 
 /** Timeouts that bound how long one client may hold a socket, in milliseconds. */
 export interface ServerTimeouts {
-  /** From TCP accept to a finished TLS handshake (Node's default, 120 s, lets idle sockets pile up). */
+  /**
+   * From the TCP accept to a finished TLS handshake (Node's default, 120 s, lets idle
+   * sockets pile up; the kube-apiserver's handshake takes milliseconds).
+   */
   handshakeMs: number;
   /** For the request headers to arrive. */
   headersMs: number;
@@ -30,11 +35,12 @@ export interface ServerTimeouts {
   requestMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: ServerTimeouts = { handshakeMs: 10_000, headersMs: 10_000, requestMs: 15_000 };
+export const DEFAULT_TIMEOUTS: ServerTimeouts = { handshakeMs: 3_000, headersMs: 10_000, requestMs: 15_000 };
 /**
- * Open connections, idle keep-alive ones included. The bodies parsed at once are bounded
- * apart (`MAX_BODY_BYTES_IN_FLIGHT`); this caps what connections buffer while they wait.
- * The traffic this webhook sees (UPDATEs of IaaS pools, one ConfigMap) needs a handful.
+ * Open connections, idle keep-alive ones included (see connection-table.ts for who gives
+ * way at the cap). The bodies parsed at once are bounded apart (`MAX_BODY_BYTES_IN_FLIGHT`);
+ * this caps what connections buffer while they wait. The traffic this webhook sees
+ * (UPDATEs of IaaS pools, one ConfigMap) needs a handful.
  */
 export const DEFAULT_MAX_CONNECTIONS = 128;
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
@@ -62,8 +68,10 @@ export interface ServeOptions {
   logger: Logger;
   /** How long a stop waits for in-flight reviews, in milliseconds. */
   shutdownGraceMs?: number;
-  /** Cap on open connections; more are closed on arrival. */
+  /** Cap on open connections; at it, a newcomer takes the slot of a handshaking or idle one. */
   maxConnections?: number;
+  /** Connections one client address may hold (default: `defaultMaxPerAddress(maxConnections)`). */
+  maxConnectionsPerAddress?: number;
   timeouts?: Partial<ServerTimeouts>;
   certReloadIntervalMs?: number;
   /** More `/readyz` checks, after the server's own. */
@@ -145,6 +153,70 @@ async function loadInitialCertificates(options: ServeOptions): Promise<{ served:
   }
 }
 
+/** The HTTPS server around `app` with the TLS settings, the timeouts and the connection guard. */
+function createHttpsServer(options: ServeOptions, app: Express, material: TlsMaterial, metrics: WebhookMetrics): { server: https.Server; guard: ConnectionGuard } {
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const server = https.createServer(
+    {
+      ...secureContextOptions(material),
+      // Asked for on every connection, checked per path by the app: kubelet probes send none.
+      requestCert: options.clientCaFile !== undefined,
+      rejectUnauthorized: false,
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    },
+    app,
+  );
+  server.on('tlsClientError', (err) => options.logger.debug({ err: err.message }, 'TLS handshake failed'));
+  server.on('clientError', answerMalformedHttp);
+  answerPlainHttpWithHint(server, { logger: options.logger });
+  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  const guard = guardConnections(server, {
+    maxConnections,
+    maxPerAddress: options.maxConnectionsPerAddress ?? defaultMaxPerAddress(maxConnections),
+    handshakeMs: timeouts.handshakeMs,
+    metrics,
+    logger: options.logger,
+  });
+  return { server, guard };
+}
+
+/** Watches the certificate files and applies a new pair to `server`, logging and counting each reload. */
+function reloadCertificates(options: ServeOptions, server: https.Server, served: ServedCertificate, metrics: WebhookMetrics): CertificateReloader {
+  const { logger, certDir } = options;
+  metrics.certificateExpirationSeconds.set(served.validTo.getTime() / 1000);
+  const reloader = watchCertificates({
+    certDir,
+    ...(options.clientCaFile === undefined ? {} : { clientCaFile: options.clientCaFile }),
+    initial: served,
+    intervalMs: options.certReloadIntervalMs ?? DEFAULT_CERT_RELOAD_INTERVAL_MS,
+    apply: (cert) => server.setSecureContext(secureContextOptions(cert.material)),
+    onReloaded: (cert) => {
+      metrics.certificateReloadsTotal.inc({ result: 'success' });
+      metrics.certificateExpirationSeconds.set(cert.validTo.getTime() / 1000);
+      logger.info({ certDir, ...describe(cert) }, 'serving a new certificate');
+    },
+    onFailure: (err) => {
+      metrics.certificateReloadsTotal.inc({ result: 'failure' });
+      logger.error({ certDir, err: err.message, ...describe(reloader.current()) }, 'new certificate refused; still serving the old one');
+    },
+  });
+  return reloader;
+}
+
+const describe = (cert: ServedCertificate) => ({ serialNumber: cert.serialNumber, validTo: cert.validTo.toISOString() });
+
+function listen(server: https.Server, port: number, host: string | undefined): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
 /**
  * Loads (or, with `generateCerts`, creates) the certificates and serves the webhook over
  * HTTPS (TLS 1.2 or newer), reloading the pair when the files change.
@@ -155,10 +227,8 @@ async function loadInitialCertificates(options: ServeOptions): Promise<{ served:
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const { logger } = options;
   const metrics = options.metrics ?? createWebhookMetrics();
-  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const { served, created } = await loadInitialCertificates(options);
   if (created) logger.info({ certDir: options.certDir }, 'generated a CA and a serving certificate');
-  const verifyClients = options.clientCaFile !== undefined;
 
   let stopping = false;
   // No "listening" check: nothing can ask before the server listens.
@@ -167,78 +237,26 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     { name: 'serving-certificate', check: () => certificateValidityProblem(reloader.current(), new Date()) },
     ...(options.readinessChecks ?? []),
   ];
-  const app = createApp({ review: createReviewer(options.review), logger, readinessChecks: checks, metrics, verifyClientCertificates: verifyClients });
-  const server = https.createServer(
-    {
-      ...secureContextOptions(served.material),
-      // Asked for on every connection, checked per path by the app: kubelet probes send none.
-      requestCert: verifyClients,
-      rejectUnauthorized: false,
-      handshakeTimeout: timeouts.handshakeMs,
-      headersTimeout: timeouts.headersMs,
-      requestTimeout: timeouts.requestMs,
-      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
-    },
-    app,
-  );
-  server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-  server.on('drop', () => metrics.connectionsDroppedTotal.inc());
-  server.on('tlsClientError', (err) => logger.debug({ err: err.message }, 'TLS handshake failed'));
-  server.on('clientError', answerMalformedHttp);
-  const plainHttp = answerPlainHttpWithHint(server, { firstByteTimeoutMs: timeouts.handshakeMs, logger });
-  // While stopping, every answer still to be written says `Connection: close`, so no client
-  // reuses a socket that is about to go and Node closes each connection once its answer is
-  // out. Decided when the head is written, on express's response prototype (every answer
-  // passes there), and only from the stop on: until then an answer costs nothing more.
-  const closeConnectionsAfterAnswers = () => {
-    const { writeHead } = app.response;
-    app.response.writeHead = function (this: Response, ...args: Parameters<Response['writeHead']>) {
-      this.shouldKeepAlive = false;
-      return writeHead.apply(this, args);
-    } as Response['writeHead'];
-  };
-
-  const describe = (cert: ServedCertificate) => ({ serialNumber: cert.serialNumber, validTo: cert.validTo.toISOString() });
-  metrics.certificateExpirationSeconds.set(served.validTo.getTime() / 1000);
-  const reloader = watchCertificates({
-    certDir: options.certDir,
-    ...(options.clientCaFile === undefined ? {} : { clientCaFile: options.clientCaFile }),
-    initial: served,
-    intervalMs: options.certReloadIntervalMs ?? DEFAULT_CERT_RELOAD_INTERVAL_MS,
-    apply: (cert) => server.setSecureContext(secureContextOptions(cert.material)),
-    onReloaded: (cert) => {
-      metrics.certificateReloadsTotal.inc({ result: 'success' });
-      metrics.certificateExpirationSeconds.set(cert.validTo.getTime() / 1000);
-      logger.info({ certDir: options.certDir, ...describe(cert) }, 'serving a new certificate');
-    },
-    onFailure: (err) => {
-      metrics.certificateReloadsTotal.inc({ result: 'failure' });
-      logger.error({ certDir: options.certDir, err: err.message, ...describe(reloader.current()) }, 'new certificate refused; still serving the old one');
-    },
-  });
+  const app = createApp({ review: createReviewer(options.review), logger, readinessChecks: checks, metrics, verifyClientCertificates: options.clientCaFile !== undefined });
+  const { server, guard } = createHttpsServer(options, app, served.material, metrics);
+  const reloader = reloadCertificates(options, server, served, metrics);
   const problem = certificateValidityProblem(served, new Date());
   if (problem !== undefined) logger.error({ certDir: options.certDir, ...describe(served) }, `${problem}: not ready until it is replaced`);
 
+  let port: number;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port, options.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    port = await listen(server, options.port, options.host);
   } catch (err) {
     reloader.close();
     throw err;
   }
-  const port = (server.address() as AddressInfo).port;
   logger.info({ port, certDir: options.certDir, ...describe(served) }, 'serving admission reviews over HTTPS');
 
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopped ??= new Promise<void>((resolve) => {
       stopping = true;
-      closeConnectionsAfterAnswers();
+      guard.closeAfterAnswers();
       reloader.close();
       const grace = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
       grace.unref();
@@ -247,7 +265,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         resolve();
       });
       server.closeIdleConnections();
-      plainHttp.closePending();
     });
     return stopped;
   };

@@ -57,10 +57,10 @@ export function httpsRequest(opts: RequestOptions): Promise<Reply> {
 }
 
 /**
- * Opens a TLS connection with `options` and resolves once it is established (the caller
- * ends it), or rejects with the handshake error or when the server closes it first.
+ * Opens a TLS connection with `options` (from `localAddress`, e.g. another loopback
+ * address, when given) and resolves once it is established (the caller ends it), or rejects with the handshake error or when the server closes it first.
  */
-export function connectTls(port: number, options: tls.ConnectionOptions): Promise<tls.TLSSocket> {
+export function connectTls(port: number, options: tls.ConnectionOptions & { localAddress?: string }): Promise<tls.TLSSocket> {
   return new Promise((resolve, reject) => {
     const socket = tls.connect({ host: '127.0.0.1', servername: 'localhost', port, ...options });
     socket.once('secureConnect', () => {

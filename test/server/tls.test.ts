@@ -125,26 +125,62 @@ describe('--client-ca-file', () => {
 });
 
 describe('socket limits', () => {
-  it('closes a connection that does not finish its TLS handshake in time', async () => {
+  const metric = async (server: RunningServer, series: string) => sampleValue(await server.metrics.registry.metrics(), series);
+  const closed = (socket: { once(event: 'close', listener: () => void): unknown }) => new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  /** A TLS connection with a review whose body is half sent: active until it is destroyed. */
+  async function busyConnection(server: RunningServer) {
+    const socket = await connectTls(server.port, { ca: serving.caCertPem });
+    socket.on('error', () => undefined);
+    socket.write(`POST ${WEBHOOK_PATHS.configMap} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
+    return socket;
+  }
+
+  it('closes a connection that does not finish its TLS handshake in time, counted as handshake_timeout', async () => {
     const server = await start({ timeouts: { handshakeMs: 300 } });
     try {
       const socket = connect(server.port, '127.0.0.1');
+      const began = performance.now();
       await new Promise<void>((resolve, reject) => {
         socket.once('close', () => resolve());
         socket.once('error', reject);
       });
+      // One deadline from the accept, not the first byte's wait and then TLS's own.
+      expect(performance.now() - began).toBeGreaterThanOrEqual(250);
+      expect(await metric(server, 'spiderpool_iaas_webhook_connection_evictions_total{reason="handshake_timeout"}')).toBe(1);
     } finally {
       await server.stop();
     }
   });
 
-  it('caps concurrent connections: one more is closed on arrival and counted, and served again once one ends', async () => {
-    const server = await start({ maxConnections: 2 });
+  it('at the cap, gives the slot of the connection idle longest to a newcomer, which is served', async () => {
+    const server = await start({ maxConnections: 2, maxConnectionsPerAddress: 2 });
     try {
-      const open = [await connectTls(server.port, { ca: serving.caCertPem }), await connectTls(server.port, { ca: serving.caCertPem })];
-      await expect(connectTls(server.port, { ca: serving.caCertPem })).rejects.toThrow();
-      expect(sampleValue(await server.metrics.registry.metrics(), 'spiderpool_iaas_webhook_connections_dropped_total')).toBe(1);
-      open[0]!.destroy();
+      const oldest = await connectTls(server.port, { ca: serving.caCertPem });
+      const newer = await connectTls(server.port, { ca: serving.caCertPem });
+      await until(async () => (await metric(server, 'spiderpool_iaas_webhook_connections{state="idle"}')) === 2, 'two idle connections');
+      const oldestClosed = closed(oldest);
+      expect((await httpsRequest({ port: server.port, ca: serving.caCertPem, path: '/healthz' })).status).toBe(200);
+      await oldestClosed;
+      expect(newer.destroyed).toBe(false);
+      expect(await metric(server, 'spiderpool_iaas_webhook_connection_evictions_total{reason="evicted_idle"}')).toBe(1);
+      expect(await metric(server, 'spiderpool_iaas_webhook_connections_dropped_total')).toBe(0);
+      newer.destroy();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('at the cap with every connection serving a request, closes the newcomer on arrival, counts it, and serves again once one ends', async () => {
+    const server = await start({ maxConnections: 2, maxConnectionsPerAddress: 2 });
+    try {
+      const busy = [await busyConnection(server), await busyConnection(server)];
+      await until(async () => (await metric(server, 'spiderpool_iaas_webhook_connections{state="active"}')) === 2, 'two active connections');
+      // From another address: the share of 127.0.0.1 is not what refuses it.
+      await expect(connectTls(server.port, { ca: serving.caCertPem, localAddress: '127.0.0.2' })).rejects.toThrow();
+      expect(await metric(server, 'spiderpool_iaas_webhook_connections_dropped_total')).toBe(1);
+      expect(await metric(server, 'spiderpool_iaas_webhook_connection_rejections_total{reason="all_busy"}')).toBe(1);
+      expect(busy.every((s) => !s.destroyed)).toBe(true);
+      busy[0]!.destroy();
       await until(async () => {
         try {
           return (await httpsRequest({ port: server.port, ca: serving.caCertPem, path: '/healthz' })).status === 200;
@@ -152,7 +188,48 @@ describe('socket limits', () => {
           return false;
         }
       }, 'a free connection slot');
-      open[1]!.destroy();
+      busy[1]!.destroy();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("gives an address at its share one of its own idle slots, and refuses it when all of them are busy; another address is served", async () => {
+    const server = await start({ maxConnectionsPerAddress: 1 });
+    try {
+      const idle = await connectTls(server.port, { ca: serving.caCertPem });
+      const idleClosed = closed(idle);
+      await until(async () => (await metric(server, 'spiderpool_iaas_webhook_connections{state="idle"}')) === 1, 'an idle connection');
+      const busy = await busyConnection(server); // takes the idle one's slot
+      await idleClosed;
+      await until(async () => (await metric(server, 'spiderpool_iaas_webhook_connections{state="active"}')) === 1, 'an active connection');
+      await expect(connectTls(server.port, { ca: serving.caCertPem })).rejects.toThrow();
+      expect(await metric(server, 'spiderpool_iaas_webhook_connection_rejections_total{reason="per_address_share"}')).toBe(1);
+      expect(await metric(server, 'spiderpool_iaas_webhook_connection_evictions_total{reason="evicted_idle"}')).toBe(1);
+      const other = await connectTls(server.port, { ca: serving.caCertPem, localAddress: '127.0.0.2' });
+      expect(busy.destroyed).toBe(false);
+      other.destroy();
+      busy.destroy();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('counts open connections by state, each reason from zero', async () => {
+    const server = await start();
+    try {
+      const raw = connect(server.port, '127.0.0.1');
+      const idle = await connectTls(server.port, { ca: serving.caCertPem });
+      const busy = await busyConnection(server);
+      const counts = async () => {
+        const text = await server.metrics.registry.metrics();
+        return ['handshaking', 'idle', 'active'].map((state) => sampleValue(text, `spiderpool_iaas_webhook_connections{state="${state}"}`));
+      };
+      await until(async () => (await counts()).join() === '1,1,1', 'one connection in each state', { describe: () => 'not yet' });
+      const text = await server.metrics.registry.metrics();
+      for (const reason of ['handshake_timeout', 'evicted_handshaking', 'evicted_idle']) expect(text).toContain(`spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"} 0`);
+      for (const reason of ['per_address_share', 'all_busy']) expect(text).toContain(`spiderpool_iaas_webhook_connection_rejections_total{reason="${reason}"} 0`);
+      for (const s of [raw, idle, busy]) s.destroy();
     } finally {
       await server.stop();
     }

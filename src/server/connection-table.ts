@@ -1,0 +1,187 @@
+/**
+ * Who holds the connection slots, and who gives one up when a newcomer arrives: the
+ * policy of the connection cap, without sockets or timers (connections.ts applies it).
+ *
+ * Fairness comes before the limit. A client address holds at most `maxPerAddress`
+ * connections: a newcomer from an address at its share takes the slot of one of that
+ * address's own connections, never another's. At `maxConnections`, the newcomer takes a
+ * slot of the address that holds the most connections (so a client with a few, like the
+ * kube-apiserver, gives way only after every address holding more). Either way the slot
+ * given up is one that does no work: first the one that has waited longest for its TLS
+ * handshake, else the one idle (handshake done, no request in flight) for longest. A
+ * connection serving a request is never evicted; only when every candidate serves one is
+ * the newcomer refused.
+ *
+ * Why this order: the kube-apiserver's handshake takes milliseconds and it sends its
+ * review at once, so a slot it needs is never one waiting for a handshake; and Go's
+ * http.Transport reuses the idle connection it used last (its idle list is LIFO), so the
+ * longest-idle one is the one it is least likely to be about to reuse.
+ */
+
+export const CONNECTION_STATES = ['handshaking', 'idle', 'active'] as const;
+/** `handshaking`: accepted, TLS not finished; `idle`: no request in flight; `active`: serving one. */
+export type ConnectionState = (typeof CONNECTION_STATES)[number];
+
+/**
+ * Why a connection was closed by the server before its client was done with it:
+ * `handshake_timeout` (no finished TLS handshake within the deadline), `evicted_handshaking`
+ * and `evicted_idle` (at the cap, its slot went to a newcomer).
+ */
+export const EVICTION_REASONS = ['handshake_timeout', 'evicted_handshaking', 'evicted_idle'] as const;
+export type EvictionReason = (typeof EVICTION_REASONS)[number];
+
+/**
+ * Why a newcomer was closed on arrival: `per_address_share` (its address holds
+ * `maxPerAddress` connections, all serving a request), `all_busy` (at the cap, every
+ * connection serving a request).
+ */
+export const REJECTION_REASONS = ['per_address_share', 'all_busy'] as const;
+export type RejectionReason = (typeof REJECTION_REASONS)[number];
+
+export interface ConnectionLimits {
+  /** Slots in all, at least 1. */
+  maxConnections: number;
+  /** Slots one client address may hold, at least 1. */
+  maxPerAddress: number;
+}
+
+/** What `admit` decided: the newcomer tracked (and, at the cap, whose slot it took), or refused. */
+export type Admission<C> =
+  | { admitted: true; evicted?: { connection: C; reason: Extract<EvictionReason, 'evicted_handshaking' | 'evicted_idle'> } }
+  | { admitted: false; reason: RejectionReason };
+
+interface Entry {
+  address: string;
+  state: ConnectionState;
+  /** Requests received and not yet answered (HTTP/1.1 pipelining can make it more than one). */
+  inFlight: number;
+}
+
+/** One client address's connections; per state in the order they entered it (the first is the oldest). */
+interface AddressHold<C> {
+  count: number;
+  byState: Record<ConnectionState, Set<C>>;
+}
+
+const emptyStates = <C>(): Record<ConnectionState, Set<C>> => ({ handshaking: new Set(), idle: new Set(), active: new Set() });
+
+/**
+ * The connections of one server, by state and client address. `C` is whatever identifies
+ * a connection to the caller (a socket). Every method is O(1) but `admit` at the cap,
+ * which looks through the client addresses (at most `maxConnections`).
+ */
+export class ConnectionTable<C> {
+  private readonly entries = new Map<C, Entry>();
+  /** Per state, in the order the connections entered it: the first is the oldest. */
+  private readonly byState: Record<ConnectionState, Set<C>> = emptyStates();
+  private readonly addresses = new Map<string, AddressHold<C>>();
+
+  constructor(private readonly limits: ConnectionLimits) {
+    if (!(limits.maxConnections >= 1 && limits.maxPerAddress >= 1)) throw new RangeError(`connection limits must be at least 1, got ${JSON.stringify(limits)}`);
+  }
+
+  /**
+   * Decides on a newcomer from `address`. When admitted it is tracked as `handshaking`, and
+   * an evicted connection is no longer tracked (the caller closes it).
+   */
+  admit(connection: C, address: string): Admission<C> {
+    let evicted: { connection: C; reason: 'evicted_handshaking' | 'evicted_idle' } | undefined;
+    const own = this.addresses.get(address);
+    const atShare = own !== undefined && own.count >= this.limits.maxPerAddress;
+    if (atShare || this.entries.size >= this.limits.maxConnections) {
+      const from = atShare ? own : this.largestEvictableHold();
+      const victim = from === undefined ? undefined : (first(from.byState.handshaking) ?? first(from.byState.idle));
+      if (victim === undefined) return { admitted: false, reason: atShare ? 'per_address_share' : 'all_busy' };
+      evicted = { connection: victim, reason: this.entries.get(victim)!.state === 'handshaking' ? 'evicted_handshaking' : 'evicted_idle' };
+      this.remove(victim);
+    }
+    let hold = this.addresses.get(address);
+    if (hold === undefined) {
+      hold = { count: 0, byState: emptyStates() };
+      this.addresses.set(address, hold);
+    }
+    hold.count++;
+    hold.byState.handshaking.add(connection);
+    this.entries.set(connection, { address, state: 'handshaking', inFlight: 0 });
+    this.byState.handshaking.add(connection);
+    return evicted === undefined ? { admitted: true } : { admitted: true, evicted };
+  }
+
+  /** The TLS handshake finished: idle until its first request. */
+  secured(connection: C): void {
+    const entry = this.entries.get(connection);
+    if (entry?.state === 'handshaking') this.move(connection, entry, 'idle');
+  }
+
+  requestStarted(connection: C): void {
+    const entry = this.entries.get(connection);
+    if (entry === undefined) return;
+    entry.inFlight++;
+    if (entry.state !== 'active') this.move(connection, entry, 'active');
+  }
+
+  /** A request was answered (or abandoned): idle from now on once none is in flight. */
+  requestEnded(connection: C): void {
+    const entry = this.entries.get(connection);
+    if (entry === undefined || entry.inFlight === 0) return;
+    if (--entry.inFlight === 0) this.move(connection, entry, 'idle');
+  }
+
+  /** The connection closed (or was evicted); unknown ones are ignored. */
+  remove(connection: C): void {
+    const entry = this.entries.get(connection);
+    if (entry === undefined) return;
+    this.entries.delete(connection);
+    this.byState[entry.state].delete(connection);
+    const hold = this.addresses.get(entry.address)!;
+    hold.byState[entry.state].delete(connection);
+    if (--hold.count === 0) this.addresses.delete(entry.address);
+  }
+
+  state(connection: C): ConnectionState | undefined {
+    return this.entries.get(connection)?.state;
+  }
+
+  /** Connections in `state`, oldest first. */
+  inState(state: ConnectionState): readonly C[] {
+    return [...this.byState[state]];
+  }
+
+  counts(): Record<ConnectionState, number> {
+    return { handshaking: this.byState.handshaking.size, idle: this.byState.idle.size, active: this.byState.active.size };
+  }
+
+  /** The address holding the most connections among those with one handshaking or idle (the first seen on a tie). */
+  private largestEvictableHold(): AddressHold<C> | undefined {
+    let largest: AddressHold<C> | undefined;
+    for (const hold of this.addresses.values()) {
+      if (hold.byState.handshaking.size + hold.byState.idle.size === 0) continue;
+      if (largest === undefined || hold.count > largest.count) largest = hold;
+    }
+    return largest;
+  }
+
+  private move(connection: C, entry: Entry, to: ConnectionState): void {
+    const hold = this.addresses.get(entry.address)!;
+    this.byState[entry.state].delete(connection);
+    hold.byState[entry.state].delete(connection);
+    entry.state = to;
+    // At the end: the newest in its state.
+    this.byState[to].add(connection);
+    hold.byState[to].add(connection);
+  }
+}
+
+function first<T>(set: Set<T>): T | undefined {
+  for (const value of set) return value;
+  return undefined;
+}
+
+/**
+ * The default share of one client address: a quarter of the slots (32 of the default 128),
+ * so that three kube-apiserver replicas (the usual HA control plane), each at its full
+ * share, still leave a quarter to everyone else (kubelet probes, Prometheus).
+ */
+export function defaultMaxPerAddress(maxConnections: number): number {
+  return Math.max(1, Math.floor(maxConnections / 4));
+}

@@ -1,0 +1,205 @@
+/**
+ * Hostile clients of the webhook's port, as a neighbour pod could run them: connections
+ * that send nothing, TLS connections that send no request, TLS ClientHellos trickled a
+ * byte at a time, and connections opened and closed as fast as the machine allows.
+ *
+ * Node builtins only: attacker-process.ts transpiles this file as it is and runs
+ * `runPlan` in a process of its own (on loopback for test/server/fairness.test.ts, in the
+ * cluster test's attacker pod), so that the attack does not share the server's event
+ * loop. Every attack runs until `stop()` (a plan until its `durationMs`); none sends to
+ * any other address than the one it is given.
+ */
+import net from 'node:net';
+import tls from 'node:tls';
+
+export interface AttackTarget {
+  host: string;
+  port: number;
+  /** Local addresses to connect from (loopback aliases in tests); the default route's when empty. */
+  sources: readonly string[];
+}
+
+export interface AttackStats {
+  /** Connections opened (TCP established). */
+  opened: number;
+  /** Open now. */
+  held: number;
+  /** The most open at once. */
+  maxHeld: number;
+  /** Closed by the server (any close the attack did not start). */
+  closedByServer: number;
+}
+
+export interface Attack {
+  stats(): AttackStats;
+  /** Closes every connection and stops opening new ones. */
+  stop(): Promise<void>;
+}
+
+interface Connector {
+  target: AttackTarget;
+  /** Connections to keep open per source; a closed one is reopened after `reopenMs`. */
+  perSource: number;
+  reopenMs: number;
+  /** What to do with a new connection (write to it, or `close` it) and return a cleanup. */
+  onConnect: (socket: net.Socket, close: () => void) => () => void;
+}
+
+/** Keeps `perSource` connections open from each source, reopening each one the server closes. */
+function keepOpen({ target, perSource, reopenMs, onConnect }: Connector): Attack {
+  const stats: AttackStats = { opened: 0, held: 0, maxHeld: 0, closedByServer: 0 };
+  const open = new Set<net.Socket>();
+  let stopped = false;
+  const openOne = (source: string | undefined) => {
+    if (stopped) return;
+    const socket = net.connect({ host: target.host, port: target.port, ...(source === undefined ? {} : { localAddress: source }) });
+    let cleanup: (() => void) | undefined;
+    let established = false;
+    let closedByUs = false;
+    socket.on('error', () => undefined); // a reset is the server's answer here
+    socket.once('connect', () => {
+      established = true;
+      stats.opened++;
+      stats.held++;
+      stats.maxHeld = Math.max(stats.maxHeld, stats.held);
+      open.add(socket);
+      cleanup = onConnect(socket, () => {
+        closedByUs = true;
+        socket.destroy();
+      });
+    });
+    socket.once('close', () => {
+      cleanup?.();
+      open.delete(socket);
+      if (established) stats.held--;
+      if (stopped) return;
+      if (established && !closedByUs) stats.closedByServer++;
+      setTimeout(() => openOne(source), reopenMs).unref();
+    });
+  };
+  const sources = target.sources.length === 0 ? [undefined] : target.sources;
+  for (const source of sources) for (let i = 0; i < perSource; i++) openOne(source);
+  return {
+    stats: () => ({ ...stats }),
+    stop: async () => {
+      stopped = true;
+      const closing = [...open].map((s) => new Promise<void>((resolve) => s.once('close', () => resolve())));
+      for (const s of open) s.destroy();
+      await Promise.all(closing);
+    },
+  };
+}
+
+/** Connections that send nothing at all. */
+export function holdIdle(target: AttackTarget, perSource: number, reopenMs = 50): Attack {
+  return keepOpen({ target, perSource, reopenMs, onConnect: () => () => undefined });
+}
+
+/** Connections that each send `clientHello` one byte every `byteEveryMs`. */
+export function trickleClientHello(target: AttackTarget, perSource: number, clientHello: Buffer, byteEveryMs = 1000, reopenMs = 50): Attack {
+  return keepOpen({
+    target,
+    perSource,
+    reopenMs,
+    onConnect: (socket) => {
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (sent < clientHello.length) socket.write(clientHello.subarray(sent, ++sent));
+      }, byteEveryMs);
+      return () => clearInterval(timer);
+    },
+  });
+}
+
+/** Connections that finish a TLS handshake (certificate unchecked) and send no request. */
+export function holdTlsIdle(target: AttackTarget, perSource: number, servername: string, reopenMs = 50): Attack {
+  return keepOpen({
+    target,
+    perSource,
+    reopenMs,
+    onConnect: (socket) => {
+      const secure = tls.connect({ socket, servername, rejectUnauthorized: false });
+      secure.on('error', () => undefined);
+      return () => secure.destroy();
+    },
+  });
+}
+
+/** `concurrency` loops per source, each opening a connection and closing it as soon as it is established. */
+export function churn(target: AttackTarget, concurrency: number): Attack {
+  return keepOpen({ target, perSource: concurrency, reopenMs: 0, onConnect: (_socket, close) => (close(), () => undefined) });
+}
+
+/** The first bytes a TLS client sends: a real ClientHello for `servername` (captured from Node's own client). */
+export function captureClientHello(servername: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer((socket) => {
+      socket.once('data', (chunk: Buffer) => {
+        resolve(chunk);
+        socket.destroy();
+        server.close();
+      });
+    });
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      tls.connect({ host: '127.0.0.1', port, servername, rejectUnauthorized: false }).on('error', () => undefined);
+    });
+  });
+}
+
+export type AttackKind = 'idle' | 'tls-idle' | 'trickle' | 'churn';
+
+/** What an attacker process runs: attacks side by side for `durationMs`. */
+export interface AttackPlan extends AttackTarget {
+  /** The name in the server's certificate (SNI of the ClientHellos). */
+  servername: string;
+  durationMs: number;
+  /** `perSource`: connections per source (loops, for `churn`). */
+  attacks: { kind: AttackKind; perSource: number }[];
+  /** How often a stats line is printed, in milliseconds. */
+  reportEveryMs: number;
+}
+
+/** One stats line of `runPlan`: per attack kind; `final` on the last. */
+export interface PlanReport {
+  atMs: number;
+  final: boolean;
+  stats: Partial<Record<AttackKind, AttackStats>>;
+}
+
+/**
+ * Runs `plan`, printing a `PlanReport` as one JSON line every `reportEveryMs` and at the
+ * end (after `durationMs`, or on SIGTERM), then resolves.
+ */
+export async function runPlan(plan: AttackPlan, print: (line: string) => void = (line) => process.stdout.write(line + '\n')): Promise<void> {
+  const started = Date.now();
+  const clientHello = plan.attacks.some((a) => a.kind === 'trickle') ? await captureClientHello(plan.servername) : Buffer.alloc(0);
+  const running = plan.attacks.map(({ kind, perSource }) => {
+    const attack =
+      kind === 'idle'
+        ? holdIdle(plan, perSource)
+        : kind === 'tls-idle'
+          ? holdTlsIdle(plan, perSource, plan.servername)
+          : kind === 'trickle'
+            ? trickleClientHello(plan, perSource, clientHello)
+            : churn(plan, perSource);
+    return { kind, attack };
+  });
+  const report = (final: boolean) => {
+    const stats: PlanReport['stats'] = {};
+    for (const { kind, attack } of running) stats[kind] = attack.stats();
+    print(JSON.stringify({ atMs: Date.now() - started, final, stats } satisfies PlanReport));
+  };
+  const ticker = setInterval(() => report(false), plan.reportEveryMs);
+  await new Promise<void>((resolve) => {
+    const end = setTimeout(resolve, plan.durationMs);
+    process.once('SIGTERM', () => {
+      clearTimeout(end);
+      resolve();
+    });
+  });
+  clearInterval(ticker);
+  report(true);
+  await Promise.all(running.map(({ attack }) => attack.stop()));
+}

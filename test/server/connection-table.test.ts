@@ -1,0 +1,183 @@
+/**
+ * The connection cap's policy without sockets: the per-address share, who is evicted at
+ * the cap (handshaking oldest, then idle longest, never an active one), and when a
+ * newcomer is refused.
+ */
+import { ConnectionTable, defaultMaxPerAddress } from '../../src/server/connection-table.js';
+
+const table = (maxConnections: number, maxPerAddress = maxConnections) => new ConnectionTable<string>({ maxConnections, maxPerAddress });
+
+describe('the per-address share', () => {
+  it("gives a newcomer from an address at its share the slot of that address's oldest handshaking connection", () => {
+    const t = table(10, 2);
+    expect(t.admit('a1', '10.0.0.1')).toEqual({ admitted: true });
+    t.admit('b1', '10.0.0.2'); // older than a2, but another address's
+    expect(t.admit('a2', '10.0.0.1')).toEqual({ admitted: true });
+    expect(t.admit('a3', '10.0.0.1')).toEqual({ admitted: true, evicted: { connection: 'a1', reason: 'evicted_handshaking' } });
+    expect(t.counts()).toEqual({ handshaking: 3, idle: 0, active: 0 });
+    expect(t.state('b1')).toBe('handshaking');
+  });
+
+  it('then its connection idle longest, never one serving a request', () => {
+    const t = table(10, 2);
+    t.admit('busy', 'a');
+    t.secured('busy');
+    t.requestStarted('busy');
+    t.admit('idle', 'a');
+    t.secured('idle');
+    expect(t.admit('new', 'a')).toEqual({ admitted: true, evicted: { connection: 'idle', reason: 'evicted_idle' } });
+    expect(t.state('busy')).toBe('active');
+  });
+
+  it('refuses the newcomer when every connection of its address serves a request, and admits other addresses', () => {
+    const t = table(10, 2);
+    for (const c of ['a1', 'a2']) {
+      t.admit(c, '10.0.0.1');
+      t.secured(c);
+      t.requestStarted(c);
+    }
+    t.admit('b-idle', '10.0.0.2');
+    t.secured('b-idle');
+    expect(t.admit('a3', '10.0.0.1')).toEqual({ admitted: false, reason: 'per_address_share' });
+    expect(t.state('b-idle')).toBe('idle'); // another address's idle connection is not taken
+    expect(t.admit('b2', '10.0.0.2')).toEqual({ admitted: true });
+  });
+
+  it('gives the share back when a connection of the address closes', () => {
+    const t = table(10, 1);
+    t.admit('a1', '10.0.0.1');
+    t.remove('a1');
+    expect(t.admit('a2', '10.0.0.1')).toEqual({ admitted: true });
+  });
+
+  it('at the cap and at its share, an address pushes out only its own connection', () => {
+    const t = table(2, 1);
+    t.admit('b1', '10.0.0.2'); // the oldest of the server
+    t.admit('a1', '10.0.0.1');
+    expect(t.admit('a2', '10.0.0.1')).toEqual({ admitted: true, evicted: { connection: 'a1', reason: 'evicted_handshaking' } });
+    expect(t.state('b1')).toBe('handshaking');
+  });
+
+  it('defaults to a quarter of the cap, at least 1', () => {
+    expect(defaultMaxPerAddress(128)).toBe(32);
+    expect(defaultMaxPerAddress(3)).toBe(1);
+  });
+});
+
+describe('at the cap', () => {
+  it('takes the slot from the address holding the most connections, not from the oldest handshake of a small client', () => {
+    const t = table(4);
+    t.admit('apiserver', '10.0.0.1'); // the oldest handshake of the server
+    t.admit('n1', '10.0.0.9');
+    t.secured('n1');
+    t.admit('n2', '10.0.0.9');
+    t.secured('n2');
+    t.admit('n3', '10.0.0.9');
+    expect(t.admit('new', '10.0.0.5')).toEqual({ admitted: true, evicted: { connection: 'n3', reason: 'evicted_handshaking' } });
+    expect(t.state('apiserver')).toBe('handshaking');
+  });
+
+  it('passes over a larger address whose connections all serve requests', () => {
+    const t = table(3);
+    for (const c of ['b1', 'b2']) {
+      t.admit(c, 'busy');
+      t.secured(c);
+      t.requestStarted(c);
+    }
+    t.admit('small', 'other');
+    expect(t.admit('new', 'third')).toEqual({ admitted: true, evicted: { connection: 'small', reason: 'evicted_handshaking' } });
+  });
+
+  it("evicts that address's oldest connection still waiting for its handshake first, even when idle ones are older", () => {
+    const t = table(3);
+    t.admit('idle', 'x');
+    t.secured('idle');
+    t.admit('hs-old', 'x');
+    t.admit('hs-new', 'x');
+    expect(t.admit('new', 'w')).toEqual({ admitted: true, evicted: { connection: 'hs-old', reason: 'evicted_handshaking' } });
+    expect(t.state('hs-old')).toBeUndefined();
+    expect(t.state('idle')).toBe('idle');
+  });
+
+  it('then the connection idle for longest (by the end of its last request, not its age)', () => {
+    const t = table(2);
+    t.admit('first', 'x');
+    t.secured('first');
+    t.admit('second', 'x');
+    t.secured('second');
+    // "first" served a request after "second" became idle: "second" has been idle longer.
+    t.requestStarted('first');
+    t.requestEnded('first');
+    expect(t.admit('new', 'z')).toEqual({ admitted: true, evicted: { connection: 'second', reason: 'evicted_idle' } });
+  });
+
+  it('never evicts an active connection: with all of them serving a request the newcomer is refused', () => {
+    const t = table(2);
+    for (const c of ['a', 'b']) {
+      t.admit(c, c);
+      t.secured(c);
+      t.requestStarted(c);
+    }
+    expect(t.admit('new', 'z')).toEqual({ admitted: false, reason: 'all_busy' });
+    expect(t.counts()).toEqual({ handshaking: 0, idle: 0, active: 2 });
+    t.requestEnded('b');
+    expect(t.admit('new', 'z')).toEqual({ admitted: true, evicted: { connection: 'b', reason: 'evicted_idle' } });
+  });
+
+  it('keeps a pipelined connection active until its last request is answered', () => {
+    const t = table(1);
+    t.admit('p', 'x');
+    t.secured('p');
+    t.requestStarted('p');
+    t.requestStarted('p');
+    t.requestEnded('p');
+    expect(t.state('p')).toBe('active');
+    expect(t.admit('new', 'y')).toEqual({ admitted: false, reason: 'all_busy' });
+    t.requestEnded('p');
+    expect(t.state('p')).toBe('idle');
+  });
+
+  it("frees the evicted connection's address share", () => {
+    const t = table(1, 1);
+    t.admit('a1', 'a');
+    t.admit('b1', 'b'); // evicts a1
+    expect(t.admit('a2', 'a')).toMatchObject({ admitted: true, evicted: { connection: 'b1' } });
+  });
+});
+
+describe('bookkeeping', () => {
+  it('ignores events for connections it does not hold, and a second remove', () => {
+    const t = table(2);
+    t.secured('ghost');
+    t.requestStarted('ghost');
+    t.requestEnded('ghost');
+    t.remove('ghost');
+    t.admit('a', 'x');
+    t.remove('a');
+    t.remove('a');
+    expect(t.counts()).toEqual({ handshaking: 0, idle: 0, active: 0 });
+    expect(t.admit('b', 'x')).toEqual({ admitted: true });
+  });
+
+  it('does not move an active connection back to idle on a late handshake event', () => {
+    const t = table(2);
+    t.admit('a', 'x');
+    t.secured('a');
+    t.requestStarted('a');
+    t.secured('a');
+    expect(t.state('a')).toBe('active');
+  });
+
+  it('lists a state oldest first', () => {
+    const t = table(5);
+    for (const c of ['a', 'b', 'c']) t.admit(c, c);
+    t.secured('b');
+    expect(t.inState('handshaking')).toEqual(['a', 'c']);
+    expect(t.inState('idle')).toEqual(['b']);
+  });
+
+  it('refuses limits under 1', () => {
+    expect(() => table(0)).toThrow(RangeError);
+    expect(() => table(2, 0)).toThrow(/at least 1/);
+  });
+});

@@ -1,0 +1,169 @@
+/**
+ * Connection fairness against hostile clients on loopback, with the server's defaults
+ * (128 connections, 32 per client address, a 3 s handshake deadline): while an attacker
+ * process holds idle connections, trickles TLS ClientHellos a byte a second, or opens and
+ * closes connections at line rate, a well-behaved client (another loopback address, a
+ * new connection for every review, as the kube-apiserver opens one when it has none idle)
+ * gets every review answered, each within a bound far above what it takes (the
+ * webhooks' `timeoutSeconds: 5` minus a second). The measured latencies and the
+ * attacker's counts are printed; speed itself is `npm run bench`'s.
+ *
+ * The attacker connects from 127.0.0.2 and up (Linux routes all of 127.0.0.0/8 to the
+ * loopback interface) and runs in a child process, so it does not share the server's
+ * event loop, and ends by itself.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jest } from '@jest/globals';
+import { pino } from 'pino';
+import { WEBHOOK_PATHS } from '../../src/defaults.js';
+import { startServer, type RunningServer } from '../../src/server/serve.js';
+import type { AttackKind, PlanReport } from '../helpers/attackers.js';
+import { spawnAttacker } from '../helpers/attacker-process.js';
+import { httpsRequest, sampleValue } from '../helpers/client.js';
+import { until } from '../helpers/until.js';
+import { loadReview } from '../fixtures/load.js';
+
+jest.setTimeout(90_000);
+
+/** Far above a review's milliseconds, below the webhooks' `timeoutSeconds: 5`. */
+const LATENCY_BOUND_MS = 4_000;
+const REVIEWS = 15;
+const ATTACKER_SOURCES = (n: number) => Array.from({ length: n }, (_, i) => `127.0.0.${i + 2}`);
+
+let certDir: string;
+let server: RunningServer;
+const body = JSON.stringify(loadReview('pool-update-node-to-global'));
+
+beforeAll(async () => {
+  certDir = await mkdtemp(join(tmpdir(), 'webhook-fairness-'));
+  server = await startServer({ port: 0, host: '127.0.0.1', certDir, generateCerts: true, logger: pino({ level: 'silent' }) });
+});
+
+afterAll(async () => {
+  await server.stop();
+  await rm(certDir, { recursive: true, force: true });
+});
+
+const series = async (name: string) => sampleValue(await server.metrics.registry.metrics(), name);
+
+/** `REVIEWS` reviews one after the other, each on a new connection; their statuses and latencies. */
+async function wellBehavedReviews(): Promise<{ statuses: (number | string)[]; latenciesMs: number[] }> {
+  const statuses: (number | string)[] = [];
+  const latenciesMs: number[] = [];
+  for (let i = 0; i < REVIEWS; i++) {
+    const sent = performance.now();
+    try {
+      const reply = await httpsRequest({ port: server.port, ca: server.caCertPem!, path: WEBHOOK_PATHS.spiderIPPool, body });
+      statuses.push(reply.status);
+    } catch (e) {
+      statuses.push((e as Error).message);
+    }
+    latenciesMs.push(Math.round(performance.now() - sent));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { statuses, latenciesMs };
+}
+
+/**
+ * Starts the attack, waits until it holds `held` connections (or has opened them, for
+ * churn), runs the well-behaved client, stops the attack; prints and returns what happened.
+ */
+async function underAttack(what: string, kind: AttackKind, sources: number, perSource: number, ready: (report: PlanReport) => boolean) {
+  const evictionsBefore = await evictions();
+  const rejectionsBefore = await series('spiderpool_iaas_webhook_connection_rejections_total{reason="per_address_share"}');
+  const attacker = await spawnAttacker({
+    host: '127.0.0.1',
+    port: server.port,
+    sources: ATTACKER_SOURCES(sources),
+    servername: 'localhost',
+    durationMs: 60_000,
+    attacks: [{ kind, perSource }],
+    reportEveryMs: 200,
+  });
+  let run: Awaited<ReturnType<typeof wellBehavedReviews>>;
+  let report: PlanReport;
+  let heldByAttacker: number;
+  let maxOpenOnServer = 0;
+  try {
+    await until(() => attacker.last() !== undefined && ready(attacker.last()!), `the ${kind} attack to be under way`, { timeoutMs: 20_000, describe: () => JSON.stringify(attacker.last()) });
+    heldByAttacker = attacker.last()!.stats[kind]!.held;
+    const sampler = setInterval(() => {
+      const { handshaking, idle, active } = openOnServer();
+      maxOpenOnServer = Math.max(maxOpenOnServer, handshaking + idle + active);
+    }, 20);
+    run = await wellBehavedReviews().finally(() => clearInterval(sampler));
+  } finally {
+    report = await attacker.stop();
+  }
+  const stats = report.stats[kind]!;
+  const evicted = Object.fromEntries(Object.entries(await evictions()).map(([reason, n]) => [reason, n - evictionsBefore[reason]!]));
+  const rejected = (await series('spiderpool_iaas_webhook_connection_rejections_total{reason="per_address_share"}')) - rejectionsBefore;
+  const sorted = [...run.latenciesMs].sort((a, b) => a - b);
+  console.log(
+    `${what}: ${run.statuses.filter((s) => s === 200).length}/${REVIEWS} reviews answered 200, latency median ${sorted[sorted.length >> 1]} ms, max ${sorted[sorted.length - 1]} ms; ` +
+      `attacker opened ${stats.opened} connections, held ${heldByAttacker} when the reviews began (at most ${stats.maxHeld} as it saw them), ${stats.closedByServer} closed by the server; ` +
+      `server held at most ${maxOpenOnServer}; ` +
+      `evictions ${JSON.stringify(evicted)}, per-address rejections ${rejected}`,
+  );
+  return { ...run, stats, evicted, rejected, maxOpenOnServer };
+}
+
+/** The server's open connections by state, read as a scrape reads them (the table itself). */
+function openOnServer(): { handshaking: number; idle: number; active: number } {
+  return server.metrics.connections.read();
+}
+
+async function evictions(): Promise<Record<string, number>> {
+  const text = await server.metrics.registry.metrics();
+  return Object.fromEntries(
+    ['handshake_timeout', 'evicted_handshaking', 'evicted_idle'].map((reason) => [reason, sampleValue(text, `spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"}`)]),
+  );
+}
+
+function expectServed(run: { statuses: (number | string)[]; latenciesMs: number[] }): void {
+  expect(run.statuses).toEqual(Array(REVIEWS).fill(200));
+  for (const ms of run.latenciesMs) expect(ms).toBeLessThan(LATENCY_BOUND_MS);
+}
+
+describe('a well-behaved client is served while an attacker', () => {
+  it('holds 200 connections from one address that send nothing (128 took every slot before): it keeps only its share', async () => {
+    const result = await underAttack('200 idle TCP connections from one address', 'idle', 1, 200, (r) => r.stats.idle!.opened >= 200);
+    expectServed(result);
+    // Its newcomers take the slots of its own oldest connections, never the client's.
+    expect(result.maxOpenOnServer).toBeLessThanOrEqual(32 + 1);
+    expect(result.evicted['evicted_handshaking']).toBeGreaterThan(0);
+  });
+
+  it('fills the whole cap from eight addresses with TLS connections that send no request: theirs give way', async () => {
+    const result = await underAttack('8 addresses x 24 idle TLS connections', 'tls-idle', 8, 24, (r) => r.stats['tls-idle']!.opened >= 128);
+    expectServed(result);
+    expect(result.maxOpenOnServer).toBeLessThanOrEqual(128);
+    expect(result.evicted['evicted_idle']! + result.evicted['evicted_handshaking']!).toBeGreaterThan(0);
+  });
+
+  it('trickles TLS ClientHellos a byte a second from six addresses: each is cut at the 3 s handshake deadline', async () => {
+    const result = await underAttack('6 addresses x 20 ClientHellos at a byte a second', 'trickle', 6, 20, (r) => r.atMs > 3_500 && r.stats.trickle!.closedByServer > 0);
+    expectServed(result);
+    expect(result.evicted['handshake_timeout']).toBeGreaterThan(0);
+  });
+
+  it('opens and closes connections at line rate from four addresses', async () => {
+    const result = await underAttack('4 addresses x 16 loops of connect-and-close', 'churn', 4, 16, (r) => r.stats.churn!.opened >= 2_000);
+    expectServed(result);
+  });
+});
+
+describe('afterwards', () => {
+  it('holds no connection of the attacker: the gauge counts only what is open, and nothing was dropped', async () => {
+    const open = async () => {
+      const text = await server.metrics.registry.metrics();
+      return ['handshaking', 'idle', 'active'].map((state) => sampleValue(text, `spiderpool_iaas_webhook_connections{state="${state}"}`));
+    };
+    await until(async () => (await open()).every((n) => n === 0), 'every connection to be gone', { describe: () => 'still open' });
+    // Never was every connection busy: no newcomer was refused for the cap.
+    expect(await series('spiderpool_iaas_webhook_connection_rejections_total{reason="all_busy"}')).toBe(0);
+    expect(await series('spiderpool_iaas_webhook_connections_dropped_total')).toBe(0);
+  });
+});
