@@ -9,6 +9,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
+import { generateCertificates } from '../../src/certs/generate.js';
 import { parseManifests, renderWithKubectl } from '../deploy/render.js';
 import { startApiServer, type ApiServer } from './cluster/apiserver.js';
 import { runProcess } from './cluster/processes.js';
@@ -307,7 +308,13 @@ describe('the real kube-apiserver accepts what the chart renders', () => {
     api = await startApiServer(path.join(logDir, 'apiserver.log'));
     const kubectl = (argv: string[], stdin?: string) => runProcess(KUBECTL, ['--kubeconfig', api!.kubeconfig, ...argv], stdin === undefined ? {} : { stdin });
     for (const ns of [RELEASE_NAMESPACE, 'kube-system']) await kubectl(['create', 'namespace', ns]);
-    const provided = await helmTemplate(['--set', 'tls.method=provided', '--set', 'tls.provided.tlsCert=Y2VydA==', '--set', 'tls.provided.tlsKey=a2V5', '--set', 'tls.provided.tlsCa=Y2E=']);
+    // Real PEMs: the API server checks a kubernetes.io/tls Secret's certificate and key.
+    const pems = await generateCertificates({ serviceName: 'spiderpool-iaas-webhook', namespace: RELEASE_NAMESPACE });
+    const b64 = (pem: string) => Buffer.from(pem).toString('base64');
+    const provided = await helmTemplate([
+      '--set', 'tls.method=provided',
+      '--set', `tls.provided.tlsCert=${b64(pems.certPem)}`, '--set', `tls.provided.tlsKey=${b64(pems.keyPem)}`, '--set', `tls.provided.tlsCa=${b64(pems.caCertPem)}`,
+    ]);
     for (const objects of [defaults, provided]) {
       const result = await kubectl(['apply', '--dry-run=server', '-f', '-'], objects.map((o) => `---\n${stringify(o)}`).join(''));
       expect([result.code, result.stderr]).toEqual([0, '']);
