@@ -41,10 +41,11 @@ listed file is missing or a document is not YAML.
 {{- end -}}
 
 {{/*
-"sw.kustomization": deploy/base/kustomization.yaml plus what the templates read from
-deploy/base once: the webhook configuration's name, the TLS Secret's name and the
+"sw.base": deploy/base/kustomization.yaml plus what the templates read from
+deploy/base once: the webhook configuration's name, the TLS Secret's name, the
 Spiderpool namespace and ConfigMap name deploy/base's Deployment is written for (its
---configmap-namespace and --configmap-name). YAML; use with fromYaml.
+--configmap-namespace and --configmap-name), and the cert-manager overlay's Certificate
+that writes that Secret. YAML; use with fromYaml.
 */}}
 {{- define "sw.base" -}}
 {{- $k := .Files.Get "files/base/kustomization.yaml" | fromYaml -}}
@@ -67,7 +68,10 @@ Spiderpool namespace and ConfigMap name deploy/base's Deployment is written for 
 {{- end -}}
 {{- end -}}
 {{- end -}}
-{{- range list "webhookConfiguration" "spiderpoolNamespace" "configName" "tlsSecret" -}}
+{{- range (include "sw.objects" (dict "root" . "dir" "files/cert-manager") | fromYaml).items -}}
+{{- if and (eq .kind "Certificate") (eq .spec.secretName $info.tlsSecret) -}}{{- $_ := set $info "servingCertificate" .metadata.name -}}{{- end -}}
+{{- end -}}
+{{- range list "webhookConfiguration" "spiderpoolNamespace" "configName" "tlsSecret" "servingCertificate" -}}
 {{- if not (hasKey $info .) -}}
 {{- fail (printf "deploy/base no longer says its %s (the chart reads it from there): update templates/_helpers.tpl" .) -}}
 {{- end -}}
