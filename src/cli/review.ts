@@ -15,7 +15,9 @@ import type { AdmissionRequest } from '../kubernetes/schema.js';
 import { webhookMatches, WebhookMatchSchema, type MatchedRequest, type WebhookMatch } from '../kubernetes/webhook-match.js';
 import { readWebhookManifest } from '../registration/webhook-configuration.js';
 import type { ClusterState } from '../state/state.js';
-import { noPoolDirectory } from '../rules/pool-pair.js';
+import { policyEnforcementLine } from '../rules/admission-policy.js';
+import { noPoolDirectory, type PoolDirectory } from '../rules/pool-pair.js';
+import { judgeSpiderIPPoolWrite, SPIDERIPPOOL, SpiderIPPoolSchema } from '../rules/spiderippool.js';
 import { quoteGoString } from '../field/quote.js';
 import { ManifestError, manifestFiles, parseDocuments, parseManifests, readText, type ManifestObject } from '../manifest/read.js';
 import { loadState, UsageError } from './cluster-state.js';
@@ -115,7 +117,7 @@ export function runReview(command: ReviewCommand): CommandResult {
     }
     writes.push({ operation, object, ...(fromState !== undefined ? { oldObject: fromState } : {}), source });
   }
-  return judge(writes, command, createReviewer(options));
+  return judge(writes, command, createReviewer(options), options.pools ?? noPoolDirectory(NO_STATE_REASON));
 }
 
 /** The objects of one input, with `review`'s own message for what it cannot use. */
@@ -213,9 +215,11 @@ function judge(
   writes: readonly Write[],
   command: ReviewCommand,
   review: (body: unknown) => ReviewOutcome,
+  pools: PoolDirectory,
 ): CommandResult {
   const responses: unknown[] = [];
   const refusals: Refusal[] = [];
+  let notes = '';
   const seenWarnings = new Set<string>();
   let stdout = '';
   let stderr = '';
@@ -250,6 +254,7 @@ function judge(
         verb: VERB[operation],
         source: write.source,
       });
+      notes += policyNote(body.request, pools);
     }
   }
   const exitCode = refusals.length > 0 ? 1 : 0;
@@ -257,7 +262,23 @@ function judge(
     const items = responses.length === 1 ? responses[0] : { apiVersion: 'v1', kind: 'List', items: responses };
     return { exitCode, stdout: JSON.stringify(items, null, 2) + '\n', stderr: '' };
   }
-  return { exitCode, stdout, stderr: stderr + renderRefusals(refusals) };
+  return { exitCode, stdout, stderr: stderr + renderRefusals(refusals) + notes };
+}
+
+/**
+ * For a refused SpiderIPPool write, a `note:` line saying whether the
+ * ValidatingAdmissionPolicy (deploy/components/validating-admission-policy/) refuses it
+ * too, from the rules that refused it and the table of their twins; '' for other writes.
+ */
+function policyNote(request: AdmissionRequest, pools: PoolDirectory): string {
+  if (request.kind.group !== SPIDERIPPOOL.group || request.kind.kind !== SPIDERIPPOOL.kind || request.operation === 'DELETE') return '';
+  const pool = SpiderIPPoolSchema.safeParse(request.object);
+  const old = request.oldObject === undefined || request.oldObject === null ? undefined : SpiderIPPoolSchema.safeParse(request.oldObject);
+  if (!pool.success || (old !== undefined && !old.success)) return '';
+  const name = pool.data.metadata.name ?? request.name ?? '';
+  const { refused } = judgeSpiderIPPoolWrite(old?.data, pool.data, name, pools);
+  if (refused.length === 0) return '';
+  return `note: SpiderIPPool ${quoteGoString(name)}: ${policyEnforcementLine(refused.map((r) => r.rule))}\n`;
 }
 
 /** Refuses `--old` naming the same file as NEW: old and new must be two objects (kyverno#9188). */

@@ -27,6 +27,9 @@ export const POOL_RULES = [
   'pair-podAffinity',
 ] as const;
 
+/** One rule of {@link POOL_RULES}. */
+export type PoolRule = (typeof POOL_RULES)[number];
+
 /**
  * Every rule of one IaaS pool on its own (shape) and with its dual-stack partners in
  * `pools` (the caller checks that it is an IaaS pool).

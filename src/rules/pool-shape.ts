@@ -8,6 +8,7 @@
  * {@link Violation}s so that UPDATEs can be ratcheted.
  */
 import { invalid, required, type FieldError } from '../field/errors.js';
+import type { PoolRule } from './pool-judgement.js';
 import type { Findings, Violation } from './ratchet.js';
 import {
   IAAS_PROVIDER_ANNOTATION,
@@ -21,7 +22,7 @@ import {
 } from '../spiderpool/pool.js';
 
 /** A rule of one pool alone: its name is its key, as the pool holds at most one such violation. */
-const violation = (rule: string, measure: string | bigint, error: FieldError): Violation => ({ rule, key: rule, measure, error });
+const violation = (rule: PoolRule, measure: string | bigint, error: FieldError): Violation => ({ rule, key: rule, measure, error });
 
 /** Rule 1: the provider annotation's value names the provider, so it may not be empty. */
 function emptyProvider(pool: SpiderIPPool): Violation | undefined {

@@ -5,6 +5,7 @@
  * working. A violation the old object already had is let through with a warning.
  */
 import type { FieldError } from '../field/errors.js';
+import type { PoolRule } from './pool-judgement.js';
 
 /** One broken rule of one object. */
 export interface Violation {
@@ -13,7 +14,7 @@ export interface Violation {
    * Which rule, from a fixed set (`parent-nic-missing`, `pair-capacity`, …): the `rule`
    * label of the violation gauge, and how `audit` names it.
    */
-  rule: string;
+  rule: PoolRule;
   /** For a rule between the two pools of a dual-stack pair: the other pool's name. */
   partner?: string;
   /**
@@ -35,9 +36,9 @@ export interface Findings {
   warnings: string[];
 }
 
-/** What an object's violations come to: refused fields and warnings for those let through. */
+/** What an object's violations come to: those refused, and warnings for those let through. */
 export interface Ratcheted {
-  errors: FieldError[];
+  refused: Violation[];
   warnings: string[];
 }
 
@@ -47,11 +48,11 @@ function notWorse(before: Violation, after: Violation): boolean {
 }
 
 /**
- * Splits `found` (the new object's violations on UPDATE) into errors and let-through
+ * Splits `found` (the new object's violations on UPDATE) into refused ones and let-through
  * warnings, given `existing`, the old object's violations.
  */
 export function ratchet(found: readonly Violation[], existing: readonly Violation[]): Ratcheted {
-  const errors: FieldError[] = [];
+  const refused: Violation[] = [];
   const warnings: string[] = [];
   const byKey = new Map(existing.map((old) => [old.key, old]));
   for (const violation of found) {
@@ -60,7 +61,7 @@ export function ratchet(found: readonly Violation[], existing: readonly Violatio
       warnings.push(
         `${violation.error.field}: let through, as it was so before this update and is not made worse: ${violation.error.detail}`,
       );
-    } else errors.push(violation.error);
+    } else refused.push(violation);
   }
-  return { errors, warnings };
+  return { refused, warnings };
 }

@@ -14,7 +14,7 @@ import type { AdmissionRequest } from '../kubernetes/schema.js';
 import type { DualStack } from '../candidates/categories.js';
 import { defaultPoolWarnings } from './default-pools.js';
 import type { PoolDirectory } from './pool-pair.js';
-import { judgePool } from './pool-judgement.js';
+import { judgePool, type PoolRule } from './pool-judgement.js';
 import {
   IAAS_PROVIDER_ANNOTATION,
   PARENT_NIC_ANNOTATION,
@@ -29,7 +29,22 @@ import {
   type SpiderIPPool,
 } from '../spiderpool/pool.js';
 import { ratchet } from './ratchet.js';
-import { warningsOnly, type Findings, type Validator } from './validator.js';
+import type { Findings, Validator } from './validator.js';
+
+/**
+ * The rules of an UPDATE that compare the stored pool with the new one (the others,
+ * {@link POOL_RULES}, judge one pool and are ratcheted).
+ */
+export const TRANSITION_RULES = ['provider-fixed-in-use', 'parent-nic-fixed-in-use', 'category-fixed', 'mode-fixed'] as const;
+
+/** Every rule that can refuse a SpiderIPPool write. */
+export type SpiderIPPoolRule = (typeof TRANSITION_RULES)[number] | PoolRule;
+
+/** One refusal of a SpiderIPPool write: the rule, and the field error it renders as. */
+export interface PoolRefusal {
+  rule: SpiderIPPoolRule;
+  error: FieldError;
+}
 
 const WHY_MODE_IS_FIXED =
   "an IaaS pool's mode is fixed for its life: a node pool's addresses are sub-ENIs pre-warmed on its node, " +
@@ -40,12 +55,12 @@ const WHY_CATEGORY_IS_FIXED =
   "provider manages, a traditional pool's are not, and switching would leave allocated addresses managed by the wrong side";
 
 /** Forbids turning a node pool into a global pool or the reverse; changing the node is fine. */
-function modeChange(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string): FieldError | undefined {
+function modeChange(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string): PoolRefusal | undefined {
   const before = nodeNames(oldPool);
   const after = nodeNames(pool);
   if (before.length > 0 === after.length > 0) return undefined;
   const change = `changing spec.nodeName from ${showNodes(before)} to ${showNodes(after)}`;
-  return before.length > 0
+  const error = before.length > 0
     ? forbidden(
         'spec.nodeName',
         `${change} would turn IaaS node pool ${quoteShown(name)} into a global pool, but ${WHY_MODE_IS_FIXED}; ` +
@@ -56,15 +71,16 @@ function modeChange(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string): Fi
         `${change} would turn IaaS global pool ${quoteShown(name)} into a node pool, but ${WHY_MODE_IS_FIXED}; ` +
           'to pin it to a node, delete it once no Pod uses it and create it again with spec.nodeName',
       );
+  return { rule: 'mode-fixed', error };
 }
 
 /** Forbids adding or removing the IaaS provider annotation; changing its value is fine. */
-function categoryChange(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string): FieldError | undefined {
+function categoryChange(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string): PoolRefusal | undefined {
   const before = iaasProvider(oldPool);
   const after = iaasProvider(pool);
   if ((before === undefined) === (after === undefined)) return undefined;
   const field = annotationField(IAAS_PROVIDER_ANNOTATION);
-  return before !== undefined
+  const error = before !== undefined
     ? forbidden(
         field,
         `removing the annotation (was ${quoteShown(before)}) would turn IaaS pool ${quoteShown(name)} into a ` +
@@ -75,6 +91,7 @@ function categoryChange(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string)
         `adding the annotation (${quoteShown(after!)}) would turn traditional pool ${quoteShown(name)} into an ` +
           `IaaS pool, but ${WHY_CATEGORY_IS_FIXED}; create a new pool with the annotation instead`,
       );
+  return { rule: 'category-fixed', error };
 }
 
 /**
@@ -84,28 +101,42 @@ function categoryChange(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string)
  * those addresses were made by that provider on that NIC. Adding a parent NIC that was
  * absent is not a change of either. Without allocations both may change.
  */
-function fixedWhileInUse(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string): FieldError[] {
+function fixedWhileInUse(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string): PoolRefusal[] {
   const provider = iaasProvider(oldPool);
   const inUse = allocations(oldPool);
   if (provider === undefined || inUse === undefined) return [];
   const nic = annotation(oldPool, PARENT_NIC_ANNOTATION);
   const madeBy = () => `the sub-ENIs already attached for its Pods were made by provider ${quoteShown(provider)}${nic === undefined ? '' : ` on NIC ${quoteShown(nic)}`}`;
-  const errors: FieldError[] = [];
-  for (const key of [IAAS_PROVIDER_ANNOTATION, PARENT_NIC_ANNOTATION] as const) {
+  const refused: PoolRefusal[] = [];
+  for (const [key, rule] of IN_USE_RULES) {
     const before = annotation(oldPool, key);
     const after = annotation(pool, key);
     if (before === undefined || before === after) continue;
     const change = after === undefined ? `removing the annotation (was ${quoteShown(before)})` : `changing the annotation from ${quoteShown(before)} to ${quoteShown(after)}`;
     const instead = after === undefined ? 'without the annotation' : `with ${quoteShown(after)}`;
-    errors.push(
-      forbidden(
-        annotationField(key),
-        `${change} is refused while IaaS pool ${quoteShown(name)} has addresses in use (${inUse}): ${madeBy()}, and would be left ` +
-          `to a provider or NIC that did not make them; move the Pods off this pool first, or create a new pool ${instead}`,
-      ),
-    );
+    const detail =
+      `${change} is refused while IaaS pool ${quoteShown(name)} has addresses in use (${inUse}): ${madeBy()}, and would be left ` +
+      `to a provider or NIC that did not make them; move the Pods off this pool first, or create a new pool ${instead}`;
+    refused.push({ rule, error: forbidden(annotationField(key), detail) });
   }
-  return errors;
+  return refused;
+}
+
+/** The annotations fixed while a pool is in use, each with its rule. */
+const IN_USE_RULES = [
+  [IAAS_PROVIDER_ANNOTATION, 'provider-fixed-in-use'],
+  [PARENT_NIC_ANNOTATION, 'parent-nic-fixed-in-use'],
+] as const;
+
+/** What the rules say of one write: the refusals (none: allowed) and the warnings. */
+export interface PoolJudgement {
+  refused: PoolRefusal[];
+  warnings: string[];
+}
+
+/** The judgement as a validator's findings: the refusals' field errors, and the warnings. */
+function findings({ refused, warnings }: PoolJudgement): Findings {
+  return { errors: refused.map((r) => r.error), warnings };
 }
 
 const poolName = (pool: SpiderIPPool, request: AdmissionRequest): string => pool.metadata.name ?? request.name ?? '';
@@ -117,11 +148,7 @@ const poolName = (pool: SpiderIPPool, request: AdmissionRequest): string => pool
  * other default pools (default-pools.ts). Denied with 422 `Invalid`, one cause per field.
  */
 export function validateSpiderIPPoolCreate(pool: SpiderIPPool, request: AdmissionRequest, pools: PoolDirectory, dualStack: DualStack = NO_DUAL_STACK): Findings {
-  const name = poolName(pool, request);
-  const defaults = defaultPoolWarnings(pool, name, pools, dualStack);
-  if (iaasProvider(pool) === undefined) return warningsOnly(defaults);
-  const found = judgePool(pool, name, pools);
-  return { errors: found.violations.map((v) => v.error), warnings: [...found.warnings, ...defaults] };
+  return findings(judgeSpiderIPPoolWrite(undefined, pool, poolName(pool, request), pools, dualStack));
 }
 
 /**
@@ -141,19 +168,36 @@ export function validateSpiderIPPoolUpdate(
   pools: PoolDirectory,
   dualStack: DualStack = NO_DUAL_STACK,
 ): Findings {
-  const name = poolName(pool, request);
-  const fixed = fixedWhileInUse(oldPool, pool, name);
-  // One cause per annotation: a change refused because the pool is in use is not refused again by another rule.
-  const fixedFields = fixed.map((e) => e.field);
-  const others = (errors: readonly (FieldError | undefined)[]) => errors.filter((e): e is FieldError => e !== undefined && !fixedFields.includes(e.field));
-  const transitions = [categoryChange(oldPool, pool, name), iaasProvider(oldPool) !== undefined ? modeChange(oldPool, pool, name) : undefined];
-  const refused = [...fixed, ...others(transitions)];
+  return findings(judgeSpiderIPPoolWrite(oldPool, pool, poolName(pool, request), pools, dualStack));
+}
+
+/**
+ * The refusals, each with its rule, and the warnings of a CREATE (`oldPool` undefined) or
+ * UPDATE of pool `name`: what {@link validateSpiderIPPoolCreate} and
+ * {@link validateSpiderIPPoolUpdate} decide, for callers that ask which rules refused
+ * (`review`, telling whether the ValidatingAdmissionPolicy refuses too).
+ */
+export function judgeSpiderIPPoolWrite(
+  oldPool: SpiderIPPool | undefined,
+  pool: SpiderIPPool,
+  name: string,
+  pools: PoolDirectory,
+  dualStack: DualStack = NO_DUAL_STACK,
+): PoolJudgement {
   const defaults = defaultPoolWarnings(pool, name, pools, dualStack);
-  if (iaasProvider(pool) === undefined) return { errors: refused, warnings: defaults };
+  const fixed = oldPool === undefined ? [] : fixedWhileInUse(oldPool, pool, name);
+  // One cause per annotation: a change refused because the pool is in use is not refused again by another rule.
+  const fixedFields = fixed.map((r) => r.error.field);
+  const others = (refusals: readonly (PoolRefusal | undefined)[]) =>
+    refusals.filter((r): r is PoolRefusal => r !== undefined && !fixedFields.includes(r.error.field));
+  const transitions =
+    oldPool === undefined ? [] : [categoryChange(oldPool, pool, name), iaasProvider(oldPool) !== undefined ? modeChange(oldPool, pool, name) : undefined];
+  const refused = [...fixed, ...others(transitions)];
+  if (iaasProvider(pool) === undefined) return { refused, warnings: defaults };
   const found = judgePool(pool, name, pools);
-  const existing = iaasProvider(oldPool) === undefined ? [] : judgePool(oldPool, name, pools).violations;
+  const existing = oldPool === undefined || iaasProvider(oldPool) === undefined ? [] : judgePool(oldPool, name, pools).violations;
   const ratcheted = ratchet(found.violations, existing);
-  return { errors: [...refused, ...others(ratcheted.errors)], warnings: [...ratcheted.warnings, ...found.warnings, ...defaults] };
+  return { refused: [...refused, ...others(ratcheted.refused)], warnings: [...ratcheted.warnings, ...found.warnings, ...defaults] };
 }
 
 /** Without a ConfigMap cache: whether dual-stack is on is not known. */

@@ -173,6 +173,37 @@ describe("README's overlays, rendered without kubectl", () => {
   });
 });
 
+describe('the ValidatingAdmissionPolicy component', () => {
+  const componentFile = path.join(deployDir, 'components/validating-admission-policy/validatingadmissionpolicy.yaml');
+  const kinds = ['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'];
+
+  test('deploy/ and overlays/cert-manager install the policy and its binding as the component file holds them, cluster-scoped', async () => {
+    const { parseManifests } = await import('./render.js');
+    const expected = parseManifests(await readFile(componentFile, 'utf8'));
+    for (const objects of [rendered, certManager]) {
+      const found = objects.filter((o) => kinds.includes(o['kind']));
+      expect(found).toEqual(expected);
+      for (const o of found) expect(o['metadata']['namespace']).toBeUndefined();
+    }
+  });
+
+  test('an overlay without the component installs neither', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'no-vap-'));
+    try {
+      await cp(deployDir, path.join(dir, 'deploy'), { recursive: true });
+      const file = path.join(dir, 'deploy/overlays/cert-manager/kustomization.yaml');
+      const k = parse(await readFile(file, 'utf8'));
+      delete k.components;
+      await writeFile(file, JSON.stringify(k));
+      const objects: Obj[] = await renderWithNode(path.join(dir, 'deploy/overlays/cert-manager'));
+      expect(objects.filter((o) => kinds.includes(o['kind']))).toEqual([]);
+      expect(objects.filter((o) => o['kind'] === 'ValidatingWebhookConfiguration')).toHaveLength(1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('deploy/ installed into another namespace', () => {
   let workDir: string;
   afterEach(async () => {

@@ -3,7 +3,8 @@
  *
  * It implements just the kustomize features `deploy/` and its overlays use, the way
  * kustomize v5 applies them: `resources` (multi-document YAML files, and directories
- * holding a kustomization, rendered first), `secretGenerator`
+ * holding a kustomization, rendered first), `components` (a `kind: Component` directory
+ * holding `resources` only, added after the resources), `secretGenerator`
  * (`files:`, with a hash suffix that follows into Deployment secret volumes), `namespace`
  * (including webhooks' clientConfig.service.namespace and binding subjects naming a moved
  * ServiceAccount), `images`, `patches` (JSON 6902 `add`/`replace`/`remove` with a
@@ -46,6 +47,7 @@ export interface Kustomization {
   kind?: string;
   namespace?: string;
   resources?: string[];
+  components?: string[];
   images?: { name: string; newName?: string; newTag?: string; digest?: string }[];
   secretGenerator?: { name: string; type?: string; files?: string[]; namespace?: string }[];
   replacements?: Replacement[];
@@ -58,6 +60,7 @@ const SUPPORTED_FIELDS = new Set([
   'kind',
   'namespace',
   'resources',
+  'components',
   'images',
   'secretGenerator',
   'replacements',
@@ -71,6 +74,8 @@ const CLUSTER_SCOPED_KINDS = new Set([
   'ClusterRoleBinding',
   'CustomResourceDefinition',
   'PriorityClass',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionPolicyBinding',
 ]);
 
 function isObj(v: unknown): v is Obj {
@@ -254,6 +259,7 @@ export async function renderWithNode(deployDir: string): Promise<Obj[]> {
     if ((await stat(resource)).isDirectory()) objects.push(...(await renderWithNode(resource)));
     else objects.push(...parseManifests(await readFile(resource, 'utf8')));
   }
+  for (const entry of k.components ?? []) objects.push(...(await renderWithNode(path.join(deployDir, entry))));
 
   const renamedSecrets = new Map<string, string>();
   for (const gen of k.secretGenerator ?? []) {

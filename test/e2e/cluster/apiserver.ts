@@ -10,11 +10,11 @@ import { createWriteStream, existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { freePort } from './processes.js';
+import { ROOT } from './webhook.js';
 
 /** bin/apiserver, the link build.sh leaves to the cached build. */
-export const APISERVER_BINARY = path.join(path.dirname(fileURLToPath(import.meta.url)), '../apiserver/bin/apiserver');
+export const APISERVER_BINARY = path.join(ROOT, 'test/e2e/apiserver/bin/apiserver');
 
 /** A cold start (etcd, CRD and RBAC bootstrap) on two busy cores is well under this. */
 const STARTUP_TIMEOUT_MS = 180_000;

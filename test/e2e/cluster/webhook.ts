@@ -2,12 +2,21 @@
  * The webhook as built in dist/, run with `serve` on 127.0.0.1, and the JSON lines it logs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { until } from '../../helpers/until.js';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+/** The repository: the nearest folder above this file with a package.json (this file also runs compiled, from dist-bench/). */
+export const ROOT = repositoryRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+function repositoryRoot(dir: string): string {
+  if (existsSync(path.join(dir, 'package.json'))) return dir;
+  const parent = path.dirname(dir);
+  if (parent === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
+  return repositoryRoot(parent);
+}
 /** The built command line (`npm run test:e2e` builds dist/ first). */
 export const CLI = path.join(ROOT, 'dist/cli/main.js');
 

@@ -1,0 +1,232 @@
+/**
+ * The ValidatingAdmissionPolicy of deploy/components/validating-admission-policy/ decides
+ * as the webhook does, on the real kube-apiserver with Spiderpool's own CRD: thousands of
+ * generated (old, new) pool pairs (fast-check, seeded; the seed is printed and
+ * `VAP_SEED` replays it, `VAP_PAIRS` sets the count), each stored while no guard is
+ * installed (so old pools may break any rule), then written as server-side dry-run
+ * UPDATEs and CREATEs once with only the policy and once with only the webhook. Every
+ * write must be allowed by both or refused by both, and refused first for the same field.
+ * The generated pools stay inside the rules the policy covers (no stored pair partner,
+ * few `spec.ips`), so the webhook-only rules of src/rules/admission-policy.ts never fire.
+ *
+ * Then both are installed: kubectl shows the policy's refusal (it runs before webhooks),
+ * which is the webhook's first cause.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { parseAllDocuments } from 'yaml';
+import { ADMISSION_POLICY_NAME } from '../../src/rules/admission-policy.js';
+import { apiClient, mapLimit, type ApiClient, type ApiResponse } from './cluster/api-client.js';
+import { SPIDERPOOL_CRD_FILE, startCluster, waitUntilWebhookCalled, type Cluster } from './cluster/harness.js';
+import { ROOT } from './cluster/webhook.js';
+import { until } from '../helpers/until.js';
+
+const PAIRS = Number(process.env['VAP_PAIRS'] ?? 1500);
+const SEED = Number(process.env['VAP_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
+/** Requests in flight: enough to keep the API server busy on two cores. */
+const CONCURRENCY = 12;
+
+const POOLS = '/apis/spiderpool.spidernet.io/v2beta1/spiderippools';
+const ADMISSION = '/apis/admissionregistration.k8s.io/v1';
+const POLICY_FILE = path.join(ROOT, 'deploy/components/validating-admission-policy/validatingadmissionpolicy.yaml');
+const PROVIDER = 'ipam.spidernet.io/iaas-provider';
+const NIC = 'ipam.spidernet.io/parent-nic';
+const PAIR = 'ipam.spidernet.io/pair-pool';
+/** Stands for the pool's own name in a generated pair-pool annotation. */
+const SELF: unique symbol = Symbol('self');
+
+// The values each field takes: every rule's boundary, absent, empty and changed.
+const PROVIDERS = [undefined, 'cloud', 'other-cloud', ''];
+const NODES = [undefined, [], ['w1'], ['w2'], ['w1', 'w2'], [''], ['', 'w1'], ['w1', ''], ['', ''], ['w1', 'w2', 'w3', 'w4']];
+const NICS = [
+  undefined, 'eth0', 'eth1', '', ' ', '\t', 'eth0,eth1', ',', 'eth 0', 'eth0\u00a0', 'eth0\u0085', '\u3000', 'eth0\ufeff',
+  'abcdefghijklmno', 'abcdefghijklmnop', 'ééééééé', 'éééééééé', 'ééééééé\u00e9x', '.', '..', '...', 'e/1', 'e:1', 'e\u00000',
+];
+const PAIR_POOLS: (string | typeof SELF | undefined)[] = [undefined, '', SELF, 'partner-not-stored'];
+const COUNTS = [undefined, 0, 3];
+const ALLOCATED_IPS = [
+  undefined, '', ' ', '\u00a0', '\ufeff', '{}', ' { } ', '[]', '[\n]', 'null', '0', '-1.5e3', '01', 'true', '""', '"{}"', '" null "', '"\u00a0"',
+  '"x"', '{"10.0.0.2/24":{"pod":"default/a"}}', '["10.0.0.2"]', 'garbage', '\u00a0{}', '{} x',
+];
+
+interface PoolShape {
+  provider: string | undefined;
+  nodes: string[] | undefined;
+  nic: string | undefined;
+  pair: string | typeof SELF | undefined;
+  other: string | undefined;
+}
+interface Pair {
+  old: PoolShape;
+  next: PoolShape;
+  status: { count: number | undefined; ips: string | undefined };
+}
+
+const pick = <T,>(values: readonly T[]) => fc.constantFrom(...values);
+const shape: fc.Arbitrary<PoolShape> = fc.record({ provider: pick(PROVIDERS), nodes: pick(NODES), nic: pick(NICS), pair: pick(PAIR_POOLS), other: pick([undefined, 'x', 'y']) });
+/** A new pool from the old one: each field kept, or (one time in three) drawn afresh. */
+const pair: fc.Arbitrary<Pair> = fc
+  .tuple(shape, shape, fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 5, maxLength: 5 }), pick(COUNTS), pick(ALLOCATED_IPS))
+  .map(([old, drawn, keep, count, ips]) => {
+    const keys = ['provider', 'nodes', 'nic', 'pair', 'other'] as const;
+    const next = Object.fromEntries(keys.map((k, i) => [k, keep[i] === 0 ? drawn[k] : old[k]])) as unknown as PoolShape;
+    return { old, next, status: { count, ips } };
+  });
+
+/** The SpiderIPPool of `shape`, named `name`. */
+function manifest(name: string, s: PoolShape): Record<string, unknown> {
+  const annotations: Record<string, string> = {};
+  if (s.provider !== undefined) annotations[PROVIDER] = s.provider;
+  if (s.nic !== undefined) annotations[NIC] = s.nic;
+  if (s.pair !== undefined) annotations[PAIR] = s.pair === SELF ? name : s.pair;
+  if (s.other !== undefined) annotations['example.com/note'] = s.other;
+  return {
+    apiVersion: 'spiderpool.spidernet.io/v2beta1',
+    kind: 'SpiderIPPool',
+    metadata: { name, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) },
+    spec: { subnet: '10.6.0.0/16', ips: ['10.6.0.10-10.6.0.20'], ...(s.nodes !== undefined ? { nodeName: s.nodes } : {}) },
+  };
+}
+
+/** A write's outcome: allowed, or refused with the first field and the text after the API server's prefix. */
+type Outcome = { allowed: true } | { allowed: false; by: 'policy' | 'webhook'; field: string; text: string };
+
+/** The outcome of a dry run by whichever guard answered. @throws Error for anything but allowed or refused. */
+function outcome(response: ApiResponse, what: string): Outcome {
+  if (response.status === 200 || response.status === 201) return { allowed: true };
+  const message: string = response.body?.message ?? '';
+  if (response.status === 422 && message.includes(' denied request: ')) {
+    const text = message.slice(message.indexOf(' denied request: ') + ' denied request: '.length);
+    return { allowed: false, by: 'policy', field: text.slice(0, text.indexOf(': ')), text };
+  }
+  const cause = response.body?.details?.causes?.[0];
+  if (response.status === 422 && message.includes('admission webhook') && cause !== undefined) {
+    return { allowed: false, by: 'webhook', field: cause.field, text: `${cause.field}: ${cause.message}` };
+  }
+  throw new Error(`${what}: unexpected answer ${response.status}: ${JSON.stringify(response.body)}`);
+}
+
+let cluster: Cluster;
+let api: ApiClient;
+const policyDocuments = parseAllDocuments(readFileSync(POLICY_FILE, 'utf8')).map((d) => d.toJS() as Record<string, any>);
+
+/** A stored node pool; removing its node is refused by either guard, so it shows which is installed. */
+const PROBE = manifest('probe', { provider: 'cloud', nodes: ['w1'], nic: 'eth0', pair: undefined, other: undefined });
+const probeWithoutNode = () => ({ ...PROBE, spec: { subnet: '10.6.0.0/16' } });
+
+async function probe(): Promise<Outcome> {
+  return outcome(await api.request('PUT', `${POOLS}/probe?dryRun=All`, probeWithoutNode()), 'probe');
+}
+
+const refusedBy = (o: Outcome) => (o.allowed ? undefined : o.by);
+
+async function installPolicy(): Promise<void> {
+  const [vap, binding] = policyDocuments;
+  for (const [resource, object] of [['validatingadmissionpolicies', vap], ['validatingadmissionpolicybindings', binding]] as const) {
+    const created = await api.request('POST', `${ADMISSION}/${resource}`, object);
+    if (created.status !== 201) throw new Error(`creating ${resource}: ${created.status} ${JSON.stringify(created.body)}`);
+  }
+  await until(async () => refusedBy(await probe()) === 'policy', 'the policy to refuse the probe', { timeoutMs: 60_000, intervalMs: 250 });
+}
+
+async function removePolicy(): Promise<void> {
+  for (const resource of ['validatingadmissionpolicybindings', 'validatingadmissionpolicies']) {
+    const deleted = await api.request('DELETE', `${ADMISSION}/${resource}/${ADMISSION_POLICY_NAME}`);
+    if (deleted.status !== 200) throw new Error(`deleting ${resource}: ${deleted.status} ${JSON.stringify(deleted.body)}`);
+  }
+  await until(async () => (await probe()).allowed, 'the policy to be gone', { timeoutMs: 60_000, intervalMs: 250 });
+}
+
+async function removeWebhook(): Promise<void> {
+  const deleted = await cluster.kubectl(['delete', 'validatingwebhookconfiguration', 'spiderpool-iaas-webhook']);
+  if (deleted.code !== 0) throw new Error(`deleting the webhook configuration: ${deleted.stderr}`);
+  await until(async () => (await probe()).allowed, 'the webhook to be gone', { timeoutMs: 60_000, intervalMs: 250 });
+}
+
+/** Dry-run UPDATE (of the stored old pool) and CREATE (as a new pool `c-i`) of every pair. */
+async function judgeAll(pairs: readonly Pair[], guard: string): Promise<{ update: Outcome; create: Outcome }[]> {
+  return mapLimit(pairs, CONCURRENCY, async (p, i) => ({
+    update: outcome(await api.request('PUT', `${POOLS}/d-${i}?dryRun=All`, manifest(`d-${i}`, p.next)), `${guard} UPDATE d-${i}`),
+    create: outcome(await api.request('POST', `${POOLS}?dryRun=All`, manifest(`c-${i}`, p.next)), `${guard} CREATE c-${i}`),
+  }));
+}
+
+beforeAll(async () => {
+  cluster = await startCluster({ crdFile: SPIDERPOOL_CRD_FILE });
+  api = await apiClient(cluster.apiServer.kubeconfig, CONCURRENCY);
+  const created = await api.request('POST', POOLS, PROBE);
+  if (created.status !== 201) throw new Error(`creating the probe pool: ${JSON.stringify(created.body)}`);
+}, 300_000);
+
+afterAll(async () => {
+  api?.close();
+  await cluster?.stop();
+});
+
+test(`the policy and the webhook decide alike on generated pool pairs (VAP_PAIRS, VAP_SEED)`, async () => {
+  const started = Date.now();
+  const pairs = fc.sample(pair, { seed: SEED, numRuns: PAIRS });
+  console.log(`admission-policy differential: seed ${SEED} (VAP_SEED=${SEED} replays it), ${pairs.length} (old, new) pairs`);
+
+  // The old pools, stored while no guard is installed: they may break any rule already.
+  await removeWebhook();
+  await mapLimit(pairs, CONCURRENCY, async (p, i) => {
+    const created = await api.request('POST', POOLS, manifest(`d-${i}`, p.old));
+    if (created.status !== 201) throw new Error(`storing d-${i}: ${created.status} ${JSON.stringify(created.body)}`);
+    if (p.status.count === undefined && p.status.ips === undefined) return;
+    const status = { ...(p.status.count !== undefined ? { allocatedIPCount: p.status.count } : {}), ...(p.status.ips !== undefined ? { allocatedIPs: p.status.ips } : {}) };
+    const written = await api.request('PUT', `${POOLS}/d-${i}/status`, { ...created.body, status });
+    if (written.status !== 200) throw new Error(`status of d-${i}: ${written.status} ${JSON.stringify(written.body)}`);
+  });
+
+  await installPolicy();
+  const byPolicy = await judgeAll(pairs, 'policy');
+  await removePolicy();
+  await cluster.register();
+  await waitUntilWebhookCalled(cluster);
+  await until(async () => refusedBy(await probe()) === 'webhook', 'the webhook to refuse the probe', { timeoutMs: 60_000, intervalMs: 250 });
+  const byWebhook = await judgeAll(pairs, 'webhook');
+
+  const disagreements: string[] = [];
+  let refused = 0;
+  let sameText = 0;
+  const counts = { update: { allowed: 0, refused: 0 }, create: { allowed: 0, refused: 0 } };
+  pairs.forEach((p, i) => {
+    for (const op of ['update', 'create'] as const) {
+      const a = byPolicy[i]![op];
+      const b = byWebhook[i]![op];
+      counts[op][b.allowed ? 'allowed' : 'refused']++;
+      const agree = a.allowed === b.allowed && (a.allowed || (!b.allowed && a.field === b.field));
+      if (!agree) disagreements.push(`${op} of pair ${i}: policy ${JSON.stringify(a)}, webhook ${JSON.stringify(b)}; old ${JSON.stringify(manifest(`d-${i}`, p.old))} status ${JSON.stringify(p.status)}, new ${JSON.stringify(manifest(`d-${i}`, p.next))}`);
+      if (!a.allowed && !b.allowed) {
+        refused++;
+        if (a.text === b.text) sameText++;
+      }
+    }
+  });
+  console.log(
+    `admission-policy differential: ${pairs.length} pairs, ${2 * pairs.length} writes (UPDATE ${counts.update.allowed} allowed / ${counts.update.refused} refused; ` +
+      `CREATE ${counts.create.allowed} allowed / ${counts.create.refused} refused), ${2 * pairs.length - disagreements.length} agree, ${disagreements.length} disagree; ` +
+      `of ${refused} refused by both, the policy's message is the webhook's first cause word for word in ${sameText}; ${Math.round((Date.now() - started) / 1000)} s`,
+  );
+  expect(disagreements.slice(0, 5)).toEqual([]);
+  // The generator reaches both sides of the rules.
+  expect(counts.update.refused).toBeGreaterThan(pairs.length / 10);
+  expect(counts.update.allowed).toBeGreaterThan(pairs.length / 10);
+  expect(counts.create.refused).toBeGreaterThan(pairs.length / 10);
+});
+
+test('with both installed, kubectl shows the policy\'s refusal, which names the field and says what to do', async () => {
+  await installPolicy();
+  const both = await cluster.apply(probeWithoutNode(), ['--dry-run=server']);
+  expect(both.code).toBe(1);
+  expect(both.stderr).toBe(
+    `The spiderippools "probe" is invalid: : ValidatingAdmissionPolicy '${ADMISSION_POLICY_NAME}' with binding '${ADMISSION_POLICY_NAME}' denied request: ` +
+      'spec.nodeName: Forbidden: changing spec.nodeName from ["w1"] to none would turn IaaS node pool "probe" into a global pool, ' +
+      "but an IaaS pool's mode is fixed for its life: a node pool's addresses are sub-ENIs pre-warmed on its node, a global pool allocates them " +
+      'on any node and keeps them there as a cache, and switching would strand those allocations; to make it a global pool, delete it once no Pod uses it ' +
+      'and create it again without spec.nodeName\n',
+  );
+  await removePolicy();
+});
