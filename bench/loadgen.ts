@@ -14,6 +14,7 @@ import https from 'node:https';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { benchBodies, type BenchBody } from './bodies.js';
+import { quantile } from './results.js';
 
 export interface ThroughputJob {
   op: 'throughput';
@@ -69,11 +70,6 @@ async function throughput(job: ThroughputJob): Promise<ThroughputResult> {
     timeout: 10,
   });
   return { requestsPerS: result['2xx'] / result.duration, requests: result['2xx'], failures: result.non2xx + result.errors + result.timeouts };
-}
-
-/** The value at quantile `q` (0..1) of ascending `sorted`, nearest rank. */
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
 }
 
 /** Connections opened before a paced run starts its clock. */

@@ -60,6 +60,11 @@ export interface BenchResults {
   limitProbe: { bytes: number; status: Record<ServerId, number> };
 }
 
+/** The value at quantile `q` (0..1) of ascending `sorted`, nearest rank. */
+export function quantile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+}
+
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((x, y) => x - y);
   const mid = sorted.length >> 1;

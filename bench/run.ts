@@ -13,7 +13,9 @@
  * answer, never on timing), `--compare` (against bench/results/baseline.json as it was
  * before this run; exit 1 when a figure is more than 10% worse), `--save-baseline`,
  * `--rounds N`, `--profile` (see profile.ts), `--paired` (see paired.ts; with `--quick`, one
- * short run of each pair, nothing written).
+ * short run of each pair, nothing written), `--admission` (see admission.ts: the latency
+ * the API server adds with the ValidatingAdmissionPolicy and the webhook; needs the e2e
+ * API server built).
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -26,6 +28,7 @@ import { benchBodies, nearLimitBody } from './bodies.js';
 import { checkAnswer, makeCertificates, post, startLoadGenerator } from './harness.js';
 import type { LoadJob, PacedResult, ThroughputResult } from './loadgen.js';
 import type { MicroResult } from './micro.js';
+import { measureAdmission } from './admission.js';
 import { measurePaired } from './paired.js';
 import { profileWebhook } from './profile.js';
 import { compare, comparisonText, resultsTable, targetsTable } from './report.js';
@@ -80,8 +83,13 @@ async function main(): Promise<void> {
       rounds: { type: 'string' },
       profile: { type: 'boolean', default: false },
       paired: { type: 'boolean', default: false },
+      admission: { type: 'boolean', default: false },
     },
   });
+  if (flags.admission) {
+    await measureAdmission({ quick: flags.quick, resultsDir: RESULTS_DIR });
+    return;
+  }
   if (flags.rounds !== undefined && !/^[1-9][0-9]*$/.test(flags.rounds)) throw new Error(`--rounds must be a positive whole number, not ${flags.rounds}`);
   const mode = flags.profile ? '--profile' : flags.paired ? '--paired' : undefined;
   const fullRunOnly = (['compare', 'save-baseline', 'rounds'] as const).filter((f) => flags[f] !== undefined && flags[f] !== false);

@@ -12,24 +12,19 @@
  * Then both are installed: kubectl shows the policy's refusal (it runs before webhooks),
  * which is the webhook's first cause.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import fc from 'fast-check';
-import { parseAllDocuments } from 'yaml';
-import { ADMISSION_POLICY_NAME } from '../../src/rules/admission-policy.js';
+import { ADMISSION_POLICY_NAME, SPIDERIPPOOL_ENFORCEMENT } from '../../src/rules/admission-policy.js';
+import { noPoolDirectory } from '../../src/rules/pool-pair.js';
+import { judgeSpiderIPPoolWrite, SpiderIPPoolSchema } from '../../src/rules/spiderippool.js';
 import { apiClient, mapLimit, type ApiClient, type ApiResponse } from './cluster/api-client.js';
-import { SPIDERPOOL_CRD_FILE, startCluster, waitUntilWebhookCalled, type Cluster } from './cluster/harness.js';
-import { ROOT } from './cluster/webhook.js';
-import { until } from '../helpers/until.js';
+import { clusterGuards, POOLS_PATH as POOLS, type Guards } from './cluster/guards.js';
+import { SPIDERPOOL_CRD_FILE, startCluster, type Cluster } from './cluster/harness.js';
 
 const PAIRS = Number(process.env['VAP_PAIRS'] ?? 1500);
 const SEED = Number(process.env['VAP_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 /** Requests in flight: enough to keep the API server busy on two cores. */
 const CONCURRENCY = 12;
 
-const POOLS = '/apis/spiderpool.spidernet.io/v2beta1/spiderippools';
-const ADMISSION = '/apis/admissionregistration.k8s.io/v1';
-const POLICY_FILE = path.join(ROOT, 'deploy/components/validating-admission-policy/validatingadmissionpolicy.yaml');
 const PROVIDER = 'ipam.spidernet.io/iaas-provider';
 const NIC = 'ipam.spidernet.io/parent-nic';
 const PAIR = 'ipam.spidernet.io/pair-pool';
@@ -74,8 +69,8 @@ const pair: fc.Arbitrary<Pair> = fc
     return { old, next, status: { count, ips } };
   });
 
-/** The SpiderIPPool of `shape`, named `name`. */
-function manifest(name: string, s: PoolShape): Record<string, unknown> {
+/** The SpiderIPPool of `shape`, named `name` (replacing `resourceVersion` when given). */
+function manifest(name: string, s: PoolShape, resourceVersion?: string): Record<string, unknown> {
   const annotations: Record<string, string> = {};
   if (s.provider !== undefined) annotations[PROVIDER] = s.provider;
   if (s.nic !== undefined) annotations[NIC] = s.nic;
@@ -84,10 +79,13 @@ function manifest(name: string, s: PoolShape): Record<string, unknown> {
   return {
     apiVersion: 'spiderpool.spidernet.io/v2beta1',
     kind: 'SpiderIPPool',
-    metadata: { name, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) },
+    metadata: { name, ...(resourceVersion !== undefined ? { resourceVersion } : {}), ...(Object.keys(annotations).length > 0 ? { annotations } : {}) },
     spec: { subnet: '10.6.0.0/16', ips: ['10.6.0.10-10.6.0.20'], ...(s.nodes !== undefined ? { nodeName: s.nodes } : {}) },
   };
 }
+
+/** No stored partner: none of the generated pairs names a pool that exists. */
+const NO_POOLS = noPoolDirectory('not needed: no generated pool names a stored partner');
 
 /** A write's outcome: allowed, or refused with the first field and the text after the API server's prefix. */
 type Outcome = { allowed: true } | { allowed: false; by: 'policy' | 'webhook'; field: string; text: string };
@@ -109,45 +107,15 @@ function outcome(response: ApiResponse, what: string): Outcome {
 
 let cluster: Cluster;
 let api: ApiClient;
-const policyDocuments = parseAllDocuments(readFileSync(POLICY_FILE, 'utf8')).map((d) => d.toJS() as Record<string, any>);
+let guards: Guards;
 
-/** A stored node pool; removing its node is refused by either guard, so it shows which is installed. */
-const PROBE = manifest('probe', { provider: 'cloud', nodes: ['w1'], nic: 'eth0', pair: undefined, other: undefined });
-const probeWithoutNode = () => ({ ...PROBE, spec: { subnet: '10.6.0.0/16' } });
-
-async function probe(): Promise<Outcome> {
-  return outcome(await api.request('PUT', `${POOLS}/probe?dryRun=All`, probeWithoutNode()), 'probe');
-}
-
-const refusedBy = (o: Outcome) => (o.allowed ? undefined : o.by);
-
-async function installPolicy(): Promise<void> {
-  const [vap, binding] = policyDocuments;
-  for (const [resource, object] of [['validatingadmissionpolicies', vap], ['validatingadmissionpolicybindings', binding]] as const) {
-    const created = await api.request('POST', `${ADMISSION}/${resource}`, object);
-    if (created.status !== 201) throw new Error(`creating ${resource}: ${created.status} ${JSON.stringify(created.body)}`);
-  }
-  await until(async () => refusedBy(await probe()) === 'policy', 'the policy to refuse the probe', { timeoutMs: 60_000, intervalMs: 250 });
-}
-
-async function removePolicy(): Promise<void> {
-  for (const resource of ['validatingadmissionpolicybindings', 'validatingadmissionpolicies']) {
-    const deleted = await api.request('DELETE', `${ADMISSION}/${resource}/${ADMISSION_POLICY_NAME}`);
-    if (deleted.status !== 200) throw new Error(`deleting ${resource}: ${deleted.status} ${JSON.stringify(deleted.body)}`);
-  }
-  await until(async () => (await probe()).allowed, 'the policy to be gone', { timeoutMs: 60_000, intervalMs: 250 });
-}
-
-async function removeWebhook(): Promise<void> {
-  const deleted = await cluster.kubectl(['delete', 'validatingwebhookconfiguration', 'spiderpool-iaas-webhook']);
-  if (deleted.code !== 0) throw new Error(`deleting the webhook configuration: ${deleted.stderr}`);
-  await until(async () => (await probe()).allowed, 'the webhook to be gone', { timeoutMs: 60_000, intervalMs: 250 });
-}
+/** The stored version of each old pool `d-i`, which its UPDATEs replace. */
+const storedVersions: string[] = [];
 
 /** Dry-run UPDATE (of the stored old pool) and CREATE (as a new pool `c-i`) of every pair. */
 async function judgeAll(pairs: readonly Pair[], guard: string): Promise<{ update: Outcome; create: Outcome }[]> {
   return mapLimit(pairs, CONCURRENCY, async (p, i) => ({
-    update: outcome(await api.request('PUT', `${POOLS}/d-${i}?dryRun=All`, manifest(`d-${i}`, p.next)), `${guard} UPDATE d-${i}`),
+    update: outcome(await api.request('PUT', `${POOLS}/d-${i}?dryRun=All`, manifest(`d-${i}`, p.next, storedVersions[i])), `${guard} UPDATE d-${i}`),
     create: outcome(await api.request('POST', `${POOLS}?dryRun=All`, manifest(`c-${i}`, p.next)), `${guard} CREATE c-${i}`),
   }));
 }
@@ -155,8 +123,7 @@ async function judgeAll(pairs: readonly Pair[], guard: string): Promise<{ update
 beforeAll(async () => {
   cluster = await startCluster({ crdFile: SPIDERPOOL_CRD_FILE });
   api = await apiClient(cluster.apiServer.kubeconfig, CONCURRENCY);
-  const created = await api.request('POST', POOLS, PROBE);
-  if (created.status !== 201) throw new Error(`creating the probe pool: ${JSON.stringify(created.body)}`);
+  guards = await clusterGuards(cluster, api);
 }, 300_000);
 
 afterAll(async () => {
@@ -170,25 +137,26 @@ test(`the policy and the webhook decide alike on generated pool pairs (VAP_PAIRS
   console.log(`admission-policy differential: seed ${SEED} (VAP_SEED=${SEED} replays it), ${pairs.length} (old, new) pairs`);
 
   // The old pools, stored while no guard is installed: they may break any rule already.
-  await removeWebhook();
+  await guards.set({ policy: false, webhook: false });
   await mapLimit(pairs, CONCURRENCY, async (p, i) => {
     const created = await api.request('POST', POOLS, manifest(`d-${i}`, p.old));
     if (created.status !== 201) throw new Error(`storing d-${i}: ${created.status} ${JSON.stringify(created.body)}`);
+    storedVersions[i] = created.body.metadata.resourceVersion;
     if (p.status.count === undefined && p.status.ips === undefined) return;
     const status = { ...(p.status.count !== undefined ? { allocatedIPCount: p.status.count } : {}), ...(p.status.ips !== undefined ? { allocatedIPs: p.status.ips } : {}) };
     const written = await api.request('PUT', `${POOLS}/d-${i}/status`, { ...created.body, status });
     if (written.status !== 200) throw new Error(`status of d-${i}: ${written.status} ${JSON.stringify(written.body)}`);
+    storedVersions[i] = written.body.metadata.resourceVersion;
   });
 
-  await installPolicy();
+  await guards.set({ policy: true, webhook: false });
   const byPolicy = await judgeAll(pairs, 'policy');
-  await removePolicy();
-  await cluster.register();
-  await waitUntilWebhookCalled(cluster);
-  await until(async () => refusedBy(await probe()) === 'webhook', 'the webhook to refuse the probe', { timeoutMs: 60_000, intervalMs: 250 });
+  await guards.set({ policy: false, webhook: true });
   const byWebhook = await judgeAll(pairs, 'webhook');
 
   const disagreements: string[] = [];
+  const otherText: string[] = [];
+  const fired = new Map<string, number>();
   let refused = 0;
   let sameText = 0;
   const counts = { update: { allowed: 0, refused: 0 }, create: { allowed: 0, refused: 0 } };
@@ -202,15 +170,30 @@ test(`the policy and the webhook decide alike on generated pool pairs (VAP_PAIRS
       if (!a.allowed && !b.allowed) {
         refused++;
         if (a.text === b.text) sameText++;
+        else otherText.push(`policy: ${a.text}\n  webhook: ${b.text}`);
       }
     }
+    // Which rules the webhook's own judgement says refused (the pure function, on the same objects).
+    const name = `d-${i}`;
+    const old = SpiderIPPoolSchema.parse({ ...manifest(name, p.old), status: { allocatedIPCount: p.status.count, allocatedIPs: p.status.ips } });
+    const next = SpiderIPPoolSchema.parse({ ...manifest(name, p.next), status: old.status });
+    const judged = [
+      ...judgeSpiderIPPoolWrite(old, next, name, NO_POOLS).refused,
+      ...judgeSpiderIPPoolWrite(undefined, SpiderIPPoolSchema.parse(manifest(`c-${i}`, p.next)), `c-${i}`, NO_POOLS).refused,
+    ];
+    for (const { rule } of judged) fired.set(rule, (fired.get(rule) ?? 0) + 1);
   });
   console.log(
     `admission-policy differential: ${pairs.length} pairs, ${2 * pairs.length} writes (UPDATE ${counts.update.allowed} allowed / ${counts.update.refused} refused; ` +
       `CREATE ${counts.create.allowed} allowed / ${counts.create.refused} refused), ${2 * pairs.length - disagreements.length} agree, ${disagreements.length} disagree; ` +
       `of ${refused} refused by both, the policy's message is the webhook's first cause word for word in ${sameText}; ${Math.round((Date.now() - started) / 1000)} s`,
   );
+  console.log(`rules refusing (count of writes): ${[...fired].map(([rule, n]) => `${rule} ${n}`).join(', ')}`);
+  if (otherText.length > 0) console.log(`messages in other words (${otherText.length}), e.g.:\n  ${otherText.slice(0, 3).join('\n  ')}`);
   expect(disagreements.slice(0, 5)).toEqual([]);
+  // Every rule with a policy twin is reached.
+  const twinned = Object.entries(SPIDERIPPOOL_ENFORCEMENT).filter(([, e]) => 'policyVariable' in e).map(([rule]) => rule);
+  expect(twinned.filter((rule) => !fired.has(rule))).toEqual([]);
   // The generator reaches both sides of the rules.
   expect(counts.update.refused).toBeGreaterThan(pairs.length / 10);
   expect(counts.update.allowed).toBeGreaterThan(pairs.length / 10);
@@ -218,15 +201,20 @@ test(`the policy and the webhook decide alike on generated pool pairs (VAP_PAIRS
 });
 
 test('with both installed, kubectl shows the policy\'s refusal, which names the field and says what to do', async () => {
-  await installPolicy();
-  const both = await cluster.apply(probeWithoutNode(), ['--dry-run=server']);
+  await guards.set({ policy: true, webhook: true });
+  const name = 'both-guards';
+  const nodePool = manifest(name, { provider: 'cloud', nodes: ['w1'], nic: 'eth0', pair: undefined, other: undefined });
+  expect((await cluster.apply(nodePool)).code).toBe(0);
+  const both = await cluster.apply(manifest(name, { provider: 'cloud', nodes: undefined, nic: 'eth0', pair: undefined, other: undefined }), ['--dry-run=server']);
   expect(both.code).toBe(1);
   expect(both.stderr).toBe(
-    `The spiderippools "probe" is invalid: : ValidatingAdmissionPolicy '${ADMISSION_POLICY_NAME}' with binding '${ADMISSION_POLICY_NAME}' denied request: ` +
-      'spec.nodeName: Forbidden: changing spec.nodeName from ["w1"] to none would turn IaaS node pool "probe" into a global pool, ' +
+    `The spiderippools "${name}" is invalid: : ValidatingAdmissionPolicy '${ADMISSION_POLICY_NAME}' with binding '${ADMISSION_POLICY_NAME}' denied request: ` +
+      `spec.nodeName: Forbidden: changing spec.nodeName from ["w1"] to none would turn IaaS node pool "${name}" into a global pool, ` +
       "but an IaaS pool's mode is fixed for its life: a node pool's addresses are sub-ENIs pre-warmed on its node, a global pool allocates them " +
       'on any node and keeps them there as a cache, and switching would strand those allocations; to make it a global pool, delete it once no Pod uses it ' +
       'and create it again without spec.nodeName\n',
   );
-  await removePolicy();
+  // A rule of the webhook alone still reaches it, and kubectl shows the webhook's refusal.
+  const conf = await cluster.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'spiderpool-conf', namespace: 'kube-system' }, data: { 'conf.yml': 'iaasNetworkProvider:\n  serverUrl: http://p:80\n  httpRequestTimeout: 2m\n' } }, ['--dry-run=server']);
+  expect(conf.stderr).toMatch(/^The ConfigMap "spiderpool-conf" is invalid: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: Invalid value: "2m"/);
 });

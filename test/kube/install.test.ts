@@ -10,6 +10,8 @@
  *   2         the pods run as deploy/ says (uid, capabilities, seccomp, read-only root)
  *   3         the API server calls the webhook through its Service
  *   4         what kubectl prints (README, "What kubectl shows")
+ *   outage    the webhook scaled to zero: the ValidatingAdmissionPolicy deploy/ installs
+ *             still refuses removing spec.nodeName from an IaaS pool, with its message
  *   5         the pool cache syncs in-cluster with deploy/base/rbac.yaml, and does not
  *             without one of its verbs
  *   6         the fault run: a pod deleted, then a rollout restart, under steady load:
@@ -235,13 +237,15 @@ describe('3. the API server calls the webhook through its Service', () => {
     const slices = await getJson('endpointslices', undefined, NS);
     const addresses = slices.items.flatMap((s: any) => s.endpoints.filter((e: any) => e.conditions.ready).flatMap((e: any) => e.addresses)).sort();
     expect(addresses).toEqual((await webhookPods()).map((p) => p.status.podIP).sort());
-    const name = 'through-the-service';
-    const result = await apply(pool(name, ['worker-1', 'worker-2']), ['--dry-run=server']);
+    // A refusal of the webhook alone: the ValidatingAdmissionPolicy refuses the pool rules it
+    // twins before any webhook is called, so their writes never reach the pods.
+    const name = 'spiderpool-conf';
+    const result = await apply(spiderpoolConf('http://iaas-provider.kube-system.svc:80', '2m'), ['--dry-run=server']);
     expect(result.code).toBe(1);
     const logs = await until(
       async () => {
         const text = await mustKubectl(['logs', '-n', NS, '-l', SELECTOR, '--tail=-1', '--prefix']);
-        return text.split('\n').find((line) => line.includes('"msg":"admission review"') && line.includes(`"name":"${name}"`));
+        return text.split('\n').find((line) => line.includes('"msg":"admission review"') && line.includes(`"name":"${name}"`) && line.includes('"allowed":false'));
       },
       'the review in a pod log',
       { timeoutMs: 10_000, intervalMs: 500 },
@@ -261,7 +265,8 @@ describe('4. what kubectl prints (README, "What kubectl shows")', () => {
     expect((await apply(pool(name, ['worker-1']))).code).toBe(0);
     const result = await apply(pool(name));
     expect(result).toMatchObject({ code: 1, stdout: '' });
-    expect(result.stderr).toMatch(/^The SpiderIPPool "iaas-node-pool" is invalid: spec\.nodeName: Forbidden: /);
+    // The policy's refusal: the API server runs it before the webhook (README, "Rules", ³).
+    expect(result.stderr).toMatch(/^The spiderippools "iaas-node-pool" is invalid: : ValidatingAdmissionPolicy 'spiderippool\.iaas-webhook\.spidernet\.io' with binding 'spiderippool\.iaas-webhook\.spidernet\.io' denied request: spec\.nodeName: Forbidden: /);
     expect(readme).toContain(result.stderr.trim());
   });
 
@@ -279,6 +284,36 @@ describe('4. what kubectl prints (README, "What kubectl shows")', () => {
     expect(readme).toContain(`${result.stderr}${result.stdout}`.trim());
     // Back to a valid configuration for what follows.
     expect((await apply(spiderpoolConf('http://iaas-provider.kube-system.svc:80', '50s'))).code).toBe(0);
+  });
+});
+
+describe('outage: the webhook scaled to zero', () => {
+  it('kubectl removing spec.nodeName from an IaaS pool is still refused, by the ValidatingAdmissionPolicy, with its message', async () => {
+    const name = 'outage-node-pool';
+    expect((await apply(pool(name, ['worker-1']))).code).toBe(0);
+    await mustKubectl(['-n', NS, 'scale', DEPLOYMENT, '--replicas=0']);
+    try {
+      await until(async () => (await webhookPods()).length === 0 && (await getJson('pods', undefined, NS)).items.length === 0, 'no webhook pod left', { timeoutMs: 120_000, intervalMs: 500 });
+      // The webhook is down: a write only it guards fails to reach it (failurePolicy Fail)…
+      const conf = await apply(spiderpoolConf('http://iaas-provider.kube-system.svc:80', '50s'), ['--dry-run=server']);
+      expect(conf.code).toBe(1);
+      expect(conf.stderr).toContain('failed calling webhook');
+      // …while the pool rule holds, refused in-process with the policy's message.
+      const result = await apply(pool(name));
+      expect(result).toMatchObject({ code: 1, stdout: '' });
+      expect(result.stderr).toBe(
+        `The spiderippools "${name}" is invalid: : ValidatingAdmissionPolicy 'spiderippool.iaas-webhook.spidernet.io' with binding 'spiderippool.iaas-webhook.spidernet.io' denied request: ` +
+          `spec.nodeName: Forbidden: changing spec.nodeName from ["worker-1"] to none would turn IaaS node pool "${name}" into a global pool, but an IaaS pool's mode is fixed for its life: ` +
+          "a node pool's addresses are sub-ENIs pre-warmed on its node, a global pool allocates them on any node and keeps them there as a cache, and switching would strand those allocations; " +
+          'to make it a global pool, delete it once no Pod uses it and create it again without spec.nodeName\n',
+      );
+      expect((await getJson('spiderippool', name)).spec.nodeName).toEqual(['worker-1']);
+    } finally {
+      await mustKubectl(['-n', NS, 'scale', DEPLOYMENT, '--replicas=2']);
+      await mustKubectl(['-n', NS, 'wait', '--for=condition=Available', DEPLOYMENT, '--timeout=3m'], { timeoutMs: 200_000 });
+      await onlyTwoReadyPods();
+      await webhookAnswers();
+    }
   });
 });
 
@@ -436,7 +471,9 @@ describe('uninstall, as the README says', () => {
     // --ignore-not-found: the overlay still renders the webhook configuration just deleted.
     await mustKubectl(['delete', '-k', overlay, '--ignore-not-found', '--timeout=2m'], { timeoutMs: 150_000 });
     expect((await kubectl(['get', 'namespace', NS])).stderr).toContain('NotFound');
-    // Guarded writes no longer depend on the webhook.
+    expect(await mustKubectl(['get', 'validatingadmissionpolicy,validatingadmissionpolicybinding', '-o', 'name'])).toBe('');
+    // Guarded writes no longer depend on the webhook, nor pool writes on the policy.
+    expect((await apply(pool('outage-node-pool'), ['--dry-run=server'])).code).toBe(0);
     expect((await apply(spiderpoolConf('http://iaas-provider.kube-system.svc:80', '100s'), ['--dry-run=server'])).code).toBe(0);
   });
 });
