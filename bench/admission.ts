@@ -19,7 +19,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { apiClient, type ApiClient } from '../test/e2e/cluster/api-client.js';
 import { clusterGuards, POOLS_PATH, type GuardState } from '../test/e2e/cluster/guards.js';
-import { SPIDERPOOL_CRD_FILE, startCluster } from '../test/e2e/cluster/harness.js';
+import { startCluster } from '../test/e2e/cluster/harness.js';
 import { median, quantile } from './results.js';
 
 const PLAN = {
@@ -82,7 +82,7 @@ async function paced(api: ApiClient, write: Write, resourceVersion: string, stat
 export async function measureAdmission({ quick, resultsDir }: { quick: boolean; resultsDir: string }): Promise<void> {
   const plan = quick ? PLAN.quick : PLAN.full;
   const loadBefore = loadavg()[0]!;
-  const cluster = await startCluster({ crdFile: SPIDERPOOL_CRD_FILE });
+  const cluster = await startCluster();
   const api = await apiClient(cluster.apiServer.kubeconfig, 64);
   try {
     const stored = await api.request('POST', POOLS_PATH, nodePool('stored', ['w1']));

@@ -18,7 +18,7 @@ import { noPoolDirectory } from '../../src/rules/pool-pair.js';
 import { judgeSpiderIPPoolWrite, SpiderIPPoolSchema } from '../../src/rules/spiderippool.js';
 import { apiClient, mapLimit, type ApiClient, type ApiResponse } from './cluster/api-client.js';
 import { clusterGuards, POOLS_PATH as POOLS, type Guards } from './cluster/guards.js';
-import { SPIDERPOOL_CRD_FILE, startCluster, type Cluster } from './cluster/harness.js';
+import { startCluster, type Cluster } from './cluster/harness.js';
 
 const PAIRS = Number(process.env['VAP_PAIRS'] ?? 1500);
 const SEED = Number(process.env['VAP_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
@@ -121,7 +121,7 @@ async function judgeAll(pairs: readonly Pair[], guard: string): Promise<{ update
 }
 
 beforeAll(async () => {
-  cluster = await startCluster({ crdFile: SPIDERPOOL_CRD_FILE });
+  cluster = await startCluster();
   api = await apiClient(cluster.apiServer.kubeconfig, CONCURRENCY);
   guards = await clusterGuards(cluster, api);
 }, 300_000);

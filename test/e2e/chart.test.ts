@@ -45,8 +45,14 @@ const args = (objects: Obj[]): string[] => container(objects)['args'];
  * and a Secret generated from files on the operator's workstation (deploy/tls/, which
  * the chart's tls.method auto makes unnecessary). A generated object's name loses its
  * hash suffix (Helm has no generators), in the Deployment's volumes that name it too.
+ * The namespace kustomize v5.5 gives the ValidatingAdmissionPolicy and its binding goes:
+ * its built-in list of cluster-scoped kinds predates them, and the API server drops a
+ * cluster-scoped object's namespace anyway.
  */
 function asHelmRendersIt(objects: Obj[]): Obj[] {
+  for (const o of objects) {
+    if (['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'].includes(o['kind'])) delete o['metadata']['namespace'];
+  }
   const generated = new Map<string, string>();
   for (const o of objects) {
     const m = /^(.*)-[a-z0-9]{10}$/.exec(o['metadata']['name']);

@@ -10,7 +10,9 @@
  *   3  helm uninstall under the same load: the pre-delete hook removes the webhook
  *      configuration before the pods go; nothing the release made is left, every write
  *      is accepted afterwards
- *   4  helm install with spiderpool.namespace=spiderpool, spiderpool.configName=my-conf:
+ *   4  helm install with tls.method provided: the pods register the operator's CA; then
+ *      uninstalled, nothing left
+ *   5  helm install with spiderpool.namespace=spiderpool, spiderpool.configName=my-conf:
  *      a bad my-conf in spiderpool is refused, the same in kube-system is not looked at;
  *      then uninstalled, nothing left
  *
@@ -20,6 +22,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify } from 'yaml';
+import { generateCertificates } from '../../src/certs/generate.js';
 import { until } from '../helpers/until.js';
 import { CRD_FILE, CRD_NAME } from '../e2e/cluster/harness.js';
 import { runProcess, type Finished } from '../e2e/cluster/processes.js';
@@ -216,7 +219,33 @@ describe('3. helm uninstall under load', () => {
   });
 });
 
-describe('4. helm install for Spiderpool in namespace "spiderpool", ConfigMap "my-conf"', () => {
+describe('4. helm install with tls.method provided', () => {
+  let caPem: string;
+  beforeAll(async () => {
+    const pems = await generateCertificates({ serviceName: 'spiderpool-iaas-webhook', namespace: NS });
+    caPem = pems.caCertPem;
+    const b64 = (pem: string) => Buffer.from(pem).toString('base64');
+    await mustHelm([
+      'install', RELEASE, CHART_DIR, '-n', NS, '--create-namespace', '--wait', '--timeout=4m', ...IMAGE,
+      '--set', 'tls.method=provided',
+      '--set', `tls.provided.tlsCert=${b64(pems.certPem)}`, '--set', `tls.provided.tlsKey=${b64(pems.keyPem)}`, '--set', `tls.provided.tlsCa=${b64(pems.caCertPem)}`,
+    ]);
+    await guarded();
+  }, 600_000);
+
+  it("the pods wrote the configuration with the operator's CA as every caBundle", async () => {
+    const vwc = await getJson('validatingwebhookconfiguration', WEBHOOK_CONFIGURATION);
+    for (const webhook of vwc.webhooks) expect(Buffer.from(webhook.clientConfig.caBundle, 'base64').toString()).toBe(caPem);
+  });
+
+  it('uninstalls leaving nothing, the provided Secret included', async () => {
+    await mustHelm(['uninstall', RELEASE, '-n', NS, '--wait', '--timeout=4m']);
+    await expectNothingLeft([NS, 'kube-system']);
+    await mustKubectl(['delete', 'namespace', NS, '--timeout=2m'], { timeoutMs: 150_000 });
+  });
+});
+
+describe('5. helm install for Spiderpool in namespace "spiderpool", ConfigMap "my-conf"', () => {
   beforeAll(async () => {
     await mustKubectl(['create', 'namespace', 'spiderpool']);
     await mustKubectl(['apply', '-f', '-'], { stdin: stringify(conf('spiderpool', 'my-conf', '50s')) });

@@ -23,9 +23,11 @@ import { runProcess, type Finished } from './processes.js';
 import { CLI, ROOT, WebhookProcess } from './webhook.js';
 
 const KUBECTL = process.env['KUBECTL'] ?? 'kubectl';
-export const CRD_FILE = path.join(ROOT, 'test/e2e/cluster/spiderippool-crd.yaml');
-/** Spiderpool's own CRD, as its chart installs it (read from ../shared, never copied into the repo). */
-export const SPIDERPOOL_CRD_FILE = path.resolve(ROOT, '../shared/spiderpool/crds/spiderpool.spidernet.io_spiderippools.yaml');
+/**
+ * Spiderpool's own SpiderIPPool CRD, as its chart installs it (read from ../shared, never
+ * copied into the repo), so objects carry the defaults and pruning the real API server applies.
+ */
+export const CRD_FILE = path.resolve(ROOT, '../shared/spiderpool/crds/spiderpool.spidernet.io_spiderippools.yaml');
 export const CRD_NAME = 'spiderippools.spiderpool.spidernet.io';
 
 /** A manifest as an object (sent as YAML) or as YAML text. */
@@ -52,14 +54,13 @@ export interface Cluster {
 }
 
 /**
- * Starts everything and resolves when the CRD is Established and the API server calls
+ * Starts everything and resolves when Spiderpool's CRD ({@link CRD_FILE}) is Established and the API server calls
  * the webhook.
  *
- * @param crdFile the SpiderIPPool CRD to install (default: this folder's {@link CRD_FILE}).
  * @throws Error when a step fails (the API server binary missing, a command failing, a
  *   bounded wait running out); whatever was started is stopped first.
  */
-export async function startCluster({ crdFile = CRD_FILE }: { crdFile?: string } = {}): Promise<Cluster> {
+export async function startCluster(): Promise<Cluster> {
   const workDir = await mkdtemp(path.join(tmpdir(), 'webhook-cluster-e2e-'));
   const certDir = path.join(workDir, 'certs');
   const transcript = path.join(workDir, 'kubectl-transcript.txt');
@@ -92,7 +93,7 @@ export async function startCluster({ crdFile = CRD_FILE }: { crdFile?: string } 
 
     await succeed('certs', cli(['certs', `--out=${certDir}`, '--ip=127.0.0.1']));
     // The CRD first, so that the webhook's pool cache lists SpiderIPPools at its first try.
-    await succeed('applying the CRD', kubectl(['apply', '-f', crdFile]));
+    await succeed('applying the CRD', kubectl(['apply', '-f', CRD_FILE]));
     await succeed('waiting for the CRD', kubectl(['wait', '--for=condition=Established', `crd/${CRD_NAME}`, '--timeout=60s']));
     const started = new WebhookProcess(certDir, kubeconfig);
     webhook = started;
