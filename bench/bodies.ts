@@ -79,7 +79,7 @@ function body(id: string, title: string, path: string, review: Json, expectAllow
 }
 
 /**
- * Bodies (a)–(d) of issue #4: (a) an allowed ~4 KB IaaS pool UPDATE (the node changes),
+ * Bodies (a)–(d) of the performance comparison: (a) an allowed ~4 KB IaaS pool UPDATE (the node changes),
  * (b) the same UPDATE removing spec.nodeName (denied), (c) the `spiderpool-conf`
  * ConfigMap UPDATE to a valid timeout (allowed), (d) an allowed ~1 MiB pool UPDATE
  * (about 3,150 allocations in each of object and oldObject).

@@ -1,5 +1,5 @@
 /**
- * Issue #12's in-process figure: the candidate-pool decision for a two-NIC Deployment
+ * The candidate pools' in-process figure: the candidate-pool decision for a two-NIC Deployment
  * against a cache of 1 000 SpiderIPPools, with wildcards in both NICs' lists (target: under
  * 50 µs per review). The review is the one the server makes: `createReviewer` with the
  * synced pool index and a known dual-stack setting, the body already parsed.

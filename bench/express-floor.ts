@@ -1,5 +1,5 @@
 /**
- * The express floor of issue #13: this project's express 5 with one `app.post` route doing
+ * The express floor of the lean review path: this project's express 5 with one `app.post` route doing
  * what the Node ceiling does (`answerAllowed`: raw body, `JSON.parse`, `res.end` of a fixed
  * answer), over the same TLS. No validation, metrics or logging: what express itself
  * costs, the least a webhook built on it can cost, so the webhook's own path is read as

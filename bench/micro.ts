@@ -1,7 +1,7 @@
 /**
  * In-process micro-benchmarks (tinybench) of the pure core: `reviewAdmission` per review
  * (the body already parsed, as the server hands it over), the candidate-pool decision of
- * issue #12 (candidate-pools.ts) and `parseGoDuration` per value. Run as its own process by run.ts; prints one JSON object on stdout.
+ * the candidate-pool warnings (candidate-pools.ts) and `parseGoDuration` per value. Run as its own process by run.ts; prints one JSON object on stdout.
  */
 import { Bench } from 'tinybench';
 import { parseGoDuration, reviewAdmission } from '../src/index.js';

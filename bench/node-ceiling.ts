@@ -1,5 +1,5 @@
 /**
- * The Node ceiling of issue #4: a bare `node:https` server doing `answerAllowed`
+ * The Node ceiling of the performance comparison: a bare `node:https` server doing `answerAllowed`
  * (fixed-answer.ts). No framework, no validation, no logging: nothing in Node answers a
  * review faster, so the webhook's figures are read as a ratio to this one's.
  *

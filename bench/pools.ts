@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (first part): the pool judgement at cluster scale (issue #11).
+ * `npm run bench` (first part): the pool judgement at cluster scale.
  *
  * - `audit` of 10 000 SpiderIPPools, 1 000 of them dual-stack pairs (2 000 pools), IaaS
  *   pools with realistic ranges: loading the state and judging every pool, median of 5.

@@ -1,6 +1,6 @@
 /**
  * What a run prints: the Markdown table of figures with the webhook's ratios to the
- * express floor, the Node ceiling and the Go reference, the targets of issue #13, and
+ * express floor, the Node ceiling and the Go reference, the targets of the lean review path, and
  * `--compare` against a baseline.
  */
 import { figures, formatBytes, type BenchResults, type Figure } from './results.js';
@@ -41,12 +41,12 @@ export function resultsTable(results: BenchResults): string {
 }
 
 /**
- * The targets of issue #13, each with its measured value and whether it is met: the pool
+ * The targets of the lean review path, each with its measured value and whether it is met: the pool
  * reviews (a) and (b) against the express floor (throughput at 16 connections, p99 at the
  * paced rate), peak RSS against the floor's, and, given the `baseline` this run replaces,
  * the ConfigMap review (c) not more than 10% worse than there (as ratios to the Node
  * ceiling, which every baseline has). The pure core's micro-benchmarks and the start time
- * keep the bounds of issue #4.
+ * keep the bounds of the performance comparison (README, Performance).
  */
 export function targets(results: BenchResults, baseline?: BenchResults): { target: string; measured: string; met: boolean }[] {
   const byKey = new Map(figures(results).map((f) => [f.key, f]));

@@ -3,11 +3,11 @@
  * `deploy/`. `test/deploy` checks that the manifests agree with these values.
  */
 
-/** URL paths the ValidatingWebhookConfiguration points at (issue #2 interface). */
+/** URL paths the ValidatingWebhookConfiguration points at (the interface of deploy/base/validatingwebhookconfiguration.yaml). */
 export const WEBHOOK_PATHS = {
   spiderIPPool: '/validate-spiderippool',
   configMap: '/validate-configmap',
-  /** Issue #12, candidate-pool warnings: Pods, workloads' Pod templates, Namespaces. */
+  /** Candidate-pool warnings: Pods, workloads' Pod templates, Namespaces. */
   pod: '/validate-pod',
   workload: '/validate-workload',
   namespace: '/validate-namespace',

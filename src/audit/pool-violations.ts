@@ -1,6 +1,5 @@
 /**
- * The violations of the stored SpiderIPPools, kept current as the pools change (issue #11,
- * after Gatekeeper's audit and its `gatekeeper_violations` gauge): every IaaS pool judged
+ * The violations of the stored SpiderIPPools, kept current as the pools change (after Gatekeeper's audit and its `gatekeeper_violations` gauge): every IaaS pool judged
  * as a CREATE would judge it, with the one judgement the webhook uses
  * (`storedPoolViolations`). A change of one pool re-judges only the pools it can affect,
  * as the {@link PoolIndex} reports them (the pool, the pools it names before and after,

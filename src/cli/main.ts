@@ -300,7 +300,7 @@ program
   .option('--manifest <file>', 'YAML holding the ValidatingWebhookConfiguration, e.g. kubectl kustomize output of an overlay (default: the one in deploy/)')
   .action(async (opts) => {
     // Loaded here, not at the top: the Kubernetes client would add ~0.5 s and ~70 MiB to
-    // every `serve` (bench/, issue #4).
+    // every `serve` (measured with bench/).
     const { registerWebhook } = await import('../registration/register.js');
     const registration = await registerWebhook({
       caFile: opts.caFile,

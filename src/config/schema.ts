@@ -1,6 +1,6 @@
 /**
  * Every key Spiderpool reads from `conf.yml`, with the Go type it decodes into: the one
- * statement of the file's shape (`/work/shared/spiderpool/conf-yml-schema.md`, Spiderpool
+ * statement of the file's shape (Spiderpool
  * `pkg/types/k8s.go` `SpiderpoolConfigmapConfig`; the provider's `service`/`tls` shape is
  * Spiderpool PR #5778). `conf-yml.ts` decodes a document by walking this table.
  *

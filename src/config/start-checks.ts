@@ -1,7 +1,7 @@
 /**
  * The checks Spiderpool runs on `agent.networkResourcePlugin` at start, after defaults
  * (Spiderpool `pkg/networkresourceplugin/config.go` `ApplyDefaultsAndValidate`, and
- * `/work/shared/spiderpool/conf-yml-schema.md`): each failure stops the component.
+ * `cmd/spiderpool-agent/cmd/config.go`): each failure stops the component.
  * Spiderpool's messages name the Helm values path; these name the conf.yml path.
  */
 import { ADVICE_VALUE_CHARS, escapeShort } from '../field/quote.js';

@@ -1,5 +1,5 @@
 /**
- * Candidate-pool category warnings (issue #12; design document, "候选池类别排他"), where the
+ * Candidate-pool category warnings (design document, "候选池类别排他"), where the
  * candidates are written: a Pod not owned by a controller (CREATE), the Pod template of a
  * workload (CREATE, UPDATE), a Namespace's default pools (CREATE, UPDATE). Never a denial:
  * the object is fine to store, and what goes wrong happens at Pod start (candidates/).
@@ -142,7 +142,7 @@ function namespaceWarnings(namespace: Namespace, state: CandidateState): string[
 }
 
 /**
- * The validators of issue #12 for the reviewer's list: Pod, the six workload kinds and
+ * The candidate-pool validators for the reviewer's list: Pod, the six workload kinds and
  * Namespace, all answering allowed, with warnings.
  */
 export function candidatePoolValidators(state: CandidateState): Validator<any>[] {

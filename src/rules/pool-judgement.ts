@@ -1,6 +1,6 @@
 /**
- * The one judgement of an IaaS pool as a CREATE would judge it (issue #6 rules 1-4, the
- * parent-NIC rule of issue #11): the webhook's CREATE and ratcheted UPDATE, `audit` and the
+ * The one judgement of an IaaS pool as a CREATE would judge it (the shape rules 1-4 and
+ * the parent-NIC rule of Spiderpool's IaaS-pool webhook): the webhook's CREATE and ratcheted UPDATE, `audit` and the
  * pool cache's violation gauges all call it, so they can never disagree (after Gatekeeper's
  * audit, which runs the webhook's constraint code on stored objects).
  */

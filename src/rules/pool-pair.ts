@@ -1,12 +1,12 @@
 /**
- * Dual-stack pairs (issue #6, rule 4): `ipam.spidernet.io/pair-pool: <sibling>` joins an
+ * Dual-stack pairs (the IaaS pool shape, rule 4): `ipam.spidernet.io/pair-pool: <sibling>` joins an
  * IPv4 and an IPv6 IaaS pool that serve the same Pods, each Pod taking one address from
  * each. The rules are those of Spiderpool's IaaS-pool validating webhook
  * (`pkg/ippoolmanager/ippool_validate.go`, `validatePairPool`: no self-reference, opposite
  * IP versions, IPv4 static capacity at most the IPv6 one, identical `nodeName` and
  * `podAffinity`, a sibling that does not exist yet allowed). Unlike there, the pair is
  * checked whichever side changes: against the pool this one names, and against every pool
- * that names this one (issue #6). Siblings come from a {@link PoolDirectory}
+ * that names this one. Siblings come from a {@link PoolDirectory}
  * (in the server, the informer-backed cache), read from memory only.
  */
 import type { PoolCatalog } from '../candidates/categories.js';
@@ -108,7 +108,7 @@ function countOwn(pool: SpiderIPPool, version: IPVersion, sibling: string): Coun
 }
 
 /**
- * Issue #6 review finding: a pool in a pair may not hold more than
+ * A bound found in review of the pair rule: a pool in a pair may not hold more than
  * {@link MAX_PAIRED_ENTRIES_PER_FIELD} entries in `spec.ips` or `spec.excludeIPs`
  * (`TooMany`), or padding it with single addresses would skip the capacity comparison.
  * The count is the measure, so a stored pool over the bound may shrink but not grow.

@@ -1,5 +1,5 @@
 /**
- * The shape of one IaaS pool on its own (issue #6, rules 1-3): the provider annotation
+ * The shape of one IaaS pool on its own (rules 1-3 of the shape): the provider annotation
  * names a provider, a node pool is pinned to exactly one node and names the parent NIC
  * its sub-ENIs hang from. Spiderpool's IaaS-pool validating webhook has the same rules
  * (`pkg/ippoolmanager/ippool_validate.go`: `validateIaasSingleNode`,

@@ -3,8 +3,8 @@
  * its life (design document, "IaaS 池分配模式" / IaaS pool allocation modes): "the validating
  * webhook rejects adding or removing spec.nodeName on an IaaS pool that already exists".
  * Its category (IaaS or traditional, the `ipam.spidernet.io/iaas-provider` annotation) is
- * fixed the same way (issue #2). Issue #6 adds the whole IaaS pool shape on CREATE and
- * UPDATE (pool-shape.ts, pool-pair.ts), ratcheted on UPDATE (ratchet.ts). Issue #12 warns
+ * fixed the same way. The whole IaaS pool shape is checked on CREATE and
+ * UPDATE (pool-shape.ts, pool-pair.ts), ratcheted on UPDATE (ratchet.ts). A warning comes
  * when a default pool's category differs from the other default pools' (default-pools.ts),
  * traditional pools included. DELETE is not restricted.
  */
@@ -95,7 +95,7 @@ function categoryChange(oldPool: SpiderIPPool, pool: SpiderIPPool, name: string)
 }
 
 /**
- * Issue #11 (Spiderpool's IaaS-pool webhook, "annotations fixed while in use"): while the
+ * Spiderpool's IaaS-pool webhook (spidernet-io/spiderpool PR #5778, "annotations fixed while in use"): while the
  * stored IaaS pool has addresses allocated, its provider and parent-NIC annotations may
  * be neither removed nor changed, one `Forbidden` per annotation: the sub-ENIs behind
  * those addresses were made by that provider on that NIC. Adding a parent NIC that was
@@ -142,7 +142,7 @@ function findings({ refused, warnings }: PoolJudgement): Findings {
 const poolName = (pool: SpiderIPPool, request: AdmissionRequest): string => pool.metadata.name ?? request.name ?? '';
 
 /**
- * CREATE of a SpiderIPPool: an IaaS pool gets every rule of issue #6 (non-empty provider,
+ * CREATE of a SpiderIPPool: an IaaS pool gets every shape rule (non-empty provider,
  * one node, a valid parent NIC on node pools, dual-stack pairs checked against `pools`);
  * traditional pools are allowed, warned only as a default pool of another category than the
  * other default pools (default-pools.ts). Denied with 422 `Invalid`, one cause per field.
@@ -155,7 +155,7 @@ export function validateSpiderIPPoolCreate(pool: SpiderIPPool, request: Admissio
  * UPDATE of a SpiderIPPool: denied (422 `Invalid`, one cause per field) when it adds or
  * removes the IaaS annotation, when the old object is an IaaS pool and "has a non-empty
  * spec.nodeName" differs between old and new (both `FieldValueForbidden`), or when the
- * new IaaS pool breaks a rule of issue #6 that the old one did not break, or breaks it
+ * new IaaS pool breaks a shape rule that the old one did not break, or breaks it
  * worse (ratcheting; a violation carried over is a warning), or when it removes or
  * changes the provider or parent-NIC annotation of a pool with addresses in use
  * (`FieldValueForbidden`, that annotation's only cause). Moving a node pool to another

@@ -1,5 +1,5 @@
 /**
- * The violations of stored pools, kept current incrementally (issue #11): the counts always
+ * The violations of stored pools, kept current incrementally: the counts always
  * equal a full re-judgement, and one event re-judges only the pools it touches.
  */
 import fc from 'fast-check';

@@ -1,4 +1,4 @@
-/** `audit` (issue #11): stored pools judged as a CREATE would, grouped by pool, a summary, exit 1 when any. */
+/** `audit`: stored pools judged as a CREATE would, grouped by pool, a summary, exit 1 when any. */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

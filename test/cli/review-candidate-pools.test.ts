@@ -1,5 +1,5 @@
 /**
- * `review --pools STATE` (issue #12): Pod, workload and Namespace manifests get the same
+ * `review --pools STATE` (candidate pools): Pod, workload and Namespace manifests get the same
  * candidate-pool warnings as through the served webhook, with pools, Namespaces and the
  * spiderpool-conf ConfigMap from files.
  */

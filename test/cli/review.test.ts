@@ -1,5 +1,5 @@
 /**
- * `review` of plain manifests (issue #11): the AdmissionReview is built as the API server
+ * `review` of plain manifests: the AdmissionReview is built as the API server
  * would, judged by the server's reviewer, printed as kubectl prints it; `--pools` state
  * makes the pair checks decide as a synced server does.
  */

@@ -572,7 +572,7 @@ interface ExpectedWebhook {
   apiVersions: readonly string[];
   operations: readonly string[];
   scope: string;
-  /** Fail where the webhook refuses; Ignore where it only warns (issue #12). */
+  /** Fail where the webhook refuses; Ignore where it only warns (candidate pools). */
   failurePolicy: 'Fail' | 'Ignore';
   /** Annotation keys the matchConditions must test: only objects carrying one are sent. */
   annotations?: readonly string[];
@@ -589,7 +589,7 @@ const EXPECTED_WEBHOOKS: readonly ExpectedWebhook[] = [
     path: WEBHOOK_PATHS.spiderIPPool,
     apiGroups: [SPIDERPOOL_GROUP],
     apiVersions: [SPIDERPOOL_VERSION],
-    // Issue #6: a new IaaS pool's shape on CREATE; UPDATE as before. DELETE is not restricted.
+    // The IaaS pool shape: a new IaaS pool's shape on CREATE; UPDATE as before. DELETE is not restricted.
     operations: ['CREATE', 'UPDATE'],
     scope: 'Cluster',
   },

@@ -6,7 +6,7 @@
  * ValidatingWebhookConfiguration and step 5 adds it with the caBundle of `certs`; the
  * uninstall commands remove it all. This API server runs no controllers, nodes or
  * cert-manager, so step 4 (the Deployment becoming Available) and the pods themselves are
- * the one-node cluster test's (issue #14, part 2). The pool cache's errors for a missing
+ * the one-node cluster test's (test/kube/install.test.ts). The pool cache's errors for a missing
  * CRD (404) and missing RBAC (403) are checked against the same API server.
  */
 import { execFile } from 'node:child_process';

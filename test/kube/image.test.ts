@@ -1,5 +1,5 @@
 /**
- * Issue #14, part 1: the image built from the Dockerfile (image/build.sh, run before this
+ * The image built from the Dockerfile (image/build.sh, run before this
  * by `npm run test:cluster`) is what deploy/base/deployment.yaml expects: Node 24 LTS, user
  * 1000:1000, no npm in the runtime stage, and nothing under /app that the runtime user
  * can change.

@@ -1,5 +1,5 @@
 /**
- * Issue #14, part 2: deploy/ installed as the README prescribes onto a real one-node
+ * deploy/ installed as the README prescribes onto a real one-node
  * cluster (test/kube/cluster.sh: kube-apiserver, controller-manager, scheduler,
  * kube-proxy, kubelet and containerd, all Kubernetes v1.37.2, kubectl too), with the image
  * built from the Dockerfile. The tests run in order on one install:

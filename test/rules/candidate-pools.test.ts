@@ -1,4 +1,4 @@
-/** Issue #12 through the reviewer: fixture AdmissionReviews of every kind the warnings cover. */
+/** Candidate-pool warnings through the reviewer: fixture AdmissionReviews of every kind the warnings cover. */
 import { createReviewer, type ReviewOptions } from '../../src/validators.js';
 import { PoolIndex } from '../../src/state/pool-index.js';
 import { loadReview } from '../fixtures/load.js';

@@ -1,5 +1,5 @@
 /**
- * Issue #11's pool rules, at parity with Spiderpool's IaaS-pool webhook: the parent NIC names
+ * The in-use and parent-NIC pool rules, at parity with Spiderpool's IaaS-pool webhook: the parent NIC names
  * one NIC on any IaaS pool, and the provider and parent-NIC annotations are fixed while the
  * stored pool has addresses in use. Through fixture reviews, CREATE and (ratcheted) UPDATE.
  */

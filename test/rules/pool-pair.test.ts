@@ -1,4 +1,4 @@
-/** Issue #6 rule 4: dual-stack pairs, checked against an in-memory pool index (what the informer fills). */
+/** IaaS pool shape rule 4: dual-stack pairs, checked against an in-memory pool index (what the informer fills). */
 import { createReviewer } from '../../src/validators.js';
 import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
 import { NOT_SYNCED_REASON, PoolIndex } from '../../src/state/pool-index.js';

@@ -1,4 +1,4 @@
-/** Issue #6 rules 1-3 (provider, one node, parent NIC) and their ratcheting, through fixture reviews. */
+/** IaaS pool shape rules 1-3 (provider, one node, parent NIC) and their ratcheting, through fixture reviews. */
 import { reviewAdmission } from '../../src/validators.js';
 import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
 import { interfaceNameProblem } from '../../src/rules/pool-shape.js';

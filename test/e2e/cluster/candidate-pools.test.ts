@@ -1,5 +1,5 @@
 /**
- * Issue #12 against the real kube-apiserver with the real kubectl: candidate-pool category
+ * Candidate-pool warnings against the real kube-apiserver with the real kubectl: candidate-pool category
  * warnings on workloads, Pods and Namespaces, sent only for objects carrying a pool
  * annotation (matchConditions), never blocking a write (failurePolicy: Ignore), and the
  * spiderpool-conf watch that decides whether a paired IaaS pool ranks first, readable with

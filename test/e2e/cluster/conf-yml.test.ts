@@ -1,5 +1,5 @@
 /**
- * Issue #10 through a real kube-apiserver and kubectl: every conf.yml that would stop
+ * The whole conf.yml through a real kube-apiserver and kubectl: every conf.yml that would stop
  * Spiderpool's agent or controller is refused at `kubectl apply`, whether or not the
  * IaaS provider is enabled, and what Spiderpool would silently ignore is applied with a
  * warning. The same text through `validate-config` gives the same answer.
@@ -37,7 +37,7 @@ const ISSUE_EXAMPLE = [
   '',
 ].join('\n');
 
-describe('conf.yml keys beyond the provider block (issue #10)', () => {
+describe('conf.yml keys beyond the provider block', () => {
   it('refuses the issue example with one cause per value, naming field, value, Go message, component and fix', async () => {
     const result = await cluster.apply(spiderpoolConf(ISSUE_EXAMPLE));
     expect(result.code).toBe(1);

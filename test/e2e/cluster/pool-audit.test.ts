@@ -1,5 +1,5 @@
 /**
- * Issue #11 against the real kube-apiserver and kubectl: the new pool rules through
+ * The in-use and parent-NIC pool rules and audit against the real kube-apiserver and kubectl: the new pool rules through
  * `kubectl apply`; pools created while the webhook was not registered found by
  * `audit --kubeconfig` and by the server's violation gauges; and `review --pools` of the
  * same manifests printing what kubectl printed for the API server's decisions.

@@ -1,7 +1,7 @@
 /**
- * Issue #3: a real kube-apiserver calls the webhook, and the real kubectl shows the result.
+ * A real kube-apiserver calls the webhook, and the real kubectl shows the result.
  * The scenarios share one cluster and run in order; 6 stops and restarts the webhook, 7
- * rotates its certificates under it (it reloads them; nothing restarts); 8 is issue #6
+ * rotates its certificates under it (it reloads them; nothing restarts); 8 is the IaaS pool shape
  * (the pool shape, with the webhook's SpiderIPPool cache).
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -30,7 +30,7 @@ afterAll(async () => {
 
 /**
  * A SpiderIPPool with Spiderpool's usual fields; `iaas` adds the provider annotation, and
- * an IaaS node pool gets the parent NIC it must name (issue #6).
+ * an IaaS node pool gets the parent NIC it must name (shape rule 3).
  */
 function pool(name: string, { iaas = true, nodeName }: { iaas?: boolean; nodeName?: string[] } = {}): Record<string, unknown> {
   const parentNic = nodeName ? { [PARENT_NIC_ANNOTATION]: 'eth0' } : {};
@@ -316,7 +316,7 @@ describe('register against the real API server', () => {
     expect(again.stdout).toContain(`unchanged (resourceVersion ${before!['metadata'].resourceVersion})`);
     const after = await cluster.get('validatingwebhookconfiguration', 'spiderpool-iaas-webhook');
     expect(after!['metadata'].labels).toMatchObject({ team: 'network', 'app.kubernetes.io/name': 'spiderpool-iaas-webhook' });
-    // The two refusing webhooks, then issue #12's four warning-only ones.
+    // The two refusing webhooks, then the four warning-only candidate-pool ones.
     const paths = ['/validate-spiderippool', '/validate-configmap', '/validate-pod', '/validate-workload', '/validate-namespace', '/validate-spiderippool'];
     expect(after!['webhooks'].map((w: any) => w.clientConfig.url)).toEqual(paths.map((p) => `https://127.0.0.1:${cluster.webhook.port}${p}`));
   });
@@ -370,7 +370,7 @@ async function untilDryRunRefused(manifest: Record<string, unknown>, detail: str
   );
 }
 
-describe('8. issue #6: the whole IaaS pool shape, pairs checked through the SpiderIPPool cache', () => {
+describe('8. the whole IaaS pool shape, pairs checked through the SpiderIPPool cache', () => {
   beforeAll(async () => {
     await cluster.webhook.poolCacheSynced(); // scenarios 6 and 7 restarted it
   });
