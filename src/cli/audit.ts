@@ -9,7 +9,8 @@ import { quoteGoString } from '../field/quote.js';
 import { iaasProvider } from '../spiderpool/pool.js';
 import type { CommandResult } from './review-file.js';
 import { loadState, UsageError } from './cluster-state.js';
-import { ManifestError } from '../manifest/read.js';
+import { ManifestError, manifestFiles, listItems, parseDocuments, readText } from '../manifest/read.js';
+import { printed, type OutputFormat } from './kubectl-output.js';
 
 /** What `audit` found, as `-o json` prints it. */
 export interface AuditReport {
@@ -52,25 +53,47 @@ export function renderAudit(report: AuditReport): string {
 export interface AuditArguments {
   pools: string[];
   kubeconfig?: string;
-  output?: 'json';
+  output?: OutputFormat;
 }
 
 /**
  * `audit` from its command-line arguments.
  *
- * @returns exit 0 when no pool breaks a rule, 1 when one does, 2 when the state cannot be read.
+ * @returns exit 0 when no pool breaks a rule, 1 when one does, 2 when the state cannot be
+ *   read, or `--pools` holds no SpiderIPPool and no empty `List` (an empty file, a failed
+ *   `kubectl get … > file`, the wrong file: a CI gate must not pass on it).
  */
 export async function auditFromArguments(args: AuditArguments): Promise<CommandResult> {
   let loaded: Awaited<ReturnType<typeof loadState>>;
   try {
     loaded = await loadState({ pools: args.pools, ...(args.kubeconfig !== undefined ? { kubeconfig: args.kubeconfig } : {}) });
   } catch (e) {
-    if (e instanceof UsageError || e instanceof ManifestError || (e as Error).name === 'ClusterListError') return { exitCode: 2, stdout: '', stderr: `error: ${(e as Error).message}\n` };
+    if (e instanceof UsageError || e instanceof ManifestError) return { exitCode: 2, stdout: '', stderr: `error: ${e.message}\n` };
     throw e;
   }
   if (loaded === undefined) return { exitCode: 2, stdout: '', stderr: 'error: give the pools to audit: --pools PATH (manifests) or --kubeconfig FILE (a cluster)\n' };
   const report = auditState(loaded.state);
   const stderr = loaded.warnings.map((w) => `warning: ${w}\n`).join('');
-  const stdout = args.output === 'json' ? JSON.stringify(report, null, 2) + '\n' : renderAudit(report);
+  if (report.pools === 0 && args.kubeconfig === undefined && !(await holdEmptyList(args.pools))) {
+    return { exitCode: 2, stdout: '', stderr: `${stderr}error: ${args.pools.join(', ')} ${noPools(loaded.state)}; give SpiderIPPools, e.g. kubectl get spiderippools -o yaml > pools.yaml (an empty List there is fine)\n` };
+  }
+  const stdout = args.output === undefined ? renderAudit(report) : printed(report, args.output);
   return { exitCode: report.violations.length > 0 ? 1 : 0, stdout, stderr };
+}
+
+/** `holds no SpiderIPPool (found …)`: what `--pools` held instead, in one line. */
+function noPools(state: ClusterState): string {
+  const kinds = state.otherKinds();
+  const found = [...kinds].map(([kind, n]) => `${n} ${kind}`).slice(0, 4).join(', ');
+  return `holds no SpiderIPPool (found ${found === '' ? 'no object' : found}${kinds.size > 4 ? ', …' : ''})`;
+}
+
+/** Whether a file of `paths` holds a `kind: List` with no items: what `kubectl get` prints for none. */
+async function holdEmptyList(paths: readonly string[]): Promise<boolean> {
+  for (const given of paths) {
+    for (const file of await manifestFiles(given)) {
+      if (parseDocuments(await readText(file), file).some((value) => { const items = listItems(value); return Array.isArray(items) && items.length === 0; })) return true;
+    }
+  }
+  return false;
 }

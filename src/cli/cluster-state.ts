@@ -30,8 +30,8 @@ export class UsageError extends Error {
  * pair checks are skipped with a warning, as in a server without a cluster connection).
  *
  * @returns the state and warnings about objects it could not take.
- * @throws UsageError when both sources are given; ManifestError, ClusterListError or the
- *   kubeconfig loader's error when a source cannot be read.
+ * @throws UsageError when both sources are given or the cluster cannot be listed;
+ *   ManifestError when a manifest cannot be read.
  */
 export async function loadState(source: StateSource): Promise<{ state: ClusterState; warnings: string[] } | undefined> {
   if (source.pools.length > 0 && source.kubeconfig !== undefined) throw new UsageError('give --pools or --kubeconfig, not both');
@@ -40,7 +40,7 @@ export async function loadState(source: StateSource): Promise<{ state: ClusterSt
     if (!existsSync(source.kubeconfig)) throw new UsageError(`${source.kubeconfig}: cannot be read as a kubeconfig: no such file`);
     // One after the other: both load client-node, which jest's ESM loader cannot link twice at once.
     const { loadKubeConfig } = await import('../cluster/kubeconfig.js');
-    const { listClusterState } = await import('../cluster/list-state.js');
+    const { ClusterListError, listClusterState } = await import('../cluster/list-state.js');
     let loaded: ReturnType<typeof loadKubeConfig>;
     try {
       loaded = loadKubeConfig(source.kubeconfig);
@@ -49,7 +49,12 @@ export async function loadState(source: StateSource): Promise<{ state: ClusterSt
       throw new UsageError(String((e as Error)?.message ?? e).split('\n', 1)[0]);
     }
     if (loaded === undefined) throw new UsageError(`${source.kubeconfig}: no kubeconfig there`);
-    objects = (await listClusterState(loaded.config, source.configMapName)).map((object) => ({ object, source: source.kubeconfig! }));
+    try {
+      objects = (await listClusterState(loaded.config, source.configMapName)).map((object) => ({ object, source: source.kubeconfig! }));
+    } catch (e) {
+      if (e instanceof ClusterListError) throw new UsageError(e.message);
+      throw e;
+    }
   } else if (source.pools.length > 0) {
     objects = await readManifestPaths(source.pools);
   } else return undefined;

@@ -14,6 +14,7 @@
  * - warnings as `Warning: <text>`, each distinct text once per run (kubectl's
  *   deduplicating warning writer); all of it on stderr.
  */
+import { stringify } from 'yaml';
 import { quoteGoString } from '../field/quote.js';
 import type { Status } from '../kubernetes/schema.js';
 
@@ -76,4 +77,13 @@ export function renderWarnings(warnings: readonly string[] | undefined, seen: Se
 export function renderAccepted(kind: string, group: string, name: string, operation: 'CREATE' | 'UPDATE' | 'DELETE'): string {
   const what = { CREATE: 'created', UPDATE: 'configured', DELETE: 'deleted' }[operation];
   return `${kind.toLowerCase()}${group === '' ? '' : `.${group}`}/${name} ${what} (server dry run)\n`;
+}
+
+/** `-o json` or `-o yaml`, as kubectl offers them. */
+export const OUTPUT_FORMATS = ['json', 'yaml'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** `value` printed for machines as `-o` asks: indented JSON, or YAML as kubectl prints it (one document). */
+export function printed(value: unknown, format: OutputFormat): string {
+  return format === 'json' ? JSON.stringify(value, null, 2) + '\n' : stringify(value, { lineWidth: 0 });
 }

@@ -3,25 +3,19 @@
  * The command line: `serve`, `review`, `audit`, `validate-config`, `certs` and `register`, thin shells around the
  * same functions the server uses.
  */
-import { X509Certificate } from 'node:crypto';
-import { readText } from '../manifest/read.js';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { generateCertificates } from '../certs/generate.js';
+import { levels } from 'pino';
+import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME, DEFAULT_SYNC_WAIT_MS } from '../defaults.js';
 import { parseGoDuration } from '../duration/parse.js';
 import { suggestGoDuration } from '../duration/suggest.js';
-import { caBundleBase64, readCertificateAuthority, writeCertificates } from '../certs/files.js';
-import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME, DEFAULT_SPIDERPOOL_NAMESPACE, DEFAULT_SYNC_WAIT_MS } from '../defaults.js';
-import { levels, type Logger } from 'pino';
-import { findKubeConfig } from '../cluster/kubeconfig-source.js';
-import type { DualStack } from '../candidates/categories.js';
-import type { PoolCache } from '../cluster/pool-cache.js';
-import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js';
-import type { ReadinessCheck } from '../server/readiness.js';
-import { closeLog, createLogger } from '../server/logger.js';
-import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_TIMEOUTS, startServer } from '../server/serve.js';
-import type { CommandResult } from './review-file.js';
+import { readText } from '../manifest/read.js';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_TIMEOUTS } from '../server/serve.js';
 import { auditFromArguments } from './audit.js';
-import { reviewFromArguments } from './review.js';
+import { writeCerts, type CertsArguments } from './certs.js';
+import { OUTPUT_FORMATS } from './kubectl-output.js';
+import type { CommandResult } from './review-file.js';
+import { parseOperation, reviewFromArguments } from './review.js';
+import { serve, type ServeArguments } from './serve.js';
 import { validateConfigText } from './validate-config.js';
 import { packageVersion } from './version.js';
 
@@ -119,98 +113,9 @@ configMapOptions(
         .default(DEFAULT_SYNC_WAIT_MS, '1m'),
     )
     .addOption(new Option('--log-level <level>', 'log level').env('LOG_LEVEL').choices(LOG_LEVELS).default('info')),
-).action(async (opts) => {
-  const logger = createLogger(opts.logLevel);
-  let cache: Pick<PoolCache, 'pools' | 'stop'> | undefined;
-  try {
-    const conf = { name: opts.configmapName, namespace: opts.configmapNamespace ?? DEFAULT_SPIDERPOOL_NAMESPACE };
-    const watching = opts.poolCache ? await watchPools(opts.kubeconfig, conf, opts.poolCacheSyncWait, logger) : undefined;
-    if (!opts.poolCache) logger.warn('--no-pool-cache: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
-    cache = watching?.cache;
-    const server = await startServer({
-      port: opts.port,
-      host: opts.host,
-      certDir: opts.certDir,
-      generateCerts: opts.generateCerts,
-      clientCaFile: opts.clientCaFile,
-      maxConnections: opts.maxConnections,
-      maxConnectionsPerAddress: opts.maxConnectionsPerAddress,
-      timeouts: { handshakeMs: opts.handshakeTimeout },
-      shutdownGraceMs: opts.shutdownTimeout,
-      review: { configMap: { name: opts.configmapName, namespace: opts.configmapNamespace }, ...(watching ? { pools: watching.cache.pools, dualStack: watching.dualStack } : {}) },
-      ...(watching ? { readinessChecks: watching.readiness, metrics: watching.metrics } : {}),
-      logger,
-    });
-    const shutdown = (signal: string) => {
-      logger.info({ signal }, 'stopping: no longer ready, finishing in-flight reviews');
-      // Exit explicitly: a timer or watcher left behind must not keep the pod terminating.
-      void server
-        .stop()
-        .then(() => cache?.stop())
-        .then(
-          () => {
-            logger.info('stopped');
-            return closeLog(logger).then(() => process.exit(0));
-          },
-          (e: unknown) => {
-            logger.error({ err: (e as Error)?.message ?? String(e) }, 'stopping failed');
-            return closeLog(logger).then(() => process.exit(1));
-          },
-        );
-    };
-    process.once('SIGTERM', shutdown);
-    process.once('SIGINT', shutdown);
-  } catch (e) {
-    const busy = (e as NodeJS.ErrnoException).code === 'EADDRINUSE';
-    logger.fatal({ err: (e as Error).message }, busy ? 'cannot start: the port is in use; choose another with --port or PORT' : 'cannot start');
-    process.exitCode = 1;
-    // A watch request still waiting for a silent API server cannot be aborted through
-    // client-node, and would keep the process alive.
-    if (cache) await cache.stop().then(() => closeLog(logger)).then(() => process.exit());
-  }
+).action(async (opts: ServeArguments) => {
+  await serve(opts);
 });
-
-/** The pool and spiderpool-conf caches (stopped together) and what `serve` adds for them: readiness lines and metrics. */
-interface PoolWatching {
-  cache: Pick<PoolCache, 'pools' | 'stop'>;
-  dualStack: () => DualStack;
-  readiness: ReadinessCheck[];
-  metrics: WebhookMetrics;
-}
-
-/**
- * The SpiderIPPool cache for the pair checks, when a cluster connection is found
- * (`findKubeConfig`'s order); without one the checks are skipped with a warning.
- * `@kubernetes/client-node` is imported only then: it about doubles the idle memory and
- * the start time of a server that does not need it.
- *
- * @throws Error when the chosen kubeconfig cannot be read.
- */
-async function watchPools(kubeconfig: string | undefined, conf: { name: string; namespace: string }, syncWaitMs: number, logger: Logger): Promise<PoolWatching | undefined> {
-  const noCluster = () =>
-    logger.warn('no kubeconfig or in-cluster configuration found: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
-  if (findKubeConfig(kubeconfig) === undefined) return void noCluster();
-  const [{ loadKubeConfig }, { poolCacheReadinessCheck, registerPoolCacheMetrics, startPoolCache }, confCache] = await Promise.all([
-    import('../cluster/kubeconfig.js'),
-    import('../cluster/pool-cache.js'),
-    import('../cluster/spiderpool-conf-cache.js'),
-  ]);
-  const cluster = loadKubeConfig(kubeconfig);
-  if (cluster === undefined) return void noCluster(); // removed since it was found
-  logger.info({ source: cluster.source, from: cluster.from }, 'watching SpiderIPPools for the dual-stack pair checks');
-  const cache = startPoolCache(cluster.config, { logger, syncWaitMs });
-  logger.info(conf, 'watching spiderpool-conf for enableIPv6 (candidate-pool warnings)');
-  const confs = confCache.startSpiderpoolConfCache(cluster.config, conf, { logger });
-  const metrics = createWebhookMetrics();
-  registerPoolCacheMetrics(metrics.registry, cache);
-  confCache.registerSpiderpoolConfCacheMetrics(metrics.registry, confs);
-  return {
-    cache: { pools: cache.pools, stop: () => Promise.all([cache.stop(), confs.stop()]).then(() => undefined) },
-    dualStack: () => confs.state.dualStack(),
-    readiness: [poolCacheReadinessCheck(cache), confCache.spiderpoolConfReadinessCheck(confs)],
-    metrics,
-  };
-}
 
 configMapOptions(
   program
@@ -219,14 +124,18 @@ configMapOptions(
       'judge manifests as the API server would send them to the webhook and print what kubectl would (exit 0 allowed, 1 refused, 2 bad input); ' +
         'an AdmissionReview (JSON) gets the response AdmissionReview',
     )
-    .argument('[file]', 'manifests (YAML or JSON, several documents or a kind: List) or an AdmissionReview, or - for standard input', '-')
-    .option('--old <file>', 'the stored objects: review an UPDATE from them to FILE (another file than FILE)')
-    .addOption(new Option('--operation <operation>', 'CREATE (default), UPDATE (default with --old) or DELETE').choices(['CREATE', 'UPDATE', 'DELETE']))
+    .argument('[FILE]', 'manifests (YAML or JSON, several documents or a kind: List) or an AdmissionReview, or - for standard input', '-')
+    .option('--old <OLD>', 'the stored objects: review an UPDATE from OLD to FILE (OLD another file than FILE)')
+    .option('--operation <operation>', 'CREATE (default), UPDATE (default with --old) or DELETE, in any case', (value: string) => {
+      const operation = parseOperation(value);
+      if (operation === undefined) throw new InvalidArgumentError('must be CREATE, UPDATE or DELETE (any case)');
+      return operation;
+    })
     .option('--pools <path>', 'cluster state: a file or folder of manifests (SpiderIPPools, Namespaces, the ConfigMap); repeatable', collect, [])
     .option('--kubeconfig <file>', 'list the cluster state from this cluster once, instead of --pools')
     .option('--manifest <file>', 'the ValidatingWebhookConfiguration whose rules and selectors decide which writes are reviewed (default: the one in deploy/)')
     .option('-n, --namespace <namespace>', 'namespace of namespaced objects that name none', 'default')
-    .addOption(new Option('-o, --output <format>', 'json: print the response AdmissionReviews').choices(['json'])),
+    .addOption(new Option('-o, --output <format>', 'json or yaml: print the response AdmissionReviews').choices(OUTPUT_FORMATS)),
 ).action(async (file: string, opts) => {
   finish(await reviewFromArguments(file, opts, () => readInput('-')));
 });
@@ -236,7 +145,7 @@ program
   .description('judge every stored IaaS pool as a CREATE would and list what breaks the rules; exit 0 none, 1 some, 2 bad input')
   .option('--pools <path>', 'the pools: a file or folder of manifests (kind: List included); repeatable', collect, [])
   .option('--kubeconfig <file>', 'list the pools from this cluster once, instead of --pools')
-  .addOption(new Option('-o, --output <format>', 'json: the report for machines').choices(['json']))
+  .addOption(new Option('-o, --output <format>', 'json or yaml: the report for machines').choices(OUTPUT_FORMATS))
   .action(async (opts) => {
     finish(await auditFromArguments(opts));
   });
@@ -262,29 +171,8 @@ program
   .option('--dns-name <name>', 'extra DNS name for the certificate (repeatable)', collect, [])
   .option('--ip <address>', 'extra IP address for the certificate (repeatable)', collect, [])
   .option('--days <days>', 'validity in days', parsePositiveInt, 365)
-  .action(async (opts) => {
-    // Keeping the CA keeps the caBundle: old and new pods are trusted alike during a rollout.
-    const ca = opts.newCa ? undefined : await readCertificateAuthority(opts.out);
-    const bundle = await generateCertificates(
-      {
-        serviceName: opts.service,
-        namespace: opts.namespace,
-        extraDnsNames: opts.dnsName,
-        extraIpAddresses: opts.ip,
-        validityDays: opts.days,
-      },
-      ca,
-    );
-    await writeCertificates(opts.out, bundle);
-    const what = ca
-      ? `a new serving certificate (tls.crt, tls.key) to ${opts.out}, signed by the CA already there`
-      : `a new CA (ca.crt, ca.key) and serving certificate (tls.crt, tls.key) to ${opts.out}`;
-    process.stderr.write(`wrote ${what}; caBundle:\n`);
-    const servingEnds = new Date(new X509Certificate(bundle.certPem).validTo);
-    if (servingEnds.getTime() < Date.now() + (opts.days - 1) * 24 * 60 * 60 * 1000) {
-      process.stderr.write(`warning: the serving certificate ends with the CA on ${servingEnds.toISOString()}, before --days; replace the CA with --new-ca before then\n`);
-    }
-    process.stdout.write(caBundleBase64(bundle.caCertPem) + '\n');
+  .action(async (opts: CertsArguments) => {
+    await writeCerts(opts);
   });
 
 program

@@ -1,5 +1,5 @@
 /**
- * `review NEW [--old OLD] [--operation OP] [--pools PATH… | --kubeconfig FILE] [-o json]`:
+ * `review FILE [--old OLD] [--operation OP] [--pools PATH… | --kubeconfig FILE] [-o json|yaml]`:
  * judges manifests as the API server would send them to the webhook, through the server's
  * own reviewer (`createReviewer`, wired in src/validators.ts), and prints what kubectl
  * would print (kubectl-output.ts). An AdmissionReview (JSON) is answered as before: the
@@ -10,7 +10,7 @@ import { buildAdmissionReview, type KubeObject } from '../kubernetes/build.js';
 import { resourceOf, splitApiVersion } from '../kubernetes/resources.js';
 import { allowed } from '../admission/response.js';
 import { encodeAdmissionReview, InvalidAdmissionReviewError, type ReviewOutcome } from '../admission/review.js';
-import { createReviewer, type ReviewOptions } from '../validators.js';
+import { createReviewer, wireValidators, type ReviewOptions } from '../validators.js';
 import type { AdmissionRequest } from '../kubernetes/schema.js';
 import { webhookMatches, WebhookMatchSchema, type MatchedRequest, type WebhookMatch } from '../kubernetes/webhook-match.js';
 import { readWebhookManifest } from '../registration/webhook-configuration.js';
@@ -19,25 +19,32 @@ import { policyEnforcementLine } from '../rules/admission-policy.js';
 import { noPoolDirectory, type PoolDirectory } from '../rules/pool-pair.js';
 import { judgeSpiderIPPoolWrite, SPIDERIPPOOL, SpiderIPPoolSchema } from '../rules/spiderippool.js';
 import { quoteGoString } from '../field/quote.js';
+import { nameOf } from '../kubernetes/metadata.js';
 import { ManifestError, manifestFiles, parseDocuments, parseManifests, readText, type ManifestObject } from '../manifest/read.js';
 import { loadState, UsageError } from './cluster-state.js';
-import { renderAccepted, renderRefusals, renderWarnings, type Refusal } from './kubectl-output.js';
+import { printed, renderAccepted, renderRefusals, renderWarnings, type OutputFormat, type Refusal } from './kubectl-output.js';
 import type { CommandResult } from './review-file.js';
 import { reviewText } from './review-file.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE';
+
+/** `--operation` as typed, in any case (`update`, as kubectl users write verbs); `undefined` for anything else. */
+export function parseOperation(value: string): Operation | undefined {
+  const operation = value.toUpperCase();
+  return operation === 'CREATE' || operation === 'UPDATE' || operation === 'DELETE' ? operation : undefined;
+}
 
 /** What `review` accepts, for errors about input it cannot use. */
 export const REVIEW_ACCEPTS =
   'review accepts Kubernetes manifests (YAML or JSON; several documents or a kind: List) or one admission.k8s.io/v1 AdmissionReview in JSON';
 
 export interface ReviewCommand {
-  /** NEW: each file's text and its name as kubectl gives it (`STDIN` for `-`); several for a folder. */
+  /** FILE: each file's text and its name as kubectl gives it (`STDIN` for `-`); several for a folder. */
   inputs: { text: string; source: string }[];
   /** `--old`: the stored objects. */
   old?: { text: string; source: string };
   operation?: Operation;
-  output?: 'json';
+  output?: OutputFormat;
   /** `--namespace`: for namespaced objects that name none (default `default`). */
   namespace?: string;
   /** From `--pools` or `--kubeconfig`; without it the pair checks are skipped with a warning. */
@@ -62,7 +69,7 @@ function isAdmissionReview(value: unknown): boolean {
   return kind === 'AdmissionReview' || (kind === undefined && request !== undefined);
 }
 
-/** NEW read as JSON first (an AdmissionReview is JSON, as the API server sends it). */
+/** FILE read as JSON first (an AdmissionReview is JSON, as the API server sends it). */
 function parsedJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -133,11 +140,6 @@ function manifestsOf(text: string, source: string): ManifestObject[] {
     throw e;
   }
 }
-
-const nameOf = (object: KubeObject): string => {
-  const name = object.metadata?.['name'];
-  return typeof name === 'string' ? name : '';
-};
 
 function describe(object: KubeObject): string {
   return `${object.kind} ${quoteGoString(nameOf(object))}`;
@@ -231,10 +233,12 @@ function judge(
       ...(command.namespace !== undefined ? { defaultNamespace: command.namespace } : {}),
     });
     let outcome: ReviewOutcome;
+    const matched = matchedRequest(body.request, command.state);
     try {
-      outcome = command.webhooks !== undefined && !command.webhooks.some((w) => webhookMatches(w, matchedRequest(body.request, command.state)))
-        ? { request: body.request, review: encodeAdmissionReview(body.request.uid, allowed()) }
-        : review(body);
+      if (command.webhooks !== undefined && !command.webhooks.some((w) => webhookMatches(w, matched))) {
+        outcome = { request: body.request, review: encodeAdmissionReview(body.request.uid, allowed()) };
+        if (guarded(body.request)) stderr += `${shortName(write.object)}: not reviewed: no webhook of the configuration matches (${unmatched(command.webhooks, matched)})\n`;
+      } else outcome = review(body);
     } catch (e) {
       if (e instanceof InvalidAdmissionReviewError) return usage(`${write.source}: ${describe(write.object)}: ${e.message}`);
       throw e;
@@ -258,9 +262,9 @@ function judge(
     }
   }
   const exitCode = refusals.length > 0 ? 1 : 0;
-  if (command.output === 'json') {
+  if (command.output !== undefined) {
     const items = responses.length === 1 ? responses[0] : { apiVersion: 'v1', kind: 'List', items: responses };
-    return { exitCode, stdout: JSON.stringify(items, null, 2) + '\n', stderr: '' };
+    return { exitCode, stdout: printed(items, command.output), stderr: '' };
   }
   return { exitCode, stdout, stderr: stderr + renderRefusals(refusals) + notes };
 }
@@ -281,7 +285,29 @@ function policyNote(request: AdmissionRequest, pools: PoolDirectory): string {
   return `note: SpiderIPPool ${quoteGoString(name)}: ${policyEnforcementLine(refused.map((r) => r.rule))}\n`;
 }
 
-/** Refuses `--old` naming the same file as NEW: old and new must be two objects (kyverno#9188). */
+/** Whether a validator guards the request's kind (else "not reviewed" would tell nothing: no rule reads it). */
+function guarded(request: AdmissionRequest): boolean {
+  return GUARDED.has(`${request.kind.group}/${request.kind.kind}`);
+}
+const GUARDED = new Set(wireValidators({}).map(({ validator: { groupKind } }) => `${groupKind.group}/${groupKind.kind}`));
+
+/** `configmap/spiderpool-conf`, as kubectl names an object in its one-line messages. */
+function shortName(object: KubeObject): string {
+  return `${object.kind.toLowerCase()}/${nameOf(object)}`;
+}
+
+/**
+ * Why no webhook matches `request`: its operation when a CREATE of it would match, else
+ * its namespace (a namespaced object: the namespaceSelector or a rule's scope), else its
+ * labels or kind.
+ */
+function unmatched(webhooks: readonly WebhookMatch[], request: MatchedRequest): string {
+  if (request.operation !== 'CREATE' && webhooks.some((w) => webhookMatches(w, { ...request, operation: 'CREATE' }))) return `operation ${request.operation}`;
+  if (request.namespace !== '') return `namespace ${quoteGoString(request.namespace)}`;
+  return `${request.resource} of these labels`;
+}
+
+/** Refuses `--old` naming the same file as FILE: old and new must be two objects (kyverno#9188). */
 export function sameFile(a: string, b: string): boolean {
   return a === '-' ? b === '-' : path.resolve(a) === path.resolve(b);
 }
@@ -290,7 +316,7 @@ export function sameFile(a: string, b: string): boolean {
 export interface ReviewArguments {
   old?: string;
   operation?: Operation;
-  output?: 'json';
+  output?: OutputFormat;
   namespace?: string;
   pools: string[];
   kubeconfig?: string;
@@ -305,6 +331,17 @@ async function readSource(file: string, stdin: () => Promise<string>): Promise<{
   return file === '-' ? { text: await stdin(), source: 'STDIN' } : { text: await readText(file), source: file };
 }
 
+/** `--old OLD`: read as FILE is, its errors naming the flag (`--old x.yaml: cannot be read: …`). */
+async function readOld(file: string, stdin: () => Promise<string>): Promise<{ text: string; source: string }> {
+  try {
+    const read = await readSource(file, stdin);
+    return { text: read.text, source: `--old ${read.source}` };
+  } catch (e) {
+    if (e instanceof ManifestError || e instanceof UsageError) throw new UsageError(`--old ${(e as Error).message}`);
+    throw e;
+  }
+}
+
 /**
  * `review` from its command-line arguments: reads the files, loads the state, runs
  * {@link runReview}. File, state and usage errors are exit 2 with one line naming the file.
@@ -312,12 +349,12 @@ async function readSource(file: string, stdin: () => Promise<string>): Promise<{
 export async function reviewFromArguments(file: string, args: ReviewArguments, stdin: () => Promise<string>): Promise<CommandResult> {
   try {
     if (args.old !== undefined && sameFile(file, args.old)) {
-      throw new UsageError(`--old ${args.old} is NEW itself; give the stored object in a file of its own, so that old and new are two objects`);
+      throw new UsageError(`--old ${args.old}: OLD is FILE itself; give the stored objects in a file of their own, so that old and new are two objects`);
     }
     const loaded = await loadState({ pools: args.pools, configMapName: args.configmapName, ...(args.kubeconfig !== undefined ? { kubeconfig: args.kubeconfig } : {}) });
     const result = runReview({
       inputs: file === '-' ? [await readSource(file, stdin)] : await Promise.all((await manifestFiles(file)).map((f) => readSource(f, stdin))),
-      ...(args.old !== undefined ? { old: await readSource(args.old, stdin) } : {}),
+      ...(args.old !== undefined ? { old: await readOld(args.old, stdin) } : {}),
       ...(args.operation !== undefined ? { operation: args.operation } : {}),
       ...(args.output !== undefined ? { output: args.output } : {}),
       ...(args.namespace !== undefined ? { namespace: args.namespace } : {}),
@@ -328,7 +365,7 @@ export async function reviewFromArguments(file: string, args: ReviewArguments, s
     const warnings = (loaded?.warnings ?? []).map((w) => `warning: ${w}\n`).join('');
     return { ...result, stderr: warnings + result.stderr };
   } catch (e) {
-    if (e instanceof UsageError || e instanceof ManifestError || (e as Error).name === 'ClusterListError') return usage((e as Error).message);
+    if (e instanceof UsageError || e instanceof ManifestError) return usage(e.message);
     throw e;
   }
 }

@@ -19,11 +19,16 @@ type ParsedDocument = ReturnType<typeof parseAllDocuments>[number];
  * other text is taken as `conf.yml` itself.
  *
  * @returns exit code 0 when Spiderpool would start (warnings on stderr as kubectl prints
- *   them), 1 with the webhook's message on stderr when it would not, 2 when a manifest is
- *   not valid YAML (kubectl would refuse it before any webhook) or has no such ConfigMap.
+ *   them), 1 with the webhook's message on stderr when it would not, 2 when the text is
+ *   empty (nothing but blanks and comments: a failed `kubectl get … > file` must not pass a
+ *   CI gate), or a manifest is not valid YAML (kubectl would refuse it before any webhook)
+ *   or has no such ConfigMap.
  */
 export function validateConfigText(text: string, configMapName: string): CommandResult {
   const documents = parseAllDocuments(text);
+  if (documents.every((doc) => doc.contents === null && doc.errors.length === 0)) {
+    return usageError(`the input is empty (no YAML document${text === '' ? '' : ', only blanks or comments'}); give conf.yml, or a manifest with Spiderpool's ConfigMap ${JSON.stringify(configMapName)}`);
+  }
   if (!documents.some(isManifestDocument)) {
     return check({ metadata: { name: configMapName }, data: { 'conf.yml': text } }, configMapName, new Set());
   }

@@ -4,10 +4,22 @@
  */
 import type { FieldWarning } from '../field/errors.js';
 import { escapeShort } from '../field/quote.js';
-import type { StructType } from './schema.js';
+import type { GoStruct, StructType } from './schema.js';
 
 /** What Spiderpool's Helm chart writes into conf.yml although no struct field reads it. */
-const CHART_ONLY_KEY = 'clusterSubnetDefaultFlexibleIPNumber';
+export const CHART_ONLY_KEY = 'clusterSubnetDefaultFlexibleIPNumber';
+/** The key Spiderpool reads for what the chart meant (`pkg/types/k8s.go`, `SpiderpoolConfigmapConfig`). */
+const READ_KEY = 'clusterSubnetAutoPoolDefaultRedundantIPNumber';
+
+/**
+ * Whether the chart-only key is worth a warning in `conf` (one decoder's reading): only
+ * when something is to change: the SpiderSubnet feature, which sizes auto-created pools
+ * with {@link READ_KEY}, is on and that key is unset (0). A chart-rendered file with the
+ * feature off, or with the read key set, has nothing to change.
+ */
+export function chartOnlyKeyMatters(conf: GoStruct): boolean {
+  return conf['enableSpiderSubnet'] === true && (conf[READ_KEY] === undefined || conf[READ_KEY] === 0n);
+}
 /** Longest key shown in a warning; a warning stays one line under 256 characters. */
 const MAX_KEY_CHARS = 48;
 
@@ -25,7 +37,7 @@ export function unknownKeyWarning(key: string, parent: string, type: StructType)
   if (parent === '' && key === CHART_ONLY_KEY) {
     return {
       field,
-      message: "is written by Spiderpool's Helm chart but read by neither the agent nor the controller; nothing to change (clusterSubnetAutoPoolDefaultRedundantIPNumber is the one read)",
+      message: `is written by Spiderpool's Helm chart but read by neither the agent nor the controller: auto-created pools get ${READ_KEY} spare IPs (0 here); set that key`,
     };
   }
   const known = Object.keys(type.fields);

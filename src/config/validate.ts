@@ -5,6 +5,7 @@ import { providerSettings, readConfYml, type ProviderSettings } from './conf-yml
 import { checkProviderSettings } from './provider.js';
 import type { GoStruct } from './schema.js';
 import { agentSocketProblems, startProblems, type StartProblem } from './start-checks.js';
+import { CHART_ONLY_KEY, chartOnlyKeyMatters } from './unknown-keys.js';
 
 /** What stops Spiderpool (errors, and which component) and what it silently ignores (warnings). */
 export interface ConfYmlFindings {
@@ -25,7 +26,10 @@ export interface ConfYmlFindings {
  *   that its two components read differently. Never throws.
  */
 export function validateConfYml(text: string): ConfYmlFindings {
-  const reading = readConfYml(text);
+  const read = readConfYml(text);
+  // The chart-only key is reported only where it changes something (unknown-keys.ts).
+  const chartKeyMatters = read.agent !== undefined && chartOnlyKeyMatters(read.agent);
+  const reading = { ...read, warnings: read.warnings.filter((w) => w.field !== CHART_ONLY_KEY || chartKeyMatters) };
   const start = startErrors(reading.agent, reading.controller);
   const provider = providerFindings(reading.agent && providerSettings(reading.agent), reading.controller && providerSettings(reading.controller));
   const decoding = reading.ok ? { errors: [], stops: { agent: false, controller: false } } : reading;

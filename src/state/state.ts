@@ -82,6 +82,11 @@ export class ClusterState implements ClusterObjects {
     return [...(this.byKind.get(kindKey(groupKind))?.values() ?? [])];
   }
 
+  /** How many objects of each kind the state holds besides SpiderIPPools, e.g. `Namespace` → 2. */
+  otherKinds(): Map<string, number> {
+    return new Map([...this.byKind.values()].filter((objects) => objects.size > 0).map((objects) => [objects.values().next().value!.kind, objects.size]));
+  }
+
   /**
    * The stored object with the identity (kind, namespace, name) of `object`; a SpiderIPPool
    * as the index keeps it (slimmed: what the rules and a webhook's `objectSelector` read).

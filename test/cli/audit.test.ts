@@ -72,5 +72,31 @@ describe('audit', () => {
       expect(await auditFromArguments({ pools: [] })).toMatchObject({ exitCode: 2, stderr: expect.stringMatching(/^error: give the pools to audit/) });
       expect(await auditFromArguments({ pools: ['/nonexistent'] })).toEqual({ exitCode: 2, stdout: '', stderr: 'error: /nonexistent: cannot be read: no such file or folder\n' });
     });
+
+    it('exit 2 for --pools without a SpiderIPPool (an empty file, other kinds), saying what it found: a CI gate must not pass on it', async () => {
+      const empty = path.join(dir, 'empty.yaml');
+      await writeFile(empty, '');
+      expect(await auditFromArguments({ pools: [empty] })).toEqual({
+        exitCode: 2,
+        stdout: '',
+        stderr: `error: ${empty} holds no SpiderIPPool (found no object); give SpiderIPPools, e.g. kubectl get spiderippools -o yaml > pools.yaml (an empty List there is fine)\n`,
+      });
+      const others = path.join(dir, 'others.yaml');
+      await writeFile(others, stringify({ apiVersion: 'v1', kind: 'List', items: [1, 2].map((i) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `ns${i}` } })) }));
+      expect(await auditFromArguments({ pools: [others] })).toMatchObject({ exitCode: 2, stdout: '', stderr: expect.stringContaining(`error: ${others} holds no SpiderIPPool (found 2 Namespace);`) });
+    });
+
+    it('exit 0 for a valid List with no items: kubectl get spiderippools -o yaml of a cluster without pools', async () => {
+      const none = path.join(dir, 'none.yaml');
+      await writeFile(none, 'apiVersion: v1\nkind: List\nitems: []\n');
+      expect(await auditFromArguments({ pools: [none] })).toEqual({ exitCode: 0, stdout: 'no violations in 0 IaaS pools (0 SpiderIPPools in all)\n', stderr: '' });
+    });
+
+    it('-o yaml prints the report as -o json does, in YAML', async () => {
+      const { parse } = await import('yaml');
+      const asYaml = await auditFromArguments({ pools: [path.join(dir, 'pools.yaml')], output: 'yaml' });
+      expect(asYaml.exitCode).toBe(1);
+      expect(parse(asYaml.stdout)).toEqual(JSON.parse(JSON.stringify(report)));
+    });
   });
 });

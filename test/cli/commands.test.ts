@@ -24,6 +24,17 @@ describe('review', () => {
 });
 
 describe('validate-config', () => {
+  it.each([
+    ['an empty file', '', /^error: the input is empty \(no YAML document\); give conf\.yml, or a manifest with Spiderpool's ConfigMap "spiderpool-conf"\n$/],
+    ['blanks and comments only', '\n# nothing here\n\n', /^error: the input is empty \(no YAML document, only blanks or comments\); /],
+  ])('exit 2 for %s: a failed kubectl get > file must not pass a CI gate', (_what, text, message) => {
+    expect(validateConfigText(text, 'spiderpool-conf')).toEqual({ exitCode: 2, stdout: '', stderr: expect.stringMatching(message) });
+  });
+
+  it('an empty mapping is a conf.yml (every setting at its default), not empty input', () => {
+    expect(validateConfigText('{}\n', 'spiderpool-conf').exitCode).toBe(0);
+  });
+
   const conf = (timeout: string, serverUrl = 'http://p:80') => `iaasNetworkProvider:\n  serverUrl: ${serverUrl}\n  httpRequestTimeout: ${timeout}\n`;
 
   it('accepts a good conf.yml', () => {
@@ -38,7 +49,7 @@ describe('validate-config', () => {
     const review = loadReview('configmap-update-timeout-100s');
     const { status, warnings } = reviewAdmission(review).response;
     const result = validateConfigText(review.request.object.data['conf.yml'], 'spiderpool-conf');
-    expect(result).toEqual({ exitCode: 1, stdout: '', stderr: warnings!.map((w) => `Warning: ${w}\n`).join('') + status!.message + '\n' });
+    expect(result).toEqual({ exitCode: 1, stdout: '', stderr: (warnings ?? []).map((w) => `Warning: ${w}\n`).join('') + status!.message + '\n' });
   });
 
   it('reads a ConfigMap manifest among other documents', () => {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { reviewAdmission } from '../../src/validators.js';
 import { ClusterState } from '../../src/state/state.js';
-import { NO_STATE_REASON, reviewFromArguments, runReview, type ReviewCommand } from '../../src/cli/review.js';
+import { NO_STATE_REASON, parseOperation, reviewFromArguments, runReview, type ReviewCommand } from '../../src/cli/review.js';
 import type { KubeObject } from '../../src/kubernetes/build.js';
 import { loadReview } from '../fixtures/load.js';
 
@@ -204,17 +204,62 @@ describe('review from the command line', () => {
     expect(result.stderr).toMatch(/^The SpiderIPPool "b" is invalid: /m);
   });
 
-  it('a write no webhook of the configuration matches is allowed unreviewed, as the API server never sends it', async () => {
+  it('a write no webhook of the configuration matches is allowed unreviewed, as the API server never sends it, and says so', async () => {
     const conf = (namespace: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'spiderpool-conf', namespace }, data: { 'conf.yml': 'iaasNetworkProvider:\n  serverUrl: http://p:80\n  httpRequestTimeout: 2m\n' } });
-    for (const [namespace, exitCode] of [['kube-system', 1], ['default', 0]] as const) {
+    const results = [];
+    for (const namespace of ['kube-system', 'default']) {
       const file = path.join(dir, `conf-${namespace}.yaml`);
       await writeFile(file, stringify(conf(namespace)));
-      expect((await reviewFromArguments(file, args, noStdin)).exitCode).toBe(exitCode);
+      results.push(await reviewFromArguments(file, args, noStdin));
     }
+    const [reviewed, unreviewed] = results;
+    expect(reviewed!.exitCode).toBe(1);
+    expect(reviewed!.stderr).not.toContain('not reviewed');
+    expect(unreviewed).toEqual({
+      exitCode: 0,
+      stdout: 'configmap/spiderpool-conf created (server dry run)\n',
+      stderr: 'configmap/spiderpool-conf: not reviewed: no webhook of the configuration matches (namespace "default")\n',
+    });
   });
 
-  it('--old naming NEW itself is refused: old and new must be two objects', async () => {
+  it('an unmatched write of a kind no validator guards, and an unmatched DELETE, are named for what did not match', async () => {
+    const service = path.join(dir, 'service.yaml');
+    await writeFile(service, stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's' } }));
+    expect(await reviewFromArguments(service, args, noStdin)).toEqual({ exitCode: 0, stdout: 'service/s created (server dry run)\n', stderr: '' });
+    const file = path.join(dir, 'delete.yaml');
+    await writeFile(file, yaml(pool('gone')));
+    const deleted = await reviewFromArguments(file, { ...args, operation: 'DELETE' }, noStdin);
+    expect(deleted.exitCode).toBe(0);
+    expect(deleted.stderr).toBe('spiderippool/gone: not reviewed: no webhook of the configuration matches (operation DELETE)\n');
+  });
+
+  it('--old naming FILE itself is refused, the message naming the argument OLD: old and new must be two objects', async () => {
     const file = path.join(dir, 'new.yaml');
-    expect((await reviewFromArguments(file, { ...args, old: file }, noStdin)).stderr).toMatch(/^error: --old .* is NEW itself/);
+    expect((await reviewFromArguments(file, { ...args, old: file }, noStdin)).stderr).toMatch(/^error: --old .*new\.yaml: OLD is FILE itself; /);
+  });
+
+  it('errors about the --old file name the flag, not FILE', async () => {
+    const file = path.join(dir, 'new.yaml');
+    const missing = await reviewFromArguments(file, { ...args, old: path.join(dir, 'nope.yaml') }, noStdin);
+    expect(missing).toEqual({ exitCode: 2, stdout: '', stderr: `error: --old ${path.join(dir, 'nope.yaml')}: cannot be read: no such file or folder\n` });
+    const other = path.join(dir, 'other.yaml');
+    await writeFile(other, yaml(pool('other')));
+    const unrelated = await reviewFromArguments(file, { ...args, old: other }, noStdin);
+    expect(unrelated.stderr).toBe(`error: --old ${other} has no SpiderIPPool "v4" to update; give the stored object of the same kind and name\n`);
+  });
+
+  it('-o yaml prints the response AdmissionReviews as YAML, the same as -o json', async () => {
+    const file = path.join(dir, 'new.yaml');
+    const [json, asYaml] = [await reviewFromArguments(file, { ...args, output: 'json' }, noStdin), await reviewFromArguments(file, { ...args, output: 'yaml' }, noStdin)];
+    expect(asYaml.exitCode).toBe(json.exitCode);
+    const { parse } = await import('yaml');
+    const strip = (review: any) => ({ ...review, response: { ...review.response, uid: '' } });
+    expect(strip(parse(asYaml.stdout))).toEqual(strip(JSON.parse(json.stdout)));
+    expect(asYaml.stdout).toMatch(/^apiVersion: admission\.k8s\.io\/v1\nkind: AdmissionReview\n/);
+  });
+
+  it('--operation is read in any case, as kubectl users type it', () => {
+    expect(['update', 'Update', 'UPDATE', 'delete', 'create'].map(parseOperation)).toEqual(['UPDATE', 'UPDATE', 'UPDATE', 'DELETE', 'CREATE']);
+    expect(['patch', '', 'updat'].map(parseOperation)).toEqual([undefined, undefined, undefined]);
   });
 });

@@ -106,9 +106,23 @@ describe('warnings for what Spiderpool ignores', () => {
     expect(warnings('')).toEqual([': is empty: Spiderpool starts with every setting at its default']);
     expect(warnings('# nothing\n')).toEqual([': is empty: Spiderpool starts with every setting at its default']);
     expect(warnings('clusterSubnetDefaultFlexibleIPNumber: 1\n<<: {clusterSubnetDefaultFlexibleIPNumber: 2}\n')).toEqual([
-      "clusterSubnetDefaultFlexibleIPNumber: is written by Spiderpool's Helm chart but read by neither the agent nor the controller; nothing to change (clusterSubnetAutoPoolDefaultRedundantIPNumber is the one read)",
+      "clusterSubnetDefaultFlexibleIPNumber: is written by Spiderpool's Helm chart but read by neither the agent nor the controller: auto-created pools get clusterSubnetAutoPoolDefaultRedundantIPNumber spare IPs (0 here); set that key",
     ]);
   });
+  it('warns about the chart-only key only where something is to change: SpiderSubnet on and the key Spiderpool reads unset', () => {
+    const chartWarnings = (text: string) => validateConfYml(text).warnings.filter((w) => w.field === 'clusterSubnetDefaultFlexibleIPNumber');
+    // What the chart renders with SpiderSubnet off (the fixtures' files): nothing to change, no warning.
+    expect(chartWarnings('enableSpiderSubnet: false\nclusterSubnetDefaultFlexibleIPNumber: 1\n')).toEqual([]);
+    expect(chartWarnings('clusterSubnetDefaultFlexibleIPNumber: 1\n')).toEqual([]);
+    // The read key set: the chart's key changes nothing either.
+    expect(chartWarnings('enableSpiderSubnet: true\nclusterSubnetDefaultFlexibleIPNumber: 1\nclusterSubnetAutoPoolDefaultRedundantIPNumber: 1\n')).toEqual([]);
+    // SpiderSubnet on and only the chart's key: auto-created pools get 0 spare IPs, so the warning says which key to set.
+    const [warning, ...more] = chartWarnings('enableSpiderSubnet: true\nclusterSubnetDefaultFlexibleIPNumber: 1\n');
+    expect(more).toEqual([]);
+    expect(warning!.message).toMatch(/set that key$/);
+    expect(`data[conf.yml].${warning!.field}: ${warning!.message}`.length).toBeLessThan(256);
+  });
+
   it('keeps every warning one line under 256 characters, whatever the key', () => {
     const text = `agent:\n  networkResourcePlugin:\n    resourceAdvertisement:\n      masterNIC:\n        rules:\n        - nodeSelector:\n            MatchLabels: {}\n            ${'k'.repeat(5000)}: 1\n`;
     for (const w of warnings(text)) {

@@ -197,13 +197,13 @@ describe('review and validate-config', () => {
     expect((await run(['--help'])).code).toBe(0);
   });
 
-  it('a port in use stops serve with a hint how to choose another', async () => {
+  it('a port in use stops serve with a hint how to choose another, exit 2 (not 1, which means findings)', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     try {
       const port = (taken.address() as AddressInfo).port;
       const result = await run(['serve', '--host=127.0.0.1', `--port=${port}`, `--cert-dir=${path.join(workDir, 'busy-certs')}`, '--no-pool-cache']);
-      expect(result.code).toBe(1);
+      expect(result.code).toBe(2);
       expect(result.stdout).toContain('cannot start: the port is in use; choose another with --port or PORT');
     } finally {
       taken.close();

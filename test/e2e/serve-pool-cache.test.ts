@@ -143,7 +143,7 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     await expect(stop(served)).resolves.toBe(0);
   }, 30_000);
 
-  it('a kubeconfig that cannot be read stops the start with exit 1', async () => {
+  it('a kubeconfig that cannot be read stops the start with exit 2 (unusable input; 1 means findings)', async () => {
     const child = spawn(process.execPath, [cli, 'serve', '--port=0', '--host=127.0.0.1', `--cert-dir=${workDir}`, `--kubeconfig=${path.join(workDir, 'missing')}`], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { PATH: process.env['PATH'] ?? '', HOME: workDir },
@@ -151,7 +151,7 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     let log = '';
     child.stdout!.on('data', (chunk) => (log += chunk));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(log).toContain('cannot start');
   }, 30_000);
 });

@@ -17,8 +17,6 @@ function withTimeout(line: string | undefined, serverUrl = 'http://iaas-network-
 
 const FIELD = 'data[conf.yml].iaasNetworkProvider.httpRequestTimeout';
 
-const CHART_WARNING =
-  "data[conf.yml].clusterSubnetDefaultFlexibleIPNumber: is written by Spiderpool's Helm chart but read by neither the agent nor the controller; nothing to change (clusterSubnetAutoPoolDefaultRedundantIPNumber is the one read)";
 
 describe('ConfigMap spiderpool-conf: httpRequestTimeout at every boundary', () => {
   it.each([['""'], [undefined], ['1ns'], ['50s'], ['59s'], ['99.999999999s'], ['1m39.999s'], ['~']])(
@@ -67,9 +65,9 @@ describe('ConfigMap spiderpool-conf: fixtures', () => {
   });
 
   it.each(['configmap-update-timeout-50s', 'configmap-create-timeout-absent'])(
-    '%s (written by the chart) is allowed with one warning about the chart-only key',
+    '%s (written by the chart, SpiderSubnet off) is allowed without a word about the chart-only key: nothing to change',
     (name) => {
-      expect(review(loadReview(name))).toEqual({ uid: expect.any(String), allowed: true, warnings: [CHART_WARNING] });
+      expect(review(loadReview(name))).toEqual({ uid: expect.any(String), allowed: true });
     },
   );
 
@@ -77,7 +75,6 @@ describe('ConfigMap spiderpool-conf: fixtures', () => {
     const response = review(loadReview('configmap-update-disabled-bad-timeout'));
     expect(response.allowed).toBe(true);
     expect(response.warnings).toEqual([
-      CHART_WARNING,
       expect.stringMatching(/^data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: "abc" is ignored while serverUrl and service.name are empty, but Spiderpool will refuse to start once the IaaS provider is enabled: it is not a Go duration/),
     ]);
   });

@@ -1,0 +1,137 @@
+/**
+ * `serve`: the webhook server, with the SpiderIPPool and spiderpool-conf caches when a
+ * cluster connection is found, until SIGTERM or SIGINT.
+ *
+ * Exit codes: 0 after a clean stop; 2 when it cannot start (certificates, kubeconfig, the
+ * port: input it cannot use, as for every command; 1 means findings elsewhere in the CLI);
+ * 1 when stopping fails.
+ */
+import type { Logger } from 'pino';
+import type { DualStack } from '../candidates/categories.js';
+import { findKubeConfig } from '../cluster/kubeconfig-source.js';
+import type { PoolCache } from '../cluster/pool-cache.js';
+import { DEFAULT_SPIDERPOOL_NAMESPACE } from '../defaults.js';
+import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js';
+import { closeLog, createLogger } from '../server/logger.js';
+import type { ReadinessCheck } from '../server/readiness.js';
+import { startServer } from '../server/serve.js';
+
+/** `serve`'s options as the command line parses them. */
+export interface ServeArguments {
+  port: number;
+  host?: string;
+  certDir: string;
+  generateCerts: boolean;
+  kubeconfig?: string;
+  poolCache: boolean;
+  clientCaFile?: string;
+  maxConnections: number;
+  maxConnectionsPerAddress?: number;
+  /** `--handshake-timeout`, in milliseconds. */
+  handshakeTimeout: number;
+  /** `--shutdown-timeout`, in milliseconds. */
+  shutdownTimeout: number;
+  /** `--pool-cache-sync-wait`, in milliseconds. */
+  poolCacheSyncWait: number;
+  logLevel: string;
+  configmapName: string;
+  configmapNamespace?: string;
+}
+
+/** Exit code of a `serve` that cannot start: unusable input, as a usage error (kubectl's 2), never 1 ("findings"). */
+export const START_FAILURE_EXIT_CODE = 2;
+
+/** Starts the server; returns once it serves (or has failed to start, with `process.exitCode` set). */
+export async function serve(opts: ServeArguments): Promise<void> {
+  const logger = createLogger(opts.logLevel);
+  let cache: Pick<PoolCache, 'pools' | 'stop'> | undefined;
+  try {
+    const conf = { name: opts.configmapName, namespace: opts.configmapNamespace ?? DEFAULT_SPIDERPOOL_NAMESPACE };
+    const watching = opts.poolCache ? await watchPools(opts.kubeconfig, conf, opts.poolCacheSyncWait, logger) : undefined;
+    if (!opts.poolCache) logger.warn('--no-pool-cache: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
+    cache = watching?.cache;
+    const server = await startServer({
+      port: opts.port,
+      host: opts.host,
+      certDir: opts.certDir,
+      generateCerts: opts.generateCerts,
+      clientCaFile: opts.clientCaFile,
+      maxConnections: opts.maxConnections,
+      maxConnectionsPerAddress: opts.maxConnectionsPerAddress,
+      timeouts: { handshakeMs: opts.handshakeTimeout },
+      shutdownGraceMs: opts.shutdownTimeout,
+      review: { configMap: { name: opts.configmapName, namespace: opts.configmapNamespace }, ...(watching ? { pools: watching.cache.pools, dualStack: watching.dualStack } : {}) },
+      ...(watching ? { readinessChecks: watching.readiness, metrics: watching.metrics } : {}),
+      logger,
+    });
+    const shutdown = (signal: string) => {
+      logger.info({ signal }, 'stopping: no longer ready, finishing in-flight reviews');
+      // Exit explicitly: a timer or watcher left behind must not keep the pod terminating.
+      void server
+        .stop()
+        .then(() => cache?.stop())
+        .then(
+          () => {
+            logger.info('stopped');
+            return closeLog(logger).then(() => process.exit(0));
+          },
+          (e: unknown) => {
+            logger.error({ err: (e as Error)?.message ?? String(e) }, 'stopping failed');
+            return closeLog(logger).then(() => process.exit(1));
+          },
+        );
+    };
+    process.once('SIGTERM', shutdown);
+    process.once('SIGINT', shutdown);
+  } catch (e) {
+    const busy = (e as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    logger.fatal({ err: (e as Error).message }, busy ? 'cannot start: the port is in use; choose another with --port or PORT' : 'cannot start');
+    process.exitCode = START_FAILURE_EXIT_CODE;
+    // A watch request still waiting for a silent API server cannot be aborted through
+    // client-node, and would keep the process alive.
+    if (cache) await cache.stop().then(() => closeLog(logger)).then(() => process.exit());
+  }
+}
+
+/** The pool and spiderpool-conf caches (stopped together) and what `serve` adds for them: readiness lines and metrics. */
+interface PoolWatching {
+  cache: Pick<PoolCache, 'pools' | 'stop'>;
+  dualStack: () => DualStack;
+  readiness: ReadinessCheck[];
+  metrics: WebhookMetrics;
+}
+
+/**
+ * The SpiderIPPool cache for the pair checks, when a cluster connection is found
+ * (`findKubeConfig`'s order); without one the checks are skipped with a warning.
+ * `@kubernetes/client-node` is imported only then: it about doubles the idle memory and
+ * the start time of a server that does not need it.
+ *
+ * @throws Error when the chosen kubeconfig cannot be read.
+ */
+async function watchPools(kubeconfig: string | undefined, conf: { name: string; namespace: string }, syncWaitMs: number, logger: Logger): Promise<PoolWatching | undefined> {
+  const noCluster = () =>
+    logger.warn('no kubeconfig or in-cluster configuration found: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
+  if (findKubeConfig(kubeconfig) === undefined) return void noCluster();
+  const [{ loadKubeConfig }, { poolCacheReadinessCheck, registerPoolCacheMetrics, startPoolCache }, confCache] = await Promise.all([
+    import('../cluster/kubeconfig.js'),
+    import('../cluster/pool-cache.js'),
+    import('../cluster/spiderpool-conf-cache.js'),
+  ]);
+  const cluster = loadKubeConfig(kubeconfig);
+  if (cluster === undefined) return void noCluster(); // removed since it was found
+  logger.info({ source: cluster.source, from: cluster.from }, 'watching SpiderIPPools for the dual-stack pair checks');
+  const cache = startPoolCache(cluster.config, { logger, syncWaitMs });
+  logger.info(conf, 'watching spiderpool-conf for enableIPv6 (candidate-pool warnings)');
+  const confs = confCache.startSpiderpoolConfCache(cluster.config, conf, { logger });
+  const metrics = createWebhookMetrics();
+  registerPoolCacheMetrics(metrics.registry, cache);
+  confCache.registerSpiderpoolConfCacheMetrics(metrics.registry, confs);
+  return {
+    cache: { pools: cache.pools, stop: () => Promise.all([cache.stop(), confs.stop()]).then(() => undefined) },
+    dualStack: () => confs.state.dualStack(),
+    readiness: [poolCacheReadinessCheck(cache), confCache.spiderpoolConfReadinessCheck(confs)],
+    metrics,
+  };
+}
+
