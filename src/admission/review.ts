@@ -3,7 +3,7 @@
  * AdmissionReview for the validators it is handed (src/validators.ts hands it every one),
  * shared by the HTTPS server and the CLI. It knows no guarded kind.
  */
-import { renderPath } from '../field/path.js';
+import { firstIssue } from '../field/issue.js';
 import { compiled } from '../kubernetes/fast-schema.js';
 import type { Validator } from '../rules/validator.js';
 import { allowed } from './response.js';
@@ -31,11 +31,7 @@ export class InvalidAdmissionReviewError extends Error {
 export function decodeAdmissionReview(body: unknown): AdmissionReviewRequest {
   const result = compiled(AdmissionReviewRequestSchema).safeParse(body);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const path = renderPath(issue.path);
-  throw new InvalidAdmissionReviewError(
-    `not an ${ADMISSION_API_VERSION} AdmissionReview: ${path === '' ? '' : path + ': '}${issue.message}`,
-  );
+  throw new InvalidAdmissionReviewError(`not an ${ADMISSION_API_VERSION} AdmissionReview: ${firstIssue(result.error)}`);
 }
 
 /** Wraps a verdict into the response AdmissionReview for the request `uid`. */

@@ -5,7 +5,8 @@
  * operation, and turn what it found into the decision: field errors into the `Invalid`
  * status with the validator's GroupKind (`apierrors.NewInvalid`), warnings kept.
  */
-import { renderPath } from '../field/path.js';
+import { firstIssue } from '../field/issue.js';
+import { Path } from '../field/path.js';
 import { compiled } from '../kubernetes/fast-schema.js';
 import { nameOf } from '../kubernetes/metadata.js';
 import type { GroupKind } from '../kubernetes/resources.js';
@@ -67,7 +68,5 @@ function decodeObject<T>(
 ): { ok: true; value: T } | { ok: false; verdict: Verdict } {
   const result = compiled(validator.schema).safeParse(request[field]);
   if (result.success) return { ok: true, value: result.data };
-  const issue = result.error.issues[0]!;
-  const path = renderPath(['request', field, ...issue.path]);
-  return { ok: false, verdict: errored(400, `cannot decode ${validator.groupKind.kind} at ${path}: ${issue.message}`) };
+  return { ok: false, verdict: errored(400, `cannot decode ${validator.groupKind.kind} at ${firstIssue(result.error, Path.of('request', field))}`) };
 }

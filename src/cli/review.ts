@@ -18,6 +18,7 @@ import type { ClusterState } from '../state/state.js';
 import { policyEnforcementLine } from '../rules/admission-policy.js';
 import { noPoolDirectory, type PoolDirectory } from '../rules/pool-pair.js';
 import { judgeSpiderIPPoolWrite, SPIDERIPPOOL, SpiderIPPoolSchema } from '../rules/spiderippool.js';
+import { firstIssue } from '../field/issue.js';
 import { quoteGoString } from '../field/quote.js';
 import { nameOf } from '../kubernetes/metadata.js';
 import { ManifestError, manifestFiles, parseDocuments, parseManifests, readText, type ManifestObject } from '../manifest/read.js';
@@ -197,8 +198,7 @@ export async function readWebhooks(manifest?: string): Promise<WebhookMatch[]> {
   return read.webhooks.map((webhook) => {
     const parsed = WebhookMatchSchema.safeParse(webhook);
     if (parsed.success) return parsed.data;
-    const issue = parsed.error.issues[0]!;
-    throw new UsageError(`the webhook manifest ${manifest ?? 'in deploy/'}: webhook ${JSON.stringify(webhook.name)}: ${issue.path.join('.')}: ${issue.message}`);
+    throw new UsageError(`the webhook manifest ${manifest ?? 'in deploy/'}: webhook ${JSON.stringify(webhook.name)}: ${firstIssue(parsed.error)}`);
   });
 }
 

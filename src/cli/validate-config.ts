@@ -1,6 +1,7 @@
 import { isMap, parseAllDocuments } from 'yaml';
-import { renderPath } from '../field/path.js';
+import { firstIssue } from '../field/issue.js';
 import { escapeUnprintable, truncate } from '../field/quote.js';
+import { nameOf } from '../kubernetes/metadata.js';
 import { documentData, listItems } from '../manifest/read.js';
 import { verdictFor } from '../admission/validator.js';
 import { CONFIGMAP, ConfigMapSchema, validateSpiderpoolConfigMap } from '../rules/configmap.js';
@@ -62,14 +63,11 @@ function isManifestDocument(doc: ParsedDocument): boolean {
   return isMap(doc.contents) && doc.contents.has('apiVersion') && doc.contents.has('kind');
 }
 
-function nameOf(value: unknown): unknown {
-  return (value as { metadata?: { name?: unknown } }).metadata?.name;
-}
 
 /** `ConfigMap "x" (data keys: a, b)`, as the command names what it found. */
 function described(configMap: unknown): string {
   const name = nameOf(configMap);
-  return `ConfigMap ${typeof name === 'string' ? JSON.stringify(name) : 'without a name'} (${dataKeys(configMap)})`;
+  return `ConfigMap ${name !== '' ? JSON.stringify(name) : 'without a name'} (${dataKeys(configMap)})`;
 }
 
 function dataKeys(configMap: unknown): string {
@@ -95,8 +93,7 @@ function usageError(message: string): CommandResult {
 function check(configMap: unknown, configMapName: string, seen: Set<string>, fromManifest = false): CommandResult {
   const parsed = ConfigMapSchema.safeParse(configMap);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    return usageError(`not a ConfigMap: ${issue.path.length > 0 ? `${renderPath(issue.path)}: ` : ''}${issue.message}`);
+    return usageError(`not a ConfigMap: ${firstIssue(parsed.error)}`);
   }
   const verdict = verdictFor(CONFIGMAP, configMapName, validateSpiderpoolConfigMap(parsed.data));
   const warnings = renderWarnings(verdict.warnings, seen);

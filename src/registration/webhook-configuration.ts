@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
+import { firstIssue } from '../field/issue.js';
 
 /**
  * The manifest shipped next to `src/` and `dist/` (both two levels below the package
@@ -86,8 +87,7 @@ export async function readWebhookManifest(path: string = WEBHOOK_MANIFEST_PATH):
   }
   const result = WebhookManifestSchema.safeParse(candidates[0]);
   if (!result.success) {
-    const first = result.error.issues[0];
-    throw new Error(`the webhook manifest ${path} is not a usable ValidatingWebhookConfiguration: ${first?.path.join('.')}: ${first?.message}`);
+    throw new Error(`the webhook manifest ${path} is not a usable ValidatingWebhookConfiguration: ${firstIssue(result.error)}`);
   }
   return result.data;
 }

@@ -11,6 +11,8 @@
  * the Namespace is judged when it is written, so a template is judged on its own annotations.
  */
 import { z } from 'zod';
+import { firstIssue } from '../field/issue.js';
+import { Path } from '../field/path.js';
 import { listOf, stringEntries } from '../kubernetes/containers.js';
 import { compiled } from '../kubernetes/fast-schema.js';
 import type { GroupKind } from '../kubernetes/resources.js';
@@ -65,10 +67,10 @@ const POD_REFUSAL = 'the Pod gets no IP address when it starts';
 const TEMPLATE_REFUSAL = 'its Pods get no IP address when they start';
 const NAMESPACE_REFUSAL = 'Pods here without their own pool annotation get no IP address when they start';
 
-/** The warnings for a Pod's (or template's) annotations under the field path `prefix`. */
-function podWarnings(annotations: PodAnnotations | null | undefined, prefix: string, refusal: string, state: CandidateState): string[] {
+/** The warnings for a Pod's (or template's) annotations, the template at `template`. */
+function podWarnings(annotations: PodAnnotations | null | undefined, template: Path, refusal: string, state: CandidateState): string[] {
   if (!annotations || SUBNET_ANNOTATIONS.some((key) => annotations[key] !== undefined)) return [];
-  const field = (key: string) => `${prefix}${annotationField(key)}`;
+  const field = (key: string) => annotationField(key, template);
   const source = (annotation: string, parsed: Parsed): CandidateSource => ({ annotation, field: field(annotation), refusal, parsed });
   const context = { pools: state.pools, dualStack: state.dualStack() };
   const pools = annotations[IPPOOLS_ANNOTATION];
@@ -93,8 +95,7 @@ function lenient<T>(schema: z.ZodType<T>): z.ZodType<Decoded<T>> {
   return z.unknown().transform((value): Decoded<T> => {
     const result = fast.safeParse(value);
     if (result.success) return { ok: true, value: result.data };
-    const issue = result.error.issues[0]!;
-    return { ok: false, reason: `${issue.path.join('.') || 'the object'}: ${issue.message}` };
+    return { ok: false, reason: firstIssue(result.error) };
   });
 }
 
@@ -109,19 +110,19 @@ function podValidator(state: CandidateState): Validator<Decoded<Pod>> {
     groupKind: { group: '', kind: 'Pod' },
     schema: lenient(PodSchema),
     validateCreate: (decoded) =>
-      warnOn(decoded, (pod) => (pod.metadata.ownerReferences?.some((ref) => ref.controller === true) ? [] : podWarnings(pod.metadata.annotations, '', POD_REFUSAL, state))),
+      warnOn(decoded, (pod) => (pod.metadata.ownerReferences?.some((ref) => ref.controller === true) ? [] : podWarnings(pod.metadata.annotations, Path.ROOT, POD_REFUSAL, state))),
   };
 }
 
-/** A workload kind whose Pod template sits under `prefix`, judged on CREATE and UPDATE. */
+/** A workload kind whose Pod template sits at `templatePath`, judged on CREATE and UPDATE. */
 function workloadValidator<T>(
   groupKind: GroupKind,
   schema: z.ZodType<T>,
   template: (object: T) => z.infer<typeof podTemplate>,
-  prefix: string,
+  templatePath: Path,
   state: CandidateState,
 ): Validator<Decoded<T>> {
-  const check = (decoded: Decoded<T>): Findings => warnOn(decoded, (object) => podWarnings(template(object)?.metadata?.annotations, prefix, TEMPLATE_REFUSAL, state));
+  const check = (decoded: Decoded<T>): Findings => warnOn(decoded, (object) => podWarnings(template(object)?.metadata?.annotations, templatePath, TEMPLATE_REFUSAL, state));
   return { groupKind, schema: lenient(schema), validateCreate: check, validateUpdate: (_old, object) => check(object) };
 }
 
@@ -147,7 +148,7 @@ function namespaceWarnings(namespace: Namespace, state: CandidateState): string[
  */
 export function candidatePoolValidators(state: CandidateState): Validator<any>[] {
   const templated = (group: string, kind: string) =>
-    workloadValidator({ group, kind }, TemplateWorkloadSchema, (o) => o.spec?.template, 'spec.template.', state);
+    workloadValidator({ group, kind }, TemplateWorkloadSchema, (o) => o.spec?.template, Path.of('spec', 'template'), state);
   return [
     podValidator(state),
     templated('apps', 'Deployment'),
@@ -155,7 +156,7 @@ export function candidatePoolValidators(state: CandidateState): Validator<any>[]
     templated('apps', 'DaemonSet'),
     templated('apps', 'ReplicaSet'),
     templated('batch', 'Job'),
-    workloadValidator({ group: 'batch', kind: 'CronJob' }, CronJobSchema, (o) => o.spec?.jobTemplate?.spec?.template, 'spec.jobTemplate.spec.template.', state),
+    workloadValidator({ group: 'batch', kind: 'CronJob' }, CronJobSchema, (o) => o.spec?.jobTemplate?.spec?.template, Path.of('spec', 'jobTemplate', 'spec', 'template'), state),
     {
       groupKind: { group: '', kind: 'Namespace' },
       schema: lenient(NamespaceSchema),

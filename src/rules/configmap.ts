@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { validateConfYml } from '../config/validate.js';
 import { CONF_YML_KEY, DEFAULT_CONFIGMAP_NAME } from '../defaults.js';
 import { fieldWarningString, required, underField, type FieldError } from '../field/errors.js';
+import { Path } from '../field/path.js';
 import { stringEntries } from '../kubernetes/containers.js';
 import type { GroupKind } from '../kubernetes/resources.js';
 import type { AdmissionRequest } from '../kubernetes/schema.js';
@@ -32,7 +33,7 @@ export interface SpiderpoolConfigMapRef {
   namespace?: string;
 }
 
-const CONF_YML_FIELD = `data[${CONF_YML_KEY}]`;
+const CONF_YML_FIELD = Path.of('data').key(CONF_YML_KEY).toString();
 
 /**
  * Validates a ConfigMap as Spiderpool would read it at start-up.

@@ -11,6 +11,7 @@
  */
 import type { PoolCatalog } from '../candidates/categories.js';
 import { invalid, tooMany, type FieldError } from '../field/errors.js';
+import { Path } from '../field/path.js';
 import { escapeUnprintable, quoteShown } from '../field/quote.js';
 import { MAX_COUNTED_ENTRIES, MAX_PAIRED_ENTRIES_PER_FIELD, staticCapacity, type Capacity, type IPVersion } from '../ip/ranges.js';
 import type { Findings, Violation } from './ratchet.js';
@@ -117,7 +118,7 @@ function entryCounts(pool: SpiderIPPool): Violation[] {
   const why =
     'a pool in a dual-stack pair must be countable for the IPv4 ≤ IPv6 capacity rule; write contiguous addresses as ranges ("a-b")';
   return (['ips', 'excludeIPs'] as const)
-    .map((key) => ({ field: `spec.${key}`, entries: pool.spec?.[key]?.length ?? 0 }))
+    .map((key) => ({ field: Path.of('spec', key).toString(), entries: pool.spec?.[key]?.length ?? 0 }))
     .filter(({ entries }) => entries > MAX_PAIRED_ENTRIES_PER_FIELD)
     .map(({ field, entries }) => ({ rule: 'pair-entries', key: `entries:${field}`, measure: BigInt(entries), error: tooMany(field, entries, MAX_PAIRED_ENTRIES_PER_FIELD, why) }));
 }

@@ -8,6 +8,7 @@
  * {@link Violation}s so that UPDATEs can be ratcheted.
  */
 import { invalid, required, type FieldError } from '../field/errors.js';
+import { Path } from '../field/path.js';
 import type { PoolRule } from './pool-judgement.js';
 import type { Findings, Violation } from './ratchet.js';
 import {
@@ -71,7 +72,7 @@ function nodeList(pool: SpiderIPPool): Violation[] {
         'node-empty',
         BigInt(count),
         invalid(
-          `spec.nodeName[${empty}]`,
+          Path.of('spec', 'nodeName').index(empty).toString(),
           '',
           `names no node${others}, so the pool's sub-ENIs would be pre-warmed nowhere; write the name of the node the pool is pinned to`,
         ),

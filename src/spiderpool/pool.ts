@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { listOf, stringEntries } from '../kubernetes/containers.js';
 import type { GroupKind } from '../kubernetes/resources.js';
+import { Path } from '../field/path.js';
 import { quoteShown } from '../field/quote.js';
 import type { IPVersion } from '../ip/ranges.js';
 
@@ -24,8 +25,8 @@ export const PAIR_POOL_ANNOTATION = 'ipam.spidernet.io/pair-pool';
 const POOL_ANNOTATIONS = [IAAS_PROVIDER_ANNOTATION, PARENT_NIC_ANNOTATION, PAIR_POOL_ANNOTATION] as const;
 export type PoolAnnotation = (typeof POOL_ANNOTATIONS)[number];
 
-/** `metadata.annotations[<key>]`, the field path Kubernetes writes for an annotation. */
-export const annotationField = (key: string): string => `metadata.annotations[${key}]`;
+/** `metadata.annotations[<key>]` under `under` (the object, or a Pod template), the field path Kubernetes writes for an annotation. */
+export const annotationField = (key: string, under: Path = Path.ROOT): string => under.child('metadata', 'annotations').key(key).toString();
 
 /** The fields the rules read, with their Go types (`[]string`, `*int64`); unknown fields pass. */
 export const SpiderIPPoolSchema = z.object({

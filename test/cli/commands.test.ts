@@ -95,7 +95,7 @@ describe('validate-config', () => {
     expect(validateConfigText(manifest, 'spiderpool-conf')).toEqual({
       exitCode: 2,
       stdout: '',
-      stderr: 'error: not a ConfigMap: data["conf.yml"]: Invalid input: expected string, received number\n',
+      stderr: 'error: not a ConfigMap: data[conf.yml]: Invalid input: expected string, received number\n',
     });
   });
 

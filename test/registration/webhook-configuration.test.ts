@@ -36,7 +36,7 @@ describe('readWebhookManifest', () => {
     const wrongVersion = { ...shipped, apiVersion: 'admissionregistration.k8s.io/v1beta1' };
     await expect(readWebhookManifest(file('v1beta1.yaml', JSON.stringify(wrongVersion)))).rejects.toThrow(/v1beta1\.yaml is not a usable ValidatingWebhookConfiguration: apiVersion: /);
     const urlOnly = { ...shipped, webhooks: [{ name: 'w', clientConfig: { url: 'https://x' } }] };
-    await expect(readWebhookManifest(file('url.yaml', JSON.stringify(urlOnly)))).rejects.toThrow(/webhooks\.0\.clientConfig\.service: /);
+    await expect(readWebhookManifest(file('url.yaml', JSON.stringify(urlOnly)))).rejects.toThrow(/webhooks\[0\]\.clientConfig\.service: /);
   });
 });
 

@@ -1,0 +1,52 @@
+/** `serve` that cannot start exits 2 (unusable input), never 1, which means findings in the rest of the CLI. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { serve, START_FAILURE_EXIT_CODE } from '../../src/cli/serve.js';
+
+describe('serve that cannot start', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'serve-start-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+  afterEach(() => {
+    process.exitCode = undefined;
+  });
+
+  const args = (extra: Partial<Parameters<typeof serve>[0]>) => ({
+    port: 0,
+    host: '127.0.0.1',
+    certDir: path.join(dir, 'certs'),
+    generateCerts: false,
+    poolCache: false,
+    maxConnections: 8,
+    handshakeTimeout: 3000,
+    shutdownTimeout: 1000,
+    poolCacheSyncWait: 1000,
+    logLevel: 'silent',
+    configmapName: 'spiderpool-conf',
+    ...extra,
+  });
+
+  it('is exit code 2, apart from the findings (1) of review, audit and validate-config', () => {
+    expect(START_FAILURE_EXIT_CODE).toBe(2);
+  });
+
+  it('exits 2 without certificates and --no-generate-certs', async () => {
+    await serve(args({}));
+    expect(process.exitCode).toBe(2);
+  });
+
+  it('exits 2 when the port is in use', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      await serve(args({ port: (taken.address() as AddressInfo).port, generateCerts: true }));
+      expect(process.exitCode).toBe(2);
+    } finally {
+      taken.close();
+    }
+  }, 30_000);
+});
