@@ -8,6 +8,12 @@
  * `!variables.<name>`; a test keeps the policy file and this table equal, and the
  * end-to-end differential (test/e2e/admission-policy.test.ts) proves each twin decides
  * as the webhook does.
+ *
+ * Where reading all of a value would cost the API server more than its CEL budget allows
+ * (test/e2e/admission-policy-cost.test.ts), a twin reads less and refuses on the safe side,
+ * for values no real pool holds: a `parent-nic` over 4096 characters is refused as not one
+ * NIC, a `status.allocatedIPs` over 256 characters counts as in use, and a `spec.nodeName`
+ * over 256 entries with an empty entry is refused without ratcheting.
  */
 import type { SpiderIPPoolRule } from './spiderippool.js';
 

@@ -41,11 +41,14 @@ describe('the enforcement table', () => {
     expect(validations).toEqual(twins.map(([, variable]) => `!variables.${variable}`));
   });
 
-  test('every validation says what to do, in a message and a messageExpression naming a field, or a message alone', () => {
+  test('every validation says what to do: a message naming the field, and a messageExpression, evaluated only when its rule fails, naming it too', () => {
     for (const validation of policy()['spec']['validations'] as Obj[]) {
       expect(validation['message']).toMatch(/^(spec\.nodeName|metadata\.annotations\[ipam\.spidernet\.io\/[a-z-]+\]): (Forbidden|Invalid value|Required value): .*; .+/);
       expect(validation['message']).not.toMatch(/\n/);
-      if (validation['messageExpression'] !== undefined) expect(validation['messageExpression']).toMatch(/^'(spec\.nodeName|metadata\.annotations)/);
+      const messageExpression: string | undefined = validation['messageExpression'];
+      if (messageExpression === undefined) continue;
+      expect(messageExpression.startsWith(`${validation['expression']} ? '' : (`)).toBe(true);
+      expect(messageExpression.slice(`${validation['expression']} ? '' : (`.length)).toMatch(/^ '(spec\.nodeName|metadata\.annotations)/);
     }
   });
 
