@@ -32,6 +32,7 @@ const EXPECTED: [RegExp, ConsistencyOptions][] = [
   [/with your image$/, {}],
   [/cert-manager/, { certificates: 'cert-manager' }],
   [/"spiderpool", ConfigMap "my-spiderpool-conf"/, { spiderpoolNamespace: 'spiderpool', configMapName: 'my-spiderpool-conf' }],
+  [/with monitoring/, {}],
 ];
 
 async function kustomize(dir: string): Promise<Record<string, unknown>[]> {
@@ -51,7 +52,7 @@ afterAll(async () => {
 });
 
 describe("README's overlays rendered by kubectl kustomize", () => {
-  test('the README shows three overlays, each consistent with src/defaults.ts as it says', async () => {
+  test('the README shows four overlays, each consistent with src/defaults.ts as it says', async () => {
     const overlays = await readmeOverlays();
     expect(overlays.map((o) => o.title)).toEqual(EXPECTED.map(([title]) => expect.stringMatching(title)));
     for (const [index, overlay] of overlays.entries()) {
@@ -64,6 +65,23 @@ describe("README's overlays rendered by kubectl kustomize", () => {
       const deployment = objects.find((o) => o['kind'] === 'Deployment') as any;
       expect(deployment.spec.template.spec.containers[0].image).toBe('registry.example.com/spiderpool-iaas-webhook:0.1.0');
     }
+  });
+
+  test("with the monitoring component: its objects in the install namespace, the ServiceMonitor trusting the generated Secret's CA", async () => {
+    const monitoring = (await readmeOverlays()).find((o) => /with monitoring/.test(o.title))!;
+    const { dir, overlayDir } = await writeOverlayBesideDeploy(monitoring.text);
+    dirs.push(dir);
+    await certs(dir);
+    const objects = (await kustomize(overlayDir)) as any[];
+    const monitoringObjects = objects.filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'monitoring');
+    expect(new Set(monitoringObjects.map((o) => o.metadata.namespace))).toEqual(new Set(['spiderpool-iaas-webhook']));
+    const kinds = monitoringObjects.map((o) => o.kind).sort();
+    expect(kinds).toEqual(['ConfigMap', 'GrafanaDashboard', 'PrometheusRule', 'ServiceMonitor']);
+    const secret = objects.find((o) => o.kind === 'Secret' && o.type === 'kubernetes.io/tls');
+    expect(secret.metadata.name).toMatch(/^spiderpool-iaas-webhook-tls-[a-z0-9]+$/); // the generator's content hash
+    const monitor = objects.find((o) => o.kind === 'ServiceMonitor');
+    expect(monitor.spec.endpoints[0].tlsConfig.ca.secret).toEqual({ name: secret.metadata.name, key: 'ca.crt' });
+    expect(secret.data['ca.crt']).toBeDefined();
   });
 
   test('deploy/overlays/cert-manager renders without deploy/tls/, and deploy/ does not', async () => {
