@@ -61,12 +61,6 @@ export const EXTERNAL_SERIES: ReadonlyMap<string, SeriesKind> = new Map([
 ]);
 
 /**
- * Series of the webhook that an alert names before the webhook exports them (none now).
- * The test that they are not exported yet fails once they are, so this list empties itself.
- */
-export const AWAITED_SERIES: ReadonlyMap<string, SeriesKind> = new Map();
-
-/**
  * The series a Prometheus text page offers, by name, from its `# TYPE` lines: a histogram
  * family `x` offers `x_bucket`, `x_sum` and `x_count`; a summary `x` offers `x`, `x_sum`
  * and `x_count`.
@@ -107,7 +101,7 @@ const GAUGE_FUNCTIONS = new Set(['delta', 'idelta', 'deriv', 'predict_linear', '
  */
 export function queryProblems(query: string, kinds: ReadonlyMap<string, SeriesKind>): string[] {
   const tree = parsePromql(query);
-  const kindOf = (name: string) => kinds.get(name) ?? EXTERNAL_SERIES.get(name) ?? AWAITED_SERIES.get(name);
+  const kindOf = (name: string) => kinds.get(name) ?? EXTERNAL_SERIES.get(name);
   const problems: string[] = [];
   for (const s of selectors(tree)) {
     if (s.name === undefined) problems.push('a selector names no metric');
