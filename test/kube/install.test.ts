@@ -443,8 +443,11 @@ describe('7. the alerts fire in a real Prometheus (deploy/components/monitoring,
     await until(async () => (await prometheus.alerts('SpiderpoolIaasWebhookUnreachable')).length === 0, 'SpiderpoolIaasWebhookUnreachable to resolve', { timeoutMs: 90_000, intervalMs: 1000 });
   });
 
-  it('a pool created while the webhook configuration is absent: SpiderpoolIaasPoolsBreakRules fires with its rule', async () => {
+  it('a pool created while the webhook configuration (and the policy twin) is absent: SpiderpoolIaasPoolsBreakRules fires with its rule', async () => {
+    // As a pool that predates the install: neither the webhook nor the ValidatingAdmissionPolicy
+    // twin of its stateless rules (deploy/components/validating-admission-policy) is there.
     await mustKubectl(['delete', 'validatingwebhookconfiguration', 'spiderpool-iaas-webhook']);
+    await mustKubectl(['delete', 'validatingadmissionpolicybinding', '-l', 'app.kubernetes.io/name=spiderpool-iaas-webhook', '--ignore-not-found']);
     try {
       // Two nodes: an IaaS node pool names exactly one.
       expect((await apply(pool('alert-two-nodes', ['worker-1', 'worker-2']))).code).toBe(0);
