@@ -127,6 +127,9 @@ describe('README install steps against the real API server', () => {
       'service/spiderpool-iaas-webhook',
       'deployment.apps/spiderpool-iaas-webhook',
       'poddisruptionbudget.policy/spiderpool-iaas-webhook',
+      // In-process, so installing it before the pods are up blocks nothing the rules allow.
+      'validatingadmissionpolicy.admissionregistration.k8s.io/spiderippool.iaas-webhook.spidernet.io',
+      'validatingadmissionpolicybinding.admissionregistration.k8s.io/spiderippool.iaas-webhook.spidernet.io',
       'networkpolicy.networking.k8s.io/spiderpool-iaas-webhook',
     ]);
     expect(await exists('validatingwebhookconfiguration/spiderpool-iaas-webhook')).toBe(false);
@@ -144,11 +147,13 @@ describe('README install steps against the real API server', () => {
     expect(vwc.webhooks.map((w: any) => w.clientConfig.caBundle)).toEqual(vwc.webhooks.map(() => ca));
 
     // README "Uninstall" without deploy/tls/: the label selects what is left once the VWC is gone.
-    const byLabel = await kubectl(['delete', 'namespace,clusterrole,clusterrolebinding', '-l', 'app.kubernetes.io/name=spiderpool-iaas-webhook', '--dry-run=server', '-o', 'name']);
+    const byLabel = await kubectl(['delete', 'namespace,clusterrole,clusterrolebinding,validatingadmissionpolicy,validatingadmissionpolicybinding', '-l', 'app.kubernetes.io/name=spiderpool-iaas-webhook', '--dry-run=server', '-o', 'name']);
     expect(byLabel.stdout.trim().split('\n').sort()).toEqual([
       'clusterrole.rbac.authorization.k8s.io/spiderpool-iaas-webhook',
       'clusterrolebinding.rbac.authorization.k8s.io/spiderpool-iaas-webhook',
       'namespace/spiderpool-iaas-webhook',
+      'validatingadmissionpolicy.admissionregistration.k8s.io/spiderippool.iaas-webhook.spidernet.io',
+      'validatingadmissionpolicybinding.admissionregistration.k8s.io/spiderippool.iaas-webhook.spidernet.io',
     ]);
     const inSpiderpoolNamespace = await kubectl(['-n', 'kube-system', 'delete', 'role,rolebinding', '-l', 'app.kubernetes.io/name=spiderpool-iaas-webhook', '--dry-run=server', '-o', 'name']);
     expect(inSpiderpoolNamespace.stdout.trim().split('\n').sort()).toEqual([
