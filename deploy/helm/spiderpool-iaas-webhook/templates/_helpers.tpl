@@ -61,6 +61,7 @@ that writes that Secret. YAML; use with fromYaml.
 {{- if hasPrefix "--configmap-namespace=" . -}}{{- $_ := set $info "spiderpoolNamespace" (trimPrefix "--configmap-namespace=" .) -}}{{- end -}}
 {{- if hasPrefix "--configmap-name=" . -}}{{- $_ := set $info "configName" (trimPrefix "--configmap-name=" .) -}}{{- end -}}
 {{- if hasPrefix "--tls-secret=" . -}}{{- $_ := set $info "tlsSecret" (trimPrefix "--tls-secret=" .) -}}{{- end -}}
+{{- if hasPrefix "--manage-webhook-configuration=" . -}}{{- $_ := set $info "webhookConfiguration" (trimPrefix "--manage-webhook-configuration=" .) -}}{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- range .spec.template.spec.volumes -}}
