@@ -47,6 +47,11 @@ async function mustHelm(args: readonly string[], timeoutMs?: number): Promise<st
   return r.stdout;
 }
 
+/** The names of the webhook pods not being deleted. */
+async function livePods(): Promise<string[]> {
+  return (await getJson('pods', undefined, NS)).items.filter((p: any) => p.metadata.deletionTimestamp === undefined).map((p: any) => p.metadata.name as string);
+}
+
 /** Spiderpool's ConfigMap `name` in `namespace`, its provider on, with `timeout`. */
 function conf(namespace: string, name: string, timeout: string): Record<string, unknown> {
   return {
@@ -92,7 +97,7 @@ async function loaded(name: string, faults: Fault[], unguardedOk: boolean): Prom
 /**
  * What the release left: every object of every listable kind in `namespaces` (but the
  * ServiceAccount and CA ConfigMap Kubernetes puts in every namespace, and Events), and
- * every cluster-scoped object whose name starts with spiderpool-iaas-webhook.
+ * every cluster-scoped object whose name holds iaas-webhook (the webhook's and the policy's).
  */
 async function leftovers(namespaces: string[]): Promise<string[]> {
   const kinds = async (namespaced: boolean) =>
@@ -102,11 +107,12 @@ async function leftovers(namespaces: string[]): Promise<string[]> {
   for (const ns of namespaces) {
     const out = await mustKubectl(['get', namespaced.join(','), '-n', ns, '-o', 'name', '--ignore-not-found']);
     const kubeOwn = [`serviceaccount/default`, `configmap/kube-root-ca.crt`];
-    left.push(...out.split('\n').filter((line) => line !== '' && !kubeOwn.includes(line) && (ns === NS || line.includes('spiderpool-iaas-webhook'))).map((l) => `${ns}: ${l}`));
+    left.push(...out.split('\n').filter((line) => line !== '' && !kubeOwn.includes(line) && (ns === NS || line.includes('iaas-webhook'))).map((l) => `${ns}: ${l}`));
   }
   const cluster = await mustKubectl(['get', (await kinds(false)).join(','), '-o', 'name']);
   // The release namespace itself is helm's --create-namespace, not the release's: deleted by the caller.
-  left.push(...cluster.split('\n').filter((line) => /\/spiderpool-iaas-webhook/.test(line) && !line.startsWith('namespace/')));
+  // iaas-webhook: spiderpool-iaas-webhook, and the policy's spiderippool.iaas-webhook.spidernet.io.
+  left.push(...cluster.split('\n').filter((line) => line.includes('iaas-webhook') && !line.startsWith('namespace/')));
   return left;
 }
 
@@ -176,8 +182,9 @@ describe('1. helm install (defaults) under load', () => {
 
 describe('2. helm upgrade that rolls the pods, under load', () => {
   let result: FaultRunResult;
+  let before: string[] = [];
   beforeAll(async () => {
-    const before = (await getJson('pods', undefined, NS)).items.map((p: any) => p.metadata.name);
+    const podNames = await livePods();
     result = await loaded(
       'helm upgrade',
       [
@@ -191,9 +198,13 @@ describe('2. helm upgrade that rolls the pods, under load', () => {
       ],
       false,
     );
-    const after = (await getJson('pods', undefined, NS)).items.map((p: any) => p.metadata.name);
-    expect(after.filter((p: string) => before.includes(p))).toEqual([]);
+    before = podNames;
   }, 600_000);
+
+  it('replaced every pod', async () => {
+    // Old pods may still be terminating (preStop, grace period) when the rollout is done.
+    await until(async () => (await livePods()).every((p) => !before.includes(p)), 'only new webhook pods', { timeoutMs: 120_000, intervalMs: 1000 });
+  });
 
   it('had not one failed admission call', () => {
     expect(result.failures).toEqual([]);
