@@ -155,8 +155,8 @@ export interface AttackPlan extends AttackTarget {
   /** The name in the server's certificate (SNI of the ClientHellos). */
   servername: string;
   durationMs: number;
-  /** `perSource`: connections per source (loops, for `churn`). */
-  attacks: { kind: AttackKind; perSource: number }[];
+  /** `perSource`: connections per source (loops, for `churn`); `reopenMs`: the wait before reopening one the server closed (50 ms when absent). */
+  attacks: { kind: AttackKind; perSource: number; reopenMs?: number }[];
   /** How often a stats line is printed, in milliseconds. */
   reportEveryMs: number;
 }
@@ -175,14 +175,14 @@ export interface PlanReport {
 export async function runPlan(plan: AttackPlan, print: (line: string) => void = (line) => process.stdout.write(line + '\n')): Promise<void> {
   const started = Date.now();
   const clientHello = plan.attacks.some((a) => a.kind === 'trickle') ? await captureClientHello(plan.servername) : Buffer.alloc(0);
-  const running = plan.attacks.map(({ kind, perSource }) => {
+  const running = plan.attacks.map(({ kind, perSource, reopenMs = 50 }) => {
     const attack =
       kind === 'idle'
-        ? holdIdle(plan, perSource)
+        ? holdIdle(plan, perSource, reopenMs)
         : kind === 'tls-idle'
-          ? holdTlsIdle(plan, perSource, plan.servername)
+          ? holdTlsIdle(plan, perSource, plan.servername, reopenMs)
           : kind === 'trickle'
-            ? trickleClientHello(plan, perSource, clientHello)
+            ? trickleClientHello(plan, perSource, clientHello, 1000, reopenMs)
             : churn(plan, perSource);
     return { kind, attack };
   });

@@ -19,6 +19,12 @@
  *   7         a real Prometheus with the alerts (shortened): the webhook scaled to zero
  *             makes the unreachable alert fire and resolve; a pool breaking a rule,
  *             created while the webhook configuration is absent, the violations alert
+ *   8         a neighbour pod in another namespace holds thousands of idle connections
+ *             and slow TLS handshakes to the webhook Service under the fault run's
+ *             load: no admission call fails
+ *   9         deploy/components/network-policy-api-server, restricted to the API
+ *             server's source address as seen in the webhook pods: admits it, not the
+ *             attacker (evaluated: the bridge plugin enforces no NetworkPolicy)
  *   uninstall as the README says
  *
  * What differs from an operator's install, and why: the image comes from the node's
@@ -27,7 +33,7 @@
  */
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { until } from '../helpers/until.js';
 import { CRD_FILE, CRD_NAME } from '../e2e/cluster/harness.js';
 import { runProcess } from '../e2e/cluster/processes.js';
@@ -35,6 +41,8 @@ import { CLI, ROOT } from '../e2e/cluster/webhook.js';
 import { ApiClient, clusterDir, getJson, kubectl, mustKubectl } from './kube.js';
 import { runFaults, type FaultRunResult } from './faults.js';
 import { startPrometheus, type TestPrometheus } from './monitoring.js';
+import type { AttackPlan, PlanReport } from '../helpers/attackers.js';
+import { NEIGHBOUR_NS, attackerReport, peersOfWebhookPod, policyAdmits, removeAttacker, startAttacker, stopAttacker } from './neighbour.js';
 
 const NS = 'spiderpool-iaas-webhook';
 const DEPLOYMENT = 'deployment/spiderpool-iaas-webhook';
@@ -471,6 +479,160 @@ describe('7. the alerts fire in a real Prometheus (deploy/components/monitoring,
       await mustKubectl(['delete', 'spiderippool', 'alert-two-nodes']);
     }
     await until(async () => (await prometheus.alerts('SpiderpoolIaasPoolsBreakRules')).length === 0, 'SpiderpoolIaasPoolsBreakRules to resolve', { timeoutMs: 60_000, intervalMs: 1000 });
+  });
+});
+
+/** The connection metrics of both webhook pods, summed, by series. */
+async function connectionMetrics(): Promise<Record<string, number>> {
+  const names = [
+    ...['handshaking', 'idle', 'active'].map((state) => `spiderpool_iaas_webhook_connections{state="${state}"}`),
+    ...['handshake_timeout', 'evicted_handshaking', 'evicted_idle'].map((reason) => `spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"}`),
+    ...['per_address_share', 'all_busy'].map((reason) => `spiderpool_iaas_webhook_connection_rejections_total{reason="${reason}"}`),
+  ];
+  const pages = await Promise.all((await webhookPods()).map((p) => podRaw(p.metadata.name, 'metrics')));
+  return Object.fromEntries(names.map((name) => [name, pages.reduce((sum, page) => sum + (metric(page, name) ?? 0), 0)]));
+}
+
+let attackerIp: string;
+
+describe('8. a neighbour pod holds thousands of connections to the webhook: no admission call fails', () => {
+  let result: FaultRunResult;
+  let report: PlanReport;
+  let before: Record<string, number>;
+  let after: Record<string, number>;
+  let maxHeldOnServer = 0;
+
+  beforeAll(async () => {
+    const service = await getJson('service', 'spiderpool-iaas-webhook', NS);
+    const plan: AttackPlan = {
+      host: service.spec.clusterIP,
+      port: 443,
+      sources: [],
+      servername: `spiderpool-iaas-webhook.${NS}.svc`,
+      durationMs: 400_000, // stopped before; a bound if the test dies
+      reportEveryMs: 2_000,
+      attacks: [
+        { kind: 'idle', perSource: 2_000, reopenMs: 1_000 },
+        { kind: 'trickle', perSource: 1_000, reopenMs: 1_000 },
+        { kind: 'tls-idle', perSource: 200, reopenMs: 1_000 },
+      ],
+    };
+    before = await connectionMetrics();
+    const client = new ApiClient();
+    try {
+      result = await runFaults(client, {
+        ratePerSecond: 10,
+        faults: [
+          {
+            name: 'a neighbour pod holding thousands of idle connections and slow handshakes',
+            run: async () => {
+              attackerIp = await startAttacker(plan);
+              await until(async () => ((await attackerReport())?.stats.idle?.opened ?? 0) >= 2_000, 'the attacker to have opened its connections', { timeoutMs: 120_000, intervalMs: 2_000 });
+              // Under attack for 30 s, sampling what the webhook pods hold.
+              for (let i = 0; i < 15; i++) {
+                const m = await connectionMetrics();
+                maxHeldOnServer = Math.max(maxHeldOnServer, ['handshaking', 'idle', 'active'].reduce((n, state) => n + m[`spiderpool_iaas_webhook_connections{state="${state}"}`]!, 0));
+                await new Promise((resolve) => setTimeout(resolve, 2_000));
+              }
+            },
+          },
+        ],
+      });
+    } finally {
+      client.close();
+    }
+    report = await stopAttacker();
+    after = await connectionMetrics();
+    const delta = Object.fromEntries(Object.entries(after).filter(([k]) => k.includes('_total')).map(([k, v]) => [k.replace('spiderpool_iaas_webhook_', ''), v - before[k]!]));
+    const summary = {
+      admission: { calls: result.calls, allowed: result.allowed, refused: result.refused, failed: result.failed, latencyMs: result.latencyMs },
+      attacker: report.stats,
+      heldByBothPodsAtMost: maxHeldOnServer,
+      counted: delta,
+    };
+    await writeFile(path.join(clusterDir(), 'neighbour-attack.json'), JSON.stringify(summary, null, 2));
+    console.log(`neighbour attack: ${JSON.stringify(summary)}`);
+  }, 600_000);
+
+  it('had not one failed admission call, allowed and refused ones all through', () => {
+    expect(result.failures).toEqual([]);
+    expect(result.failed).toBe(0);
+    expect(result.allowed).toBeGreaterThan(20);
+    expect(result.refused).toBeGreaterThan(20);
+  });
+
+  it('the attacker opened thousands of connections; the pods held at most their per-address shares of them', () => {
+    const opened = Object.values(report.stats).reduce((n, s) => n + s!.opened, 0);
+    expect(opened).toBeGreaterThan(2_000);
+    // 32 per address per pod, the attacker's and the API server's and the kubelet's (one node address).
+    expect(maxHeldOnServer).toBeLessThanOrEqual(2 * (32 + 32));
+  });
+
+  it("evicted the attacker's connections, and refused no newcomer for a full cap", () => {
+    const evicted = (reason: string) => after[`spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"}`]! - before[`spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"}`]!;
+    expect(evicted('evicted_handshaking') + evicted('evicted_idle') + evicted('handshake_timeout')).toBeGreaterThan(0);
+    expect(after['spiderpool_iaas_webhook_connection_rejections_total{reason="all_busy"}']).toBe(before['spiderpool_iaas_webhook_connection_rejections_total{reason="all_busy"}']);
+  });
+});
+
+describe('9. the NetworkPolicy restricted to the API server (deploy/components/network-policy-api-server)', () => {
+  let policy: any;
+  let apiServerPeers: string[];
+
+  beforeAll(async () => {
+    // The API server keeps its connections to the pods open after a call: their peers are its source address.
+    expect((await apply(spiderpoolConf('http://probe:80', '100s'), ['--dry-run=server'])).code).toBe(1);
+    const pods = await webhookPods();
+    apiServerPeers = [...new Set((await Promise.all(pods.map((p) => peersOfWebhookPod(NS, p.metadata.name)))).flat())].sort();
+    const dir = path.join(path.dirname(overlay), 'overlay-network-policy');
+    await cp(overlay, dir, { recursive: true });
+    await writeFile(
+      path.join(dir, 'kustomization.yaml'),
+      stringify({
+        apiVersion: 'kustomize.config.k8s.io/v1beta1',
+        kind: 'Kustomization',
+        resources: ['../overlay'],
+        components: ['../deploy/components/network-policy-api-server'],
+        patches: [
+          {
+            target: { kind: 'NetworkPolicy', name: 'spiderpool-iaas-webhook' },
+            patch: JSON.stringify([{ op: 'replace', path: '/spec/ingress/0/from', value: apiServerPeers.map((ip) => ({ ipBlock: { cidr: `${ip}/32` } })) }]),
+          },
+        ],
+      }),
+    );
+    const rendered = await mustKubectl(['kustomize', dir]);
+    policy = rendered
+      .split(/^---$/m)
+      .map((doc) => (doc.trim() === '' ? undefined : parse(doc)))
+      .find((o) => o?.kind === 'NetworkPolicy');
+    await mustKubectl(['apply', '-f', '-'], { stdin: stringify(policy) });
+    console.log(`network policy: API server source addresses seen in the pods ${JSON.stringify(apiServerPeers)}, attacker pod ${attackerIp}; ingress ${JSON.stringify(policy.spec.ingress)}`);
+  }, 120_000);
+
+  afterAll(async () => {
+    await removeAttacker();
+  }, 180_000);
+
+  it('is accepted by the API server and selects exactly the webhook pods', async () => {
+    const stored = await getJson('networkpolicy', 'spiderpool-iaas-webhook', NS);
+    expect(stored.spec).toEqual(policy.spec);
+    const selected = (await getJson('pods', undefined, NS)).items.filter((p: any) => Object.entries(stored.spec.podSelector.matchLabels).every(([k, v]) => p.metadata.labels?.[k] === v));
+    expect(selected.map((p: any) => p.metadata.name).sort()).toEqual((await webhookPods()).map((p) => p.metadata.name).sort());
+  });
+
+  it("admits the API server's source address, and not the attacker pod (as the NetworkPolicy API defines it)", async () => {
+    expect(apiServerPeers.length).toBeGreaterThan(0);
+    expect(apiServerPeers).not.toContain(attackerIp);
+    for (const ip of apiServerPeers) expect(policyAdmits(policy, { ip }, 8443)).toBe(true);
+    const ns = await getJson('namespace', NEIGHBOUR_NS);
+    expect(policyAdmits(policy, { ip: attackerIp, namespaceLabels: ns.metadata.labels, podLabels: { app: 'attacker' } }, 8443)).toBe(false);
+    // The selector rule admits Prometheus' namespace: the evaluation is not a blanket "no".
+    expect(policyAdmits(policy, { ip: attackerIp, namespaceLabels: { 'kubernetes.io/metadata.name': 'monitoring' } }, 8443)).toBe(true);
+  });
+
+  it('guarded writes are still called through it', async () => {
+    await webhookAnswers();
   });
 });
 
