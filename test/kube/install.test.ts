@@ -580,10 +580,28 @@ describe('9. the NetworkPolicy restricted to the API server (deploy/components/n
   let apiServerPeers: string[];
 
   beforeAll(async () => {
-    // The API server keeps its connections to the pods open after a call: their peers are its source address.
-    expect((await apply(spiderpoolConf('http://probe:80', '100s'), ['--dry-run=server'])).code).toBe(1);
-    const pods = await webhookPods();
-    apiServerPeers = [...new Set((await Promise.all(pods.map((p) => peersOfWebhookPod(NS, p.metadata.name)))).flat())].sort();
+    // Guarded writes every 200 ms keep the API server's connections to the pods open (an
+    // idle one closes after 5 s): their peers in the pods are its source address.
+    const client = new ApiClient();
+    const calling = setInterval(() => {
+      void client
+        .send('PATCH', '/api/v1/namespaces/kube-system/configmaps/spiderpool-conf?dryRun=All', { data: { 'conf.yml': 'iaasNetworkProvider:\n  serverUrl: "http://probe:80"\n  httpRequestTimeout: "100s"\n' } }, 'application/merge-patch+json')
+        .catch(() => undefined);
+    }, 200);
+    try {
+      const pods = await webhookPods();
+      apiServerPeers = await until(
+        async () => {
+          const peers = [...new Set((await Promise.all(pods.map((p) => peersOfWebhookPod(NS, p.metadata.name)))).flat())].sort();
+          return peers.length > 0 ? peers : undefined;
+        },
+        "the API server's connections in the webhook pods",
+        { timeoutMs: 30_000, intervalMs: 500 },
+      );
+    } finally {
+      clearInterval(calling);
+      client.close();
+    }
     const dir = path.join(path.dirname(overlay), 'overlay-network-policy');
     await cp(overlay, dir, { recursive: true });
     await writeFile(
