@@ -71,18 +71,21 @@ export async function removeAttacker(): Promise<void> {
 
 /**
  * The remote IPv4 addresses of the established TCP connections to port 8443 inside a
- * webhook pod (its /proc/net/tcp: the image has no ss or netstat).
+ * webhook pod (its /proc/net/tcp and tcp6: the image has no ss or netstat; the server
+ * listens on `::`, so IPv4 peers show in tcp6 as ::ffff:a.b.c.d).
  */
 export async function peersOfWebhookPod(namespace: string, pod: string): Promise<string[]> {
-  const table = await mustKubectl(['-n', namespace, 'exec', pod, '--', 'cat', '/proc/net/tcp']);
+  const table = await mustKubectl(['-n', namespace, 'exec', pod, '--', 'cat', '/proc/net/tcp', '/proc/net/tcp6']);
   const peers: string[] = [];
-  for (const line of table.split('\n').slice(1)) {
+  for (const line of table.split('\n')) {
     const [, local, remote, state] = line.trim().split(/\s+/);
     if (local === undefined || remote === undefined || state !== '01') continue; // 01: ESTABLISHED
     if (local.split(':')[1] !== '20FB') continue; // 8443
     const hex = remote.split(':')[0]!;
-    // Little-endian on x86: the bytes of the address in reverse.
-    peers.push([3, 2, 1, 0].map((i) => parseInt(hex.slice(i * 2, i * 2 + 2), 16)).join('.'));
+    if (hex.length === 32 && !hex.startsWith('0000000000000000FFFF0000')) continue; // IPv6 proper
+    // Each 32-bit word little-endian on x86: the bytes of the IPv4 address in reverse.
+    const word = hex.slice(-8);
+    peers.push([3, 2, 1, 0].map((i) => parseInt(word.slice(i * 2, i * 2 + 2), 16)).join('.'));
   }
   return peers;
 }
