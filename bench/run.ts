@@ -15,7 +15,8 @@
  * `--rounds N`, `--profile` (see profile.ts), `--paired` (see paired.ts; with `--quick`, one
  * short run of each pair, nothing written), `--admission` (see admission.ts: the latency
  * the API server adds with the ValidatingAdmissionPolicy and the webhook; needs the e2e
- * API server built).
+ * API server built), `--scale` (the pool cache at Spiderpool's scale against the e2e
+ * kube-apiserver, beside the Go reference's cache: see scale.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -31,6 +32,7 @@ import type { MicroResult } from './micro.js';
 import { measureAdmission } from './admission.js';
 import { measurePaired } from './paired.js';
 import { profileWebhook } from './profile.js';
+import { runScale } from './scale.js';
 import { compare, comparisonText, resultsTable, targetsTable } from './report.js';
 import { CONNECTIONS, CPU_CONNECTIONS, type BenchResults, type BodyResults, type PerServer } from './results.js';
 import { serverSpecs, startBenchServer, type BenchServer, type ServerId } from './servers.js';
@@ -75,6 +77,11 @@ function rotate<T>(items: readonly T[], n: number): T[] {
 const perServer = (): PerServer => ({ webhook: [], floor: [], ceiling: [], go: [] });
 
 async function main(): Promise<void> {
+  // The cache at scale is its own run (scale.ts), with its own flags.
+  if (process.argv.includes('--scale')) {
+    buildGoReference();
+    return runScale(process.argv.slice(2).filter((a) => a !== '--scale'), GO_BINARY);
+  }
   const { values: flags } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },

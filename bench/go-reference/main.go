@@ -6,6 +6,12 @@
 //
 // It prints one JSON line {"port":N} on stdout once it listens, serves /readyz and
 // /healthz, and stops on SIGTERM or SIGINT.
+//
+// With -pool-cache-kubeconfig FILE it serves nothing and is instead the reference of
+// `npm run bench -- --scale`: a controller-runtime cache of SpiderIPPools with default
+// options (cache.New, an informer keeping whole objects, as a Go webhook author would
+// write it without Spiderpool's Go types: unstructured), started against that cluster; it
+// prints {"syncedMs":N} once WaitForCacheSync returns, then waits for SIGTERM.
 package main
 
 import (
@@ -27,8 +33,11 @@ import (
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	"sigs.k8s.io/yaml"
@@ -146,13 +155,52 @@ func review(_ context.Context, req admission.Request) admission.Response {
 	return admission.Allowed("")
 }
 
+// poolCache runs the SpiderIPPool cache reference (see the package comment) until SIGTERM.
+func poolCache(kubeconfig string) {
+	fail := func(err error) {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		fail(err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	c, err := cache.New(config, cache.Options{})
+	if err != nil {
+		fail(err)
+	}
+	pools := &unstructured.Unstructured{}
+	pools.SetGroupVersionKind(schema.GroupVersionKind{Group: "spiderpool.spidernet.io", Version: "v2beta1", Kind: "SpiderIPPool"})
+	started := time.Now()
+	if _, err := c.GetInformer(ctx, pools); err != nil {
+		fail(err)
+	}
+	go func() {
+		if err := c.Start(ctx); err != nil {
+			fail(err)
+		}
+	}()
+	if !c.WaitForCacheSync(ctx) {
+		fail(fmt.Errorf("the cache did not sync"))
+	}
+	fmt.Printf("{\"syncedMs\":%d}\n", time.Since(started).Milliseconds())
+	<-ctx.Done()
+}
+
 func main() {
 	certDir := flag.String("cert-dir", "", "directory with tls.crt and tls.key")
 	host := flag.String("host", "127.0.0.1", "address to bind")
 	port := flag.Int("port", 0, "port; 0 picks a free one")
+	poolCacheKubeconfig := flag.String("pool-cache-kubeconfig", "", "run the SpiderIPPool cache reference against this cluster instead of serving")
 	flag.Parse()
 	// controller-runtime logs each review at V(5) only; nothing is logged per request at the default level.
 	logf.SetLogger(logr.Discard())
+	if *poolCacheKubeconfig != "" {
+		poolCache(*poolCacheKubeconfig)
+		return
+	}
 
 	cert, err := tls.LoadX509KeyPair(filepath.Join(*certDir, "tls.crt"), filepath.Join(*certDir, "tls.key"))
 	if err != nil {

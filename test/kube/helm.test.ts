@@ -191,7 +191,7 @@ describe('2. helm upgrade that rolls the pods, under load', () => {
         {
           name: 'helm upgrade --wait (resources changed)',
           run: async () => {
-            await mustHelm(['upgrade', RELEASE, CHART_DIR, '-n', NS, '--wait', '--timeout=4m', ...IMAGE, '--set', 'resources.requests.cpu=60m', '--set', 'resources.requests.memory=160Mi', '--set', 'resources.limits.memory=512Mi']);
+            await mustHelm(['upgrade', RELEASE, CHART_DIR, '-n', NS, '--wait', '--timeout=4m', ...IMAGE, '--set', 'resources.requests.cpu=60m', '--set', 'resources.requests.memory=192Mi', '--set', 'resources.limits.memory=512Mi']);
             await mustKubectl(['-n', NS, 'rollout', 'status', 'deployment/spiderpool-iaas-webhook', '--timeout=3m'], { timeoutMs: 200_000 });
           },
         },

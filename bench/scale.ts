@@ -1,0 +1,416 @@
+/**
+ * `npm run bench -- --scale`: the SpiderIPPool cache at Spiderpool's scale, against the e2e
+ * kube-apiserver (test/e2e/apiserver, built by its build.sh) with Spiderpool's real CRD
+ * (read from ../shared/spiderpool/crds/, never copied). For each pool count N it creates N
+ * IaaS node pools in dual-stack pairs (parallel requests), then for each allocation count
+ * K writes K allocations into every pool's status (Spiderpool's `allocatedIPs` record) and
+ * measures the built webhook (`serve --kubeconfig`, the pool cache on) from its start:
+ * time to ready (`/readyz` 200) and to synced (the cache's list logged), probe failures
+ * (`/livez` and `/readyz`, 2 s timeout, every 250 ms, from the start until 5 s after sync),
+ * RSS and heap after sync, review latency (a pool UPDATE with a pair check) quiet and
+ * under status churn at a fixed rate, and RSS under that churn. Beside it the Go reference
+ * (bench/go-reference `-pool-cache-kubeconfig`: controller-runtime's cache, default
+ * options) on the same pools: RSS after sync and sync time, and the ratios.
+ *
+ * Flags (after `--scale`): `--pools 1000,10000` and `--allocations 0,30,64` (defaults);
+ * `--churn-rate 50` (status writes per second), `--churn-s 15`. Prints a Markdown table
+ * and writes bench/results/scale.json. Bounded: every wait has a limit; every process it
+ * starts is stopped at the end. Loopback only.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { KubeConfig } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+import { APISERVER_BINARY, startApiServer, type ApiServer } from '../test/e2e/cluster/apiserver.js';
+
+const REPO_DIR = new URL('../../', import.meta.url).pathname;
+const CRD_DIR = join(REPO_DIR, '../shared/spiderpool/crds');
+const POOLS = '/apis/spiderpool.spidernet.io/v2beta1/spiderippools';
+const PARALLEL = 32;
+const PROBE_TIMEOUT_MS = 2000;
+const PROBE_EVERY_MS = 250;
+
+interface Client {
+  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: string }>;
+}
+
+async function clientFor(kubeconfig: string): Promise<Client> {
+  const config = new KubeConfig();
+  config.loadFromFile(kubeconfig);
+  const options: https.RequestOptions = {};
+  await config.applyToHTTPSOptions(options);
+  const agent = new https.Agent({ ...(options.agent as https.Agent).options, keepAlive: true, maxSockets: PARALLEL });
+  const server = new URL(config.getCurrentCluster()!.server);
+  return {
+    request: (method, path, body) =>
+      new Promise((resolve, reject) => {
+        const text = body === undefined ? undefined : JSON.stringify(body);
+        const req = https.request(
+          { host: server.hostname, port: server.port, path, method, agent, headers: { ...options.headers, 'Content-Type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json', Accept: 'application/json' }, timeout: 60_000 },
+          (res) => {
+            const parts: Buffer[] = [];
+            res.on('data', (c: Buffer) => parts.push(c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString('utf8') }));
+          },
+        );
+        req.on('error', reject);
+        req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in 60 s`)));
+        req.end(text);
+      }),
+  };
+}
+
+/** Runs `task(i)` for i < n, `PARALLEL` at a time. */
+async function parallel(n: number, task: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(PARALLEL, n) }, async () => {
+      while (next < n) await task(next++);
+    }),
+  );
+}
+
+const must = (what: string, answer: { status: number; body: string }, ok: number[]) => {
+  if (!ok.includes(answer.status)) throw new Error(`${what}: HTTP ${answer.status}: ${answer.body.slice(0, 300)}`);
+};
+
+/** Pool i of a dual-stack pair per node: even i IPv4, odd i IPv6, naming each other. */
+function poolObject(i: number) {
+  const node = i >> 1;
+  const v6 = (i & 1) === 1;
+  const [a, b] = [(node >> 8) & 255, node & 255];
+  const name = (j: number) => `node-${j >> 1}-${(j & 1) === 1 ? 'v6' : 'v4'}`;
+  return {
+    apiVersion: 'spiderpool.spidernet.io/v2beta1',
+    kind: 'SpiderIPPool',
+    metadata: {
+      name: name(i),
+      annotations: { 'ipam.spidernet.io/iaas-provider': 'openstack', 'ipam.spidernet.io/parent-nic': 'eth0', 'ipam.spidernet.io/pair-pool': name(i ^ 1) },
+    },
+    spec: v6
+      ? { ipVersion: 6, subnet: `fd00:${a}:${b}::/64`, ips: [`fd00:${a}:${b}::10-fd00:${a}:${b}::fa`], nodeName: [`node-${node}`] }
+      : { ipVersion: 4, subnet: `10.${a}.${b}.0/24`, ips: [`10.${a}.${b}.10-10.${a}.${b}.250`], nodeName: [`node-${node}`] },
+  };
+}
+
+/** Spiderpool's status of pool i with k allocations (`allocatedIPs`: address → {interface, pod, podUid}, as JSON text). */
+function statusOf(i: number, k: number) {
+  const pool = poolObject(i);
+  const record: Record<string, unknown> = {};
+  for (let j = 0; j < k; j++) {
+    const address = pool.spec.ipVersion === 6 ? pool.spec.ips[0]!.split('-')[0]!.replace(/::10$/, `::${(16 + j).toString(16)}`) : pool.spec.ips[0]!.split('-')[0]!.replace(/\.10$/, `.${10 + j}`);
+    record[address] = { interface: 'eth0', pod: `default/web-${i}-${j}`, podUid: `6a0e1d2c-3b4f-4a5e-8d7c-${String(i * 1000 + j).padStart(12, '0')}` };
+  }
+  return k === 0 ? { allocatedIPCount: 0 } : { allocatedIPCount: k, allocatedIPs: JSON.stringify(record) };
+}
+
+async function installCrd(client: Client): Promise<void> {
+  const file = readdirSync(CRD_DIR).find((f) => f.includes('spiderippools'));
+  if (file === undefined) throw new Error(`${CRD_DIR} has no spiderippools CRD`);
+  const crd = parseAllDocuments(readFileSync(join(CRD_DIR, file), 'utf8')).map((d) => d.toJSON()).find((d) => d?.kind === 'CustomResourceDefinition');
+  must('create the CRD', await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd), [201, 409]);
+  for (let i = 0; i < 120; i++) {
+    if ((await client.request('GET', `${POOLS}?limit=1`)).status === 200) return;
+    await sleep(500);
+  }
+  throw new Error('the SpiderIPPool CRD was not served within 60 s');
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function createPools(client: Client, n: number): Promise<number> {
+  const started = Date.now();
+  await parallel(n, async (i) => must(`create pool ${i}`, await client.request('POST', POOLS, poolObject(i)), [201, 409]));
+  return Date.now() - started;
+}
+
+async function writeStatuses(client: Client, n: number, k: number): Promise<void> {
+  await parallel(n, async (i) => {
+    const name = poolObject(i).metadata.name;
+    must(`status of ${name}`, await client.request('PATCH', `${POOLS}/${name}/status`, { status: statusOf(i, k) }), [200]);
+  });
+}
+
+/** `/proc/<pid>/status` VmRSS, in MiB. */
+function rssMiB(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  return Number(line?.split(/\s+/)[1] ?? 0) / 1024;
+}
+
+const quantile = (sorted: number[], q: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!);
+
+interface Webhook {
+  child: ChildProcess;
+  port: number;
+  ca: string;
+  log: () => string;
+}
+
+function webhookGet(w: Webhook, path: string, body?: string): Promise<{ status: number; body: string; ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const req = https.request(
+      { host: '127.0.0.1', port: w.port, path, method: body === undefined ? 'GET' : 'POST', ca: w.ca, timeout: PROBE_TIMEOUT_MS, headers: body === undefined ? {} : { 'Content-Type': 'application/json' } },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString('utf8'), ms: performance.now() - started }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', () => resolve({ status: 0, body: '', ms: performance.now() - started }));
+    req.end(body);
+  });
+}
+
+async function startWebhook(kubeconfig: string, certDir: string): Promise<{ webhook: Webhook; startedMs: number }> {
+  const startedMs = Date.now();
+  const child = spawn(process.execPath, [join(REPO_DIR, 'dist/cli/main.js'), 'serve', '--port=0', '--host=127.0.0.1', `--cert-dir=${certDir}`, `--kubeconfig=${kubeconfig}`, '--pool-cache-sync-wait=5m'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env['PATH'] ?? '', HOME: certDir },
+  });
+  let log = '';
+  child.stdout!.on('data', (c) => (log += c));
+  child.stderr!.on('data', (c) => (log += c));
+  for (let i = 0; i < 600 && !log.includes('serving admission reviews'); i++) {
+    if (child.exitCode !== null) throw new Error(`serve exited:\n${log}`);
+    await sleep(50);
+  }
+  const line = log.split('\n').find((l) => l.includes('serving admission reviews'));
+  if (line === undefined) throw new Error(`serve did not start within 30 s:\n${log.slice(-2000)}`);
+  return { webhook: { child, port: JSON.parse(line).port, ca: readFileSync(join(certDir, 'ca.crt'), 'utf8'), log: () => log }, startedMs };
+}
+
+/** An UPDATE of node-0-v4 that grows its range: the pair rules compare it with node-0-v6 in the cache. */
+function reviewBody(uid: number): string {
+  const old = poolObject(0);
+  const object = { ...old, spec: { ...old.spec, ips: ['10.0.0.10-10.0.0.251'] } };
+  return JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid: `u-${uid}`,
+      kind: { group: 'spiderpool.spidernet.io', version: 'v2beta1', kind: 'SpiderIPPool' },
+      resource: { group: 'spiderpool.spidernet.io', version: 'v2beta1', resource: 'spiderippools' },
+      name: old.metadata.name,
+      operation: 'UPDATE',
+      userInfo: { username: 'bench' },
+      object,
+      oldObject: old,
+    },
+  });
+}
+
+/** Review latencies (ms) for `seconds`, one review every 50 ms. */
+async function reviews(w: Webhook, seconds: number): Promise<number[]> {
+  const latencies: number[] = [];
+  const end = Date.now() + seconds * 1000;
+  for (let uid = 0; Date.now() < end; uid++) {
+    const answer = await webhookGet(w, '/validate-spiderippool', reviewBody(uid));
+    if (answer.status !== 200) throw new Error(`review answered ${answer.status}: ${answer.body.slice(0, 200)}`);
+    latencies.push(answer.ms);
+    await sleep(50);
+  }
+  return latencies.sort((a, b) => a - b);
+}
+
+interface Row {
+  pools: number;
+  allocations: number;
+  listJsonMiB: number;
+  readyS: number;
+  syncedS: number;
+  rssMiB: number;
+  heapMiB: number;
+  churnRssMiB: number;
+  churnPeakMiB: number;
+  quietP50: number;
+  quietP99: number;
+  churnP50: number;
+  churnP99: number;
+  probeFailures: number;
+  slowestProbeMs: number;
+  go?: { syncedS: number; rssMiB: number };
+}
+
+async function heapMiB(w: Webhook): Promise<number> {
+  const metrics = (await webhookGet(w, '/metrics')).body;
+  const used = metrics.split('\n').find((l) => l.startsWith('nodejs_heap_size_used_bytes '));
+  return Number(used?.split(' ')[1] ?? NaN) / 2 ** 20;
+}
+
+async function measureWebhook(client: Client, kubeconfig: string, n: number, k: number, churn: { rate: number; seconds: number }): Promise<Omit<Row, 'go' | 'listJsonMiB'>> {
+  const certDir = mkdtempSync(join(tmpdir(), 'bench-scale-'));
+  const { webhook, startedMs } = await startWebhook(kubeconfig, certDir);
+  let readyAt: number | undefined;
+  let syncedAt: number | undefined;
+  let failures = 0;
+  let slowest = 0;
+  let probing = true;
+  const prober = (async () => {
+    while (probing) {
+      const [live, ready] = await Promise.all([webhookGet(webhook, '/livez'), webhookGet(webhook, '/readyz')]);
+      slowest = Math.max(slowest, live.ms, ready.ms);
+      if (live.status !== 200) failures++;
+      if (ready.status === 200) readyAt ??= Date.now();
+      else if (readyAt !== undefined) failures++;
+      await sleep(PROBE_EVERY_MS);
+    }
+  })();
+  try {
+    for (let i = 0; i < 2400 && syncedAt === undefined; i++) {
+      if (webhook.log().includes('SpiderIPPool cache listed')) syncedAt = Date.now();
+      else await sleep(50);
+    }
+    if (syncedAt === undefined) throw new Error(`not synced within 120 s:\n${webhook.log().slice(-2000)}`);
+    for (let i = 0; i < 200 && readyAt === undefined; i++) await sleep(50);
+    await sleep(5000);
+    probing = false;
+    await prober;
+    const rss = rssMiB(webhook.child.pid!);
+    const heap = await heapMiB(webhook);
+    const quiet = await reviews(webhook, 8);
+    // Churn: status writes at a fixed rate (an allocation more or less on successive pools), as Spiderpool's IPAM writes them.
+    let churning = true;
+    let peak = 0;
+    const writer = (async () => {
+      for (let w = 0; churning; w++) {
+        const i = (w * 7919) % n;
+        void client.request('PATCH', `${POOLS}/${poolObject(i).metadata.name}/status`, { status: statusOf(i, k + (w % 2)) }).catch(() => undefined);
+        await sleep(1000 / churn.rate);
+      }
+    })();
+    const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(webhook.child.pid!))), 250);
+    const busy = await reviews(webhook, churn.seconds);
+    const churnRss = rssMiB(webhook.child.pid!);
+    churning = false;
+    clearInterval(sampler);
+    await writer;
+    return {
+      pools: n,
+      allocations: k,
+      readyS: (readyAt! - startedMs) / 1000,
+      syncedS: (syncedAt - startedMs) / 1000,
+      rssMiB: rss,
+      heapMiB: heap,
+      churnRssMiB: churnRss,
+      churnPeakMiB: Math.max(peak, churnRss),
+      quietP50: quantile(quiet, 0.5),
+      quietP99: quantile(quiet, 0.99),
+      churnP50: quantile(busy, 0.5),
+      churnP99: quantile(busy, 0.99),
+      probeFailures: failures,
+      slowestProbeMs: slowest,
+    };
+  } finally {
+    probing = false;
+    webhook.child.kill('SIGTERM');
+    await new Promise((resolve) => (webhook.child.exitCode !== null ? resolve(undefined) : webhook.child.once('exit', resolve)));
+    rmSync(certDir, { recursive: true, force: true });
+  }
+}
+
+async function measureGo(goBinary: string, kubeconfig: string): Promise<{ syncedS: number; rssMiB: number }> {
+  const started = Date.now();
+  const child = spawn(goBinary, [`-pool-cache-kubeconfig=${kubeconfig}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (out += c));
+  try {
+    for (let i = 0; i < 2400 && !out.includes('syncedMs'); i++) {
+      if (child.exitCode !== null) throw new Error(`the Go reference exited:\n${out}`);
+      await sleep(50);
+    }
+    if (!out.includes('syncedMs')) throw new Error('the Go reference did not sync within 120 s');
+    const syncedS = (Date.now() - started) / 1000;
+    await sleep(5000);
+    return { syncedS, rssMiB: rssMiB(child.pid!) };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once('exit', resolve)));
+  }
+}
+
+const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '—');
+const f0 = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '—');
+
+export function scaleTable(rows: readonly Row[]): string {
+  const lines = [
+    '| pools × allocations | list JSON MiB | ready s | synced s | RSS MiB | heap MiB | RSS churn (peak) MiB | review p50/p99 ms quiet | review p50/p99 ms churn | probe failures (slowest ms) | Go RSS MiB | Go synced s | RSS ratio | sync ratio |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+  ];
+  for (const r of rows) {
+    lines.push(
+      `| ${r.pools} × ${r.allocations} | ${f1(r.listJsonMiB)} | ${f1(r.readyS)} | ${f1(r.syncedS)} | ${f0(r.rssMiB)} | ${f0(r.heapMiB)} | ${f0(r.churnRssMiB)} (${f0(r.churnPeakMiB)}) | ` +
+        `${f1(r.quietP50)} / ${f1(r.quietP99)} | ${f1(r.churnP50)} / ${f1(r.churnP99)} | ${r.probeFailures} (${f0(r.slowestProbeMs)}) | ` +
+        `${r.go ? f0(r.go.rssMiB) : '—'} | ${r.go ? f1(r.go.syncedS) : '—'} | ${r.go ? (r.rssMiB / r.go.rssMiB).toFixed(2) : '—'} | ${r.go ? (r.syncedS / r.go.syncedS).toFixed(2) : '—'} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** The size of the list's JSON as the API server sends it, in MiB (paged, summed). */
+async function listJsonMiB(client: Client): Promise<number> {
+  let bytes = 0;
+  let token = '';
+  do {
+    const page = await client.request('GET', `${POOLS}?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`);
+    bytes += Buffer.byteLength(page.body);
+    token = (JSON.parse(page.body) as { metadata?: { continue?: string } }).metadata?.continue ?? '';
+  } while (token);
+  return bytes / 2 ** 20;
+}
+
+/**
+ * Builds the e2e kube-apiserver (cached by its build.sh) and links it where the compiled
+ * test/e2e/cluster/apiserver.js looks for it (beside itself, under dist-bench/).
+ */
+function linkApiServer(): void {
+  const script = join(REPO_DIR, 'test/e2e/apiserver/build.sh');
+  execFileSync('bash', [script], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (existsSync(APISERVER_BINARY)) return;
+  mkdirSync(dirname(APISERVER_BINARY), { recursive: true });
+  symlinkSync(join(REPO_DIR, 'test/e2e/apiserver/bin/apiserver'), APISERVER_BINARY);
+}
+
+export async function runScale(args: string[], goBinary: string | undefined): Promise<void> {
+  linkApiServer();
+  const { values } = parseArgs({
+    args,
+    options: { pools: { type: 'string', default: '1000,10000' }, allocations: { type: 'string', default: '0,30,64' }, 'churn-rate': { type: 'string', default: '50' }, 'churn-s': { type: 'string', default: '15' } },
+  });
+  const counts = values.pools.split(',').map(Number);
+  const allocations = values.allocations.split(',').map(Number);
+  const churn = { rate: Number(values['churn-rate']), seconds: Number(values['churn-s']) };
+  const rows: Row[] = [];
+  for (const n of counts) {
+    const logDir = mkdtempSync(join(tmpdir(), 'bench-scale-apiserver-'));
+    let api: ApiServer | undefined;
+    try {
+      api = await startApiServer(join(logDir, 'apiserver.log'));
+      const client = await clientFor(api.kubeconfig);
+      await installCrd(client);
+      const createMs = await createPools(client, n);
+      console.error(`scale: ${n} pools created in ${(createMs / 1000).toFixed(1)} s`);
+      for (const k of allocations) {
+        await writeStatuses(client, n, k);
+        const listMiB = await listJsonMiB(client);
+        console.error(`scale: ${n} × ${k}: list ${listMiB.toFixed(1)} MiB; measuring the webhook`);
+        const row: Row = { listJsonMiB: listMiB, ...(await measureWebhook(client, api.kubeconfig, n, k, churn)) };
+        if (goBinary !== undefined) row.go = await measureGo(goBinary, api.kubeconfig);
+        rows.push(row);
+        console.error(scaleTable([row]).split('\n').at(-1));
+      }
+    } finally {
+      await api?.stop();
+      rmSync(logDir, { recursive: true, force: true });
+    }
+  }
+  const table = scaleTable(rows);
+  console.log(table);
+  writeFileSync(join(REPO_DIR, 'bench/results/scale.json'), JSON.stringify({ date: new Date().toISOString(), node: process.version, churn, rows }, null, 2) + '\n');
+}
