@@ -1,6 +1,6 @@
 import * as api from '../src/index.js';
 
-describe('public API (dist/index.js after npm run build)', () => {
+describe('public API (src/index.ts, what dist/index.js is built from; test/e2e runs the built files)', () => {
   it('exports the names other tools depend on', () => {
     expect(api.parseGoDuration('1m30s')).toBe(90_000_000_000n);
     expect(api.formatGoDuration(90_000_000_000n)).toBe('1m30s');

@@ -96,9 +96,13 @@ describe('stop()', () => {
   it('cuts a request that does not finish within the grace period', async () => {
     const server = await startServer({ port: 0, host: '127.0.0.1', certDir, generateCerts: true, logger, shutdownGraceMs: 300 });
     const stuck = await halfSentReview(server, 'never-finished');
+    let answered = '';
+    stuck.socket.on('data', (chunk: string) => (answered += chunk));
     const cut = new Promise<void>((resolve) => stuck.socket.once('close', () => resolve()));
     await until(async () => (await inFlight(server)) === 1, 'the review to be in flight');
     await server.stop();
     await cut;
+    // Cut by the server: the connection closed with no answer.
+    expect(answered).toBe('');
   });
 });
