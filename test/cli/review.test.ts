@@ -12,20 +12,12 @@ import { ClusterState } from '../../src/state/state.js';
 import { NO_STATE_REASON, parseOperation, reviewFromArguments, runReview, type ReviewCommand } from '../../src/cli/review.js';
 import type { KubeObject } from '../../src/kubernetes/build.js';
 import { loadReview } from '../fixtures/load.js';
+import { spiderIPPool } from '../helpers/pools.js';
 
 const PAIR_SKIPPED = /^Warning: metadata\.annotations\[ipam\.spidernet\.io\/pair-pool\]: dual-stack pair checks against other pools were skipped/m;
 
 function pool(name: string, { version = 4, ips = ['10.6.0.10-10.6.0.20'], pair, nic = 'eth0', status }: { version?: 4 | 6; ips?: string[]; pair?: string; nic?: string; status?: unknown } = {}): KubeObject {
-  return {
-    apiVersion: 'spiderpool.spidernet.io/v2beta1',
-    kind: 'SpiderIPPool',
-    metadata: {
-      name,
-      annotations: { 'ipam.spidernet.io/iaas-provider': 'cloud', 'ipam.spidernet.io/parent-nic': nic, ...(pair ? { 'ipam.spidernet.io/pair-pool': pair } : {}) },
-    },
-    spec: { ipVersion: version, ips, nodeName: ['worker-1'] },
-    ...(status !== undefined ? { status } : {}),
-  };
+  return spiderIPPool(name, { provider: 'cloud', nic, ...(pair ? { pair } : {}), version, ips, nodeName: ['worker-1'], ...(status !== undefined ? { status } : {}) });
 }
 
 const yaml = (...objects: KubeObject[]) => objects.map((o) => stringify(o)).join('---\n');

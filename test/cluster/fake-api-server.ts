@@ -6,21 +6,14 @@
  * configuration endpoints; its `kubeConfigFor` serves both.)
  */
 import http from 'node:http';
+import { spiderIPPool } from '../helpers/pools.js';
 import type { AddressInfo } from 'node:net';
 
 export const PATH = '/apis/spiderpool.spidernet.io/v2beta1/spiderippools';
 
 /** A minimal IaaS SpiderIPPool (IPv6, 255 addresses), optionally naming a pair pool. */
-export const pool = (name: string, resourceVersion: string, pair?: string) => ({
-  apiVersion: 'spiderpool.spidernet.io/v2beta1',
-  kind: 'SpiderIPPool',
-  metadata: {
-    name,
-    resourceVersion,
-    annotations: { 'ipam.spidernet.io/iaas-provider': 'openstack', ...(pair ? { 'ipam.spidernet.io/pair-pool': pair } : {}) },
-  },
-  spec: { ipVersion: 6, ips: ['fd00::1-fd00::ff'] },
-});
+export const pool = (name: string, resourceVersion: string, pair?: string) =>
+  spiderIPPool(name, { provider: 'openstack', ...(pair ? { pair } : {}), version: 6, ips: ['fd00::1-fd00::ff'], resourceVersion });
 
 /** `count` allocations as Spiderpool writes them in `status.allocatedIPs` (a JSON string, ~140 bytes each). */
 export function allocatedIPs(count: number): string {

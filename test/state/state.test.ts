@@ -1,14 +1,10 @@
 /** ClusterState: manifests sorted by kind; the pools as a synced PoolDirectory with a reverse pair index. */
 import { ClusterState } from '../../src/state/state.js';
 import { PoolIndex } from '../../src/state/pool-index.js';
+import { spiderIPPool } from '../helpers/pools.js';
 import type { KubeObject } from '../../src/kubernetes/build.js';
 
-const pool = (name: string, pair?: string): KubeObject => ({
-  apiVersion: 'spiderpool.spidernet.io/v2beta1',
-  kind: 'SpiderIPPool',
-  metadata: { name, annotations: { 'ipam.spidernet.io/iaas-provider': 'c', ...(pair ? { 'ipam.spidernet.io/pair-pool': pair } : {}) } },
-  spec: { ipVersion: 4 },
-});
+const pool = (name: string, pair?: string): KubeObject => spiderIPPool(name, { provider: 'c', ...(pair ? { pair } : {}) });
 
 describe('ClusterState', () => {
   it('sorts objects by kind: pools into a synced index, others by kind, namespace and name', () => {

@@ -1,0 +1,36 @@
+/**
+ * The one SpiderIPPool builder of the unit tests: only what a test names is set, so each
+ * test says what its pool is (IaaS or traditional, node or global, in a pair).
+ */
+import type { KubeObject } from '../../src/kubernetes/build.js';
+
+export interface PoolSpec {
+  /** `ipam.spidernet.io/iaas-provider`: an IaaS pool when given. */
+  provider?: string;
+  /** `ipam.spidernet.io/parent-nic`. */
+  nic?: string;
+  /** `ipam.spidernet.io/pair-pool`. */
+  pair?: string;
+  /** `spec.ipVersion` (default 4). */
+  version?: 4 | 6;
+  ips?: string[];
+  nodeName?: string[];
+  resourceVersion?: string;
+  status?: unknown;
+}
+
+/** A `spiderpool.spidernet.io/v2beta1` SpiderIPPool named `name`. */
+export function spiderIPPool(name: string, { provider, nic, pair, version = 4, ips, nodeName, resourceVersion, status }: PoolSpec = {}): KubeObject {
+  const annotations = {
+    ...(provider !== undefined ? { 'ipam.spidernet.io/iaas-provider': provider } : {}),
+    ...(nic !== undefined ? { 'ipam.spidernet.io/parent-nic': nic } : {}),
+    ...(pair !== undefined ? { 'ipam.spidernet.io/pair-pool': pair } : {}),
+  };
+  return {
+    apiVersion: 'spiderpool.spidernet.io/v2beta1',
+    kind: 'SpiderIPPool',
+    metadata: { name, ...(resourceVersion !== undefined ? { resourceVersion } : {}), annotations },
+    spec: { ipVersion: version, ...(ips !== undefined ? { ips } : {}), ...(nodeName !== undefined ? { nodeName } : {}) },
+    ...(status !== undefined ? { status } : {}),
+  };
+}
