@@ -13,15 +13,12 @@
  * about, with the key the struct has when one is close.
  */
 import {
-  Composer,
   LineCounter,
-  Parser,
   isAlias,
   isMap,
   isScalar,
   isSeq,
   type Alias,
-  type Document,
   type Pair,
   type Scalar,
   type YAMLMap,
@@ -33,7 +30,8 @@ import { byComponent, type Component, type Stops } from './components.js';
 import { asGoBool, asGoInt, resolvePlain, type Resolved, type Semantics } from './go-scalar.js';
 import { zeroStruct, zeroValue, type GoStruct, type GoType, type GoValue, type StructType } from './schema.js';
 import { unknownKeyWarning } from './unknown-keys.js';
-import { at, inspectDocument, limitProblem, textProblem } from './yaml-go-compat.js';
+import { parseLikeLibyaml } from './libyaml-parse.js';
+import { at, inspectDocument, limitProblem, tabProblem, textProblem } from './yaml-go-compat.js';
 
 /**
  * Both decoders' decoding of a text's first document (Go's `Unmarshal` reads only that).
@@ -58,19 +56,20 @@ export interface GoYamlDecoding {
  * `podResourceInject.namespacesExclude`, ...). Never throws for any input text.
  */
 export function decodeGoYaml(written: string, type: StructType): GoYamlDecoding {
-  // libyaml reads a lone CR as a line break, as it reads CR LF and LF; the `yaml` package
-  // keeps it as text. Same length, so offsets, lines and columns stay those of the text.
-  const text = written.replace(/\r(?!\n)/g, '\n');
-  const limit = limitProblem(text);
+  const limit = limitProblem(written);
   if (limit !== undefined) return refused([beyondLimits(limit)]);
-  const textRefused = textProblem(text);
+  const textRefused = textProblem(written);
   if (textRefused !== undefined) return refused([notDecodable('', textRefused)]);
-  const lines = new LineCounter();
+  let lines = new LineCounter();
   try {
-    const { doc, more } = firstDocument(text, lines);
+    const parsed = parseLikeLibyaml(written, () => (lines = new LineCounter()));
+    if ('problem' in parsed) return refused([notDecodable('', parsed.problem)]);
+    const { doc, more, text } = parsed;
     const warnings = new Map<string, FieldWarning>();
     const empty = doc === undefined || isNull(doc.contents);
     const none = { errors: [], stops: { agent: false, controller: false }, more, empty, warnings };
+    const blank = tabProblem(doc, text, lines);
+    if (blank !== undefined) return refused([notDecodable('', blank)]);
     if (doc === undefined) return { agent: zeroStruct(type), controller: zeroStruct(type), ...none };
     const syntax = doc.errors[0];
     if (syntax !== undefined) return refused([notDecodable('', syntaxProblem(syntax, lines))]);
@@ -82,7 +81,7 @@ export function decodeGoYaml(written: string, type: StructType): GoYamlDecoding 
       semantics,
       aliases: inspected.aliases,
       keysChecked: new WeakMap(),
-      budget: MAX_EXPANDED_ENTRIES,
+      decoded: 0,
       expanding: new Set(),
       errors: [],
       warnings,
@@ -121,11 +120,12 @@ const BINARY_TAG = 'tag:yaml.org,2002:binary';
 const KEY_TAGS = new Set(['!', STR_TAG, BINARY_TAG, MERGE_TAG]);
 
 /**
- * Mappings and entries visited while expanding merge keys before giving up. The Go
- * decoders give up on "excessive aliasing" once over 1 000 decoded nodes are 99% alias
- * expansion (yaml.v3 decode.go `allowedAliasRatio`): a few nested `<<: [*a, *a, ...]`.
+ * Values one decoder's pass decodes (each key and value, each alias followed) before this
+ * webhook gives up: aliases and merge keys can make a 32 KiB file decode billions. The Go
+ * decoders count the same (decode.go `decodeCount`) and give up on "excessive aliasing"
+ * only past 400 000 with nearly all of them aliases, so this is this webhook's limit.
  */
-const MAX_EXPANDED_ENTRIES = 1_000;
+const MAX_DECODED_VALUES = 100_000;
 /** Earlier occurrences of a repeated key named in its errors (the response shows 16 causes anyway). */
 const MAX_DUPLICATES_NAMED = 16;
 /** Merge keys inside merged mappings, at most this deep (the recursion stays shallow). */
@@ -182,7 +182,8 @@ interface Context {
   aliases: Map<Alias, unknown>;
   /** Mappings whose keys were checked in this pass: whether a key is written twice. */
   keysChecked: WeakMap<YAMLMap, boolean>;
-  budget: number;
+  /** Values decoded so far in this pass (see {@link MAX_DECODED_VALUES}). */
+  decoded: number;
   expanding: Set<YAMLMap>;
   errors: GoError[];
   /** Shared by both passes, by field path: each warned about once. */
@@ -213,32 +214,6 @@ function mergeGoErrors(v3: GoError[], v2: GoError[], lines: LineCounter): FieldE
 }
 
 /**
- * The first document of the stream, composed without looking further than the start of
- * the next: Go's Unmarshal reads only the first document. `more` tells whether another
- * document with content follows. Duplicate keys are not checked here: the `yaml`
- * package's check is quadratic, and the decoders check only the mappings they decode
- * (see `checkKeys`).
- */
-function firstDocument(text: string, lines: LineCounter): { doc: Document.Parsed | undefined; more: boolean } {
-  // The parser builds one error per bad token; without stack traces that is a third of the
-  // time for hostile text, and only the first error is ever shown.
-  const stackTraceLimit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    const composer = new Composer({ schema: 'failsafe', merge: false, uniqueKeys: false });
-    const tokens = new Parser(lines.addNewLine).parse(text);
-    let first: Document.Parsed | undefined;
-    for (const doc of composer.compose(tokens, false, text.length)) {
-      if (first === undefined) first = doc;
-      else return { doc: first, more: doc.contents !== null && !isNull(doc.contents) };
-    }
-    return { doc: first, more: false };
-  } finally {
-    Error.stackTraceLimit = stackTraceLimit;
-  }
-}
-
-/**
  * The parser's error as one line: position, then reason. Its messages quote the document,
  * so what a terminal would interpret is escaped.
  */
@@ -262,7 +237,7 @@ function beyondLimits(why: string): FieldError {
   return invalid(
     '',
     undefined,
-    `${why}, beyond what this webhook reads (Spiderpool's configuration is a few KiB, three levels deep); shorten conf.yml`,
+    `${why}: this webhook's own limit against hostile input, not Spiderpool's (whose configuration is a few KiB, six levels deep); shorten conf.yml`,
   );
 }
 
@@ -283,12 +258,9 @@ function entries(map: YAMLMap, field: string, ctx: Context, semantics: Semantics
   }
   // yaml.v3 decodes nothing of a mapping with a key written twice (decode.go `mapping`).
   if (checkKeys(map, field, ctx) && semantics === 'yaml.v3') return [];
-  // Only what merge keys bring in counts against the aliasing budget.
-  if (ctx.expanding.size > 0) ctx.budget -= map.items.length + 1;
+  // The mapping and each key, as Go decodes them (merged ones again for each merge).
+  spend(ctx, map.items.length + 1);
   ctx.expanding.add(map);
-  if (ctx.budget < 0) {
-    throw new DecodeFailure(notDecodable('', 'merge keys (<<) expand to too many entries (excessive aliasing)'));
-  }
   try {
     return semantics === 'yaml.v2' ? entriesInDocumentOrder(map, field, ctx) : entriesExplicitFirst(map, field, ctx);
   } finally {
@@ -423,6 +395,14 @@ function rangeStart(node: unknown): number {
   return (node as { range?: [number, number, number] }).range?.[0] ?? 0;
 }
 
+/** Counts `n` decoded values against {@link MAX_DECODED_VALUES}. */
+function spend(ctx: Context, n: number): void {
+  ctx.decoded += n;
+  if (ctx.decoded > MAX_DECODED_VALUES) {
+    throw new DecodeFailure(beyondLimits(`decoding it reads more than ${MAX_DECODED_VALUES} values (aliases and merge keys, <<, repeat what they name)`));
+  }
+}
+
 /** `a.b` for a struct field or map key under `a`; `b` at the top. */
 export function joinField(field: string, key: string): string {
   return field === '' ? key : `${field}.${key}`;
@@ -466,6 +446,7 @@ function isNonSpecific(node: unknown): boolean {
  * @returns the field's new value, or `existing` when the decoder refuses the node.
  */
 function decodeValue(node: unknown, type: GoType, field: string, ctx: Context, existing: GoValue | undefined): GoValue {
+  spend(ctx, 1);
   const value = deref(node, ctx);
   if (decodesToNull(value, field, ctx)) return zeroValue(type);
   switch (type.go) {

@@ -6,14 +6,17 @@
  */
 import { isAlias, isCollection, isNode, isScalar, visit, type Alias, type Document, type LineCounter, type YAMLMap, type YAMLSeq } from 'yaml';
 import { quoteShown } from '../field/quote.js';
+import { scanFlow } from './libyaml-parse.js';
 
 /**
- * Nesting refused before the YAML parser sees the text: the parser recurses per level and
- * a few thousand levels overflow the stack (and can abort V8). Spiderpool's configuration
- * nests three levels; Go's own limit is 10 000, so this is stricter than Go on purpose.
+ * Nesting refused before the YAML parser sees the text: parsing time grows with the
+ * square of the nesting (16 000 levels in 32 KiB hold the event loop for seconds).
+ * Spiderpool's configuration nests six levels; Go's decoders allow 10 000, so this is
+ * this webhook's limit, stricter than Go on purpose.
  */
 const MAX_FLOW_DEPTH = 100;
-const MAX_LINE_PREFIX = 400;
+/** Block collections opened on one line (`- - - x`, `? - a`), also this webhook's limit. */
+const MAX_COMPACT_INDICATORS = 100;
 /**
  * Spiderpool's conf.yml is a few KiB. Parsing is linear, but the parser builds an error
  * object per bad token: a hostile 256 KiB document held the event loop for seconds and
@@ -22,33 +25,28 @@ const MAX_LINE_PREFIX = 400;
 const MAX_TEXT_CHARS = 32 * 1024;
 
 /**
- * Characters libyaml refuses anywhere in the stream ("control characters are not
- * allowed"), and the YAML 1.1 line breaks NEL, LS and PS, which it reads as line breaks
- * where a YAML 1.2 parser reads them as text.
- */
-const FORBIDDEN_CHARACTER = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]/;
-
-/**
  * Limits of this webhook, not of Go: text it refuses to parse to stay responsive under
- * hostile input. Real configurations are far inside them.
+ * hostile input. Real configurations are far inside them. Flow nesting is counted as
+ * libyaml reads it: brackets in comments, in quoted scalars and inside plain scalars
+ * (`a: b[c`) do not count.
  */
 export function limitProblem(text: string): string | undefined {
   if (text.length > MAX_TEXT_CHARS) return `is ${text.length} characters long, more than ${MAX_TEXT_CHARS}`;
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x5b || c === 0x7b) {
-      if (++depth > MAX_FLOW_DEPTH) return `nests flow collections ([ or {) more than ${MAX_FLOW_DEPTH} deep`;
-    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
-  }
-  const prefix = /^(?:[ \t]|[-?:](?=[ \t]|$))*/;
+  if (scanFlow(text).deepest > MAX_FLOW_DEPTH) return `nests flow collections ([ or {) more than ${MAX_FLOW_DEPTH} deep`;
+  const compact = /^[ \t]*(?:[-?:](?=[ \t]|$)[ \t]*)*/;
   for (const line of text.split('\n')) {
-    if (prefix.exec(line)![0].length > MAX_LINE_PREFIX) {
-      return `nests block collections deeper than ${MAX_LINE_PREFIX} columns of indentation`;
-    }
+    const indicators = compact.exec(line)![0].replace(/[ \t]/g, '').length;
+    if (indicators > MAX_COMPACT_INDICATORS) return `opens more than ${MAX_COMPACT_INDICATORS} block collections on one line`;
   }
   return undefined;
 }
+
+/**
+ * Characters libyaml refuses anywhere in the stream ("control characters are not
+ * allowed"), and the YAML 1.1 line breaks LS and PS, which it keeps in scalars where it
+ * folds other line breaks (NEL it reads as LF: libyaml-parse.ts).
+ */
+const FORBIDDEN_CHARACTER = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\u2028\u2029\ufffe\uffff]/;
 
 /** What libyaml refuses that is visible in the text itself: forbidden characters, directives. */
 export function textProblem(text: string): string | undefined {
@@ -123,7 +121,6 @@ export function inspectDocument(
     if (isNode(node) && node.anchor) anchors.set(node.anchor, node);
     return undefined;
   });
-  problem ??= tabProblem(doc, text, lines);
   return problem === undefined ? { aliases } : { problem };
 }
 
@@ -138,13 +135,13 @@ const TAB_INDENTED_BLANK_LINE = /^( *)\t[ \t]*(#.*)?\r?$/;
  * indentation, the enclosing block collection's column + 1 ("found a tab character that
  * violates indentation", scannerc.go `yaml_parser_scan_plain_scalar`).
  */
-function tabProblem(doc: Document.Parsed, text: string, lines: LineCounter): string | undefined {
+export function tabProblem(doc: Document.Parsed | undefined, text: string, lines: LineCounter): string | undefined {
   if (!text.includes('\t')) return undefined;
   // Where lines are not read in block context (flow collections, quoted and block scalars),
   // and where each block-context plain scalar ends, with the indentation its scan keeps.
   const elsewhere: Array<[number, number]> = [];
   const plainEnds = new Map<number, number>();
-  visit(doc, (_key, node, path) => {
+  visit(doc?.contents ?? null, (_key, node, path) => {
     if (isCollection(node) && node.flow && node.range) {
       elsewhere.push([node.range[0], node.range[1]]);
       return visit.SKIP;
@@ -161,7 +158,7 @@ function tabProblem(doc: Document.Parsed, text: string, lines: LineCounter): str
   let offset = 0;
   const starts = textLines.map((line) => ((offset += line.length + 1), offset - line.length - 1));
   // Go reads only the first document.
-  const documentEnd = doc.range?.[2] ?? text.length;
+  const documentEnd = doc?.range?.[2] ?? text.length;
   for (const [index, line] of textLines.entries()) {
     const tab = TAB_INDENTED_BLANK_LINE.exec(line);
     const start = starts[index]!;

@@ -1,0 +1,298 @@
+/**
+ * Parses YAML text with the `yaml` package (a YAML 1.2 parser) so that the result is what
+ * libyaml, the YAML 1.1 scanner and parser of Go's `gopkg.in/yaml.v2` and `yaml.v3`
+ * (scannerc.go, parserc.go), reads. Where the two disagree on the text, the text is
+ * adjusted before parsing, or the parse after it, by libyaml's rules:
+ *
+ * - line breaks: a lone CR and NEL (U+0085) are line breaks for libyaml (both become LF
+ *   in its scalars), text for the `yaml` package: read as LF (same length);
+ * - a tag runs over every URI character (`,` `[` `]` `%` included, even in flow
+ *   context) and must then be followed by a space, tab or line break ("did not find
+ *   expected whitespace or line break"): `!!str,` is one tag, `{a: !}` an error;
+ * - anchor and alias names are ASCII letters, digits, `-` and `_`;
+ * - `-` directly before `,` `]` or `}` in a flow collection is a plain scalar `-`;
+ * - inside a flow collection or a quoted scalar, indentation does not matter: a
+ *   continuation line less indented than the block around it is indented for the `yaml`
+ *   package (where both drop the leading blanks; columns of such lines shift);
+ * - `#` directly after a quoted scalar or a flow indicator starts a comment;
+ * - the first document of a stream cannot open with `...` ("did not find expected node
+ *   content"); after a document, extra `...` are skipped;
+ * - properties before an alias (`&a *a`) make an empty scalar: as the whole document,
+ *   libyaml's document ends there and Go reads it as empty.
+ */
+import { Composer, Parser, isAlias, type CST, type Document, type LineCounter } from 'yaml';
+
+/** The first document as libyaml reads it, or why libyaml refuses the text. */
+export type LibyamlParse =
+  | {
+      /** The text as parsed: offsets, lines and columns are those of the input (line breaks kept, flow lines at most padded). */
+      text: string;
+      doc: Document.Parsed | undefined;
+      /** Another document with content follows the first. */
+      more: boolean;
+    }
+  | { problem: string };
+
+/** Characters libyaml takes in a tag after its `!` (scannerc.go `yaml_parser_scan_tag_uri`). */
+const TAG_CHARACTER = /[0-9A-Za-z\-_;/?:@&=+$,.!~*'()[\]%]/;
+/** Tag characters of libyaml the `yaml` package ends a tag at: rewritten to `~`, a character both take. */
+const TAG_CHARACTER_YAML_LACKS = /[,[\]%]/g;
+/** libyaml's anchor and alias names (scannerc.go `yaml_parser_scan_anchor`). */
+const ANCHOR_NAME = /^[0-9A-Za-z_-]+$/;
+/** Padded continuation lines at most: each costs a parse. */
+const MAX_PADDED_LINES = 64;
+
+/**
+ * The first document of `written` as libyaml reads it, composed without looking further
+ * than the start of the next (Go's `Unmarshal` reads only the first document).
+ * Duplicate keys are not checked here: the `yaml` package's check is quadratic, and the
+ * decoders check only the mappings they decode.
+ */
+export function parseLikeLibyaml(written: string, newLines: () => LineCounter): LibyamlParse {
+  let text = written.replace(/\r(?!\n)|\u0085/g, '\n');
+  const { dashes } = scanFlow(text);
+  for (const at of dashes) text = `${text.slice(0, at)}x${text.slice(at + 1)}`;
+  let padded = 0;
+  for (;;) {
+    const lines = newLines();
+    const parsed = firstDocument(text, lines);
+    const rewritten = tagRewrite(parsed.tokens, text);
+    if (typeof rewritten === 'object') return rewritten;
+    if (rewritten !== text) {
+      text = rewritten;
+      continue;
+    }
+    const problem = namesProblem(parsed.tokens, lines) ?? leadingDocumentEnd(parsed.tokens);
+    if (problem !== undefined) return { problem };
+    const { doc } = parsed;
+    if (doc === undefined) return { text, doc, more: parsed.more };
+    const repadded = padded < MAX_PADDED_LINES ? repad(doc, text, parsed.tokens) : undefined;
+    if (repadded !== undefined) {
+      text = repadded;
+      padded++;
+      continue;
+    }
+    doc.errors = doc.errors.filter((e) => !commentAfterToken(e, text) && !(e.code === 'ALIAS_PROPS' && rootAlias(doc, parsed.tokens)));
+    for (const at of dashes) restoreDash(doc, at);
+    return { text, doc, more: parsed.more };
+  }
+}
+
+/** The CST tokens the parse went through, as plain objects. */
+type Token = { type?: string; offset?: number; source?: string; [key: string]: unknown };
+
+function firstDocument(text: string, lines: LineCounter): { doc: Document.Parsed | undefined; more: boolean; tokens: Token[] } {
+  // The parser builds one error per bad token; without stack traces that is a third of the
+  // time for hostile text, and only the first error is ever shown.
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  const tokens: Token[] = [];
+  function* tap(source: Iterable<CST.Token>) {
+    for (const token of source) {
+      tokens.push(token as unknown as Token);
+      yield token;
+    }
+  }
+  try {
+    const composer = new Composer({ schema: 'failsafe', merge: false, uniqueKeys: false });
+    let first: Document.Parsed | undefined;
+    for (const doc of composer.compose(tap(new Parser(lines.addNewLine).parse(text)), false, text.length)) {
+      if (first === undefined) first = doc;
+      else return { doc: first, more: doc.contents !== null && !isEmpty(doc.contents), tokens };
+    }
+    return { doc: first, more: false, tokens };
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+}
+
+function isEmpty(node: unknown): boolean {
+  const value = (node as { value?: unknown; type?: string; tag?: string }) ?? {};
+  return value.tag === undefined && value.type === 'PLAIN' && ['', '~', 'null', 'Null', 'NULL'].includes(String(value.value));
+}
+
+/** Every source token (tags, anchors, aliases, indicators) of the CST, walked without recursion. */
+function sourceTokens(tokens: readonly Token[]): Token[] {
+  const out: Token[] = [];
+  const stack: unknown[] = [...tokens];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (Array.isArray(item)) stack.push(...item);
+    else if (item !== null && typeof item === 'object') {
+      const token = item as Token;
+      if (typeof token.source === 'string' && typeof token.offset === 'number') out.push(token);
+      for (const key of ['start', 'items', 'key', 'sep', 'value', 'end', 'props']) {
+        if (key in token && token[key] !== undefined && typeof token[key] === 'object') stack.push(token[key]);
+      }
+    }
+  }
+  return out;
+}
+
+/** libyaml's `is_blankz`: a space, tab, line break or the end. */
+const blankOrEnd = (c: string | undefined) => c === undefined || /[ \t\n\r\u2028\u2029]/.test(c);
+
+/**
+ * The text with each tag spelt as libyaml scans it, in characters the `yaml` package
+ * reads as one tag; or why libyaml refuses a tag (not followed by a blank).
+ */
+function tagRewrite(tokens: readonly Token[], text: string): string | { problem: string } {
+  let out = text;
+  for (const token of sourceTokens(tokens)) {
+    if (token.type !== 'tag' || token.source!.startsWith('!<')) continue;
+    const start = token.offset!;
+    let end = start + 1;
+    while (end < text.length && TAG_CHARACTER.test(text[end]!)) end++;
+    if (!blankOrEnd(text[end])) {
+      return { problem: `${where(text, end)}a tag must be followed by a space or a line break (Go's decoders: "did not find expected whitespace or line break")` };
+    }
+    if (end > start + token.source!.length) {
+      out = out.slice(0, start) + text.slice(start, end).replace(TAG_CHARACTER_YAML_LACKS, '~') + out.slice(end);
+    }
+  }
+  return out;
+}
+
+/** An anchor or alias name libyaml does not take (only ASCII letters, digits, `-` and `_`). */
+function namesProblem(tokens: readonly Token[], lines: LineCounter): string | undefined {
+  for (const token of sourceTokens(tokens)) {
+    if (token.type !== 'anchor' && token.type !== 'alias') continue;
+    const name = token.source!.slice(1);
+    if (!ANCHOR_NAME.test(name)) {
+      const { line, col } = lines.linePos(token.offset!);
+      return `line ${line}, column ${col}: anchor or alias name ${JSON.stringify(name)} is not one Go's decoders read (only ASCII letters, digits, - and _)`;
+    }
+  }
+  return undefined;
+}
+
+/** libyaml's parser refuses `...` where the first document should begin (parserc.go `yaml_parser_parse_document_start`, implicit). */
+function leadingDocumentEnd(tokens: readonly Token[]): string | undefined {
+  const first = tokens.findIndex((t) => t.type === 'document');
+  if (first < 0) return undefined;
+  const doc = tokens[first]!;
+  const opened = (doc['start'] as Token[] | undefined)?.some((t) => t.type === 'doc-start');
+  if (opened || doc['value'] !== undefined || tokens[first + 1]?.type !== 'doc-end') return undefined;
+  return 'the document end marker "..." stands before any document (Go\'s decoders: "did not find expected node content")';
+}
+
+/**
+ * Flow collections as libyaml opens them, outside comments and quoted scalars (a `[` or
+ * `{` inside a plain scalar in block context, `a: b[c`, opens none): the deepest nesting,
+ * and each `-` right before `,` `]` or `}` inside one (libyaml's plain scalar `-`).
+ */
+export function scanFlow(text: string): { deepest: number; dashes: number[] } {
+  const dashes: number[] = [];
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    const prev = text[i - 1];
+    // Outside flow collections only after a blank (else inside a plain scalar: `a[b`).
+    const tokenStart = prev === undefined || /\s/.test(prev) || (depth > 0 && /[,[{\]}:]/.test(prev));
+    if (c === '#' && (prev === undefined || /[\s"'\]},[{]/.test(prev))) {
+      const end = text.indexOf('\n', i);
+      i = end < 0 ? text.length : end;
+    } else if ((c === '"' || c === "'") && tokenStart) i = quotedEnd(text, i) - 1;
+    else if ((c === '[' || c === '{') && (depth > 0 || tokenStart)) deepest = Math.max(deepest, ++depth);
+    else if ((c === ']' || c === '}') && depth > 0) depth--;
+    else if (c === '-' && depth > 0 && tokenStart && /[,\]}]/.test(text[i + 1] ?? '')) dashes.push(i);
+  }
+  return { deepest, dashes };
+}
+
+/** The offset just past the quoted scalar opening at `start` (or the end of the text). */
+function quotedEnd(text: string, start: number): number {
+  const quote = text[start]!;
+  for (let i = start + 1; i < text.length; i++) {
+    if (quote === '"' && text[i] === '\\') i++;
+    else if (text[i] === quote) {
+      if (quote === "'" && text[i + 1] === "'") i++;
+      else return i + 1;
+    }
+  }
+  return text.length;
+}
+
+/** Puts the `-` back in the plain scalar that starts at `at` (parsed as `x`). */
+function restoreDash(doc: Document.Parsed, at: number): void {
+  const stack: unknown[] = [doc.contents];
+  while (stack.length > 0) {
+    const node = stack.pop() as { range?: number[]; value?: unknown; items?: unknown[]; key?: unknown } | null;
+    if (node === null || typeof node !== 'object') continue;
+    if (node.range?.[0] === at && typeof node.value === 'string') node.value = `-${node.value.slice(1)}`;
+    if (Array.isArray(node.items)) stack.push(...node.items);
+    if ('key' in node) stack.push(node.key, node.value);
+  }
+}
+
+/**
+ * The text with a continuation line indented that the `yaml` package refuses as too
+ * little indented and libyaml does not: in a flow collection ("Flow sequence in block
+ * collection must be sufficiently indented") or a quoted scalar ("Missing closing quote"
+ * for one that closes further on). The line is indented past the collection's opening or
+ * the quote's column. `undefined` when there is no such line (a document marker at column
+ * 0, which libyaml reads as one even there, is left alone).
+ */
+function repad(doc: Document.Parsed, text: string, tokens: readonly Token[]): string | undefined {
+  for (const error of doc.errors) {
+    const at = error.pos[0];
+    if (error.code === 'BAD_INDENT' && /^Flow (sequence|mapping) in block collection/.test(error.message)) {
+      const lineStart = text.lastIndexOf('\n', at - 1) + 1;
+      const opening = sourceTokens(tokens)
+        .filter((t) => (t.type === 'flow-seq-start' || t.type === 'flow-map-start') && t.offset! < lineStart)
+        .reduce<Token | undefined>((last, t) => (last === undefined || t.offset! > last.offset! ? t : last), undefined);
+      if (opening !== undefined) return padLines(text, lineStart, lineStart + 1, columnOf(text, opening.offset!) + 1);
+    } else if (error.code === 'MISSING_CHAR' && error.message.startsWith('Missing closing')) {
+      // The error stands where the `yaml` package ended the scalar.
+      const scalar = sourceTokens(tokens).find((t) => /quoted-scalar$/.test(t.type ?? '') && t.offset! + t.source!.length === at);
+      if (scalar === undefined) continue;
+      const open = scalar.offset!;
+      const end = quotedEnd(text, open);
+      if (text[end - 1] === text[open] && end - 1 > open) return padLines(text, open + 1, end, columnOf(text, open) + 1);
+    }
+  }
+  return undefined;
+}
+
+function columnOf(text: string, at: number): number {
+  return at - (text.lastIndexOf('\n', at - 1) + 1);
+}
+
+/** The lines starting in [from, to) indented to at least `column` with spaces; `undefined` when none needed it. */
+function padLines(text: string, from: number, to: number, column: number): string | undefined {
+  let out = '';
+  let last = 0;
+  for (let lineStart = text.lastIndexOf('\n', from - 1) + 1; lineStart < to; ) {
+    const indent = /^[ ]*/.exec(text.slice(lineStart))![0].length;
+    if (lineStart >= from && indent < column && !/^(---|\.\.\.)(\s|$)/.test(text.slice(lineStart, lineStart + 4))) {
+      out += text.slice(last, lineStart) + ' '.repeat(column - indent);
+      last = lineStart;
+    }
+    const next = text.indexOf('\n', lineStart);
+    if (next < 0) break;
+    lineStart = next + 1;
+  }
+  return last === 0 && out === '' ? undefined : out + text.slice(last);
+}
+
+/** The `yaml` package's complaint about a comment right after a quoted scalar or a flow indicator, which libyaml reads as a comment. */
+function commentAfterToken(error: { code: string; message: string; pos: [number, number] }, text: string): boolean {
+  return error.code === 'MISSING_CHAR' && error.message.startsWith('Comments must be separated') && /["'\]},[{]/.test(text[error.pos[0] - 1] ?? '');
+}
+
+/**
+ * An alias with only an anchor before it as the whole document: libyaml ends the document
+ * at the anchored empty scalar, so the document is empty (made so here).
+ */
+function rootAlias(doc: Document.Parsed, tokens: readonly Token[]): boolean {
+  if (!isAlias(doc.contents) || sourceTokens(tokens).some((t) => t.type === 'tag' && t.offset! < doc.contents!.range![0])) return false;
+  doc.contents = null;
+  return true;
+}
+
+function where(text: string, at: number): string {
+  const before = text.slice(0, at);
+  const line = before.split('\n').length;
+  return `line ${line}, column ${at - before.lastIndexOf('\n')}: `;
+}
