@@ -5,7 +5,10 @@
  * adjusted before parsing, or the parse after it, by libyaml's rules:
  *
  * - line breaks: a lone CR and NEL (U+0085) are line breaks for libyaml (both become LF
- *   in its scalars), text for the `yaml` package: read as LF (same length);
+ *   in its scalars), text for the `yaml` package: read as LF (same length). LS and PS
+ *   (U+2028, U+2029) are line breaks too, which libyaml keeps in a scalar where it folds
+ *   others: read only inside a quoted scalar between two other characters, where both
+ *   keep them; anywhere else they are refused (this webhook does not read them there);
  * - a tag runs over every URI character (`,` `[` `]` `%` included, even in flow
  *   context) and must then be followed by a space, tab or line break ("did not find
  *   expected whitespace or line break"): `!!str,` is one tag, `{a: !}` an error;
@@ -72,6 +75,8 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
       padded++;
       continue;
     }
+    const separator = separatorProblem(text, parsed.tokens, lines);
+    if (separator !== undefined) return { problem: separator };
     doc.errors = doc.errors.filter((e) => !commentAfterToken(e, text) && !(e.code === 'ALIAS_PROPS' && rootAlias(doc, parsed.tokens)));
     for (const at of dashes) restoreDash(doc, at);
     return { text, doc, more: parsed.more };
@@ -174,6 +179,24 @@ function leadingDocumentEnd(tokens: readonly Token[]): string | undefined {
   const opened = (doc['start'] as Token[] | undefined)?.some((t) => t.type === 'doc-start');
   if (opened || doc['value'] !== undefined || tokens[first + 1]?.type !== 'doc-end') return undefined;
   return 'the document end marker "..." stands before any document (Go\'s decoders: "did not find expected node content")';
+}
+
+/**
+ * An LS or PS (U+2028, U+2029) the `yaml` package reads differently from libyaml: any
+ * but one inside a quoted scalar with an ordinary character on either side.
+ */
+function separatorProblem(text: string, tokens: readonly Token[], lines: LineCounter): string | undefined {
+  const quoted = sourceTokens(tokens).filter((t) => /quoted-scalar$/.test(t.type ?? ''));
+  for (const match of text.matchAll(/[\u2028\u2029]/g)) {
+    const at = match.index;
+    const inside = quoted.some((t) => t.offset! < at - 1 && at + 1 < t.offset! + t.source!.length - 1);
+    const ordinary = (c: string | undefined) => c !== undefined && !/[\s\\"'\u2028\u2029]/.test(c);
+    if (inside && ordinary(text[at - 1]) && ordinary(text[at + 1])) continue;
+    const { line, col } = lines.linePos(at);
+    const code = text.charCodeAt(at).toString(16).toUpperCase();
+    return `line ${line}, column ${col}: contains U+${code}, a line break for Go's YAML 1.1 decoders, which this webhook reads only inside a quoted value between two other characters; remove it`;
+  }
+  return undefined;
 }
 
 /**

@@ -43,10 +43,9 @@ export function limitProblem(text: string): string | undefined {
 
 /**
  * Characters libyaml refuses anywhere in the stream ("control characters are not
- * allowed"), and the YAML 1.1 line breaks LS and PS, which it keeps in scalars where it
- * folds other line breaks (NEL it reads as LF: libyaml-parse.ts).
+ * allowed"). Its YAML 1.1 line breaks NEL, LS and PS are read in libyaml-parse.ts.
  */
-const FORBIDDEN_CHARACTER = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\u2028\u2029\ufffe\uffff]/;
+const FORBIDDEN_CHARACTER = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]/;
 
 /** What libyaml refuses that is visible in the text itself: forbidden characters, directives. */
 export function textProblem(text: string): string | undefined {
@@ -55,7 +54,7 @@ export function textProblem(text: string): string | undefined {
     const bad = FORBIDDEN_CHARACTER.exec(line);
     if (bad) {
       const code = bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
-      return `line ${index + 1}, column ${bad.index + 1}: contains U+${code}, a control character or YAML 1.1 line break`;
+      return `line ${index + 1}, column ${bad.index + 1}: contains U+${code}, a control character`;
     }
   }
   return directiveProblem(lines);

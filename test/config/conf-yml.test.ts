@@ -234,12 +234,12 @@ describe('hostile conf.yml (found by attacking the server)', () => {
     const lines = ['m0: &m0 {a: 1}'];
     for (let i = 1; i < length; i++) lines.push(`m${i}: &m${i} {<<: *m${i - 1}}`);
     lines.push(`iaasNetworkProvider: {<<: *m${length - 1}}`);
-    expect(refusal(lines.join('\n') + '\n')).toMatch(/merge keys \(<<\) (nest more than 64 deep|expand to too many entries)/);
+    expect(refusal(lines.join('\n') + '\n')).toMatch(/merge keys \(<<\) nest more than 64 deep|decoding it reads more than 100000 values/);
   });
 
   it('refuses terminal controls anywhere, naming the character instead of echoing it', () => {
     const message = refusal('|- \u001b[2J\u001b[1;31mpwned\u0007\rX\u2028Y\u0085');
-    expect(message).toMatch(/line 1, column 4: contains U\+001B, a control character or YAML 1\.1 line break/);
+    expect(message).toMatch(/line 1, column 4: contains U\+001B, a control character;/);
     expect(message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
   });
 

@@ -46,8 +46,6 @@ export interface DurationAnswer {
 export interface Decoding {
   ok: boolean;
   error?: string;
-  /** Whether `IaasNetworkProvider *Provider` ended up non-nil. */
-  hasProvider: boolean;
   serverUrl: string;
   httpRequestTimeout: string;
   /** The exact bytes of the strings, in hex (JSON turns invalid UTF-8 into U+FFFD). */
@@ -55,8 +53,13 @@ export interface Decoding {
   httpRequestTimeoutHex: string;
   /** Whether both strings are valid UTF-8 (and so exact as JSON strings). */
   utf8: boolean;
-  /** The start-time checks' failure on what this decoder read (absent when they pass). */
+  /**
+   * The start-time checks' failure on what this decoder read (absent when they pass): the
+   * IaaS client's ValidateConfig when serverUrl is set, then the networkResourcePlugin checks.
+   */
   startError?: string;
+  /** The failure only the agent meets on what this decoder read: its unix socket path (sun_path). */
+  agentStartError?: string;
 }
 
 /** Go's answer to `confyml`: the controller's decoder (v2) and the agent's (v3). */
