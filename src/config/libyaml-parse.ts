@@ -53,7 +53,7 @@ const MAX_PADDED_LINES = 64;
  */
 export function parseLikeLibyaml(written: string, newLines: () => LineCounter): LibyamlParse {
   let text = written.replace(/\r(?!\n)|\u0085/g, '\n');
-  const { dashes } = scanFlow(text);
+  let { dashes } = scanFlow(text);
   for (const at of dashes) text = `${text.slice(0, at)}x${text.slice(at + 1)}`;
   let padded = 0;
   for (;;) {
@@ -65,18 +65,18 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
       text = rewritten;
       continue;
     }
-    const problem = namesProblem(parsed.tokens, lines) ?? leadingDocumentEnd(parsed.tokens);
+    const problem = namesProblem(parsed.tokens, lines) ?? leadingDocumentEnd(parsed.tokens) ?? separatorProblem(text, parsed.tokens, lines);
     if (problem !== undefined) return { problem };
     const { doc } = parsed;
     if (doc === undefined) return { text, doc, more: parsed.more };
     const repadded = padded < MAX_PADDED_LINES ? repad(doc, text, parsed.tokens) : undefined;
     if (repadded !== undefined) {
-      text = repadded;
+      text = repadded.text;
+      // The dashes after each indented line start move with it.
+      dashes = dashes.map((at) => at + repadded.inserts.filter(([line]) => line <= at).reduce((sum, [, n]) => sum + n, 0));
       padded++;
       continue;
     }
-    const separator = separatorProblem(text, parsed.tokens, lines);
-    if (separator !== undefined) return { problem: separator };
     doc.errors = doc.errors.filter((e) => !commentAfterToken(e, text) && !(e.code === 'ALIAS_PROPS' && rootAlias(doc, parsed.tokens)));
     for (const at of dashes) restoreDash(doc, at);
     return { text, doc, more: parsed.more };
@@ -257,10 +257,10 @@ function restoreDash(doc: Document.Parsed, at: number): void {
  * the quote's column. `undefined` when there is no such line (a document marker at column
  * 0, which libyaml reads as one even there, is left alone).
  */
-function repad(doc: Document.Parsed, text: string, tokens: readonly Token[]): string | undefined {
+function repad(doc: Document.Parsed, text: string, tokens: readonly Token[]): Padded | undefined {
   for (const error of doc.errors) {
     const at = error.pos[0];
-    if (error.code === 'BAD_INDENT' && /^Flow (sequence|mapping) in block collection/.test(error.message)) {
+    if (error.code === 'BAD_INDENT' && /^Flow (sequence|map|mapping) in block collection/.test(error.message)) {
       const lineStart = text.lastIndexOf('\n', at - 1) + 1;
       const opening = sourceTokens(tokens)
         .filter((t) => (t.type === 'flow-seq-start' || t.type === 'flow-map-start') && t.offset! < lineStart)
@@ -282,21 +282,26 @@ function columnOf(text: string, at: number): number {
   return at - (text.lastIndexOf('\n', at - 1) + 1);
 }
 
+/** A text with spaces inserted: where (offsets in the text before) and how many. */
+type Padded = { text: string; inserts: Array<[number, number]> };
+
 /** The lines starting in [from, to) indented to at least `column` with spaces; `undefined` when none needed it. */
-function padLines(text: string, from: number, to: number, column: number): string | undefined {
+function padLines(text: string, from: number, to: number, column: number): Padded | undefined {
   let out = '';
   let last = 0;
+  const inserts: Array<[number, number]> = [];
   for (let lineStart = text.lastIndexOf('\n', from - 1) + 1; lineStart < to; ) {
     const indent = /^[ ]*/.exec(text.slice(lineStart))![0].length;
     if (lineStart >= from && indent < column && !/^(---|\.\.\.)(\s|$)/.test(text.slice(lineStart, lineStart + 4))) {
       out += text.slice(last, lineStart) + ' '.repeat(column - indent);
+      inserts.push([lineStart, column - indent]);
       last = lineStart;
     }
     const next = text.indexOf('\n', lineStart);
     if (next < 0) break;
     lineStart = next + 1;
   }
-  return last === 0 && out === '' ? undefined : out + text.slice(last);
+  return inserts.length === 0 ? undefined : { text: out + text.slice(last), inserts };
 }
 
 /** The `yaml` package's complaint about a comment right after a quoted scalar or a flow indicator, which libyaml reads as a comment. */

@@ -147,17 +147,22 @@ export function tabProblem(doc: Document.Parsed | undefined, text: string, lines
     }
     if (!isScalar(node) || !node.range) return undefined;
     if (node.type !== 'PLAIN') elsewhere.push([node.range[0], node.range[1]]);
-    else {
+    // An empty scalar (`a: !!str`) is no plain scalar being scanned.
+    else if (node.range[0] < node.range[1]) {
       const block = [...path].reverse().find((p): p is YAMLMap | YAMLSeq => isCollection(p));
       plainEnds.set(node.range[1], block?.range ? lines.linePos(block.range[0]).col : 0);
     }
     return undefined;
   });
-  const textLines = text.split('\n');
+  // A byte order mark is no character of the first line for libyaml.
+  const textLines = text.replace(/^\ufeff/, ' ').split('\n');
   let offset = 0;
   const starts = textLines.map((line) => ((offset += line.length + 1), offset - line.length - 1));
-  // Go reads only the first document.
-  const documentEnd = doc?.range?.[2] ?? text.length;
+  // Go reads only the first document, but scans on to the token after it (the next
+  // document's marker), so blank lines after its content are read.
+  const contentEnd = doc?.contents?.range?.[2] ?? 0;
+  const marker = /^(---|\.\.\.)(?=\s|$)/m.exec(text.slice(contentEnd));
+  const documentEnd = marker === null ? text.length : contentEnd + marker.index;
   for (const [index, line] of textLines.entries()) {
     const tab = TAB_INDENTED_BLANK_LINE.exec(line);
     const start = starts[index]!;

@@ -137,8 +137,13 @@ func startCheck(c *Conf) (err error, agentOnly error) {
 	return validateProvider(&c.IaasNetworkProvider), agentOnly
 }
 
-// validateProvider is the IaaS client's ValidateConfig, then the plugin checks.
+// validateProvider is the IaaS client's ValidateConfig (Spiderpool main), with the
+// provider reference of PR #5778 (service.name, then namespace and port), the newer
+// upstream shape the webhook also checks: the provider is enabled by either.
 func validateProvider(p *Provider) error {
+	if p.ServerURL == "" && p.Service.Name == "" {
+		return nil
+	}
 	if p.ServerURL != "" {
 		u, err := url.Parse(p.ServerURL)
 		if err != nil {
@@ -150,14 +155,17 @@ func validateProvider(p *Provider) error {
 		if u.Host == "" {
 			return fmt.Errorf("invalid iaasNetworkProvider.serverUrl %q: host is empty", p.ServerURL)
 		}
-		if p.HTTPRequestTimeout != "" {
-			d, err := time.ParseDuration(p.HTTPRequestTimeout)
-			if err != nil {
-				return fmt.Errorf("invalid iaasNetworkProvider.httpRequestTimeout %q: %w", p.HTTPRequestTimeout, err)
-			}
-			if d <= 0 || d >= 2*time.Minute || d >= 100*time.Second {
-				return fmt.Errorf("invalid iaasNetworkProvider.httpRequestTimeout %q: out of bounds", p.HTTPRequestTimeout)
-			}
+	}
+	if p.Service.Name != "" && (p.Service.Namespace == "" || p.Service.Port < 1 || p.Service.Port > 65535) {
+		return fmt.Errorf("invalid iaasNetworkProvider.service: namespace %q, port %d", p.Service.Namespace, p.Service.Port)
+	}
+	if p.HTTPRequestTimeout != "" {
+		d, err := time.ParseDuration(p.HTTPRequestTimeout)
+		if err != nil {
+			return fmt.Errorf("invalid iaasNetworkProvider.httpRequestTimeout %q: %w", p.HTTPRequestTimeout, err)
+		}
+		if d <= 0 || d >= 2*time.Minute || d >= 100*time.Second {
+			return fmt.Errorf("invalid iaasNetworkProvider.httpRequestTimeout %q: out of bounds", p.HTTPRequestTimeout)
 		}
 	}
 	return nil
