@@ -82,6 +82,8 @@ export function decodeGoYaml(written: string, type: StructType): GoYamlDecoding 
       aliases: inspected.aliases,
       keysChecked: new WeakMap(),
       decoded: 0,
+      aliased: 0,
+      aliasDepth: 0,
       expanding: new Set(),
       errors: [],
       warnings,
@@ -182,8 +184,11 @@ interface Context {
   aliases: Map<Alias, unknown>;
   /** Mappings whose keys were checked in this pass: whether a key is written twice. */
   keysChecked: WeakMap<YAMLMap, boolean>;
-  /** Values decoded so far in this pass (see {@link MAX_DECODED_VALUES}). */
+  /** Values decoded so far in this pass (see {@link MAX_DECODED_VALUES}), and of them through aliases. */
   decoded: number;
+  aliased: number;
+  /** Aliases being followed now. */
+  aliasDepth: number;
   expanding: Set<YAMLMap>;
   errors: GoError[];
   /** Shared by both passes, by field path: each warned about once. */
@@ -249,7 +254,7 @@ function beyondLimits(why: string): FieldError {
  * - yaml.v3 lets explicit keys win wherever they stand (the YAML merge spec).
  * In a `<<: [*a, *b]` list both let the earlier mapping win.
  */
-function entries(map: YAMLMap, field: string, ctx: Context, semantics: Semantics): Pair[] {
+function entries(map: YAMLMap, field: string, ctx: Context, semantics: Semantics, aliased = false): Entry[] {
   if (ctx.expanding.has(map)) {
     throw new DecodeFailure(notDecodable('', `${at(map, ctx.lines)}an anchor's value contains itself`));
   }
@@ -259,31 +264,35 @@ function entries(map: YAMLMap, field: string, ctx: Context, semantics: Semantics
   // yaml.v3 decodes nothing of a mapping with a key written twice (decode.go `mapping`).
   if (checkKeys(map, field, ctx) && semantics === 'yaml.v3') return [];
   // The mapping and each key, as Go decodes them (merged ones again for each merge).
-  spend(ctx, map.items.length + 1);
+  spend(ctx, map.items.length + 1, aliased);
   ctx.expanding.add(map);
   try {
-    return semantics === 'yaml.v2' ? entriesInDocumentOrder(map, field, ctx) : entriesExplicitFirst(map, field, ctx);
+    const own = map.items.map((pair): Entry => (aliased ? { key: pair.key, value: pair.value, aliased } : pair));
+    return semantics === 'yaml.v2' ? entriesInDocumentOrder(own, field, ctx, aliased) : entriesExplicitFirst(own, field, ctx, aliased);
   } finally {
     ctx.expanding.delete(map);
   }
 }
 
-function entriesInDocumentOrder(map: YAMLMap, field: string, ctx: Context): Pair[] {
-  const out: Pair[] = [];
-  for (const pair of map.items) {
+/** A mapping entry, `aliased` when decoded through an alias (Go counts those apart). */
+type Entry = Pick<Pair, 'key' | 'value'> & { aliased?: boolean };
+
+function entriesInDocumentOrder(items: Entry[], field: string, ctx: Context, aliased: boolean): Entry[] {
+  const out: Entry[] = [];
+  for (const pair of items) {
     if (!isMergeKey(pair, ctx)) out.push(pair);
-    else for (const source of mergeSources(pair, ctx).reverse()) out.push(...entries(source, field, ctx, 'yaml.v2'));
+    else for (const source of mergeSources(pair, ctx).reverse()) out.push(...entries(source.map, field, ctx, 'yaml.v2', aliased || source.aliased));
   }
   return out;
 }
 
-function entriesExplicitFirst(map: YAMLMap, field: string, ctx: Context): Pair[] {
-  const explicit = map.items.filter((pair) => !isMergeKey(pair, ctx));
+function entriesExplicitFirst(items: Entry[], field: string, ctx: Context, aliased: boolean): Entry[] {
+  const explicit = items.filter((pair) => !isMergeKey(pair, ctx));
   const taken = new Set(explicit.map((pair) => keyText(pair, ctx)));
-  const merged: Pair[] = [];
-  for (const pair of map.items.filter((item) => isMergeKey(item, ctx))) {
+  const merged: Entry[] = [];
+  for (const pair of items.filter((item) => isMergeKey(item, ctx))) {
     for (const source of mergeSources(pair, ctx)) {
-      for (const entry of entries(source, field, ctx, 'yaml.v3')) {
+      for (const entry of entries(source.map, field, ctx, 'yaml.v3', aliased || source.aliased)) {
         const key = keyText(entry, ctx);
         if (taken.has(key)) continue;
         taken.add(key);
@@ -294,15 +303,16 @@ function entriesExplicitFirst(map: YAMLMap, field: string, ctx: Context): Pair[]
   return [...merged, ...explicit];
 }
 
-/** The mappings a `<<` value names: one mapping, or a sequence of mappings. */
-function mergeSources(pair: Pair, ctx: Context): YAMLMap[] {
+/** The mappings a `<<` value names (one mapping, or a sequence of mappings), each `aliased` when named by an alias. */
+function mergeSources(pair: Entry, ctx: Context): Array<{ map: YAMLMap; aliased: boolean }> {
   const value = deref(pair.value, ctx);
-  const items = isSeq(value) ? value.items.map((item) => deref(item, ctx)) : [value];
-  return items.map((item) => {
+  const items = isSeq(value) ? value.items : [pair.value];
+  return items.map((written) => {
+    const item = deref(written, ctx);
     if (!isMap(item)) {
       throw new DecodeFailure(notDecodable('', `${at(item, ctx.lines)}a merge key (<<) must name a mapping or a list of mappings`));
     }
-    return item;
+    return { map: item, aliased: isAlias(written) || isAlias(pair.value) };
   });
 }
 
@@ -311,7 +321,7 @@ function mergeSources(pair: Pair, ctx: Context): YAMLMap[] {
  * `!!merge`. (The parser here turns `!!merge` text into a symbol, so the text is read
  * from the document.)
  */
-function isMergeKey(pair: Pair, ctx: Context): boolean {
+function isMergeKey(pair: Entry, ctx: Context): boolean {
   const key = pair.key;
   if (!isScalar(key) || key.type !== 'PLAIN' || !key.range) return false;
   if (key.tag !== undefined && key.tag !== '!' && key.tag !== MERGE_TAG) return false;
@@ -319,7 +329,7 @@ function isMergeKey(pair: Pair, ctx: Context): boolean {
 }
 
 /** The field name a key decodes to (an alias is followed, `!!binary` decoded); `undefined` for a null key. */
-function keyText(pair: Pair, ctx: Context): string | undefined {
+function keyText(pair: Entry, ctx: Context): string | undefined {
   const key = deref(pair.key, ctx);
   return isScalar(key) && !isNull(key) ? binaryDecoded(key, scalarText(key), ctx) : undefined;
 }
@@ -395,12 +405,28 @@ function rangeStart(node: unknown): number {
   return (node as { range?: [number, number, number] }).range?.[0] ?? 0;
 }
 
-/** Counts `n` decoded values against {@link MAX_DECODED_VALUES}. */
-function spend(ctx: Context, n: number): void {
+/**
+ * Counts `n` decoded values (`aliased`: decoded through an alias) as Go's decoders count
+ * them (decode.go `decodeCount`, `aliasCount`): past 1 000, with over 100 through aliases
+ * and more of them than `allowedAliasRatio` allows, both fail with "document contains
+ * excessive aliasing". Past {@link MAX_DECODED_VALUES} this webhook gives up.
+ */
+function spend(ctx: Context, n: number, aliased: boolean): void {
   ctx.decoded += n;
+  if (aliased || ctx.aliasDepth > 0) ctx.aliased += n;
+  if (ctx.aliased > 100 && ctx.decoded > 1_000 && ctx.aliased / ctx.decoded > allowedAliasRatio(ctx.decoded)) {
+    throw new DecodeFailure(notDecodable('', 'document contains excessive aliasing'));
+  }
   if (ctx.decoded > MAX_DECODED_VALUES) {
     throw new DecodeFailure(beyondLimits(`decoding it reads more than ${MAX_DECODED_VALUES} values (aliases and merge keys, <<, repeat what they name)`));
   }
+}
+
+/** yaml.v3 decode.go `allowedAliasRatio` (yaml.v2 has the same): 0.99 up to 400 000 decoded values, down to 0.1 at 4 000 000. */
+function allowedAliasRatio(decoded: number): number {
+  if (decoded <= 400_000) return 0.99;
+  if (decoded >= 4_000_000) return 0.1;
+  return 0.99 - 0.89 * ((decoded - 400_000) / 3_600_000);
 }
 
 /** `a.b` for a struct field or map key under `a`; `b` at the top. */
@@ -445,9 +471,20 @@ function isNonSpecific(node: unknown): boolean {
  *
  * @returns the field's new value, or `existing` when the decoder refuses the node.
  */
-function decodeValue(node: unknown, type: GoType, field: string, ctx: Context, existing: GoValue | undefined): GoValue {
-  spend(ctx, 1);
-  const value = deref(node, ctx);
+function decodeValue(node: unknown, type: GoType, field: string, ctx: Context, existing: GoValue | undefined, aliased = false): GoValue {
+  spend(ctx, 1, aliased);
+  if (isAlias(node) || aliased) {
+    ctx.aliasDepth++;
+    try {
+      return decodeResolved(deref(node, ctx), type, field, ctx, existing);
+    } finally {
+      ctx.aliasDepth--;
+    }
+  }
+  return decodeResolved(node, type, field, ctx, existing);
+}
+
+function decodeResolved(value: unknown, type: GoType, field: string, ctx: Context, existing: GoValue | undefined): GoValue {
   if (decodesToNull(value, field, ctx)) return zeroValue(type);
   switch (type.go) {
     case 'struct':
@@ -516,7 +553,7 @@ function decodeStruct(map: YAMLMap, type: StructType, field: string, ctx: Contex
       }
       done.add(key);
     }
-    out[key] = decodeValue(pair.value, fieldType, joinField(field, key), ctx, out[key]);
+    out[key] = decodeValue(pair.value, fieldType, joinField(field, key), ctx, out[key], pair.aliased);
   }
   return out;
 }
@@ -528,7 +565,7 @@ function decodeMap(map: YAMLMap, field: string, ctx: Context, out: GoStruct): Go
     // A null key decodes into a string key as "" in yaml.v2; yaml.v3 skips the entry (decode.go `mapping`).
     if (written === undefined && ctx.semantics === 'yaml.v3') continue;
     const key = written ?? '';
-    out[key] = decodeValue(pair.value, { go: 'string' }, `${field}[${key}]`, ctx, out[key]);
+    out[key] = decodeValue(pair.value, { go: 'string' }, `${field}[${key}]`, ctx, out[key], pair.aliased);
   }
   return out;
 }
