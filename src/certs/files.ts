@@ -5,9 +5,9 @@
  * (reload.ts). `ca.key` is kept beside them so the CA can sign a new serving
  * certificate without invalidating the caBundle already registered with the apiserver.
  */
-import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { mkdir, open, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { X509Certificate, createPrivateKey, randomBytes } from 'node:crypto';
+import { mkdir, open, readdir, readFile, rename, rm, stat, symlink } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import {
   generateCertificates,
   type CertificateAuthority,
@@ -90,6 +90,34 @@ export async function writeCertificates(dir: string, bundle: CertificateBundle):
   await writeWithMode(join(dir, CERT_FILES.caKey), bundle.caKeyPem, KEY_MODE);
   await writeWithMode(join(dir, CERT_FILES.key), bundle.keyPem, KEY_MODE);
   await writeWithMode(join(dir, CERT_FILES.cert), bundle.certPem, CERT_MODE);
+}
+
+/**
+ * Writes the served files into `dir` the way the kubelet updates a mounted Secret
+ * (k8s.io/kubernetes pkg/volume/util/atomic_writer.go): into a new `..<time>-<random>`
+ * directory, then one rename of the `..data` symlink to it, with `tls.crt`, `tls.key` and
+ * `ca.crt` in `dir` as links through `..data`. A reader of `..data` (reload.ts) so never
+ * sees a certificate of one version with the key of another. Earlier versions are removed.
+ *
+ * @throws the filesystem error if `dir` or a file cannot be written.
+ */
+export async function writeServingDirectory(dir: string, pems: Required<ServingCertificates>): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const version = `..${Date.now()}-${randomBytes(4).toString('hex')}`;
+  const target = join(dir, version);
+  await mkdir(target, { mode: 0o755 });
+  await writeWithMode(join(target, CERT_FILES.key), pems.keyPem, KEY_MODE);
+  await writeWithMode(join(target, CERT_FILES.cert), pems.certPem, CERT_MODE);
+  await writeWithMode(join(target, CERT_FILES.ca), pems.caCertPem, CERT_MODE);
+  const link = join(dir, '..data_tmp');
+  await rm(link, { force: true });
+  await symlink(version, link);
+  await rename(link, join(dir, '..data'));
+  for (const file of [CERT_FILES.cert, CERT_FILES.key, CERT_FILES.ca]) {
+    if (!(await exists(join(dir, file)))) await symlink(join('..data', file), join(dir, file));
+  }
+  const versions = (await readdir(dir)).filter((entry) => /^\.\.[0-9]+-[0-9a-f]+$/.test(entry) && entry !== basename(target));
+  await Promise.all(versions.map((entry) => rm(join(dir, entry), { recursive: true, force: true })));
 }
 
 /**

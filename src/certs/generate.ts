@@ -33,6 +33,10 @@ export interface CertificateOptions {
   extraIpAddresses?: string[];
   /** Validity of the certificates in days from now; default 365. */
   validityDays?: number;
+  /** Validity of the serving certificate in milliseconds from now, instead of `validityDays` (e.g. minutes, to test renewal). */
+  validityMs?: number;
+  /** Validity of a new CA in milliseconds from now; default ten years, or the serving certificate's if longer. */
+  caValidityMs?: number;
 }
 
 const DEFAULT_VALIDITY_DAYS = 365;
@@ -78,12 +82,24 @@ export function serviceDnsNames(serviceName: string, namespace: string): string[
 /** RFC 5280 §4.1.2.5: GeneralizedTime ends at 9999-12-31T23:59:59Z; later dates cannot be written. */
 const LAST_X509_TIME = Date.UTC(9999, 11, 31, 23, 59, 59);
 
-function validityDaysOf(opts: CertificateOptions): number {
+/** Shortest validity in milliseconds: less could expire before a server has read it. */
+const MIN_VALIDITY_MS = 1000;
+
+function validityMsOf(name: 'validityMs' | 'caValidityMs', value: number): number {
+  if (!Number.isSafeInteger(value) || value < MIN_VALIDITY_MS) {
+    throw new Error(`invalid ${name} ${JSON.stringify(value)}: must be a whole number of milliseconds, at least ${MIN_VALIDITY_MS}`);
+  }
+  return value;
+}
+
+/** The serving certificate's validity in milliseconds, and how to name it in an error. */
+function leafValidityOf(opts: CertificateOptions): { ms: number; described: string } {
+  if (opts.validityMs !== undefined) return { ms: validityMsOf('validityMs', opts.validityMs), described: `validityMs ${opts.validityMs}` };
   const days = opts.validityDays ?? DEFAULT_VALIDITY_DAYS;
   if (!Number.isInteger(days) || days < 1) {
     throw new Error(`invalid validityDays ${JSON.stringify(days)}: must be a positive whole number of days`);
   }
-  return days;
+  return { ms: days * DAY_MS, described: `validityDays ${days}` };
 }
 
 function subjectAltNames(opts: CertificateOptions): { type: 2 | 7; value?: string; ip?: string }[] {
@@ -139,14 +155,16 @@ function assertUsableCa(ca: CertificateAuthority): Date {
  *
  * The leaf has CN `<svc>.<ns>.svc`, SANs = {@link serviceDnsNames} + `extraDnsNames` (DNS) +
  * `extraIpAddresses` (IP), extKeyUsage serverAuth and CA:false. The leaf is valid from a
- * few minutes ago (clock skew) until `validityDays` days from now, but with `ca` no later
- * than `ca` is; a new CA is valid for ten years, or `validityDays` if longer.
+ * few minutes ago (clock skew) until `validityMs` (else `validityDays` days) from now, but no
+ * later than its CA; a new CA is valid for `caValidityMs`, by default ten years or the
+ * leaf's validity if longer.
  *
  * Takes a few hundred milliseconds: RSA key generation.
  *
  * @returns PEM texts; `caCertPem`/`caKeyPem` are `ca`'s own when `ca` is given.
  * @throws Error if the service name or namespace is not a DNS-1123 label, an extra name or
- *   address is malformed, `validityDays` is not a positive integer, or `ca` is unusable
+ *   address is malformed, `validityDays` is not a positive integer, `validityMs` or
+ *   `caValidityMs` is not a whole number of milliseconds of at least one second, or `ca` is unusable
  *   (not a CA, expired, not RSA, or its key does not match).
  */
 export async function generateCertificates(
@@ -157,11 +175,12 @@ export async function generateCertificates(
   // certificates ~80 ms of start and ~15 MiB of RSS (measured with bench/).
   const { generate } = await import('selfsigned');
   const altNames = subjectAltNames(opts);
-  const days = validityDaysOf(opts);
+  const leafValidity = leafValidityOf(opts);
+  const caValidityMs = opts.caValidityMs === undefined ? Math.max(leafValidity.ms, CA_VALIDITY_DAYS * DAY_MS) : validityMsOf('caValidityMs', opts.caValidityMs);
   const now = Date.now();
-  const validity = { notBeforeDate: new Date(now - CLOCK_SKEW_MS), notAfterDate: new Date(now + days * DAY_MS) };
+  const validity = { notBeforeDate: new Date(now - CLOCK_SKEW_MS), notAfterDate: new Date(now + leafValidity.ms) };
   if (!(validity.notAfterDate.getTime() <= LAST_X509_TIME)) {
-    throw new Error(`invalid validityDays ${days}: the certificate would end after 9999-12-31, the last date X.509 can encode`);
+    throw new Error(`invalid ${leafValidity.described}: the certificate would end after 9999-12-31, the last date X.509 can encode`);
   }
 
   let authority: CertificateAuthority;
@@ -170,8 +189,8 @@ export async function generateCertificates(
     if (caNotAfter < validity.notAfterDate) validity.notAfterDate = caNotAfter;
     authority = ca;
   } else {
-    const caDays = Math.max(days, CA_VALIDITY_DAYS);
-    const caNotAfter = new Date(Math.min(now + caDays * DAY_MS, LAST_X509_TIME));
+    const caNotAfter = new Date(Math.min(now + caValidityMs, LAST_X509_TIME));
+    if (caNotAfter < validity.notAfterDate) validity.notAfterDate = caNotAfter;
     const generated = await generate([{ name: 'commonName', value: `${opts.serviceName}-ca` }], {
       notBeforeDate: validity.notBeforeDate,
       notAfterDate: caNotAfter,

@@ -93,8 +93,12 @@ export function certificateValidityProblem(cert: ServedCertificate, now: Date): 
   return undefined;
 }
 
-/** Identifies the content of the files, to tell a change from a re-read of the same bytes. */
-const contentKey = (m: TlsMaterial) => [m.certPem, m.keyPem, m.clientCaPem ?? ''].join('\0');
+/**
+ * Identifies the content of the files, to tell a change from a re-read of the same bytes.
+ * `ca.crt` counts: a CA added to it (the start of a CA change) must reach `onReloaded`,
+ * which keeps the webhooks' caBundle equal to it, although the pair served is the same.
+ */
+const contentKey = (m: TlsMaterial) => [m.certPem, m.keyPem, m.caCertPem ?? '', m.clientCaPem ?? ''].join('\0');
 
 export interface ReloaderOptions extends CertificateSource {
   /** The pair served now (read at start). */

@@ -17,6 +17,7 @@ import type { CommandResult } from './review-file.js';
 import { parseOperation, reviewFromArguments } from './review.js';
 import { serve, type ServeArguments } from './serve.js';
 import { validateConfigText } from './validate-config.js';
+import { collectAnnotation, parseObjectName } from './lifecycle.js';
 import { packageVersion } from './version.js';
 
 const LOG_LEVELS = [...Object.keys(levels.values), 'silent'];
@@ -92,6 +93,14 @@ configMapOptions(
     .option('--host <address>', 'address to bind (default: all interfaces)')
     .option('--cert-dir <dir>', 'directory with tls.crt and tls.key', DEFAULT_CERT_DIR)
     .option('--no-generate-certs', 'fail instead of generating a CA and serving certificate when none are in --cert-dir')
+    .option('--tls-secret <name>', 'keep a CA and serving certificate in this Secret of --namespace (created when absent, renewed before expiry) and serve them from --cert-dir', parseObjectName)
+    .option('--manage-webhook-configuration <name>', 'write the ValidatingWebhookConfiguration of deploy/ under this name once serving, its caBundle kept equal to --cert-dir/ca.crt', parseObjectName)
+    .option('--webhook-configuration-owner <clusterrole>', 'ClusterRole that owns that configuration (deleting it deletes the configuration by garbage collection)', parseObjectName)
+    .option('--webhook-configuration-annotation <key=value>', 'annotation of that configuration (repeatable), e.g. cert-manager.io/inject-ca-from=NS/CERT', collectAnnotation, [])
+    .addOption(new Option('--namespace <namespace>', 'namespace of the pod: of --tls-secret and of the Service the API server calls').env('POD_NAMESPACE'))
+    .option('--service <name>', 'Service the API server calls the webhook through (certificate names, clientConfig)', parseObjectName, DEFAULT_SERVICE_NAME)
+    .addOption(new Option('--cert-validity <duration>', 'with --tls-secret: validity of a serving certificate (Go duration)').argParser(parseGoDurationMs).default(365 * 24 * 3600 * 1000, '8760h'))
+    .addOption(new Option('--ca-validity <duration>', 'with --tls-secret: validity of a CA (Go duration)').argParser(parseGoDurationMs).default(10 * 365 * 24 * 3600 * 1000, '87600h'))
     .option('--kubeconfig <file>', 'kubeconfig for watching SpiderIPPools (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
     .option('--no-pool-cache', 'connect to no cluster, even when a kubeconfig is found (dual-stack pair checks are skipped with a warning)')
     .option('--client-ca-file <file>', "PEM CA bundle; when set, reviews need a client certificate it issued (the API server's admission client certificate)")
@@ -200,6 +209,20 @@ program
     process.stdout.write(
       `validatingwebhookconfiguration.admissionregistration.k8s.io/${registration.name} ${what} (resourceVersion ${registration.resourceVersion ?? '?'}) at ${registration.server}\n`,
     );
+  });
+
+program
+  .command('unregister')
+  .description('delete the ValidatingWebhookConfiguration (before removing the webhook: no write then waits for it); exit 0 also when it is already gone')
+  .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
+  .option('--name <name>', 'name of the ValidatingWebhookConfiguration', parseObjectName, DEFAULT_SERVICE_NAME)
+  .action(async (opts) => {
+    const [{ loadKubeConfig }, { unregisterWebhook }] = await Promise.all([import('../cluster/kubeconfig.js'), import('../registration/unregister.js')]);
+    const loaded = loadKubeConfig(opts.kubeconfig);
+    if (loaded === undefined) throw new Error('no cluster connection: pass --kubeconfig, set KUBECONFIG, run in a pod, or create ~/.kube/config');
+    const result = await unregisterWebhook(loaded.config, opts.name);
+    const object = `validatingwebhookconfiguration.admissionregistration.k8s.io "${opts.name}"`;
+    process.stdout.write(result === 'deleted' ? `${object} deleted\n` : `${object} not found: nothing to delete\n`);
   });
 
 program.parseAsync().catch((e: unknown) => {

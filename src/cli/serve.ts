@@ -15,9 +15,10 @@ import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js
 import { closeLog, createLogger } from '../server/logger.js';
 import type { ReadinessCheck } from '../server/readiness.js';
 import { startServer } from '../server/serve.js';
+import { manageWebhookConfiguration, provisionCertificates, type LifecycleFlags } from './lifecycle.js';
 
 /** `serve`'s options as the command line parses them. */
-export interface ServeArguments {
+export interface ServeArguments extends Omit<LifecycleFlags, 'configmapNamespace'> {
   port: number;
   host?: string;
   certDir: string;
@@ -50,11 +51,20 @@ export async function serve(opts: ServeArguments): Promise<void> {
     const watching = opts.poolCache ? await watchPools(opts.kubeconfig, conf, opts.poolCacheSyncWait, logger) : undefined;
     if (!opts.poolCache) logger.warn('--no-pool-cache: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
     cache = watching?.cache;
+    const lifecycle = { ...opts, configmapNamespace: conf.namespace };
+    const secret = await provisionCertificates(lifecycle, logger);
+    let caBundlePem: string | undefined;
+    let manager: { sync(): Promise<void>; stop(): void } | undefined;
     const server = await startServer({
       port: opts.port,
       host: opts.host,
       certDir: opts.certDir,
-      generateCerts: opts.generateCerts,
+      // With --tls-secret the directory is written from the Secret.
+      generateCerts: opts.generateCerts && secret === undefined,
+      onCertificateReloaded: (cert) => {
+        caBundlePem = cert.material.caCertPem;
+        void manager?.sync();
+      },
       clientCaFile: opts.clientCaFile,
       maxConnections: opts.maxConnections,
       maxConnectionsPerAddress: opts.maxConnectionsPerAddress,
@@ -64,8 +74,12 @@ export async function serve(opts: ServeArguments): Promise<void> {
       ...(watching ? { readinessChecks: watching.readiness, metrics: watching.metrics } : {}),
       logger,
     });
+    caBundlePem = server.caCertPem;
+    manager = await manageWebhookConfiguration(lifecycle, server, () => caBundlePem, logger);
     const shutdown = (signal: string) => {
       logger.info({ signal }, 'stopping: no longer ready, finishing in-flight reviews');
+      secret?.stop();
+      manager?.stop();
       // Exit explicitly: a timer or watcher left behind must not keep the pod terminating.
       void server
         .stop()

@@ -136,3 +136,35 @@ export function webhookConfigurationFor(manifest: WebhookManifest, target: Webho
     }),
   };
 }
+
+/** Spiderpool's ConfigMap the ConfigMap webhook matches: its name and namespace. */
+export interface SpiderpoolConfRef {
+  name: string;
+  namespace: string;
+}
+
+/** The matchCondition of the shipped manifest that names the ConfigMap. */
+const CONF_MATCH_CONDITION = 'is-spiderpool-conf';
+
+/**
+ * `manifest` with the ConfigMap webhook (the one whose Service path is `configMapPath`)
+ * matching `conf`: its namespaceSelector selects `conf.namespace` by the
+ * `kubernetes.io/metadata.name` label the API server sets on every namespace, and its
+ * `is-spiderpool-conf` matchCondition compares with `conf.name`, so `serve`'s
+ * `--configmap-name`/`--configmap-namespace` and the configuration cannot disagree. Pure.
+ *
+ * @throws Error when no webhook has that path, or it lacks the matchCondition.
+ */
+export function forSpiderpoolConf(manifest: WebhookManifest, configMapPath: string, conf: SpiderpoolConfRef): WebhookManifest {
+  const index = manifest.webhooks.findIndex((webhook) => webhook.clientConfig.service.path === configMapPath);
+  const webhook = manifest.webhooks[index];
+  const conditions = (webhook?.['matchConditions'] ?? []) as { name: string; expression: string }[];
+  if (webhook === undefined || !conditions.some((c) => c.name === CONF_MATCH_CONDITION)) {
+    throw new Error(`the webhook manifest has no webhook for ${configMapPath} with the matchCondition ${CONF_MATCH_CONDITION}`);
+  }
+  // A DNS-1123 subdomain, checked by the CLI: it cannot end the CEL string literal.
+  const matchConditions = conditions.map((c) => (c.name === CONF_MATCH_CONDITION ? { ...c, expression: `object.metadata.name == '${conf.name}'` } : c));
+  const namespaceSelector = { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: [conf.namespace] }] };
+  const webhooks = manifest.webhooks.map((w, i) => (i === index ? { ...w, namespaceSelector, matchConditions } : w));
+  return { ...manifest, webhooks };
+}

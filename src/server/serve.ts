@@ -78,6 +78,8 @@ export interface ServeOptions {
   readinessChecks?: readonly ReadinessCheck[];
   /** Where metrics are recorded; a new registry when absent. */
   metrics?: WebhookMetrics;
+  /** Told of every new content of the certificate directory put into service (a renewal, a new `ca.crt`). */
+  onCertificateReloaded?: (cert: ServedCertificate) => void;
 }
 
 export interface RunningServer {
@@ -196,6 +198,7 @@ function reloadCertificates(options: ServeOptions, server: https.Server, served:
       metrics.certificateReloadsTotal.inc({ result: 'success' });
       metrics.certificateExpirationSeconds.set(cert.validTo.getTime() / 1000);
       logger.info({ certDir, ...describe(cert) }, 'serving a new certificate');
+      options.onCertificateReloaded?.(cert);
     },
     onFailure: (err) => {
       metrics.certificateReloadsTotal.inc({ result: 'failure' });

@@ -27,6 +27,10 @@ describe('serve that cannot start', () => {
     poolCacheSyncWait: 1000,
     logLevel: 'silent',
     configmapName: 'spiderpool-conf',
+    service: 'spiderpool-iaas-webhook',
+    certValidity: 8760 * 3600_000,
+    caValidity: 87600 * 3600_000,
+    webhookConfigurationAnnotation: [],
     ...extra,
   });
 

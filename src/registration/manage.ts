@@ -1,0 +1,155 @@
+/**
+ * `serve --manage-webhook-configuration`: the ValidatingWebhookConfiguration written by the
+ * webhook itself, once it answers, so no `failurePolicy: Fail` webhook exists before a pod
+ * can answer it (an install applying the configuration with the Deployment refuses every
+ * guarded write until the first pod is Ready), and its caBundle kept equal to the CA bundle
+ * the server uses: after a renewal, and after anyone else changed it.
+ *
+ * Once written, a configuration that disappears is not written again by the same process:
+ * an uninstall deletes it first (Helm's pre-delete hook, `unregister`) while the pods still
+ * run, and writing it back would leave a `failurePolicy: Fail` webhook with no pod behind it.
+ */
+import https from 'node:https';
+import { AdmissionregistrationV1Api, ApiException, RbacAuthorizationV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { caBundleBase64 } from '../certs/files.js';
+import { summarizeApiError } from '../cluster/api-error.js';
+import { applyWebhookConfiguration } from './apply.js';
+import { webhookConfigurationFor, type WebhookConfiguration, type WebhookManifest, type WebhookTarget } from './webhook-configuration.js';
+
+/** How long the server's own `/readyz` may take to answer the check before writing. */
+const PROBE_TIMEOUT_MS = 3_000;
+
+/** Where the server listens and the name the API server dials. */
+export interface ServingEndpoint {
+  host: string;
+  port: number;
+  /** `<service>.<namespace>.svc`, the name kube-apiserver checks the certificate for. */
+  serverName: string;
+}
+
+/**
+ * Why `caPem` would not let the API server call the server at `endpoint`, or `undefined`
+ * when it would: `/readyz` is asked over TLS trusting only `caPem` and checking the
+ * certificate names `serverName`, as kube-apiserver does, and must answer 200 (every
+ * readiness check passes, as for the kubelet's probe).
+ */
+export function servingProblem(endpoint: ServingEndpoint, caPem: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const req = https.get(
+      { host: endpoint.host, port: endpoint.port, path: '/readyz', ca: caPem, servername: endpoint.serverName, timeout: PROBE_TIMEOUT_MS, agent: false },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode === 200 ? undefined : `/readyz answers ${res.statusCode}`);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)));
+    req.on('error', (err) => resolve(`its own HTTPS endpoint failed with the CA bundle: ${err.message}`));
+  });
+}
+
+export interface WebhookConfigurationManagerOptions {
+  kubeConfig: KubeConfig;
+  /** The configuration to keep (name, selectors and annotations final); clientConfig and caBundle are filled in. */
+  manifest: WebhookManifest;
+  /** Where the API server calls the webhook. */
+  target: WebhookTarget;
+  /** The CA bundle (PEM) the server uses now: `ca.crt` of its certificate directory; `undefined` while there is none. */
+  caBundlePem(): string | undefined;
+  /** Why the server cannot be called with a bundle yet (see {@link servingProblem}). */
+  servingProblem(caPem: string): Promise<string | undefined>;
+  /**
+   * A ClusterRole of the install to own the configuration (`metadata.ownerReferences`), so
+   * deleting the install deletes it by garbage collection; none when absent.
+   */
+  ownerClusterRole?: string;
+  /** How often the stored configuration is compared with the bundle, in milliseconds. */
+  intervalMs: number;
+  logger: Logger;
+}
+
+export interface WebhookConfigurationManager {
+  /** Checks now (e.g. after a new certificate was loaded); rounds never overlap. */
+  sync(): Promise<void>;
+  stop(): void;
+}
+
+const caBundlesOf = (configuration: { webhooks?: { name: string; clientConfig?: { caBundle?: unknown } }[] } | undefined) =>
+  new Map((configuration?.webhooks ?? []).map((w) => [w.name, w.clientConfig?.caBundle === undefined ? '' : String(w.clientConfig.caBundle)]));
+
+/**
+ * Whether every webhook of `desired` is in `stored` with the same caBundle. The API server
+ * returns caBundle as base64 of the bytes, as it was sent.
+ */
+export function caBundlesMatch(desired: WebhookConfiguration, stored: Parameters<typeof caBundlesOf>[0]): boolean {
+  const have = caBundlesOf(stored);
+  return desired.webhooks.every((w) => have.get(w.name) === w.clientConfig.caBundle);
+}
+
+/**
+ * Starts the manager: every `intervalMs` (and on `sync()`), it writes the configuration with
+ * server-side apply when the server answers with the current bundle and (a) this process
+ * has not written it yet (a new version's rules take effect), or (b) a webhook's caBundle
+ * differs from the bundle. It logs each distinct reason for waiting once.
+ */
+export function startWebhookConfigurationManager(options: WebhookConfigurationManagerOptions): WebhookConfigurationManager {
+  const { logger } = options;
+  const name = options.manifest.metadata.name;
+  const admission = options.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+  const rbac = options.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+  let written = false;
+  let lastWait: string | undefined;
+  const wait = (why: string) => {
+    if (why !== lastWait) logger.warn({ webhookConfiguration: name }, `not writing the webhook configuration yet: ${why}`);
+    lastWait = why;
+  };
+
+  const ownerReferences = async (): Promise<WebhookConfiguration['metadata']['ownerReferences'] | 'absent'> => {
+    if (options.ownerClusterRole === undefined) return undefined;
+    try {
+      const role = await rbac.readClusterRole({ name: options.ownerClusterRole });
+      return [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: options.ownerClusterRole, uid: role.metadata?.uid ?? '' }];
+    } catch (err) {
+      if (err instanceof ApiException && err.code === 404) return 'absent';
+      throw err;
+    }
+  };
+  const stored = async () => {
+    try {
+      return await admission.readValidatingWebhookConfiguration({ name });
+    } catch (err) {
+      if (err instanceof ApiException && err.code === 404) return undefined;
+      throw err;
+    }
+  };
+
+  const round = async (): Promise<void> => {
+    const caPem = options.caBundlePem();
+    if (caPem === undefined) return wait('the certificate directory has no ca.crt to take the caBundle from');
+    const desired = webhookConfigurationFor(options.manifest, options.target, caBundleBase64(caPem));
+    const current = await stored();
+    if (written && current === undefined) return wait('it was deleted (an uninstall?); restart the pods to write it again');
+    if (written && caBundlesMatch(desired, current)) return void (lastWait = undefined);
+    const problem = await options.servingProblem(caPem);
+    if (problem !== undefined) return wait(`the server does not answer with this CA bundle yet: ${problem}`);
+    const owners = await ownerReferences();
+    if (owners === 'absent') return wait(`its owner, ClusterRole ${options.ownerClusterRole}, does not exist (an uninstall?)`);
+    const body = owners === undefined ? desired : { ...desired, metadata: { ...desired.metadata, ownerReferences: owners } };
+    const applied = await applyWebhookConfiguration(options.kubeConfig, body);
+    written = true;
+    lastWait = undefined;
+    logger.info(
+      { webhookConfiguration: name, resourceVersion: applied.resourceVersion, changed: applied.changed, webhooks: desired.webhooks.length },
+      'webhook configuration written with the CA bundle in use',
+    );
+  };
+
+  let running: Promise<void> = Promise.resolve();
+  const sync = () =>
+    (running = running.then(() =>
+      round().catch((err: unknown) => logger.error({ webhookConfiguration: name, err: summarizeApiError(err).message }, 'webhook configuration not written; trying again')),
+    ));
+  const timer = setInterval(() => void sync(), options.intervalMs);
+  timer.unref();
+  return { sync, stop: () => clearInterval(timer) };
+}
