@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The command line: `serve`, `review`, `audit`, `validate-config`, `certs` and `register`, thin shells around the
+ * The command line: `serve`, `review`, `audit`, `validate-config`, `certs`, `register` and `unregister`, thin shells around the
  * same functions the server uses.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';

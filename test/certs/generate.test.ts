@@ -158,6 +158,18 @@ describe('generateCertificates', () => {
     }
   });
 
+  it('takes validities in milliseconds (minutes, to test renewal), the leaf never outliving a new CA', async () => {
+    const start = Date.now();
+    const short = await generateCertificates({ serviceName: 'svc', namespace: 'ns', validityMs: 5 * 60_000, caValidityMs: 3 * 60_000 });
+    const end = (pem: string) => new Date(new X509Certificate(pem).validTo).getTime();
+    expect(Math.abs(end(short.caCertPem) - (start + 3 * 60_000))).toBeLessThan(30_000);
+    expect(end(short.certPem)).toBe(end(short.caCertPem));
+    const base = { serviceName: 'svc', namespace: 'ns' };
+    await expect(generateCertificates({ ...base, validityMs: 999 })).rejects.toThrow('invalid validityMs 999: must be a whole number of milliseconds, at least 1000');
+    await expect(generateCertificates({ ...base, caValidityMs: 1.5e3 + 0.5 })).rejects.toThrow(/^invalid caValidityMs 1500\.5/);
+    await expect(generateCertificates({ ...base, validityMs: 1e15 })).rejects.toThrow(/^invalid validityMs 1000000000000000: the certificate would end after 9999-12-31/);
+  });
+
   describe('with an existing CA', () => {
     let reissued: CertificateBundle;
 

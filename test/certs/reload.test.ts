@@ -3,21 +3,29 @@
  * a throwing callback does not stop later reloads. Rotation on the real server is
  * test/server/reload.test.ts.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CertificateBundle } from '../../src/certs/generate.js';
+import { writeServingDirectory } from '../../src/certs/files.js';
 import { readTlsMaterial, watchCertificates, type ServedCertificate } from '../../src/certs/reload.js';
 import { until } from '../helpers/until.js';
 import { secretFiles, servingCertificate, writeSecretDir } from './secret-dir.js';
 
+import { jest } from '@jest/globals';
+
+// Three CAs and serving certificates are made first: seconds on a busy machine.
+jest.setTimeout(60_000);
+
 let dir: string;
 let first: CertificateBundle;
 let second: CertificateBundle;
+let otherCa: CertificateBundle;
 
 beforeAll(async () => {
   first = await servingCertificate();
   second = await servingCertificate(first);
+  otherCa = await servingCertificate();
 });
 
 beforeEach(async () => {
@@ -74,4 +82,31 @@ describe('watchCertificates', () => {
       reloader.close();
     }
   });
+
+  it('reports a ca.crt that changed beside the same pair (a CA joining the bundle), written by writeServingDirectory', async () => {
+    await writeServingDirectory(dir, { certPem: first.certPem, keyPem: first.keyPem, caCertPem: first.caCertPem });
+    const reloaded: ServedCertificate[] = [];
+    const failures: string[] = [];
+    const reloader = watchCertificates({
+      certDir: dir,
+      initial: await readTlsMaterial({ certDir: dir }),
+      intervalMs: 50,
+      apply: () => undefined,
+      onReloaded: (cert) => reloaded.push(cert),
+      onFailure: (err) => failures.push(err.message),
+    });
+    try {
+      const bundle = `${first.caCertPem.trimEnd()}\n${otherCa.caCertPem.trimEnd()}\n`;
+      await writeServingDirectory(dir, { certPem: first.certPem, keyPem: first.keyPem, caCertPem: bundle });
+      await until(() => reloaded.length === 1, 'the new bundle', { describe: () => failures.join('; ') });
+      expect(reloaded[0]!.material).toMatchObject({ certPem: first.certPem, caCertPem: bundle });
+      // The earlier version is gone: only ..data and what it points at.
+      const versions = (await readdir(dir)).filter((entry) => entry.startsWith('..'));
+      expect(versions).toHaveLength(2);
+      expect(versions).toEqual(expect.arrayContaining(['..data', expect.stringMatching(/^\.\.[0-9]+-[0-9a-f]+$/)]));
+    } finally {
+      reloader.close();
+    }
+  });
 });
+

@@ -1,0 +1,114 @@
+/**
+ * `serve --tls-secret --manage-webhook-configuration` as the CLI composes them, against a
+ * fake API server on loopback: the Secret made, the server started on its pair, the
+ * configuration written only once the server answers, with the bundle it serves with.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jest } from '@jest/globals';
+import { InvalidArgumentError } from 'commander';
+import { pino } from 'pino';
+import { collectAnnotation, manageWebhookConfiguration, parseObjectName, provisionCertificates, type LifecycleFlags } from '../../src/cli/lifecycle.js';
+import { startServer } from '../../src/server/serve.js';
+import { SECRETS, startFakeObjectStore, WEBHOOK_CONFIGURATIONS, type FakeObjectStore } from '../cluster/fake-object-store.js';
+
+jest.setTimeout(60_000);
+const logger = pino({ level: 'silent' });
+
+let store: FakeObjectStore;
+let dir: string;
+let flags: LifecycleFlags;
+beforeEach(async () => {
+  store = await startFakeObjectStore();
+  dir = await mkdtemp(join(tmpdir(), 'lifecycle-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  const server = store.kubeConfig.getCurrentCluster()!.server;
+  await writeFile(
+    kubeconfig,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'fake', cluster: { server, 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'u', user: { token: 't' } }],
+      contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'u' } }],
+      'current-context': 'fake',
+    }),
+  );
+  flags = {
+    tlsSecret: 'webhook-tls',
+    manageWebhookConfiguration: 'webhook',
+    webhookConfigurationAnnotation: [['cert-manager.io/inject-ca-from', 'ns/cert']],
+    namespace: 'ns',
+    service: 'svc',
+    certValidity: 8760 * 3600_000,
+    caValidity: 87600 * 3600_000,
+    kubeconfig,
+    certDir: join(dir, 'certs'),
+    host: '127.0.0.1',
+    configmapName: 'my-conf',
+    configmapNamespace: 'spiderpool',
+  };
+});
+afterEach(async () => {
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('serve --tls-secret --manage-webhook-configuration', () => {
+  it('serves the pair from the Secret and writes the configuration with its bundle once the server answers', async () => {
+    const secret = await provisionCertificates(flags, logger);
+    expect(store.objects.has(`${SECRETS('ns')}/webhook-tls`)).toBe(true);
+    const server = await startServer({ port: 0, host: '127.0.0.1', certDir: flags.certDir, generateCerts: false, logger });
+    const caPem = server.caCertPem;
+    const manager = await manageWebhookConfiguration(flags, server, () => caPem, logger);
+    await manager!.sync();
+    manager!.stop();
+    secret!.stop();
+    await server.stop();
+    const written = store.objects.get(`${WEBHOOK_CONFIGURATIONS}/webhook`)!;
+    expect(Buffer.from(store.objects.get(`${SECRETS('ns')}/webhook-tls`)!['data']['ca.crt'], 'base64').toString()).toBe(caPem);
+    expect(written['webhooks'].map((w: any) => w.clientConfig)).toEqual(
+      written['webhooks'].map((w: any) => ({ service: { ...w.clientConfig.service, name: 'svc', namespace: 'ns' }, caBundle: Buffer.from(caPem!).toString('base64') })),
+    );
+    expect(written['metadata'].annotations).toMatchObject({ 'cert-manager.io/inject-ca-from': 'ns/cert', 'admissions.enforcer/disabled': 'true' });
+    const conf = written['webhooks'].find((w: any) => w.clientConfig.service.path === '/validate-configmap');
+    expect(conf.namespaceSelector.matchExpressions[0].values).toEqual(['spiderpool']);
+    expect(conf.matchConditions[0].expression).toBe("object.metadata.name == 'my-conf'");
+  });
+
+  it('does nothing without its flags', async () => {
+    const none = { ...flags, tlsSecret: undefined, manageWebhookConfiguration: undefined };
+    expect(await provisionCertificates(none, logger)).toBeUndefined();
+    expect(await manageWebhookConfiguration(none, { port: 1 }, () => undefined, logger)).toBeUndefined();
+    expect(store.requests).toEqual([]);
+  });
+
+  it.each([
+    [{ namespace: undefined }, '--tls-secret needs the pod\'s namespace: pass --namespace or set POD_NAMESPACE (the downward API\'s metadata.namespace)'],
+    [{ kubeconfig: '/nonexistent/kubeconfig' }, /--kubeconfig.*\/nonexistent\/kubeconfig/],
+    [{ caValidity: 60_000 }, '--ca-validity must be at least 180s (a CA change overlaps for a sixth of it)'],
+    [{ certValidity: 60_000 }, '--cert-validity must be at least 90s (it is renewed with a third left)'],
+    [{ certValidity: 3600_000, caValidity: 3600_000 }, /^the serving certificate's validity \(3600s\) must be at most half the CA's \(3600s\)/],
+  ])('refuses %j in one line', async (change, message) => {
+    await expect(provisionCertificates({ ...flags, ...change }, logger)).rejects.toThrow(message);
+  });
+
+  it('refuses --manage-webhook-configuration without a namespace', async () => {
+    await expect(manageWebhookConfiguration({ ...flags, namespace: '' }, { port: 1 }, () => undefined, logger)).rejects.toThrow(
+      "--manage-webhook-configuration needs the pod's namespace",
+    );
+  });
+});
+
+describe('flag parsers', () => {
+  it('parseObjectName takes a DNS-1123 subdomain only', () => {
+    expect(parseObjectName('spiderpool-iaas-webhook.tls')).toBe('spiderpool-iaas-webhook.tls');
+    for (const bad of ['Upper', '-x', 'a_b', 'x'.repeat(254), '']) expect(() => parseObjectName(bad)).toThrow(InvalidArgumentError);
+  });
+  it('collectAnnotation takes KEY=VALUE, the value may hold "="', () => {
+    expect(collectAnnotation('a/b=c=d', [['x', 'y']])).toEqual([['x', 'y'], ['a/b', 'c=d']]);
+    expect(() => collectAnnotation('novalue', [])).toThrow('must be KEY=VALUE, e.g. cert-manager.io/inject-ca-from=NAMESPACE/CERTIFICATE');
+    expect(() => collectAnnotation('=v', [])).toThrow(InvalidArgumentError);
+  });
+});

@@ -1,0 +1,200 @@
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { jest } from '@jest/globals';
+import { pino } from 'pino';
+import { generateCertificates, type CertificateBundle } from '../../src/certs/generate.js';
+import { WEBHOOK_PATHS } from '../../src/defaults.js';
+import { caBundlesMatch, servingProblem, startWebhookConfigurationManager, type WebhookConfigurationManagerOptions } from '../../src/registration/manage.js';
+import { unregisterWebhook } from '../../src/registration/unregister.js';
+import { forSpiderpoolConf, readWebhookManifest, webhookConfigurationFor, type WebhookManifest } from '../../src/registration/webhook-configuration.js';
+import { CLUSTER_ROLES, startFakeObjectStore, WEBHOOK_CONFIGURATIONS, type FakeObjectStore } from '../cluster/fake-object-store.js';
+
+jest.setTimeout(60_000);
+
+const PEM_A = '-----BEGIN CERTIFICATE-----\nQQ==\n-----END CERTIFICATE-----\n';
+const PEM_B = '-----BEGIN CERTIFICATE-----\nQg==\n-----END CERTIFICATE-----\n';
+const b64 = (text: string) => Buffer.from(text).toString('base64');
+const NAME = 'my-webhook';
+const PATH = `${WEBHOOK_CONFIGURATIONS}/${NAME}`;
+
+let store: FakeObjectStore;
+let manifest: WebhookManifest;
+let lines: { msg: string; level: number }[];
+const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+
+beforeAll(async () => {
+  const shipped = await readWebhookManifest();
+  manifest = { ...shipped, metadata: { ...shipped.metadata, name: NAME } };
+});
+beforeEach(async () => {
+  store = await startFakeObjectStore();
+  lines = [];
+});
+afterEach(() => store.close());
+
+function manager(overrides: Partial<WebhookConfigurationManagerOptions> = {}) {
+  return startWebhookConfigurationManager({
+    kubeConfig: store.kubeConfig,
+    manifest,
+    target: { service: { name: 'svc', namespace: 'ns' } },
+    caBundlePem: () => PEM_A,
+    servingProblem: async () => undefined,
+    intervalMs: 3_600_000,
+    logger,
+    ...overrides,
+  });
+}
+const patches = () => store.requests.filter((r) => r.method === 'PATCH');
+const storedBundles = () => (store.objects.get(PATH)?.['webhooks'] as { clientConfig: { caBundle: string } }[]).map((w) => w.clientConfig.caBundle);
+
+describe('startWebhookConfigurationManager', () => {
+  it('writes nothing while the server does not answer with the bundle, saying why once', async () => {
+    const m = manager({ servingProblem: async () => '/readyz answers 503' });
+    await m.sync();
+    await m.sync();
+    m.stop();
+    expect(patches()).toHaveLength(0);
+    expect(lines.map((l) => l.msg)).toEqual(['not writing the webhook configuration yet: the server does not answer with this CA bundle yet: /readyz answers 503']);
+  });
+
+  it('writes the whole configuration once serving: every webhook with the bundle, calling the Service given', async () => {
+    let problem: string | undefined = 'not listening';
+    const m = manager({ servingProblem: async () => problem });
+    await m.sync();
+    problem = undefined;
+    await m.sync();
+    m.stop();
+    expect(patches()).toHaveLength(1);
+    expect(JSON.parse(patches()[0]!.body)).toEqual(webhookConfigurationFor(manifest, { service: { name: 'svc', namespace: 'ns' } }, b64(PEM_A)));
+    expect(storedBundles().every((bundle) => bundle === b64(PEM_A))).toBe(true);
+  });
+
+  it('keeps every caBundle equal to the bundle: after a renewal, and after someone else changed one', async () => {
+    let pem = PEM_A;
+    const m = manager({ caBundlePem: () => pem });
+    await m.sync();
+    await m.sync();
+    expect(patches()).toHaveLength(1);
+    pem = PEM_A + PEM_B;
+    await m.sync();
+    expect(patches()).toHaveLength(2);
+    expect(new Set(storedBundles())).toEqual(new Set([b64(PEM_A + PEM_B)]));
+    const stored = store.objects.get(PATH)!;
+    stored['webhooks'][1].clientConfig.caBundle = b64(PEM_B);
+    await m.sync();
+    m.stop();
+    expect(patches()).toHaveLength(3);
+    expect(new Set(storedBundles())).toEqual(new Set([b64(PEM_A + PEM_B)]));
+  });
+
+  it('does not write the configuration back once it was deleted (an uninstall removes it while the pods still run)', async () => {
+    const m = manager();
+    await m.sync();
+    store.objects.delete(PATH);
+    await m.sync();
+    m.stop();
+    expect(patches()).toHaveLength(1);
+    expect(store.objects.has(PATH)).toBe(false);
+    expect(lines.map((l) => l.msg)).toContain('not writing the webhook configuration yet: it was deleted (an uninstall?); restart the pods to write it again');
+  });
+
+  it('makes the ClusterRole its owner when asked, and writes nothing while that ClusterRole is absent', async () => {
+    const m = manager({ ownerClusterRole: 'spiderpool-iaas-webhook' });
+    await m.sync();
+    expect(patches()).toHaveLength(0);
+    expect(lines.map((l) => l.msg)).toEqual(['not writing the webhook configuration yet: its owner, ClusterRole spiderpool-iaas-webhook, does not exist (an uninstall?)']);
+    store.put(CLUSTER_ROLES, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'spiderpool-iaas-webhook' } });
+    await m.sync();
+    m.stop();
+    const uid = store.objects.get(`${CLUSTER_ROLES}/spiderpool-iaas-webhook`)!['metadata'].uid;
+    expect(JSON.parse(patches()[0]!.body).metadata.ownerReferences).toEqual([{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'spiderpool-iaas-webhook', uid }]);
+  });
+
+  it('waits, without writing, while there is no ca.crt', async () => {
+    const m = manager({ caBundlePem: () => undefined });
+    await m.sync();
+    m.stop();
+    expect(patches()).toHaveLength(0);
+    expect(lines.map((l) => l.msg)).toEqual(['not writing the webhook configuration yet: the certificate directory has no ca.crt to take the caBundle from']);
+  });
+
+  it('logs a refused write in one line and tries again at the next round', async () => {
+    store.refuse = (r) => (r.method === 'PATCH' ? { status: 403, message: 'validatingwebhookconfigurations "my-webhook" is forbidden' } : undefined);
+    const m = manager();
+    await m.sync();
+    store.refuse = undefined;
+    await m.sync();
+    m.stop();
+    expect(lines[0]).toMatchObject({ msg: 'webhook configuration not written; trying again', err: expect.stringMatching(/refused the ValidatingWebhookConfiguration: validatingwebhookconfigurations "my-webhook" is forbidden$/) });
+    expect(store.objects.has(PATH)).toBe(true);
+  });
+});
+
+describe('caBundlesMatch', () => {
+  const desired = () => webhookConfigurationFor(manifest, { service: {} }, b64(PEM_A));
+  it('is true only when every webhook is stored with the same caBundle', () => {
+    expect(caBundlesMatch(desired(), desired())).toBe(true);
+    expect(caBundlesMatch(desired(), undefined)).toBe(false);
+    expect(caBundlesMatch(desired(), { ...desired(), webhooks: desired().webhooks.slice(1) })).toBe(false);
+    const other = desired();
+    other.webhooks[0]!.clientConfig.caBundle = b64(PEM_B);
+    expect(caBundlesMatch(desired(), other)).toBe(false);
+  });
+});
+
+describe('servingProblem', () => {
+  let bundle: CertificateBundle;
+  let otherCa: string;
+  let server: https.Server;
+  let status = 200;
+  beforeAll(async () => {
+    bundle = await generateCertificates({ serviceName: 'svc', namespace: 'ns' });
+    otherCa = (await generateCertificates({ serviceName: 'svc', namespace: 'ns' })).caCertPem;
+    server = https.createServer({ cert: bundle.certPem, key: bundle.keyPem }, (_req, res) => res.writeHead(status).end());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+  const endpoint = () => ({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, serverName: 'svc.ns.svc' });
+
+  it('is none when /readyz answers 200 over TLS verified with the bundle for <service>.<namespace>.svc', async () => {
+    status = 200;
+    expect(await servingProblem(endpoint(), bundle.caCertPem)).toBeUndefined();
+  });
+  it('names a bundle that does not verify the certificate, a wrong name and an unready server', async () => {
+    expect(await servingProblem(endpoint(), otherCa)).toMatch(/^its own HTTPS endpoint failed with the CA bundle: /);
+    expect(await servingProblem({ ...endpoint(), serverName: 'svc.other.svc' }, bundle.caCertPem)).toMatch(/Hostname\/IP does not match certificate's altnames/);
+    status = 503;
+    expect(await servingProblem(endpoint(), bundle.caCertPem)).toBe('/readyz answers 503');
+  });
+});
+
+describe('forSpiderpoolConf', () => {
+  it("points the ConfigMap webhook's namespaceSelector and matchCondition at the ConfigMap, leaving the other webhooks as they are", () => {
+    const moved = forSpiderpoolConf(manifest, WEBHOOK_PATHS.configMap, { name: 'my-conf', namespace: 'spiderpool' });
+    const conf = moved.webhooks.find((w) => w.clientConfig.service.path === WEBHOOK_PATHS.configMap)!;
+    expect(conf['namespaceSelector']).toEqual({ matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['spiderpool'] }] });
+    expect(conf['matchConditions']).toEqual([{ name: 'is-spiderpool-conf', expression: "object.metadata.name == 'my-conf'" }]);
+    expect(moved.webhooks.filter((w) => w !== conf)).toEqual(manifest.webhooks.filter((w) => w.clientConfig.service.path !== WEBHOOK_PATHS.configMap));
+  });
+  it('refuses a manifest without that webhook', () => {
+    expect(() => forSpiderpoolConf(manifest, '/absent', { name: 'x', namespace: 'y' })).toThrow('the webhook manifest has no webhook for /absent with the matchCondition is-spiderpool-conf');
+  });
+});
+
+describe('unregisterWebhook', () => {
+  it('deletes the configuration, and says absent when there is none', async () => {
+    store.put(WEBHOOK_CONFIGURATIONS, { ...manifest });
+    expect(await unregisterWebhook(store.kubeConfig, NAME)).toBe('deleted');
+    expect(store.objects.has(PATH)).toBe(false);
+    expect(await unregisterWebhook(store.kubeConfig, NAME)).toBe('absent');
+  });
+  it('names the permission when forbidden, and the server when unreachable', async () => {
+    store.refuse = () => ({ status: 403, message: 'forbidden here' });
+    await expect(unregisterWebhook(store.kubeConfig, NAME)).rejects.toThrow(
+      /^the API server at http:\/\/127\.0\.0\.1:\d+ refused to delete ValidatingWebhookConfiguration my-webhook: forbidden here \(needs delete on validatingwebhookconfigurations\/my-webhook\)$/,
+    );
+    await store.close();
+    await expect(unregisterWebhook(store.kubeConfig, NAME)).rejects.toThrow(/^cannot reach the API server at http:\/\/127\.0\.0\.1:\d+: /);
+    store = await startFakeObjectStore();
+  });
+});
