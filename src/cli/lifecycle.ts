@@ -23,7 +23,7 @@ const MIN_CERT_VALIDITY_MS = 9 * LIFECYCLE_INTERVAL_MS;
 export interface LifecycleFlags {
   tlsSecret?: string;
   manageWebhookConfiguration?: string;
-  webhookConfigurationOwner?: string;
+  ownerClusterRole?: string;
   webhookConfigurationAnnotation: [string, string][];
   namespace?: string;
   service: string;
@@ -89,6 +89,7 @@ export async function provisionCertificates(flags: LifecycleFlags, logger: Logge
     policy,
     certDir: flags.certDir,
     intervalMs: LIFECYCLE_INTERVAL_MS,
+    ...(flags.ownerClusterRole === undefined ? {} : { ownerClusterRole: flags.ownerClusterRole }),
     logger,
   });
 }
@@ -135,7 +136,7 @@ export async function manageWebhookConfiguration(
     target: { service: { name: flags.service, namespace } },
     caBundlePem,
     servingProblem: (caPem) => manage.servingProblem(endpoint, caPem),
-    ...(flags.webhookConfigurationOwner === undefined ? {} : { ownerClusterRole: flags.webhookConfigurationOwner }),
+    ...(flags.ownerClusterRole === undefined ? {} : { ownerClusterRole: flags.ownerClusterRole }),
     intervalMs: LIFECYCLE_INTERVAL_MS,
     logger,
   });

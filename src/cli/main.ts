@@ -95,7 +95,7 @@ configMapOptions(
     .option('--no-generate-certs', 'fail instead of generating a CA and serving certificate when none are in --cert-dir')
     .option('--tls-secret <name>', 'keep a CA and serving certificate in this Secret of --namespace (created when absent, renewed before expiry) and serve them from --cert-dir', parseObjectName)
     .option('--manage-webhook-configuration <name>', 'write the ValidatingWebhookConfiguration of deploy/ under this name once serving, its caBundle kept equal to --cert-dir/ca.crt', parseObjectName)
-    .option('--webhook-configuration-owner <clusterrole>', 'ClusterRole that owns that configuration (deleting it deletes the configuration by garbage collection)', parseObjectName)
+    .option('--owner-cluster-role <name>', "ClusterRole of the install made owner of the Secret and the configuration: deleting it deletes them (garbage collection)", parseObjectName)
     .option('--webhook-configuration-annotation <key=value>', 'annotation of that configuration (repeatable), e.g. cert-manager.io/inject-ca-from=NS/CERT', collectAnnotation, [])
     .addOption(new Option('--namespace <namespace>', 'namespace of the pod: of --tls-secret and of the Service the API server calls').env('POD_NAMESPACE'))
     .option('--service <name>', 'Service the API server calls the webhook through (certificate names, clientConfig)', parseObjectName, DEFAULT_SERVICE_NAME)

@@ -10,11 +10,12 @@
  * The loser reads again and continues from the winner's content, so two replicas starting
  * at once end with one CA.
  */
-import { ApiException, CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
+import { ApiException, CoreV1Api, type KubeConfig, type V1OwnerReference, type V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { writeServingDirectory } from '../certs/files.js';
 import { planRotation, SecretContentError, type RotationPlan, type RotationPolicy, type SecretPems } from '../certs/rotation.js';
 import { summarizeApiError } from './api-error.js';
+import { clusterRoleOwner } from './owner.js';
 
 /** Where the Secret is. */
 export interface SecretRef {
@@ -84,7 +85,13 @@ const encode = (pems: RotationPlan['pems']): Record<string, string> =>
  *   names the RBAC it needs), when the Secret holds content this webhook did not write,
  *   or when other replicas won {@link MAX_ATTEMPTS} writes in a row.
  */
-export async function syncTlsSecret(kubeConfig: KubeConfig, ref: SecretRef, policy: RotationPolicy, now: () => Date = () => new Date()): Promise<SecretSync> {
+export async function syncTlsSecret(
+  kubeConfig: KubeConfig,
+  ref: SecretRef,
+  policy: RotationPolicy,
+  now: () => Date = () => new Date(),
+  owner?: V1OwnerReference,
+): Promise<SecretSync> {
   const secrets = store(kubeConfig.makeApiClient(CoreV1Api), ref);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
     const secret = await secrets.read();
@@ -103,15 +110,27 @@ export async function syncTlsSecret(kubeConfig: KubeConfig, ref: SecretRef, poli
         ? await secrets.create({
             apiVersion: 'v1',
             kind: 'Secret',
-            metadata: { name: ref.name, namespace: ref.namespace, labels: { 'app.kubernetes.io/name': 'spiderpool-iaas-webhook' } },
+            metadata: {
+              name: ref.name,
+              namespace: ref.namespace,
+              labels: { 'app.kubernetes.io/name': 'spiderpool-iaas-webhook' },
+              ...(owner === undefined ? {} : { ownerReferences: [owner] }),
+            },
             type: 'kubernetes.io/tls',
             data: encode(plan.pems),
           })
         : // Keys of others stay; ca-next.key goes when the plan has none.
-          await secrets.replace({ ...secret, data: { ...withoutNextKey(secret.data), ...encode(plan.pems) } });
+          await secrets.replace({ ...secret, metadata: withOwner(secret.metadata, owner), data: { ...withoutNextKey(secret.data), ...encode(plan.pems) } });
     if (outcome !== 'conflict') return { pems: plan.pems, reason: plan.reason };
   }
   throw new Error(`Secret ${ref.namespace}/${ref.name}: other writers changed it ${MAX_ATTEMPTS} times in a row while it was being renewed; will try again`);
+}
+
+/** `metadata` with `owner` among its ownerReferences (added when missing). */
+function withOwner(metadata: V1Secret['metadata'], owner: V1OwnerReference | undefined): V1Secret['metadata'] {
+  const refs = metadata?.ownerReferences ?? [];
+  if (owner === undefined || refs.some((ref) => ref.uid === owner.uid)) return metadata;
+  return { ...metadata, ownerReferences: [...refs, owner] };
 }
 
 function withoutNextKey(data: Record<string, string> | undefined): Record<string, string> {
@@ -127,6 +146,8 @@ export interface TlsSecretOptions {
   certDir: string;
   /** How often the Secret is read again (renewals, other replicas' writes), in milliseconds. */
   intervalMs: number;
+  /** A ClusterRole of the install to own the Secret (src/cluster/owner.ts); no owner when absent. */
+  ownerClusterRole?: string;
   logger: Logger;
 }
 
@@ -143,15 +164,17 @@ const servedKey = (pems: RotationPlan['pems']) => [pems['tls.crt'], pems['tls.ke
  * Secret's serving pair or CA bundle changed. A failed round is logged and retried at the
  * next; the files in place are kept meanwhile.
  *
- * @throws Error as {@link syncTlsSecret}, or the filesystem error when `certDir` cannot
- *   be written, from the first round only.
+ * @throws Error as {@link syncTlsSecret}, when the owner ClusterRole does not exist, or the
+ *   filesystem error when `certDir` cannot be written, from the first round only.
  */
 export async function startTlsSecretSync(options: TlsSecretOptions): Promise<TlsSecretSync> {
   const { logger, secret } = options;
   const where = { secret: `${secret.namespace}/${secret.name}`, certDir: options.certDir };
   let written = '';
   const round = async () => {
-    const synced = await syncTlsSecret(options.kubeConfig, secret, options.policy);
+    const owner = options.ownerClusterRole === undefined ? undefined : await clusterRoleOwner(options.kubeConfig, options.ownerClusterRole);
+    if (owner === 'absent') throw new Error(`ClusterRole ${options.ownerClusterRole}, the Secret's owner (--owner-cluster-role), does not exist: the install is incomplete or being deleted`);
+    const synced = await syncTlsSecret(options.kubeConfig, secret, options.policy, undefined, owner);
     if (synced.reason !== undefined) logger.info(where, `TLS Secret: ${synced.reason}`);
     const key = servedKey(synced.pems);
     if (key === written) return;

@@ -10,10 +10,11 @@
  * run, and writing it back would leave a `failurePolicy: Fail` webhook with no pod behind it.
  */
 import https from 'node:https';
-import { AdmissionregistrationV1Api, ApiException, RbacAuthorizationV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, ApiException, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { caBundleBase64 } from '../certs/files.js';
 import { summarizeApiError } from '../cluster/api-error.js';
+import { clusterRoleOwner } from '../cluster/owner.js';
 import { applyWebhookConfiguration } from './apply.js';
 import { webhookConfigurationFor, type WebhookConfiguration, type WebhookManifest, type WebhookTarget } from './webhook-configuration.js';
 
@@ -96,7 +97,6 @@ export function startWebhookConfigurationManager(options: WebhookConfigurationMa
   const { logger } = options;
   const name = options.manifest.metadata.name;
   const admission = options.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
-  const rbac = options.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
   let written = false;
   let lastWait: string | undefined;
   const wait = (why: string) => {
@@ -104,16 +104,7 @@ export function startWebhookConfigurationManager(options: WebhookConfigurationMa
     lastWait = why;
   };
 
-  const ownerReferences = async (): Promise<WebhookConfiguration['metadata']['ownerReferences'] | 'absent'> => {
-    if (options.ownerClusterRole === undefined) return undefined;
-    try {
-      const role = await rbac.readClusterRole({ name: options.ownerClusterRole });
-      return [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: options.ownerClusterRole, uid: role.metadata?.uid ?? '' }];
-    } catch (err) {
-      if (err instanceof ApiException && err.code === 404) return 'absent';
-      throw err;
-    }
-  };
+  const owner = async () => (options.ownerClusterRole === undefined ? undefined : clusterRoleOwner(options.kubeConfig, options.ownerClusterRole));
   const stored = async () => {
     try {
       return await admission.readValidatingWebhookConfiguration({ name });
@@ -132,9 +123,9 @@ export function startWebhookConfigurationManager(options: WebhookConfigurationMa
     if (written && caBundlesMatch(desired, current)) return void (lastWait = undefined);
     const problem = await options.servingProblem(caPem);
     if (problem !== undefined) return wait(`the server does not answer with this CA bundle yet: ${problem}`);
-    const owners = await ownerReferences();
-    if (owners === 'absent') return wait(`its owner, ClusterRole ${options.ownerClusterRole}, does not exist (an uninstall?)`);
-    const body = owners === undefined ? desired : { ...desired, metadata: { ...desired.metadata, ownerReferences: owners } };
+    const ownedBy = await owner();
+    if (ownedBy === 'absent') return wait(`its owner, ClusterRole ${options.ownerClusterRole}, does not exist (an uninstall?)`);
+    const body = ownedBy === undefined ? desired : { ...desired, metadata: { ...desired.metadata, ownerReferences: [ownedBy] } };
     const applied = await applyWebhookConfiguration(options.kubeConfig, body);
     written = true;
     lastWait = undefined;

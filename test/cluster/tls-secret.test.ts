@@ -8,7 +8,7 @@ import { readTlsMaterial } from '../../src/certs/reload.js';
 import type { RotationPolicy } from '../../src/certs/rotation.js';
 import { startTlsSecretSync, syncTlsSecret, type SecretRef } from '../../src/cluster/tls-secret.js';
 import { kubeConfigFor } from '../registration/fake-api-server.js';
-import { SECRETS, startFakeObjectStore, type FakeObjectStore } from './fake-object-store.js';
+import { CLUSTER_ROLES, SECRETS, startFakeObjectStore, type FakeObjectStore } from './fake-object-store.js';
 
 // RSA keys: about a second each under load, several per test.
 jest.setTimeout(120_000);
@@ -129,6 +129,23 @@ describe('startTlsSecretSync', () => {
       expect(served.material.certPem).toBe(decoded(store, 'tls.crt'));
       expect(served.material.caCertPem).toBe(decoded(store, 'ca.crt'));
       expect(new X509Certificate(served.material.certPem).verify(new X509Certificate(served.material.caCertPem!).publicKey)).toBe(true);
+    } finally {
+      await rm(certDir, { recursive: true, force: true });
+    }
+  });
+
+  it('makes the ClusterRole named the owner of the Secret, and writes nothing while that ClusterRole is absent', async () => {
+    const certDir = await mkdtemp(join(tmpdir(), 'tls-secret-'));
+    try {
+      const options = { kubeConfig: store.kubeConfig, secret: REF, policy: POLICY, certDir, intervalMs: 60_000, ownerClusterRole: 'owner', logger };
+      await expect(startTlsSecretSync(options)).rejects.toThrow(
+        "ClusterRole owner, the Secret's owner (--owner-cluster-role), does not exist: the install is incomplete or being deleted",
+      );
+      expect(store.objects.has(PATH)).toBe(false);
+      store.put(CLUSTER_ROLES, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'owner' } });
+      (await startTlsSecretSync(options)).stop();
+      const uid = store.objects.get(`${CLUSTER_ROLES}/owner`)!['metadata'].uid;
+      expect(store.objects.get(PATH)!['metadata'].ownerReferences).toEqual([{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'owner', uid }]);
     } finally {
       await rm(certDir, { recursive: true, force: true });
     }

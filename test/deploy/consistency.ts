@@ -6,6 +6,8 @@
  * Pure: takes the rendered objects (plain JS, as parsed from `kubectl kustomize`
  * output) and returns human-readable problems; an empty list means consistent.
  */
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import {
   DEFAULT_CONFIGMAP_NAME,
   DEFAULT_NAMESPACE,
@@ -13,6 +15,7 @@ import {
   DEFAULT_SERVICE_NAME,
   WEBHOOK_PATHS,
 } from '../../src/defaults.js';
+import { forSpiderpoolConf, WEBHOOK_MANIFEST_PATH, WebhookManifestSchema, webhookConfigurationFor } from '../../src/registration/webhook-configuration.js';
 
 export interface ConsistencyOptions {
   /** Namespace the webhook is installed in. */
@@ -29,6 +32,11 @@ export interface ConsistencyOptions {
    * writing the mounted Secret and the CA injected by cainjector (overlays/cert-manager).
    */
   certificates?: 'generated' | 'cert-manager';
+  /**
+   * The ValidatingWebhookConfiguration the pods write (`serve --manage-webhook-configuration`);
+   * by default {@link webhookConfigurationOfPods} of the objects. Tests pass a changed one.
+   */
+  podsWrite?: Obj;
 }
 
 /** The annotation cert-manager's cainjector reads: `<namespace>/<Certificate name>`. */
@@ -45,6 +53,43 @@ export const IAAS_PROVIDER_ANNOTATION = 'ipam.spidernet.io/iaas-provider';
 export const TLS_SECRET_KEYS = ['tls.crt', 'tls.key', 'ca.crt'] as const;
 
 type Obj = Record<string, unknown>;
+
+/** Every `--name=value` / `--name value` of an argument list, in order. */
+function flagValues(args: readonly unknown[], name: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === `--${name}`) values.push(String(args[i + 1]));
+    else if (typeof a === 'string' && a.startsWith(`--${name}=`)) values.push(a.slice(name.length + 3));
+  }
+  return values;
+}
+
+/**
+ * The configuration the pods write (src/cli/lifecycle.ts, the same functions): the shipped
+ * manifest named by `--manage-webhook-configuration`, matching `--configmap-name` in
+ * `--configmap-namespace`, calling `--service` in the Deployment's namespace, with the
+ * `--webhook-configuration-annotation`s. Its caBundle is the pods' at run time (left empty).
+ *
+ * @returns `undefined` when the Deployment does not have the flag.
+ */
+export function webhookConfigurationOfPods(objects: readonly unknown[]): Obj | undefined {
+  const deployment = objects.filter(isObj).find((o) => o['kind'] === 'Deployment');
+  const args = arr(obj(arr(at(deployment, 'spec.template.spec.containers'))[0])?.['args']);
+  const name = flagValue(args, 'manage-webhook-configuration');
+  if (name === undefined) return undefined;
+  const shipped = WebhookManifestSchema.parse(parse(readFileSync(WEBHOOK_MANIFEST_PATH, 'utf8')));
+  const conf = { name: flagValue(args, 'configmap-name') ?? DEFAULT_CONFIGMAP_NAME, namespace: flagValue(args, 'configmap-namespace') ?? 'kube-system' };
+  const moved = forSpiderpoolConf(shipped, WEBHOOK_PATHS.configMap, conf);
+  const annotations = Object.fromEntries(flagValues(args, 'webhook-configuration-annotation').map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]));
+  const target = { service: { name: flagValue(args, 'service') ?? DEFAULT_SERVICE_NAME, namespace: namespaceOf(deployment!) } };
+  const written = webhookConfigurationFor(
+    { ...moved, metadata: { ...moved.metadata, name, annotations: { ...(moved.metadata['annotations'] as object | undefined), ...annotations } } },
+    target,
+    '',
+  );
+  return structuredClone(written) as Obj;
+}
 
 function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -203,8 +248,8 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
     if (args[0] !== 'serve') {
       problems.push(`${c}: args must start with the "serve" command, got ${show(args[0])}`);
     }
-    if (!args.includes('--no-generate-certs')) {
-      problems.push(`${c}: args lack --no-generate-certs; in the cluster the certificates come from the Secret`);
+    if (!args.includes('--no-generate-certs') && flagValue(args, 'tls-secret') === undefined) {
+      problems.push(`${c}: args lack --tls-secret or --no-generate-certs; in the cluster the certificates come from a Secret`);
     }
     const cmNamespace = flagValue(args, 'configmap-namespace') ?? 'kube-system';
     if (cmNamespace !== spiderpoolNamespace) {
@@ -292,13 +337,22 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
     problems.push(...checkPoolReadAccess(all, saName, namespaceOf(deployment!) ?? namespace));
     problems.push(...checkConfReadAccess(all, saName, namespaceOf(deployment!) ?? namespace, spiderpoolNamespace, configMapName));
 
-    // Certificates: --cert-dir is a read-only mount of the TLS Secret in this list.
+    // Certificates: with --tls-secret the server writes --cert-dir (a writable emptyDir)
+    // from the Secret it keeps; otherwise --cert-dir is a read-only mount of a TLS Secret.
     const certDir = flagValue(args, 'cert-dir');
     const mount = arr(container['volumeMounts']).map(obj).find((m) => m?.['mountPath'] === certDir);
+    const keptSecret = flagValue(args, 'tls-secret');
     if (certDir === undefined) {
       problems.push(`${c}: args lack --cert-dir`);
     } else if (mount === undefined) {
       problems.push(`${c}: nothing is mounted at --cert-dir ${certDir}`);
+    } else if (keptSecret !== undefined) {
+      if (certManager) problems.push(`${c}: --tls-secret is set although cert-manager writes the certificates`);
+      if (mount['readOnly'] === true) problems.push(`${c}: the mount at ${certDir} is readOnly; with --tls-secret the server writes the certificates there`);
+      const volume = arr(podSpec['volumes']).map(obj).find((v) => v?.['name'] === mount['name']);
+      if (obj(volume?.['emptyDir']) === undefined) problems.push(`${dep}: volume ${show(mount["name"])} mounted at ${certDir} is not an emptyDir; with --tls-secret the server writes it`);
+      problems.push(...checkPodNamespace(args, container, c));
+      problems.push(...checkSecretAccess(all, saName, namespaceOf(deployment!) ?? namespace, keptSecret));
     } else {
       if (mount['readOnly'] !== true) problems.push(`${c}: the mount at ${certDir} is not readOnly`);
       const volume = arr(podSpec['volumes']).map(obj).find((v) => v?.['name'] === mount['name']);
@@ -361,7 +415,22 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
   }
 
   // --- ValidatingWebhookConfiguration: the parts that need the Service ------------------
-  for (const vwc of ofKind('ValidatingWebhookConfiguration')) {
+  // Written by the pods once they serve (--manage-webhook-configuration): then it must not
+  // be among the manifests, which would put a failurePolicy: Fail webhook in place before
+  // any pod can answer it.
+  const podsWrite = options.podsWrite ?? webhookConfigurationOfPods(all);
+  const listed = ofKind('ValidatingWebhookConfiguration');
+  if (podsWrite !== undefined) {
+    for (const vwc of listed) {
+      problems.push(`ValidatingWebhookConfiguration "${nameOf(vwc)}" is among the manifests, but the pods write it once they serve (--manage-webhook-configuration): applied with the Deployment, it refuses every guarded write until a pod is Ready`);
+    }
+    const args = arr(container?.['args']);
+    const saName = str(podSpec?.['serviceAccountName']) ?? 'default';
+    problems.push(...checkPodNamespace(args, container ?? {}, dep));
+    problems.push(...checkConfigurationAccess(all, saName, namespaceOf(deployment ?? {}) ?? namespace, nameOf(podsWrite), flagValue(args, 'owner-cluster-role')));
+  }
+  const vwcs = podsWrite !== undefined ? [podsWrite] : listed;
+  for (const vwc of vwcs) {
     for (const webhook of arr(vwc['webhooks']).filter(isObj)) {
       const w = `webhook "${str(webhook['name']) ?? '?'}"`;
       const target = obj(at(webhook, 'clientConfig.service'));
@@ -382,11 +451,11 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
       }
     }
   }
-  if (ofKind('ValidatingWebhookConfiguration').length !== 1) {
-    problems.push(`expected exactly one ValidatingWebhookConfiguration, found ${ofKind('ValidatingWebhookConfiguration').length}`);
+  if (vwcs.length !== 1) {
+    problems.push(`expected exactly one ValidatingWebhookConfiguration, found ${vwcs.length}`);
   }
-  const vwcs = ofKind('ValidatingWebhookConfiguration');
-  problems.push(...checkWebhookConfiguration(vwcs, certManager ? 'injected' : tlsSecret));
+  // The pods fill caBundle with the bundle they serve with (tested in test/registration).
+  problems.push(...checkWebhookConfiguration(vwcs, certManager || podsWrite !== undefined ? 'injected' : tlsSecret));
   for (const vwc of vwcs) {
     // AKS rewrites the namespaceSelector of a webhook reaching kube-system without it (Azure/AKS#1771).
     const got = obj(at(vwc, 'metadata.annotations'))?.[AKS_ENFORCER_DISABLED];
@@ -403,7 +472,7 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
   }
 
   // --- The ConfigMap webhook's scope ----------------------------------------------------
-  for (const webhook of webhooksFor(ofKind('ValidatingWebhookConfiguration'), 'configmaps')) {
+  for (const webhook of webhooksFor(vwcs, 'configmaps')) {
     const w = `webhook "${str(webhook['name']) ?? '?'}"`;
     const names = arr(webhook['matchConditions'])
       .map((m) => str(obj(m)?.['expression']) ?? '')
@@ -484,6 +553,60 @@ function checkTlsSecret(secret: Obj, namespace: string): string[] {
     if (typeof data[key] !== 'string' || data[key] === '') problems.push(`${s}: data["${key}"] is missing`);
   }
   if ('ca.key' in data) problems.push(`${s}: contains ca.key; the server does not need the CA's private key`);
+  return problems;
+}
+
+/** The pod's namespace reaches the server: `--namespace`, or POD_NAMESPACE from the downward API. */
+function checkPodNamespace(args: readonly unknown[], container: Obj, c: string): string[] {
+  if (flagValue(args, 'namespace') !== undefined) return [];
+  const env = arr(container['env']).map(obj).find((e) => e?.['name'] === 'POD_NAMESPACE');
+  return at(env, 'valueFrom.fieldRef.fieldPath') === 'metadata.namespace'
+    ? []
+    : [`${c}: neither --namespace nor POD_NAMESPACE from the downward API (fieldRef metadata.namespace); the server would not know its namespace`];
+}
+
+/** RBAC rules (of Roles or ClusterRoles bound to the ServiceAccount) that grant `verb` on `resource`, for `name` when given. */
+function grants(all: readonly Obj[], subject: { name: string; namespace: string }, where: { kind: 'Role' | 'ClusterRole'; namespace?: string }, group: string, resource: string, verb: string, name?: string): boolean {
+  const bindingKind = where.kind === 'Role' ? 'RoleBinding' : 'ClusterRoleBinding';
+  const bindings = all.filter(
+    (o) =>
+      o['kind'] === bindingKind &&
+      (where.namespace === undefined || namespaceOf(o) === where.namespace) &&
+      at(o, 'roleRef.kind') === where.kind &&
+      arr(o['subjects']).some((s) => obj(s)?.['kind'] === 'ServiceAccount' && obj(s)?.['name'] === subject.name && obj(s)?.['namespace'] === subject.namespace),
+  );
+  return bindings.some((b) => {
+    const role = all.find((o) => o['kind'] === where.kind && nameOf(o) === at(b, 'roleRef.name') && (where.namespace === undefined || namespaceOf(o) === where.namespace));
+    return arr(role?.['rules']).map(obj).some((r) => {
+      if (r === undefined || !arr(r['apiGroups']).includes(group) || !arr(r['resources']).includes(resource) || !arr(r['verbs']).includes(verb)) return false;
+      const names = arr(r['resourceNames']);
+      return names.length === 0 || (name !== undefined && names.includes(name));
+    });
+  });
+}
+
+/** --tls-secret: get and update on that Secret (by name) and create of Secrets, in the pod's namespace. */
+function checkSecretAccess(all: readonly Obj[], saName: string, saNamespace: string, secret: string): string[] {
+  const subject = { name: saName, namespace: saNamespace };
+  const where = { kind: 'Role' as const, namespace: saNamespace };
+  return (['get', 'update', 'create'] as const)
+    .filter((verb) => !grants(all, subject, where, '', 'secrets', verb, verb === 'create' ? undefined : secret))
+    .map((verb) => `ServiceAccount "${saNamespace}/${saName}" may not ${verb} Secret "${secret}" in "${saNamespace}" (--tls-secret needs get, create and update)`);
+}
+
+/** --manage-webhook-configuration: get, patch and create (an apply) of that one configuration; --owner-cluster-role: get of that ClusterRole. */
+function checkConfigurationAccess(all: readonly Obj[], saName: string, saNamespace: string, configuration: string, owner: string | undefined): string[] {
+  const subject = { name: saName, namespace: saNamespace };
+  const where = { kind: 'ClusterRole' as const };
+  const problems = (['get', 'patch', 'create'] as const)
+    .filter((verb) => !grants(all, subject, where, 'admissionregistration.k8s.io', 'validatingwebhookconfigurations', verb, configuration))
+    .map((verb) => `ServiceAccount "${saNamespace}/${saName}" may not ${verb} ValidatingWebhookConfiguration "${configuration}" (--manage-webhook-configuration applies it)`);
+  if (owner !== undefined) {
+    if (!all.some((o) => o['kind'] === 'ClusterRole' && nameOf(o) === owner)) problems.push(`--owner-cluster-role names ClusterRole "${owner}", which is not among the manifests`);
+    if (!grants(all, subject, where, 'rbac.authorization.k8s.io', 'clusterroles', 'get', owner)) {
+      problems.push(`ServiceAccount "${saNamespace}/${saName}" may not get ClusterRole "${owner}" (--owner-cluster-role reads its uid)`);
+    }
+  }
   return problems;
 }
 

@@ -1,8 +1,9 @@
 /**
  * deploy/, its cert-manager overlay and the overlays README "Install" shows agree with
  * src/defaults.ts and with themselves. Node only: they are rendered by render-node.ts
- * (the kustomize features deploy/ uses, including the secretGenerator, the caBundle
- * replacements and the overlays' patches), not by kubectl; test/e2e/deploy.test.ts
+ * (the kustomize features deploy/ uses, including the replacements and the overlays'
+ * patches), not by kubectl; the ValidatingWebhookConfiguration the pods write is built by
+ * consistency.ts with the functions the server uses; test/e2e/deploy.test.ts
  * renders and applies them with the real kustomize and kubectl.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { startNodeFlags } from '../../bench/servers.js';
 import { DEFAULT_CONFIGMAP_NAME, DEFAULT_PORT, WEBHOOK_PATHS } from '../../src/defaults.js';
-import { AKS_ENFORCER_DISABLED, checkManifests, INJECT_CA_FROM } from './consistency.js';
+import { AKS_ENFORCER_DISABLED, checkManifests, INJECT_CA_FROM, webhookConfigurationOfPods } from './consistency.js';
 import { readmeOverlays, writeOverlayBesideDeploy } from './readme-overlays.js';
 import { applyJsonPatch, loadKustomization, renderWithNode, setField, splitFieldPath } from './render-node.js';
 
@@ -51,32 +52,42 @@ describe('deploy/ rendered without kubectl', () => {
     expect(checkManifests(rendered)).toEqual([]);
   });
 
-  test('the generated TLS Secret has a hash suffix that the Deployment volume follows', () => {
-    const secret = one(rendered, 'Secret');
-    expect(secret['metadata']['name']).toMatch(/^spiderpool-iaas-webhook-tls-[0-9a-z]{10}$/);
-    expect(secret['type']).toBe('kubernetes.io/tls');
-    expect(Object.keys(secret['data']).sort()).toEqual(['ca.crt', 'tls.crt', 'tls.key']);
-    const volumes: Obj[] = one(rendered, 'Deployment')['spec']['template']['spec']['volumes'];
-    expect(volumes.map((v) => v['secret']?.['secretName'])).toContain(secret['metadata']['name']);
+  test('renders no Secret and no ValidatingWebhookConfiguration: the pods keep the one and write the other once they serve', () => {
+    expect(rendered.filter((o) => o['kind'] === 'Secret' || o['kind'] === 'ValidatingWebhookConfiguration')).toEqual([]);
+    const args: string[] = container(rendered)['args'];
+    expect(args).toEqual(
+      expect.arrayContaining(['--tls-secret=spiderpool-iaas-webhook-tls', '--manage-webhook-configuration=spiderpool-iaas-webhook', '--owner-cluster-role=spiderpool-iaas-webhook']),
+    );
+    expect(one(rendered, 'Deployment')['spec']['template']['spec']['volumes']).toEqual([{ name: 'certs', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } }]);
+  });
+
+  test('grants the Secret and the configuration by name; create of Secrets only in its namespace', () => {
+    const role = rendered.find((o) => o['kind'] === 'Role' && o['metadata']['name'] === 'spiderpool-iaas-webhook-tls')!;
+    expect(role['metadata']['namespace']).toBe('spiderpool-iaas-webhook');
+    expect(role['rules']).toEqual([
+      { apiGroups: [''], resources: ['secrets'], resourceNames: ['spiderpool-iaas-webhook-tls'], verbs: ['get', 'update'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+    ]);
+    const clusterRole = one(rendered, 'ClusterRole');
+    expect(clusterRole['rules'].slice(1)).toEqual([
+      { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], resourceNames: ['spiderpool-iaas-webhook'], verbs: ['get', 'patch', 'create'] },
+      { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], resourceNames: ['spiderpool-iaas-webhook'], verbs: ['get'] },
+    ]);
   });
 
   test('the conf-reader Role and binding stay in Spiderpool\'s namespace, their subject follows the ServiceAccount', () => {
-    const role = rendered.find((o) => o['kind'] === 'Role')!;
-    const binding = rendered.find((o) => o['kind'] === 'RoleBinding')!;
+    const role = rendered.find((o) => o['kind'] === 'Role' && o['metadata']['name'] === 'spiderpool-iaas-webhook-conf-reader')!;
+    const binding = rendered.find((o) => o['kind'] === 'RoleBinding' && o['metadata']['name'] === 'spiderpool-iaas-webhook-conf-reader')!;
     expect(role['metadata']['namespace']).toBe('kube-system');
     expect(binding['metadata']['namespace']).toBe('kube-system');
     expect(binding['subjects']).toEqual([{ kind: 'ServiceAccount', name: 'spiderpool-iaas-webhook', namespace: 'spiderpool-iaas-webhook' }]);
   });
 
-  test("every webhook's caBundle is the Secret's ca.crt (the replacements)", () => {
-    const caCrt = one(rendered, 'Secret')['data']['ca.crt'];
-    expect(caCrt).toEqual(expect.any(String));
-    // Copied verbatim, including kustomize's 70-column line breaks (the API server's
-    // base64 decoder skips them).
-    expect(caCrt).toContain('\n');
-    const webhooks = one(rendered, 'ValidatingWebhookConfiguration')['webhooks'] as Obj[];
-    expect(webhooks.length).toBeGreaterThan(2);
-    expect(webhooks.map((w) => w['clientConfig']['caBundle'])).toStrictEqual(webhooks.map(() => caCrt));
+  test('the configuration the pods write calls the Service in their namespace and carries the AKS opt-out', () => {
+    const vwc = webhookConfigurationOfPods(rendered)!;
+    expect(vwc['metadata']).toMatchObject({ name: 'spiderpool-iaas-webhook', annotations: { 'admissions.enforcer/disabled': 'true' } });
+    const services = (vwc['webhooks'] as Obj[]).map((w) => w['clientConfig']['service']);
+    expect(new Set(services.map((x) => `${x['namespace']}/${x['name']}`))).toEqual(new Set(['spiderpool-iaas-webhook/spiderpool-iaas-webhook']));
   });
 });
 
@@ -85,19 +96,16 @@ describe('deploy/overlays/cert-manager rendered without kubectl', () => {
     expect(checkManifests(certManager, { certificates: 'cert-manager' })).toEqual([]);
   });
 
-  test('renders no Secret and no caBundle (so it needs no deploy/tls/), and injects the serving CA', () => {
-    expect(certManager.filter((o) => o['kind'] === 'Secret')).toEqual([]);
-    const vwc = one(certManager, 'ValidatingWebhookConfiguration');
-    // toStrictEqual: toEqual takes [undefined, undefined] for any number of webhooks.
-    const webhooks = vwc['webhooks'] as Obj[];
-    expect(webhooks).toHaveLength((one(rendered, 'ValidatingWebhookConfiguration')['webhooks'] as Obj[]).length);
-    expect(webhooks.map((w) => w['clientConfig']['caBundle'])).toStrictEqual(webhooks.map(() => undefined));
-    // The overlay adds its annotation beside base's.
-    expect(vwc['metadata']['annotations']).toEqual({
-      [AKS_ENFORCER_DISABLED]: 'true',
-      [INJECT_CA_FROM]: 'spiderpool-iaas-webhook/spiderpool-iaas-webhook-serving',
-    });
-    expect(vwc['metadata']['labels']['app.kubernetes.io/component']).toBe('webhook-configuration');
+  test("mounts cert-manager's Secret read-only, keeps no Secret itself, and writes the configuration with the inject-ca-from annotation", () => {
+    expect(certManager.filter((o) => o['kind'] === 'Secret' || o['kind'] === 'ValidatingWebhookConfiguration')).toEqual([]);
+    expect(certManager.filter((o) => o['metadata']['name'] === 'spiderpool-iaas-webhook-tls').map((o) => o['kind'])).toEqual([]);
+    const args: string[] = container(certManager)['args'];
+    expect(args.filter((a) => a.startsWith('--tls-secret'))).toEqual([]);
+    expect(args).toContain('--no-generate-certs');
+    expect(container(certManager)['volumeMounts']).toEqual([{ name: 'certs', mountPath: '/etc/webhook/certs', readOnly: true }]);
+    const vwc = webhookConfigurationOfPods(certManager)!;
+    expect(vwc['metadata']['annotations']).toEqual({ [AKS_ENFORCER_DISABLED]: 'true', [INJECT_CA_FROM]: 'spiderpool-iaas-webhook/spiderpool-iaas-webhook-serving' });
+    expect(vwc['webhooks']).toHaveLength((webhookConfigurationOfPods(rendered)!['webhooks'] as Obj[]).length);
   });
 
   test('a self-signed Issuer makes the CA, the CA Issuer signs the serving certificate', () => {
@@ -119,7 +127,10 @@ describe('deploy/overlays/cert-manager rendered without kubectl', () => {
   });
 
   test.each([
-    ['without the inject-ca-from annotation', (o: Obj[]) => delete one(o, 'ValidatingWebhookConfiguration')['metadata']['annotations'], /annotation cert-manager\.io\/inject-ca-from is nothing, expected "spiderpool-iaas-webhook\/spiderpool-iaas-webhook-serving"/],
+    [
+      'without the inject-ca-from annotation',
+      (o: Obj[]) => (container(o)['args'] = (container(o)['args'] as string[]).filter((a) => !a.startsWith('--webhook-configuration-annotation'))),
+      /annotation cert-manager\.io\/inject-ca-from is nothing, expected "spiderpool-iaas-webhook\/spiderpool-iaas-webhook-serving"/],
     [
       'with a Certificate for another name',
       (o: Obj[]) => (o.find((x) => x['metadata']?.['name'] === 'spiderpool-iaas-webhook-serving')!['spec']['dnsNames'] = ['webhook.example']),
@@ -226,10 +237,9 @@ describe('deploy/ installed into another namespace', () => {
 });
 
 describe('deploy/ sources', () => {
-  test('the Secret leaves out ca.key, and deploy/tls/ is gitignored', async () => {
+  test('deploy/ generates nothing from files (no deploy/tls/), and deploy/tls/ of `certs` users stays gitignored', async () => {
     const k = await loadKustomization(deployDir);
-    const files = (k.secretGenerator ?? []).flatMap((g) => g.files ?? []);
-    expect(files.sort()).toEqual(['tls/ca.crt', 'tls/tls.crt', 'tls/tls.key']);
+    expect(k.secretGenerator).toBeUndefined();
     const gitignore = (await readFile(path.join(repoRoot, '.gitignore'), 'utf8')).split('\n');
     expect(gitignore).toContain('deploy/tls/');
   });
@@ -277,6 +287,8 @@ describe('render-node field paths', () => {
     applyJsonPatch(doc, { op: 'remove', path: '/list/0' });
     expect(doc).toEqual({ metadata: { name: 'x', annotations: { 'a/b': '2' } }, list: [2, 3] });
     expect(() => applyJsonPatch(doc, { op: 'replace', path: '/metadata/labels', value: {} })).toThrow(/nothing there/);
+    applyJsonPatch(doc, { op: 'test', path: '/list/1', value: 3 });
+    expect(() => applyJsonPatch(doc, { op: 'test', path: '/list/0', value: 3 })).toThrow('JSON patch test /list/0: is 2, expected 3');
   });
 
   test('`*` and [name=value] reach list elements; create adds missing fields', () => {
@@ -410,17 +422,6 @@ describe('the checker reports', () => {
       /annotation on both oldObject and object/,
     ],
     [
-      'an empty caBundle',
-      (o) => delete webhook(o, WEBHOOK_PATHS.configMap)['clientConfig']['caBundle'],
-      /\(ConfigMap\): clientConfig\.caBundle is empty/,
-    ],
-    [
-      'a caBundle that is not the Secret\'s CA',
-      (o) =>
-        (webhook(o, WEBHOOK_PATHS.spiderIPPool)['clientConfig']['caBundle'] = one(o, 'Secret')['data']['tls.crt']),
-      /caBundle differs from the TLS Secret's ca\.crt/,
-    ],
-    [
       'failurePolicy Ignore',
       (o) => (webhook(o, WEBHOOK_PATHS.configMap)['failurePolicy'] = 'Ignore'),
       /failurePolicy is "Ignore", expected an explicit "Fail"/,
@@ -449,16 +450,6 @@ describe('the checker reports', () => {
       'capabilities not dropped',
       (o) => delete container(o)['securityContext']['capabilities'],
       /capabilities\.drop lacks "ALL"/,
-    ],
-    [
-      'the CA key in the Secret',
-      (o) => (one(o, 'Secret')['data']['ca.key'] = 'eA=='),
-      /contains ca\.key/,
-    ],
-    [
-      'a volume pointing at a Secret that is not rendered',
-      (o) => (one(o, 'Deployment')['spec']['template']['spec']['volumes'][0]['secret']['secretName'] = 'tls'),
-      /refers to Secret "tls", which is not among the manifests/,
     ],
     [
       'no NetworkPolicy',
@@ -532,15 +523,54 @@ describe('the checker reports', () => {
     ],
   ];
 
+  // The configuration the pods write joins the objects, so a case changes it as it
+  // changes any object; it is then handed to the checker as what the pods write.
   test.each(cases)('%s', (_name, mutate, expected) => {
-    const copy = structuredClone(rendered);
+    const copy = structuredClone([...rendered, webhookConfigurationOfPods(rendered)!]);
     mutate(copy);
-    const problems = checkManifests(copy);
+    const podsWrite = copy.find((o) => o['kind'] === 'ValidatingWebhookConfiguration');
+    const problems = checkManifests(
+      copy.filter((o) => o !== podsWrite),
+      podsWrite === undefined ? {} : { podsWrite },
+    );
     expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(expected)]));
   });
 
+  test.each([
+    ['a read-only certificate volume', (o: Obj[]) => (container(o)['volumeMounts'][0]['readOnly'] = true), /the mount at \/etc\/webhook\/certs is readOnly; with --tls-secret the server writes the certificates there/],
+    [
+      'a Secret volume with --tls-secret',
+      (o: Obj[]) => (one(o, 'Deployment')['spec']['template']['spec']['volumes'][0] = { name: 'certs', secret: { secretName: 'x' } }),
+      /volume "certs" mounted at \/etc\/webhook\/certs is not an emptyDir/,
+    ],
+    [
+      'no create of Secrets',
+      (o: Obj[]) => o.find((x) => x['metadata']['name'] === 'spiderpool-iaas-webhook-tls')!['rules'].pop(),
+      /may not create Secret "spiderpool-iaas-webhook-tls" in "spiderpool-iaas-webhook" \(--tls-secret needs get, create and update\)/,
+    ],
+    [
+      'update of another Secret only',
+      (o: Obj[]) => (o.find((x) => x['metadata']['name'] === 'spiderpool-iaas-webhook-tls')!['rules'][0]['resourceNames'] = ['other']),
+      /may not update Secret "spiderpool-iaas-webhook-tls"/,
+    ],
+    ['no patch of the configuration', (o: Obj[]) => (one(o, 'ClusterRole')['rules'][1]['verbs'] = ['get']), /may not patch ValidatingWebhookConfiguration "spiderpool-iaas-webhook"/],
+    ['no read of the owner ClusterRole', (o: Obj[]) => one(o, 'ClusterRole')['rules'].pop(), /may not get ClusterRole "spiderpool-iaas-webhook" \(--owner-cluster-role reads its uid\)/],
+    ['no POD_NAMESPACE', (o: Obj[]) => delete container(o)['env'], /neither --namespace nor POD_NAMESPACE from the downward API/],
+    [
+      'the configuration among the manifests as well',
+      (o: Obj[]) => o.push(webhookConfigurationOfPods(o)!),
+      /ValidatingWebhookConfiguration "spiderpool-iaas-webhook" is among the manifests, but the pods write it once they serve/,
+    ],
+  ])('with --tls-secret and --manage-webhook-configuration: %s', (_name, mutate, expected) => {
+    const copy = structuredClone(rendered);
+    mutate(copy);
+    expect(checkManifests(copy)).toEqual(expect.arrayContaining([expect.stringMatching(expected)]));
+  });
+
   test('a missing ValidatingWebhookConfiguration', () => {
-    const problems = checkManifests(rendered.filter((o) => o['kind'] !== 'ValidatingWebhookConfiguration'));
+    const copy = structuredClone(rendered);
+    container(copy)['args'] = (container(copy)['args'] as string[]).filter((a) => !a.startsWith('--manage-webhook-configuration'));
+    const problems = checkManifests(copy);
     expect(problems).toEqual(
       expect.arrayContaining([
         'expected exactly one ValidatingWebhookConfiguration, found 0',

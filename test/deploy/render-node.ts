@@ -9,7 +9,7 @@
  * (including webhooks' clientConfig.service.namespace and binding subjects naming a moved
  * ServiceAccount), `images`, `patches` (JSON 6902 `add`/`replace`/`remove` with a
  * `target`) and `replacements` (`[key.with.dots]`, `[field=value]` and `*` path segments,
- * `options.create`). Generated data is line-wrapped as kustomize does; the name suffix
+ * `options.create`; source `options.delimiter`/`index`). Generated data is line-wrapped as kustomize does; the name suffix
  * is not kustomize's exact hash. Anything else in the
  * kustomization throws, so a new feature cannot be silently ignored here;
  * test/deploy/render.ts renders with the real kustomize for e2e tests.
@@ -31,7 +31,8 @@ interface Selector {
 }
 
 interface Replacement {
-  source: Selector & { fieldPath?: string };
+  /** `options.delimiter`/`index`: the value is that part of the field split at the delimiter (kustomize's source options). */
+  source: Selector & { fieldPath?: string; options?: { delimiter?: string; index?: number } };
   targets: { select: Selector; fieldPaths: string[]; options?: { create?: boolean } }[];
 }
 
@@ -222,7 +223,11 @@ function pointer(jsonPath: string): string[] {
   return jsonPath.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-/** Applies one JSON 6902 operation (`add`, `replace`, `remove`) to `root`, in place. */
+/**
+ * Applies one JSON 6902 operation (`add`, `replace`, `remove`, `test`) to `root`, in place.
+ * `test` throws when the value there differs (an overlay's guard that the index it patches
+ * still holds what it expects), as kustomize fails the build.
+ */
 export function applyJsonPatch(root: Obj, operation: JsonPatchOperation): void {
   const segments = pointer(operation.path);
   const last = segments.pop()!;
@@ -233,6 +238,13 @@ export function applyJsonPatch(root: Obj, operation: JsonPatchOperation): void {
   }
   const exists = Array.isArray(parent) ? Number(last) < parent.length : isObj(parent) && last in parent;
   if (operation.op !== 'add' && !exists) throw new Error(`JSON patch ${operation.op} ${operation.path}: nothing there`);
+  if (operation.op === 'test') {
+    const found = Array.isArray(parent) ? parent[Number(last)] : (parent as Obj)[last];
+    if (JSON.stringify(found) !== JSON.stringify(operation.value)) {
+      throw new Error(`JSON patch test ${operation.path}: is ${JSON.stringify(found)}, expected ${JSON.stringify(operation.value)}`);
+    }
+    return;
+  }
   if (Array.isArray(parent)) {
     const i = last === '-' ? parent.length : Number(last);
     if (operation.op === 'add') parent.splice(i, 0, structuredClone(operation.value));
@@ -347,11 +359,14 @@ export async function renderWithNode(deployDir: string): Promise<Obj[]> {
     if (sources.length !== 1) throw new Error(`replacement source ${JSON.stringify(r.source)} matched ${sources.length} objects`);
     const values = getField(sources[0], r.source.fieldPath ?? 'metadata.name');
     if (values.length !== 1) throw new Error(`replacement source field ${r.source.fieldPath} not found`);
+    const { delimiter, index = 0 } = r.source.options ?? {};
+    const value = delimiter === undefined ? values[0] : String(values[0]).split(delimiter)[index];
+    if (value === undefined) throw new Error(`replacement source field ${r.source.fieldPath} has no part ${index} split at ${JSON.stringify(delimiter)}`);
     for (const t of r.targets) {
       const targets = objects.filter((o) => matches(o, t.select, originalNames));
       if (targets.length === 0) throw new Error(`replacement target ${JSON.stringify(t.select)} matched nothing`);
       for (const target of targets) {
-        for (const fp of t.fieldPaths) setField(target, fp, values[0], t.options?.create === true);
+        for (const fp of t.fieldPaths) setField(target, fp, value, t.options?.create === true);
       }
     }
   }

@@ -42,7 +42,7 @@ listed file is missing or a document is not YAML.
 
 {{/*
 "sw.base": deploy/base/kustomization.yaml plus what the templates read from
-deploy/base once: the webhook configuration's name, the TLS Secret's name, the
+deploy/base once: the webhook configuration's name (its --manage-webhook-configuration), the TLS Secret's name, the
 Spiderpool namespace and ConfigMap name deploy/base's Deployment is written for (its
 --configmap-namespace and --configmap-name), and the cert-manager overlay's Certificate
 that writes that Secret. YAML; use with fromYaml.

@@ -1,0 +1,24 @@
+/**
+ * The owner of what the webhook writes itself (its TLS Secret, its webhook configuration):
+ * a ClusterRole of the install. Deleting the install deletes the ClusterRole, and the
+ * garbage collector then deletes every object naming it in `metadata.ownerReferences`
+ * (https://kubernetes.io/docs/concepts/architecture/garbage-collection/#owners-dependents;
+ * a cluster-scoped owner may own both cluster-scoped and namespaced objects).
+ */
+import { ApiException, RbacAuthorizationV1Api, type KubeConfig, type V1OwnerReference } from '@kubernetes/client-node';
+
+/**
+ * The owner reference to ClusterRole `name`, or `'absent'` when it does not exist (the
+ * install is being deleted: nothing should be written then).
+ *
+ * @throws the client's error for any other failure.
+ */
+export async function clusterRoleOwner(kubeConfig: KubeConfig, name: string): Promise<V1OwnerReference | 'absent'> {
+  try {
+    const role = await kubeConfig.makeApiClient(RbacAuthorizationV1Api).readClusterRole({ name });
+    return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name, uid: role.metadata?.uid ?? '' };
+  } catch (err) {
+    if (err instanceof ApiException && err.code === 404) return 'absent';
+    throw err;
+  }
+}
