@@ -84,7 +84,7 @@ describe("the chart's defaults are deploy/base's", () => {
   test("Spiderpool's namespace and ConfigMap name are the server's flags and the conf-reader Role's", () => {
     expect(values['spiderpool']).toEqual({ namespace: flag('--configmap-namespace'), configName: flag('--configmap-name') });
     expect(values['spiderpool']['configName']).toBe(DEFAULT_CONFIGMAP_NAME);
-    const role = one('Role');
+    const role = base.find((o) => o['kind'] === 'Role' && o['metadata']['name'] === 'spiderpool-iaas-webhook-conf-reader')!;
     expect(role['metadata']['namespace']).toBe(values['spiderpool']['namespace']);
     expect(role['rules'][0]['resourceNames']).toEqual([values['spiderpool']['configName']]);
   });
