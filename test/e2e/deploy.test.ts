@@ -1,12 +1,13 @@
 /**
  * README "Install" as an operator runs it, with the real kustomize (`kubectl kustomize`)
  * and the real kube-apiserver (test/e2e/cluster/apiserver.ts): the overlays the README
- * shows render and are consistent (test/deploy/consistency.ts); the cert-manager overlay
- * renders without deploy/tls/; step 3's label selector applies everything but the
- * ValidatingWebhookConfiguration and step 5 adds it with the caBundle of `certs`; the
- * uninstall commands remove it all. This API server runs no controllers, nodes or
- * cert-manager, so step 4 (the Deployment becoming Available) and the pods themselves are
- * the one-node cluster test's (test/kube/install.test.ts). The pool cache's errors for a missing
+ * shows render and are consistent (test/deploy/consistency.ts) without deploy/tls/; the
+ * one `kubectl apply -k` installs everything but the Secret and the webhook configuration,
+ * which `serve --tls-secret --manage-webhook-configuration` (run here as a process against
+ * the same API server) then makes: the Secret created, the configuration written with its
+ * ca.crt and owned by the ClusterRole; `unregister` and `kubectl delete -k` remove it all.
+ * This API server runs no controllers, nodes or cert-manager, so the pods themselves and
+ * garbage collection are the one-node cluster test's. The pool cache's errors for a missing
  * CRD (404) and missing RBAC (403) are checked against the same API server.
  */
 import { execFile } from 'node:child_process';
@@ -25,7 +26,6 @@ import { CLI, WebhookProcess, type LogLine } from './cluster/webhook.js';
 
 const execFileAsync = promisify(execFile);
 const KUBECTL = process.env['KUBECTL'] ?? 'kubectl';
-const SELECTOR = 'app.kubernetes.io/component!=webhook-configuration';
 
 /** What each README overlay is checked against, by its title. */
 const EXPECTED: [RegExp, ConsistencyOptions][] = [
@@ -38,12 +38,6 @@ const EXPECTED: [RegExp, ConsistencyOptions][] = [
 async function kustomize(dir: string): Promise<Record<string, unknown>[]> {
   const { stdout } = await execFileAsync(KUBECTL, ['kustomize', dir], { maxBuffer: 16 << 20 });
   return parseManifests(stdout);
-}
-
-/** The README's step 2, with the built CLI, run where the README runs it (the clone's top). */
-async function certs(top: string): Promise<void> {
-  const result = await runProcess(process.execPath, [CLI, 'certs', '--service', 'spiderpool-iaas-webhook', '--namespace', 'spiderpool-iaas-webhook', '--out', path.join(top, 'deploy/tls')]);
-  if (result.code !== 0) throw new Error(`certs failed: ${result.stderr}`);
 }
 
 const dirs: string[] = [];
@@ -59,7 +53,6 @@ describe("README's overlays rendered by kubectl kustomize", () => {
       const { dir, overlayDir } = await writeOverlayBesideDeploy(overlay.text);
       dirs.push(dir);
       const options = EXPECTED[index]![1];
-      if (options.certificates !== 'cert-manager') await certs(dir);
       const objects = await kustomize(overlayDir);
       expect({ overlay: overlay.title, problems: checkManifests(objects, options) }).toEqual({ overlay: overlay.title, problems: [] });
       const deployment = objects.find((o) => o['kind'] === 'Deployment') as any;
@@ -67,63 +60,52 @@ describe("README's overlays rendered by kubectl kustomize", () => {
     }
   });
 
-  test("with the monitoring component: its objects in the install namespace, the ServiceMonitor trusting the generated Secret's CA", async () => {
-    const monitoring = (await readmeOverlays()).find((o) => /with monitoring/.test(o.title))!;
-    const { dir, overlayDir } = await writeOverlayBesideDeploy(monitoring.text);
-    dirs.push(dir);
-    await certs(dir);
-    const objects = (await kustomize(overlayDir)) as any[];
-    const monitoringObjects = objects.filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'monitoring');
-    expect(new Set(monitoringObjects.map((o) => o.metadata.namespace))).toEqual(new Set(['spiderpool-iaas-webhook']));
-    const kinds = monitoringObjects.map((o) => o.kind).sort();
-    expect(kinds).toEqual(['ConfigMap', 'GrafanaDashboard', 'PrometheusRule', 'ServiceMonitor']);
-    const secret = objects.find((o) => o.kind === 'Secret' && o.type === 'kubernetes.io/tls');
-    expect(secret.metadata.name).toMatch(/^spiderpool-iaas-webhook-tls-[a-z0-9]+$/); // the generator's content hash
-    const monitor = objects.find((o) => o.kind === 'ServiceMonitor');
-    expect(monitor.spec.endpoints[0].tlsConfig.ca.secret).toEqual({ name: secret.metadata.name, key: 'ca.crt' });
-    expect(secret.data['ca.crt']).toBeDefined();
-  });
-
-  test('deploy/overlays/cert-manager renders without deploy/tls/, and deploy/ does not', async () => {
+  test('deploy/ and deploy/overlays/cert-manager render without deploy/tls/, neither with a Secret or a webhook configuration', async () => {
     const { dir, deployDir } = await writeOverlayBesideDeploy('');
     dirs.push(dir);
-    const objects = await kustomize(path.join(deployDir, 'overlays/cert-manager'));
-    expect(checkManifests(objects, { certificates: 'cert-manager' })).toEqual([]);
-    await expect(kustomize(deployDir)).rejects.toThrow(/tls\/tls\.crt/);
+    for (const [where, options] of [[deployDir, {}], [path.join(deployDir, 'overlays/cert-manager'), { certificates: 'cert-manager' }]] as const) {
+      const objects = await kustomize(where);
+      expect(checkManifests(objects, options)).toEqual([]);
+      expect(objects.filter((o) => o['kind'] === 'Secret' || o['kind'] === 'ValidatingWebhookConfiguration')).toEqual([]);
+    }
   });
 });
 
-describe('README install steps against the real API server', () => {
+describe('README install against the real API server', () => {
   let apiServer: ApiServer;
   let top: string;
   let overlayDir: string;
+  let webhook: WebhookProcess | undefined;
+  const NS = 'spiderpool-iaas-webhook';
   const kubectl = (args: readonly string[]): Promise<Finished> => runProcess(KUBECTL, [`--kubeconfig=${apiServer.kubeconfig}`, ...args]);
   const exists = async (resource: string, namespace?: string) =>
     (await kubectl(['get', resource, ...(namespace ? ['-n', namespace] : []), '-o', 'name'])).code === 0;
+  const getJson = async (resource: string, namespace?: string) =>
+    JSON.parse((await kubectl(['get', resource, ...(namespace ? ['-n', namespace] : []), '-o', 'json'])).stdout || 'null');
 
   beforeAll(async () => {
     const [imageOnly] = await readmeOverlays();
     ({ dir: top, overlayDir } = await writeOverlayBesideDeploy(imageOnly!.text));
     dirs.push(top);
-    await certs(top);
     apiServer = await startApiServer(path.join(top, 'apiserver.log'));
   });
   afterAll(async () => {
+    await webhook?.stop();
     await apiServer?.stop();
   });
 
-  test("step 3 applies everything but the webhook configuration, step 5 adds it with certs' caBundle, uninstall removes it all", async () => {
-    const step3 = await kubectl(['apply', '-k', overlayDir, '-l', SELECTOR]);
-    expect(step3).toMatchObject({ code: 0, stderr: '' });
-    const applied = step3.stdout.trim().split('\n').map((line) => line.replace(/ (created|configured|unchanged)$/, ''));
-    expect(applied).toEqual([
+  test('one apply installs all but the Secret and the configuration, a serving webhook makes both, unregister and delete -k remove it all', async () => {
+    const applied = await kubectl(['apply', '-k', overlayDir]);
+    expect(applied).toMatchObject({ code: 0, stderr: '' });
+    expect(applied.stdout.trim().split('\n').map((line) => line.replace(/ (created|configured|unchanged)$/, ''))).toEqual([
       'namespace/spiderpool-iaas-webhook',
       'serviceaccount/spiderpool-iaas-webhook',
       'role.rbac.authorization.k8s.io/spiderpool-iaas-webhook-conf-reader',
+      'role.rbac.authorization.k8s.io/spiderpool-iaas-webhook-tls',
       'clusterrole.rbac.authorization.k8s.io/spiderpool-iaas-webhook',
       'rolebinding.rbac.authorization.k8s.io/spiderpool-iaas-webhook-conf-reader',
+      'rolebinding.rbac.authorization.k8s.io/spiderpool-iaas-webhook-tls',
       'clusterrolebinding.rbac.authorization.k8s.io/spiderpool-iaas-webhook',
-      expect.stringMatching(/^secret\/spiderpool-iaas-webhook-tls-[0-9a-z]{10}$/),
       'service/spiderpool-iaas-webhook',
       'deployment.apps/spiderpool-iaas-webhook',
       'poddisruptionbudget.policy/spiderpool-iaas-webhook',
@@ -134,43 +116,45 @@ describe('README install steps against the real API server', () => {
     ]);
     expect(await exists('validatingwebhookconfiguration/spiderpool-iaas-webhook')).toBe(false);
 
-    const step5 = await kubectl(['apply', '-k', overlayDir]);
-    expect(step5).toMatchObject({ code: 0, stderr: '' });
-    // The rest again, unchanged (kubectl says "configured" for some that it patches with the same content).
-    expect(step5.stdout.trim().split('\n')).toEqual([
-      ...applied.map((name) => expect.stringMatching(new RegExp(`^${name.replace(/[.]/g, '\\.')} (unchanged|configured)$`))),
-      'validatingwebhookconfiguration.admissionregistration.k8s.io/spiderpool-iaas-webhook created',
-    ]);
-    const vwc = JSON.parse((await kubectl(['get', 'validatingwebhookconfiguration/spiderpool-iaas-webhook', '-o', 'json'])).stdout);
-    const ca = Buffer.from(await readFile(path.join(top, 'deploy/tls/ca.crt'))).toString('base64');
-    expect(vwc.webhooks.length).toBeGreaterThan(1);
-    expect(vwc.webhooks.map((w: any) => w.clientConfig.caBundle)).toEqual(vwc.webhooks.map(() => ca));
-
-    // README "Uninstall" without deploy/tls/: the label selects what is left once the VWC is gone.
-    const byLabel = await kubectl(['delete', 'namespace,clusterrole,clusterrolebinding,validatingadmissionpolicy,validatingadmissionpolicybinding', '-l', 'app.kubernetes.io/name=spiderpool-iaas-webhook', '--dry-run=server', '-o', 'name']);
-    expect(byLabel.stdout.trim().split('\n').sort()).toEqual([
-      'clusterrole.rbac.authorization.k8s.io/spiderpool-iaas-webhook',
-      'clusterrolebinding.rbac.authorization.k8s.io/spiderpool-iaas-webhook',
-      'namespace/spiderpool-iaas-webhook',
-      'validatingadmissionpolicy.admissionregistration.k8s.io/spiderippool.iaas-webhook.spidernet.io',
-      'validatingadmissionpolicybinding.admissionregistration.k8s.io/spiderippool.iaas-webhook.spidernet.io',
-    ]);
-    const inSpiderpoolNamespace = await kubectl(['-n', 'kube-system', 'delete', 'role,rolebinding', '-l', 'app.kubernetes.io/name=spiderpool-iaas-webhook', '--dry-run=server', '-o', 'name']);
-    expect(inSpiderpoolNamespace.stdout.trim().split('\n').sort()).toEqual([
-      'role.rbac.authorization.k8s.io/spiderpool-iaas-webhook-conf-reader',
-      'rolebinding.rbac.authorization.k8s.io/spiderpool-iaas-webhook-conf-reader',
-    ]);
+    // What a pod of the Deployment does (its flags), as a process: ready once its pool cache listed.
+    expect(await kubectl(['apply', '-f', CRD_FILE])).toMatchObject({ code: 0 });
+    const certDir = path.join(top, 'served');
+    const args = (JSON.parse((await kubectl(['get', '-n', NS, 'deployment/spiderpool-iaas-webhook', '-o', 'json'])).stdout).spec.template.spec.containers[0].args as string[])
+      .filter((a) => /^--(tls-secret|manage-webhook-configuration|owner-cluster-role|configmap-name|configmap-namespace)=/.test(a));
+    webhook = new WebhookProcess(certDir, apiServer.kubeconfig, [...args, `--namespace=${NS}`]);
+    await webhook.start();
+    const written = await until(async () => (await getJson('validatingwebhookconfiguration/spiderpool-iaas-webhook')) ?? undefined, 'the configuration', { timeoutMs: 60_000, intervalMs: 500 });
+    const secret = await getJson('secret/spiderpool-iaas-webhook-tls', NS);
+    expect(secret.type).toBe('kubernetes.io/tls');
+    expect(Object.keys(secret.data).sort()).toEqual(['ca.crt', 'ca.key', 'tls.crt', 'tls.key']);
+    expect(written.webhooks.length).toBeGreaterThan(1);
+    expect(written.webhooks.map((w: any) => w.clientConfig.caBundle)).toEqual(written.webhooks.map(() => secret.data['ca.crt']));
+    expect(written.webhooks.map((w: any) => w.clientConfig.service.namespace)).toEqual(written.webhooks.map(() => NS));
+    const clusterRole = await getJson('clusterrole/spiderpool-iaas-webhook');
+    const owner = [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'spiderpool-iaas-webhook', uid: clusterRole.metadata.uid }];
+    expect(written.metadata.ownerReferences).toEqual(owner);
+    expect(secret.metadata.ownerReferences).toEqual(owner);
+    expect(written.metadata.annotations).toEqual({ 'admissions.enforcer/disabled': 'true' });
+    await webhook.stop();
 
     // README "Uninstall". No namespace controller runs here, so the namespace would stay
     // Terminating and kubectl would wait for it: --wait=false, then its deletion is checked.
-    expect(await kubectl(['delete', 'validatingwebhookconfiguration', 'spiderpool-iaas-webhook'])).toMatchObject({ code: 0 });
-    const deleted = await kubectl(['delete', '-k', overlayDir, '--ignore-not-found', '--wait=false']);
+    const unregister = (name: string) => runProcess(process.execPath, [CLI, 'unregister', `--kubeconfig=${apiServer.kubeconfig}`, `--name=${name}`]);
+    expect(await unregister('spiderpool-iaas-webhook')).toMatchObject({
+      code: 0,
+      stdout: 'validatingwebhookconfiguration.admissionregistration.k8s.io "spiderpool-iaas-webhook" deleted\n',
+    });
+    expect(await unregister('spiderpool-iaas-webhook')).toMatchObject({
+      code: 0,
+      stdout: 'validatingwebhookconfiguration.admissionregistration.k8s.io "spiderpool-iaas-webhook" not found: nothing to delete\n',
+    });
+    expect(await unregister('Not_A_Name')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: option '--name <name>' argument 'Not_A_Name' is invalid\. must be a Kubernetes object name/) });
+    const deleted = await kubectl(['delete', '-k', overlayDir, '--wait=false']);
     expect(deleted).toMatchObject({ code: 0, stderr: '' });
-    expect(deleted.stdout).not.toContain('validatingwebhookconfiguration');
     expect(await exists('clusterrole/spiderpool-iaas-webhook')).toBe(false);
     expect(await exists('clusterrolebinding/spiderpool-iaas-webhook')).toBe(false);
     expect(await exists('role/spiderpool-iaas-webhook-conf-reader', 'kube-system')).toBe(false);
-    const namespace = JSON.parse((await kubectl(['get', 'namespace/spiderpool-iaas-webhook', '-o', 'json'])).stdout || '{}');
+    const namespace = (await getJson('namespace/spiderpool-iaas-webhook')) ?? {};
     expect(namespace.metadata?.deletionTimestamp ?? 'gone').toEqual(expect.any(String));
   });
 });
