@@ -4,8 +4,10 @@
  * kube-proxy, kubelet and containerd, all Kubernetes v1.37.2, kubectl too), with the image
  * built from the Dockerfile. The tests run in order on one install:
  *
- *   install   certs into a copy of deploy/, everything but the webhook configuration,
- *             wait for the Deployment, then the webhook configuration
+ *   install   `kubectl apply -k` of a copy of deploy/ under load (guarded writes all the
+ *             while): the webhook configuration appears once a pod serves, none fails;
+ *             certificates of minutes (--cert-validity 2m, --ca-validity 4m), so the
+ *             serving certificate and the CA are renewed while the tests below run
  *   1         both replicas Ready through the Deployment's own probes
  *   2         the pods run as deploy/ says (uid, capabilities, seccomp, read-only root)
  *   3         the API server calls the webhook through its Service
@@ -25,10 +27,13 @@
  *   9         deploy/components/network-policy-api-server, restricted to the API
  *             server's source address as seen in the webhook pods: admits it, not the
  *             attacker (evaluated: the bridge plugin enforces no NetworkPolicy)
- *   uninstall as the README says
+ *   10        a CA change (new CA added, then signing, the old one expiring) under load:
+ *             no admission call fails, the caBundle follows
+ *   uninstall as the README says: unregister, then kubectl delete -k
  *
  * What differs from an operator's install, and why: the image comes from the node's
- * containerd (imported; no registry), set by test/kube/overlay/ (its only change); the
+ * containerd (imported; no registry), set by test/kube/overlay/ (its only change), and
+ * the certificate lifetimes are minutes (added to the copy of the overlay here); the
  * cluster's own differences from a production one are in cluster.sh.
  */
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
@@ -159,36 +164,85 @@ async function webhookAnswers(): Promise<void> {
   );
 }
 
+/** Certificate lifetimes of the test install: renewals happen while the tests run. */
+const SHORT_VALIDITY = ['--cert-validity=2m', '--ca-validity=4m'];
+let installRun: FaultRunResult;
+
+/** The TLS Secret's data, decoded. */
+async function tlsSecret(): Promise<Record<string, string>> {
+  const secret = await getJson('secret', 'spiderpool-iaas-webhook-tls', NS);
+  return Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+}
+
+/** Whether every webhook's caBundle is the TLS Secret's ca.crt now. */
+async function caBundleIsSecrets(): Promise<boolean> {
+  const [vwc, secret] = await Promise.all([getJson('validatingwebhookconfiguration', 'spiderpool-iaas-webhook'), getJson('secret', 'spiderpool-iaas-webhook-tls', NS)]);
+  return vwc.webhooks.every((w: any) => w.clientConfig.caBundle === secret.data['ca.crt']);
+}
+
+function report(what: string, result: FaultRunResult): void {
+  console.log(`${what}: ${result.calls} admission calls (${result.allowed} allowed, ${result.refused} refused, ${result.unguarded} unguarded) in ${result.seconds} s at ${result.ratePerSecond}/s, ${result.failed} failed, latency p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, worst ${result.latencyMs.max} ms; faults: ${result.faults.map((f) => `${f.name} (${f.seconds} s)`).join(', ')}${result.failures.length ? `\nfailures: ${JSON.stringify(result.failures.slice(0, 10))}` : ''}`);
+}
+
 beforeAll(async () => {
   // On the cluster before the webhook, as on a cluster that runs Spiderpool: the
   // SpiderIPPool CRD and Spiderpool's ConfigMap.
   await mustKubectl(['apply', '-f', CRD_FILE]);
   await mustKubectl(['wait', '--for=condition=Established', `crd/${CRD_NAME}`, '--timeout=60s']);
   await mustKubectl(['apply', '-f', '-'], { stdin: stringify(spiderpoolConf('http://iaas-provider.kube-system.svc:80', '50s')) });
+  // The pool the load writes; nothing guards it yet.
+  expect((await apply(pool('fault-pool', ['worker-1']))).code).toBe(0);
 
-  // The install, step by step as the README says, on copies: deploy/ (without any
-  // deploy/tls of the clone) and the overlay side by side.
+  // Copies of deploy/ and the overlay side by side, the lifetimes added to the overlay.
   const dir = await mkdtemp(path.join(clusterDir(), 'install-'));
   await cp(path.join(ROOT, 'deploy'), path.join(dir, 'deploy'), { recursive: true, filter: (src) => !src.startsWith(path.join(ROOT, 'deploy/tls')) });
   await cp(path.join(ROOT, 'test/kube/overlay'), path.join(dir, 'overlay'), { recursive: true });
   overlay = path.join(dir, 'overlay');
-  // (a) the certificates, from the project's own `certs`
-  const certs = await runProcess(process.execPath, [CLI, 'certs', '--service', 'spiderpool-iaas-webhook', '--namespace', NS, '--out', path.join(dir, 'deploy/tls')]);
-  if (certs.code !== 0) throw new Error(`certs failed:\n${certs.stdout}${certs.stderr}`);
-  // (b) everything but the webhook configuration, (c) the Deployment Available,
-  // (d) everything, now with the webhook configuration (caBundle from the replacement)
-  await mustKubectl(['apply', '-k', overlay, '-l', 'app.kubernetes.io/component!=webhook-configuration']);
-  await mustKubectl(['-n', NS, 'wait', '--for=condition=Available', DEPLOYMENT, '--timeout=3m'], { timeoutMs: 200_000 });
-  await mustKubectl(['apply', '-k', overlay]);
-  await webhookAnswers();
+  const kustomization = path.join(overlay, 'kustomization.yaml');
+  const lifetimes = SHORT_VALIDITY.map((value) => ({ op: 'add', path: '/spec/template/spec/containers/0/args/-', value }));
+  await writeFile(kustomization, `${await readFile(kustomization, 'utf8')}patches:\n  - target: { kind: Deployment, name: spiderpool-iaas-webhook }\n    patch: '${JSON.stringify(lifetimes)}'\n`);
+
+  // The README's one command, under load: before the configuration exists nothing is
+  // guarded (a refusal due comes back allowed: "unguarded"), after it every call is judged.
+  const client = new ApiClient();
+  try {
+    installRun = await runFaults(client, {
+      ratePerSecond: 10,
+      unguardedOk: true,
+      faults: [
+        {
+          name: 'kubectl apply -k (one command)',
+          run: async () => {
+            await mustKubectl(['apply', '-k', overlay]);
+            await mustKubectl(['-n', NS, 'wait', '--for=condition=Available', DEPLOYMENT, '--timeout=3m'], { timeoutMs: 200_000 });
+            await webhookAnswers();
+          },
+        },
+      ],
+    });
+  } finally {
+    client.close();
+  }
+  report('install run', installRun);
+  await writeFile(path.join(clusterDir(), 'install-run.json'), JSON.stringify(installRun, null, 2));
 }, 400_000);
 
 describe('install', () => {
-  it('(b) left the webhook configuration out until the Deployment was Available', async () => {
+  it('applied no webhook configuration: a serving pod wrote it, with the Secret it made', async () => {
     const transcript = await readFile(path.join(clusterDir(), 'kubectl-transcript.txt'), 'utf8');
-    const first = transcript.split('\n\n').find((entry) => entry.startsWith(`$ kubectl apply -k ${overlay} -l `))!;
+    const first = transcript.split('\n\n').find((entry) => entry.startsWith(`$ kubectl apply -k ${overlay}`))!;
     expect(first).toContain('deployment.apps/spiderpool-iaas-webhook created');
     expect(first).not.toContain('validatingwebhookconfiguration');
+    expect(first).not.toContain('secret/');
+    const vwc = await getJson('validatingwebhookconfiguration', 'spiderpool-iaas-webhook');
+    expect(vwc.metadata.managedFields.map((f: any) => f.manager)).toContain('spiderpool-iaas-webhook');
+    expect(vwc.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'ClusterRole', name: 'spiderpool-iaas-webhook' })]);
+  });
+
+  it('had not one failed admission call while installing, and judged the writes once the configuration was there', () => {
+    expect(installRun.failures).toEqual([]);
+    expect(installRun.failed).toBe(0);
+    expect(installRun.refused).toBeGreaterThan(0);
   });
 });
 
@@ -231,14 +285,14 @@ describe('2. the pods', () => {
 });
 
 describe('3. the API server calls the webhook through its Service', () => {
-  it('the webhook configuration names the Service (no URL) with the CA from the certs', async () => {
+  it("the webhook configuration names the Service (no URL) with the TLS Secret's CA bundle", async () => {
     const vwc = await getJson('validatingwebhookconfiguration', 'spiderpool-iaas-webhook');
-    const ca = await readFile(path.join(path.dirname(overlay), 'deploy/tls/ca.crt'));
     for (const webhook of vwc.webhooks) {
       expect(webhook.clientConfig.url).toBeUndefined();
       expect(webhook.clientConfig.service).toMatchObject({ name: 'spiderpool-iaas-webhook', namespace: NS, port: 443 });
-      expect(Buffer.from(webhook.clientConfig.caBundle, 'base64').equals(ca)).toBe(true);
     }
+    // A renewal may be between a Secret write and the pods' next round.
+    await until(caBundleIsSecrets, "every caBundle equal to the Secret's ca.crt", { timeoutMs: 30_000, intervalMs: 1000 });
   });
 
   it("the Service's endpoints are the two pods, and a refused write shows in a pod's log", async () => {
@@ -355,7 +409,6 @@ describe('6. faults under load: no admission call fails', () => {
   beforeAll(async () => {
     const client = new ApiClient();
     try {
-      expect((await apply(pool('fault-pool', ['worker-1']))).code).toBe(0);
       result = await runFaults(client, {
         ratePerSecond: 10,
         faults: [
@@ -373,9 +426,8 @@ describe('6. faults under load: no admission call fails', () => {
     } finally {
       client.close();
     }
-    const report = JSON.stringify(result, null, 2);
-    await writeFile(path.join(clusterDir(), 'fault-run.json'), report);
-    console.log(`fault run: ${result.calls} admission calls (${result.allowed} allowed, ${result.refused} refused) in ${result.seconds} s at ${result.ratePerSecond}/s, ${result.failed} failed, latency p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, worst ${result.latencyMs.max} ms; faults: ${result.faults.map((f) => `${f.name} (${f.seconds} s)`).join(', ')}${result.failures.length ? `\nfailures: ${JSON.stringify(result.failures.slice(0, 10))}` : ''}`);
+    await writeFile(path.join(clusterDir(), 'fault-run.json'), JSON.stringify(result, null, 2));
+    report('fault run', result);
   }, 600_000);
 
   it('made calls all through both faults, allowed and refused', () => {
@@ -460,7 +512,9 @@ describe('7. the alerts fire in a real Prometheus (deploy/components/monitoring,
       // Two nodes: an IaaS node pool names exactly one.
       expect((await apply(pool('alert-two-nodes', ['worker-1', 'worker-2']))).code).toBe(0);
     } finally {
-      await mustKubectl(['apply', '-k', overlay]);
+      // The pods write the configuration again when they start (a running pod never
+      // rewrites one deleted after it wrote it: that is how an uninstall removes it).
+      await restartAndWait();
       await webhookAnswers();
     }
     try {
@@ -654,12 +708,64 @@ describe('9. the NetworkPolicy restricted to the API server (deploy/components/n
   });
 });
 
+describe('10. a CA change under load: no admission call fails', () => {
+  let result: FaultRunResult;
+  let before: Record<string, string>;
+  let after: Record<string, string>;
+
+  beforeAll(async () => {
+    before = await tlsSecret();
+    const client = new ApiClient();
+    try {
+      result = await runFaults(client, {
+        ratePerSecond: 10,
+        faults: [
+          {
+            // --ca-validity 4m: a new CA joins with 80 s left, signs with 40 s left, the old one leaves at its end.
+            name: 'the CA changes (new CA added, then signing, the old one expired)',
+            run: async () => {
+              const signingBefore = before['ca.key'];
+              await until(async () => (await tlsSecret())['ca.key'] !== signingBefore, 'a new signing CA', { timeoutMs: 230_000, intervalMs: 2000 });
+              await until(async () => ((await tlsSecret())['ca.crt']!.match(/BEGIN CERTIFICATE/g) ?? []).length === 1, 'the old CA to leave the bundle', { timeoutMs: 120_000, intervalMs: 2000 });
+              await until(caBundleIsSecrets, "every caBundle equal to the Secret's ca.crt", { timeoutMs: 30_000, intervalMs: 1000 });
+            },
+          },
+        ],
+      });
+    } finally {
+      client.close();
+    }
+    after = await tlsSecret();
+    await writeFile(path.join(clusterDir(), 'renewal-run.json'), JSON.stringify(result, null, 2));
+    report('renewal run', result);
+  }, 600_000);
+
+  it('replaced the CA and the serving certificate', () => {
+    expect(after['ca.crt']).not.toBe(before['ca.crt']);
+    expect(after['tls.crt']).not.toBe(before['tls.crt']);
+    expect(after['ca-next.key']).toBeUndefined();
+  });
+
+  it('had not one failed admission call', () => {
+    expect(result.failures).toEqual([]);
+    expect(result.failed).toBe(0);
+    expect(result.refused).toBeGreaterThan(50);
+  });
+
+  it('reloaded the pods\' certificates without a restart', async () => {
+    for (const p of await webhookPods()) {
+      expect(metric(await podRaw(p.metadata.name, 'metrics'), 'spiderpool_iaas_webhook_certificate_reloads_total')).toBeGreaterThan(0);
+    }
+  });
+});
+
 describe('uninstall, as the README says', () => {
-  it('removes the webhook configuration first, then everything the overlay made', async () => {
-    await mustKubectl(['delete', 'validatingwebhookconfiguration', 'spiderpool-iaas-webhook']);
-    // --ignore-not-found: the overlay still renders the webhook configuration just deleted.
-    await mustKubectl(['delete', '-k', overlay, '--ignore-not-found', '--timeout=2m'], { timeoutMs: 150_000 });
+  it('unregister first, then kubectl delete -k: nothing left, every write accepted', async () => {
+    const unregister = await runProcess(process.execPath, [CLI, 'unregister', `--kubeconfig=${path.join(clusterDir(), 'kubeconfig')}`, '--name=spiderpool-iaas-webhook']);
+    expect(unregister).toMatchObject({ code: 0, stdout: 'validatingwebhookconfiguration.admissionregistration.k8s.io "spiderpool-iaas-webhook" deleted\n' });
+    await mustKubectl(['delete', '-k', overlay, '--timeout=2m'], { timeoutMs: 150_000 });
     expect((await kubectl(['get', 'namespace', NS])).stderr).toContain('NotFound');
+    expect((await kubectl(['get', 'validatingwebhookconfiguration', 'spiderpool-iaas-webhook'])).stderr).toContain('NotFound');
     expect(await mustKubectl(['get', 'validatingadmissionpolicy,validatingadmissionpolicybinding', '-o', 'name'])).toBe('');
     // Guarded writes no longer depend on the webhook, nor pool writes on the policy.
     expect((await apply(pool('outage-node-pool'), ['--dry-run=server'])).code).toBe(0);
