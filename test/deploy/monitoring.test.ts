@@ -220,7 +220,9 @@ describe('the component', () => {
     expect(service.spec.ports.map((p: any) => p.name)).toContain(endpoint.port);
     expect(endpoint).toMatchObject({ scheme: 'https', path: '/metrics' });
     expect(endpoint.tlsConfig.serverName).toBe(`${service.metadata.name}.${service.metadata.namespace}.svc`);
-    const secrets = deployment.spec.template.spec.volumes.flatMap((v: any) => (v.secret ? [v.secret.secretName] : []));
+    // The Secret the pods keep their certificates in (--tls-secret), or the one they mount.
+    const kept = (deployment.spec.template.spec.containers[0].args as string[]).filter((a) => a.startsWith('--tls-secret=')).map((a) => a.slice('--tls-secret='.length));
+    const secrets = [...kept, ...deployment.spec.template.spec.volumes.flatMap((v: any) => (v.secret ? [v.secret.secretName] : []))];
     expect(secrets).toContain(endpoint.tlsConfig.ca.secret.name);
     expect(endpoint.tlsConfig.ca.secret.key).toBe('ca.crt');
   });
