@@ -135,7 +135,7 @@ export async function manageWebhookConfiguration(
     manifest,
     target: { service: { name: flags.service, namespace } },
     caBundlePem,
-    servingProblem: (caPem) => manage.servingProblem(endpoint, caPem),
+    servingProblem: async (caPem) => (await manage.servingProblem(endpoint, caPem)) ?? manage.serviceEndpointProblem(kubeConfig, { name: flags.service, namespace }),
     ...(flags.ownerClusterRole === undefined ? {} : { ownerClusterRole: flags.ownerClusterRole }),
     intervalMs: LIFECYCLE_INTERVAL_MS,
     logger,

@@ -50,7 +50,8 @@ export function summarizeApiError(err: unknown): ApiErrorSummary {
   if (err instanceof ApiException) {
     const status = statusIn(err.body);
     const body = typeof err.body === 'string' ? err.body : '';
-    const message = oneLine(status?.message ?? (body || (err.code === 401 ? 'Unauthorized' : `HTTP ${err.code}`)));
+    // A Status without a message says no more than its code; a body of another shape is shown as it came.
+    const message = oneLine(status?.message ?? ((status === undefined && body) || (err.code === 401 ? 'Unauthorized' : `HTTP ${err.code}`)));
     return {
       statusCode: err.code,
       message,

@@ -10,7 +10,7 @@
  * run, and writing it back would leave a `failurePolicy: Fail` webhook with no pod behind it.
  */
 import https from 'node:https';
-import { AdmissionregistrationV1Api, ApiException, type KubeConfig } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, ApiException, DiscoveryV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { caBundleBase64 } from '../certs/files.js';
 import { summarizeApiError } from '../cluster/api-error.js';
@@ -47,6 +47,27 @@ export function servingProblem(endpoint: ServingEndpoint, caPem: string): Promis
     req.on('timeout', () => req.destroy(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)));
     req.on('error', (err) => resolve(`its own HTTPS endpoint failed with the CA bundle: ${err.message}`));
   });
+}
+
+/**
+ * Why the API server would find no endpoint of `service` to call, or `undefined` when one
+ * of its EndpointSlices (label `kubernetes.io/service-name`) lists a ready address. The API
+ * server sends a webhook's calls to the Service's ready endpoints; a pod answers its own
+ * `/readyz` a moment before the EndpointSlice controller lists it, and a configuration
+ * written in that moment refuses guarded writes ("no endpoints available for service",
+ * failurePolicy Fail) until it does.
+ */
+export async function serviceEndpointProblem(kubeConfig: KubeConfig, service: { name: string; namespace: string }): Promise<string | undefined> {
+  const where = `Service ${service.namespace}/${service.name}`;
+  try {
+    const slices = await kubeConfig
+      .makeApiClient(DiscoveryV1Api)
+      .listNamespacedEndpointSlice({ namespace: service.namespace, labelSelector: `kubernetes.io/service-name=${service.name}` });
+    const ready = slices.items.some((slice) => (slice.endpoints ?? []).some((e) => e.addresses.length > 0 && e.conditions?.ready !== false));
+    return ready ? undefined : `${where} has no ready endpoint yet, so the API server could not call it`;
+  } catch (err) {
+    return `the endpoints of ${where} cannot be read (${summarizeApiError(err).message})`;
+  }
 }
 
 export interface WebhookConfigurationManagerOptions {

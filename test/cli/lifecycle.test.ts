@@ -11,7 +11,7 @@ import { InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import { collectAnnotation, manageWebhookConfiguration, parseObjectName, provisionCertificates, type LifecycleFlags } from '../../src/cli/lifecycle.js';
 import { startServer } from '../../src/server/serve.js';
-import { SECRETS, startFakeObjectStore, WEBHOOK_CONFIGURATIONS, type FakeObjectStore } from '../cluster/fake-object-store.js';
+import { ENDPOINT_SLICES, endpointSlice, SECRETS, startFakeObjectStore, WEBHOOK_CONFIGURATIONS, type FakeObjectStore } from '../cluster/fake-object-store.js';
 
 jest.setTimeout(60_000);
 const logger = pino({ level: 'silent' });
@@ -62,6 +62,11 @@ describe('serve --tls-secret --manage-webhook-configuration', () => {
     const server = await startServer({ port: 0, host: '127.0.0.1', certDir: flags.certDir, generateCerts: false, logger });
     const caPem = server.caCertPem;
     const manager = await manageWebhookConfiguration(flags, server, () => caPem, logger);
+    // The API server would find no endpoint of the Service to call: nothing is written yet.
+    store.put(ENDPOINT_SLICES('ns'), endpointSlice('svc', false));
+    await manager!.sync();
+    expect(store.objects.has(`${WEBHOOK_CONFIGURATIONS}/webhook`)).toBe(false);
+    store.put(ENDPOINT_SLICES('ns'), endpointSlice('svc', true));
     await manager!.sync();
     manager!.stop();
     secret!.stop();

@@ -13,6 +13,18 @@ import { kubeConfigFor } from '../registration/fake-api-server.js';
 export const SECRETS = (namespace: string) => `/api/v1/namespaces/${namespace}/secrets`;
 export const WEBHOOK_CONFIGURATIONS = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
 export const CLUSTER_ROLES = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
+export const ENDPOINT_SLICES = (namespace: string) => `/apis/discovery.k8s.io/v1/namespaces/${namespace}/endpointslices`;
+
+/** An EndpointSlice of `service` with one address, ready or not. */
+export function endpointSlice(service: string, ready: boolean): Record<string, any> {
+  return {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name: `${service}-abcde`, labels: { 'kubernetes.io/service-name': service } },
+    addressType: 'IPv4',
+    endpoints: [{ addresses: ['10.0.0.1'], conditions: { ready } }],
+  };
+}
 
 export interface StoreRequest {
   method: string;
@@ -59,7 +71,8 @@ export async function startFakeObjectStore(): Promise<FakeObjectStore> {
   };
   const server = createServer(async (req, res) => {
     const body = await readBody(req);
-    const path = new URL(req.url ?? '/', 'http://fake').pathname;
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const path = url.pathname;
     const request = { method: req.method ?? '', path, body };
     store.requests.push(request);
     const send = (code: number, payload: string) => res.writeHead(code, { 'content-type': 'application/json' }).end(payload);
@@ -70,6 +83,13 @@ export async function startFakeObjectStore(): Promise<FakeObjectStore> {
     const notFound = () => send(404, status(404, 'NotFound', `"${name}" not found`));
     switch (request.method) {
       case 'GET': {
+        // A list with a label selector (key=value): the collection's objects carrying that label.
+        const selector = url.searchParams.get('labelSelector');
+        if (selector !== null) {
+          const [key, value] = selector.split('=');
+          const items = [...objects].filter(([at, o]) => at.startsWith(`${path}/`) && o['metadata']?.labels?.[key!] === value).map(([, o]) => o);
+          return send(200, JSON.stringify({ kind: 'List', apiVersion: 'v1', metadata: { resourceVersion: String(resourceVersion) }, items }));
+        }
         const object = objects.get(path);
         return object ? send(200, JSON.stringify(object)) : notFound();
       }

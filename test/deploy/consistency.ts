@@ -37,6 +37,11 @@ export interface ConsistencyOptions {
    * by default {@link webhookConfigurationOfPods} of the objects. Tests pass a changed one.
    */
   podsWrite?: Obj;
+  /**
+   * The CIDRs the NetworkPolicy admits the webhook port from (the network-policy-api-server
+   * component with its CIDRs set); by default the port is admitted from anywhere.
+   */
+  apiServerCIDRs?: readonly string[];
 }
 
 /** The annotation cert-manager's cainjector reads: `<namespace>/<Certificate name>`. */
@@ -399,7 +404,7 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
   }
 
   // --- NetworkPolicy -------------------------------------------------------------------
-  problems.push(...checkNetworkPolicy(ofKind('NetworkPolicy'), namespace, at(deployment, 'spec.template.metadata.labels')));
+  problems.push(...checkNetworkPolicy(ofKind('NetworkPolicy'), namespace, at(deployment, 'spec.template.metadata.labels'), options.apiServerCIDRs));
 
   // --- PodDisruptionBudget -------------------------------------------------------------
   const pdb = ofKind('PodDisruptionBudget').find((p) => selects(at(p, 'spec.selector.matchLabels'), podLabels));
@@ -521,22 +526,27 @@ function checkServingCertificate(all: readonly Obj[], certificate: Obj, namespac
 
 /**
  * A NetworkPolicy in the namespace selects the webhook's pods and admits TCP to
- * DEFAULT_PORT from any source: the API server's calls do not come from a Pod.
+ * DEFAULT_PORT from any source (the API server's calls do not come from a Pod), or, when
+ * `cidrs` is given, from an `ipBlock` of each of those CIDRs.
  */
-function checkNetworkPolicy(policies: readonly Obj[], namespace: string, podLabels: unknown): string[] {
+function checkNetworkPolicy(policies: readonly Obj[], namespace: string, podLabels: unknown, cidrs?: readonly string[]): string[] {
+  const admits = (from: unknown): boolean => {
+    if (cidrs === undefined) return from === undefined || arr(from).length === 0;
+    const blocks = new Set(arr(from).map((peer) => obj(obj(peer)?.['ipBlock'])?.['cidr']));
+    return cidrs.every((cidr) => blocks.has(cidr));
+  };
   const admitting = policies.filter(
     (p) =>
       namespaceOf(p) === namespace &&
       selects(at(p, 'spec.podSelector.matchLabels'), podLabels) &&
-      arr(at(p, 'spec.ingress')).some((rule) => {
-        const from = obj(rule)?.['from'];
-        const anywhere = from === undefined || arr(from).length === 0;
-        return anywhere && arr(obj(rule)?.['ports']).some((port) => obj(port)?.['port'] === DEFAULT_PORT && (obj(port)?.['protocol'] ?? 'TCP') === 'TCP');
-      }),
+      arr(at(p, 'spec.ingress')).some(
+        (rule) => admits(obj(rule)?.['from']) && arr(obj(rule)?.['ports']).some((port) => obj(port)?.['port'] === DEFAULT_PORT && (obj(port)?.['protocol'] ?? 'TCP') === 'TCP'),
+      ),
   );
+  const source = cidrs === undefined ? 'from anywhere' : `from ${cidrs.join(', ')}`;
   return admitting.length > 0
     ? []
-    : [`no NetworkPolicy in "${namespace}" selects the webhook's pods and admits TCP ${DEFAULT_PORT} from anywhere; the API server's calls would be dropped where ingress is denied by default`];
+    : [`no NetworkPolicy in "${namespace}" selects the webhook's pods and admits TCP ${DEFAULT_PORT} ${source}; the API server's calls would be dropped where ingress is denied by default`];
 }
 
 function checkTlsSecret(secret: Obj, namespace: string): string[] {

@@ -61,12 +61,13 @@ describe('deploy/ rendered without kubectl', () => {
     expect(one(rendered, 'Deployment')['spec']['template']['spec']['volumes']).toEqual([{ name: 'certs', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } }]);
   });
 
-  test('grants the Secret and the configuration by name; create of Secrets only in its namespace', () => {
+  test('grants the Secret and the configuration by name; create of Secrets and list of EndpointSlices only in its namespace', () => {
     const role = rendered.find((o) => o['kind'] === 'Role' && o['metadata']['name'] === 'spiderpool-iaas-webhook-tls')!;
     expect(role['metadata']['namespace']).toBe('spiderpool-iaas-webhook');
     expect(role['rules']).toEqual([
       { apiGroups: [''], resources: ['secrets'], resourceNames: ['spiderpool-iaas-webhook-tls'], verbs: ['get', 'update'] },
       { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+      { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
     ]);
     const clusterRole = one(rendered, 'ClusterRole');
     expect(clusterRole['rules'].slice(1)).toEqual([
@@ -536,6 +537,14 @@ describe('the checker reports', () => {
     expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(expected)]));
   });
 
+  test('with apiServerCIDRs the webhook port must be admitted from each of those CIDRs, not from anywhere', () => {
+    const copy = structuredClone(rendered);
+    expect(checkManifests(copy, { apiServerCIDRs: ['10.0.0.10/31'] })).toEqual([expect.stringMatching(/admits TCP 8443 from 10\.0\.0\.10\/31;/)]);
+    one(copy, 'NetworkPolicy')['spec']['ingress'][0]['from'] = [{ ipBlock: { cidr: '10.0.0.10/31' } }];
+    expect(checkManifests(copy, { apiServerCIDRs: ['10.0.0.10/31'] })).toEqual([]);
+    expect(checkManifests(copy, { apiServerCIDRs: ['10.0.0.10/31', '192.0.2.0/24'] })).toEqual([expect.stringMatching(/from 10\.0\.0\.10\/31, 192\.0\.2\.0\/24;/)]);
+  });
+
   test.each([
     ['a read-only certificate volume', (o: Obj[]) => (container(o)['volumeMounts'][0]['readOnly'] = true), /the mount at \/etc\/webhook\/certs is readOnly; with --tls-secret the server writes the certificates there/],
     [
@@ -545,7 +554,10 @@ describe('the checker reports', () => {
     ],
     [
       'no create of Secrets',
-      (o: Obj[]) => o.find((x) => x['metadata']['name'] === 'spiderpool-iaas-webhook-tls')!['rules'].pop(),
+      (o: Obj[]) => {
+        const rules = o.find((x) => x['metadata']['name'] === 'spiderpool-iaas-webhook-tls')!['rules'];
+        rules.splice(rules.findIndex((r: Obj) => r['resources'].includes('secrets') && r['verbs'].includes('create')), 1);
+      },
       /may not create Secret "spiderpool-iaas-webhook-tls" in "spiderpool-iaas-webhook" \(--tls-secret needs get, create and update\)/,
     ],
     [

@@ -29,6 +29,9 @@ const byKey = (objects: Obj[]): Obj[] => [...objects].sort((a, b) => key(a).loca
 function ofKind(objects: Obj[], kind: string): Obj[] {
   return objects.filter((o) => o['kind'] === kind);
 }
+/** The conf-reader Role or RoleBinding (the TLS Secret's Role and binding stay in the release namespace). */
+const confReader = (objects: Obj[], kind: 'Role' | 'RoleBinding'): Obj =>
+  one(objects.filter((o) => o['metadata']['name'].endsWith('-conf-reader')), kind);
 function one(objects: Obj[], kind: string): Obj {
   const found = ofKind(objects, kind);
   if (found.length !== 1) throw new Error(`expected one ${kind}, found ${found.length}: ${found.map(key).join(', ')}`);
@@ -134,20 +137,21 @@ describe('values', () => {
     const objects = await helmTemplate(['--set', 'spiderpool.namespace=spiderpool', '--set', 'spiderpool.configName=my-conf']);
     expect(args(objects)).toEqual(expect.arrayContaining(['--configmap-name=my-conf', '--configmap-namespace=spiderpool']));
     expect(args(objects).filter((a) => a.startsWith('--configmap-'))).toHaveLength(2);
-    const role = one(objects, 'Role');
+    const role = confReader(objects, 'Role');
     expect(role['metadata']['namespace']).toBe('spiderpool');
     expect(role['rules']).toEqual([{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['my-conf'], verbs: ['get', 'list', 'watch'] }]);
-    const binding = one(objects, 'RoleBinding');
+    const binding = confReader(objects, 'RoleBinding');
     expect(binding['metadata']['namespace']).toBe('spiderpool');
     expect(binding['subjects']).toEqual([{ kind: 'ServiceAccount', name: 'spiderpool-iaas-webhook', namespace: RELEASE_NAMESPACE }]);
   });
 
   test('another release namespace moves every namespaced object and the binding subjects, not the conf-reader', async () => {
     const objects = await helmTemplate([], 'webhooks');
-    for (const o of objects.filter((x) => x['metadata']['namespace'] !== undefined && !['Role', 'RoleBinding'].includes(x['kind']))) {
+    const conf = [confReader(objects, 'Role'), confReader(objects, 'RoleBinding')];
+    for (const o of objects.filter((x) => x['metadata']['namespace'] !== undefined && !conf.includes(x))) {
       expect([key(o), o['metadata']['namespace']]).toEqual([key(o), 'webhooks']);
     }
-    expect(one(objects, 'Role')['metadata']['namespace']).toBe('kube-system');
+    for (const o of conf) expect([key(o), o['metadata']['namespace']]).toEqual([key(o), 'kube-system']);
     for (const binding of [...ofKind(objects, 'RoleBinding'), ...ofKind(objects, 'ClusterRoleBinding')]) {
       for (const subject of binding['subjects']) expect(subject['namespace']).toBe('webhooks');
     }

@@ -32,6 +32,7 @@ const EXPECTED: [RegExp, ConsistencyOptions][] = [
   [/with your image$/, {}],
   [/cert-manager/, { certificates: 'cert-manager' }],
   [/"spiderpool", ConfigMap "my-spiderpool-conf"/, { spiderpoolNamespace: 'spiderpool', configMapName: 'my-spiderpool-conf' }],
+  [/the webhook port only from the control plane/, { apiServerCIDRs: ['10.0.0.10/31'] }],
   [/with monitoring/, {}],
 ];
 
@@ -46,7 +47,7 @@ afterAll(async () => {
 });
 
 describe("README's overlays rendered by kubectl kustomize", () => {
-  test('the README shows four overlays, each consistent with src/defaults.ts as it says', async () => {
+  test('the README shows five overlays, each consistent with src/defaults.ts as it says', async () => {
     const overlays = await readmeOverlays();
     expect(overlays.map((o) => o.title)).toEqual(EXPECTED.map(([title]) => expect.stringMatching(title)));
     for (const [index, overlay] of overlays.entries()) {
@@ -123,6 +124,23 @@ describe('README install against the real API server', () => {
       .filter((a) => /^--(tls-secret|manage-webhook-configuration|owner-cluster-role|configmap-name|configmap-namespace)=/.test(a));
     webhook = new WebhookProcess(certDir, apiServer.kubeconfig, [...args, `--namespace=${NS}`]);
     await webhook.start();
+    // No controller here publishes the Service's endpoints: the pod waits for one, as for
+    // the EndpointSlice controller in a cluster, and writes the configuration only then.
+    await until(() => webhook!.log.some((l) => String(l.msg).includes('has no ready endpoint yet')), 'the wait for an endpoint to be logged', { timeoutMs: 60_000, intervalMs: 500 });
+    expect(await exists('validatingwebhookconfiguration/spiderpool-iaas-webhook')).toBe(false);
+    const slice = path.join(top, 'endpointslice.yaml');
+    await writeFile(
+      slice,
+      stringify({
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: { name: 'spiderpool-iaas-webhook-e2e', namespace: NS, labels: { 'kubernetes.io/service-name': 'spiderpool-iaas-webhook' } },
+        addressType: 'IPv4',
+        endpoints: [{ addresses: ['10.0.0.1'], conditions: { ready: true } }],
+        ports: [{ name: 'https', port: 8443, protocol: 'TCP' }],
+      }),
+    );
+    expect(await kubectl(['apply', '-f', slice])).toMatchObject({ code: 0 });
     const written = await until(async () => (await getJson('validatingwebhookconfiguration/spiderpool-iaas-webhook')) ?? undefined, 'the configuration', { timeoutMs: 60_000, intervalMs: 500 });
     const secret = await getJson('secret/spiderpool-iaas-webhook-tls', NS);
     expect(secret.type).toBe('kubernetes.io/tls');

@@ -109,7 +109,7 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     if (!served.log().includes('SpiderIPPool cache not synced after')) {
       await expect(call(served, 'GET', '/readyz')).resolves.toMatchObject({ status: 503, body: expect.stringContaining('[-]pool-cache failed: SpiderIPPools not listed yet; readiness waits for them, up to 2 s') });
     }
-    await until(() => served!.log().includes('SpiderIPPool cache not synced after 2 s (the list failed: 503'), 'the end of the wait to be logged');
+    await until(() => served!.log().includes('SpiderIPPool cache not synced after 2 s (the list failed: HTTP 503)'), 'the end of the wait to be logged');
     await expect(call(served, 'GET', '/readyz')).resolves.toEqual({ status: 200, body: 'ok\n' });
     await expect(call(served, 'GET', '/readyz?verbose')).resolves.toMatchObject({
       status: 200,

@@ -130,6 +130,12 @@ async function expectNothingLeft(namespaces: string[]): Promise<void> {
 
 beforeAll(async () => {
   await helmBinary();
+  // The kustomize install before (install.test.ts) deletes this namespace at its end; helm
+  // cannot create the release's Secret in it while it is still terminating.
+  await until(async () => (await kubectl(['get', 'namespace', NS, '--ignore-not-found', '-o', 'name'])).stdout.trim() === '', `namespace ${NS} to be gone`, {
+    timeoutMs: 180_000,
+    intervalMs: 1000,
+  });
   await mustKubectl(['apply', '-f', CRD_FILE]);
   await mustKubectl(['wait', '--for=condition=Established', `crd/${CRD_NAME}`, '--timeout=60s']);
   await mustKubectl(['apply', '-f', '-'], { stdin: stringify(conf('kube-system', 'spiderpool-conf', '50s')) });

@@ -234,7 +234,8 @@ describe('install', () => {
     expect(first).toContain('deployment.apps/spiderpool-iaas-webhook created');
     expect(first).not.toContain('validatingwebhookconfiguration');
     expect(first).not.toContain('secret/');
-    const vwc = await getJson('validatingwebhookconfiguration', 'spiderpool-iaas-webhook');
+    // kubectl get leaves managedFields out unless asked.
+    const vwc = JSON.parse(await mustKubectl(['get', 'validatingwebhookconfiguration', 'spiderpool-iaas-webhook', '-o', 'json', '--show-managed-fields']));
     expect(vwc.metadata.managedFields.map((f: any) => f.manager)).toContain('spiderpool-iaas-webhook');
     expect(vwc.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'ClusterRole', name: 'spiderpool-iaas-webhook' })]);
   });
@@ -357,7 +358,8 @@ describe('outage: the webhook scaled to zero', () => {
     try {
       await until(async () => (await webhookPods()).length === 0 && (await getJson('pods', undefined, NS)).items.length === 0, 'no webhook pod left', { timeoutMs: 120_000, intervalMs: 500 });
       // The webhook is down: a write only it guards fails to reach it (failurePolicy Fail)…
-      const conf = await apply(spiderpoolConf('http://iaas-provider.kube-system.svc:80', '50s'), ['--dry-run=server']);
+      // A changed value: kubectl apply sends nothing for an unchanged object.
+      const conf = await apply(spiderpoolConf('http://iaas-provider.kube-system.svc:80', '51s'), ['--dry-run=server']);
       expect(conf.code).toBe(1);
       expect(conf.stderr).toContain('failed calling webhook');
       // …while the pool rule holds, refused in-process with the policy's message.
@@ -509,11 +511,18 @@ describe('7. the alerts fire in a real Prometheus (deploy/components/monitoring,
     await mustKubectl(['delete', 'validatingwebhookconfiguration', 'spiderpool-iaas-webhook']);
     await mustKubectl(['delete', 'validatingadmissionpolicybinding', '-l', 'app.kubernetes.io/name=spiderpool-iaas-webhook', '--ignore-not-found']);
     try {
-      // Two nodes: an IaaS node pool names exactly one.
+      // Two nodes: an IaaS node pool names exactly one. The API server drops a deleted
+      // webhook or binding from its admission chain a moment later, so ask until it has.
+      await until(async () => (await apply(pool('alert-two-nodes', ['worker-1', 'worker-2']), ['--dry-run=server'])).code === 0, 'the deleted guards to leave the admission chain', {
+        timeoutMs: 30_000,
+        intervalMs: 500,
+      });
       expect((await apply(pool('alert-two-nodes', ['worker-1', 'worker-2']))).code).toBe(0);
     } finally {
-      // The pods write the configuration again when they start (a running pod never
-      // rewrites one deleted after it wrote it: that is how an uninstall removes it).
+      // The install again brings the policy's binding back; the pods write the configuration
+      // again when they start (a running pod never rewrites one deleted after it wrote it:
+      // that is how an uninstall removes it).
+      await mustKubectl(['apply', '-k', overlay]);
       await restartAndWait();
       await webhookAnswers();
     }

@@ -15,6 +15,13 @@ const PROVIDER = 'ipam.spidernet.io/iaas-provider';
 const NIC = 'ipam.spidernet.io/parent-nic';
 const PAIR = 'ipam.spidernet.io/pair-pool';
 const WEBHOOK_CONFIGURATION = 'validatingwebhookconfiguration/spiderpool-iaas-webhook';
+/** review's line, after a refused pool, on whether the ValidatingAdmissionPolicy refuses it too: kubectl has no such line. */
+const POLICY_NOTE = /^note: SpiderIPPool "[^"\n]+": [^\n]*ValidatingAdmissionPolicy [^\n]*\n/gm;
+
+/** review's answer as kubectl prints it, its policy notes apart (one for each refused pool). */
+function asKubectl(review: { code: number | null; stdout: string; stderr: string }): { code: number | null; stdout: string; stderr: string; policyNotes: number } {
+  return { code: review.code, stdout: review.stdout, stderr: review.stderr.replace(POLICY_NOTE, ''), policyNotes: review.stderr.match(POLICY_NOTE)?.length ?? 0 };
+}
 
 let cluster: Cluster;
 let dir: string;
@@ -176,9 +183,10 @@ describe('review --pools decides as the API server does', () => {
     const kubectl = await cluster.kubectl(['apply', '-f', file, '--dry-run=server']);
     // No --operation: an object the state holds is the UPDATE kubectl apply sends.
     const review = await cluster.cli(['review', file, `--pools=${state}`]);
-    expect({ code: review.code, stdout: review.stdout, stderr: review.stderr }).toEqual({ code: kubectl.code, stdout: kubectl.stdout, stderr: kubectl.stderr });
+    const refused = kubectl.code === 1 ? 1 : 0;
+    expect(asKubectl(review)).toEqual({ code: kubectl.code, stdout: kubectl.stdout, stderr: kubectl.stderr, policyNotes: refused });
     const fromCluster = await cluster.cli(['review', file, `--kubeconfig=${cluster.apiServer.kubeconfig}`]);
-    expect(fromCluster).toMatchObject({ code: kubectl.code, stderr: kubectl.stderr });
+    expect(asKubectl(fromCluster)).toMatchObject({ code: kubectl.code, stderr: kubectl.stderr, policyNotes: refused });
   });
 
   it('a file of several objects, two refused: kubectl\'s aggregate of errors, the same from review', async () => {
@@ -190,7 +198,7 @@ describe('review --pools decides as the API server does', () => {
     const kubectl = await cluster.kubectl(['apply', '-f', file, '--dry-run=server']);
     const review = await cluster.cli(['review', file, `--pools=${state}`]);
     expect(kubectl.code).toBe(1);
-    expect({ code: review.code, stdout: review.stdout, stderr: review.stderr }).toEqual({ code: kubectl.code, stdout: kubectl.stdout, stderr: kubectl.stderr });
+    expect(asKubectl(review)).toEqual({ code: kubectl.code, stdout: kubectl.stdout, stderr: kubectl.stderr, policyNotes: 2 });
   });
 
   it.each(['kube-system', 'default'])('spiderpool-conf in %s: reviewed only where the webhook configuration sends it, as by the API server', async (namespace) => {
