@@ -25,6 +25,20 @@ import { isWatchableObject, MAX_WATCH_TIMEOUT_MS, TimedWatch } from './timed-wat
 /** How long stop() waits for a watch request in flight to get its response, in milliseconds. */
 const STOP_WAIT_MS = 2000;
 
+/**
+ * A watch that ends normally sooner than this, with no event, is an error (client-go's
+ * reflector: "very short watch ... lasted less than a second and no items received"), so
+ * a server or proxy that closes every watch at once is retried with backoff, not in a loop.
+ */
+const SHORT_WATCH_MS = 1000;
+
+/** A watch that ended at once without an event (see {@link SHORT_WATCH_MS}). */
+class ShortWatchError extends Error {
+  constructor(durationMs: number) {
+    super(`the watch ended at once without an event (after ${Math.round(durationMs)} ms); retrying with backoff`);
+  }
+}
+
 export interface InformerTiming {
   /** First retry delay after an error, in milliseconds (default 1000); doubled per failure in a row. */
   initialBackoffMs?: number;
@@ -195,6 +209,8 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
         resolve();
       };
       let gone = false;
+      let events = 0;
+      const startedMs = Date.now();
       const query = {
         allowWatchBookmarks: true,
         ...(resourceVersion ? { resourceVersion } : {}),
@@ -205,6 +221,7 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
         query,
         (phase, object: KubernetesObject) => {
           if (gone || stopped) return;
+          events++;
           if (phase === 'ERROR') {
             // The API server ends the watch after it; other ERROR events are left to that end, as client-node does.
             if ((object as { code?: unknown }).code === 410) gone = true;
@@ -218,6 +235,7 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
         (err: unknown) => {
           if (gone || (err as { statusCode?: unknown } | null)?.statusCode === 410) expired();
           else if (err !== null && err !== undefined) reject(err);
+          else if (events === 0 && Date.now() - startedMs < SHORT_WATCH_MS) reject(new ShortWatchError(Date.now() - startedMs));
           else resolve();
         },
       );

@@ -41,6 +41,8 @@ export class FakePoolApiServer {
   expireContinues = 0;
   /** Never send a watch's response headers (an API server that hangs). */
   holdWatchHeaders = false;
+  /** End every watch right after its response headers, with no event (a proxy or an API server that closes watches at once). */
+  endWatchesAtOnce = false;
   readonly watchQueries: URLSearchParams[] = [];
   private watches: http.ServerResponse[] = [];
 
@@ -62,6 +64,7 @@ export class FakePoolApiServer {
       // As the API server does, the watch starts before its first event, unless the test
       // plays a server that never answers.
       if (!this.holdWatchHeaders) res.flushHeaders();
+      if (this.endWatchesAtOnce) return void res.end();
       this.watches.push(res);
       return;
     }

@@ -211,6 +211,20 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     expect(cache.errors()).toEqual({ list: 0, watch: 0 });
   });
 
+  it('a watch that ends at once with no event is a watch error retried with backoff, not a loop of reconnects (client-go\'s "very short watch")', async () => {
+    api.lists = [{ status: 200, items: [pool('pool-a-v6', '3')], resourceVersion: '3' }];
+    api.endWatchesAtOnce = true;
+    const { records, logger } = recordingLogger();
+    cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 100, maxBackoffMs: 100 });
+    await until(() => cache!.errors().watch >= 2, 'two short watches counted as errors');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Paced by the 100 ms backoff: a handful of watches in ~0.5 s, not hundreds.
+    expect(api.watchQueries.length).toBeLessThan(10);
+    expect(records[0]).toMatchObject({ operation: 'watch', message: expect.stringMatching(/ended at once without an event/) });
+    expect(api.listCalls).toBe(1);
+    expect(cache.pools.get('pool-a-v6')).toBeDefined();
+  });
+
   it('a watch that cannot start (no current cluster any more) is a logged, retried error, not an unhandled rejection', async () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => void unhandled.push(reason);
@@ -222,6 +236,8 @@ describe('the SpiderIPPool cache against a fake API server', () => {
       cache = startPoolCache(config, { logger, initialBackoffMs: 5, maxBackoffMs: 10 });
       await until(() => api.openWatches === 1, 'the watch is open');
       config.clusters = []; // the list client keeps its server; the next watch finds none
+      api.send('BOOKMARK', { kind: 'SpiderIPPool', metadata: { resourceVersion: '4' } }); // not a short watch
+      await until(() => cache!.lastSyncSeconds() !== undefined, 'the bookmark read');
       api.endWatches();
       await until(() => cache!.errors().watch >= 2, 'two watch failures');
       expect(records).toEqual([expect.objectContaining({ operation: 'watch', message: 'No currently active cluster' })]);
