@@ -7,7 +7,8 @@
  * measures the built webhook (`serve --kubeconfig`, the pool cache on) from its start:
  * time to ready (`/readyz` 200) and to synced (the cache's list logged), probe failures
  * (`/livez` and `/readyz`, 2 s timeout, every 250 ms, from the start until 5 s after sync),
- * RSS and heap after sync, review latency (a pool UPDATE with a pair check) quiet and
+ * the longest event-loop block (prom-client's `monitorEventLoopDelay` maximum) from the start
+ * until then and under churn, RSS and heap after sync, review latency (a pool UPDATE with a pair check) quiet and
  * under status churn at a fixed rate, and RSS under that churn. Beside it the Go reference
  * (bench/go-reference `-pool-cache-kubeconfig`: controller-runtime's cache, default
  * options) on the same pools: RSS after sync and sync time, and the ratios.
@@ -234,13 +235,20 @@ interface Row {
   churnP99: number;
   probeFailures: number;
   slowestProbeMs: number;
+  /** Longest event-loop block from the start until 5 s after sync, and under churn, in ms. */
+  loopMaxMs: number;
+  churnLoopMaxMs: number;
   go?: { syncedS: number; rssMiB: number };
 }
 
-async function heapMiB(w: Webhook): Promise<number> {
-  const metrics = (await webhookGet(w, '/metrics')).body;
-  const used = metrics.split('\n').find((l) => l.startsWith('nodejs_heap_size_used_bytes '));
-  return Number(used?.split(' ')[1] ?? NaN) / 2 ** 20;
+/**
+ * The webhook's live heap (MiB) and its longest event-loop block since the last scrape (ms:
+ * prom-client's `monitorEventLoopDelay` maximum, which each scrape resets).
+ */
+async function scrape(w: Webhook): Promise<{ heapMiB: number; loopMaxMs: number }> {
+  const lines = (await webhookGet(w, '/metrics')).body.split('\n');
+  const value = (name: string) => Number(lines.find((l) => l.startsWith(`${name} `))?.split(' ')[1] ?? NaN);
+  return { heapMiB: value('nodejs_heap_size_used_bytes') / 2 ** 20, loopMaxMs: value('nodejs_eventloop_lag_max_seconds') * 1000 };
 }
 
 async function measureWebhook(client: Client, kubeconfig: string, n: number, k: number, churn: { rate: number; seconds: number }): Promise<Omit<Row, 'go' | 'listJsonMiB'>> {
@@ -272,8 +280,10 @@ async function measureWebhook(client: Client, kubeconfig: string, n: number, k: 
     probing = false;
     await prober;
     const rss = rssMiB(webhook.child.pid!);
-    const heap = await heapMiB(webhook);
+    // The first scrape: its event-loop maximum covers the start, the list and the pass after it.
+    const { heapMiB: heap, loopMaxMs } = await scrape(webhook);
     const quiet = await reviews(webhook, 8);
+    await scrape(webhook); // from here, the maximum covers the churn alone
     // Churn: status writes at a fixed rate (an allocation more or less on successive pools), as Spiderpool's IPAM writes them.
     let churning = true;
     let peak = 0;
@@ -287,6 +297,7 @@ async function measureWebhook(client: Client, kubeconfig: string, n: number, k: 
     const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(webhook.child.pid!))), 250);
     const busy = await reviews(webhook, churn.seconds);
     const churnRss = rssMiB(webhook.child.pid!);
+    const churnLoopMaxMs = (await scrape(webhook)).loopMaxMs;
     churning = false;
     clearInterval(sampler);
     await writer;
@@ -305,6 +316,8 @@ async function measureWebhook(client: Client, kubeconfig: string, n: number, k: 
       churnP99: quantile(busy, 0.99),
       probeFailures: failures,
       slowestProbeMs: slowest,
+      loopMaxMs,
+      churnLoopMaxMs,
     };
   } finally {
     probing = false;
@@ -340,13 +353,13 @@ const f0 = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '—');
 
 export function scaleTable(rows: readonly Row[]): string {
   const lines = [
-    '| pools × allocations | list JSON MiB | ready s | synced s | RSS MiB | heap MiB | RSS churn (peak) MiB | review p50/p99 ms quiet | review p50/p99 ms churn | probe failures (slowest ms) | Go RSS MiB | Go synced s | RSS ratio | sync ratio |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    '| pools × allocations | list JSON MiB | ready s | synced s | RSS MiB | heap MiB | RSS churn (peak) MiB | review p50/p99 ms quiet | review p50/p99 ms churn | probe failures (slowest ms) | loop block max ms start / churn | Go RSS MiB | Go synced s | RSS ratio | sync ratio |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
   for (const r of rows) {
     lines.push(
       `| ${r.pools} × ${r.allocations} | ${f1(r.listJsonMiB)} | ${f1(r.readyS)} | ${f1(r.syncedS)} | ${f0(r.rssMiB)} | ${f0(r.heapMiB)} | ${f0(r.churnRssMiB)} (${f0(r.churnPeakMiB)}) | ` +
-        `${f1(r.quietP50)} / ${f1(r.quietP99)} | ${f1(r.churnP50)} / ${f1(r.churnP99)} | ${r.probeFailures} (${f0(r.slowestProbeMs)}) | ` +
+        `${f1(r.quietP50)} / ${f1(r.quietP99)} | ${f1(r.churnP50)} / ${f1(r.churnP99)} | ${r.probeFailures} (${f0(r.slowestProbeMs)}) | ${f0(r.loopMaxMs)} / ${f0(r.churnLoopMaxMs)} | ` +
         `${r.go ? f0(r.go.rssMiB) : '—'} | ${r.go ? f1(r.go.syncedS) : '—'} | ${r.go ? (r.rssMiB / r.go.rssMiB).toFixed(2) : '—'} | ${r.go ? (r.syncedS / r.go.syncedS).toFixed(2) : '—'} |`,
     );
   }

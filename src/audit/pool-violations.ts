@@ -6,8 +6,12 @@
  * the pools naming it), so upkeep per event is O(pairs touched), never O(pools). A
  * traditional pool created as the sibling of an IaaS pool never reaches the webhook, but
  * its creation touches the IaaS pool naming it, whose broken pair is counted here.
+ * The pass over every pool after a complete list runs in time slices when given a
+ * {@link Slicing} (the server's: 10 000 pools take ~2 s to judge, longer than a probe's
+ * timeout); meanwhile the counts hold the last judgement of each pool, old or new.
  */
 import type { PoolIndex } from '../state/pool-index.js';
+import { inSlices, type Slicing } from '../state/slices.js';
 import { fieldErrorBody } from '../field/errors.js';
 import { POOL_RULES, storedPoolViolations } from '../rules/pool-judgement.js';
 import type { Violation } from '../rules/ratchet.js';
@@ -37,10 +41,25 @@ export class PoolViolationTracker {
   private readonly pairCounts = new Map<string, number>();
   /** Pools judged since the start: what a test counts to see the upkeep stays O(touched). */
   judgements = 0;
+  /** Which pass over every pool is the current one (a newer complete list abandons an older pass). */
+  private pass = 0;
+  private passing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly index: PoolIndex) {
+  /**
+   * @param slicing how the pass over every pool yields to the event loop; absent, it runs
+   *   in one piece (the CLI's `audit`, which has nothing else to answer).
+   */
+  constructor(
+    private readonly index: PoolIndex,
+    private readonly slicing?: Slicing,
+  ) {
     index.onChange((touched) => (touched === 'all' ? this.rejudgeAll() : touched.forEach((name) => this.rejudge(name))));
     if (index.hasSynced()) this.rejudgeAll();
+  }
+
+  /** Resolves once the current pass over every pool (after a complete list) is done. */
+  judged(): Promise<void> {
+    return this.passing;
   }
 
   /** Violations by rule, every rule listed (0 when none). */
@@ -58,11 +77,26 @@ export class PoolViolationTracker {
     return [...this.byPool].flatMap(([pool, found]) => found.map((v) => describeViolation(pool, v)));
   }
 
+  /**
+   * Re-judges every stored pool, then the pools judged before that are no longer stored.
+   * Each judgement replaces that pool's own (rejudge is idempotent), so a pass that a
+   * newer one abandons, or an event re-judging a pool between slices, leaves the counts
+   * consistent.
+   */
   private rejudgeAll(): void {
-    this.byPool.clear();
-    this.pairCounts.clear();
-    for (const rule of this.ruleCounts.keys()) this.ruleCounts.set(rule, 0);
-    for (const [name] of this.index.entries()) this.rejudge(name);
+    const pass = ++this.pass;
+    const wanted = () => pass === this.pass;
+    const judge = ([name]: [string, unknown]) => this.rejudge(name);
+    const gone = () => [...this.byPool.keys()].filter((name) => this.index.get(name) === undefined);
+    if (this.slicing === undefined) {
+      for (const entry of this.index.entries()) judge(entry);
+      gone().forEach((name) => this.rejudge(name));
+      return;
+    }
+    const slicing = this.slicing;
+    this.passing = (async () => {
+      if (await inSlices(this.index.entries(), judge, slicing, wanted)) gone().forEach((name) => this.rejudge(name));
+    })();
   }
 
   private rejudge(name: string): void {

@@ -20,6 +20,7 @@ import { describeApiFailure, registerInformerErrors, startInformer, type CacheFa
 
 import { nameOf } from '../kubernetes/metadata.js';
 import { PoolIndex, slimPool } from '../state/pool-index.js';
+import { EVENT_LOOP_SLICING } from '../state/slices.js';
 
 /** The resource the cache lists and watches (cluster-scoped). */
 export const SPIDERIPPOOL_RESOURCE = { group: 'spiderpool.spidernet.io', version: 'v2beta1', plural: 'spiderippools' } as const;
@@ -95,7 +96,8 @@ export function describeCacheFailure(operation: 'list' | 'watch', err: unknown):
 export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): PoolCache {
   const { logger, syncWaitMs = DEFAULT_SYNC_WAIT_MS, ...timing } = options;
   const index = new PoolIndex();
-  const violations = new PoolViolationTracker(index);
+  // The pass over every pool after a list yields every few ms: probes never wait on it.
+  const violations = new PoolViolationTracker(index, EVENT_LOOP_SLICING);
   const warnRefused = (names: readonly string[]) => {
     for (const name of names) logger.warn({ name }, 'SpiderIPPool not shaped as expected; pair checks treat it as absent');
   };

@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { PoolViolationTracker } from '../../src/audit/pool-violations.js';
 import { PoolIndex } from '../../src/state/pool-index.js';
+import type { Slicing } from '../../src/state/slices.js';
 
 type Spec = { name: string; iaas: boolean; version: 4 | 6; pair?: string | undefined; nic?: string | undefined; ips?: readonly string[] | undefined };
 
@@ -110,5 +111,61 @@ describe('PoolViolationTracker', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  describe('in slices (the server: the pass after a list yields to the event loop)', () => {
+    /** A slicing that pauses after every `every` judgements until `step()` lets it go on. */
+    function stepped(every: number) {
+      let judged = 0;
+      const waiting: (() => void)[] = [];
+      const slicing: Slicing = { sliceMs: every, now: () => judged++, pause: () => new Promise((resolve) => waiting.push(resolve)) };
+      const step = async () => {
+        waiting.shift()?.();
+        await new Promise((resolve) => setImmediate(resolve));
+      };
+      return { slicing, step, paused: () => waiting.length > 0 };
+    }
+    const pairs = (n: number, broken: (i: number) => boolean) =>
+      Array.from({ length: n }, (_, i) => [pool({ name: `v4-${i}`, iaas: true, version: 4, pair: `v6-${i}` }), pool({ name: `v6-${i}`, iaas: true, version: broken(i) ? 4 : 6 })]).flat();
+
+    it('judges part of the pools per slice and ends with the counts of a judgement from scratch', async () => {
+      const index = new PoolIndex();
+      const { slicing, step, paused } = stepped(10);
+      const tracker = new PoolViolationTracker(index, slicing);
+      index.replaceAll(pairs(50, (i) => i % 10 === 0));
+      expect(tracker.judgements).toBeLessThan(100); // not in one piece
+      expect(paused()).toBe(true);
+      while (paused()) await step();
+      await tracker.judged();
+      expect(tracker.judgements).toBe(100);
+      expect(snapshot(tracker)).toEqual(fromScratch(index));
+      expect(tracker.brokenPairs()).toBe(5);
+    });
+
+    it('without a slicing the pass is done when replaceAll returns', () => {
+      const index = new PoolIndex();
+      const tracker = new PoolViolationTracker(index);
+      index.replaceAll(pairs(50, (i) => i % 10 === 0));
+      expect(tracker.judgements).toBe(100);
+      expect(tracker.brokenPairs()).toBe(5);
+    });
+
+    it('a newer list abandons the older pass; events between slices and pools gone from the list leave the counts right', async () => {
+      const index = new PoolIndex();
+      const { slicing, step, paused } = stepped(10);
+      const tracker = new PoolViolationTracker(index, slicing);
+      index.replaceAll(pairs(50, () => true));
+      await step();
+      index.upsert(pool({ name: 'v6-49', iaas: true, version: 6 })); // between slices: judged at once
+      index.replaceAll(pairs(20, (i) => i === 3)); // 60 pools of the first list are gone
+      const first = tracker.judgements;
+      while (paused()) await step();
+      await tracker.judged();
+      expect(snapshot(tracker)).toEqual(fromScratch(index));
+      expect(tracker.brokenPairs()).toBe(1);
+      expect(tracker.violations().map((v) => v.pool).sort()).toEqual(['v4-3', 'v6-3']);
+      // The abandoned pass stopped: the second judged the rest of its 40 pools and the few gone ones judged before.
+      expect(tracker.judgements - first).toBeLessThanOrEqual(40); // the older pass, going on, would judge the 40 again
+    });
   });
 });
