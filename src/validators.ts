@@ -76,6 +76,12 @@ export function wireValidators(context: ReviewContext): WiredValidator[] {
   ];
 }
 
+/**
+ * Every rule a validator can refuse by (each validator's `rules`, each name once): the
+ * `rule` label values of the server's refusal counter.
+ */
+export const REFUSAL_RULES: readonly string[] = [...new Set(wireValidators({}).flatMap(({ validator }) => validator.rules ?? []))];
+
 /** What the validators may read besides the request (the reviewer only passes it on). */
 export type ReviewOptions = ReviewContext;
 

@@ -15,7 +15,7 @@ import {
   type AdmissionReviewResponse,
   type Verdict,
 } from '../kubernetes/schema.js';
-import { runValidator } from './validator.js';
+import { runValidator, type Decision } from './validator.js';
 
 /** A body that is not an `admission.k8s.io/v1` AdmissionReview with a `request.uid`. */
 export class InvalidAdmissionReviewError extends Error {
@@ -51,7 +51,7 @@ interface Guard {
   group: string;
   kind: string;
   webhook: string;
-  decide(request: AdmissionRequest): Verdict;
+  decide(request: AdmissionRequest): Decision;
 }
 
 function guard<T>(validator: Validator<T>, webhook: string): Guard {
@@ -64,6 +64,8 @@ export interface ReviewOutcome {
   review: AdmissionReviewResponse;
   /** The webhook whose validator judged it (kubectl names it in some denials); absent when no validator guards the kind. */
   webhook?: string;
+  /** The rules of that validator that refused the review, each once; empty when it was allowed or not decodable. */
+  refusedBy: readonly string[];
 }
 
 /**
@@ -78,7 +80,8 @@ export function createDispatcher(validators: readonly WiredValidator[]): (body: 
   return (body) => {
     const { request } = decodeAdmissionReview(body);
     const match = guards.find((g) => g.group === request.kind.group && g.kind === request.kind.kind);
-    if (match === undefined) return { request, review: encodeAdmissionReview(request.uid, allowed()) };
-    return { request, review: encodeAdmissionReview(request.uid, match.decide(request)), webhook: match.webhook };
+    if (match === undefined) return { request, review: encodeAdmissionReview(request.uid, allowed()), refusedBy: [] };
+    const { verdict, refusedBy } = match.decide(request);
+    return { request, review: encodeAdmissionReview(request.uid, verdict), webhook: match.webhook, refusedBy };
   };
 }

@@ -14,37 +14,49 @@ import type { AdmissionRequest, Verdict } from '../kubernetes/schema.js';
 import type { Findings, Validator } from '../rules/validator.js';
 import { allowed, denied, errored, invalidStatus } from './response.js';
 
+/** What a validator decided of one request: the verdict, and the rules that refused it (empty when allowed). */
+export interface Decision {
+  verdict: Verdict;
+  /** The `refusedBy` of the findings; empty when allowed or when the object could not be decoded. */
+  refusedBy: readonly string[];
+}
+
 /**
  * Runs `validator` on `request`. Operations it does not handle, CONNECT, and subresource
  * requests (e.g. `status`, which cannot change `spec` or `metadata`) are allowed.
  * An object that does not match the schema is answered `Errored(400)`, never thrown.
  */
-export function runValidator<T>(validator: Validator<T>, request: AdmissionRequest): Verdict {
-  if (request.subResource) return allowed();
+export function runValidator<T>(validator: Validator<T>, request: AdmissionRequest): Decision {
+  if (request.subResource) return ALLOWED;
   const decode = (field: 'object' | 'oldObject') => decodeObject(validator, request, field);
-  const answer = (findings: Findings, field: 'object' | 'oldObject') => verdictOf(validator, request, field, findings);
+  const answer = (findings: Findings, field: 'object' | 'oldObject'): Decision => ({
+    verdict: verdictOf(validator, request, field, findings),
+    refusedBy: findings.refusedBy,
+  });
   switch (request.operation) {
     case 'CREATE': {
-      if (!validator.validateCreate) return allowed();
+      if (!validator.validateCreate) return ALLOWED;
       const object = decode('object');
-      return object.ok ? answer(validator.validateCreate(object.value, request), 'object') : object.verdict;
+      return object.ok ? answer(validator.validateCreate(object.value, request), 'object') : object.decision;
     }
     case 'UPDATE': {
-      if (!validator.validateUpdate) return allowed();
+      if (!validator.validateUpdate) return ALLOWED;
       const oldObject = decode('oldObject');
-      if (!oldObject.ok) return oldObject.verdict;
+      if (!oldObject.ok) return oldObject.decision;
       const object = decode('object');
-      return object.ok ? answer(validator.validateUpdate(oldObject.value, object.value, request), 'object') : object.verdict;
+      return object.ok ? answer(validator.validateUpdate(oldObject.value, object.value, request), 'object') : object.decision;
     }
     case 'DELETE': {
-      if (!validator.validateDelete) return allowed();
+      if (!validator.validateDelete) return ALLOWED;
       const oldObject = decode('oldObject');
-      return oldObject.ok ? answer(validator.validateDelete(oldObject.value, request), 'oldObject') : oldObject.verdict;
+      return oldObject.ok ? answer(validator.validateDelete(oldObject.value, request), 'oldObject') : oldObject.decision;
     }
     case 'CONNECT':
-      return allowed();
+      return ALLOWED;
   }
 }
+
+const ALLOWED: Decision = { verdict: allowed(), refusedBy: [] };
 
 /** {@link verdictFor} the request's `field` object: its `metadata.name`, else `request.name`. */
 function verdictOf<T>(validator: Validator<T>, request: AdmissionRequest, field: 'object' | 'oldObject', findings: Findings): Verdict {
@@ -65,8 +77,8 @@ function decodeObject<T>(
   validator: Validator<T>,
   request: AdmissionRequest,
   field: 'object' | 'oldObject',
-): { ok: true; value: T } | { ok: false; verdict: Verdict } {
+): { ok: true; value: T } | { ok: false; decision: Decision } {
   const result = compiled(validator.schema).safeParse(request[field]);
   if (result.success) return { ok: true, value: result.data };
-  return { ok: false, verdict: errored(400, `cannot decode ${validator.groupKind.kind} at ${firstIssue(result.error, Path.of('request', field))}`) };
+  return { ok: false, decision: { refusedBy: [], verdict: errored(400, `cannot decode ${validator.groupKind.kind} at ${firstIssue(result.error, Path.of('request', field))}`) } };
 }

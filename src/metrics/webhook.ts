@@ -9,6 +9,7 @@
  * What controller-runtime has no metric for carries this project's prefix.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { REFUSAL_RULES } from '../validators.js';
 
 const PREFIX = 'spiderpool_iaas_webhook_';
 
@@ -32,12 +33,23 @@ export interface RouteMetrics {
    * status, or `aborted`), `operation` and `allowed` ('' when no review was decided).
    */
   finished(seconds: number, code: string, operation: string, allowed: string): void;
+  /**
+   * A review was refused by `rules` (its outcome's `refusedBy`): one refusal for each.
+   * A name outside `REFUSAL_RULES` is not counted, so no label value is made up at run time.
+   */
+  refused(rules: readonly string[]): void;
 }
 
 export interface WebhookMetrics {
   registry: Registry;
   /** `webhook` (the URL path), `code` (HTTP status), `operation` and `allowed` ('' when no review was decided). */
   requestsTotal: Counter<'webhook' | 'code' | 'operation' | 'allowed'>;
+  /**
+   * Reviews refused, by `webhook` (the URL path) and `rule` (one of `REFUSAL_RULES`): a
+   * review refused by two rules counts under both. Every pair exists from the path's first
+   * use, at 0.
+   */
+  refusalsTotal: Counter<'webhook' | 'rule'>;
   /** Seconds from the request's arrival until its answer is written (or its client left), by `webhook`. */
   latencySeconds: Histogram<'webhook'>;
   requestsInFlight: Gauge<'webhook'>;
@@ -74,11 +86,20 @@ interface PendingCount {
   count: number;
 }
 
-/** A path's in-flight count and its `requests_total` label sets, keyed `code operation allowed`. */
+/** A path's in-flight count, its `requests_total` label sets (keyed `code operation allowed`) and its refusals by rule. */
 interface RouteCounts {
   labels: { webhook: string };
   inFlight: number;
   totals: Map<string, PendingCount>;
+  refusals: Map<string, { labels: { webhook: string; rule: string }; count: number }>;
+}
+
+/** Adds the counts pending in `pending` to `counter` and zeroes them (at a scrape). */
+function flush<L extends string>(counter: Counter<L>, pending: Iterable<{ labels: Record<L, string>; count: number }>): void {
+  for (const p of pending) {
+    if (p.count > 0) counter.inc(p.labels, p.count);
+    p.count = 0;
+  }
 }
 
 /** Creates the metrics and Node's default process metrics on `registry` (a new one by default). */
@@ -95,12 +116,16 @@ export function createWebhookMetrics(registry = new Registry()): WebhookMetrics 
       labelNames: ['webhook', 'code', 'operation', 'allowed'],
       registers,
       collect() {
-        for (const route of routes.values()) {
-          for (const pending of route.totals.values()) {
-            if (pending.count > 0) this.inc(pending.labels, pending.count);
-            pending.count = 0;
-          }
-        }
+        for (const route of routes.values()) flush(this, route.totals.values());
+      },
+    }),
+    refusalsTotal: new Counter({
+      name: `${PREFIX}refusals_total`,
+      help: 'Admission reviews refused, by webhook path and by each rule that refused them (dry runs included; warnings are no refusal).',
+      labelNames: ['webhook', 'rule'],
+      registers,
+      collect() {
+        for (const route of routes.values()) flush(this, route.refusals.values());
       },
     }),
     latencySeconds: new Histogram({
@@ -122,7 +147,10 @@ export function createWebhookMetrics(registry = new Registry()): WebhookMetrics 
     route: (webhook) => {
       let counts = routes.get(webhook);
       if (counts === undefined) {
-        counts = { labels: { webhook }, inFlight: 0, totals: new Map() };
+        // Every rule's series from the start, so increase() sees the first refusal.
+        const refusals = new Map(REFUSAL_RULES.map((rule) => [rule, { labels: { webhook, rule }, count: 0 }]));
+        for (const { labels } of refusals.values()) metrics.refusalsTotal.inc(labels, 0);
+        counts = { labels: { webhook }, inFlight: 0, totals: new Map(), refusals };
         routes.set(webhook, counts);
       }
       return routeMetrics(counts, metrics.latencySeconds);
@@ -193,6 +221,12 @@ function routeMetrics(counts: RouteCounts, latencySeconds: Histogram<'webhook'>)
         totals.set(key, pending);
       }
       pending.count++;
+    },
+    refused: (rules) => {
+      for (const rule of rules) {
+        const pending = counts.refusals.get(rule);
+        if (pending !== undefined) pending.count++;
+      }
     },
   };
 }

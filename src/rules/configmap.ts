@@ -36,6 +36,13 @@ export interface SpiderpoolConfigMapRef {
 const CONF_YML_FIELD = Path.of('data').key(CONF_YML_KEY).toString();
 
 /**
+ * The ConfigMap's one rule: `data[conf.yml]` is present and lets Spiderpool's agent and
+ * controller start (README, "Rules").
+ */
+export const CONFIGMAP_RULES = ['conf-yml'] as const;
+const [CONF_YML_RULE] = CONFIGMAP_RULES;
+
+/**
  * Validates a ConfigMap as Spiderpool would read it at start-up.
  *
  * @returns allowed (with warnings for settings that are ignored now but would fail once the
@@ -49,12 +56,12 @@ export function validateSpiderpoolConfigMap(configMap: ConfigMap): Findings {
       CONF_YML_FIELD,
       "Spiderpool's agent and controller read their configuration from this key and refuse to start without it",
     );
-    return { errors: [missing], warnings: [] };
+    return { errors: [missing], warnings: [], refusedBy: [CONF_YML_RULE] };
   }
   const findings = validateConfYml(confYml);
   const errors: FieldError[] = underField(CONF_YML_FIELD, findings.errors);
   const warnings = underField(CONF_YML_FIELD, findings.warnings).map(fieldWarningString);
-  return { errors, warnings };
+  return { errors, warnings, refusedBy: errors.length > 0 ? [CONF_YML_RULE] : [] };
 }
 
 /** The ConfigMap validator for the Spiderpool ConfigMap `ref` names (CREATE and UPDATE). */
@@ -68,6 +75,7 @@ export function configMapValidator(ref: SpiderpoolConfigMapRef = { name: DEFAULT
   return {
     groupKind: CONFIGMAP,
     schema: ConfigMapSchema,
+    rules: CONFIGMAP_RULES,
     validateCreate: check,
     validateUpdate: (_oldConfigMap, configMap, request) => check(configMap, request),
   };

@@ -14,7 +14,7 @@ import type { AdmissionRequest } from '../kubernetes/schema.js';
 import type { DualStack } from '../candidates/categories.js';
 import { defaultPoolWarnings } from './default-pools.js';
 import type { PoolDirectory } from './pool-pair.js';
-import { judgePool, type PoolRule } from './pool-judgement.js';
+import { judgePool, POOL_RULES, type PoolRule } from './pool-judgement.js';
 import {
   IAAS_PROVIDER_ANNOTATION,
   PARENT_NIC_ANNOTATION,
@@ -39,6 +39,9 @@ export const TRANSITION_RULES = ['provider-fixed-in-use', 'parent-nic-fixed-in-u
 
 /** Every rule that can refuse a SpiderIPPool write. */
 export type SpiderIPPoolRule = (typeof TRANSITION_RULES)[number] | PoolRule;
+
+/** Every {@link SpiderIPPoolRule}: the transition rules, then {@link POOL_RULES}. */
+export const SPIDERIPPOOL_RULES: readonly SpiderIPPoolRule[] = [...TRANSITION_RULES, ...POOL_RULES];
 
 /** One refusal of a SpiderIPPool write: the rule, and the field error it renders as. */
 export interface PoolRefusal {
@@ -134,9 +137,9 @@ export interface PoolJudgement {
   warnings: string[];
 }
 
-/** The judgement as a validator's findings: the refusals' field errors, and the warnings. */
+/** The judgement as a validator's findings: the refusals' field errors and rules, and the warnings. */
 function findings({ refused, warnings }: PoolJudgement): Findings {
-  return { errors: refused.map((r) => r.error), warnings };
+  return { errors: refused.map((r) => r.error), warnings, refusedBy: [...new Set(refused.map((r) => r.rule))] };
 }
 
 const poolName = (pool: SpiderIPPool, request: AdmissionRequest): string => pool.metadata.name ?? request.name ?? '';
@@ -212,6 +215,7 @@ export function spiderIPPoolValidator(pools: PoolDirectory, dualStack: () => Dua
   return {
     groupKind: SPIDERIPPOOL,
     schema: SpiderIPPoolSchema,
+    rules: SPIDERIPPOOL_RULES,
     validateCreate: (pool, request) => validateSpiderIPPoolCreate(pool, request, pools, dualStack()),
     validateUpdate: (oldPool, pool, request) => validateSpiderIPPoolUpdate(oldPool, pool, request, pools, dualStack()),
   };

@@ -15,11 +15,17 @@ import type { AdmissionRequest } from '../kubernetes/schema.js';
 export interface Findings {
   errors: readonly FieldError[];
   warnings: readonly string[];
+  /**
+   * The rules whose errors `errors` are, each once, in the order of their first error
+   * (names from the validator's `rules`): empty exactly when `errors` is. The server
+   * counts refusals by them (`spiderpool_iaas_webhook_refusals_total{rule}`).
+   */
+  refusedBy: readonly string[];
 }
 
 /** Findings with no error: the write is allowed, with `warnings`. */
 export function warningsOnly(warnings: readonly string[] = []): Findings {
-  return { errors: [], warnings };
+  return { errors: [], warnings, refusedBy: [] };
 }
 
 /** One guarded kind; an operation without its `validate*` is allowed. */
@@ -28,6 +34,11 @@ export interface Validator<T> {
   groupKind: GroupKind;
   /** The fields it reads; other fields are ignored, so any future field is tolerated. */
   schema: z.ZodType<T>;
+  /**
+   * Every rule its findings' `refusedBy` can name (a fixed list: the `rule` label of the
+   * refusal counter); absent for a validator that only warns.
+   */
+  rules?: readonly string[];
   /** CREATE: `object` is the object to be created. */
   validateCreate?(object: T, request: AdmissionRequest): Findings;
   /** UPDATE: `oldObject` as stored, `object` as it would be stored. */

@@ -254,9 +254,10 @@ class Exchange {
       if (e instanceof InvalidAdmissionReviewError) return this.refuse(400, e.message);
       throw e;
     }
-    const { request, review } = outcome;
+    const { request, review, refusedBy } = outcome;
     const allowed = review.response.allowed;
     this.send(200, review, request.operation, allowed ? 'true' : 'false');
+    if (refusedBy.length > 0) route.metrics.refused(refusedBy);
     // controller-runtime logs every review at V(5); a denial is what an operator looks for.
     const level = allowed ? 'debug' : 'info';
     if (!route.logger.isLevelEnabled(level)) return;

@@ -100,6 +100,7 @@ describe('the queries against what the webhook exports', () => {
     expect(kinds.get('controller_runtime_webhook_requests_total')).toBe('counter');
     expect(kinds.get('controller_runtime_webhook_latency_seconds_bucket')).toBe('histogram_bucket');
     expect(kinds.get('spiderpool_iaas_webhook_pool_violations')).toBe('gauge');
+    expect(kinds.get('spiderpool_iaas_webhook_refusals_total')).toBe('counter');
     expect(kinds.get('controller_runtime_webhook_latency_seconds')).toBeUndefined();
   });
 
@@ -112,6 +113,10 @@ describe('the queries against what the webhook exports', () => {
       'names ippool_allocation_failures_total, which the webhook does not export and is not a known external series',
     ]);
     expect(queryProblems('rate(spiderpool_iaas_webhook_pool_violations[5m]) > 0', kinds)).toEqual(['applies rate() to spiderpool_iaas_webhook_pool_violations, a gauge']);
+    expect(queryProblems('sum by (rule) (rate(spiderpool_iaas_webhook_refusal_total[5m]))', kinds)).toEqual([
+      'names spiderpool_iaas_webhook_refusal_total, which the webhook does not export and is not a known external series',
+    ]);
+    expect(queryProblems('deriv(spiderpool_iaas_webhook_refusals_total[5m])', kinds)).toEqual(['applies deriv() to spiderpool_iaas_webhook_refusals_total, a counter, not a gauge']);
     expect(queryProblems('increase(kube_deployment_status_replicas_available[5m])', kinds)).toEqual(['applies increase() to kube_deployment_status_replicas_available, a gauge']);
     expect(queryProblems('histogram_quantile(0.99, rate(controller_runtime_webhook_latency_seconds_sum[5m]))', kinds)).toEqual([
       "applies histogram_quantile() to controller_runtime_webhook_latency_seconds_sum, which is not a histogram's _bucket series",
@@ -239,7 +244,7 @@ describe('the component', () => {
     const exprs = (title: RegExp) => dashboardQueries(dashboard).filter((q) => title.test(q.panel)).map((q) => q.expr);
     expect(exprs(/Requests by webhook and outcome/).join(' ')).toMatch(/allowed="true".*allowed="false".*code!="200"/);
     expect(exprs(/Latency/).join(' ')).toMatch(/histogram_quantile\(0\.5,.*histogram_quantile\(0\.99,/);
-    expect(exprs(/Refusals/).join(' ')).toContain('allowed="false"');
+    expect(exprs(/Refusals by rule/).join(' ')).toContain('sum by (rule) (rate(spiderpool_iaas_webhook_refusals_total{');
     expect(exprs(/violations by rule/).join(' ')).toContain('max by (rule) (spiderpool_iaas_webhook_pool_violations');
     expect(exprs(/sync/).join(' ')).toContain('spiderpool_iaas_webhook_pool_cache_last_sync_timestamp_seconds');
     expect(exprs(/SpiderIPPools in the cache/).join(' ')).toContain('spiderpool_iaas_webhook_pool_cache_pools');
