@@ -21,12 +21,16 @@ const CHART_DIR = path.join(DEPLOY_DIR, 'helm/spiderpool-iaas-webhook');
 let values: Obj;
 let schema: JsonSchema;
 let base: Obj[];
+/** The namespace the component's second rule (the metrics) admits. */
+let metricsNamespaceOfComponent: string;
 
 beforeAll(async () => {
   values = parse(await readFile(path.join(CHART_DIR, 'values.yaml'), 'utf8'));
   schema = JSON.parse(await readFile(path.join(CHART_DIR, 'values.schema.json'), 'utf8'));
   // deploy/ (base plus the replacements that keep the conf-reader in Spiderpool's namespace), as it installs.
   base = await renderWithNode(DEPLOY_DIR);
+  const component = parse(await readFile(path.join(DEPLOY_DIR, 'components/network-policy-api-server/networkpolicy.yaml'), 'utf8'));
+  metricsNamespaceOfComponent = component.spec.ingress[1].from[0].namespaceSelector.matchLabels['kubernetes.io/metadata.name'];
 });
 
 const one = (kind: string): Obj => {
@@ -76,8 +80,9 @@ describe("the chart's defaults are deploy/base's", () => {
     expect(values['replicas']).toBe(one('Deployment')['spec']['replicas']);
     expect(values['resources']).toEqual(container()['resources']);
     expect(values['podDisruptionBudget']).toEqual({ enabled: true, minAvailable: one('PodDisruptionBudget')['spec']['minAvailable'] });
-    // No CIDRs: base admits the port from anywhere (no `from`).
-    expect(values['networkPolicy']).toEqual({ enabled: true, apiServerCIDRs: [] });
+    // No CIDRs: base admits the port from anywhere (no `from`). With CIDRs, the metrics
+    // rule admits the namespace deploy/components/network-policy-api-server admits.
+    expect(values['networkPolicy']).toEqual({ enabled: true, apiServerCIDRs: [], metricsNamespaces: [metricsNamespaceOfComponent] });
     expect(one('NetworkPolicy')['spec']['ingress'].map((rule: Obj) => rule['from'])).toEqual([undefined]);
   });
 
@@ -144,6 +149,8 @@ describe('values.schema.json', () => {
     ['an unknown tls.method', (v) => (v['tls']['method'] = 'manual'), /^tls\.method: must be one of/],
     ['a key under tls.provided', (v) => (v['tls']['provided']['cert'] = 'x'), /^tls\.provided: unknown key "cert"$/],
     ['a CIDR without a prefix length', (v) => (v['networkPolicy']['apiServerCIDRs'] = ['10.0.0.1']), /^networkPolicy\.apiServerCIDRs\.0: does not match/],
+    ['a metrics namespace that is no namespace name', (v) => (v['networkPolicy']['metricsNamespaces'] = ['Monitoring']), /^networkPolicy\.metricsNamespaces\.0: does not match/],
+    ['one metrics namespace not in a list', (v) => (v['networkPolicy']['metricsNamespaces'] = 'monitoring'), /^networkPolicy\.metricsNamespaces: must be array$/],
   ])('refuses %s', (_name, mutate, expected) => {
     const copy = structuredClone(values);
     mutate(copy);

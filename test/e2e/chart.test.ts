@@ -5,7 +5,7 @@
  * every value changes what it names, values.schema.json refuses typos, and the
  * objects are accepted by the real kube-apiserver (a server-side dry run).
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -189,8 +189,42 @@ describe('values', () => {
     expect(one(await helmTemplate(['--set', 'podDisruptionBudget.minAvailable=2']), 'PodDisruptionBudget')['spec']['minAvailable']).toBe(2);
     const off = await helmTemplate(['--set', 'podDisruptionBudget.enabled=false', '--set', 'networkPolicy.enabled=false']);
     expect([ofKind(off, 'PodDisruptionBudget'), ofKind(off, 'NetworkPolicy')]).toEqual([[], []]);
-    const narrowed = one(await helmTemplate(['--set', 'networkPolicy.apiServerCIDRs={10.0.0.0/24,fd00::/64}']), 'NetworkPolicy');
-    expect(narrowed['spec']['ingress'].map((rule: Obj) => rule['from'])).toEqual([[{ ipBlock: { cidr: '10.0.0.0/24' } }, { ipBlock: { cidr: 'fd00::/64' } }]]);
+    const cidrs = ['--set', 'networkPolicy.apiServerCIDRs={10.0.0.0/24,fd00::/64}'];
+    const narrowed = one(await helmTemplate(cidrs), 'NetworkPolicy');
+    const monitoring = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } };
+    expect(narrowed['spec']['ingress'].map((rule: Obj) => rule['from'])).toEqual([[{ ipBlock: { cidr: '10.0.0.0/24' } }, { ipBlock: { cidr: 'fd00::/64' } }], [monitoring]]);
+    for (const rule of narrowed['spec']['ingress']) expect(rule['ports']).toEqual([{ protocol: 'TCP', port: 8443 }]);
+    // Prometheus elsewhere, in two namespaces, or nothing scraping: no metrics rule.
+    const two = one(await helmTemplate([...cidrs, '--set', 'networkPolicy.metricsNamespaces={prometheus,monitoring}']), 'NetworkPolicy');
+    expect(two['spec']['ingress'][1]['from'].map((peer: Obj) => peer['namespaceSelector']['matchLabels']['kubernetes.io/metadata.name'])).toEqual(['prometheus', 'monitoring']);
+    const none = one(await helmTemplate([...cidrs, '--set-json', 'networkPolicy.metricsNamespaces=[]']), 'NetworkPolicy');
+    expect(none['spec']['ingress']).toHaveLength(1);
+    // Without CIDRs the port is open to all; no rule of its own is needed.
+    const open = one(await helmTemplate(['--set', 'networkPolicy.metricsNamespaces={prometheus}']), 'NetworkPolicy');
+    expect(open['spec']['ingress'].map((rule: Obj) => rule['from'])).toEqual([undefined]);
+    // A namespace that is not a DNS label fails the install.
+    const bad = await helm(['template', RELEASE, CHART_DIR, `--kube-version=${MIN_KUBE_VERSION}`, ...cidrs, '--set', 'networkPolicy.metricsNamespaces={Monitoring}']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("at '/networkPolicy/metricsNamespaces/0': 'Monitoring' does not match pattern");
+  });
+
+  test('networkPolicy with the CIDRs of deploy/components/network-policy-api-server renders what kustomize renders with that component', async () => {
+    const work = await mkdtemp(path.join(tmpdir(), 'chart-netpol-'));
+    try {
+      await cp(path.join(REPO_ROOT, 'deploy'), path.join(work, 'deploy'), { recursive: true });
+      const overlay = path.join(work, 'deploy/netpol');
+      await mkdir(overlay);
+      await writeFile(path.join(overlay, 'kustomization.yaml'), stringify({ resources: ['../base'], components: ['../components/network-policy-api-server'] }));
+      const kustomized = await runProcess(KUBECTL, ['kustomize', overlay]);
+      expect(kustomized.stderr).toBe('');
+      const policy = one(parseManifests(kustomized.stdout), 'NetworkPolicy');
+      const cidrs = policy['spec']['ingress'][0]['from'].map((peer: Obj) => peer['ipBlock']['cidr'] as string);
+      const helmed = one(await helmTemplate(['--set', `networkPolicy.apiServerCIDRs={${cidrs.join(',')}}`]), 'NetworkPolicy');
+      expect(helmed['spec']).toEqual({ ...policy['spec'], podSelector: helmed['spec']['podSelector'] });
+      expect(helmed['spec']['podSelector']).toEqual(policy['spec']['podSelector']);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
   });
 
   test('tls.method provided: the Secret from the values, mounted at the cert dir; each missing PEM is named', async () => {
