@@ -27,13 +27,15 @@ import { CLI, WebhookProcess, type LogLine } from './cluster/webhook.js';
 const execFileAsync = promisify(execFile);
 const KUBECTL = process.env['KUBECTL'] ?? 'kubectl';
 
-/** What each README overlay is checked against, by its title. */
+/** What each overlay of README.md and docs/install.md is checked against, by its title. */
 const EXPECTED: [RegExp, ConsistencyOptions][] = [
+  // README.md
   [/with your image$/, {}],
+  [/with monitoring/, {}],
+  // docs/install.md
   [/cert-manager/, { certificates: 'cert-manager' }],
   [/"spiderpool", ConfigMap "my-spiderpool-conf"/, { spiderpoolNamespace: 'spiderpool', configMapName: 'my-spiderpool-conf' }],
   [/the webhook port only from the control plane/, { apiServerCIDRs: ['10.0.0.10/31'] }],
-  [/with monitoring/, {}],
 ];
 
 async function kustomize(dir: string): Promise<Record<string, unknown>[]> {
@@ -47,7 +49,7 @@ afterAll(async () => {
 });
 
 describe("README's overlays rendered by kubectl kustomize", () => {
-  test('the README shows five overlays, each consistent with src/defaults.ts as it says', async () => {
+  test('README.md and docs/install.md show five overlays, each consistent with src/defaults.ts as it says', async () => {
     const overlays = await readmeOverlays();
     expect(overlays.map((o) => o.title)).toEqual(EXPECTED.map(([title]) => expect.stringMatching(title)));
     for (const [index, overlay] of overlays.entries()) {
