@@ -179,13 +179,13 @@ export function createWebhookMetrics(registry = new Registry()): WebhookMetrics 
     },
     connectionEvictionsTotal: new Counter({
       name: `${PREFIX}connection_evictions_total`,
-      help: 'Connections closed by the server before their client was done: handshake_timeout, or at the cap evicted_handshaking / evicted_idle for a newcomer.',
+      help: 'Connections closed by the server before their client was done: handshake_timeout; address_share (a newcomer of the same address at its share of handshaking and idle connections took the slot); at the cap evicted_handshaking / evicted_idle for a newcomer.',
       labelNames: ['reason'],
       registers,
     }),
     connectionRejectionsTotal: new Counter({
       name: `${PREFIX}connection_rejections_total`,
-      help: 'Connections closed on arrival: per_address_share (the client address held its share of the cap), all_busy (at the cap, every connection serving a request).',
+      help: 'Connections closed on arrival: all_busy (at the cap, every connection serving a request).',
       labelNames: ['reason'],
       registers,
     }),

@@ -2,20 +2,29 @@
  * Who holds the connection slots, and who gives one up when a newcomer arrives: the
  * policy of the connection cap, without sockets or timers (connections.ts applies it).
  *
- * Fairness comes before the limit. A client address holds at most `maxPerAddress`
- * connections: a newcomer from an address at its share takes the slot of one of that
- * address's own connections, never another's. At `maxConnections`, the newcomer takes a
- * slot of the address that holds the most connections (so a client with a few, like the
- * kube-apiserver, gives way only after every address holding more). Either way the slot
- * given up is one that does no work: first the one that has waited longest for its TLS
- * handshake, else the one idle (handshake done, no request in flight) for longest. A
- * connection serving a request is never evicted; only when every candidate serves one is
- * the newcomer refused.
+ * Fairness comes before the limit, and it is about slots that do no work. A client
+ * address holds at most `maxPerAddress` connections that are handshaking or idle; its
+ * connections serving a request (active) never count against that share and are never
+ * refused for it. A newcomer from an address at its share takes the slot of one of that
+ * address's own unproductive connections, never another's (so the share is never a
+ * refusal). At `maxConnections` (all connections, active included: the memory bound),
+ * the newcomer takes a slot of the address that holds the most handshaking and idle
+ * connections. Either way the slot given up is one that does no work: first the one that
+ * has waited longest for its TLS handshake, else the one idle (handshake done, no request
+ * in flight) for longest. A connection serving a request is never evicted; only when every
+ * connection of the server serves one is the newcomer refused.
  *
- * Why this order: the kube-apiserver's handshake takes milliseconds and it sends its
- * review at once, so a slot it needs is never one waiting for a handshake; and Go's
- * http.Transport reuses the idle connection it used last (its idle list is LIFO), so the
- * longest-idle one is the one it is least likely to be about to reuse.
+ * Why busy connections do not count: the kube-apiserver opens a connection per concurrent
+ * call it has no idle one for (client-go's http.Transport sets no MaxConnsPerHost), so a
+ * burst of calls from one API server replica is as many active connections from one
+ * address; refusing them for a share refuses writes. What it keeps without work is
+ * bounded: at most 25 idle connections per webhook client (client-go transport/cache.go,
+ * `MaxIdleConnsPerHost: idleConnsPerHost`, 25; the API server has one client per
+ * clientConfig, k8s.io/apiserver pkg/util/webhook/client.go), which this server closes
+ * after 5 s without a request (Node's keepAliveTimeout), and handshakes of milliseconds.
+ * Why this order: a slot the API server needs is never one waiting for a handshake for
+ * long; and Go's http.Transport reuses the idle connection it used last (its idle list is
+ * LIFO), so the longest-idle one is the one it is least likely to be about to reuse.
  */
 
 export const CONNECTION_STATES = ['handshaking', 'idle', 'active'] as const;
@@ -24,30 +33,28 @@ export type ConnectionState = (typeof CONNECTION_STATES)[number];
 
 /**
  * Why a connection was closed by the server before its client was done with it:
- * `handshake_timeout` (no finished TLS handshake within the deadline), `evicted_handshaking`
- * and `evicted_idle` (at the cap, its slot went to a newcomer).
+ * `handshake_timeout` (no finished TLS handshake within the deadline), `address_share`
+ * (its address was at its share of handshaking and idle connections: a newcomer from the
+ * same address took its slot), `evicted_handshaking` and `evicted_idle` (at the cap, its
+ * slot went to a newcomer).
  */
-export const EVICTION_REASONS = ['handshake_timeout', 'evicted_handshaking', 'evicted_idle'] as const;
+export const EVICTION_REASONS = ['handshake_timeout', 'address_share', 'evicted_handshaking', 'evicted_idle'] as const;
 export type EvictionReason = (typeof EVICTION_REASONS)[number];
 
-/**
- * Why a newcomer was closed on arrival: `per_address_share` (its address holds
- * `maxPerAddress` connections, all serving a request), `all_busy` (at the cap, every
- * connection serving a request).
- */
-export const REJECTION_REASONS = ['per_address_share', 'all_busy'] as const;
+/** Why a newcomer was closed on arrival: `all_busy` (at the cap, every connection serving a request). */
+export const REJECTION_REASONS = ['all_busy'] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 
 export interface ConnectionLimits {
   /** Slots in all, at least 1. */
   maxConnections: number;
-  /** Slots one client address may hold, at least 1. */
+  /** Handshaking and idle connections one client address may hold, at least 1 (its active ones are not counted). */
   maxPerAddress: number;
 }
 
 /** What `admit` decided: the newcomer tracked (and, at the cap, whose slot it took), or refused. */
 export type Admission<C> =
-  | { admitted: true; evicted?: { connection: C; reason: Extract<EvictionReason, 'evicted_handshaking' | 'evicted_idle'> } }
+  | { admitted: true; evicted?: { connection: C; reason: Exclude<EvictionReason, 'handshake_timeout'> } }
   | { admitted: false; reason: RejectionReason };
 
 interface Entry {
@@ -62,6 +69,12 @@ interface AddressHold<C> {
   count: number;
   byState: Record<ConnectionState, Set<C>>;
 }
+
+/** Connections of `hold` doing no work: handshaking or idle. */
+const unproductive = <C>(hold: AddressHold<C>): number => hold.byState.handshaking.size + hold.byState.idle.size;
+
+/** The oldest handshaking connection of `hold`, else its longest idle one. */
+const victimOf = <C>(hold: AddressHold<C>): C | undefined => first(hold.byState.handshaking) ?? first(hold.byState.idle);
 
 const emptyStates = <C>(): Record<ConnectionState, Set<C>> => ({ handshaking: new Set(), idle: new Set(), active: new Set() });
 
@@ -85,16 +98,18 @@ export class ConnectionTable<C> {
    * an evicted connection is no longer tracked (the caller closes it).
    */
   admit(connection: C, address: string): Admission<C> {
-    let evicted: { connection: C; reason: 'evicted_handshaking' | 'evicted_idle' } | undefined;
+    let evicted: { connection: C; reason: Exclude<EvictionReason, 'handshake_timeout'> } | undefined;
     const own = this.addresses.get(address);
-    const atShare = own !== undefined && own.count >= this.limits.maxPerAddress;
-    if (atShare || this.entries.size >= this.limits.maxConnections) {
-      const from = atShare ? own : this.largestEvictableHold();
-      const victim = from === undefined ? undefined : (first(from.byState.handshaking) ?? first(from.byState.idle));
-      if (victim === undefined) return { admitted: false, reason: atShare ? 'per_address_share' : 'all_busy' };
+    if (own !== undefined && unproductive(own) >= this.limits.maxPerAddress) {
+      // At its share: one of its own handshaking or idle connections (there is one) gives way.
+      evicted = { connection: victimOf(own)!, reason: 'address_share' };
+    } else if (this.entries.size >= this.limits.maxConnections) {
+      const from = this.largestUnproductiveHold();
+      const victim = from === undefined ? undefined : victimOf(from);
+      if (victim === undefined) return { admitted: false, reason: 'all_busy' };
       evicted = { connection: victim, reason: this.entries.get(victim)!.state === 'handshaking' ? 'evicted_handshaking' : 'evicted_idle' };
-      this.remove(victim);
     }
+    if (evicted !== undefined) this.remove(evicted.connection);
     let hold = this.addresses.get(address);
     if (hold === undefined) {
       hold = { count: 0, byState: emptyStates() };
@@ -151,12 +166,15 @@ export class ConnectionTable<C> {
     return { handshaking: this.byState.handshaking.size, idle: this.byState.idle.size, active: this.byState.active.size };
   }
 
-  /** The address holding the most connections among those with one handshaking or idle (the first seen on a tie). */
-  private largestEvictableHold(): AddressHold<C> | undefined {
+  /**
+   * The address holding the most handshaking and idle connections, if any (the first seen
+   * on a tie): an address busy with many requests is not the one to give way.
+   */
+  private largestUnproductiveHold(): AddressHold<C> | undefined {
     let largest: AddressHold<C> | undefined;
     for (const hold of this.addresses.values()) {
-      if (hold.byState.handshaking.size + hold.byState.idle.size === 0) continue;
-      if (largest === undefined || hold.count > largest.count) largest = hold;
+      const n = unproductive(hold);
+      if (n > 0 && (largest === undefined || n > unproductive(largest))) largest = hold;
     }
     return largest;
   }
@@ -178,9 +196,12 @@ function first<T>(set: Set<T>): T | undefined {
 }
 
 /**
- * The default share of one client address: a quarter of the slots (32 of the default 128),
- * so that three kube-apiserver replicas (the usual HA control plane), each at its full
- * share, still leave a quarter to everyone else (kubelet probes, Prometheus).
+ * The default share of one client address, in handshaking and idle connections: a quarter
+ * of the slots (32 of the default 128). That is above what one kube-apiserver keeps
+ * without work on its busiest webhook client (at most 25 idle, plus handshakes of
+ * milliseconds), and three replicas (the usual HA control plane), each at its full share,
+ * still leave a quarter to everyone else (kubelet probes, Prometheus). An address beyond it
+ * loses its own oldest unproductive connection, never a busy one.
  */
 export function defaultMaxPerAddress(maxConnections: number): number {
   return Math.max(1, Math.floor(maxConnections / 4));

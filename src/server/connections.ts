@@ -55,7 +55,7 @@ export function guardConnections(server: HttpsServer, options: ConnectionGuardOp
     const admission = table.admit(socket, address);
     if (!admission.admitted) {
       metrics.connectionRejectionsTotal.inc({ reason: admission.reason });
-      if (admission.reason === 'all_busy') metrics.connectionsDroppedTotal.inc();
+      metrics.connectionsDroppedTotal.inc();
       logger.debug({ remoteAddress: address, reason: admission.reason }, 'connection refused on arrival');
       return void socket.destroy();
     }

@@ -70,7 +70,7 @@ export interface ServeOptions {
   shutdownGraceMs?: number;
   /** Cap on open connections; at it, a newcomer takes the slot of a handshaking or idle one. */
   maxConnections?: number;
-  /** Connections one client address may hold (default: `defaultMaxPerAddress(maxConnections)`). */
+  /** Handshaking and idle connections one client address may hold (default: `defaultMaxPerAddress(maxConnections)`); busy ones are not counted. */
   maxConnectionsPerAddress?: number;
   timeouts?: Partial<ServerTimeouts>;
   certReloadIntervalMs?: number;

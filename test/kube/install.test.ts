@@ -549,8 +549,8 @@ describe('7. the alerts fire in a real Prometheus (deploy/components/monitoring,
 async function connectionMetrics(): Promise<Record<string, number>> {
   const names = [
     ...['handshaking', 'idle', 'active'].map((state) => `spiderpool_iaas_webhook_connections{state="${state}"}`),
-    ...['handshake_timeout', 'evicted_handshaking', 'evicted_idle'].map((reason) => `spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"}`),
-    ...['per_address_share', 'all_busy'].map((reason) => `spiderpool_iaas_webhook_connection_rejections_total{reason="${reason}"}`),
+    ...['handshake_timeout', 'address_share', 'evicted_handshaking', 'evicted_idle'].map((reason) => `spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"}`),
+    ...['all_busy'].map((reason) => `spiderpool_iaas_webhook_connection_rejections_total{reason="${reason}"}`),
   ];
   const pages = await Promise.all((await webhookPods()).map((p) => podRaw(p.metadata.name, 'metrics')));
   return Object.fromEntries(names.map((name) => [name, pages.reduce((sum, page) => sum + (metric(page, name) ?? 0), 0)]));

@@ -1,7 +1,7 @@
 /**
- * The connection cap's policy without sockets: the per-address share, who is evicted at
- * the cap (handshaking oldest, then idle longest, never an active one), and when a
- * newcomer is refused.
+ * The connection cap's policy without sockets: the per-address share of handshaking and
+ * idle connections (busy ones not counted), who is evicted at the cap (handshaking oldest,
+ * then idle longest, never an active one), and when a newcomer is refused.
  */
 import { ConnectionTable, defaultMaxPerAddress } from '../../src/server/connection-table.js';
 
@@ -13,7 +13,7 @@ describe('the per-address share', () => {
     expect(t.admit('a1', '10.0.0.1')).toEqual({ admitted: true });
     t.admit('b1', '10.0.0.2'); // older than a2, but another address's
     expect(t.admit('a2', '10.0.0.1')).toEqual({ admitted: true });
-    expect(t.admit('a3', '10.0.0.1')).toEqual({ admitted: true, evicted: { connection: 'a1', reason: 'evicted_handshaking' } });
+    expect(t.admit('a3', '10.0.0.1')).toEqual({ admitted: true, evicted: { connection: 'a1', reason: 'address_share' } });
     expect(t.counts()).toEqual({ handshaking: 3, idle: 0, active: 0 });
     expect(t.state('b1')).toBe('handshaking');
   });
@@ -25,22 +25,45 @@ describe('the per-address share', () => {
     t.requestStarted('busy');
     t.admit('idle', 'a');
     t.secured('idle');
-    expect(t.admit('new', 'a')).toEqual({ admitted: true, evicted: { connection: 'idle', reason: 'evicted_idle' } });
+    // "busy" does not count: 'a' holds one unproductive connection of its share of 2.
+    expect(t.admit('new', 'a')).toEqual({ admitted: true });
+    expect(t.admit('newer', 'a')).toEqual({ admitted: true, evicted: { connection: 'new', reason: 'address_share' } });
+    t.secured('newer');
+    expect(t.admit('third', 'a')).toEqual({ admitted: true, evicted: { connection: 'idle', reason: 'address_share' } });
     expect(t.state('busy')).toBe('active');
   });
 
-  it('refuses the newcomer when every connection of its address serves a request, and admits other addresses', () => {
-    const t = table(10, 2);
-    for (const c of ['a1', 'a2']) {
-      t.admit(c, '10.0.0.1');
-      t.secured(c);
-      t.requestStarted(c);
+  it('never counts connections serving a request: one address with more busy connections than its share is served in full', () => {
+    const t = table(100, 4);
+    // 40 concurrent calls from one API server replica, each on a connection of its own.
+    for (let i = 0; i < 40; i++) {
+      expect(t.admit(`call${i}`, '10.0.0.1')).toEqual({ admitted: true });
+      t.secured(`call${i}`);
+      t.requestStarted(`call${i}`);
     }
+    expect(t.counts()).toEqual({ handshaking: 0, idle: 0, active: 40 });
+    // Another address's idle connection is not taken for it either.
     t.admit('b-idle', '10.0.0.2');
     t.secured('b-idle');
-    expect(t.admit('a3', '10.0.0.1')).toEqual({ admitted: false, reason: 'per_address_share' });
-    expect(t.state('b-idle')).toBe('idle'); // another address's idle connection is not taken
-    expect(t.admit('b2', '10.0.0.2')).toEqual({ admitted: true });
+    expect(t.admit('call40', '10.0.0.1')).toEqual({ admitted: true });
+    expect(t.state('b-idle')).toBe('idle');
+  });
+
+  it('limits what one address holds idle: beyond its share, its own idle connections give way, longest idle first', () => {
+    const t = table(100, 4);
+    for (let i = 0; i < 10; i++) {
+      const admission = t.admit(`c${i}`, '10.0.0.1');
+      t.secured(`c${i}`);
+      if (i >= 4) expect(admission).toEqual({ admitted: true, evicted: { connection: `c${i - 4}`, reason: 'address_share' } });
+    }
+    expect(t.counts()).toEqual({ handshaking: 0, idle: 4, active: 0 });
+    // A request ending puts a busy connection back under the share.
+    t.requestStarted('c9');
+    t.admit('d', '10.0.0.1');
+    t.secured('d');
+    t.requestEnded('c9');
+    expect(t.counts()).toEqual({ handshaking: 0, idle: 5, active: 0 });
+    expect(t.admit('e', '10.0.0.1')).toEqual({ admitted: true, evicted: { connection: 'c6', reason: 'address_share' } });
   });
 
   it('gives the share back when a connection of the address closes', () => {
@@ -54,7 +77,7 @@ describe('the per-address share', () => {
     const t = table(2, 1);
     t.admit('b1', '10.0.0.2'); // the oldest of the server
     t.admit('a1', '10.0.0.1');
-    expect(t.admit('a2', '10.0.0.1')).toEqual({ admitted: true, evicted: { connection: 'a1', reason: 'evicted_handshaking' } });
+    expect(t.admit('a2', '10.0.0.1')).toEqual({ admitted: true, evicted: { connection: 'a1', reason: 'address_share' } });
     expect(t.state('b1')).toBe('handshaking');
   });
 
@@ -65,7 +88,7 @@ describe('the per-address share', () => {
 });
 
 describe('at the cap', () => {
-  it('takes the slot from the address holding the most connections, not from the oldest handshake of a small client', () => {
+  it('takes the slot from the address holding the most handshaking and idle connections, not from the oldest handshake of a small client', () => {
     const t = table(4);
     t.admit('apiserver', '10.0.0.1'); // the oldest handshake of the server
     t.admit('n1', '10.0.0.9');
@@ -75,6 +98,21 @@ describe('at the cap', () => {
     t.admit('n3', '10.0.0.9');
     expect(t.admit('new', '10.0.0.5')).toEqual({ admitted: true, evicted: { connection: 'n3', reason: 'evicted_handshaking' } });
     expect(t.state('apiserver')).toBe('handshaking');
+  });
+
+  it('counts only handshaking and idle connections: an address busy with more requests is passed over', () => {
+    const t = table(6);
+    for (const c of ['b1', 'b2', 'b3']) {
+      t.admit(c, 'apiserver');
+      t.secured(c);
+      t.requestStarted(c);
+    }
+    t.admit('b-idle', 'apiserver'); // 4 in all, 1 unproductive
+    t.secured('b-idle');
+    t.admit('n1', 'neighbour'); // 2 in all, both unproductive
+    t.admit('n2', 'neighbour');
+    expect(t.admit('new', 'third')).toEqual({ admitted: true, evicted: { connection: 'n1', reason: 'evicted_handshaking' } });
+    expect(t.state('b-idle')).toBe('idle');
   });
 
   it('passes over a larger address whose connections all serve requests', () => {
@@ -141,7 +179,7 @@ describe('at the cap', () => {
     const t = table(1, 1);
     t.admit('a1', 'a');
     t.admit('b1', 'b'); // evicts a1
-    expect(t.admit('a2', 'a')).toMatchObject({ admitted: true, evicted: { connection: 'b1' } });
+    expect(t.admit('a2', 'a')).toMatchObject({ admitted: true, evicted: { connection: 'b1', reason: 'evicted_handshaking' } });
   });
 });
 

@@ -153,7 +153,8 @@ describe('socket limits', () => {
   });
 
   it('at the cap, gives the slot of the connection idle longest to a newcomer, which is served', async () => {
-    const server = await start({ maxConnections: 2, maxConnectionsPerAddress: 2 });
+    // A share above the cap: the cap, not the share, decides.
+    const server = await start({ maxConnections: 2, maxConnectionsPerAddress: 3 });
     try {
       const oldest = await connectTls(server.port, { ca: serving.caCertPem });
       const newer = await connectTls(server.port, { ca: serving.caCertPem });
@@ -194,22 +195,38 @@ describe('socket limits', () => {
     }
   });
 
-  it("gives an address at its share one of its own idle slots, and refuses it when all of them are busy; another address is served", async () => {
+  it('gives an address at its share one of its own idle slots; its connections serving a request are not counted, so more of them than the share are all served', async () => {
     const server = await start({ maxConnectionsPerAddress: 1 });
     try {
       const idle = await connectTls(server.port, { ca: serving.caCertPem });
       const idleClosed = closed(idle);
       await until(async () => (await metric(server, 'spiderpool_iaas_webhook_connections{state="idle"}')) === 1, 'an idle connection');
-      const busy = await busyConnection(server); // takes the idle one's slot
+      const busy = [];
+      for (let n = 1; n <= 3; n++) {
+        busy.push(await busyConnection(server)); // the first takes the idle one's slot
+        await until(async () => (await metric(server, 'spiderpool_iaas_webhook_connections{state="active"}')) === n, `${n} active connections`);
+      }
       await idleClosed;
-      await until(async () => (await metric(server, 'spiderpool_iaas_webhook_connections{state="active"}')) === 1, 'an active connection');
-      await expect(connectTls(server.port, { ca: serving.caCertPem })).rejects.toThrow();
-      expect(await metric(server, 'spiderpool_iaas_webhook_connection_rejections_total{reason="per_address_share"}')).toBe(1);
-      expect(await metric(server, 'spiderpool_iaas_webhook_connection_evictions_total{reason="evicted_idle"}')).toBe(1);
-      const other = await connectTls(server.port, { ca: serving.caCertPem, localAddress: '127.0.0.2' });
-      expect(busy.destroyed).toBe(false);
-      other.destroy();
-      busy.destroy();
+      // Three busy connections of an address whose share is one, and a review on a fourth.
+      expect((await httpsRequest({ port: server.port, ca: serving.caCertPem, path: WEBHOOK_PATHS.spiderIPPool, body: JSON.stringify(loadReview('pool-update-node-to-global')) })).status).toBe(200);
+      expect(busy.every((s) => !s.destroyed)).toBe(true);
+      expect(await metric(server, 'spiderpool_iaas_webhook_connection_evictions_total{reason="address_share"}')).toBe(1);
+      expect(await metric(server, 'spiderpool_iaas_webhook_connection_rejections_total{reason="all_busy"}')).toBe(0);
+      for (const s of busy) s.destroy();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('with the defaults (32 per address), serves 40 requests in flight at once from one address, as a busy API server replica sends them', async () => {
+    const server = await start();
+    try {
+      const busy = await Promise.all(Array.from({ length: 40 }, () => busyConnection(server)));
+      await until(async () => (await metric(server, 'spiderpool_iaas_webhook_connections{state="active"}')) === 40, '40 active connections');
+      expect(busy.every((s) => !s.destroyed)).toBe(true);
+      const text = await server.metrics.registry.metrics();
+      for (const reason of ['address_share', 'evicted_handshaking', 'evicted_idle']) expect(sampleValue(text, `spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"}`)).toBe(0);
+      for (const s of busy) s.destroy();
     } finally {
       await server.stop();
     }
@@ -227,8 +244,8 @@ describe('socket limits', () => {
       };
       await until(async () => (await counts()).join() === '1,1,1', 'one connection in each state', { describe: () => 'not yet' });
       const text = await server.metrics.registry.metrics();
-      for (const reason of ['handshake_timeout', 'evicted_handshaking', 'evicted_idle']) expect(text).toContain(`spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"} 0`);
-      for (const reason of ['per_address_share', 'all_busy']) expect(text).toContain(`spiderpool_iaas_webhook_connection_rejections_total{reason="${reason}"} 0`);
+      for (const reason of ['handshake_timeout', 'address_share', 'evicted_handshaking', 'evicted_idle']) expect(text).toContain(`spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"} 0`);
+      expect(text).toContain('spiderpool_iaas_webhook_connection_rejections_total{reason="all_busy"} 0');
       for (const s of [raw, idle, busy]) s.destroy();
     } finally {
       await server.stop();
