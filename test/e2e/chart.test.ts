@@ -341,6 +341,31 @@ describe('components (deploy/components/*)', () => {
   });
 });
 
+describe('monitoring (deploy/components/monitoring), each object by its own value', () => {
+  /** The monitoring component's objects as `Kind/name`. */
+  async function monitoringObjects(): Promise<string[]> {
+    const dir = path.join(REPO_ROOT, 'deploy/components/monitoring');
+    const kustomization = parse(await readFile(path.join(dir, 'kustomization.yaml'), 'utf8'));
+    const files = (kustomization.resources as string[]).map((file) => readFile(path.join(dir, file), 'utf8'));
+    return (await Promise.all(files)).flatMap((text) => parseManifests(text)).map((o: Obj) => `${o['kind']}/${o['metadata']['name']}`);
+  }
+
+  test.each([
+    [[], []],
+    [['prometheus.serviceMonitor.install=true'], ['ServiceMonitor']],
+    [['prometheus.prometheusRule.install=true'], ['PrometheusRule']],
+    [['grafanaDashboard.install=true'], ['ConfigMap']],
+    [['grafanaDashboard.install=true', 'grafanaDashboard.grafanaOperator=true'], ['ConfigMap', 'GrafanaDashboard']],
+    [['grafanaDashboard.grafanaOperator=true'], []],
+  ])('--set %j renders the monitoring objects %j, in the release namespace', async (values, kinds) => {
+    const listed = await monitoringObjects();
+    expect(listed.map((o) => o.split('/')[0]).sort()).toEqual(['ConfigMap', 'GrafanaDashboard', 'PrometheusRule', 'ServiceMonitor']);
+    const rendered = (await helmTemplate(values.flatMap((v) => ['--set', v]))).filter((o) => listed.includes(`${o['kind']}/${o['metadata']['name']}`));
+    expect(rendered.map((o) => o['kind']).sort()).toEqual(kinds);
+    for (const o of rendered) expect(o['metadata']['namespace']).toBe(RELEASE_NAMESPACE);
+  });
+});
+
 describe('the real kube-apiserver accepts what the chart renders', () => {
   let api: ApiServer | undefined;
   let logDir: string | undefined;

@@ -63,6 +63,18 @@ describe("README's overlays rendered by kubectl kustomize", () => {
     }
   });
 
+  test('the monitoring overlay adds the ServiceMonitor, the PrometheusRule and the dashboard (ConfigMap and GrafanaDashboard); the others none of them', async () => {
+    const MONITORING_KINDS = ['ServiceMonitor', 'PrometheusRule', 'GrafanaDashboard'];
+    const isMonitoring = (o: Record<string, any>) => MONITORING_KINDS.includes(o['kind']) || o['metadata']?.['labels']?.['grafana_dashboard'] === '1';
+    for (const overlay of await readmeOverlays()) {
+      const { dir, overlayDir } = await writeOverlayBesideDeploy(overlay.text);
+      dirs.push(dir);
+      const shown = (await kustomize(overlayDir)).filter(isMonitoring).map((o: Record<string, any>) => `${o['kind']} ${o['metadata']['namespace']}`);
+      const expected = /with monitoring/.test(overlay.title) ? ['ConfigMap', 'GrafanaDashboard', 'PrometheusRule', 'ServiceMonitor'].map((k) => `${k} spiderpool-iaas-webhook`) : [];
+      expect({ overlay: overlay.title, shown: shown.sort() }).toEqual({ overlay: overlay.title, shown: expected });
+    }
+  });
+
   test('deploy/ and deploy/overlays/cert-manager render without deploy/tls/, neither with a Secret or a webhook configuration', async () => {
     const { dir, deployDir } = await writeOverlayBesideDeploy('');
     dirs.push(dir);

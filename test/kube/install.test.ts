@@ -46,6 +46,7 @@ import { CLI, ROOT } from '../e2e/cluster/webhook.js';
 import { ApiClient, clusterDir, getJson, kubectl, mustKubectl } from './kube.js';
 import { runFaults, type FaultRunResult } from './faults.js';
 import { startPrometheus, type TestPrometheus } from './monitoring.js';
+import { dashboardQueries, loadDashboard } from '../deploy/monitoring.js';
 import type { AttackPlan, PlanReport } from '../helpers/attackers.js';
 import { NEIGHBOUR_NS, attackerReport, peersOfWebhookPod, policyAdmits, removeAttacker, startAttacker, stopAttacker } from './neighbour.js';
 
@@ -473,6 +474,32 @@ describe('7. the alerts fire in a real Prometheus (deploy/components/monitoring,
     expect(await prometheus.ruleErrors()).toEqual([]);
     expect(await prometheus.alerts('SpiderpoolIaasWebhookUnreachable')).toEqual([]);
     expect(await prometheus.alerts('SpiderpoolIaasPoolsBreakRules')).toEqual([]);
+  });
+
+  it('a refused spiderpool-conf write shows under rule conf-yml in the "Refusals by rule" panel\'s query; every rule\'s series is there from the start', async () => {
+    expect(await prometheus.query('spiderpool_iaas_webhook_refusals_total{webhook="/validate-spiderippool", rule="nodes-count"}')).toHaveLength(1);
+    const panel = dashboardQueries(loadDashboard().dashboard).filter((q) => q.panel === 'Refusals by rule');
+    expect(panel).toHaveLength(1);
+    const expr = panel[0]!.expr.replaceAll('$job', '.+').replaceAll('$__rate_interval', '20s');
+    const client = new ApiClient();
+    const badConf = { data: { 'conf.yml': 'iaasNetworkProvider:\n  serverUrl: "http://probe:80"\n  httpRequestTimeout: "100s"\n' } };
+    let last = '';
+    try {
+      const shown = await until(
+        async () => {
+          const answer = await client.send('PATCH', '/api/v1/namespaces/kube-system/configmaps/spiderpool-conf?dryRun=All', badConf, 'application/merge-patch+json');
+          last = `${answer.status} ${answer.body.slice(0, 200)}`;
+          const rules = (await prometheus.series(expr)).filter((s) => s.value > 0).map((s) => s.labels['rule']);
+          return rules.includes('conf-yml') ? rules : undefined;
+        },
+        'the refusal to show in the panel query',
+        { timeoutMs: 60_000, intervalMs: 1000, describe: () => `last write: ${last}` },
+      );
+      console.log(`refusals by rule: ${JSON.stringify(shown)}; last write: ${last}`);
+      expect(last).toMatch(/^422 .*httpRequestTimeout/);
+    } finally {
+      client.close();
+    }
   });
 
   it('webhook scaled to zero, guarded writes: SpiderpoolIaasWebhookUnreachable fires; restored: it resolves', async () => {

@@ -40,6 +40,8 @@ export interface TestPrometheus {
   targets(): Promise<{ job: string; health: string; lastError: string }[]>;
   /** The values of an instant query, one per series. */
   query(expr: string): Promise<number[]>;
+  /** The series of an instant query: their labels and values. */
+  series(expr: string): Promise<{ labels: Record<string, string>; value: number }[]>;
   /** Rule groups' evaluation errors (none when every rule evaluates). */
   ruleErrors(): Promise<string[]>;
   stop(): Promise<void>;
@@ -111,6 +113,7 @@ export async function startPrometheus(namespace: string): Promise<TestPrometheus
     alerts: async (alertname) => ((await api('alerts')).alerts as ActiveAlert[]).filter((a) => a.labels['alertname'] === alertname),
     targets: async () => ((await api('targets')).activeTargets as any[]).map((t) => ({ job: t.labels.job as string, health: t.health as string, lastError: t.lastError as string })),
     query: async (expr) => ((await api(`query?query=${encodeURIComponent(expr)}`)).result as any[]).map((r) => Number(r.value[1])),
+    series: async (expr) => ((await api(`query?query=${encodeURIComponent(expr)}`)).result as any[]).map((r) => ({ labels: r.metric, value: Number(r.value[1]) })),
     ruleErrors: async () => ((await api('rules')).groups as any[]).flatMap((g) => (g.rules as any[]).filter((r) => r.health === 'err').map((r) => `${r.name}: ${r.lastError}`)),
     stop,
   };
