@@ -93,7 +93,7 @@ function poolObject(i: number) {
       annotations: { 'ipam.spidernet.io/iaas-provider': 'openstack', 'ipam.spidernet.io/parent-nic': 'eth0', 'ipam.spidernet.io/pair-pool': name(i ^ 1) },
     },
     spec: v6
-      ? { ipVersion: 6, subnet: `fd00:${a}:${b}::/64`, ips: [`fd00:${a}:${b}::10-fd00:${a}:${b}::fa`], nodeName: [`node-${node}`] }
+      ? { ipVersion: 6, subnet: `fd00:${a}:${b}::/64`, ips: [`fd00:${a}:${b}::10-fd00:${a}:${b}::100`], nodeName: [`node-${node}`] }
       : { ipVersion: 4, subnet: `10.${a}.${b}.0/24`, ips: [`10.${a}.${b}.10-10.${a}.${b}.250`], nodeName: [`node-${node}`] },
   };
 }

@@ -13,7 +13,7 @@
 import type { PoolIndex } from '../state/pool-index.js';
 import { inSlices, type Slicing } from '../state/slices.js';
 import { fieldErrorBody } from '../field/errors.js';
-import { POOL_RULES, storedPoolViolations } from '../rules/pool-judgement.js';
+import { POOL_RULES, storedPoolViolations, type PoolRule } from '../rules/pool-judgement.js';
 import type { Violation } from '../rules/ratchet.js';
 
 /** One violation of one stored pool, as `audit` reports it. */
@@ -31,11 +31,21 @@ export function describeViolation(pool: string, violation: Violation): PoolViola
   return { pool, rule: violation.rule, field: violation.error.field, reason: violation.error.type, message: fieldErrorBody(violation.error) };
 }
 
+/**
+ * What the counts need of one violation: its rule and, for a pair rule, the other pool. A
+ * violation's message (~400 characters) is not kept: {@link PoolViolationTracker.violations}
+ * judges the few violating pools again to say it.
+ */
+type Tally = { rule: PoolRule; partner?: string };
+
+const tally = ({ rule, partner }: Violation): Tally => (partner === undefined ? { rule } : { rule, partner });
+
 /** The unordered pair of two pools, as one key. */
 const pairKey = (a: string, b: string): string => (a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`);
 
 export class PoolViolationTracker {
-  private readonly byPool = new Map<string, Violation[]>();
+  /** The violating pools' tallies (a pool without a violation has no entry). */
+  private readonly byPool = new Map<string, Tally[]>();
   private readonly ruleCounts = new Map<string, number>(POOL_RULES.map((rule) => [rule, 0]));
   /** Unordered pair → how many pair violations (from either side) it has. */
   private readonly pairCounts = new Map<string, number>();
@@ -72,9 +82,12 @@ export class PoolViolationTracker {
     return this.pairCounts.size;
   }
 
-  /** Every current violation, by pool name. */
+  /** Every current violation, by pool name (the violating pools judged again, for their messages). */
   violations(): PoolViolation[] {
-    return [...this.byPool].flatMap(([pool, found]) => found.map((v) => describeViolation(pool, v)));
+    return [...this.byPool.keys()].flatMap((name) => {
+      const pool = this.index.get(name); // undefined: gone from a list whose pass is not done yet
+      return pool === undefined ? [] : storedPoolViolations(pool, name, this.index).map((v) => describeViolation(name, v));
+    });
   }
 
   /**
@@ -103,7 +116,7 @@ export class PoolViolationTracker {
     this.account(name, -1);
     const pool = this.index.get(name);
     this.judgements++;
-    const found = pool === undefined ? [] : storedPoolViolations(pool, name, this.index);
+    const found = pool === undefined ? [] : storedPoolViolations(pool, name, this.index).map(tally);
     if (found.length === 0) this.byPool.delete(name);
     else this.byPool.set(name, found);
     this.account(name, +1);

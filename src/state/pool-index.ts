@@ -38,6 +38,15 @@ export type StoredPool = SpiderIPPool & {
   metadata: SpiderIPPool['metadata'] & { labels?: Record<string, string>; resourceVersion?: string };
 };
 
+/** One copy of each `apiVersion` and `kind` (every listed pool brings its own: ~80 bytes a pool). */
+const sharedStrings = new Map<string, string>();
+const shared = (text: string): string => {
+  const known = sharedStrings.get(text);
+  if (known !== undefined) return known;
+  if (sharedStrings.size < 16) sharedStrings.set(text, text); // bounded: a stray value is kept as it came
+  return text;
+};
+
 /** The objects {@link slimPool} made, which it returns as they are. */
 const slimmed = new WeakSet<object>();
 
@@ -55,8 +64,8 @@ export function slimPool(object: unknown): StoredPool | undefined {
   const { apiVersion, kind, metadata } = object as { apiVersion?: unknown; kind?: unknown; metadata: { labels?: unknown; resourceVersion?: unknown } };
   const status = allocationStatus(parsed.data);
   const pool: StoredPool = {
-    ...(typeof apiVersion === 'string' ? { apiVersion } : {}),
-    ...(typeof kind === 'string' ? { kind } : {}),
+    ...(typeof apiVersion === 'string' ? { apiVersion: shared(apiVersion) } : {}),
+    ...(typeof kind === 'string' ? { kind: shared(kind) } : {}),
     metadata: {
       ...parsed.data.metadata,
       ...(typeof metadata.resourceVersion === 'string' ? { resourceVersion: metadata.resourceVersion } : {}),
@@ -75,8 +84,11 @@ const readerView = (pool: StoredPool): string => JSON.stringify([pool.metadata.a
 /** SpiderIPPools by name, parsed once when stored; see {@link PoolDirectory} for the reads. */
 export class PoolIndex implements PoolDirectory {
   private readonly pools = new Map<string, StoredPool>();
-  /** pair-pool value → names of the stored pools carrying it. */
-  private readonly namedBy = new Map<string, Set<string>>();
+  /**
+   * pair-pool value → the name of the stored pool carrying it, or their Set when several do
+   * (one pool names each target in a healthy cluster: a Set each would cost ~150 bytes a pool).
+   */
+  private readonly namedBy = new Map<string, string | Set<string>>();
   private synced = false;
   /** {@link ofVersion}'s lists, built on first read after a change (reviews read far more often than pools change). */
   private byVersion: Map<IPVersion, PoolEntry[]> | undefined;
@@ -90,7 +102,8 @@ export class PoolIndex implements PoolDirectory {
   /**
    * Stores or replaces a pool as listed or watched (slimmed: {@link slimPool}). A change
    * that leaves what the readers read as it was (a status update: an allocation) only
-   * replaces the stored pool: no listener is told, no list is rebuilt.
+   * updates the stored pool's metadata and status in place: no listener is told, no list
+   * is rebuilt, nothing else keeps the older copy.
    *
    * @returns false when the object is not shaped like a SpiderIPPool (not stored; any
    *   older copy under its name is dropped, so it is never judged on stale fields).
@@ -105,7 +118,10 @@ export class PoolIndex implements PoolDirectory {
     const name = pool.metadata.name!;
     const before = this.pools.get(name);
     if (before !== undefined && readerView(before) === readerView(pool)) {
-      this.pools.set(name, pool);
+      // In place: the candidate lists and the rules' per-object caches (keyed by the stored
+      // object) stay valid and hold no superseded copy, and the new object is garbage at once.
+      before.metadata = pool.metadata;
+      before.status = pool.status;
       return true;
     }
     // The candidate rules' lists (and what was worked out from them) stand when what they read is unchanged.
@@ -157,14 +173,17 @@ export class PoolIndex implements PoolDirectory {
 
   /** Takes `name` out of the reverse index; the pools a change of it touches so far. */
   private unlink(name: string): Set<string> {
-    const touched = new Set([name, ...(this.namedBy.get(name) ?? [])]);
+    const touched = new Set([name, ...this.namers(name)]);
     const before = this.pools.get(name);
     const target = before === undefined ? undefined : annotation(before, PAIR_POOL_ANNOTATION);
     if (target !== undefined) {
       touched.add(target);
       const names = this.namedBy.get(target);
-      names?.delete(name);
-      if (names?.size === 0) this.namedBy.delete(target);
+      if (names === name) this.namedBy.delete(target);
+      else if (typeof names === 'object') {
+        names.delete(name);
+        if (names.size === 1) this.namedBy.set(target, names.values().next().value!);
+      }
     }
     return touched;
   }
@@ -173,9 +192,16 @@ export class PoolIndex implements PoolDirectory {
     const target = annotation(pool, PAIR_POOL_ANNOTATION);
     if (target === undefined) return;
     touched.add(target);
-    let names = this.namedBy.get(target);
-    if (names === undefined) this.namedBy.set(target, (names = new Set()));
-    names.add(name);
+    const names = this.namedBy.get(target);
+    if (names === undefined || names === name) this.namedBy.set(target, name);
+    else if (typeof names === 'string') this.namedBy.set(target, new Set([names, name]));
+    else names.add(name);
+  }
+
+  /** The names of the stored pools naming `target` as their pair pool. */
+  private namers(target: string): Iterable<string> {
+    const names = this.namedBy.get(target);
+    return names === undefined ? [] : typeof names === 'string' ? [names] : names;
   }
 
   private notify(touched: ReadonlySet<string>): void {
@@ -220,7 +246,7 @@ export class PoolIndex implements PoolDirectory {
 
   /** From the reverse index: as many reads as there are such pools. */
   pairedWith(name: string): SpiderIPPool[] {
-    return [...(this.namedBy.get(name) ?? [])].map((other) => this.pools.get(other)!);
+    return [...this.namers(name)].map((other) => this.pools.get(other)!);
   }
 }
 

@@ -23,6 +23,26 @@ describe('PoolIndex.ofVersion', () => {
     expect(index.get('b')).toBeDefined();
   });
 
+  test('a status-only update changes the stored pool in place: the lists read the new status and resourceVersion, no older copy is kept', () => {
+    const index = synced();
+    const stored = index.get('b');
+    const listed = index.ofVersion(4).find((e) => e.name === 'b')!.pool;
+    index.upsert({ ...poolObject('b'), metadata: { ...poolObject('b').metadata, resourceVersion: '7', labels: { team: 'x' } }, status: { allocatedIPCount: 3 } });
+    expect(index.get('b')).toBe(stored);
+    expect(listed).toBe(stored);
+    expect(index.get('b')).toMatchObject({ metadata: { resourceVersion: '7', labels: { team: 'x' } }, status: { allocatedIPCount: 3 } });
+    index.upsert(poolObject('b')); // the allocations released: no status left
+    expect(index.get('b')?.status).toBeUndefined();
+  });
+
+  test('an update the readers see replaces the stored pool', () => {
+    const index = synced();
+    const stored = index.get('b');
+    index.upsert(poolObject('b', { isDefault: true }));
+    expect(index.get('b')).not.toBe(stored);
+    expect(index.get('b')?.spec?.default).toBe(true);
+  });
+
   test.each([
     ['a new pool', (i: PoolIndex) => i.upsert(poolObject('d'))],
     ['a pool removed', (i: PoolIndex) => i.remove('b')],

@@ -66,4 +66,24 @@ describe('PoolIndex reverse pair index', () => {
     index.remove('b');
     expect(seen).toEqual(['all', ['a', 'x', 'y'], ['b', 'x'], ['b', 'x']]);
   });
+
+  it('keeps one namer, several and none alike (a lone namer is held without a Set)', () => {
+    const index = new PoolIndex();
+    const names = () => index.pairedWith('x').map((p) => p.metadata.name).sort();
+    index.replaceAll([pool('a', 'x')]);
+    expect(names()).toEqual(['a']);
+    index.upsert(pool('b', 'x'));
+    index.upsert(pool('c', 'x'));
+    expect(names()).toEqual(['a', 'b', 'c']);
+    index.remove('a');
+    index.upsert(pool('b'));
+    expect(names()).toEqual(['c']);
+    index.upsert(pool('a', 'x'));
+    expect(names()).toEqual(['a', 'c']);
+    index.remove('c');
+    index.remove('a');
+    expect(names()).toEqual([]);
+    index.upsert(pool('c', 'x'));
+    expect(names()).toEqual(['c']);
+  });
 });
