@@ -33,9 +33,18 @@ export interface ServerTimeouts {
   headersMs: number;
   /** For the whole request, body included. The kube-apiserver sends at once and waits at most 30 s. */
   requestMs: number;
+  /**
+   * How long an idle keep-alive connection stays open. Longer than the kube-apiserver keeps
+   * one (Go's http.Transport `IdleConnTimeout`, 90 s, which k8s.io/apimachinery's
+   * `SetTransportDefaults` keeps): Node's default, 5 s, closes connections the API server
+   * still reuses, and a review sent on one as it closes fails ("EOF"; a POST is not
+   * retried), which failurePolicy Fail turns into a refused write. At the connection cap an
+   * idle connection is the first to give way (connection-table.ts).
+   */
+  keepAliveMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: ServerTimeouts = { handshakeMs: 3_000, headersMs: 10_000, requestMs: 15_000 };
+export const DEFAULT_TIMEOUTS: ServerTimeouts = { handshakeMs: 3_000, headersMs: 10_000, requestMs: 15_000, keepAliveMs: 120_000 };
 /**
  * Open connections, idle keep-alive ones included (see connection-table.ts for who gives
  * way at the cap). The bodies parsed at once are bounded apart (`MAX_BODY_BYTES_IN_FLIGHT`);
@@ -170,6 +179,7 @@ function createHttpsServer(options: ServeOptions, app: Express, material: TlsMat
     },
     app,
   );
+  server.keepAliveTimeout = timeouts.keepAliveMs;
   server.on('tlsClientError', (err) => options.logger.debug({ err: err.message }, 'TLS handshake failed'));
   server.on('clientError', answerMalformedHttp);
   answerPlainHttpWithHint(server, { logger: options.logger });

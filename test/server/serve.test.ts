@@ -73,6 +73,26 @@ describe('the real HTTPS server with freshly generated certificates', () => {
     expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toMatchObject({ kind: 'Status', code: 400, reason: 'BadRequest' });
   });
 
+  it("keeps an idle connection open longer than the API server's client does (Go's http.Transport: 90 s idle)", async () => {
+    // Node's default (5 s) closes idle connections the API server still counts as reusable: a
+    // review sent on one just as it closes fails ("EOF"; a POST is not retried), which
+    // failurePolicy Fail turns into a refused write.
+    const agent = new https.Agent({ keepAlive: true });
+    try {
+      const keepAlive = await new Promise<string | undefined>((resolve, reject) => {
+        https
+          .get({ host: '127.0.0.1', servername: 'localhost', port: server.port, path: '/healthz', ca: server.caCertPem!, agent }, (res) => {
+            res.resume();
+            resolve(res.headers['keep-alive'] as string | undefined);
+          })
+          .on('error', reject);
+      });
+      expect(Number(/^timeout=(\d+)$/.exec(keepAlive ?? '')?.[1])).toBeGreaterThan(90);
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it('is not trusted by a client that does not know the generated CA', async () => {
     await expect(call(server, '', 'GET', '/healthz')).rejects.toThrow();
   });
