@@ -186,7 +186,14 @@ describe('values', () => {
   });
 
   test('podDisruptionBudget and networkPolicy', async () => {
-    expect(one(await helmTemplate(['--set', 'podDisruptionBudget.minAvailable=2']), 'PodDisruptionBudget')['spec']['minAvailable']).toBe(2);
+    expect(one(await helmTemplate(['--set', 'replicas=3', '--set', 'podDisruptionBudget.minAvailable=2']), 'PodDisruptionBudget')['spec']['minAvailable']).toBe(2);
+    // A budget that allows no eviction blocks every node drain for good (kubectl drain, autoscaler, node upgrades).
+    for (const set of [['--set', 'replicas=1'], ['--set', 'podDisruptionBudget.minAvailable=2'], ['--set', 'podDisruptionBudget.minAvailable=100%']]) {
+      const result = await helm(['template', RELEASE, CHART_DIR, `--kube-version=${MIN_KUBE_VERSION}`, ...set]);
+      expect([set, result.code]).toEqual([set, 1]);
+      expect(result.stderr).toMatch(/podDisruptionBudget\.minAvailable .* allows no eviction.*podDisruptionBudget\.enabled=false/);
+    }
+    expect(ofKind(await helmTemplate(['--set', 'replicas=1', '--set', 'podDisruptionBudget.enabled=false']), 'PodDisruptionBudget')).toEqual([]);
     const off = await helmTemplate(['--set', 'podDisruptionBudget.enabled=false', '--set', 'networkPolicy.enabled=false']);
     expect([ofKind(off, 'PodDisruptionBudget'), ofKind(off, 'NetworkPolicy')]).toEqual([[], []]);
     const cidrs = ['--set', 'networkPolicy.apiServerCIDRs={10.0.0.0/24,fd00::/64}'];
