@@ -10,7 +10,8 @@
 # kube-apiserver with embedded etcd (the e2e launcher), kube-controller-manager,
 # kube-scheduler, kube-proxy (iptables mode: routes the `kubernetes` Service's ClusterIP
 # for the webhook's in-cluster pool cache) and the kubelet; Debian's containerd with runc
-# and the bridge CNI plugin; the pause image from test/kube/tools/cmd/pause.
+# and the bridge CNI plugin; the pause image from test/kube/tools/cmd/pause; cert-manager's
+# controller and cainjector images (test/kube/cert-manager, not started: the test installs them).
 # Measured facts behind the settings: docs in /work/shared/cluster/one-node-cluster.md
 # (copied into the comments here where they matter).
 #
@@ -33,6 +34,9 @@ APISERVER_PORT=6443
 # protectKernelDefaults: false; saved at `up`, restored at `down`.
 SYSCTLS=(vm.overcommit_memory kernel.panic kernel.panic_on_oops)
 PAUSE_IMAGE=localhost/spiderpool-iaas-e2e/pause:1
+# Kept equal to test/kube/cert-manager.ts (the Deployments there name these images).
+CERT_MANAGER_IMAGE_PREFIX=localhost/spiderpool-iaas-e2e/cert-manager
+CERT_MANAGER_VERSION=v1.21.2
 
 tools="$here/tools/bin"
 netns_name() { cat "$W/netns" 2>/dev/null || true; }
@@ -62,6 +66,26 @@ wait_for() {
 }
 
 kc() { "$tools/kubectl" --kubeconfig="$W/kubeconfig" "$@"; }
+
+# Imports TAG into the node's containerd: BINARY (static) alone, as /NAME and the
+# entrypoint, in a one-layer docker-archive (no registry is reachable).
+static_image() {
+  local tag=$1 binary=$2
+  local name img layer config
+  name=$(basename "$binary")
+  img="$W/images/$name"
+  mkdir -p "$img/rootfs"
+  cp "$binary" "$img/rootfs/$name"
+  tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$img/rootfs" -cf "$img/layer.tar" "$name"
+  layer=$(sha256sum "$img/layer.tar" | cut -d' ' -f1)
+  mv "$img/layer.tar" "$img/$layer.tar"
+  printf '{"architecture":"amd64","os":"linux","config":{"Entrypoint":["/%s"]},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' "$name" "$layer" >"$img/config.json"
+  config=$(sha256sum "$img/config.json" | cut -d' ' -f1)
+  mv "$img/config.json" "$img/$config.json"
+  printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s.tar"]}]' "$config" "$tag" "$layer" >"$img/manifest.json"
+  tar -C "$img" -cf "$img.tar" manifest.json "$config.json" "$layer.tar"
+  ctr --address "$W/containerd/containerd.sock" -n k8s.io images import "$img.tar" >/dev/null
+}
 
 up() {
   [[ -z "$(ls -A "$W" 2>/dev/null)" ]] || { log "$W is not empty"; exit 1; }
@@ -129,21 +153,13 @@ EOF
   local ctr=(ctr --address "$W/containerd/containerd.sock" -n k8s.io)
   wait_for containerd 30 "${ctr[@]}" version
 
-  # The pause image: the static binary as a one-layer docker-archive.
-  local img="$W/images/pause"
-  mkdir -p "$img/rootfs"
-  cp "$tools/pause" "$img/rootfs/pause"
-  tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$img/rootfs" -cf "$img/layer.tar" pause
-  local layer
-  layer=$(sha256sum "$img/layer.tar" | cut -d' ' -f1)
-  mv "$img/layer.tar" "$img/$layer.tar"
-  printf '{"architecture":"amd64","os":"linux","config":{"Entrypoint":["/pause"]},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' "$layer" >"$img/config.json"
-  local config
-  config=$(sha256sum "$img/config.json" | cut -d' ' -f1)
-  mv "$img/config.json" "$img/$config.json"
-  printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s.tar"]}]' "$config" "$PAUSE_IMAGE" "$layer" >"$img/manifest.json"
-  tar -C "$img" -cf "$W/images/pause.tar" manifest.json "$config.json" "$layer.tar"
-  "${ctr[@]}" images import "$W/images/pause.tar" >/dev/null
+  # The pause image and cert-manager's controller and cainjector (test/kube/cert-manager,
+  # cached by content): each a static binary as a one-layer image.
+  static_image "$PAUSE_IMAGE" "$tools/pause"
+  local cert_manager
+  cert_manager=$(bash "$here/cert-manager/build.sh")
+  static_image "$CERT_MANAGER_IMAGE_PREFIX-controller:$CERT_MANAGER_VERSION" "$cert_manager/controller"
+  static_image "$CERT_MANAGER_IMAGE_PREFIX-cainjector:$CERT_MANAGER_VERSION" "$cert_manager/cainjector"
 
   # The webhook image built by image/build.sh, as a docker-archive.
   (source "$root/image/env.sh" && buildah push --quiet "$WEBHOOK_IMAGE" "docker-archive:$W/images/webhook.tar:$WEBHOOK_IMAGE" >/dev/null)

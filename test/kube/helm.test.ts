@@ -17,138 +17,18 @@
  *      then uninstalled, nothing left
  *
  * Calls, failures and the worst latency of each loaded step are printed as the fault run
- * of install.test.ts prints them, and written to helm-runs.json in the cluster directory.
+ * of install.test.ts prints them, and written to helm-runs.json in the cluster directory
+ * (helm.ts). tls.method certmanager, with a real cert-manager: certmanager.test.ts.
  */
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { stringify } from 'yaml';
 import { generateCertificates } from '../../src/certs/generate.js';
 import { until } from '../helpers/until.js';
-import { CRD_FILE, CRD_NAME } from '../e2e/cluster/harness.js';
-import { runProcess, type Finished } from '../e2e/cluster/processes.js';
-import { CHART_DIR, helmBinary, RELEASE } from '../e2e/helm.js';
-import { runFaults, type Fault, type FaultRunResult } from './faults.js';
-import { ApiClient, clusterDir, getJson, kubectl, mustKubectl } from './kube.js';
+import { CHART_DIR, RELEASE } from '../e2e/helm.js';
+import type { FaultRunResult } from './faults.js';
+import { applyDryRun, conf, expectNothingLeft, guarded, IMAGE, livePods, loaded, mustHelm, NS, prepareCluster, WEBHOOK_CONFIGURATION } from './helm.js';
+import { getJson, mustKubectl } from './kube.js';
 
-const NS = 'spiderpool-iaas-webhook';
-const WEBHOOK_CONFIGURATION = 'spiderpool-iaas-webhook';
-/** The image image/build.sh builds and the node's containerd holds (no registry). */
-const IMAGE = ['--set', 'image.repository=localhost/spiderpool-iaas-webhook', '--set', 'image.tag=ci'];
-const IAAS_ANNOTATION = 'ipam.spidernet.io/iaas-provider';
-const runs: Record<string, FaultRunResult> = {};
-
-async function helmCmd(args: readonly string[], timeoutMs = 300_000): Promise<Finished> {
-  const dir = clusterDir();
-  return runProcess(await helmBinary(), [`--kubeconfig=${path.join(dir, 'kubeconfig')}`, ...args], { timeoutMs });
-}
-async function mustHelm(args: readonly string[], timeoutMs?: number): Promise<string> {
-  const r = await helmCmd(args, timeoutMs);
-  if (r.code !== 0) throw new Error(`helm ${args.join(' ')} failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
-  return r.stdout;
-}
-
-/** The names of the webhook pods not being deleted. */
-async function livePods(): Promise<string[]> {
-  return (await getJson('pods', undefined, NS)).items.filter((p: any) => p.metadata.deletionTimestamp === undefined).map((p: any) => p.metadata.name as string);
-}
-
-/** Spiderpool's ConfigMap `name` in `namespace`, its provider on, with `timeout`. */
-function conf(namespace: string, name: string, timeout: string): Record<string, unknown> {
-  return {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name, namespace },
-    data: { 'conf.yml': `iaasNetworkProvider:\n  serverUrl: "http://iaas-provider.kube-system.svc:80"\n  httpRequestTimeout: "${timeout}"\n` },
-  };
-}
-const applyDryRun = (manifest: Record<string, unknown>) => kubectl(['apply', '--dry-run=server', '-f', '-'], { stdin: stringify(manifest) });
-
-/** Resolves once the API server sends spiderpool-conf writes to the webhook (a refusal by the rule). */
-async function guarded(): Promise<void> {
-  let last = '';
-  await until(
-    async () => {
-      const r = await applyDryRun(conf('kube-system', 'spiderpool-conf', '100s'));
-      last = r.stderr;
-      return r.code === 1 && r.stderr.includes('data[conf.yml].iaasNetworkProvider.httpRequestTimeout: Invalid value: "100s"');
-    },
-    'the webhook configuration to guard spiderpool-conf',
-    { timeoutMs: 180_000, intervalMs: 1000, describe: () => last },
-  );
-}
-
-/** Runs `faults` under the fault loop's load, prints and records the result as `name`. */
-async function loaded(name: string, faults: Fault[], unguardedOk: boolean): Promise<FaultRunResult> {
-  const client = new ApiClient();
-  let result: FaultRunResult;
-  try {
-    result = await runFaults(client, { ratePerSecond: 10, faults, unguardedOk });
-  } finally {
-    client.close();
-  }
-  runs[name] = result;
-  await writeFile(path.join(clusterDir(), 'helm-runs.json'), JSON.stringify(runs, null, 2));
-  console.log(
-    `${name}: ${result.calls} admission calls (${result.allowed} allowed, ${result.refused} refused, ${result.unguarded} unguarded while no webhook configuration existed) in ${result.seconds} s at ${result.ratePerSecond}/s, ${result.failed} failed, latency p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, worst ${result.latencyMs.max} ms${result.failures.length ? `\nfailures: ${JSON.stringify(result.failures.slice(0, 10))}` : ''}`,
-  );
-  return result;
-}
-
-/**
- * What the release left: every object of every listable kind in `namespaces` (but the
- * ServiceAccount and CA ConfigMap Kubernetes puts in every namespace, and Events), and
- * every cluster-scoped object whose name holds iaas-webhook (the webhook's and the policy's).
- */
-async function leftovers(namespaces: string[]): Promise<string[]> {
-  const kinds = async (namespaced: boolean) =>
-    (await mustKubectl(['api-resources', '--verbs=list', `--namespaced=${namespaced}`, '-o', 'name'])).split('\n').filter((k) => k !== '' && !/^events(\.|$)/.test(k));
-  const left: string[] = [];
-  const namespaced = await kinds(true);
-  for (const ns of namespaces) {
-    const out = await mustKubectl(['get', namespaced.join(','), '-n', ns, '-o', 'name', '--ignore-not-found']);
-    const kubeOwn = [`serviceaccount/default`, `configmap/kube-root-ca.crt`];
-    left.push(...out.split('\n').filter((line) => line !== '' && !kubeOwn.includes(line) && (ns === NS || line.includes('iaas-webhook'))).map((l) => `${ns}: ${l}`));
-  }
-  const cluster = await mustKubectl(['get', (await kinds(false)).join(','), '-o', 'name']);
-  // The release namespace itself is helm's --create-namespace, not the release's: deleted by the caller.
-  // iaas-webhook: spiderpool-iaas-webhook, and the policy's spiderippool.iaas-webhook.spidernet.io.
-  left.push(...cluster.split('\n').filter((line) => line.includes('iaas-webhook') && !line.startsWith('namespace/')));
-  return left;
-}
-
-async function expectNothingLeft(namespaces: string[]): Promise<void> {
-  // Pods and the ReplicaSet go a little after helm returns (garbage collection).
-  let left: string[] = [];
-  await until(async () => (left = await leftovers(namespaces)).length === 0, 'nothing of the release to be left', {
-    timeoutMs: 120_000,
-    intervalMs: 2000,
-    describe: () => left.join(', '),
-  });
-  // Every write is accepted again: nothing is guarded.
-  expect((await applyDryRun(conf('kube-system', 'spiderpool-conf', '100s'))).code).toBe(0);
-}
-
-beforeAll(async () => {
-  await helmBinary();
-  // The kustomize install before (install.test.ts) deletes this namespace at its end; helm
-  // cannot create the release's Secret in it while it is still terminating.
-  await until(async () => (await kubectl(['get', 'namespace', NS, '--ignore-not-found', '-o', 'name'])).stdout.trim() === '', `namespace ${NS} to be gone`, {
-    timeoutMs: 180_000,
-    intervalMs: 1000,
-  });
-  await mustKubectl(['apply', '-f', CRD_FILE]);
-  await mustKubectl(['wait', '--for=condition=Established', `crd/${CRD_NAME}`, '--timeout=60s']);
-  await mustKubectl(['apply', '-f', '-'], { stdin: stringify(conf('kube-system', 'spiderpool-conf', '50s')) });
-  // The pool the fault loop writes (faults.ts).
-  await mustKubectl(['apply', '-f', '-'], {
-    stdin: stringify({
-      apiVersion: 'spiderpool.spidernet.io/v2beta1',
-      kind: 'SpiderIPPool',
-      metadata: { name: 'fault-pool', annotations: { [IAAS_ANNOTATION]: 'example-cloud', 'ipam.spidernet.io/parent-nic': 'eth0' } },
-      spec: { ipVersion: 4, subnet: '10.6.0.0/16', ips: ['10.6.0.10-10.6.0.20'], gateway: '10.6.0.1', nodeName: ['worker-1'] },
-    }),
-  });
-}, 30 * 60_000);
+beforeAll(prepareCluster, 30 * 60_000);
 
 describe('1. helm install (defaults) under load', () => {
   let result: FaultRunResult;

@@ -43,7 +43,7 @@ import { until } from '../helpers/until.js';
 import { CRD_FILE, CRD_NAME } from '../e2e/cluster/harness.js';
 import { runProcess } from '../e2e/cluster/processes.js';
 import { CLI, ROOT } from '../e2e/cluster/webhook.js';
-import { ApiClient, clusterDir, getJson, kubectl, mustKubectl } from './kube.js';
+import { ApiClient, clusterDir, getJson, kubectl, metric, mustKubectl } from './kube.js';
 import { runFaults, type FaultRunResult } from './faults.js';
 import { startPrometheus, type TestPrometheus } from './monitoring.js';
 import { dashboardQueries, loadDashboard } from '../deploy/monitoring.js';
@@ -88,15 +88,6 @@ async function webhookPods(): Promise<any[]> {
 
 /** The pod's own endpoint through the API server's pod proxy (HTTPS to the pod IP). */
 const podRaw = (pod: string, what: string) => mustKubectl(['get', '--raw', `/api/v1/namespaces/${NS}/pods/https:${pod}:8443/proxy/${what}`]);
-
-/** `name{labels} value` lines of a Prometheus text page, summed per metric name. */
-function metric(text: string, name: string): number | undefined {
-  const values = text
-    .split('\n')
-    .filter((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`))
-    .map((line) => Number(line.slice(line.lastIndexOf(' ') + 1)));
-  return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0);
-}
 
 /**
  * What is wrong with one pod's pool cache, or undefined when it follows the cluster: it

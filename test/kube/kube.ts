@@ -107,3 +107,12 @@ export class ApiClient {
     this.agent.destroy();
   }
 }
+
+/** `name{labels} value` lines of a Prometheus text page, summed per metric name. */
+export function metric(text: string, name: string): number | undefined {
+  const values = text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`))
+    .map((line) => Number(line.slice(line.lastIndexOf(' ') + 1)));
+  return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0);
+}
