@@ -147,10 +147,14 @@ export function createWebhookMetrics(registry = new Registry()): WebhookMetrics 
     route: (webhook) => {
       let counts = routes.get(webhook);
       if (counts === undefined) {
-        // Every rule's series from the start, so increase() sees the first refusal.
+        // Every rule's series from the start, so increase() sees the first refusal; and the
+        // series of an internal error (500, no review decided), so the Errors alert's rate()
+        // sees the first one after a start.
         const refusals = new Map(REFUSAL_RULES.map((rule) => [rule, { labels: { webhook, rule }, count: 0 }]));
         for (const { labels } of refusals.values()) metrics.refusalsTotal.inc(labels, 0);
-        counts = { labels: { webhook }, inFlight: 0, totals: new Map(), refusals };
+        const internalError = { labels: { webhook, code: '500', operation: '', allowed: '' }, count: 0 };
+        metrics.requestsTotal.inc(internalError.labels, 0);
+        counts = { labels: { webhook }, inFlight: 0, totals: new Map([[totalsKey('500', '', ''), internalError]]), refusals };
         routes.set(webhook, counts);
       }
       return routeMetrics(counts, metrics.latencySeconds);
@@ -205,6 +209,9 @@ export function createWebhookMetrics(registry = new Registry()): WebhookMetrics 
   return metrics;
 }
 
+/** The key of a `requests_total` label set in {@link RouteCounts}' `totals`. */
+const totalsKey = (code: string, operation: string, allowed: string): string => `${code} ${operation} ${allowed}`;
+
 function routeMetrics(counts: RouteCounts, latencySeconds: Histogram<'webhook'>): RouteMetrics {
   const { labels, totals } = counts;
   return {
@@ -214,7 +221,7 @@ function routeMetrics(counts: RouteCounts, latencySeconds: Histogram<'webhook'>)
     finished: (seconds, code, operation, allowed) => {
       counts.inFlight--;
       latencySeconds.observe(labels, seconds);
-      const key = `${code} ${operation} ${allowed}`;
+      const key = totalsKey(code, operation, allowed);
       let pending = totals.get(key);
       if (pending === undefined) {
         pending = { labels: { webhook: labels.webhook, code, operation, allowed }, count: 0 };
