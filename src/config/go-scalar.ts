@@ -38,8 +38,12 @@ const DOT_FLOAT = /^\.[0-9]+([eE][-+]?[0-9]+)?$/;
 const TIMESTAMP = /^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt ][0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(\.[0-9]+)?(Z|[-+][0-9]{2}:[0-9]{2})?)?$/;
 const TWO_POW_63 = 2 ** 63;
 
-/** Resolves a plain scalar's text as the decoder's `resolve("", text)` does. */
-export function resolvePlain(text: string, semantics: Semantics): Resolved {
+/**
+ * Resolves a scalar's text as the decoder's `resolve(tag, text)` does before comparing
+ * the result with the tag: `resolve("", text)` for a plain scalar. `timestamps`: whether
+ * a date is tried (only untagged or tagged `!!timestamp`; else `2001-12-14` is a string).
+ */
+export function resolvePlain(text: string, semantics: Semantics, timestamps = true): Resolved {
   if (NULLS.has(text)) return { tag: '!!null' };
   const first = text[0]!;
   // Only a text whose first character is in the resolve table is resolved at all.
@@ -53,7 +57,7 @@ export function resolvePlain(text: string, semantics: Semantics): Resolved {
     return DOT_FLOAT.test(text) && Number.isFinite(Number(text)) ? { tag: '!!float', value: Number(text) } : { tag: '!!str' };
   }
   if (!/[-+0-9]/.test(first)) return { tag: '!!str' };
-  if (TIMESTAMP.test(text)) return { tag: '!!timestamp' };
+  if (timestamps && TIMESTAMP.test(text)) return { tag: '!!timestamp' };
   const plain = text.replaceAll('_', '');
   const int = parseGoInt(plain);
   if (int !== undefined) return { tag: '!!int', value: int };

@@ -25,6 +25,7 @@ import {
   type YAMLParseError,
 } from 'yaml';
 import { invalid, type FieldError, type FieldWarning } from '../field/errors.js';
+import { MAX_INT64 } from '../duration/units.js';
 import { ADVICE_VALUE_CHARS, escapeShort, escapeUnprintable, quoteGoString, quoteShown, truncate } from '../field/quote.js';
 import { byComponent, type Component, type Stops } from './components.js';
 import { asGoBool, asGoInt, resolvePlain, type Resolved, type Semantics } from './go-scalar.js';
@@ -116,10 +117,7 @@ function refused(errors: FieldError[]): GoYamlDecoding {
 const NULL_SPELLINGS = new Set(['', '~', 'null', 'Null', 'NULL']);
 const NULL_TAG = 'tag:yaml.org,2002:null';
 const MERGE_TAG = 'tag:yaml.org,2002:merge';
-const STR_TAG = 'tag:yaml.org,2002:str';
 const BINARY_TAG = 'tag:yaml.org,2002:binary';
-/** Tags a key may carry whatever its text: it decodes into a string (`!!binary` base64-decoded, `!!merge` as text). */
-const KEY_TAGS = new Set(['!', STR_TAG, BINARY_TAG, MERGE_TAG]);
 
 /**
  * Values one decoder's pass decodes (each key and value, each alias followed) before this
@@ -373,9 +371,7 @@ function checkKeys(map: YAMLMap, field: string, ctx: Context): boolean {
     if (!isScalar(key)) continue;
     const merge = isMergeKey(pair, ctx);
     // A key is decoded into a string first: a standard tag it does not satisfy fails.
-    if (!merge && key.tag !== undefined && !KEY_TAGS.has(key.tag) && !(key.tag === NULL_TAG && isNull(key))) {
-      throw tagFailure('', key, ctx);
-    }
+    if (!merge && key.tag !== undefined) resolveScalar(key, scalarText(key), joinField(field, scalarText(key)), ctx);
     // yaml.v3 refuses a key written twice (two `<<` included): same kind (alias or scalar)
     // and same text as written (an alias by its anchor's name).
     const name = merge ? '<<' : scalarText(key);
@@ -576,10 +572,13 @@ function scalarText(node: Scalar): string {
 }
 
 /**
- * Resolves a scalar bound for a bool or int field as `decoder.scalar` does: quoted and
- * block scalars are strings; plain ones resolve by their text; a standard tag resolves
- * the text and must match it (else the decoder fails: "cannot decode !!str `x` as a
- * !!int"); other tags leave the text a string.
+ * Resolves a scalar as `decoder.scalar` does before storing it (resolve.go `resolve`, for
+ * every scalar either decoder decodes: keys, strings, bools, ints): quoted and block
+ * scalars are strings; plain ones resolve by their text (yaml.v2 reads YAML 1.1's
+ * yes/on/y words as bools, yaml.v3 does not); a standard tag (`!!bool`, `!!int`,
+ * `!!float`, `!!null`, `!!timestamp`) resolves the text, quoted or not, and must match
+ * it, else the decoder fails ("cannot decode !!str `yes` as a !!bool": yaml.v3 alone for
+ * `!!bool yes`); `!!float` takes an int64; `!!str` and other tags leave the text a string.
  *
  * @returns the resolution, or `undefined` after recording the decoder's failure.
  */
@@ -593,10 +592,11 @@ function resolveScalar(node: Scalar, text: string, field: string, ctx: Context):
     binaryDecoded(node, text, ctx);
     return { tag: tag === BINARY_TAG ? '!!binary' : '!!merge' };
   }
-  if (!['!!bool', '!!int', '!!float', '!!null', '!!timestamp'].includes(short)) return { tag: '!!str' };
-  const resolved = resolvePlain(text, ctx.semantics);
+  if (!RESOLVED_TAGS.has(short)) return { tag: '!!str' };
+  const resolved = resolvePlain(text, ctx.semantics, short === '!!timestamp');
   if (resolved.tag === short) return resolved;
-  if (short === '!!float' && resolved.tag === '!!int') return { tag: '!!float', value: Number(resolved.value) };
+  // A uint64 beyond int64 is no int64 and fails as a !!float.
+  if (short === '!!float' && resolved.tag === '!!int' && resolved.value <= MAX_INT64) return { tag: '!!float', value: Number(resolved.value) };
   report(ctx, {
     field,
     node,
@@ -605,6 +605,9 @@ function resolveScalar(node: Scalar, text: string, field: string, ctx: Context):
   });
   return undefined;
 }
+
+/** The tags `resolve` checks the text against (`!!str` takes any text). */
+const RESOLVED_TAGS = new Set(['!!bool', '!!int', '!!float', '!!null', '!!timestamp']);
 
 /**
  * Records the decoder's type error for `node` (decode.go `terror`: "cannot unmarshal
@@ -670,15 +673,13 @@ function adviceFor(type: GoType, node: unknown, text: string | undefined): strin
 }
 
 /**
- * A Go `string` field: a scalar's text. The decoders resolve the text by a standard tag
- * first: `!!int`, `!!float` and `!!bool` on text that is no such value fail (yaml.v3
- * refuses `!!bool` on `yes`, which yaml.v2 reads); `!!binary` is base64-decoded. Other
- * tags (`!!merge` included) leave the text as written.
+ * A Go `string` field: a scalar's text, once the decoder has resolved it
+ * ({@link resolveScalar}: a standard tag the text does not satisfy fails that decoder);
+ * `!!binary` is base64-decoded, other tags leave the text as written.
  */
 function stringValue(value: Scalar, field: string, ctx: Context): string {
   const text = scalarText(value);
-  const readable = TAG_RESOLVES[value.tag ?? ''];
-  if (readable !== undefined && !readable.test(text)) throw tagFailure(field, value, ctx);
+  if (value.tag !== undefined) resolveScalar(value, text, field, ctx);
   return binaryDecoded(value, text, ctx);
 }
 
@@ -688,13 +689,6 @@ function goBase64(text: string): string | undefined {
   if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(data)) return undefined;
   return new TextDecoder('utf-8').decode(Buffer.from(data, 'base64'));
 }
-/** Standard tags whose resolution can fail, with the texts that resolve (YAML 1.1/1.2 core). */
-const TAG_RESOLVES: Readonly<Record<string, RegExp>> = {
-  'tag:yaml.org,2002:int': /^[-+]?(0|[1-9][0-9_]*|0x[0-9a-fA-F_]+|0o?[0-7_]+|0b[01_]+)$/,
-  'tag:yaml.org,2002:float': /^([-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN))$/,
-  'tag:yaml.org,2002:bool': /^(true|True|TRUE|false|False|FALSE)$/,
-};
-
 function tagFailure(field: string, node: { tag?: string }, ctx: Context): DecodeFailure {
   const tag = (node.tag ?? '').replace(/^tag:yaml\.org,2002:/, '!!');
   return new DecodeFailure(

@@ -65,11 +65,8 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
       text = rewritten;
       continue;
     }
-    const problem = namesProblem(parsed.tokens, lines) ?? leadingDocumentEnd(parsed.tokens) ?? separatorProblem(text, parsed.tokens, lines);
-    if (problem !== undefined) return { problem };
     const { doc } = parsed;
-    if (doc === undefined) return { text, doc, more: parsed.more };
-    const repadded = padded < MAX_PADDED_LINES ? repad(doc, text, parsed.tokens) : undefined;
+    const repadded = doc !== undefined && padded < MAX_PADDED_LINES ? repad(doc, text, parsed.tokens) : undefined;
     if (repadded !== undefined) {
       text = repadded.text;
       // The dashes after each indented line start move with it.
@@ -77,6 +74,11 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
       padded++;
       continue;
     }
+    // Checked on the text as finally parsed: the `yaml` package's recovery from an error
+    // repadding corrects can leave tokens out (a quoted scalar after a flow continuation line).
+    const problem = namesProblem(parsed.tokens, lines) ?? leadingDocumentEnd(parsed.tokens) ?? separatorProblem(text, parsed.tokens, lines);
+    if (problem !== undefined) return { problem };
+    if (doc === undefined) return { text, doc, more: parsed.more };
     doc.errors = doc.errors.filter((e) => !commentAfterToken(e, text) && !(e.code === 'ALIAS_PROPS' && rootAlias(doc, parsed.tokens)));
     for (const at of dashes) restoreDash(doc, at);
     return { text, doc, more: parsed.more };

@@ -65,6 +65,7 @@ describe('YAML libyaml accepts and the yaml package alone refuses', () => {
     ['a tag running over ","', 'a: !!str,\n'],
     ['properties before a root alias', '&a *a\n'],
     ['NEL inside a value', 'a: "x\u0085y"\n'],
+    ['LS in a quoted value after a flow continuation line', 'a: {b: c,\nd: e}\nf: "x\u2028y"\n'],
   ])('starts with %s', (_what, text) => {
     starts(text);
   });
@@ -97,6 +98,38 @@ describe('!!binary and !!merge, decoded as both decoders do', () => {
     ['!!binary into a bool', 'enableIPv4: !!binary dHJ1ZQ==\n', /cannot unmarshal !!binary `dHJ1ZQ==` into bool/],
     ['!!merge into a bool', 'enableIPv4: !!merge true\n', /cannot unmarshal !!merge `true` into bool/],
   ])('stops with %s', (_what, text, why) => {
+    expect(stops(text)).toMatch(why);
+  });
+});
+
+describe('standard tags resolved by each decoder, on every scalar it decodes', () => {
+  const agentOnly = (text: string) => {
+    const findings = validateConfYml(text);
+    expect(findings.stops).toEqual({ agent: true, controller: false });
+    return findings.errors.map(fieldErrorString).join('\n');
+  };
+  it.each([
+    ['!!bool yes into a bool', 'enableIPv4: !!bool yes\n'],
+    ['!!bool on into a string', 'iaasNetworkProvider: {httpRequestTimeout: !!bool on}\n'],
+    ['!!bool y in a list of strings', 'podResourceInject: {namespacesExclude: [!!bool y]}\n'],
+    ['!!bool yes on a key', '!!bool yes: 1\n'],
+  ])('stops only the agent with %s (yaml.v2 reads YAML 1.1 words as bools, yaml.v3 does not)', (_what, text) => {
+    expect(agentOnly(text)).toMatch(/cannot decode !!str `(yes|on|y)` as a !!bool, so Spiderpool's agent/);
+  });
+  it('reads !!bool yes as the text in a string for the controller', () => {
+    expect(readConfYml('iaasNetworkProvider: {httpRequestTimeout: !!bool yes}\n').controller?.['iaasNetworkProvider']).toMatchObject({ httpRequestTimeout: 'yes' });
+  });
+  it.each(['!!int 1: x\n', '!foo bar: x\n', '!!float 1: x\n', '!!bool true: x\n', '!!timestamp 2001-12-14: x\n', '!!seq a: x\n', 'iaasNetworkProvider: {!!int 1: x}\n', 'enableIPv4: !!bool True\n'])(
+    'starts with a tag its text satisfies: %j',
+    (text) => {
+      starts(text);
+    },
+  );
+  it.each([
+    ['!!null on text', '!!null a: 1\n', /cannot decode !!str `a` as a !!null/],
+    ['!!int on a date', 'iaasNetworkProvider: {httpRequestTimeout: !!int 2001-12-14}\n', /cannot decode !!str `2001-12-14` as a !!int/],
+    ['!!float beyond int64', 'iaasNetworkProvider: {httpRequestTimeout: !!float 18446744073709551615}\n', /cannot decode !!int `18446744073709551615` as a !!float/],
+  ])('stops both with %s', (_what, text, why) => {
     expect(stops(text)).toMatch(why);
   });
 });

@@ -20,7 +20,7 @@ import { SPIDERPOOL_GO_NAME } from '../../src/go/version.js';
 import { askConfYml, disposeOracle, ORACLE_DIR, type Decoding } from './oracle.js';
 
 const SEED = process.env.ORACLE_SEED !== undefined ? Number(process.env.ORACLE_SEED) : Date.now() % 2 ** 31;
-const RUNS = 6_000;
+const RUNS = process.env.ORACLE_RUNS !== undefined ? Number(process.env.ORACLE_RUNS) : 6_000;
 
 afterAll(disposeOracle);
 

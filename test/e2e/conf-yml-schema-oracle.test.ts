@@ -21,7 +21,7 @@ import { escapeUnprintable } from '../../src/field/quote.js';
 import { askConfYml, disposeOracle, type Decoding } from './oracle.js';
 
 const SEED = process.env.ORACLE_SEED !== undefined ? Number(process.env.ORACLE_SEED) : Date.now() % 2 ** 31;
-const RUNS = 6_000;
+const RUNS = process.env.ORACLE_RUNS !== undefined ? Number(process.env.ORACLE_RUNS) : 6_000;
 
 afterAll(disposeOracle);
 

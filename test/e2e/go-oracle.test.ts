@@ -370,7 +370,7 @@ const corpus: Case[] = [
   { name: '!!null on the provider mapping (v2 reads it, v3 fails)', doc: `${P}: !!null\n  httpRequestTimeout: 10s\n` },
   { name: '!!int 50s', doc: `${P}:\n  httpRequestTimeout: !!int 50s\n` },
   { name: '!!float 50s', doc: `${P}:\n  httpRequestTimeout: !!float 50s\n` },
-  { name: '!!bool yes (v2 reads it, v3 fails)', doc: `${P}:\n  httpRequestTimeout: !!bool yes\n`, finding: F_PER_DECODER },
+  { name: '!!bool yes (v2 reads it, v3 fails)', doc: `${P}:\n  httpRequestTimeout: !!bool yes\n` },
   { name: '!!timestamp 2001-12-14', doc: `${P}:\n  httpRequestTimeout: !!timestamp 2001-12-14\n` },
   { name: '!!binary of invalid base64', doc: `${P}:\n  httpRequestTimeout: !!binary "%%%"\n` },
   { name: '!!binary of bytes that are not UTF-8', doc: `${P}:\n  httpRequestTimeout: !!binary /w==\n` },
