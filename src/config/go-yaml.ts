@@ -32,7 +32,8 @@ import { asGoBool, asGoInt, resolvePlain, type Resolved, type Semantics } from '
 import { zeroStruct, zeroValue, type GoStruct, type GoType, type GoValue, type StructType } from './schema.js';
 import { unknownKeyWarning } from './unknown-keys.js';
 import { parseLikeLibyaml } from './libyaml-parse.js';
-import { at, inspectDocument, limitProblem, tabProblem, textProblem } from './yaml-go-compat.js';
+import { decodedCharacters, readPastFirstDocument, type Reach } from './libyaml-lookahead.js';
+import { at, forbiddenCharacter, inspectDocument, limitProblem, tabProblem, textProblem } from './yaml-go-compat.js';
 
 /**
  * Both decoders' decoding of a text's first document (Go's `Unmarshal` reads only that).
@@ -64,15 +65,29 @@ export function decodeGoYaml(written: string, type: StructType): GoYamlDecoding 
   let lines = new LineCounter();
   try {
     const parsed = parseLikeLibyaml(written, () => (lines = new LineCounter()));
-    if ('problem' in parsed) return refused([notDecodable('', parsed.problem)]);
+    if ('problem' in parsed) {
+      // A control character in the first document is what the reader meets first.
+      const control = forbiddenCharacter(written);
+      const first = control !== undefined && (parsed.end === undefined || control.index < parsed.end);
+      return refused([notDecodable('', first ? control.problem : parsed.problem)]);
+    }
     const { doc, more, text } = parsed;
+    // Offsets after the first document are those of the written text (padding goes before).
+    const end = parsed.end === undefined ? undefined : parsed.end - (text.length - written.length);
+    const reach = readPastFirstDocument(written, end);
+    const control = forbiddenCharacter(written);
+    const controlStops = control === undefined ? undefined : controlCharacterStops(written, control.index, reach, end);
+    if (controlStops === 'both') return refused([notDecodable('', control!.problem)]);
+    // What yaml.v3 alone meets past the first document.
+    const agentProblem = controlStops === 'agent' ? `${control!.problem} past the first document` : reach.v3Problem;
     const warnings = new Map<string, FieldWarning>();
     const empty = doc === undefined || isNull(doc.contents);
     const none = { errors: [], stops: { agent: false, controller: false }, more, empty, warnings };
     const blank = tabProblem(doc, text, lines);
     if (blank !== undefined) return refused([notDecodable('', blank)]);
     if (doc === undefined) return { agent: zeroStruct(type), controller: zeroStruct(type), ...none };
-    const syntax = doc.errors[0];
+    // Errors past the marker are the yaml package's reading of later documents, which Go does not parse.
+    const syntax = doc.errors.find((e) => parsed.end === undefined || e.pos[0] <= parsed.end);
     if (syntax !== undefined) return refused([notDecodable('', syntaxProblem(syntax, lines))]);
     const inspected = inspectDocument(doc, text, lines);
     if ('problem' in inspected) return refused([notDecodable('', inspected.problem)]);
@@ -90,7 +105,16 @@ export function decodeGoYaml(written: string, type: StructType): GoYamlDecoding 
       warnings,
     });
     const v3 = pass('yaml.v3');
-    const agent = decodePass(doc.contents, type, v3);
+    let agent = decodePass(doc.contents, type, v3);
+    if (agentProblem !== undefined) {
+      v3.errors.unshift({
+        field: '',
+        node: undefined,
+        go: `${agentProblem} (yaml.v3 scans two tokens past the marker ending the first document)`,
+        advice: 'remove what follows the first document, or correct it',
+      });
+      agent = undefined;
+    }
     const v2 = pass('yaml.v2');
     const controller = decodePass(doc.contents, type, v2);
     return {
@@ -107,6 +131,16 @@ export function decodeGoYaml(written: string, type: StructType): GoYamlDecoding 
     if (e instanceof RangeError) return refused([beyondLimits('nests too deeply to read')]);
     throw e;
   }
+}
+
+/**
+ * Which decoders meet the control character at `index`: both when it is in the first
+ * document (before `end`) or in what yaml.v2's reader decoded, the agent alone when only
+ * yaml.v3's lookahead reached its chunk, none when neither reader decoded it.
+ */
+function controlCharacterStops(text: string, index: number, reach: Reach, end: number | undefined): Component | undefined {
+  if (end === undefined || index < end || index < decodedCharacters(text, reach.v2)) return 'both';
+  return index < decodedCharacters(text, reach.v3) ? 'agent' : undefined;
 }
 
 function refused(errors: FieldError[]): GoYamlDecoding {

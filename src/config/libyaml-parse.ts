@@ -33,8 +33,14 @@ export type LibyamlParse =
       doc: Document.Parsed | undefined;
       /** Another document with content follows the first. */
       more: boolean;
+      /** Where the marker ending the first document (`---` or `...`) stands in `text`; `undefined`: the text ends it. */
+      end: number | undefined;
     }
-  | { problem: string };
+  | {
+      problem: string;
+      /** As above, when the parse found it. */
+      end?: number;
+    };
 
 /** Characters libyaml takes in a tag after its `!` (scannerc.go `yaml_parser_scan_tag_uri`). */
 const TAG_CHARACTER = /[0-9A-Za-z\-_;/?:@&=+$,.!~*'()[\]%]/;
@@ -59,8 +65,9 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
   for (;;) {
     const lines = newLines();
     const parsed = firstDocument(text, lines);
-    const rewritten = tagRewrite(parsed.tokens, text);
-    if (typeof rewritten === 'object') return rewritten;
+    const end = firstDocumentEnd(parsed.tokens);
+    const rewritten = tagRewrite(parsed.tokens, text, end);
+    if (typeof rewritten === 'object') return { ...rewritten, ...(end !== undefined ? { end } : {}) };
     if (rewritten !== text) {
       text = rewritten;
       continue;
@@ -76,12 +83,13 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
     }
     // Checked on the text as finally parsed: the `yaml` package's recovery from an error
     // repadding corrects can leave tokens out (a quoted scalar after a flow continuation line).
-    const problem = namesProblem(parsed.tokens, lines) ?? leadingDocumentEnd(parsed.tokens) ?? separatorProblem(text, parsed.tokens, lines);
-    if (problem !== undefined) return { problem };
-    if (doc === undefined) return { text, doc, more: parsed.more };
+    // Only the first document: Go reads no further (libyaml-lookahead.ts says what it scans).
+    const problem = namesProblem(parsed.tokens, lines, end) ?? leadingDocumentEnd(parsed.tokens) ?? separatorProblem(text, parsed.tokens, lines, end);
+    if (problem !== undefined) return { problem, ...(end !== undefined ? { end } : {}) };
+    if (doc === undefined) return { text, doc, more: parsed.more, end };
     doc.errors = doc.errors.filter((e) => !commentAfterToken(e, text) && !(e.code === 'ALIAS_PROPS' && rootAlias(doc, parsed.tokens)));
     for (const at of dashes) restoreDash(doc, at);
-    return { text, doc, more: parsed.more };
+    return { text, doc, more: parsed.more, end };
   }
 }
 
@@ -143,10 +151,10 @@ const blankOrEnd = (c: string | undefined) => c === undefined || /[ \t\n\r\u2028
  * The text with each tag spelt as libyaml scans it, in characters the `yaml` package
  * reads as one tag; or why libyaml refuses a tag (not followed by a blank).
  */
-function tagRewrite(tokens: readonly Token[], text: string): string | { problem: string } {
+function tagRewrite(tokens: readonly Token[], text: string, documentEnd = text.length): string | { problem: string } {
   let out = text;
   for (const token of sourceTokens(tokens)) {
-    if (token.type !== 'tag' || token.source!.startsWith('!<')) continue;
+    if (token.type !== 'tag' || token.source!.startsWith('!<') || token.offset! >= documentEnd) continue;
     const start = token.offset!;
     let end = start + 1;
     while (end < text.length && TAG_CHARACTER.test(text[end]!)) end++;
@@ -161,14 +169,26 @@ function tagRewrite(tokens: readonly Token[], text: string): string | { problem:
 }
 
 /** An anchor or alias name libyaml does not take (only ASCII letters, digits, `-` and `_`). */
-function namesProblem(tokens: readonly Token[], lines: LineCounter): string | undefined {
+function namesProblem(tokens: readonly Token[], lines: LineCounter, end = Infinity): string | undefined {
   for (const token of sourceTokens(tokens)) {
-    if (token.type !== 'anchor' && token.type !== 'alias') continue;
+    if ((token.type !== 'anchor' && token.type !== 'alias') || token.offset! >= end) continue;
     const name = token.source!.slice(1);
     if (!ANCHOR_NAME.test(name)) {
       const { line, col } = lines.linePos(token.offset!);
       return `line ${line}, column ${col}: anchor or alias name ${JSON.stringify(name)} is not one Go's decoders read (only ASCII letters, digits, - and _)`;
     }
+  }
+  return undefined;
+}
+
+/** The offset of the marker (`...` or the next `---`) ending the first document; `undefined` when the text ends it. */
+function firstDocumentEnd(tokens: readonly Token[]): number | undefined {
+  const first = tokens.findIndex((t) => t.type === 'document');
+  if (first < 0) return undefined;
+  for (const token of tokens.slice(first + 1)) {
+    if (token.type === 'doc-end') return token.offset;
+    const start = token.type === 'document' ? (token['start'] as Token[] | undefined)?.find((t) => t.type === 'doc-start') : undefined;
+    if (start !== undefined) return start.offset;
   }
   return undefined;
 }
@@ -187,10 +207,11 @@ function leadingDocumentEnd(tokens: readonly Token[]): string | undefined {
  * An LS or PS (U+2028, U+2029) the `yaml` package reads differently from libyaml: any
  * but one inside a quoted scalar with an ordinary character on either side.
  */
-function separatorProblem(text: string, tokens: readonly Token[], lines: LineCounter): string | undefined {
+function separatorProblem(text: string, tokens: readonly Token[], lines: LineCounter, end = text.length): string | undefined {
   const quoted = sourceTokens(tokens).filter((t) => /quoted-scalar$/.test(t.type ?? ''));
   for (const match of text.matchAll(/[\u2028\u2029]/g)) {
     const at = match.index;
+    if (at >= end) break;
     const inside = quoted.some((t) => t.offset! < at - 1 && at + 1 < t.offset! + t.source!.length - 1);
     const ordinary = (c: string | undefined) => c !== undefined && !/[\s\\"'\u2028\u2029]/.test(c);
     if (inside && ordinary(text[at - 1]) && ordinary(text[at + 1])) continue;

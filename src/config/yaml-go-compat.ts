@@ -47,17 +47,23 @@ export function limitProblem(text: string): string | undefined {
  */
 const FORBIDDEN_CHARACTER = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]/;
 
-/** What libyaml refuses that is visible in the text itself: forbidden characters, directives. */
+/**
+ * The first character libyaml's reader refuses, with where it stands: its index in the
+ * text and the line saying so. Whether a decoder meets it depends on how far it reads
+ * (libyaml-lookahead.ts).
+ */
+export function forbiddenCharacter(text: string): { index: number; problem: string } | undefined {
+  const bad = FORBIDDEN_CHARACTER.exec(text);
+  if (bad === null) return undefined;
+  const before = text.slice(0, bad.index);
+  const line = before.split('\n').length;
+  const code = bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+  return { index: bad.index, problem: `line ${line}, column ${bad.index - before.lastIndexOf('\n')}: contains U+${code}, a control character` };
+}
+
+/** What libyaml refuses in the directives before the first document. */
 export function textProblem(text: string): string | undefined {
-  const lines = text.split('\n');
-  for (const [index, line] of lines.entries()) {
-    const bad = FORBIDDEN_CHARACTER.exec(line);
-    if (bad) {
-      const code = bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
-      return `line ${index + 1}, column ${bad.index + 1}: contains U+${code}, a control character`;
-    }
-  }
-  return directiveProblem(lines);
+  return directiveProblem(text.split('\n'));
 }
 
 /** libyaml accepts one `%YAML 1.1` and `%TAG` directives; any other directive is an error. */

@@ -207,3 +207,43 @@ describe('ipamUnixSocketPath: the agent binds it, and sun_path is 108 bytes', ()
     expect(validateConfYml(`ipamUnixSocketPath: /${'é'.repeat(54)}\n`).stops.agent).toBe(true);
   });
 });
+
+describe('what each decoder reads past the first document', () => {
+  const far = `# ${'x'.repeat(1000)}\n`;
+  const agentOnly = (text: string) => {
+    const findings = validateConfYml(text);
+    expect(findings.stops).toEqual({ agent: true, controller: false });
+    return findings.errors.map(fieldErrorString).join('\n');
+  };
+  it.each([
+    ['a tab-only line after ---', 'a: 1\n---\n\t\n', /found character that cannot start any token/],
+    ['a tab-only line after ...', 'a: 1\n...\n\t\n', /found character that cannot start any token/],
+    ['a tab-only line after a comment', 'a: 1\n---\n# c\n\t\n', /found character that cannot start any token/],
+    ['a character no token starts with', 'a: 1\n--- @\n', /found character that cannot start any token/],
+    ['an unterminated quote', 'a: 1\n---\n"b\n', /found unexpected end of stream/],
+    ['an unknown escape', 'a: 1\n---\n"a\\qb"\n', /found unknown escape character/],
+    ['an unknown directive', 'a: 1\n---\n%FOO\n', /found unknown directive name/],
+    ['an empty anchor name', 'a: 1\n---\n&\n', /did not find expected alphabetic or numeric character/],
+    ['a tab in a block scalar indentation', 'a: 1\n--- |\n\t\n', /found a tab character where an indentation space is expected/],
+    ['a control character in the next 512-byte read', `a: 1\n---\n${far}\u0001\n`, /contains U\+0001, a control character past the first document/],
+  ])('stops only the agent with %s (yaml.v3 scans two tokens past the marker)', (_what, text, why) => {
+    expect(agentOnly(text)).toMatch(why);
+  });
+  it.each([
+    ['two tokens before the tab line', 'a: 1\n---\nb: 1\n\t\n'],
+    ['a plain scalar running over the tab line', 'a: 1\n---\nb\n\t\n'],
+    ['tokens the parser alone refuses', 'a: 1\n--- ]]\n'],
+    ['tokens the parser alone refuses after ...', 'a: 1\n...\n]]\n'],
+    ['a control character past both reads', `a: 1\n---\nb: c\n${far}\u0001\n`],
+    ['an anchor name Go refuses in a later document', 'a: 1\n---\nb: 1\nc: &ä 1\n'],
+  ])('starts with %s', (_what, text) => {
+    starts(text);
+  });
+  it.each([
+    ['a control character in the read that holds the marker', 'a: 1\n---\n\u0001\n'],
+    ['a tab-only line before the marker', 'a: 1\n\t\n---\n'],
+    ['a document marker inside a flow collection', 'a: [b,\n---\nc]\n'],
+  ])('stops both with %s', (_what, text) => {
+    stops(text);
+  });
+});
