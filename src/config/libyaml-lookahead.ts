@@ -39,6 +39,16 @@ export function readPastFirstDocument(text: string, end: number | undefined): Re
 }
 
 /**
+ * libyaml's error for the block scalar whose header (`|` or `>`) is at `header`, in a
+ * block collection whose indentation is `indent` (-1 at the document's top): a tab where
+ * its indentation is read, up to the line after its last ("found a tab character where an
+ * indentation space is expected"), or a bad header. The `yaml` package reads the tab as content.
+ */
+export function blockScalarProblem(text: string, header: number, indent: number): string | undefined {
+  return new TailScanner(text, header).scanBlockScalar(indent);
+}
+
+/**
  * The characters of `text` the reader has decoded once the scanner has looked at its first
  * `reach` characters: whole 512-byte chunks of UTF-8 (a character cut by a chunk's end waits
  * for the next).
@@ -109,10 +119,22 @@ class TailScanner {
     this.lineStart = this.pos;
   }
 
+  /** The block scalar whose header is at the position, in a block collection indented `indent` (-1 at the top). */
+  scanBlockScalar(indent: number): string | undefined {
+    this.indent = indent;
+    return this.scanning(() => this.fetchBlockScalar());
+  }
+
   /** Fetches tokens until three are queued; the scanner's error, if it meets one. */
   scanTokens(): string | undefined {
-    try {
+    return this.scanning(() => {
       while (this.tokens < 3) this.fetchNextToken();
+    });
+  }
+
+  private scanning(scan: () => void): string | undefined {
+    try {
+      scan();
       return undefined;
     } catch (e) {
       if (e instanceof ScanError) return e.message;
@@ -403,8 +425,7 @@ class TailScanner {
       if (this.at() === '#') break;
       while (!isBlankz(this.at())) {
         const c = this.at()!;
-        if (c === ':' && (isBlankz(this.at(1)) || (this.flow > 0 && ',[]{}'.includes(this.at(1)!)))) break;
-        if (this.flow > 0 && ',[]{}'.includes(c)) break;
+        if ((c === ':' && isBlankz(this.at(1))) || (this.flow > 0 && ',?[]{}'.includes(c))) break;
         this.pos++;
         leadingBlanks = false;
       }

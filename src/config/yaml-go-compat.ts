@@ -6,6 +6,7 @@
  */
 import { isAlias, isCollection, isNode, isScalar, visit, type Alias, type Document, type LineCounter, type YAMLMap, type YAMLSeq } from 'yaml';
 import { quoteShown } from '../field/quote.js';
+import { blockScalarProblem } from './libyaml-lookahead.js';
 import { scanFlow } from './libyaml-parse.js';
 
 /**
@@ -61,9 +62,12 @@ export function forbiddenCharacter(text: string): { index: number; problem: stri
   return { index: bad.index, problem: `line ${line}, column ${bad.index - before.lastIndexOf('\n')}: contains U+${code}, a control character` };
 }
 
-/** What libyaml refuses in the directives before the first document. */
+/**
+ * What libyaml refuses in the directives before the first document: its lines end at any
+ * of its line breaks (CR alone and NEL included), and a byte order mark is no character.
+ */
 export function textProblem(text: string): string | undefined {
-  return directiveProblem(text.split('\n'));
+  return directiveProblem(text.replace(/^\ufeff/, '').split(/\r\n|[\r\n\u0085\u2028\u2029]/));
 }
 
 /** libyaml accepts one `%YAML 1.1` and `%TAG` directives; any other directive is an error. */
@@ -146,12 +150,18 @@ export function tabProblem(doc: Document.Parsed | undefined, text: string, lines
   // and where each block-context plain scalar ends, with the indentation its scan keeps.
   const elsewhere: Array<[number, number]> = [];
   const plainEnds = new Map<number, number>();
+  let blockProblem: string | undefined;
   visit(doc?.contents ?? null, (_key, node, path) => {
     if (isCollection(node) && node.flow && node.range) {
       elsewhere.push([node.range[0], node.range[1]]);
       return visit.SKIP;
     }
     if (!isScalar(node) || !node.range) return undefined;
+    if (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') {
+      const block = [...path].reverse().find((p): p is YAMLMap | YAMLSeq => isCollection(p));
+      const header = text.slice(node.range[0]).search(/[|>]/) + node.range[0];
+      blockProblem ??= blockScalarProblem(text, header, block?.range ? lines.linePos(block.range[0]).col - 1 : -1);
+    }
     if (node.type !== 'PLAIN') elsewhere.push([node.range[0], node.range[1]]);
     // An empty scalar (`a: !!str`) is no plain scalar being scanned.
     else if (node.range[0] < node.range[1]) {
@@ -160,6 +170,7 @@ export function tabProblem(doc: Document.Parsed | undefined, text: string, lines
     }
     return undefined;
   });
+  if (blockProblem !== undefined) return blockProblem;
   // A byte order mark is no character of the first line for libyaml.
   const textLines = text.replace(/^\ufeff/, ' ').split('\n');
   let offset = 0;

@@ -247,3 +247,28 @@ describe('what each decoder reads past the first document', () => {
     stops(text);
   });
 });
+
+describe('directives as libyaml reads them', () => {
+  it.each([
+    ['after a byte order mark', '\ufeff%YAML 1.2\n---\na: 1\n'],
+    ['on lines ending in CR alone', '%YAML 1.2\r---\ra: 1\r'],
+  ])('stops both with %%YAML 1.2 %s', (_what, text) => {
+    expect(stops(text)).toMatch(/directive "%YAML 1\.2" is not supported/);
+  });
+  it.each(['%YAML 1.1\r---\ra: 1\r', '\ufeff%YAML 1.1\n---\na: 1\n', '%YAML 1.1\u0085---\u0085a: 1\n'])('starts with %%YAML 1.1: %j', (text) => {
+    starts(text);
+  });
+});
+
+describe("a tab where a block scalar's indentation is read", () => {
+  it.each([
+    ['before the first line', 'a: |\n   \t3s\n'],
+    ['before a later line', 'a: |\n  x\n \tb\n'],
+    ['on the line after it', 'a: |\n  x\n\tb: 1\n'],
+  ])('stops both %s', (_what, text) => {
+    expect(stops(text)).toMatch(/found a tab character where an indentation space is expected/);
+  });
+  it.each(['a: |\n  x\n  \ty\n', 'a: >\n  x\n   \ty\n'])('starts with a tab inside the content: %j', (text) => {
+    starts(text);
+  });
+});

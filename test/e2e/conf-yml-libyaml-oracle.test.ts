@@ -17,7 +17,7 @@ import { providerSettings } from '../../src/config/conf-yml.js';
 import { validateConfYml } from '../../src/config/validate.js';
 import { fieldErrorString } from '../../src/field/errors.js';
 import { SPIDERPOOL_GO_NAME } from '../../src/go/version.js';
-import { askConfYml, disposeOracle, ORACLE_DIR, type Decoding } from './oracle.js';
+import { askConfYml, disposeOracle, ORACLE_DIR, type ConfYmlAnswer, type Decoding } from './oracle.js';
 
 const SEED = process.env.ORACLE_SEED !== undefined ? Number(process.env.ORACLE_SEED) : Date.now() % 2 ** 31;
 const RUNS = process.env.ORACLE_RUNS !== undefined ? Number(process.env.ORACLE_RUNS) : 6_000;
@@ -53,11 +53,16 @@ const FEATURES = {
   'properties before an alias': /&a\d \*/,
   'serverUrl host forms': /serverUrl: "?https?:\/\/[^\n]*:/,
   'long ipamUnixSocketPath': /ipamUnixSocketPath: \/a{100}/,
+  'tag on a key': /(^|\n)!{1,2}[a-z]+ [^\n]*:/,
+  '!!bool on a YAML 1.1 word': /!!bool (yes|on|y)\b/,
+  'token error right after the first document': /(---|\.\.\.)(\n(# c\n)?\t\n| @|\n"b\n|\n%FOO|\n&\n|\n!<|\n"a\\qb"| \|\n\t)/,
+  'tokens right after the first document that stop nobody': /(---|\.\.\.)( \]\]|\nb: 1\n\t|\nb\n\t)/,
+  'control character after the first document': /\u0001/,
 } as const;
 
 const P = 'iaasNetworkProvider';
 const URLS = ['"http://p:80"', 'http://:80', '"https://:"', '"http://u@:80"', '"http://h:80:80"', '"http://h:80:x"', '"ftp://h"', '"http://"', '"http://[fd00::1]:80"'];
-const TIMEOUTS = ['5s', '50s', '600s', '"0s"', 'x', '""', '!!str 50s', '!!binary NTBz', '!!binary NTB', '!!merge 6s', '!!null', '! 5s', '"5\ns"', "'5\n s'", '"5\u2028s"', '"5\u0085s"', '5s # c', '"5s"#c'];
+const TIMEOUTS = ['!!bool yes', '!!bool on', '!!int 5', '!!float 5', '5s', '50s', '600s', '"0s"', 'x', '""', '!!str 50s', '!!binary NTBz', '!!binary NTB', '!!merge 6s', '!!null', '! 5s', '"5\ns"', "'5\n s'", '"5\u2028s"', '"5\u0085s"', '5s # c', '"5s"#c'];
 const SOCKETS = ['/var/run/spidernet/spiderpool.sock', `/${'a'.repeat(106)}`, `/${'a'.repeat(107)}`, `/${'a'.repeat(150)}`, '""'];
 
 const pick = <T>(values: readonly T[]) => fc.constantFrom(...values);
@@ -124,7 +129,37 @@ const otherEntry = pick([
   `foo: # ${'{'.repeat(120)}`,
   `foo: "${'['.repeat(120)}"`,
   `ipamUnixSocketPath: ${'/a'.repeat(1)}${'a'.repeat(100)}`,
+  '!!int 1: x',
+  '!!bool yes: 1',
+  '!foo bar: x',
+  '!!str enableIPv4: true',
+  '!!timestamp 2001-12-14: x',
+  '!!null a: x',
+  'enableIPv4: !!bool on',
+  'enableIPv6: !!bool y',
+  'podResourceInject: {namespacesExclude: [!!bool y, !!int 1, !!float 1]}',
 ]);
+
+/** Text after the first document: what yaml.v3's two tokens of lookahead meet, and control characters (512-byte reads). */
+const AFTER = (pad: number) => [
+  '---\n\t\n',
+  '...\n\t\n',
+  '---\n# c\n\t\n',
+  '--- @\n',
+  '---\n"b\n',
+  '---\n%FOO\n',
+  '---\n&\n',
+  '---\n!<\n',
+  '---\n"a\\qb"\n',
+  '--- |\n\t\n',
+  '---\nb: 1\n\t\n',
+  '---\nb\n\t\n',
+  '--- ]]\n',
+  '---\n\u0001\n',
+  `---\n# ${'x'.repeat(pad)}\n\u0001\n`,
+  `---\nb: c\n# ${'x'.repeat(pad)}\n\u0001\n`,
+  `...\n# ${'x'.repeat(pad)}\n\u0001\n`,
+];
 
 const documentArb = fc
   .record({
@@ -132,7 +167,10 @@ const documentArb = fc
     provider: fc.option(providerBlock, { freq: 6 }),
     others: fc.array(otherEntry, { maxLength: 3 }),
     head: pick(['', '', '', '---\n', '--- !!null\n', '--- !!map\n', '...\n', '# c\n...\n', '\t\n', '#c\n\t\n', '&a1 *a1\n']),
-    tail: pick(['', '', '', '...\n', '...\n...\n', '---\nenableIPv4: "x"\n', '\t\n', 'x: 1\n\t\n']),
+    tail: fc.oneof(
+      { weight: 3, arbitrary: pick(['', '', '', '...\n', '...\n...\n', '---\nenableIPv4: "x"\n', '\t\n', 'x: 1\n\t\n']) },
+      { weight: 2, arbitrary: fc.integer({ min: 0, max: 1200 }).chain((pad) => pick(AFTER(pad))) },
+    ),
     nl: pick(['\n', '\n', '\n', '\r\n', '\r', '\u0085']),
     bom: fc.boolean(),
   })
@@ -146,49 +184,91 @@ const documentArb = fc
 const goStarts = (d: Decoding, agent: boolean) => d.ok && !d.startError && !(agent && d.agentStartError);
 const hex = (s: string) => Buffer.from(s, 'utf8').toString('hex');
 
+/** How the webhook disagrees with Go on one document: `[]` when it agrees. */
+function disagreement(doc: string, go: ConfYmlAnswer): string[] {
+  const findings = validateConfYml(doc);
+  const reading = readConfYml(doc);
+  const problems: string[] = [];
+  if (findings.stops.agent === goStarts(go.v3, true) || findings.stops.controller === goStarts(go.v2, false)) problems.push('verdict');
+  for (const [decoding, ours] of [
+    [go.v3, reading.agent],
+    [go.v2, reading.controller],
+  ] as const) {
+    if (!decoding.ok || ours === undefined || !decoding.utf8) continue;
+    const settings = providerSettings(ours);
+    if (hex(settings.serverUrl) !== decoding.serverUrlHex || hex(settings.httpRequestTimeout) !== decoding.httpRequestTimeoutHex) problems.push('provider settings');
+  }
+  return problems;
+}
+
+function describeDisagreement(doc: string, go: ConfYmlAnswer, problems: string[]): string {
+  const findings = validateConfYml(doc);
+  const agent = goStarts(go.v3, true);
+  const controller = goStarts(go.v2, false);
+  return (
+    `document ${JSON.stringify(doc)} (${problems.join(', ')})\n` +
+    `  Go: agent ${agent ? 'starts' : 'stops'} (${go.v3.ok ? `reads ${JSON.stringify([go.v3.serverUrl, go.v3.httpRequestTimeout])}` : go.v3.error}${go.v3.startError ? `; ${go.v3.startError}` : ''}${go.v3.agentStartError ? `; ${go.v3.agentStartError}` : ''}), ` +
+    `controller ${controller ? 'starts' : 'stops'} (${go.v2.ok ? `reads ${JSON.stringify([go.v2.serverUrl, go.v2.httpRequestTimeout])}` : go.v2.error}${go.v2.startError ? `; ${go.v2.startError}` : ''})\n` +
+    `  webhook: agent ${findings.stops.agent ? 'stops' : 'starts'}, controller ${findings.stops.controller ? 'stops' : 'starts'}\n    ${findings.errors.map(fieldErrorString).join('\n    ')}`
+  );
+}
+
+/** Documents minimized at most (each costs an oracle run per reduction step). */
+const MINIMIZED = 3;
+
+/**
+ * The smallest document found that still disagrees the same way: lines, then characters,
+ * removed one at a time while the disagreement stays (each step asks Go every candidate at once).
+ */
+async function minimize(doc: string, problems: string[]): Promise<{ doc: string; go: ConfYmlAnswer }> {
+  let best = doc;
+  let bestGo = (await askConfYml([doc]))[0]!;
+  for (let step = 0; step < 200; step++) {
+    const lines = best.split('\n');
+    const candidates = new Set<string>();
+    lines.forEach((_, i) => candidates.add([...lines.slice(0, i), ...lines.slice(i + 1)].join('\n')));
+    for (let i = 0; i < best.length && best.length <= 400; i++) candidates.add(best.slice(0, i) + best.slice(i + 1));
+    candidates.delete(best);
+    const list = [...candidates];
+    const answers = await askConfYml(list);
+    const smaller = list.findIndex((c, i) => JSON.stringify(disagreement(c, answers[i]!)) === JSON.stringify(problems));
+    if (smaller < 0) break;
+    best = list[smaller]!;
+    bestGo = answers[smaller]!;
+  }
+  return { doc: best, go: bestGo };
+}
+
 describe('the whole conf.yml against Spiderpool start-up as Go runs it (libyaml features)', () => {
   const docs = fc.sample(documentArb, { numRuns: RUNS, seed: SEED });
 
-  it('covers every feature of the generator', () => {
+  it(`covers every feature of the generator: ${Object.keys(FEATURES).join('; ')}`, () => {
     const counts = Object.fromEntries(Object.entries(FEATURES).map(([name, marker]) => [name, docs.filter((d) => marker.test(d)).length]));
     console.log(`libyaml-features differential: seed ${SEED}, ${docs.length} documents; documents per feature: ${JSON.stringify(counts)}`);
     for (const [name, count] of Object.entries(counts)) expect([name, count > RUNS * 0.005]).toEqual([name, true]);
   });
 
-  it(`agrees per component on every one of ${RUNS} documents (seed printed; ORACLE_SEED replays)`, async () => {
+  it(`agrees per component on every one of ${RUNS} documents (seed printed; ORACLE_SEED replays; ORACLE_RUNS sets the count)`, async () => {
     const answers = await askConfYml(docs);
-    const mismatches: string[] = [];
+    const mismatches: Array<{ doc: string; go: ConfYmlAnswer; problems: string[] }> = [];
     const outcomes = { bothStart: 0, agentOnly: 0, controllerOnly: 0, neither: 0, readDifferently: 0 };
     docs.forEach((doc, i) => {
       const go = answers[i]!;
       const agent = goStarts(go.v3, true);
       const controller = goStarts(go.v2, false);
       outcomes[agent && controller ? 'bothStart' : agent ? 'agentOnly' : controller ? 'controllerOnly' : 'neither']++;
-      const findings = validateConfYml(doc);
-      const reading = readConfYml(doc);
-      const problems: string[] = [];
-      if (findings.stops.agent === agent || findings.stops.controller === controller) problems.push('verdict');
-      for (const [decoding, ours] of [
-        [go.v3, reading.agent],
-        [go.v2, reading.controller],
-      ] as const) {
-        if (!decoding.ok || ours === undefined || !decoding.utf8) continue;
-        const settings = providerSettings(ours);
-        if (hex(settings.serverUrl) !== decoding.serverUrlHex || hex(settings.httpRequestTimeout) !== decoding.httpRequestTimeoutHex) problems.push('provider settings');
-      }
       if (go.v2.ok && go.v3.ok && go.v2.httpRequestTimeoutHex !== go.v3.httpRequestTimeoutHex) outcomes.readDifferently++;
-      if (problems.length > 0) {
-        mismatches.push(
-          `document ${JSON.stringify(doc)} (${problems.join(', ')})\n` +
-            `  Go: agent ${agent ? 'starts' : 'stops'} (${go.v3.ok ? `reads ${JSON.stringify([go.v3.serverUrl, go.v3.httpRequestTimeout])}` : go.v3.error}${go.v3.startError ? `; ${go.v3.startError}` : ''}${go.v3.agentStartError ? `; ${go.v3.agentStartError}` : ''}), ` +
-            `controller ${controller ? 'starts' : 'stops'} (${go.v2.ok ? `reads ${JSON.stringify([go.v2.serverUrl, go.v2.httpRequestTimeout])}` : go.v2.error}${go.v2.startError ? `; ${go.v2.startError}` : ''})\n` +
-            `  webhook: agent ${findings.stops.agent ? 'stops' : 'starts'}, controller ${findings.stops.controller ? 'stops' : 'starts'}\n    ${findings.errors.map(fieldErrorString).join('\n    ')}`,
-        );
-      }
+      const problems = disagreement(doc, go);
+      if (problems.length > 0) mismatches.push({ doc, go, problems });
     });
     console.log(`outcomes: ${JSON.stringify(outcomes)}; agreement ${docs.length - mismatches.length}/${docs.length}`);
     if (mismatches.length > 0) {
-      throw new Error(`${mismatches.length} of ${docs.length} documents disagree with Go (seed ${SEED}; replay with ORACLE_SEED=${SEED}):\n\n${mismatches.slice(0, 12).join('\n\n')}`);
+      const shown: string[] = [];
+      for (const [i, m] of mismatches.slice(0, 12).entries()) {
+        const minimal = i < MINIMIZED ? await minimize(m.doc, m.problems) : undefined;
+        shown.push(describeDisagreement(m.doc, m.go, m.problems) + (minimal ? `\n  minimal: ${describeDisagreement(minimal.doc, minimal.go, m.problems)}` : ''));
+      }
+      throw new Error(`${mismatches.length} of ${docs.length} documents disagree with Go (seed ${SEED}; replay with ORACLE_SEED=${SEED}):\n\n${shown.join('\n\n')}`);
     }
     // Every outcome must keep being reached, or the comparison proves little.
     expect(outcomes.bothStart).toBeGreaterThan(RUNS * 0.05);
