@@ -14,7 +14,7 @@ import { DEFAULT_SPIDERPOOL_NAMESPACE } from '../defaults.js';
 import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js';
 import { closeLog, createLogger } from '../server/logger.js';
 import type { ReadinessCheck } from '../server/readiness.js';
-import { startServer } from '../server/serve.js';
+import { startServer, type RunningServer } from '../server/serve.js';
 import { manageWebhookConfiguration, provisionCertificates, type LifecycleFlags } from './lifecycle.js';
 
 /** `serve`'s options as the command line parses them. */
@@ -46,13 +46,15 @@ export const START_FAILURE_EXIT_CODE = 2;
 export async function serve(opts: ServeArguments): Promise<void> {
   const logger = createLogger(opts.logLevel);
   let cache: Pick<PoolCache, 'pools' | 'stop'> | undefined;
+  let secret: { stop(): void } | undefined;
+  let started: RunningServer | undefined;
   try {
     const conf = { name: opts.configmapName, namespace: opts.configmapNamespace ?? DEFAULT_SPIDERPOOL_NAMESPACE };
     const watching = opts.poolCache ? await watchPools(opts.kubeconfig, conf, opts.poolCacheSyncWait, logger) : undefined;
     if (!opts.poolCache) logger.warn('--no-pool-cache: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
     cache = watching?.cache;
     const lifecycle = { ...opts, configmapNamespace: conf.namespace };
-    const secret = await provisionCertificates(lifecycle, logger);
+    secret = await provisionCertificates(lifecycle, logger);
     let caBundlePem: string | undefined;
     let manager: { sync(): Promise<void>; stop(): void } | undefined;
     const server = await startServer({
@@ -74,6 +76,7 @@ export async function serve(opts: ServeArguments): Promise<void> {
       ...(watching ? { readinessChecks: watching.readiness, metrics: watching.metrics } : {}),
       logger,
     });
+    started = server;
     caBundlePem = server.caCertPem;
     manager = await manageWebhookConfiguration(lifecycle, server, () => caBundlePem, logger);
     const shutdown = (signal: string) => {
@@ -101,6 +104,10 @@ export async function serve(opts: ServeArguments): Promise<void> {
     const busy = (e as NodeJS.ErrnoException).code === 'EADDRINUSE';
     logger.fatal({ err: (e as Error).message }, busy ? 'cannot start: the port is in use; choose another with --port or PORT' : 'cannot start');
     process.exitCode = START_FAILURE_EXIT_CODE;
+    // Started before the step that failed: a server left listening would keep a process
+    // that cannot start alive (and its pod Ready, with no webhook configuration written).
+    secret?.stop();
+    await started?.stop();
     // A watch request still waiting for a silent API server cannot be aborted through
     // client-node, and would keep the process alive.
     if (cache) await cache.stop().then(() => closeLog(logger)).then(() => process.exit());

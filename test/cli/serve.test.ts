@@ -1,6 +1,6 @@
 /** `serve` that cannot start exits 2 (unusable input), never 1, which means findings in the rest of the CLI. */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { serve, START_FAILURE_EXIT_CODE } from '../../src/cli/serve.js';
@@ -42,6 +42,24 @@ describe('serve that cannot start', () => {
     await serve(args({}));
     expect(process.exitCode).toBe(2);
   });
+
+  it('exits 2 and stops listening when a step after the server started fails (no namespace for --manage-webhook-configuration)', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    await serve(args({ port, generateCerts: true, manageWebhookConfiguration: 'spiderpool-iaas-webhook' }));
+    expect(process.exitCode).toBe(2);
+    // A server left listening would keep the process (and a Ready pod) alive after "cannot start".
+    const reached = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    expect(reached).toBe(false);
+  }, 30_000);
 
   it('exits 2 when the port is in use', async () => {
     const taken = createServer();
