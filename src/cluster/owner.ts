@@ -6,12 +6,14 @@
  * a cluster-scoped owner may own both cluster-scoped and namespaced objects).
  */
 import { ApiException, RbacAuthorizationV1Api, type KubeConfig, type V1OwnerReference } from '@kubernetes/client-node';
+import { summarizeApiError } from './api-error.js';
 
 /**
  * The owner reference to ClusterRole `name`, or `'absent'` when it does not exist (the
  * install is being deleted: nothing should be written then).
  *
- * @throws the client's error for any other failure.
+ * @throws Error with one line for any other failure (a 403 names the RBAC it needs), never
+ *   client-node's whole HTTP exchange.
  */
 export async function clusterRoleOwner(kubeConfig: KubeConfig, name: string): Promise<V1OwnerReference | 'absent'> {
   try {
@@ -19,6 +21,9 @@ export async function clusterRoleOwner(kubeConfig: KubeConfig, name: string): Pr
     return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name, uid: role.metadata?.uid ?? '' };
   } catch (err) {
     if (err instanceof ApiException && err.code === 404) return 'absent';
-    throw err;
+    const { message } = summarizeApiError(err);
+    if (!(err instanceof ApiException)) throw new Error(`cannot reach the API server to read ClusterRole ${name} (--owner-cluster-role): ${message}`);
+    const hint = err.code === 403 ? ' (the ServiceAccount needs get on this ClusterRole: deploy/base/rbac.yaml)' : '';
+    throw new Error(`the API server refused to read ClusterRole ${name} (--owner-cluster-role): ${message}${hint}`);
   }
 }

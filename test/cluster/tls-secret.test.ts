@@ -151,6 +151,23 @@ describe('startTlsSecretSync', () => {
     }
   });
 
+  it('says in one line what it needs when the owner ClusterRole cannot be read (403), not client-node\'s HTTP dump', async () => {
+    store.refuse = (request) =>
+      request.path.startsWith(CLUSTER_ROLES) ? { status: 403, message: 'clusterroles.rbac.authorization.k8s.io "owner" is forbidden: User "system:serviceaccount:x:y" cannot get resource "clusterroles"' } : undefined;
+    const certDir = await mkdtemp(join(tmpdir(), 'tls-secret-'));
+    try {
+      const options = { kubeConfig: store.kubeConfig, secret: REF, policy: POLICY, certDir, intervalMs: 60_000, ownerClusterRole: 'owner', logger };
+      const failure = await startTlsSecretSync(options).then(
+        () => undefined,
+        (err: Error) => err.message,
+      );
+      expect(failure).toMatch(/^the API server refused to read ClusterRole owner \(--owner-cluster-role\): .*is forbidden: .*get on this ClusterRole/);
+      expect(failure).not.toMatch(/\n|HTTP-Code|Headers/);
+    } finally {
+      await rm(certDir, { recursive: true, force: true });
+    }
+  });
+
   it('fails the start with the Secret\'s error, so serve never starts without certificates', async () => {
     store.refuse = () => ({ status: 403, message: 'forbidden' });
     const certDir = await mkdtemp(join(tmpdir(), 'tls-secret-'));
