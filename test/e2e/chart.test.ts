@@ -146,8 +146,10 @@ describe('values', () => {
   });
 
   test('another release namespace moves every namespaced object and the binding subjects, not the conf-reader', async () => {
-    const objects = await helmTemplate([], 'webhooks');
+    const objects = await helmTemplate(['--set', 'prometheus.serviceMonitor.install=true'], 'webhooks');
     const conf = [confReader(objects, 'Role'), confReader(objects, 'RoleBinding')];
+    // Prometheus checks the pods' certificate, which names the Service in the release's namespace.
+    expect(one(objects, 'ServiceMonitor')['spec']['endpoints'].map((e: Obj) => e['tlsConfig']['serverName'])).toEqual(['spiderpool-iaas-webhook.webhooks.svc']);
     for (const o of objects.filter((x) => x['metadata']['namespace'] !== undefined && !conf.includes(x))) {
       expect([key(o), o['metadata']['namespace']]).toEqual([key(o), 'webhooks']);
     }
