@@ -3,9 +3,9 @@
 // the Certificate (cert-manager.io/inject-ca-from) or Secret (inject-ca-from-secret) an
 // annotation names into the caBundle of validating and mutating webhook configurations.
 // It stands in for cert-manager's cmd/cainjector, whose nested Go module the module proxy
-// does not serve (404 for github.com/cert-manager/cert-manager/cmd/cainjector/@v/list);
-// the manager is set up as cmd/cainjector/app sets it up: Secrets read uncached (the
-// watches cache their metadata only), one replica without leader election, no metrics or
+// does not serve (404 for github.com/cert-manager/cert-manager/cmd/cainjector/@v/list).
+// The manager is set up as RegisterAllInjectors expects: Secrets read uncached (its
+// watches cache their metadata only); one replica without leader election, no metrics or
 // health listeners. APIServices and CRD conversion are not injected (nothing here asks).
 //
 // Built by .ci/go-tool --in-module inside cert-manager's own module (its go.mod and go.sum).

@@ -4,10 +4,10 @@
 // revision manager) and the CertificateRequest approver with its SelfSigned and CA
 // signers, which is all the chart's tls.method=certmanager objects need. It stands in for
 // cert-manager's cmd/controller, whose nested Go module the module proxy does not serve
-// (404 for github.com/cert-manager/cert-manager/cmd/controller/@v/list); the wiring below
-// follows cmd/controller/app/controller.go there: one ContextFactory, each registered
-// constructor, the shared informers started once the controllers are built, then every
-// controller's Run. Leader election and most flags are left out: one replica, in-cluster
+// (404 for github.com/cert-manager/cert-manager/cmd/controller/@v/list). The wiring below
+// uses pkg/controller's own API as a controller binary must: one ContextFactory, each
+// registered constructor, the shared informers started once the controllers are built
+// (they register their informers while being built), then every controller's Run. Leader election and most flags are left out: one replica, in-cluster
 // credentials, every namespace, ClusterIssuer resources in --cluster-resource-namespace;
 // --enable-certificate-owner-ref as cert-manager's own flag.
 //
