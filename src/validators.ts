@@ -15,6 +15,7 @@ import { candidatePoolValidators } from './rules/candidate-pools.js';
 import { configMapValidator, type SpiderpoolConfigMapRef } from './rules/configmap.js';
 import { noPoolDirectory, type PoolDirectory } from './rules/pool-pair.js';
 import { spiderIPPoolValidator } from './rules/spiderippool.js';
+import { someValidator } from './rules/validator.js';
 import { DEFAULT_CONFIGMAP_NAME } from './defaults.js';
 
 /** What the validators may read besides the request: settings and the cluster's state, from memory only. */
@@ -67,8 +68,8 @@ export function wireValidators(context: ReviewContext): WiredValidator[] {
   const dualStack = dualStackSource(context);
   const pools = context.pools ?? noPoolDirectory(NO_CLUSTER_REASON);
   return [
-    { webhook: WEBHOOK_NAMES.spiderIPPool, validator: spiderIPPoolValidator(pools, dualStack) },
-    { webhook: WEBHOOK_NAMES.configMap, validator: configMapValidator(context.configMap) },
+    { webhook: WEBHOOK_NAMES.spiderIPPool, validator: someValidator(spiderIPPoolValidator(pools, dualStack)) },
+    { webhook: WEBHOOK_NAMES.configMap, validator: someValidator(configMapValidator(context.configMap)) },
     ...candidatePoolValidators({ pools, dualStack }).map((validator) => ({
       webhook: CANDIDATE_WEBHOOKS[validator.groupKind.kind] ?? WEBHOOK_NAMES.candidatePoolsWorkload,
       validator,

@@ -5,7 +5,7 @@
  */
 import { firstIssue } from '../field/issue.js';
 import { compiled } from '../kubernetes/fast-schema.js';
-import type { Validator } from '../rules/validator.js';
+import type { SomeValidator } from '../rules/validator.js';
 import { allowed } from './response.js';
 import {
   ADMISSION_API_VERSION,
@@ -42,8 +42,8 @@ export function encodeAdmissionReview(uid: string, verdict: Verdict): AdmissionR
 /** A validator and the webhook that calls it: kubectl names that webhook when a denial is not `Invalid`. */
 export interface WiredValidator {
   webhook: string;
-  /** Each validator decodes its own object type; the dispatch only hands it requests, hence `any`. */
-  validator: Validator<any>;
+  /** Each validator decodes its own object type; the dispatch opens it to hand it requests. */
+  validator: SomeValidator;
 }
 
 /** A validator bound to the generic dispatch, so validators of different object types share one list. */
@@ -54,8 +54,8 @@ interface Guard {
   decide(request: AdmissionRequest): Decision;
 }
 
-function guard<T>(validator: Validator<T>, webhook: string): Guard {
-  return { ...validator.groupKind, webhook, decide: (request) => runValidator(validator, request) };
+function guard(validator: SomeValidator, webhook: string): Guard {
+  return { ...validator.groupKind, webhook, decide: validator.open((typed) => (request: AdmissionRequest) => runValidator(typed, request)) };
 }
 
 /** A review's decoded request (for logging and metrics) beside the response to send. */

@@ -32,7 +32,7 @@ import {
 import type { DualStack, PoolCatalog } from '../candidates/categories.js';
 import { candidateWarnings, type CandidateSource } from '../candidates/warnings.js';
 import { annotationField } from '../spiderpool/pool.js';
-import { warningsOnly, type Findings, type Validator } from './validator.js';
+import { someValidator, warningsOnly, type Findings, type SomeValidator, type Validator } from './validator.js';
 
 /** What the warnings read at review time: the pools and whether dual-stack is on (memory only). */
 export interface CandidateState {
@@ -146,22 +146,24 @@ function namespaceWarnings(namespace: Namespace, state: CandidateState): string[
  * The candidate-pool validators for the reviewer's list: Pod, the six workload kinds and
  * Namespace, all answering allowed, with warnings.
  */
-export function candidatePoolValidators(state: CandidateState): Validator<any>[] {
+export function candidatePoolValidators(state: CandidateState): SomeValidator[] {
   const templated = (group: string, kind: string) =>
     workloadValidator({ group, kind }, TemplateWorkloadSchema, (o) => o.spec?.template, Path.of('spec', 'template'), state);
   return [
-    podValidator(state),
-    templated('apps', 'Deployment'),
-    templated('apps', 'StatefulSet'),
-    templated('apps', 'DaemonSet'),
-    templated('apps', 'ReplicaSet'),
-    templated('batch', 'Job'),
-    workloadValidator({ group: 'batch', kind: 'CronJob' }, CronJobSchema, (o) => o.spec?.jobTemplate?.spec?.template, Path.of('spec', 'jobTemplate', 'spec', 'template'), state),
-    {
+    someValidator(podValidator(state)),
+    someValidator(templated('apps', 'Deployment')),
+    someValidator(templated('apps', 'StatefulSet')),
+    someValidator(templated('apps', 'DaemonSet')),
+    someValidator(templated('apps', 'ReplicaSet')),
+    someValidator(templated('batch', 'Job')),
+    someValidator(
+      workloadValidator({ group: 'batch', kind: 'CronJob' }, CronJobSchema, (o) => o.spec?.jobTemplate?.spec?.template, Path.of('spec', 'jobTemplate', 'spec', 'template'), state),
+    ),
+    someValidator<Decoded<Namespace>>({
       groupKind: { group: '', kind: 'Namespace' },
       schema: lenient(NamespaceSchema),
       validateCreate: (ns) => warnOn(ns, (value) => namespaceWarnings(value, state)),
       validateUpdate: (_old, ns) => warnOn(ns, (value) => namespaceWarnings(value, state)),
-    } satisfies Validator<Decoded<Namespace>>,
+    }),
   ];
 }

@@ -28,7 +28,11 @@ export function warningsOnly(warnings: readonly string[] = []): Findings {
   return { errors: [], warnings, refusedBy: [] };
 }
 
-/** One guarded kind; an operation without its `validate*` is allowed. */
+/**
+ * One guarded kind; an operation without its `validate*` is allowed. The `validate*` are
+ * function properties, not methods, so their parameters are checked contravariantly: a
+ * `validate*` taking another type than `schema` decodes does not typecheck.
+ */
 export interface Validator<T> {
   /** The kind it guards; requests are routed by `request.kind` group and kind, any version. */
   groupKind: GroupKind;
@@ -40,9 +44,27 @@ export interface Validator<T> {
    */
   rules?: readonly string[];
   /** CREATE: `object` is the object to be created. */
-  validateCreate?(object: T, request: AdmissionRequest): Findings;
+  validateCreate?: (object: T, request: AdmissionRequest) => Findings;
   /** UPDATE: `oldObject` as stored, `object` as it would be stored. */
-  validateUpdate?(oldObject: T, object: T, request: AdmissionRequest): Findings;
+  validateUpdate?: (oldObject: T, object: T, request: AdmissionRequest) => Findings;
   /** DELETE: `oldObject` as stored. */
-  validateDelete?(oldObject: T, request: AdmissionRequest): Findings;
+  validateDelete?: (oldObject: T, request: AdmissionRequest) => Findings;
+}
+
+/**
+ * A {@link Validator} of some object type, the type hidden (an existential type), so that
+ * validators of different object types share one registry: `open` hands the validator to a
+ * function generic in its type, so its schema and its `validate*` can only be used together.
+ * Made by {@link someValidator} alone.
+ */
+export interface SomeValidator {
+  readonly groupKind: GroupKind;
+  /** The validator's schema, its output type hidden. */
+  readonly schema: z.ZodType<unknown>;
+  open<R>(use: <T>(validator: Validator<T>) => R): R;
+}
+
+/** `validator` with its object type hidden; `T` is inferred, so a schema and `validate*` of different types fail here. */
+export function someValidator<T>(validator: Validator<T>): SomeValidator {
+  return { groupKind: validator.groupKind, schema: validator.schema, open: (use) => use(validator) };
 }
