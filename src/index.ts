@@ -41,7 +41,8 @@ export { ClusterState } from './state/state.js';
 export type { ClusterObjects } from './kubernetes/cluster-objects.js';
 export { buildAdmissionReview, type AdmissionWrite, type KubeObject } from './kubernetes/build.js';
 export { PoolViolationTracker, type PoolViolation } from './audit/pool-violations.js';
-export { judgePool, POOL_RULES } from './rules/pool-judgement.js';
+export { judgePool } from './rules/pool-judgement.js';
+export { CONFIGMAP_RULES, POOL_RULES, SPIDERIPPOOL_RULES, TRANSITION_RULES, type PoolRule, type RuleName, type SpiderIPPoolRule, type TransitionRule } from './rules/rule-names.js';
 export { createReviewer, reviewAdmission, wireValidators, WEBHOOK_NAMES, type ReviewContext, type ReviewOptions } from './validators.js';
 export {
   poolCacheReadinessCheck,

@@ -16,6 +16,7 @@ import { configMapValidator, type SpiderpoolConfigMapRef } from './rules/configm
 import { noPoolDirectory, type PoolDirectory } from './rules/pool-pair.js';
 import { spiderIPPoolValidator } from './rules/spiderippool.js';
 import { someValidator } from './rules/validator.js';
+import type { RuleName } from './rules/rule-names.js';
 import { DEFAULT_CONFIGMAP_NAME } from './defaults.js';
 
 /** What the validators may read besides the request: settings and the cluster's state, from memory only. */
@@ -81,7 +82,7 @@ export function wireValidators(context: ReviewContext): WiredValidator[] {
  * Every rule a validator can refuse by (each validator's `rules`, each name once): the
  * `rule` label values of the server's refusal counter.
  */
-export const REFUSAL_RULES: readonly string[] = [...new Set(wireValidators({}).flatMap(({ validator }) => validator.rules ?? []))];
+export const REFUSAL_RULES: readonly RuleName[] = [...new Set(wireValidators({}).flatMap(({ validator }) => validator.rules ?? []))];
 
 /** What the validators may read besides the request (the reviewer only passes it on). */
 export type ReviewOptions = ReviewContext;

@@ -13,13 +13,14 @@
 import type { PoolIndex } from '../state/pool-index.js';
 import { inSlices, type Slicing } from '../state/slices.js';
 import { fieldErrorBody } from '../field/errors.js';
-import { POOL_RULES, storedPoolViolations, type PoolRule } from '../rules/pool-judgement.js';
+import { storedPoolViolations } from '../rules/pool-judgement.js';
+import { POOL_RULES, type PoolRule } from '../rules/rule-names.js';
 import type { Violation } from '../rules/ratchet.js';
 
 /** One violation of one stored pool, as `audit` reports it. */
 export interface PoolViolation {
   pool: string;
-  rule: string;
+  rule: PoolRule;
   field: string;
   /** The cause's reason, as in a denial: `FieldValueInvalid`, … */
   reason: string;
@@ -46,7 +47,7 @@ const pairKey = (a: string, b: string): string => (a < b ? `${a}\u0000${b}` : `$
 export class PoolViolationTracker {
   /** The violating pools' tallies (a pool without a violation has no entry). */
   private readonly byPool = new Map<string, Tally[]>();
-  private readonly ruleCounts = new Map<string, number>(POOL_RULES.map((rule) => [rule, 0]));
+  private readonly ruleCounts = new Map<PoolRule, number>(POOL_RULES.map((rule) => [rule, 0]));
   /** Unordered pair → how many pair violations (from either side) it has. */
   private readonly pairCounts = new Map<string, number>();
   /** Pools judged since the start: what a test counts to see the upkeep stays O(touched). */
@@ -73,7 +74,7 @@ export class PoolViolationTracker {
   }
 
   /** Violations by rule, every rule listed (0 when none). */
-  counts(): ReadonlyMap<string, number> {
+  counts(): ReadonlyMap<PoolRule, number> {
     return this.ruleCounts;
   }
 

@@ -15,7 +15,7 @@
  * NIC, a `status.allocatedIPs` over 256 characters counts as in use, and a `spec.nodeName`
  * over 256 entries with an empty entry is refused without ratcheting.
  */
-import type { SpiderIPPoolRule } from './spiderippool.js';
+import type { SpiderIPPoolRule } from './rule-names.js';
 
 /** The ValidatingAdmissionPolicy and its binding (both bear this name). */
 export const ADMISSION_POLICY_NAME = 'spiderippool.iaas-webhook.spidernet.io';

@@ -11,6 +11,7 @@ import { Path } from '../field/path.js';
 import { stringEntries } from '../kubernetes/containers.js';
 import type { GroupKind } from '../kubernetes/resources.js';
 import type { AdmissionRequest } from '../kubernetes/schema.js';
+import { CONFIGMAP_RULES } from './rule-names.js';
 import { warningsOnly, type Findings, type Validator } from './validator.js';
 
 /** The core-group ConfigMap kind. */
@@ -35,12 +36,8 @@ export interface SpiderpoolConfigMapRef {
 
 const CONF_YML_FIELD = Path.of('data').key(CONF_YML_KEY).toString();
 
-/**
- * The ConfigMap's one rule: `data[conf.yml]` is present and lets Spiderpool's agent and
- * controller start (README, "Rules").
- */
-export const CONFIGMAP_RULES = ['conf-yml'] as const;
-const [CONF_YML_RULE] = CONFIGMAP_RULES;
+/** The ConfigMap's one rule (src/rules/rule-names.ts). */
+const CONF_YML_RULE = 'conf-yml' satisfies (typeof CONFIGMAP_RULES)[number];
 
 /**
  * Validates a ConfigMap as Spiderpool would read it at start-up.

@@ -9,27 +9,6 @@ import { shapeFindings } from './pool-shape.js';
 import { iaasProvider, type SpiderIPPool } from '../spiderpool/pool.js';
 import type { Findings, Violation } from './ratchet.js';
 
-/** Every rule a violation can name (`Violation.rule`): the `rule` label of the violation gauge. */
-export const POOL_RULES = [
-  'provider-empty',
-  'nodes-count',
-  'node-empty',
-  'parent-nic-missing',
-  'parent-nic-one',
-  'parent-nic-invalid',
-  'pair-self',
-  'pair-entries',
-  'pair-entry-malformed',
-  'pair-not-iaas',
-  'pair-ipVersion',
-  'pair-capacity',
-  'pair-nodeName',
-  'pair-podAffinity',
-] as const;
-
-/** One rule of {@link POOL_RULES}. */
-export type PoolRule = (typeof POOL_RULES)[number];
-
 /**
  * Every rule of one IaaS pool on its own (shape) and with its dual-stack partners in
  * `pools` (the caller checks that it is an IaaS pool).

@@ -9,7 +9,7 @@
  */
 import { invalid, required, type FieldError } from '../field/errors.js';
 import { Path } from '../field/path.js';
-import type { PoolRule } from './pool-judgement.js';
+import type { PoolRule } from './rule-names.js';
 import type { Findings, Violation } from './ratchet.js';
 import {
   IAAS_PROVIDER_ANNOTATION,

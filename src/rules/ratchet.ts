@@ -5,7 +5,7 @@
  * working. A violation the old object already had is let through with a warning.
  */
 import type { FieldError } from '../field/errors.js';
-import type { PoolRule } from './pool-judgement.js';
+import type { PoolRule } from './rule-names.js';
 
 /** One broken rule of one object. */
 export interface Violation {

@@ -14,7 +14,9 @@ import type { AdmissionRequest } from '../kubernetes/schema.js';
 import type { DualStack } from '../candidates/categories.js';
 import { defaultPoolWarnings } from './default-pools.js';
 import type { PoolDirectory } from './pool-pair.js';
-import { judgePool, POOL_RULES, type PoolRule } from './pool-judgement.js';
+import { judgePool } from './pool-judgement.js';
+import { SPIDERIPPOOL_RULES } from './rule-names.js';
+import type { SpiderIPPoolRule } from './rule-names.js';
 import {
   IAAS_PROVIDER_ANNOTATION,
   PARENT_NIC_ANNOTATION,
@@ -30,18 +32,6 @@ import {
 } from '../spiderpool/pool.js';
 import { ratchet } from './ratchet.js';
 import type { Findings, Validator } from './validator.js';
-
-/**
- * The rules of an UPDATE that compare the stored pool with the new one (the others,
- * {@link POOL_RULES}, judge one pool and are ratcheted).
- */
-export const TRANSITION_RULES = ['provider-fixed-in-use', 'parent-nic-fixed-in-use', 'category-fixed', 'mode-fixed'] as const;
-
-/** Every rule that can refuse a SpiderIPPool write. */
-export type SpiderIPPoolRule = (typeof TRANSITION_RULES)[number] | PoolRule;
-
-/** Every {@link SpiderIPPoolRule}: the transition rules, then {@link POOL_RULES}. */
-export const SPIDERIPPOOL_RULES: readonly SpiderIPPoolRule[] = [...TRANSITION_RULES, ...POOL_RULES];
 
 /** One refusal of a SpiderIPPool write: the rule, and the field error it renders as. */
 export interface PoolRefusal {

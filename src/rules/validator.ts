@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import type { FieldError } from '../field/errors.js';
 import type { GroupKind } from '../kubernetes/resources.js';
 import type { AdmissionRequest } from '../kubernetes/schema.js';
+import type { RuleName } from './rule-names.js';
 
 /** What a validator found: any field error refuses the write; warnings never do (kubectl prints each as `Warning: <text>`). */
 export interface Findings {
@@ -20,7 +21,7 @@ export interface Findings {
    * (names from the validator's `rules`): empty exactly when `errors` is. The server
    * counts refusals by them (`spiderpool_iaas_webhook_refusals_total{rule}`).
    */
-  refusedBy: readonly string[];
+  refusedBy: readonly RuleName[];
 }
 
 /** Findings with no error: the write is allowed, with `warnings`. */
@@ -42,7 +43,7 @@ export interface Validator<T> {
    * Every rule its findings' `refusedBy` can name (a fixed list: the `rule` label of the
    * refusal counter); absent for a validator that only warns.
    */
-  rules?: readonly string[];
+  rules?: readonly RuleName[];
   /** CREATE: `object` is the object to be created. */
   validateCreate?: (object: T, request: AdmissionRequest) => Findings;
   /** UPDATE: `oldObject` as stored, `object` as it would be stored. */
@@ -61,10 +62,11 @@ export interface SomeValidator {
   readonly groupKind: GroupKind;
   /** The validator's schema, its output type hidden. */
   readonly schema: z.ZodType<unknown>;
+  readonly rules?: readonly RuleName[];
   open<R>(use: <T>(validator: Validator<T>) => R): R;
 }
 
 /** `validator` with its object type hidden; `T` is inferred, so a schema and `validate*` of different types fail here. */
 export function someValidator<T>(validator: Validator<T>): SomeValidator {
-  return { groupKind: validator.groupKind, schema: validator.schema, open: (use) => use(validator) };
+  return { groupKind: validator.groupKind, schema: validator.schema, ...(validator.rules ? { rules: validator.rules } : {}), open: (use) => use(validator) };
 }

@@ -6,10 +6,8 @@
  */
 import { readdirSync } from 'node:fs';
 import { buildAdmissionReview } from '../../src/kubernetes/build.js';
-import { CONFIGMAP_RULES } from '../../src/rules/configmap.js';
-import { POOL_RULES } from '../../src/rules/pool-judgement.js';
+import { CONFIGMAP_RULES, POOL_RULES, SPIDERIPPOOL_RULES, TRANSITION_RULES } from '../../src/rules/rule-names.js';
 import { SPIDERIPPOOL_ENFORCEMENT } from '../../src/rules/admission-policy.js';
-import { SPIDERIPPOOL_RULES, TRANSITION_RULES } from '../../src/rules/spiderippool.js';
 import { createReviewer, REFUSAL_RULES, wireValidators } from '../../src/validators.js';
 import { loadReview } from '../fixtures/load.js';
 import { spiderIPPool } from '../helpers/pools.js';
