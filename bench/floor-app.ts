@@ -4,11 +4,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Express } from 'express';
-import { WEBHOOK_PATHS } from '../src/defaults.js';
+import { WEBHOOK_SERVED_PATHS } from '../src/defaults.js';
 
 export function floorApp(handler: (req: IncomingMessage, res: ServerResponse) => void): Express {
   const app = express();
-  app.post(Object.values(WEBHOOK_PATHS), handler);
+  app.post([...WEBHOOK_SERVED_PATHS], handler);
   app.get('/readyz', (_req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
   });

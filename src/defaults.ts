@@ -3,15 +3,33 @@
  * `deploy/`. `test/deploy` checks that the manifests agree with these values.
  */
 
-/** URL paths the ValidatingWebhookConfiguration points at (the interface of deploy/base/validatingwebhookconfiguration.yaml). */
-export const WEBHOOK_PATHS = {
-  spiderIPPool: '/validate-spiderippool',
-  configMap: '/validate-configmap',
+/**
+ * The webhooks of deploy/base/validatingwebhookconfiguration.yaml, one row each: the name the
+ * API server shows in its messages, the URL path it calls, and the API groups and resources it
+ * sends (test/deploy checks the manifest against these rows). The server serves each path;
+ * a validator answers for the first webhook sending its kind. The IaaS pools' refusing webhook
+ * and the traditional default pools' warn-only one share the SpiderIPPool path.
+ */
+export const WEBHOOKS = {
+  spiderIPPool: { name: 'spiderippool.iaas-webhook.spidernet.io', path: '/validate-spiderippool', apiGroups: ['spiderpool.spidernet.io'], resources: ['spiderippools'] },
+  configMap: { name: 'spiderpool-conf.iaas-webhook.spidernet.io', path: '/validate-configmap', apiGroups: [''], resources: ['configmaps'] },
   /** Candidate-pool warnings: Pods, workloads' Pod templates, Namespaces. */
-  pod: '/validate-pod',
-  workload: '/validate-workload',
-  namespace: '/validate-namespace',
-} as const;
+  pod: { name: 'candidate-pools-pod.iaas-webhook.spidernet.io', path: '/validate-pod', apiGroups: [''], resources: ['pods'] },
+  workload: {
+    name: 'candidate-pools-workload.iaas-webhook.spidernet.io',
+    path: '/validate-workload',
+    apiGroups: ['apps', 'batch'],
+    resources: ['deployments', 'statefulsets', 'daemonsets', 'replicasets', 'jobs', 'cronjobs'],
+  },
+  namespace: { name: 'candidate-pools-namespace.iaas-webhook.spidernet.io', path: '/validate-namespace', apiGroups: [''], resources: ['namespaces'] },
+  defaultPools: { name: 'default-pools.iaas-webhook.spidernet.io', path: '/validate-spiderippool', apiGroups: ['spiderpool.spidernet.io'], resources: ['spiderippools'] },
+} as const satisfies Record<string, { name: string; path: `/${string}`; apiGroups: readonly string[]; resources: readonly string[] }>;
+
+/** One row of {@link WEBHOOKS}. */
+export type WebhookRow = (typeof WEBHOOKS)[keyof typeof WEBHOOKS];
+
+/** The URL paths the server serves: each path of {@link WEBHOOKS}, once. */
+export const WEBHOOK_SERVED_PATHS: readonly string[] = [...new Set(Object.values(WEBHOOKS).map((webhook) => webhook.path))];
 
 /** Port the HTTPS server listens on when neither `--port` nor `PORT` is given. */
 export const DEFAULT_PORT = 8443;

@@ -43,7 +43,7 @@ export { buildAdmissionReview, type AdmissionWrite, type KubeObject } from './ku
 export { PoolViolationTracker, type PoolViolation } from './audit/pool-violations.js';
 export { judgePool } from './rules/pool-judgement.js';
 export { CONFIGMAP_RULES, POOL_RULES, SPIDERIPPOOL_RULES, TRANSITION_RULES, type PoolRule, type RuleName, type SpiderIPPoolRule, type TransitionRule } from './rules/rule-names.js';
-export { createReviewer, reviewAdmission, wireValidators, WEBHOOK_NAMES, type ReviewContext, type ReviewOptions } from './validators.js';
+export { createReviewer, reviewAdmission, wireValidators, type ReviewContext, type ReviewOptions } from './validators.js';
 export {
   poolCacheReadinessCheck,
   registerPoolCacheMetrics,

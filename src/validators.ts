@@ -1,8 +1,7 @@
 /**
  * The composition root of the admission layer, the one module that knows which validators
- * exist: every guarded kind, the webhook (as named in
- * deploy/base/validatingwebhookconfiguration.yaml) that sends it, and what each reads of the
- * cluster. It hands them to the generic reviewer of src/admission/; the server, `review` and
+ * exist: every guarded kind, the webhook of `WEBHOOKS` (src/defaults.ts) that sends it, and
+ * what each reads of the cluster. It hands them to the generic reviewer of src/admission/; the server, `review` and
  * the tests all get their reviewer through `createReviewer`; plug a new validator in here,
  * nowhere else.
  */
@@ -15,9 +14,10 @@ import { candidatePoolValidators } from './rules/candidate-pools.js';
 import { configMapValidator, type SpiderpoolConfigMapRef } from './rules/configmap.js';
 import { noPoolDirectory, type PoolDirectory } from './rules/pool-pair.js';
 import { spiderIPPoolValidator } from './rules/spiderippool.js';
-import { someValidator } from './rules/validator.js';
+import { someValidator, type SomeValidator } from './rules/validator.js';
 import type { RuleName } from './rules/rule-names.js';
-import { DEFAULT_CONFIGMAP_NAME } from './defaults.js';
+import { resourceOf } from './kubernetes/resources.js';
+import { DEFAULT_CONFIGMAP_NAME, WEBHOOKS } from './defaults.js';
 
 /** What the validators may read besides the request: settings and the cluster's state, from memory only. */
 export interface ReviewContext {
@@ -33,15 +33,6 @@ export interface ReviewContext {
   /** `enableIPv6` of the watched spiderpool-conf (the server); else read from `cluster`, else not known. */
   dualStack?: () => DualStack;
 }
-
-/** The webhooks of deploy/base/validatingwebhookconfiguration.yaml. */
-export const WEBHOOK_NAMES = {
-  spiderIPPool: 'spiderippool.iaas-webhook.spidernet.io',
-  configMap: 'spiderpool-conf.iaas-webhook.spidernet.io',
-  candidatePoolsPod: 'candidate-pools-pod.iaas-webhook.spidernet.io',
-  candidatePoolsWorkload: 'candidate-pools-workload.iaas-webhook.spidernet.io',
-  candidatePoolsNamespace: 'candidate-pools-namespace.iaas-webhook.spidernet.io',
-} as const;
 
 /** Why pair checks are skipped when no pool directory is given. */
 export const NO_CLUSTER_REASON = 'no cluster connection, so other SpiderIPPools are not known';
@@ -59,23 +50,30 @@ function dualStackSource(context: ReviewContext): () => DualStack {
   return () => known;
 }
 
-const CANDIDATE_WEBHOOKS: Record<string, string> = {
-  Pod: WEBHOOK_NAMES.candidatePoolsPod,
-  Namespace: WEBHOOK_NAMES.candidatePoolsNamespace,
-};
+/**
+ * The webhook that sends `validator`'s kind: the first row of {@link WEBHOOKS} listing its
+ * group and resource (the SpiderIPPool one before the default pools' warn-only one).
+ *
+ * @throws Error when no webhook sends the kind (a validator no configuration would call).
+ */
+function webhookOf(validator: SomeValidator): string {
+  const { group, kind } = validator.groupKind;
+  const { resource } = resourceOf(validator.groupKind, false);
+  const row = Object.values(WEBHOOKS).find((webhook) => (webhook.apiGroups as readonly string[]).includes(group) && (webhook.resources as readonly string[]).includes(resource));
+  if (row === undefined) throw new Error(`no webhook of WEBHOOKS sends ${kind}${group ? `.${group}` : ''} (${resource})`);
+  return row.name;
+}
 
-/** Every validator, bound to `context`. */
+/** Every validator, bound to `context`, with the webhook that calls it. */
 export function wireValidators(context: ReviewContext): WiredValidator[] {
   const dualStack = dualStackSource(context);
   const pools = context.pools ?? noPoolDirectory(NO_CLUSTER_REASON);
-  return [
-    { webhook: WEBHOOK_NAMES.spiderIPPool, validator: someValidator(spiderIPPoolValidator(pools, dualStack)) },
-    { webhook: WEBHOOK_NAMES.configMap, validator: someValidator(configMapValidator(context.configMap)) },
-    ...candidatePoolValidators({ pools, dualStack }).map((validator) => ({
-      webhook: CANDIDATE_WEBHOOKS[validator.groupKind.kind] ?? WEBHOOK_NAMES.candidatePoolsWorkload,
-      validator,
-    })),
+  const validators = [
+    someValidator(spiderIPPoolValidator(pools, dualStack)),
+    someValidator(configMapValidator(context.configMap)),
+    ...candidatePoolValidators({ pools, dualStack }),
   ];
+  return validators.map((validator) => ({ webhook: webhookOf(validator), validator }));
 }
 
 /**

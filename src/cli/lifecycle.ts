@@ -7,7 +7,7 @@
 import { InvalidArgumentError } from 'commander';
 import type { Logger } from 'pino';
 import { assertRotationPolicy } from '../certs/rotation.js';
-import { WEBHOOK_PATHS } from '../defaults.js';
+import { WEBHOOKS } from '../defaults.js';
 
 /** How often the Secret is read again and the webhook configuration compared, in milliseconds. */
 export const LIFECYCLE_INTERVAL_MS = 10_000;
@@ -117,7 +117,7 @@ export async function manageWebhookConfiguration(
     import('../registration/manage.js'),
     import('../registration/webhook-configuration.js'),
   ]);
-  const shipped = configuration.forSpiderpoolConf(await configuration.readWebhookManifest(), WEBHOOK_PATHS.configMap, {
+  const shipped = configuration.forSpiderpoolConf(await configuration.readWebhookManifest(), WEBHOOKS.configMap.path, {
     name: flags.configmapName,
     namespace: flags.configmapNamespace,
   });

@@ -15,6 +15,7 @@
  * NIC, a `status.allocatedIPs` over 256 characters counts as in use, and a `spec.nodeName`
  * over 256 entries with an empty entry is refused without ratcheting.
  */
+import { WEBHOOKS } from '../defaults.js';
 import type { SpiderIPPoolRule } from './rule-names.js';
 
 /** The ValidatingAdmissionPolicy and its binding (both bear this name). */
@@ -22,6 +23,8 @@ export const ADMISSION_POLICY_NAME = 'spiderippool.iaas-webhook.spidernet.io';
 
 /** A rule's twin in the policy (its variable's name), or why it has none. */
 export type Enforcement = { policyVariable: string } | { webhookOnly: string };
+
+const CANDIDATES = 'warns only, and compares the categories of other SpiderIPPools';
 
 const PAIR_PARTNER = 'compares the pool with the other pool of its dual-stack pair, which a policy cannot read';
 
@@ -49,13 +52,14 @@ export const SPIDERIPPOOL_ENFORCEMENT: Readonly<Record<SpiderIPPoolRule, Enforce
 
 /**
  * The webhooks other than the SpiderIPPool one, none of them with a policy twin, and why
- * (by the webhook names of deploy/base/validatingwebhookconfiguration.yaml).
+ * (by the names of `WEBHOOKS`).
  */
 export const OTHER_WEBHOOKS_ENFORCEMENT: Readonly<Record<string, string>> = {
-  'spiderpool-conf.iaas-webhook.spidernet.io': "judges conf.yml, YAML text read as Spiderpool's two Go decoders read it, which CEL cannot parse",
-  'candidate-pools-pod.iaas-webhook.spidernet.io': 'warns only, and compares the categories of other SpiderIPPools',
-  'candidate-pools-workload.iaas-webhook.spidernet.io': 'warns only, and compares the categories of other SpiderIPPools',
-  'candidate-pools-namespace.iaas-webhook.spidernet.io': 'warns only, and compares the categories of other SpiderIPPools',
+  [WEBHOOKS.configMap.name]: "judges conf.yml, YAML text read as Spiderpool's two Go decoders read it, which CEL cannot parse",
+  [WEBHOOKS.pod.name]: CANDIDATES,
+  [WEBHOOKS.workload.name]: CANDIDATES,
+  [WEBHOOKS.namespace.name]: CANDIDATES,
+  [WEBHOOKS.defaultPools.name]: 'warns only, and compares the categories of other default SpiderIPPools',
 };
 
 /**

@@ -6,7 +6,7 @@
 import express, { type ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { ReviewOutcome } from '../admission/review.js';
-import { BODY_WAIT_MS, MAX_BODY_BYTES_IN_FLIGHT, WEBHOOK_PATHS } from '../defaults.js';
+import { BODY_WAIT_MS, MAX_BODY_BYTES_IN_FLIGHT, WEBHOOK_SERVED_PATHS } from '../defaults.js';
 import { quoteShown } from '../field/quote.js';
 import type { WebhookMetrics } from '../metrics/webhook.js';
 import { BodyBudget } from './body-budget.js';
@@ -58,7 +58,7 @@ export function createApp({
 
   // The webhook paths first: a review is matched by the first route express tries.
   const budget = new BodyBudget(bodyBytesInFlight); // one budget for both paths
-  for (const path of Object.values(WEBHOOK_PATHS)) {
+  for (const path of WEBHOOK_SERVED_PATHS) {
     const route = new ReviewRoute({ path, review, logger, metrics: metrics.route(path), verifyClientCertificates, budget, bodyWaitMs });
     app.post(path, route.handle);
     app.all(path, (req, res) => {
@@ -84,7 +84,7 @@ export function createApp({
       logger,
       req.path,
       404,
-      `no handler for ${req.method} ${quoteShown(req.path)}; webhooks are served at ${Object.values(WEBHOOK_PATHS).join(', ')}`,
+      `no handler for ${req.method} ${quoteShown(req.path)}; webhooks are served at ${WEBHOOK_SERVED_PATHS.join(', ')}`,
     );
   });
   // Last resort: a bug must not take the process down or show a stack trace to the client.

@@ -21,7 +21,7 @@ import type { BodyBudget } from './body-budget.js';
 import { logRefusal, sendJson, statusBody } from './status.js';
 
 export interface ReviewRouteOptions {
-  /** The URL path served (`WEBHOOK_PATHS`), also its metrics' and log lines' `webhook`/`path`. */
+  /** The URL path served (a `path` of `WEBHOOKS`), also its metrics' and log lines' `webhook`/`path`. */
   path: string;
   /** The pure reviewer (see `createReviewer`). */
   review: (body: unknown) => ReviewOutcome;

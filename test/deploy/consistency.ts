@@ -13,7 +13,7 @@ import {
   DEFAULT_NAMESPACE,
   DEFAULT_PORT,
   DEFAULT_SERVICE_NAME,
-  WEBHOOK_PATHS,
+  WEBHOOKS,
 } from '../../src/defaults.js';
 import { forSpiderpoolConf, WEBHOOK_MANIFEST_PATH, WebhookManifestSchema, webhookConfigurationFor } from '../../src/registration/webhook-configuration.js';
 
@@ -85,7 +85,7 @@ export function webhookConfigurationOfPods(objects: readonly unknown[]): Obj | u
   if (name === undefined) return undefined;
   const shipped = WebhookManifestSchema.parse(parse(readFileSync(WEBHOOK_MANIFEST_PATH, 'utf8')));
   const conf = { name: flagValue(args, 'configmap-name') ?? DEFAULT_CONFIGMAP_NAME, namespace: flagValue(args, 'configmap-namespace') ?? 'kube-system' };
-  const moved = forSpiderpoolConf(shipped, WEBHOOK_PATHS.configMap, conf);
+  const moved = forSpiderpoolConf(shipped, WEBHOOKS.configMap.path, conf);
   const annotations = Object.fromEntries(flagValues(args, 'webhook-configuration-annotation').map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]));
   const target = { service: { name: flagValue(args, 'service') ?? DEFAULT_SERVICE_NAME, namespace: namespaceOf(deployment!) } };
   const written = webhookConfigurationFor(
@@ -695,6 +695,7 @@ function checkConfReadAccess(all: readonly Obj[], saName: string, saNamespace: s
   return problems;
 }
 
+/** A row of `WEBHOOKS` (name, path, groups, resources) and what else the manifest must say of it. */
 interface ExpectedWebhook {
   what: string;
   /** How the webhook is found: the API server names it in every message. */
@@ -715,71 +716,53 @@ const POOL_ANNOTATIONS = ['ipam.spidernet.io/ippools', 'ipam.spidernet.io/ippool
 
 const EXPECTED_WEBHOOKS: readonly ExpectedWebhook[] = [
   {
+    ...WEBHOOKS.spiderIPPool,
     what: 'SpiderIPPool',
-    name: 'spiderippool.iaas-webhook.spidernet.io',
-    resources: ['spiderippools'],
     failurePolicy: 'Fail',
-    path: WEBHOOK_PATHS.spiderIPPool,
-    apiGroups: [SPIDERPOOL_GROUP],
     apiVersions: [SPIDERPOOL_VERSION],
     // The IaaS pool shape: a new IaaS pool's shape on CREATE; UPDATE as before. DELETE is not restricted.
     operations: ['CREATE', 'UPDATE'],
     scope: 'Cluster',
   },
   {
+    ...WEBHOOKS.configMap,
     what: 'ConfigMap',
-    name: 'spiderpool-conf.iaas-webhook.spidernet.io',
-    resources: ['configmaps'],
     failurePolicy: 'Fail',
-    path: WEBHOOK_PATHS.configMap,
-    apiGroups: [''],
     apiVersions: ['v1'],
     operations: ['CREATE', 'UPDATE'],
     scope: 'Namespaced',
   },
   {
+    ...WEBHOOKS.pod,
     what: 'Pod (candidate pools)',
-    name: 'candidate-pools-pod.iaas-webhook.spidernet.io',
-    resources: ['pods'],
     failurePolicy: 'Ignore',
-    path: WEBHOOK_PATHS.pod,
-    apiGroups: [''],
     apiVersions: ['v1'],
     operations: ['CREATE'],
     scope: 'Namespaced',
     annotations: POOL_ANNOTATIONS,
   },
   {
+    ...WEBHOOKS.workload,
     what: 'workload Pod templates (candidate pools)',
-    name: 'candidate-pools-workload.iaas-webhook.spidernet.io',
-    resources: ['deployments', 'statefulsets', 'daemonsets', 'replicasets', 'jobs', 'cronjobs'],
     failurePolicy: 'Ignore',
-    path: WEBHOOK_PATHS.workload,
-    apiGroups: ['apps', 'batch'],
     apiVersions: ['v1'],
     operations: ['CREATE', 'UPDATE'],
     scope: 'Namespaced',
     annotations: POOL_ANNOTATIONS,
   },
   {
+    ...WEBHOOKS.namespace,
     what: 'Namespace (default pools)',
-    name: 'candidate-pools-namespace.iaas-webhook.spidernet.io',
-    resources: ['namespaces'],
     failurePolicy: 'Ignore',
-    path: WEBHOOK_PATHS.namespace,
-    apiGroups: [''],
     apiVersions: ['v1'],
     operations: ['CREATE', 'UPDATE'],
     scope: 'Cluster',
     annotations: ['ipam.spidernet.io/default-ipv4-ippool', 'ipam.spidernet.io/default-ipv6-ippool'],
   },
   {
+    ...WEBHOOKS.defaultPools,
     what: 'traditional default SpiderIPPool',
-    name: 'default-pools.iaas-webhook.spidernet.io',
-    resources: ['spiderippools'],
     failurePolicy: 'Ignore',
-    path: WEBHOOK_PATHS.spiderIPPool,
-    apiGroups: [SPIDERPOOL_GROUP],
     apiVersions: [SPIDERPOOL_VERSION],
     operations: ['CREATE', 'UPDATE'],
     scope: 'Cluster',

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { startNodeFlags } from '../../bench/servers.js';
-import { DEFAULT_CONFIGMAP_NAME, DEFAULT_PORT, WEBHOOK_PATHS } from '../../src/defaults.js';
+import { DEFAULT_CONFIGMAP_NAME, DEFAULT_PORT, WEBHOOKS } from '../../src/defaults.js';
 import { AKS_ENFORCER_DISABLED, checkManifests, INJECT_CA_FROM, webhookConfigurationOfPods } from './consistency.js';
 import { readmeOverlays, writeOverlayBesideDeploy } from './readme-overlays.js';
 import { applyJsonPatch, loadKustomization, renderWithNode, setField, splitFieldPath } from './render-node.js';
@@ -306,7 +306,7 @@ describe('the checker reports', () => {
   const cases: [string, (objects: Obj[]) => void, RegExp][] = [
     [
       'a wrong webhook path',
-      (o) => (webhook(o, WEBHOOK_PATHS.spiderIPPool)['clientConfig']['service']['path'] = '/validate-pool'),
+      (o) => (webhook(o, WEBHOOKS.spiderIPPool.path)['clientConfig']['service']['path'] = '/validate-pool'),
       /\(SpiderIPPool\): clientConfig\.service\.path is "\/validate-pool", expected "\/validate-spiderippool"/,
     ],
     [
@@ -344,13 +344,13 @@ describe('the checker reports', () => {
     ],
     [
       'a missing ConfigMap matchCondition',
-      (o) => delete webhook(o, WEBHOOK_PATHS.configMap)['matchConditions'],
+      (o) => delete webhook(o, WEBHOOKS.configMap.path)['matchConditions'],
       /no matchCondition limits it to ConfigMap "spiderpool-conf"/,
     ],
     [
       'a matchCondition on another ConfigMap name',
       (o) =>
-        (webhook(o, WEBHOOK_PATHS.configMap)['matchConditions'][0]['expression'] = "object.metadata.name == 'other'"),
+        (webhook(o, WEBHOOKS.configMap.path)['matchConditions'][0]['expression'] = "object.metadata.name == 'other'"),
       /matchConditions name ConfigMap \["other"\], expected "spiderpool-conf"/,
     ],
     [
@@ -363,18 +363,18 @@ describe('the checker reports', () => {
     ],
     [
       'DELETE among the pool operations',
-      (o) => (webhook(o, WEBHOOK_PATHS.spiderIPPool)['rules'][0]['operations'] = ['CREATE', 'UPDATE', 'DELETE']),
+      (o) => (webhook(o, WEBHOOKS.spiderIPPool.path)['rules'][0]['operations'] = ['CREATE', 'UPDATE', 'DELETE']),
       /\(SpiderIPPool\): rules\[\]\.operations is \["CREATE","UPDATE","DELETE"\], expected \["CREATE","UPDATE"\]/,
     ],
     [
       'CREATE missing from the pool operations',
-      (o) => (webhook(o, WEBHOOK_PATHS.spiderIPPool)['rules'][0]['operations'] = ['UPDATE']),
+      (o) => (webhook(o, WEBHOOKS.spiderIPPool.path)['rules'][0]['operations'] = ['UPDATE']),
       /\(SpiderIPPool\): rules\[\]\.operations is \["UPDATE"\], expected \["CREATE","UPDATE"\]/,
     ],
     [
       'a pool matchCondition reading oldObject without a null test (CREATE)',
       (o) =>
-        (webhook(o, WEBHOOK_PATHS.spiderIPPool)['matchConditions'][0]['expression'] =
+        (webhook(o, WEBHOOKS.spiderIPPool.path)['matchConditions'][0]['expression'] =
           "(has(oldObject.metadata.annotations) && 'ipam.spidernet.io/iaas-provider' in oldObject.metadata.annotations) || (has(object.metadata.annotations) && 'ipam.spidernet.io/iaas-provider' in object.metadata.annotations)"),
       /reads oldObject without testing oldObject != null first/,
     ],
@@ -401,46 +401,46 @@ describe('the checker reports', () => {
     [
       'the pool status subresource',
       (o) =>
-        (webhook(o, WEBHOOK_PATHS.spiderIPPool)['rules'][0]['resources'] = ['spiderippools', 'spiderippools/status']),
+        (webhook(o, WEBHOOKS.spiderIPPool.path)['rules'][0]['resources'] = ['spiderippools', 'spiderippools/status']),
       /matches a subresource/,
     ],
     [
       'CREATE missing from the ConfigMap operations',
-      (o) => (webhook(o, WEBHOOK_PATHS.configMap)['rules'][0]['operations'] = ['UPDATE']),
+      (o) => (webhook(o, WEBHOOKS.configMap.path)['rules'][0]['operations'] = ['UPDATE']),
       /\(ConfigMap\): rules\[\]\.operations is \["UPDATE"\], expected \["CREATE","UPDATE"\]/,
     ],
     [
       'a pool matchCondition on the new object only',
       (o) =>
-        (webhook(o, WEBHOOK_PATHS.spiderIPPool)['matchConditions'][0]['expression'] =
+        (webhook(o, WEBHOOKS.spiderIPPool.path)['matchConditions'][0]['expression'] =
           "has(object.metadata.annotations) && 'ipam.spidernet.io/iaas-provider' in object.metadata.annotations"),
       /annotation on both oldObject and object/,
     ],
     [
       'a pool matchCondition on the old object only (adding the annotation would go unchecked)',
       (o) =>
-        (webhook(o, WEBHOOK_PATHS.spiderIPPool)['matchConditions'][0]['expression'] =
+        (webhook(o, WEBHOOKS.spiderIPPool.path)['matchConditions'][0]['expression'] =
           "has(oldObject.metadata.annotations) && 'ipam.spidernet.io/iaas-provider' in oldObject.metadata.annotations"),
       /annotation on both oldObject and object/,
     ],
     [
       'failurePolicy Ignore',
-      (o) => (webhook(o, WEBHOOK_PATHS.configMap)['failurePolicy'] = 'Ignore'),
+      (o) => (webhook(o, WEBHOOKS.configMap.path)['failurePolicy'] = 'Ignore'),
       /failurePolicy is "Ignore", expected an explicit "Fail"/,
     ],
     [
       'a missing timeoutSeconds',
-      (o) => delete webhook(o, WEBHOOK_PATHS.spiderIPPool)['timeoutSeconds'],
+      (o) => delete webhook(o, WEBHOOKS.spiderIPPool.path)['timeoutSeconds'],
       /timeoutSeconds is nothing/,
     ],
     [
       'a webhook calling another Service',
-      (o) => (webhook(o, WEBHOOK_PATHS.configMap)['clientConfig']['service']['namespace'] = 'default'),
+      (o) => (webhook(o, WEBHOOKS.configMap.path)['clientConfig']['service']['namespace'] = 'default'),
       /clientConfig\.service is "default"\/"spiderpool-iaas-webhook", expected "spiderpool-iaas-webhook"\/"spiderpool-iaas-webhook"/,
     ],
     [
       'a namespaceSelector without Spiderpool\'s namespace',
-      (o) => (webhook(o, WEBHOOK_PATHS.configMap)['namespaceSelector']['matchExpressions'][0]['values'] = ['default']),
+      (o) => (webhook(o, WEBHOOKS.configMap.path)['namespaceSelector']['matchExpressions'][0]['values'] = ['default']),
       /namespaceSelector does not select Spiderpool's namespace "kube-system"/,
     ],
     [
@@ -488,28 +488,28 @@ describe('the checker reports', () => {
     ],
     [
       'a candidate-pool webhook that refuses when down',
-      (o) => (webhook(o, WEBHOOK_PATHS.workload)['failurePolicy'] = 'Fail'),
+      (o) => (webhook(o, WEBHOOKS.workload.path)['failurePolicy'] = 'Fail'),
       /candidate-pools-workload.*failurePolicy is "Fail", expected an explicit "Ignore"/,
     ],
     [
       'a Pod webhook that does not skip controller-owned Pods',
-      (o) => webhook(o, WEBHOOK_PATHS.pod)['matchConditions'].shift(),
+      (o) => webhook(o, WEBHOOKS.pod.path)['matchConditions'].shift(),
       /no matchCondition skips controller-owned Pods/,
     ],
     [
       'a workload webhook sent every workload',
-      (o) => delete webhook(o, WEBHOOK_PATHS.workload)['matchConditions'],
+      (o) => delete webhook(o, WEBHOOKS.workload.path)['matchConditions'],
       /no matchCondition tests the "ipam\.spidernet\.io\/ippools" annotation/,
     ],
     [
       'a workload webhook on the scale subresource',
-      (o) => webhook(o, WEBHOOK_PATHS.workload)['rules'][0]['resources'].push('deployments/scale'),
+      (o) => webhook(o, WEBHOOKS.workload.path)['rules'][0]['resources'].push('deployments/scale'),
       /matches a subresource/,
     ],
     [
       'a Namespace webhook missing the IPv6 default',
       (o) =>
-        (webhook(o, WEBHOOK_PATHS.namespace)['matchConditions'][0]['expression'] =
+        (webhook(o, WEBHOOKS.namespace.path)['matchConditions'][0]['expression'] =
           "has(object.metadata.annotations) && 'ipam.spidernet.io/default-ipv4-ippool' in object.metadata.annotations"),
       /no matchCondition tests the "ipam\.spidernet\.io\/default-ipv6-ippool" annotation/,
     ],

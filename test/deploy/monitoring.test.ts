@@ -14,7 +14,7 @@ import { pino } from 'pino';
 import { parse } from 'yaml';
 import { registerPoolCacheMetrics, startPoolCache, type PoolCache } from '../../src/cluster/pool-cache.js';
 import { registerSpiderpoolConfCacheMetrics, startSpiderpoolConfCache, type SpiderpoolConfCache } from '../../src/cluster/spiderpool-conf-cache.js';
-import { WEBHOOK_PATHS } from '../../src/defaults.js';
+import { WEBHOOKS } from '../../src/defaults.js';
 import { createWebhookMetrics } from '../../src/metrics/webhook.js';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { FakePoolApiServer, kubeConfigFor, pool } from '../cluster/fake-api-server.js';
@@ -82,7 +82,7 @@ describe('the queries against what the webhook exports', () => {
     certDir = await mkdtemp(path.join(tmpdir(), 'monitoring-certs-'));
     server = await startServer({ port: 0, host: '127.0.0.1', certDir, generateCerts: true, logger, metrics });
     await until(() => pools.pools.hasSynced(), 'the pool cache synced');
-    const answer = await get(server.port, server.caCertPem!, WEBHOOK_PATHS.spiderIPPool, JSON.stringify(loadReview('pool-create-empty-node-name')));
+    const answer = await get(server.port, server.caCertPem!, WEBHOOKS.spiderIPPool.path, JSON.stringify(loadReview('pool-create-empty-node-name')));
     expect(answer.status).toBe(200);
     const scraped = await get(server.port, server.caCertPem!, '/metrics');
     expect(scraped.status).toBe(200);

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME, WEBHOOK_PATHS } from '../../src/defaults.js';
+import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME, WEBHOOKS } from '../../src/defaults.js';
 import { checkManifests } from '../deploy/consistency.js';
 import { parseManifests } from '../deploy/render.js';
 import { httpsRequest } from '../helpers/client.js';
@@ -117,7 +117,7 @@ describe('certs, then kubectl kustomize deploy/', () => {
 
     it('answers under the Service name, as the kube-apiserver calls it', async () => {
       const body = await readFile(fixture('configmap-update-timeout-100s'), 'utf8');
-      const res = await post(WEBHOOK_PATHS.configMap, body);
+      const res = await post(WEBHOOKS.configMap.path, body);
       expect(res.status).toBe(200);
       const answer = JSON.parse(res.body);
       expect(answer.response.uid).toBe(JSON.parse(body).request.uid);
@@ -133,7 +133,7 @@ describe('certs, then kubectl kustomize deploy/', () => {
       let answer = '';
       socket.on('data', (chunk) => (answer += chunk));
       const closed = new Promise((resolve) => socket.once('close', resolve));
-      socket.write(`POST ${WEBHOOK_PATHS.configMap} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+      socket.write(`POST ${WEBHOOKS.configMap.path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
       socket.write(body.subarray(0, 100));
 
       const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));

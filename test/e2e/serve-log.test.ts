@@ -10,7 +10,7 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WEBHOOK_PATHS } from '../../src/defaults.js';
+import { WEBHOOKS } from '../../src/defaults.js';
 import { loadReview } from '../fixtures/load.js';
 import { httpsRequest } from '../helpers/client.js';
 import { until } from '../helpers/until.js';
@@ -51,7 +51,7 @@ it('at --log-level=debug logs every review, allowed or denied, and loses no line
       uids.map((uid, i) => {
         const review = loadReview(i % 2 === 0 ? 'pool-update-node-to-other-node' : 'pool-update-node-to-global');
         review.request.uid = uid;
-        return httpsRequest({ port, ca, path: WEBHOOK_PATHS.spiderIPPool, body: JSON.stringify(review), agent });
+        return httpsRequest({ port, ca, path: WEBHOOKS.spiderIPPool.path, body: JSON.stringify(review), agent });
       }),
     );
     agent.destroy();

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NO_CLUSTER_REASON } from '../../src/validators.js';
 import { NOT_SYNCED_REASON } from '../../src/state/pool-index.js';
-import { WEBHOOK_PATHS } from '../../src/defaults.js';
+import { WEBHOOKS } from '../../src/defaults.js';
 import { FakePoolApiServer, kubeConfigFor } from '../cluster/fake-api-server.js';
 import { loadPool } from '../fixtures/load.js';
 import { httpsRequest } from '../helpers/client.js';
@@ -89,11 +89,11 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     expect(metrics.body).toMatch(/^spiderpool_iaas_webhook_pool_cache_last_sync_timestamp_seconds [1-9][0-9.e+]*$/m);
     expect(metrics.body).toContain('spiderpool_iaas_webhook_pool_cache_errors_total{operation="watch"} 0\n');
 
-    const grown = JSON.parse((await call(served, 'POST', WEBHOOK_PATHS.spiderIPPool, await fixture('pool-update-pair-v4-grown'))).body);
+    const grown = JSON.parse((await call(served, 'POST', WEBHOOKS.spiderIPPool.path, await fixture('pool-update-pair-v4-grown'))).body);
     expect(grown.response.allowed).toBe(false);
     expect(grown.response.status.message).toContain('spec.ips: Invalid value: holds 241 addresses (spec.ips minus spec.excludeIPs), more than the 200 of its IPv6 pair pool "pool-a-v6"');
 
-    const paired = JSON.parse((await call(served, 'POST', WEBHOOK_PATHS.spiderIPPool, await fixture('pool-create-pair-v4'))).body);
+    const paired = JSON.parse((await call(served, 'POST', WEBHOOKS.spiderIPPool.path, await fixture('pool-create-pair-v4'))).body);
     expect(paired.response).toEqual({ uid: expect.any(String), allowed: true });
 
     await expect(stop(served)).resolves.toBe(0);
@@ -116,7 +116,7 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
       body: expect.stringMatching(/^\[-\]pool-cache failed: SpiderIPPools not listed yet; .*\n\[-\]spiderpool-conf-cache failed: spiderpool-conf not listed yet; .*\nreadyz check passed\n$/m),
     });
     expect((await call(served, 'GET', '/metrics')).body).toContain('spiderpool_iaas_webhook_pool_cache_synced 0\n');
-    const answer = JSON.parse((await call(served, 'POST', WEBHOOK_PATHS.spiderIPPool, await fixture('pool-update-pair-v4-grown'))).body);
+    const answer = JSON.parse((await call(served, 'POST', WEBHOOKS.spiderIPPool.path, await fixture('pool-update-pair-v4-grown'))).body);
     expect(answer.response.allowed).toBe(true);
     expect(answer.response.warnings).toEqual([expect.stringContaining(`dual-stack pair checks against other pools were skipped (${NOT_SYNCED_REASON})`)]);
     await expect(stop(served)).resolves.toBe(0);
@@ -138,7 +138,7 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     expect(served.log()).toContain('no kubeconfig or in-cluster configuration found');
     await expect(call(served, 'GET', '/readyz?verbose')).resolves.toMatchObject({ status: 200, body: expect.not.stringContaining('pool-cache') });
     expect((await call(served, 'GET', '/metrics')).body).not.toContain('pool_cache');
-    const answer = JSON.parse((await call(served, 'POST', WEBHOOK_PATHS.spiderIPPool, await fixture('pool-create-pair-v4'))).body);
+    const answer = JSON.parse((await call(served, 'POST', WEBHOOKS.spiderIPPool.path, await fixture('pool-create-pair-v4'))).body);
     expect(answer.response.warnings).toEqual([expect.stringContaining(`skipped (${NO_CLUSTER_REASON})`)]);
     await expect(stop(served)).resolves.toBe(0);
   }, 30_000);

@@ -6,7 +6,7 @@
  */
 import { pino } from 'pino';
 import request from 'supertest';
-import { WEBHOOK_PATHS } from '../../src/defaults.js';
+import { WEBHOOK_SERVED_PATHS, WEBHOOKS } from '../../src/defaults.js';
 import { buildAdmissionReview } from '../../src/kubernetes/build.js';
 import { createWebhookMetrics } from '../../src/metrics/webhook.js';
 import { createApp } from '../../src/server/app.js';
@@ -32,7 +32,7 @@ function newApp() {
   const app = createApp({ review: createReviewer(), logger: pino({ level: 'silent' }), readinessChecks: [], metrics, verifyClientCertificates: false });
   const scrape = async () => refusals(await metrics.registry.metrics());
   /** Sends `body` to `path` and returns how each refusal series changed (only those that did). */
-  const counted = async (body: unknown, path: string = WEBHOOK_PATHS.spiderIPPool) => {
+  const counted = async (body: unknown, path: string = WEBHOOKS.spiderIPPool.path) => {
     const before = await scrape();
     await request(app).post(path).send(body as object).expect(200);
     const after = await scrape();
@@ -45,7 +45,7 @@ describe(NAME, () => {
   it('exists at 0 for every rule on every webhook path, and for nothing else', async () => {
     const { scrape } = newApp();
     const series = await scrape();
-    const expected = Object.values(WEBHOOK_PATHS).flatMap((path) => REFUSAL_RULES.map((rule) => `${path} ${rule}`));
+    const expected = WEBHOOK_SERVED_PATHS.flatMap((path) => REFUSAL_RULES.map((rule) => `${path} ${rule}`));
     expect([...series.keys()].sort()).toEqual(expected.sort());
     expect(new Set(series.values())).toEqual(new Set([0]));
     expect(REFUSAL_RULES.length).toBeGreaterThan(10);
@@ -54,7 +54,7 @@ describe(NAME, () => {
   it('counts a review refused by one rule once, under that rule and the path it came to', async () => {
     const { counted } = newApp();
     expect(await counted(loadReview('pool-create-two-nodes'))).toEqual({ '/validate-spiderippool nodes-count': 1 });
-    expect(await counted(loadReview('configmap-update-timeout-100s'), WEBHOOK_PATHS.configMap)).toEqual({ '/validate-configmap conf-yml': 1 });
+    expect(await counted(loadReview('configmap-update-timeout-100s'), WEBHOOKS.configMap.path)).toEqual({ '/validate-configmap conf-yml': 1 });
   });
 
   it('counts a review refused by several rules once under each', async () => {
@@ -78,16 +78,16 @@ describe(NAME, () => {
     const { app, counted, scrape } = newApp();
     expect(await counted(loadReview('pool-create-iaas-node'))).toEqual({});
     expect(await counted(loadReview('pool-create-global-with-parent-nic'))).toEqual({}); // allowed with a warning
-    expect(await counted(loadReview('pod-create-mixed-pools'), WEBHOOK_PATHS.pod)).toEqual({}); // warn-only webhook
+    expect(await counted(loadReview('pod-create-mixed-pools'), WEBHOOKS.pod.path)).toEqual({}); // warn-only webhook
     const node = spiderIPPool('pool-a', { provider: 'aws', nic: 'eth0', nodeName: ['node-1'] });
     expect(await counted(buildAdmissionReview({ operation: 'CREATE', object: { ...node, spec: { nodeName: 5 } } }))).toEqual({}); // Errored(400)
-    await request(app).post(WEBHOOK_PATHS.spiderIPPool).send({ kind: 'AdmissionReview' }).expect(400);
+    await request(app).post(WEBHOOKS.spiderIPPool.path).send({ kind: 'AdmissionReview' }).expect(400);
     expect(new Set((await scrape()).values())).toEqual(new Set([0]));
   });
 
   it('counts no name outside REFUSAL_RULES (the label set stays bounded)', async () => {
     const { metrics, scrape } = newApp();
-    const route = metrics.route(WEBHOOK_PATHS.spiderIPPool);
+    const route = metrics.route(WEBHOOKS.spiderIPPool.path);
     route.refused(['no-such-rule', 'nodes-count']);
     const series = await scrape();
     expect(series.get('/validate-spiderippool nodes-count')).toBe(1);

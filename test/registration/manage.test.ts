@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { jest } from '@jest/globals';
 import { pino } from 'pino';
 import { generateCertificates, type CertificateBundle } from '../../src/certs/generate.js';
-import { WEBHOOK_PATHS } from '../../src/defaults.js';
+import { WEBHOOKS } from '../../src/defaults.js';
 import { caBundlesMatch, servingProblem, startWebhookConfigurationManager, type WebhookConfigurationManagerOptions } from '../../src/registration/manage.js';
 import { unregisterWebhook } from '../../src/registration/unregister.js';
 import { forSpiderpoolConf, readWebhookManifest, webhookConfigurationFor, type WebhookManifest } from '../../src/registration/webhook-configuration.js';
@@ -170,11 +170,11 @@ describe('servingProblem', () => {
 
 describe('forSpiderpoolConf', () => {
   it("points the ConfigMap webhook's namespaceSelector and matchCondition at the ConfigMap, leaving the other webhooks as they are", () => {
-    const moved = forSpiderpoolConf(manifest, WEBHOOK_PATHS.configMap, { name: 'my-conf', namespace: 'spiderpool' });
-    const conf = moved.webhooks.find((w) => w.clientConfig.service.path === WEBHOOK_PATHS.configMap)!;
+    const moved = forSpiderpoolConf(manifest, WEBHOOKS.configMap.path, { name: 'my-conf', namespace: 'spiderpool' });
+    const conf = moved.webhooks.find((w) => w.clientConfig.service.path === WEBHOOKS.configMap.path)!;
     expect(conf['namespaceSelector']).toEqual({ matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['spiderpool'] }] });
     expect(conf['matchConditions']).toEqual([{ name: 'is-spiderpool-conf', expression: "object.metadata.name == 'my-conf'" }]);
-    expect(moved.webhooks.filter((w) => w !== conf)).toEqual(manifest.webhooks.filter((w) => w.clientConfig.service.path !== WEBHOOK_PATHS.configMap));
+    expect(moved.webhooks.filter((w) => w !== conf)).toEqual(manifest.webhooks.filter((w) => w.clientConfig.service.path !== WEBHOOKS.configMap.path));
   });
   it('refuses a manifest without that webhook', () => {
     expect(() => forSpiderpoolConf(manifest, '/absent', { name: 'x', namespace: 'y' })).toThrow('the webhook manifest has no webhook for /absent with the matchCondition is-spiderpool-conf');

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME, WEBHOOK_PATHS } from '../../src/defaults.js';
+import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME, WEBHOOKS } from '../../src/defaults.js';
 import { readWebhookManifest, WEBHOOK_MANIFEST_PATH, webhookConfigurationFor, type WebhookManifest } from '../../src/registration/webhook-configuration.js';
 
 const CA_BUNDLE = 'Q0E=';
@@ -65,12 +65,12 @@ describe('webhookConfigurationFor', () => {
   it('points every webhook at another Service, keeping path and port', () => {
     const result = webhookConfigurationFor(shipped, { service: { name: 'hook', namespace: 'infra' } }, CA_BUNDLE);
     expect(result.webhooks.map((w) => w.clientConfig)).toEqual([
-      { service: { name: 'hook', namespace: 'infra', path: WEBHOOK_PATHS.spiderIPPool, port: 443 }, caBundle: CA_BUNDLE },
-      { service: { name: 'hook', namespace: 'infra', path: WEBHOOK_PATHS.configMap, port: 443 }, caBundle: CA_BUNDLE },
-      { service: { name: 'hook', namespace: 'infra', path: WEBHOOK_PATHS.pod, port: 443 }, caBundle: CA_BUNDLE },
-      { service: { name: 'hook', namespace: 'infra', path: WEBHOOK_PATHS.workload, port: 443 }, caBundle: CA_BUNDLE },
-      { service: { name: 'hook', namespace: 'infra', path: WEBHOOK_PATHS.namespace, port: 443 }, caBundle: CA_BUNDLE },
-      { service: { name: 'hook', namespace: 'infra', path: WEBHOOK_PATHS.spiderIPPool, port: 443 }, caBundle: CA_BUNDLE },
+      { service: { name: 'hook', namespace: 'infra', path: WEBHOOKS.spiderIPPool.path, port: 443 }, caBundle: CA_BUNDLE },
+      { service: { name: 'hook', namespace: 'infra', path: WEBHOOKS.configMap.path, port: 443 }, caBundle: CA_BUNDLE },
+      { service: { name: 'hook', namespace: 'infra', path: WEBHOOKS.pod.path, port: 443 }, caBundle: CA_BUNDLE },
+      { service: { name: 'hook', namespace: 'infra', path: WEBHOOKS.workload.path, port: 443 }, caBundle: CA_BUNDLE },
+      { service: { name: 'hook', namespace: 'infra', path: WEBHOOKS.namespace.path, port: 443 }, caBundle: CA_BUNDLE },
+      { service: { name: 'hook', namespace: 'infra', path: WEBHOOKS.spiderIPPool.path, port: 443 }, caBundle: CA_BUNDLE },
     ]);
   });
 
@@ -78,12 +78,12 @@ describe('webhookConfigurationFor', () => {
     for (const base of ['https://127.0.0.1:8443', 'https://127.0.0.1:8443/']) {
       const result = webhookConfigurationFor(shipped, { url: base }, CA_BUNDLE);
       expect(result.webhooks.map((w) => w.clientConfig)).toEqual([
-        { url: `https://127.0.0.1:8443${WEBHOOK_PATHS.spiderIPPool}`, caBundle: CA_BUNDLE },
-        { url: `https://127.0.0.1:8443${WEBHOOK_PATHS.configMap}`, caBundle: CA_BUNDLE },
-        { url: `https://127.0.0.1:8443${WEBHOOK_PATHS.pod}`, caBundle: CA_BUNDLE },
-        { url: `https://127.0.0.1:8443${WEBHOOK_PATHS.workload}`, caBundle: CA_BUNDLE },
-        { url: `https://127.0.0.1:8443${WEBHOOK_PATHS.namespace}`, caBundle: CA_BUNDLE },
-        { url: `https://127.0.0.1:8443${WEBHOOK_PATHS.spiderIPPool}`, caBundle: CA_BUNDLE },
+        { url: `https://127.0.0.1:8443${WEBHOOKS.spiderIPPool.path}`, caBundle: CA_BUNDLE },
+        { url: `https://127.0.0.1:8443${WEBHOOKS.configMap.path}`, caBundle: CA_BUNDLE },
+        { url: `https://127.0.0.1:8443${WEBHOOKS.pod.path}`, caBundle: CA_BUNDLE },
+        { url: `https://127.0.0.1:8443${WEBHOOKS.workload.path}`, caBundle: CA_BUNDLE },
+        { url: `https://127.0.0.1:8443${WEBHOOKS.namespace.path}`, caBundle: CA_BUNDLE },
+        { url: `https://127.0.0.1:8443${WEBHOOKS.spiderIPPool.path}`, caBundle: CA_BUNDLE },
       ]);
       const { clientConfig: _a, ...poolWebhook } = result.webhooks[0]!;
       const { clientConfig: _b, ...shippedPoolWebhook } = shipped.webhooks[0]!;
@@ -91,7 +91,7 @@ describe('webhookConfigurationFor', () => {
       expect(result.metadata).toEqual(shipped.metadata);
     }
     expect(webhookConfigurationFor(shipped, { url: 'https://hooks.example/prefix' }, CA_BUNDLE).webhooks[1]!.clientConfig).toEqual({
-      url: `https://hooks.example/prefix${WEBHOOK_PATHS.configMap}`,
+      url: `https://hooks.example/prefix${WEBHOOKS.configMap.path}`,
       caBundle: CA_BUNDLE,
     });
   });

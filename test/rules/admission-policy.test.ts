@@ -12,7 +12,8 @@ import { ADMISSION_POLICY_NAME, OTHER_WEBHOOKS_ENFORCEMENT, SPIDERIPPOOL_ENFORCE
 import { judgeSpiderIPPoolWrite } from '../../src/rules/spiderippool.js';
 import { SPIDERIPPOOL_RULES } from '../../src/rules/rule-names.js';
 import { noPoolDirectory } from '../../src/rules/pool-pair.js';
-import { WEBHOOK_NAMES, wireValidators } from '../../src/validators.js';
+import { wireValidators } from '../../src/validators.js';
+import { WEBHOOKS } from '../../src/defaults.js';
 
 type Obj = Record<string, any>;
 
@@ -28,8 +29,9 @@ describe('the enforcement table', () => {
   });
 
   test('names every other webhook, with why it has no policy twin', () => {
-    const others = [...new Set(wireValidators({}).map((w) => w.webhook))].filter((w) => w !== WEBHOOK_NAMES.spiderIPPool);
+    const others = Object.values(WEBHOOKS).map((w) => w.name).filter((w) => w !== WEBHOOKS.spiderIPPool.name);
     expect(Object.keys(OTHER_WEBHOOKS_ENFORCEMENT).sort()).toEqual(others.sort());
+    for (const { webhook } of wireValidators({})) expect([WEBHOOKS.spiderIPPool.name, ...others]).toContain(webhook);
     for (const why of Object.values(OTHER_WEBHOOKS_ENFORCEMENT)) expect(why).not.toBe('');
   });
 
@@ -60,7 +62,7 @@ describe('the enforcement table', () => {
     expect(binding!['spec']).toEqual({ policyName: ADMISSION_POLICY_NAME, validationActions: ['Deny'] });
     const webhookFile = new URL('../../deploy/base/validatingwebhookconfiguration.yaml', import.meta.url);
     const vwc = parseAllDocuments(readFileSync(webhookFile, 'utf8'))[0]!.toJS() as Obj;
-    const webhook = (vwc['webhooks'] as Obj[]).find((w) => w['name'] === WEBHOOK_NAMES.spiderIPPool)!;
+    const webhook = (vwc['webhooks'] as Obj[]).find((w) => w['name'] === WEBHOOKS.spiderIPPool.name)!;
     expect(vap!['spec']['matchConditions']).toEqual(webhook['matchConditions']);
     expect(vap!['spec']['matchConstraints']['resourceRules']).toEqual(webhook['rules']);
   });

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import request from 'supertest';
 import { createReviewer } from '../../src/validators.js';
 import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
-import { MAX_BODY_BYTES, WEBHOOK_PATHS } from '../../src/defaults.js';
+import { MAX_BODY_BYTES, WEBHOOKS } from '../../src/defaults.js';
 import { createWebhookMetrics } from '../../src/metrics/webhook.js';
 import { createApp } from '../../src/server/app.js';
 import { loadReview } from '../fixtures/load.js';
@@ -40,10 +40,10 @@ beforeEach(() => {
 
 describe('webhook endpoints', () => {
   it.each([
-    [WEBHOOK_PATHS.spiderIPPool, 'pool-update-node-to-global', false],
-    [WEBHOOK_PATHS.spiderIPPool, 'pool-update-node-to-other-node', true],
-    [WEBHOOK_PATHS.configMap, 'configmap-update-timeout-100s', false],
-    [WEBHOOK_PATHS.configMap, 'configmap-update-timeout-50s', true],
+    [WEBHOOKS.spiderIPPool.path, 'pool-update-node-to-global', false],
+    [WEBHOOKS.spiderIPPool.path, 'pool-update-node-to-other-node', true],
+    [WEBHOOKS.configMap.path, 'configmap-update-timeout-100s', false],
+    [WEBHOOKS.configMap.path, 'configmap-update-timeout-50s', true],
   ])('POST %s with %s answers 200 and an AdmissionReview (allowed: %s)', async (path, fixture, allowed) => {
     const review = loadReview(fixture);
     const res = await request(app).post(path).send(review).expect(200).expect('Content-Type', /application\/json/);
@@ -54,12 +54,12 @@ describe('webhook endpoints', () => {
 
   it('logs a denial at info as one JSON line, without the body', async () => {
     const review = loadReview('configmap-update-timeout-100s');
-    await request(app).post(WEBHOOK_PATHS.configMap).send(review).expect(200);
+    await request(app).post(WEBHOOKS.configMap.path).send(review).expect(200);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({
       level: 30,
       msg: 'admission review',
-      path: WEBHOOK_PATHS.configMap,
+      path: WEBHOOKS.configMap.path,
       uid: review.request.uid,
       kind: 'ConfigMap',
       namespace: 'kube-system',
@@ -75,24 +75,24 @@ describe('webhook endpoints', () => {
 
   it('logs an allowed review at debug only, as controller-runtime does', async () => {
     const review = loadReview('configmap-update-timeout-50s');
-    await request(app).post(`${WEBHOOK_PATHS.configMap}?timeout=10s`).send(review).expect(200);
+    await request(app).post(`${WEBHOOKS.configMap.path}?timeout=10s`).send(review).expect(200);
     expect(lines).toEqual([]);
     const debugLines: Record<string, unknown>[] = [];
     const debugLogger = pino({ level: 'debug' }, { write: (line: string) => debugLines.push(JSON.parse(line)) });
     const debugApp = createApp({ review: createReviewer(), logger: debugLogger, readinessChecks: [], metrics: createWebhookMetrics(), verifyClientCertificates: false });
-    await request(debugApp).post(`${WEBHOOK_PATHS.configMap}?timeout=10s`).send(review).expect(200);
+    await request(debugApp).post(`${WEBHOOKS.configMap.path}?timeout=10s`).send(review).expect(200);
     expect(debugLines).toEqual([
-      expect.objectContaining({ level: 20, msg: 'admission review', path: WEBHOOK_PATHS.configMap, uid: review.request.uid, allowed: true }),
+      expect.objectContaining({ level: 20, msg: 'admission review', path: WEBHOOKS.configMap.path, uid: review.request.uid, allowed: true }),
     ]);
   });
 
   it('logs a refusal at info with its code and message', async () => {
-    await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'text/plain').send('{}').expect(415);
+    await request(app).post(WEBHOOKS.spiderIPPool.path).set('Content-Type', 'text/plain').send('{}').expect(415);
     expect(lines).toEqual([
       expect.objectContaining({
         level: 30,
         msg: 'request refused',
-        path: WEBHOOK_PATHS.spiderIPPool,
+        path: WEBHOOKS.spiderIPPool.path,
         code: 415,
         reason: 'UnsupportedMediaType',
         message: 'content type "text/plain" is not supported; send application/json',
@@ -101,7 +101,7 @@ describe('webhook endpoints', () => {
   });
 
   it('answers with Content-Length, in one piece', async () => {
-    const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).send(loadReview('pool-update-node-to-other-node')).expect(200);
+    const res = await request(app).post(WEBHOOKS.spiderIPPool.path).send(loadReview('pool-update-node-to-other-node')).expect(200);
     expect(res.headers['content-type']).toBe('application/json');
     expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text));
     expect(res.headers['transfer-encoding']).toBeUndefined();
@@ -109,7 +109,7 @@ describe('webhook endpoints', () => {
 
   it('accepts application/json with a charset', async () => {
     await request(app)
-      .post(WEBHOOK_PATHS.spiderIPPool)
+      .post(WEBHOOKS.spiderIPPool.path)
       .set('Content-Type', 'application/json; charset=utf-8')
       .send(JSON.stringify(loadReview('pool-create-iaas-node')))
       .expect(200);
@@ -118,25 +118,25 @@ describe('webhook endpoints', () => {
 
 describe('bad requests get a 4xx Status with a one-line reason', () => {
   it('400 for a body that is not JSON', async () => {
-    const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send('{"apiVersion":').expect(400);
+    const res = await request(app).post(WEBHOOKS.spiderIPPool.path).set('Content-Type', 'application/json').send('{"apiVersion":').expect(400);
     expectStatus(res.body, 400, 'BadRequest', /^request body is not valid JSON$/);
   });
 
   it('400 for JSON that is not an AdmissionReview v1', async () => {
-    const res = await request(app).post(WEBHOOK_PATHS.configMap).send({ hello: 'world' }).expect(400);
+    const res = await request(app).post(WEBHOOKS.configMap.path).send({ hello: 'world' }).expect(400);
     expectStatus(res.body, 400, 'BadRequest', /^not an admission\.k8s\.io\/v1 AdmissionReview: apiVersion: /);
   });
 
   it('400 for a review without request.uid', async () => {
     const review = loadReview('pool-update-node-to-global');
     delete review.request.uid;
-    const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).send(review).expect(400);
+    const res = await request(app).post(WEBHOOKS.spiderIPPool.path).send(review).expect(400);
     expectStatus(res.body, 400, 'BadRequest', /request\.uid: is required/);
   });
 
   it('400 for JSON scalars', async () => {
     for (const body of ['null', '42', '"text"', 'true']) {
-      const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send(body).expect(400);
+      const res = await request(app).post(WEBHOOKS.spiderIPPool.path).set('Content-Type', 'application/json').send(body).expect(400);
       expectStatus(res.body, 400, 'BadRequest', /^not an admission\.k8s\.io\/v1 AdmissionReview/);
     }
   });
@@ -147,30 +147,30 @@ describe('bad requests get a 4xx Status with a one-line reason', () => {
     review.request.object.spec.filler = 'x'.repeat(MAX_BODY_BYTES - base - 20);
     const under = JSON.stringify(review);
     expect(Buffer.byteLength(under)).toBeLessThanOrEqual(MAX_BODY_BYTES);
-    await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send(under).expect(200);
+    await request(app).post(WEBHOOKS.spiderIPPool.path).set('Content-Type', 'application/json').send(under).expect(200);
     review.request.object.spec.filler += 'x'.repeat(100);
-    const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send(JSON.stringify(review)).expect(413);
+    const res = await request(app).post(WEBHOOKS.spiderIPPool.path).set('Content-Type', 'application/json').send(JSON.stringify(review)).expect(413);
     expectStatus(res.body, 413, 'RequestEntityTooLarge', /^request body is larger than 7340032 bytes$/);
   });
 
   it('415 for another content type', async () => {
-    const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'text/plain').send('{}').expect(415);
+    const res = await request(app).post(WEBHOOKS.spiderIPPool.path).set('Content-Type', 'text/plain').send('{}').expect(415);
     expectStatus(res.body, 415, 'UnsupportedMediaType', /^content type "text\/plain" is not supported; send application\/json$/);
   });
 
   it.each(['application/json; charset=utf-8', 'Application/JSON;charset="UTF-8"', 'application/json; foo=bar'])('accepts %s', async (type) => {
-    await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', type).send(JSON.stringify(loadReview('pool-create-iaas-node'))).expect(200);
+    await request(app).post(WEBHOOKS.spiderIPPool.path).set('Content-Type', type).send(JSON.stringify(loadReview('pool-create-iaas-node'))).expect(200);
   });
 
   it.each(['application/json; charset=latin1', 'application/json; charset=utf-16le'])('415 for %s', async (type) => {
-    const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', type).send('{}').expect(415);
+    const res = await request(app).post(WEBHOOKS.spiderIPPool.path).set('Content-Type', type).send('{}').expect(415);
     expectStatus(res.body, 415, 'UnsupportedMediaType', /charset/);
   });
 
   it('reads a body that starts with a UTF-8 byte order mark', async () => {
     const review = loadReview('pool-update-node-to-global');
     const body = '\uFEFF' + JSON.stringify(review); // sent as UTF-8: EF BB BF first
-    const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send(body).expect(200);
+    const res = await request(app).post(WEBHOOKS.spiderIPPool.path).set('Content-Type', 'application/json').send(body).expect(200);
     expect(res.body.response).toMatchObject({ uid: review.request.uid, allowed: false });
   });
 
@@ -180,7 +180,7 @@ describe('bad requests get a 4xx Status with a one-line reason', () => {
     const port = (server.address() as AddressInfo).port;
     const chunked = (write: (req: http.ClientRequest) => void) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: WEBHOOK_PATHS.spiderIPPool, headers: { 'content-type': 'application/json' } }, (res) => {
+        const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: WEBHOOKS.spiderIPPool.path, headers: { 'content-type': 'application/json' } }, (res) => {
           let body = '';
           res.setEncoding('utf8').on('data', (c: string) => (body += c));
           res.on('end', () => resolve({ status: res.statusCode!, body }));
@@ -210,7 +210,7 @@ describe('bad requests get a 4xx Status with a one-line reason', () => {
 
   it('415 for a compressed body', async () => {
     const res = await request(app)
-      .post(WEBHOOK_PATHS.spiderIPPool)
+      .post(WEBHOOKS.spiderIPPool.path)
       .set('Content-Type', 'application/json')
       .set('Content-Encoding', 'br')
       .send('{}')
@@ -219,7 +219,7 @@ describe('bad requests get a 4xx Status with a one-line reason', () => {
   });
 
   it('405 with Allow: POST for other methods on a webhook path', async () => {
-    const res = await request(app).get(WEBHOOK_PATHS.configMap).expect(405).expect('Allow', 'POST');
+    const res = await request(app).get(WEBHOOKS.configMap.path).expect(405).expect('Allow', 'POST');
     expectStatus(res.body, 405, 'MethodNotAllowed', /^use POST/);
   });
 
@@ -230,7 +230,7 @@ describe('bad requests get a 4xx Status with a one-line reason', () => {
 
   it('400, not a crash, for deeply nested JSON', async () => {
     const deep = '['.repeat(10_000) + ']'.repeat(10_000);
-    const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send(deep).expect(400);
+    const res = await request(app).post(WEBHOOKS.spiderIPPool.path).set('Content-Type', 'application/json').send(deep).expect(400);
     expectStatus(res.body, 400, 'BadRequest', /^not an admission\.k8s\.io\/v1 AdmissionReview/);
   });
 
@@ -241,7 +241,7 @@ describe('bad requests get a 4xx Status with a one-line reason', () => {
     const review = loadReview('pool-update-annotation-added');
     review.request.oldObject.metadata.PROTO = { annotations: { 'ipam.spidernet.io/iaas-provider': 'openstack' } };
     const body = JSON.stringify(review).replace('"PROTO"', '"__proto__"');
-    const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send(body).expect(200);
+    const res = await request(app).post(WEBHOOKS.spiderIPPool.path).set('Content-Type', 'application/json').send(body).expect(200);
     expect(res.body.response.allowed).toBe(false);
     expect(res.body.response.status.details.causes[0].field).toBe('metadata.annotations[ipam.spidernet.io/iaas-provider]');
   });
@@ -257,7 +257,7 @@ describe('bodies read at once are bounded (MAX_BODY_BYTES_IN_FLIGHT)', () => {
     const holder = net.connect(port, '127.0.0.1');
     holder.on('error', () => undefined);
     // A largest body that never finishes arriving: it holds the whole budget.
-    holder.write(`POST ${WEBHOOK_PATHS.spiderIPPool} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${MAX_BODY_BYTES}\r\n\r\n{`);
+    holder.write(`POST ${WEBHOOKS.spiderIPPool.path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${MAX_BODY_BYTES}\r\n\r\n{`);
     try {
       await body(port, holder);
     } finally {
@@ -266,7 +266,7 @@ describe('bodies read at once are bounded (MAX_BODY_BYTES_IN_FLIGHT)', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   }
-  const send = (port: number) => request(`http://127.0.0.1:${port}`).post(WEBHOOK_PATHS.spiderIPPool).send(loadReview('pool-update-node-to-global'));
+  const send = (port: number) => request(`http://127.0.0.1:${port}`).post(WEBHOOKS.spiderIPPool.path).send(loadReview('pool-update-node-to-global'));
 
   it('a review that finds no room within the wait gets 429 with Retry-After', async () => {
     await withHeldBudget(100, async (port) => {
@@ -294,7 +294,7 @@ describe('bodies read at once are bounded (MAX_BODY_BYTES_IN_FLIGHT)', () => {
       const body = JSON.stringify(loadReview('pool-update-node-to-global'));
       const leaver = net.connect(port, '127.0.0.1');
       leaver.on('error', () => undefined);
-      leaver.write(`POST ${WEBHOOK_PATHS.spiderIPPool} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      leaver.write(`POST ${WEBHOOKS.spiderIPPool.path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
       await until(async () => (await metricsText()).includes(inFlight(2)), 'the review to wait');
       leaver.destroy();
       await until(async () => (await metricsText()).includes(inFlight(1)), 'the leaver to be counted');
@@ -309,7 +309,7 @@ describe('bodies read at once are bounded (MAX_BODY_BYTES_IN_FLIGHT)', () => {
 
   it('a body over the limit is refused with 413 without waiting for room', async () => {
     await withHeldBudget(10_000, async (port) => {
-      const res = await request(`http://127.0.0.1:${port}`).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send('x'.repeat(MAX_BODY_BYTES + 1)).expect(413);
+      const res = await request(`http://127.0.0.1:${port}`).post(WEBHOOKS.spiderIPPool.path).set('Content-Type', 'application/json').send('x'.repeat(MAX_BODY_BYTES + 1)).expect(413);
       expectStatus(res.body, 413, 'RequestEntityTooLarge', /^request body is larger than/);
     });
   });
@@ -317,7 +317,7 @@ describe('bodies read at once are bounded (MAX_BODY_BYTES_IN_FLIGHT)', () => {
 
 describe('hostile input (found by attacking the server)', () => {
   it('400 "empty", not 415, for a JSON POST without a body', async () => {
-    const res = await request(app).post(WEBHOOK_PATHS.configMap).set('Content-Type', 'application/json').expect(400);
+    const res = await request(app).post(WEBHOOKS.configMap.path).set('Content-Type', 'application/json').expect(400);
     expectStatus(res.body, 400, 'BadRequest', /^request body is empty; /);
   });
 
@@ -328,15 +328,15 @@ describe('hostile input (found by attacking the server)', () => {
   it('reads only data[conf.yml]: other keys, whatever their names or values, are not decoded', async () => {
     const review = loadReview('configmap-update-timeout-50s');
     review.request.object.data = { ...review.request.object.data, 'x\r\nWarning: pwned\u001b[31m': 7 };
-    const res = await request(app).post(WEBHOOK_PATHS.configMap).send(review).expect(200);
+    const res = await request(app).post(WEBHOOKS.configMap.path).send(review).expect(200);
     expect(res.body.response).toMatchObject({ allowed: true });
     review.request.object.data = { 'conf.yml': 7 };
-    const refused = await request(app).post(WEBHOOK_PATHS.configMap).send(review).expect(200);
+    const refused = await request(app).post(WEBHOOKS.configMap.path).send(review).expect(200);
     expect(refused.body.response.status.message).toBe('cannot decode ConfigMap at request.object.data[conf.yml]: Invalid input: expected string, received number');
   });
 
   it('quotes a hostile content type', async () => {
-    const res = await request(app).post(WEBHOOK_PATHS.configMap).set('Content-Type', 'text/x\u0085y').send('{}').expect(415);
+    const res = await request(app).post(WEBHOOKS.configMap.path).set('Content-Type', 'text/x\u0085y').send('{}').expect(415);
     expect(res.body.message).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
   });
 
@@ -344,7 +344,7 @@ describe('hostile input (found by attacking the server)', () => {
     const review = loadReview('pool-update-annotation-and-nodename-removed');
     review.request.object.metadata.name = '\x7f'.repeat(1_000_000);
     const body = JSON.stringify(review);
-    const res = await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'application/json').send(body).expect(200);
+    const res = await request(app).post(WEBHOOKS.spiderIPPool.path).set('Content-Type', 'application/json').send(body).expect(200);
     expect(res.text.length).toBeLessThan(body.length * 1.5);
     expect(res.body.response.status.message).toContain('more characters)');
     expect(JSON.stringify(lines).length).toBeLessThan(10_000);
@@ -383,9 +383,9 @@ describe('health', () => {
 describe('/metrics', () => {
   it('counts reviews by webhook, code, operation and decision, and times them', async () => {
     const before = await metrics.registry.metrics();
-    await request(app).post(WEBHOOK_PATHS.spiderIPPool).send(loadReview('pool-update-node-to-global')).expect(200);
-    await request(app).post(WEBHOOK_PATHS.spiderIPPool).send(loadReview('pool-update-node-to-other-node')).expect(200);
-    await request(app).post(WEBHOOK_PATHS.spiderIPPool).set('Content-Type', 'text/plain').send('x').expect(415);
+    await request(app).post(WEBHOOKS.spiderIPPool.path).send(loadReview('pool-update-node-to-global')).expect(200);
+    await request(app).post(WEBHOOKS.spiderIPPool.path).send(loadReview('pool-update-node-to-other-node')).expect(200);
+    await request(app).post(WEBHOOKS.spiderIPPool.path).set('Content-Type', 'text/plain').send('x').expect(415);
     const res = await request(app).get('/metrics').expect(200).expect('Content-Type', /^text\/plain; version=0\.0\.4/);
     const denied = `controller_runtime_webhook_requests_total{webhook="/validate-spiderippool",code="200",operation="UPDATE",allowed="false"}`;
     const allowedSeries = `controller_runtime_webhook_requests_total{webhook="/validate-spiderippool",code="200",operation="UPDATE",allowed="true"}`;
@@ -409,7 +409,7 @@ describe('/metrics', () => {
     const delta = (text: string, code: string) => sampleValue(text, series(code)) - sampleValue(before, series(code));
     try {
       const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
-      socket.write(`POST ${WEBHOOK_PATHS.spiderIPPool} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"apiVersion":`);
+      socket.write(`POST ${WEBHOOKS.spiderIPPool.path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"apiVersion":`);
       await until(async () => sampleValue(await metrics.registry.metrics(), inFlight) === 1, 'the request to be read');
       socket.destroy();
       await until(async () => sampleValue(await metrics.registry.metrics(), inFlight) === 0, 'the request to be counted');

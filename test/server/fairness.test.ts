@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { pino } from 'pino';
-import { WEBHOOK_PATHS } from '../../src/defaults.js';
+import { WEBHOOKS } from '../../src/defaults.js';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import type { AttackKind, PlanReport } from '../helpers/attackers.js';
 import { spawnAttacker } from '../helpers/attacker-process.js';
@@ -55,7 +55,7 @@ async function wellBehavedReviews(): Promise<{ statuses: (number | string)[]; la
   for (let i = 0; i < REVIEWS; i++) {
     const sent = performance.now();
     try {
-      const reply = await httpsRequest({ port: server.port, ca: server.caCertPem!, path: WEBHOOK_PATHS.spiderIPPool, body });
+      const reply = await httpsRequest({ port: server.port, ca: server.caCertPem!, path: WEBHOOKS.spiderIPPool.path, body });
       statuses.push(reply.status);
     } catch (e) {
       statuses.push((e as Error).message);

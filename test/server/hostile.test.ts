@@ -14,7 +14,7 @@ import { jest } from '@jest/globals';
 import fc from 'fast-check';
 import { pino } from 'pino';
 import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
-import { MAX_BODY_BYTES, WEBHOOK_PATHS } from '../../src/defaults.js';
+import { MAX_BODY_BYTES, WEBHOOKS, WEBHOOK_SERVED_PATHS } from '../../src/defaults.js';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { loadReview } from '../fixtures/load.js';
 import { connectTls, httpsRequest, type Reply } from '../helpers/client.js';
@@ -25,7 +25,7 @@ const errors: string[] = [];
 const logger = pino({ level: 'warn' }, { write: (line: string) => errors.push(line) });
 const REQUEST_TIMEOUT_MS = 1_500;
 const NUM_RUNS = 150;
-const paths = Object.values(WEBHOOK_PATHS);
+const paths = WEBHOOK_SERVED_PATHS;
 
 let certDir: string;
 let server: RunningServer;
@@ -212,7 +212,7 @@ describe('never a 5xx, every 200 echoes the uid, every refusal a one-line 4xx St
         else review.request.object.data['conf.yml'] += marker;
         const [head, tail] = JSON.stringify(review).split(marker) as [string, string];
         const body = Buffer.concat([Buffer.from(head), Buffer.from(bad), Buffer.from(tail)]);
-        checkReply(await post(WEBHOOK_PATHS.configMap, body), body);
+        checkReply(await post(WEBHOOKS.configMap.path, body), body);
       }),
       { numRuns: 40 },
     );
@@ -227,7 +227,7 @@ describe('never a 5xx, every 200 echoes the uid, every refusal a one-line 4xx St
           fc.stringMatching(/^[\x21-\x7e]{1,40}$/),
         ),
         async (contentType) => {
-          const status = checkReply(await post(WEBHOOK_PATHS.spiderIPPool, body, contentType), body);
+          const status = checkReply(await post(WEBHOOKS.spiderIPPool.path, body, contentType), body);
           if (!/^application\/json[ \t]*(;|$)/i.test(contentType)) expect(status).toBe(415);
         },
       ),
@@ -249,7 +249,7 @@ describe('shapes that attack the parser', () => {
     ['400 000 annotations that are numbers', JSON.stringify(loadReview('pool-update-node-to-global')).replace('"annotations":{', `"annotations":{${Array.from({ length: 400_000 }, (_, i) => `"k${i}":${i}`).join(',')},`)],
     ['a body over the limit', `{"a":"${'x'.repeat(MAX_BODY_BYTES)}"}`],
   ])('%s', async (_what, body) => {
-    const status = checkReply(await post(WEBHOOK_PATHS.spiderIPPool, body), body);
+    const status = checkReply(await post(WEBHOOKS.spiderIPPool.path, body), body);
     if (Buffer.byteLength(body) > MAX_BODY_BYTES) expect(status).toBe(413);
   });
 });
@@ -264,7 +264,7 @@ describe('the largest valid reviews, many at once', () => {
     const body = JSON.stringify(review);
     expect(Buffer.byteLength(body)).toBeGreaterThan(3 * 1024 * 1024 * 2); // over twice the old 3 MiB limit
     expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_BODY_BYTES);
-    const statuses = await Promise.all(Array.from({ length: 8 }, () => post(WEBHOOK_PATHS.spiderIPPool, body).then((reply) => checkReply(reply, body))));
+    const statuses = await Promise.all(Array.from({ length: 8 }, () => post(WEBHOOKS.spiderIPPool.path, body).then((reply) => checkReply(reply, body))));
     expect(statuses).toEqual(Array(8).fill(200));
   });
 });
@@ -272,7 +272,7 @@ describe('the largest valid reviews, many at once', () => {
 describe('bodies that do not arrive whole', () => {
   const review = JSON.stringify(loadReview('pool-update-node-to-global'));
   const head = (length: number) =>
-    `POST ${WEBHOOK_PATHS.spiderIPPool} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+    `POST ${WEBHOOKS.spiderIPPool.path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
 
   it('truncated: the client closes its side before Content-Length bytes were sent', async () => {
     await fc.assert(
@@ -289,7 +289,7 @@ describe('bodies that do not arrive whole', () => {
 
   it('truncated chunked encoding', async () => {
     const raw = await rawExchange(async (socket) => {
-      socket.end(`POST ${WEBHOOK_PATHS.spiderIPPool} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n${review.slice(0, 50)}`);
+      socket.end(`POST ${WEBHOOKS.spiderIPPool.path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n${review.slice(0, 50)}`);
     });
     if (raw !== '') checkReply(parseRaw(raw), review);
   });
@@ -308,7 +308,7 @@ describe('bodies that do not arrive whole', () => {
 
   it.each([
     ['the body', (length: number) => head(length) + review.slice(0, 10)],
-    ['the headers', () => `POST ${WEBHOOK_PATHS.spiderIPPool} HTTP/1.1\r\nHost: localhost\r\n`],
+    ['the headers', () => `POST ${WEBHOOKS.spiderIPPool.path} HTTP/1.1\r\nHost: localhost\r\n`],
   ])('a sender that stalls in %s gets 408 and its connection closed', async (_what, partial) => {
     const raw = await rawExchange(async (socket) => {
       socket.write(partial(review.length));
@@ -320,7 +320,7 @@ describe('bodies that do not arrive whole', () => {
 describe('after all of it', () => {
   it('still serves, logged no internal error, and memory stayed bounded', async () => {
     const body = JSON.stringify(loadReview('pool-update-node-to-global'));
-    expect(checkReply(await post(WEBHOOK_PATHS.spiderIPPool, body), body)).toBe(200);
+    expect(checkReply(await post(WEBHOOKS.spiderIPPool.path, body), body)).toBe(200);
     expect(errors.filter((line) => line.includes('internal error'))).toEqual([]);
     // A bound, not a measurement: a leak of the bodies sent above (hundreds of MiB) would cross it.
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(384 * 1024 * 1024);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { CertificateBundle } from '../../src/certs/generate.js';
-import { WEBHOOK_PATHS } from '../../src/defaults.js';
+import { WEBHOOKS } from '../../src/defaults.js';
 import { PLAIN_HTTP_MESSAGE } from '../../src/server/plain-http.js';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { secretFiles, servingCertificate, writeSecretDir } from '../certs/secret-dir.js';
@@ -50,7 +50,7 @@ function plainRequest(method: string, path: string, body?: string): Promise<{ st
 describe('plain HTTP on the HTTPS port', () => {
   it.each([
     ['GET', '/readyz', undefined],
-    ['POST', WEBHOOK_PATHS.spiderIPPool, JSON.stringify(loadReview('pool-update-node-to-global'))],
+    ['POST', WEBHOOKS.spiderIPPool.path, JSON.stringify(loadReview('pool-update-node-to-global'))],
   ])('%s %s gets 400 and a Status saying to use https://', async (method, path, body) => {
     const answer = await plainRequest(method, path, body);
     expect(answer).toMatchObject({ status: 400, type: 'application/json' });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { pino } from 'pino';
 import type { CertificateBundle } from '../../src/certs/generate.js';
-import { WEBHOOK_PATHS } from '../../src/defaults.js';
+import { WEBHOOKS } from '../../src/defaults.js';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { certificateSignedBy, secretFiles, servingCertificate, writeSecretDir } from '../certs/secret-dir.js';
 import { loadReview } from '../fixtures/load.js';
@@ -57,7 +57,7 @@ describe('rotating the serving certificate', () => {
     const worker = async (agent: https.Agent | false) => {
       while (sending) {
         try {
-          const res = await httpsRequest({ port: server.port, ca: first.caCertPem, path: WEBHOOK_PATHS.spiderIPPool, body: review, agent });
+          const res = await httpsRequest({ port: server.port, ca: first.caCertPem, path: WEBHOOKS.spiderIPPool.path, body: review, agent });
           if (res.status === 200 && JSON.parse(res.body).response.allowed === false) served++;
           else failures.push(`HTTP ${res.status}: ${res.body}`);
         } catch (e) {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
-import { WEBHOOK_PATHS } from '../../src/defaults.js';
+import { WEBHOOKS } from '../../src/defaults.js';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { loadReview } from '../fixtures/load.js';
 
@@ -50,7 +50,7 @@ describe('the real HTTPS server with freshly generated certificates', () => {
 
   it('refuses to remove spec.nodeName from an IaaS pool', async () => {
     const review = loadReview('pool-update-node-to-global');
-    const res = await call(server, server.caCertPem!, 'POST', WEBHOOK_PATHS.spiderIPPool, JSON.stringify(review));
+    const res = await call(server, server.caCertPem!, 'POST', WEBHOOKS.spiderIPPool.path, JSON.stringify(review));
     expect(res.status).toBe(200);
     const answer = AdmissionReviewResponseSchema.parse(JSON.parse(res.body));
     expect(answer.response.uid).toBe(review.request.uid);

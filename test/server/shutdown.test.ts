@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { jest } from '@jest/globals';
 import { pino } from 'pino';
-import { WEBHOOK_PATHS } from '../../src/defaults.js';
+import { WEBHOOKS } from '../../src/defaults.js';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { loadReview } from '../fixtures/load.js';
 import { connectTls, sampleValue } from '../helpers/client.js';
@@ -39,7 +39,7 @@ async function halfSentReview(server: RunningServer, uid: string): Promise<{ soc
   socket.on('data', (chunk: string) => (answer += chunk));
   const ended = new Promise<string>((resolve) => socket.once('close', () => resolve(answer)));
   socket.write(
-    `POST ${WEBHOOK_PATHS.spiderIPPool} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    `POST ${WEBHOOKS.spiderIPPool.path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
   );
   socket.write(body.subarray(0, body.length >> 1));
   return {
@@ -52,7 +52,7 @@ async function halfSentReview(server: RunningServer, uid: string): Promise<{ soc
 }
 
 const inFlight = async (server: RunningServer) =>
-  sampleValue(await server.metrics.registry.metrics(), `controller_runtime_webhook_requests_in_flight{webhook="${WEBHOOK_PATHS.spiderIPPool}"}`);
+  sampleValue(await server.metrics.registry.metrics(), `controller_runtime_webhook_requests_in_flight{webhook="${WEBHOOKS.spiderIPPool.path}"}`);
 
 describe('stop()', () => {
   it('turns unready, finishes every in-flight review, refuses new connections, and closes idle ones', async () => {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { pino } from 'pino';
 import type { CertificateBundle } from '../../src/certs/generate.js';
-import { WEBHOOK_PATHS } from '../../src/defaults.js';
+import { WEBHOOKS } from '../../src/defaults.js';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { certificateSignedBy, secretFiles, servingCertificate, writeSecretDir } from '../certs/secret-dir.js';
 import { loadReview } from '../fixtures/load.js';
@@ -92,7 +92,7 @@ describe('--client-ca-file', () => {
   afterAll(() => server.stop());
 
   const post = (cert?: { certPem: string; keyPem: string }) =>
-    httpsRequest({ port: server.port, ca: serving.caCertPem, path: WEBHOOK_PATHS.configMap, body: review, ...(cert ? { cert: cert.certPem, key: cert.keyPem } : {}) });
+    httpsRequest({ port: server.port, ca: serving.caCertPem, path: WEBHOOKS.configMap.path, body: review, ...(cert ? { cert: cert.certPem, key: cert.keyPem } : {}) });
 
   it('serves a review to a client certificate the client CA issued', async () => {
     const res = await post(apiserver);
@@ -131,7 +131,7 @@ describe('socket limits', () => {
   async function busyConnection(server: RunningServer) {
     const socket = await connectTls(server.port, { ca: serving.caCertPem });
     socket.on('error', () => undefined);
-    socket.write(`POST ${WEBHOOK_PATHS.configMap} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
+    socket.write(`POST ${WEBHOOKS.configMap.path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
     return socket;
   }
 

@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createReviewer } from '../../src/validators.js';
-import { WEBHOOK_PATHS } from '../../src/defaults.js';
+import { WEBHOOKS } from '../../src/defaults.js';
 import { formatGoDuration } from '../../src/duration/format.js';
 import { parseGoDuration } from '../../src/duration/parse.js';
 import type { CertificateBundle } from '../../src/certs/generate.js';
@@ -57,13 +57,13 @@ const fixtureDir = join(root, 'test/fixtures/reviews');
 const cases: Case[] = readdirSync(fixtureDir).map((file) => {
   const body = readFileSync(join(fixtureDir, file), 'utf8');
   const kind = JSON.parse(body).request.kind.kind;
-  const path = kind === 'ConfigMap' ? WEBHOOK_PATHS.configMap : WEBHOOK_PATHS.spiderIPPool;
+  const path = kind === 'ConfigMap' ? WEBHOOKS.configMap.path : WEBHOOKS.spiderIPPool.path;
   return { path, body, status: 200, allowed: review(JSON.parse(body)).review.response.allowed };
 });
 // Malformed requests, one in ten.
 const malformed: Case[] = [
-  { path: WEBHOOK_PATHS.spiderIPPool, body: '{"apiVersion":', status: 400 },
-  { path: WEBHOOK_PATHS.configMap, body: '{"kind":"AdmissionReview"}', status: 400 },
+  { path: WEBHOOKS.spiderIPPool.path, body: '{"apiVersion":', status: 400 },
+  { path: WEBHOOKS.configMap.path, body: '{"kind":"AdmissionReview"}', status: 400 },
 ];
 const pick = (i: number): Case => (i % 10 === 9 ? malformed[i % malformed.length]! : cases[i % cases.length]!);
 
