@@ -6,23 +6,18 @@ import fc from 'fast-check';
 import { PoolViolationTracker } from '../../src/audit/pool-violations.js';
 import { PoolIndex } from '../../src/state/pool-index.js';
 import type { Slicing } from '../../src/state/slices.js';
+import { spiderIPPool } from '../helpers/pools.js';
 
 type Spec = { name: string; iaas: boolean; version: 4 | 6; pair?: string | undefined; nic?: string | undefined; ips?: readonly string[] | undefined };
 
 function pool({ name, iaas, version, pair, nic, ips }: Spec) {
-  return {
-    apiVersion: 'spiderpool.spidernet.io/v2beta1',
-    kind: 'SpiderIPPool',
-    metadata: {
-      name,
-      annotations: {
-        ...(iaas ? { 'ipam.spidernet.io/iaas-provider': 'cloud' } : {}),
-        ...(pair ? { 'ipam.spidernet.io/pair-pool': pair } : {}),
-        ...(nic !== undefined ? { 'ipam.spidernet.io/parent-nic': nic } : {}),
-      },
-    },
-    spec: { ipVersion: version, ips: ips ? [...ips] : (version === 4 ? ['10.0.0.1-10.0.0.10'] : ['fd00::1-fd00::a']) },
-  };
+  return spiderIPPool(name, {
+    ...(iaas ? { provider: 'cloud' } : {}),
+    ...(pair ? { pair } : {}),
+    ...(nic !== undefined ? { nic } : {}),
+    version,
+    ips: ips ? [...ips] : version === 4 ? ['10.0.0.1-10.0.0.10'] : ['fd00::1-fd00::a'],
+  });
 }
 
 /** What a full judgement from scratch finds: the reference the incremental counts must equal. */

@@ -1,5 +1,6 @@
 /** SpiderIPPools for the candidate-pool tests, in a synced PoolIndex. */
 import { PoolIndex } from '../../src/state/pool-index.js';
+import { spiderIPPool } from '../helpers/pools.js';
 
 export const IAAS = 'ipam.spidernet.io/iaas-provider';
 export const PAIR = 'ipam.spidernet.io/pair-pool';
@@ -11,22 +12,16 @@ export interface PoolSpec {
   isDefault?: boolean;
 }
 
-/** A SpiderIPPool object as the API server stores it. */
+/** A SpiderIPPool object as the API server stores it (the shared builder, with a subnet and range of its version). */
 export function poolObject(name: string, { version = 4, iaas = false, pair, isDefault }: PoolSpec = {}): Record<string, any> {
-  const annotations: Record<string, string> = {};
-  if (iaas) annotations[IAAS] = 'example-cloud';
-  if (pair !== undefined) annotations[PAIR] = pair;
-  return {
-    apiVersion: 'spiderpool.spidernet.io/v2beta1',
-    kind: 'SpiderIPPool',
-    metadata: { name, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) },
-    spec: {
-      ipVersion: version,
-      subnet: version === 4 ? '10.6.0.0/16' : 'fd00:6::/64',
-      ips: [version === 4 ? '10.6.0.10-10.6.0.20' : 'fd00:6::10-fd00:6::20'],
-      ...(isDefault === undefined ? {} : { default: isDefault }),
-    },
-  };
+  return spiderIPPool(name, {
+    ...(iaas ? { provider: 'example-cloud' } : {}),
+    ...(pair !== undefined ? { pair } : {}),
+    version,
+    subnet: version === 4 ? '10.6.0.0/16' : 'fd00:6::/64',
+    ips: [version === 4 ? '10.6.0.10-10.6.0.20' : 'fd00:6::10-fd00:6::20'],
+    ...(isDefault !== undefined ? { isDefault } : {}),
+  });
 }
 
 /** A synced index holding `pools` (name → spec). */

@@ -7,17 +7,16 @@ import { auditFromArguments, auditState, renderAudit } from '../../src/cli/audit
 import { ClusterState } from '../../src/state/state.js';
 import { reviewAdmission } from '../../src/validators.js';
 import { buildAdmissionReview, type KubeObject } from '../../src/kubernetes/build.js';
+import { spiderIPPool, type PoolSpec } from '../helpers/pools.js';
 
-function pool(name: string, annotations: Record<string, string>, spec: Record<string, unknown> = {}): KubeObject {
-  return { apiVersion: 'spiderpool.spidernet.io/v2beta1', kind: 'SpiderIPPool', metadata: { name, annotations }, spec: { ipVersion: 4, ips: ['10.0.0.1-10.0.0.9'], ...spec } };
-}
-const IAAS = { 'ipam.spidernet.io/iaas-provider': 'cloud' };
+const pool = (name: string, spec: PoolSpec = {}): KubeObject => spiderIPPool(name, { ips: ['10.0.0.1-10.0.0.9'], ...spec });
+const IAAS = { provider: 'cloud' };
 const POOLS = [
-  pool('good', { ...IAAS, 'ipam.spidernet.io/parent-nic': 'eth0' }, { nodeName: ['w1'] }),
-  pool('two-nodes', IAAS, { nodeName: ['w1', 'w2'] }),
-  pool('v4', { ...IAAS, 'ipam.spidernet.io/pair-pool': 'v6' }),
-  pool('v6', {}, { ipVersion: 6, ips: ['fd00::1-fd00::ff'] }), // a traditional sibling
-  pool('traditional', {}, { nodeName: ['a', 'b'] }),
+  pool('good', { ...IAAS, nic: 'eth0', nodeName: ['w1'] }),
+  pool('two-nodes', { ...IAAS, nodeName: ['w1', 'w2'] }),
+  pool('v4', { ...IAAS, pair: 'v6' }),
+  pool('v6', { version: 6, ips: ['fd00::1-fd00::ff'] }), // a traditional sibling
+  pool('traditional', { nodeName: ['a', 'b'] }),
 ];
 
 describe('audit', () => {

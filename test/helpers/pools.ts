@@ -13,14 +13,18 @@ export interface PoolSpec {
   pair?: string;
   /** `spec.ipVersion` (default 4). */
   version?: 4 | 6;
+  /** `spec.subnet`. */
+  subnet?: string;
   ips?: string[];
   nodeName?: string[];
+  /** `spec.default`: a cluster default pool. */
+  isDefault?: boolean;
   resourceVersion?: string;
   status?: unknown;
 }
 
 /** A `spiderpool.spidernet.io/v2beta1` SpiderIPPool named `name`. */
-export function spiderIPPool(name: string, { provider, nic, pair, version = 4, ips, nodeName, resourceVersion, status }: PoolSpec = {}): KubeObject {
+export function spiderIPPool(name: string, { provider, nic, pair, version = 4, subnet, ips, nodeName, isDefault, resourceVersion, status }: PoolSpec = {}): KubeObject {
   const annotations = {
     ...(provider !== undefined ? { 'ipam.spidernet.io/iaas-provider': provider } : {}),
     ...(nic !== undefined ? { 'ipam.spidernet.io/parent-nic': nic } : {}),
@@ -30,7 +34,13 @@ export function spiderIPPool(name: string, { provider, nic, pair, version = 4, i
     apiVersion: 'spiderpool.spidernet.io/v2beta1',
     kind: 'SpiderIPPool',
     metadata: { name, ...(resourceVersion !== undefined ? { resourceVersion } : {}), annotations },
-    spec: { ipVersion: version, ...(ips !== undefined ? { ips } : {}), ...(nodeName !== undefined ? { nodeName } : {}) },
+    spec: {
+      ipVersion: version,
+      ...(subnet !== undefined ? { subnet } : {}),
+      ...(ips !== undefined ? { ips } : {}),
+      ...(nodeName !== undefined ? { nodeName } : {}),
+      ...(isDefault !== undefined ? { default: isDefault } : {}),
+    },
     ...(status !== undefined ? { status } : {}),
   };
 }

@@ -2,14 +2,9 @@
 import { buildAdmissionReview, type KubeObject } from '../../src/kubernetes/build.js';
 import { guessResource } from '../../src/kubernetes/resources.js';
 import { decodeAdmissionReview } from '../../src/admission/review.js';
+import { spiderIPPool } from '../helpers/pools.js';
 
-const pool = (nic: string, status?: unknown): KubeObject => ({
-  apiVersion: 'spiderpool.spidernet.io/v2beta1',
-  kind: 'SpiderIPPool',
-  metadata: { name: 'p', annotations: { 'ipam.spidernet.io/iaas-provider': 'cloud', 'ipam.spidernet.io/parent-nic': nic } },
-  spec: { ipVersion: 4 },
-  ...(status === undefined ? {} : { status }),
-});
+const pool = (nic: string, status?: unknown): KubeObject => spiderIPPool('p', { provider: 'cloud', nic, ...(status === undefined ? {} : { status }) });
 
 describe('buildAdmissionReview', () => {
   it('CREATE of a cluster-scoped pool: kind, resource, name, no namespace, userInfo, options, no oldObject', () => {

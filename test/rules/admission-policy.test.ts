@@ -14,6 +14,7 @@ import { SPIDERIPPOOL_RULES } from '../../src/rules/rule-names.js';
 import { noPoolDirectory } from '../../src/rules/pool-pair.js';
 import { wireValidators } from '../../src/validators.js';
 import { WEBHOOKS } from '../../src/defaults.js';
+import { spiderIPPool } from '../helpers/pools.js';
 
 type Obj = Record<string, any>;
 
@@ -68,20 +69,17 @@ describe('the enforcement table', () => {
   });
 });
 
-const iaas = (annotations: Record<string, string>, nodeName?: string[]): Obj => ({
-  apiVersion: 'spiderpool.spidernet.io/v2beta1',
-  kind: 'SpiderIPPool',
-  metadata: { name: 'p', annotations: { 'ipam.spidernet.io/iaas-provider': 'cloud', ...annotations } },
-  spec: { subnet: '10.0.0.0/24', ...(nodeName ? { nodeName } : {}) },
-});
+/** The IaaS pool `p` with parent NIC `nic`, on the nodes `nodeName` (a global pool without). */
+const iaas = (nic?: string, nodeName?: string[]): Obj =>
+  spiderIPPool('p', { provider: 'cloud', ...(nic !== undefined ? { nic } : {}), subnet: '10.0.0.0/24', ...(nodeName ? { nodeName } : {}) });
 
 describe('judgeSpiderIPPoolWrite names the rules that refuse', () => {
   const none = noPoolDirectory('no pools in this test');
   test.each([
-    ['removing spec.nodeName', iaas({ 'ipam.spidernet.io/parent-nic': 'eth0' }, ['w1']), iaas({ 'ipam.spidernet.io/parent-nic': 'eth0' }), ['mode-fixed']],
-    ['removing the provider', iaas({}), { ...iaas({}), metadata: { name: 'p' } }, ['category-fixed']],
-    ['a second node', iaas({ 'ipam.spidernet.io/parent-nic': 'eth0' }, ['w1']), iaas({ 'ipam.spidernet.io/parent-nic': 'eth0' }, ['w1', 'w2']), ['nodes-count']],
-    ['nothing broken', iaas({ 'ipam.spidernet.io/parent-nic': 'eth0' }, ['w1']), iaas({ 'ipam.spidernet.io/parent-nic': 'eth1' }, ['w1']), []],
+    ['removing spec.nodeName', iaas('eth0', ['w1']), iaas('eth0'), ['mode-fixed']],
+    ['removing the provider', iaas(), spiderIPPool('p', { subnet: '10.0.0.0/24' }), ['category-fixed']],
+    ['a second node', iaas('eth0', ['w1']), iaas('eth0', ['w1', 'w2']), ['nodes-count']],
+    ['nothing broken', iaas('eth0', ['w1']), iaas('eth1', ['w1']), []],
   ])('%s', (_, old, pool, rules) => {
     expect(judgeSpiderIPPoolWrite(old as never, pool as never, 'p', none).refused.map((r) => r.rule)).toEqual(rules);
   });
@@ -92,13 +90,13 @@ describe('review says whether the policy refuses a refused pool too', () => {
     runReview({ inputs: [{ text, source: 'new.yaml' }], ...(old ? { old: { text: old, source: 'old.yaml' } } : {}), configMap: { name: 'spiderpool-conf' } });
 
   test('a rule with a twin: the policy refuses it too', () => {
-    const result = run(stringify(iaas({ 'ipam.spidernet.io/parent-nic': 'eth0' })), stringify(iaas({ 'ipam.spidernet.io/parent-nic': 'eth0' }, ['w1'])));
+    const result = run(stringify(iaas('eth0')), stringify(iaas('eth0', ['w1'])));
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain(`note: SpiderIPPool "p": ValidatingAdmissionPolicy "${ADMISSION_POLICY_NAME}" refuses it too (mode-fixed): it stays refused while the webhook is down\n`);
   });
 
   test('an allowed pool gets no note', () => {
-    const result = run(stringify(iaas({ 'ipam.spidernet.io/parent-nic': 'eth0' }, ['w1'])));
+    const result = run(stringify(iaas('eth0', ['w1'])));
     expect(result.exitCode).toBe(0);
     expect(result.stderr).not.toContain('note:');
   });
