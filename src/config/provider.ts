@@ -8,7 +8,9 @@ import { parseGoDuration } from '../duration/parse.js';
 import { suggestGoDuration } from '../duration/suggest.js';
 import { MINUTE, SECOND } from '../duration/units.js';
 import { invalid, MAX_WARNING_CHARS, required, type FieldError, type FieldWarning } from '../field/errors.js';
+import { Path } from '../field/path.js';
 import { quoteShort, quoteShown, truncate } from '../field/quote.js';
+import { CONF_YML_KEY } from '../defaults.js';
 import type { ProviderSettings } from './conf-yml.js';
 import { parseGoUrl } from './go-url.js';
 
@@ -30,7 +32,10 @@ export interface ProviderFindings {
   warnings: FieldWarning[];
 }
 
-const TIMEOUT_FIELD = 'iaasNetworkProvider.httpRequestTimeout';
+const PROVIDER = Path.of('iaasNetworkProvider');
+const TIMEOUT_FIELD = PROVIDER.child('httpRequestTimeout').toString();
+/** The timeout as a warning names it: under the ConfigMap's key. */
+const TIMEOUT_SHOWN = Path.of('data').key(CONF_YML_KEY).child('iaasNetworkProvider', 'httpRequestTimeout').toString();
 /** Characters of a long timeout a warning shows (the rest of the warning takes ~190). */
 const SHOWN_WHEN_LONG = 32;
 
@@ -53,7 +58,7 @@ export function checkProviderSettings(settings: ProviderSettings, refusing: stri
       `to start once the IaaS provider is enabled: it ${why}`;
     // A warning is one line of at most MAX_WARNING_CHARS (with "data[conf.yml]."): the limit's reason goes
     // first, then a long value is cut short.
-    const fits = (m: string) => `data[conf.yml].${TIMEOUT_FIELD}: ${m}`.length <= MAX_WARNING_CHARS;
+    const fits = (m: string) => `${TIMEOUT_SHOWN}: ${m}`.length <= MAX_WARNING_CHARS;
     const brief = problem.why.split(' (')[0]!;
     const full = message(quoteShown(timeout), problem.why);
     const shorter = message(quoteShown(timeout), brief);
@@ -126,7 +131,7 @@ export function checkServerUrl(text: string, refusing: string = BOTH_REFUSE): Fi
         : undefined;
   if (why === undefined) return undefined;
   return invalid(
-    'iaasNetworkProvider.serverUrl',
+    PROVIDER.child('serverUrl').toString(),
     text,
     `${why}, so ${refusing}; write an http:// or https:// URL with a host, such as ` +
       `"http://iaas-network-provider.example.svc:80", or leave serverUrl empty to turn the IaaS provider off`,
@@ -143,7 +148,7 @@ function checkService(service: { name: string; namespace: string; port: bigint }
   if (service.namespace === '') {
     errors.push(
       required(
-        'iaasNetworkProvider.service.namespace',
+        PROVIDER.child('service', 'namespace').toString(),
         `the provider Service ${quoteShown(service.name)} needs its namespace, so ${refusing}; write the namespace the Service is in`,
       ),
     );
@@ -151,7 +156,7 @@ function checkService(service: { name: string; namespace: string; port: bigint }
   if (service.port < 1n || service.port > 65535n) {
     errors.push(
       invalid(
-        'iaasNetworkProvider.service.port',
+        PROVIDER.child('service', 'port').toString(),
         String(service.port),
         `must be a port between 1 and 65535, so ${refusing}; write the port the provider Service listens on, such as 80`,
       ),

@@ -4,11 +4,12 @@
  * `cmd/spiderpool-agent/cmd/config.go`): each failure stops the component.
  * Spiderpool's messages name the Helm values path; these name the conf.yml path.
  */
+import { Path } from '../field/path.js';
 import { ADVICE_VALUE_CHARS, escapeShort } from '../field/quote.js';
 import { BAD_PATTERN, goMatch } from '../go/filepath-match.js';
 import type { GoStruct, GoValue } from './schema.js';
 
-/** One failed check: the field, the value as written, why, and what to write instead. */
+/** One failed check: the field (rendered, relative to conf.yml), the value as written, why, and what to write instead. */
 export interface StartProblem {
   field: string;
   badValue?: string;
@@ -16,7 +17,7 @@ export interface StartProblem {
   advice: string;
 }
 
-const PLUGIN = 'agent.networkResourcePlugin';
+const PLUGIN = Path.of('agent', 'networkResourcePlugin');
 /** `constant.DefaultENISlotResourceName`. */
 const DEFAULT_SUB_ENI_RESOURCE = 'spidernet.io/sub-eni';
 const OPERATORS = new Set(['In', 'NotIn', 'Exists', 'DoesNotExist']);
@@ -43,7 +44,7 @@ export function agentSocketProblems(conf: GoStruct): StartProblem[] {
   if (bytes < SUN_PATH_BYTES || (bytes === SUN_PATH_BYTES && abstract)) return [];
   return [
     {
-      field: 'ipamUnixSocketPath',
+      field: Path.of('ipamUnixSocketPath').toString(),
       badValue: written,
       why:
         `is ${bytes} bytes, but a unix socket path must be shorter than ${SUN_PATH_BYTES} bytes ` +
@@ -61,38 +62,38 @@ export function startProblems(conf: GoStruct): StartProblem[] {
   // filepath.Clean keeps a relative path relative: IsAbs after Clean is "starts with /".
   if (root !== '' && !root.startsWith('/')) {
     problems.push({
-      field: `${PLUGIN}.kubeletRootDir`,
+      field: PLUGIN.child('kubeletRootDir').toString(),
       badValue: root,
       why: 'must be an absolute path',
       advice: `write it from the root, such as /${escapeShort(root.replace(/^(\.\/)+/, ''), ADVICE_VALUE_CHARS)}, or leave it empty for /var/lib/kubelet`,
     });
   }
-  selectorProblem(get(get(plugin, 'devicePluginAffinity'), 'nodeSelector'), `${PLUGIN}.devicePluginAffinity.nodeSelector`, problems);
+  selectorProblem(get(get(plugin, 'devicePluginAffinity'), 'nodeSelector'), PLUGIN.child('devicePluginAffinity', 'nodeSelector'), problems);
   const advertisement = get(plugin, 'resourceAdvertisement');
   list(get(get(advertisement, 'subENI'), 'rules')).forEach((rule, i) => {
-    const at = `${PLUGIN}.resourceAdvertisement.subENI.rules[${i}]`;
+    const at = PLUGIN.child('resourceAdvertisement', 'subENI', 'rules').index(i);
     const name = (get(rule, 'resourceName') as string | undefined) || DEFAULT_SUB_ENI_RESOURCE;
     const nameErrors = qualifiedNameErrors(name);
     if (nameErrors.length > 0) {
       problems.push({
-        field: `${at}.resourceName`,
+        field: at.child('resourceName').toString(),
         badValue: name,
         why: `is not a qualified name: ${nameErrors.join('; ')}`,
         advice: `write a name such as ${DEFAULT_SUB_ENI_RESOURCE} (the default when empty)`,
       });
     }
     countProblem(rule, at, problems);
-    selectorProblem(get(rule, 'nodeSelector'), `${at}.nodeSelector`, problems);
+    selectorProblem(get(rule, 'nodeSelector'), at.child('nodeSelector'), problems);
   });
   list(get(get(advertisement, 'masterNIC'), 'rules')).forEach((rule, i) => {
-    const at = `${PLUGIN}.resourceAdvertisement.masterNIC.rules[${i}]`;
+    const at = PLUGIN.child('resourceAdvertisement', 'masterNIC', 'rules').index(i);
     countProblem(rule, at, problems);
-    selectorProblem(get(rule, 'nodeSelector'), `${at}.nodeSelector`, problems);
+    selectorProblem(get(rule, 'nodeSelector'), at.child('nodeSelector'), problems);
     for (const key of ['includeInterfaces', 'excludeInterfaces']) {
       list(get(rule, key)).forEach((pattern, j) => {
         if (goMatch(pattern as string, 'eth0') !== BAD_PATTERN) return;
         problems.push({
-          field: `${at}.${key}[${j}]`,
+          field: at.child(key).index(j).toString(),
           badValue: pattern as string,
           why: 'is not a valid interface pattern (Go filepath.Match: syntax error in pattern)',
           advice: 'close every [ with ], escape a literal [ * ? or \\ with \\, such as eth* or ens[0-9]',
@@ -103,11 +104,11 @@ export function startProblems(conf: GoStruct): StartProblem[] {
   return problems;
 }
 
-function countProblem(rule: GoValue, at: string, problems: StartProblem[]): void {
+function countProblem(rule: GoValue, at: Path, problems: StartProblem[]): void {
   const count = (get(rule, 'defaultMaxCount') as bigint | undefined) ?? 0n;
   if (count < 0n) {
     problems.push({
-      field: `${at}.defaultMaxCount`,
+      field: at.child('defaultMaxCount').toString(),
       badValue: String(count),
       why: 'must be greater than or equal to 0',
       advice: 'write 0 or more (0 means the default)',
@@ -120,7 +121,7 @@ function countProblem(rule: GoValue, at: string, problems: StartProblem[]): void
  * `labels.NewRequirement` checks it runs: label keys and values, the four operators,
  * values present for In/NotIn and absent for Exists/DoesNotExist.
  */
-function selectorProblem(selector: GoValue | undefined, field: string, problems: StartProblem[]): void {
+function selectorProblem(selector: GoValue | undefined, field: Path, problems: StartProblem[]): void {
   const found: string[] = [];
   const labels = get(selector, 'matchlabels');
   if (labels !== null && typeof labels === 'object' && !Array.isArray(labels)) {
@@ -137,7 +138,7 @@ function selectorProblem(selector: GoValue | undefined, field: string, problems:
   });
   if (found.length === 0) return;
   problems.push({
-    field,
+    field: field.toString(),
     why: `is not a valid label selector: ${found.join('; ')}`,
     advice: 'use label keys and values Kubernetes accepts and one of the operators In, NotIn (with values), Exists, DoesNotExist (without values)',
   });

@@ -20,9 +20,9 @@ interface Interval {
   last: bigint;
 }
 
-/** An entry Spiderpool would not accept, with where it is and why. */
+/** An entry Spiderpool would not accept, with where it is (`spec[field][index]`) and why. */
 export interface MalformedEntry {
-  field: 'spec.ips' | 'spec.excludeIPs';
+  field: 'ips' | 'excludeIPs';
   index: number;
   value: string;
   reason: string;
@@ -172,9 +172,9 @@ function parseAll(version: IPVersion, field: MalformedEntry['field'], entries: r
  */
 export function staticCapacity(version: IPVersion, ips: readonly string[], excludeIPs: readonly string[]): Capacity {
   if (ips.length + excludeIPs.length > MAX_COUNTED_ENTRIES) return { ok: false, entries: ips.length + excludeIPs.length };
-  const included = parseAll(version, 'spec.ips', ips);
+  const included = parseAll(version, 'ips', ips);
   if (!Array.isArray(included)) return { ok: false, malformed: included };
-  const excluded = parseAll(version, 'spec.excludeIPs', excludeIPs);
+  const excluded = parseAll(version, 'excludeIPs', excludeIPs);
   if (!Array.isArray(excluded)) return { ok: false, malformed: excluded };
   const pool = union(included);
   return { ok: true, addresses: size(pool) - overlap(pool, union(excluded)) };

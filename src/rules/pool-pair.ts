@@ -105,7 +105,7 @@ function countOwn(pool: SpiderIPPool, version: IPVersion, sibling: string): Coun
     `capacity cannot be compared with its pair pool ${quoteShown(sibling)}'s; write the entry as Spiderpool does`;
   // Keyed by the value, not the index: an entry inserted before an old malformed one
   // moves it, and must not make it a new violation.
-  return { violation: { rule: 'pair-entry-malformed', partner: sibling, key: `pair:${sibling}:entry:${field}:${value}`, measure: value, error: invalid(`${field}[${index}]`, value, detail) } };
+  return { violation: { rule: 'pair-entry-malformed', partner: sibling, key: `pair:${sibling}:entry:spec.${field}:${value}`, measure: value, error: invalid(Path.of('spec', field).index(index).toString(), value, detail) } };
 }
 
 /**
@@ -136,7 +136,7 @@ function countSibling(sibling: SpiderIPPool, name: string, version: IPVersion): 
     siblingCapacities.set(sibling, capacity);
   }
   if (capacity.ok) return { addresses: capacity.addresses };
-  const why = 'entries' in capacity ? `it ${tooManyEntries(capacity.entries)}` : `its ${capacity.malformed.field}[${capacity.malformed.index}] ${capacity.malformed.reason}`;
+  const why = 'entries' in capacity ? `it ${tooManyEntries(capacity.entries)}` : `its ${Path.of('spec', capacity.malformed.field).index(capacity.malformed.index)} ${capacity.malformed.reason}`;
   return { warning: `spec.ips: the capacity of pair pool ${quoteShown(name)} was not compared: ${why}; fix that pool` };
 }
 

@@ -123,11 +123,11 @@ describe('malformed entries make the capacity unknown, never 0', () => {
   it('names the first malformed entry and its field', () => {
     expect(staticCapacity(4, ['10.0.0.1', '10.0.0.x'], [])).toEqual({
       ok: false,
-      malformed: { field: 'spec.ips', index: 1, value: '10.0.0.x', reason: '"10.0.0.x" is not an IPv4 address' },
+      malformed: { field: 'ips', index: 1, value: '10.0.0.x', reason: '"10.0.0.x" is not an IPv4 address' },
     });
     expect(staticCapacity(6, ['fd00::1'], ['fd00::1', 'nope'])).toMatchObject({
       ok: false,
-      malformed: { field: 'spec.excludeIPs', index: 1, value: 'nope' },
+      malformed: { field: 'excludeIPs', index: 1, value: 'nope' },
     });
   });
 });
