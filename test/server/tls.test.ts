@@ -208,7 +208,7 @@ describe('socket limits', () => {
       }
       await idleClosed;
       // Three busy connections of an address whose share is one, and a review on a fourth.
-      expect((await httpsRequest({ port: server.port, ca: serving.caCertPem, path: WEBHOOK_PATHS.spiderIPPool, body: JSON.stringify(loadReview('pool-update-node-to-global')) })).status).toBe(200);
+      expect((await httpsRequest({ port: server.port, ca: serving.caCertPem, path: WEBHOOKS.spiderIPPool.path, body: JSON.stringify(loadReview('pool-update-node-to-global')) })).status).toBe(200);
       expect(busy.every((s) => !s.destroyed)).toBe(true);
       expect(await metric(server, 'spiderpool_iaas_webhook_connection_evictions_total{reason="address_share"}')).toBe(1);
       expect(await metric(server, 'spiderpool_iaas_webhook_connection_rejections_total{reason="all_busy"}')).toBe(0);
