@@ -105,4 +105,15 @@ describe('stop()', () => {
     // Cut by the server: the connection closed with no answer.
     expect(answered).toBe('');
   });
+
+  it('counts a cut request out of the in-flight gauge', async () => {
+    const server = await startServer({ port: 0, host: '127.0.0.1', certDir, generateCerts: true, logger, shutdownGraceMs: 300 });
+    const stuck = await halfSentReview(server, 'cut-while-in-flight');
+    const cut = new Promise<void>((resolve) => stuck.socket.once('close', () => resolve()));
+    await until(async () => (await inFlight(server)) === 1, 'the review to be in flight');
+    await server.stop();
+    await cut;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await inFlight(server)).toBe(0);
+  });
 });
