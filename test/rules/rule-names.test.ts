@@ -13,12 +13,20 @@ describe('the rule names (one list)', () => {
     expect(SPIDERIPPOOL_RULES).not.toContain('conf-yml');
   });
 
-  it("is what the README's pool_violations row lists as the gauge's rule label", async () => {
+  /** The rule names (backquoted, with a dash) of the README's metrics row of `metric`. */
+  const namedInReadme = async (metric: string) => {
     const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-    const row = readme.split('\n').find((line) => line.startsWith('| `spiderpool_iaas_webhook_pool_violations` |'));
+    const row = readme.split('\n').find((line) => line.startsWith(`| \`${metric}\` |`));
     expect(row).toBeDefined();
     const labels = row!.split(' | ')[2]!;
-    const named = [...labels.matchAll(/`([a-z][a-zA-Z-]*-[a-zA-Z-]+)`/g)].map((m) => m[1]);
-    expect(named).toEqual(POOL_RULES);
+    return [...labels.matchAll(/`([a-z][a-zA-Z-]*-[a-zA-Z-]+)`/g)].map((m) => m[1]);
+  };
+
+  it("is what the README's pool_violations row lists as the gauge's rule label", async () => {
+    expect(await namedInReadme('spiderpool_iaas_webhook_pool_violations')).toEqual(POOL_RULES);
+  });
+
+  it("is what the README's refusals_total row lists as the counter's rule label, beside the pool rules", async () => {
+    expect((await namedInReadme('spiderpool_iaas_webhook_refusals_total')).sort()).toEqual([...TRANSITION_RULES, ...CONFIGMAP_RULES].sort());
   });
 });
