@@ -6,7 +6,7 @@
  */
 import { pino } from 'pino';
 import request from 'supertest';
-import { WEBHOOK_PATHS } from '../../src/defaults.js';
+import { WEBHOOK_SERVED_PATHS, WEBHOOKS } from '../../src/defaults.js';
 import { createWebhookMetrics } from '../../src/metrics/webhook.js';
 import { createApp } from '../../src/server/app.js';
 import { sampleValue } from '../helpers/client.js';
@@ -22,10 +22,10 @@ describe('the 500 series of controller_runtime_webhook_requests_total', () => {
     };
     const app = createApp({ review, logger: pino({ level: 'silent' }), readinessChecks: [], metrics, verifyClientCertificates: false });
     const before = await metrics.registry.metrics();
-    for (const path of Object.values(WEBHOOK_PATHS)) expect(before.split('\n')).toContain(`${series(path)} 0`);
-    await request(app).post(WEBHOOK_PATHS.spiderIPPool).send(loadReview('pool-create-two-nodes')).expect(500);
+    for (const path of WEBHOOK_SERVED_PATHS) expect(before.split('\n')).toContain(`${series(path)} 0`);
+    await request(app).post(WEBHOOKS.spiderIPPool.path).send(loadReview('pool-create-two-nodes')).expect(500);
     const after = await metrics.registry.metrics();
-    expect(sampleValue(after, series(WEBHOOK_PATHS.spiderIPPool))).toBe(1);
-    expect(sampleValue(after, series(WEBHOOK_PATHS.configMap))).toBe(0);
+    expect(sampleValue(after, series(WEBHOOKS.spiderIPPool.path))).toBe(1);
+    expect(sampleValue(after, series(WEBHOOKS.configMap.path))).toBe(0);
   });
 });
