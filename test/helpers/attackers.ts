@@ -20,6 +20,8 @@ export interface AttackTarget {
 }
 
 export interface AttackStats {
+  /** Connections tried (TCP connects started). */
+  attempted: number;
   /** Connections opened (TCP established). */
   opened: number;
   /** Open now. */
@@ -28,6 +30,8 @@ export interface AttackStats {
   maxHeld: number;
   /** Closed by the server (any close the attack did not start). */
   closedByServer: number;
+  /** Connection attempts that never established (refused, reset, unreachable, timed out). */
+  failed: number;
 }
 
 export interface Attack {
@@ -47,12 +51,15 @@ interface Connector {
 
 /** Keeps `perSource` connections open from each source, reopening each one the server closes. */
 function keepOpen({ target, perSource, reopenMs, onConnect }: Connector): Attack {
-  const stats: AttackStats = { opened: 0, held: 0, maxHeld: 0, closedByServer: 0 };
-  const open = new Set<net.Socket>();
+  const stats: AttackStats = { attempted: 0, opened: 0, held: 0, maxHeld: 0, closedByServer: 0, failed: 0 };
+  /** Every socket not yet closed, connecting ones included (a dropped SYN keeps one pending for minutes). */
+  const sockets = new Set<net.Socket>();
   let stopped = false;
   const openOne = (source: string | undefined) => {
     if (stopped) return;
     const socket = net.connect({ host: target.host, port: target.port, ...(source === undefined ? {} : { localAddress: source }) });
+    stats.attempted++;
+    sockets.add(socket);
     let cleanup: (() => void) | undefined;
     let established = false;
     let closedByUs = false;
@@ -62,7 +69,6 @@ function keepOpen({ target, perSource, reopenMs, onConnect }: Connector): Attack
       stats.opened++;
       stats.held++;
       stats.maxHeld = Math.max(stats.maxHeld, stats.held);
-      open.add(socket);
       cleanup = onConnect(socket, () => {
         closedByUs = true;
         socket.destroy();
@@ -70,10 +76,11 @@ function keepOpen({ target, perSource, reopenMs, onConnect }: Connector): Attack
     });
     socket.once('close', () => {
       cleanup?.();
-      open.delete(socket);
+      sockets.delete(socket);
       if (established) stats.held--;
       if (stopped) return;
       if (established && !closedByUs) stats.closedByServer++;
+      if (!established) stats.failed++;
       setTimeout(() => openOne(source), reopenMs).unref();
     });
   };
@@ -83,8 +90,8 @@ function keepOpen({ target, perSource, reopenMs, onConnect }: Connector): Attack
     stats: () => ({ ...stats }),
     stop: async () => {
       stopped = true;
-      const closing = [...open].map((s) => new Promise<void>((resolve) => s.once('close', () => resolve())));
-      for (const s of open) s.destroy();
+      const closing = [...sockets].map((s) => new Promise<void>((resolve) => s.once('close', () => resolve())));
+      for (const s of sockets) s.destroy();
       await Promise.all(closing);
     },
   };

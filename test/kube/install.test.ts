@@ -21,13 +21,7 @@
  *   7         a real Prometheus with the alerts (shortened): the webhook scaled to zero
  *             makes the unreachable alert fire and resolve; a pool breaking a rule,
  *             created while the webhook configuration is absent, the violations alert
- *   8         a neighbour pod in another namespace holds thousands of idle connections
- *             and slow TLS handshakes to the webhook Service under the fault run's
- *             load: no admission call fails
- *   9         deploy/components/network-policy-api-server, restricted to the API
- *             server's source address as seen in the webhook pods: admits it, not the
- *             attacker (evaluated: the bridge plugin enforces no NetworkPolicy)
- *   10        a CA change (new CA added, then signing, the old one expiring) under load:
+ *   8         a CA change (new CA added, then signing, the old one expiring) under load:
  *             no admission call fails, the caBundle follows
  *   uninstall as the README says: unregister, then kubectl delete -k
  *
@@ -36,58 +30,19 @@
  * the certificate lifetimes are minutes (added to the copy of the overlay here); the
  * cluster's own differences from a production one are in cluster.sh.
  */
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parse, stringify } from 'yaml';
 import { until } from '../helpers/until.js';
-import { CRD_FILE, CRD_NAME } from '../e2e/cluster/harness.js';
 import { runProcess } from '../e2e/cluster/processes.js';
 import { CLI, ROOT } from '../e2e/cluster/webhook.js';
 import { ApiClient, clusterDir, getJson, kubectl, metric, mustKubectl } from './kube.js';
 import { runFaults, type FaultRunResult } from './faults.js';
 import { startPrometheus, type TestPrometheus } from './monitoring.js';
 import { dashboardQueries, loadDashboard } from '../deploy/monitoring.js';
-import type { AttackPlan, PlanReport } from '../helpers/attackers.js';
-import { NEIGHBOUR_NS, attackerReport, peersOfWebhookPod, policyAdmits, removeAttacker, startAttacker, stopAttacker } from './neighbour.js';
+import { DEPLOYMENT, NS, apply, copyOverlay, podRaw, pool, prepareSpiderpool, report, spiderpoolConf, webhookAnswers, webhookPods } from './webhook-install.js';
 
-const NS = 'spiderpool-iaas-webhook';
-const DEPLOYMENT = 'deployment/spiderpool-iaas-webhook';
 const SELECTOR = 'app.kubernetes.io/name=spiderpool-iaas-webhook,app.kubernetes.io/component=admission-webhook';
-const IAAS_ANNOTATION = 'ipam.spidernet.io/iaas-provider';
-const PARENT_NIC_ANNOTATION = 'ipam.spidernet.io/parent-nic';
-
 let overlay: string;
-
-/** An IaaS SpiderIPPool; a node pool (with its parent NIC) when `nodeName` is given. */
-function pool(name: string, nodeName?: string[]): Record<string, unknown> {
-  return {
-    apiVersion: 'spiderpool.spidernet.io/v2beta1',
-    kind: 'SpiderIPPool',
-    metadata: { name, annotations: { [IAAS_ANNOTATION]: 'example-cloud', ...(nodeName ? { [PARENT_NIC_ANNOTATION]: 'eth0' } : {}) } },
-    spec: { ipVersion: 4, subnet: '10.6.0.0/16', ips: ['10.6.0.10-10.6.0.20'], gateway: '10.6.0.1', ...(nodeName ? { nodeName } : {}) },
-  };
-}
-
-/** Spiderpool's ConfigMap in kube-system with the given provider settings. */
-function spiderpoolConf(serverUrl: string, timeout?: string): Record<string, unknown> {
-  const timeoutLine = timeout === undefined ? '' : `  httpRequestTimeout: "${timeout}"\n`;
-  return {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: 'spiderpool-conf', namespace: 'kube-system' },
-    data: { 'conf.yml': `ipamUnixSocketPath: /var/run/spidernet/spiderpool.sock\niaasNetworkProvider:\n  serverUrl: "${serverUrl}"\n${timeoutLine}` },
-  };
-}
-
-const apply = (manifest: Record<string, unknown>, extra: string[] = []) => kubectl(['apply', '-f', '-', ...extra], { stdin: stringify(manifest) });
-
-async function webhookPods(): Promise<any[]> {
-  const pods = (await getJson('pods', undefined, NS)).items as any[];
-  return pods.filter((p) => p.metadata.deletionTimestamp === undefined);
-}
-
-/** The pod's own endpoint through the API server's pod proxy (HTTPS to the pod IP). */
-const podRaw = (pod: string, what: string) => mustKubectl(['get', '--raw', `/api/v1/namespaces/${NS}/pods/https:${pod}:8443/proxy/${what}`]);
 
 /**
  * What is wrong with one pod's pool cache, or undefined when it follows the cluster: it
@@ -142,20 +97,6 @@ async function onlyTwoReadyPods(): Promise<void> {
   );
 }
 
-/** Resolves once the API server calls the webhook (a dry run refused by it, not by "failed calling webhook"). */
-async function webhookAnswers(): Promise<void> {
-  let last = '';
-  await until(
-    async () => {
-      const r = await apply(spiderpoolConf('http://probe:80', 'not-a-duration'), ['--dry-run=server']);
-      last = r.stderr;
-      return r.code !== 0 && r.stderr.includes('The ConfigMap "spiderpool-conf" is invalid: data[conf.yml].iaasNetworkProvider.httpRequestTimeout: ');
-    },
-    'the API server to call the webhook',
-    { timeoutMs: 60_000, intervalMs: 1000, describe: () => last },
-  );
-}
-
 /** Certificate lifetimes of the test install: renewals happen while the tests run. */
 const SHORT_VALIDITY = ['--cert-validity=2m', '--ca-validity=4m'];
 let installRun: FaultRunResult;
@@ -172,27 +113,11 @@ async function caBundleIsSecrets(): Promise<boolean> {
   return vwc.webhooks.every((w: any) => w.clientConfig.caBundle === secret.data['ca.crt']);
 }
 
-function report(what: string, result: FaultRunResult): void {
-  console.log(`${what}: ${result.calls} admission calls (${result.allowed} allowed, ${result.refused} refused, ${result.unguarded} unguarded) in ${result.seconds} s at ${result.ratePerSecond}/s, ${result.failed} failed, latency p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, worst ${result.latencyMs.max} ms; faults: ${result.faults.map((f) => `${f.name} (${f.seconds} s)`).join(', ')}${result.failures.length ? `\nfailures: ${JSON.stringify(result.failures.slice(0, 10))}` : ''}`);
-}
-
 beforeAll(async () => {
-  // On the cluster before the webhook, as on a cluster that runs Spiderpool: the
-  // SpiderIPPool CRD and Spiderpool's ConfigMap.
-  await mustKubectl(['apply', '-f', CRD_FILE]);
-  await mustKubectl(['wait', '--for=condition=Established', `crd/${CRD_NAME}`, '--timeout=60s']);
-  await mustKubectl(['apply', '-f', '-'], { stdin: stringify(spiderpoolConf('http://iaas-provider.kube-system.svc:80', '50s')) });
-  // The pool the load writes; nothing guards it yet.
-  expect((await apply(pool('fault-pool', ['worker-1']))).code).toBe(0);
-
+  // On the cluster before the webhook, as on a cluster that runs Spiderpool.
+  await prepareSpiderpool();
   // Copies of deploy/ and the overlay side by side, the lifetimes added to the overlay.
-  const dir = await mkdtemp(path.join(clusterDir(), 'install-'));
-  await cp(path.join(ROOT, 'deploy'), path.join(dir, 'deploy'), { recursive: true, filter: (src) => !src.startsWith(path.join(ROOT, 'deploy/tls')) });
-  await cp(path.join(ROOT, 'test/kube/overlay'), path.join(dir, 'overlay'), { recursive: true });
-  overlay = path.join(dir, 'overlay');
-  const kustomization = path.join(overlay, 'kustomization.yaml');
-  const lifetimes = SHORT_VALIDITY.map((value) => ({ op: 'add', path: '/spec/template/spec/containers/0/args/-', value }));
-  await writeFile(kustomization, `${await readFile(kustomization, 'utf8')}patches:\n  - target: { kind: Deployment, name: spiderpool-iaas-webhook }\n    patch: '${JSON.stringify(lifetimes)}'\n`);
+  overlay = await copyOverlay(SHORT_VALIDITY);
 
   // The README's one command, under load: before the configuration exists nothing is
   // guarded (a refusal due comes back allowed: "unguarded"), after it every call is judged.
@@ -565,179 +490,7 @@ describe('7. the alerts fire in a real Prometheus (deploy/components/monitoring,
   });
 });
 
-/** The connection metrics of both webhook pods, summed, by series. */
-async function connectionMetrics(): Promise<Record<string, number>> {
-  const names = [
-    ...['handshaking', 'idle', 'active'].map((state) => `spiderpool_iaas_webhook_connections{state="${state}"}`),
-    ...['handshake_timeout', 'address_share', 'evicted_handshaking', 'evicted_idle'].map((reason) => `spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"}`),
-    ...['all_busy'].map((reason) => `spiderpool_iaas_webhook_connection_rejections_total{reason="${reason}"}`),
-  ];
-  const pages = await Promise.all((await webhookPods()).map((p) => podRaw(p.metadata.name, 'metrics')));
-  return Object.fromEntries(names.map((name) => [name, pages.reduce((sum, page) => sum + (metric(page, name) ?? 0), 0)]));
-}
-
-let attackerIp: string;
-
-describe('8. a neighbour pod holds thousands of connections to the webhook: no admission call fails', () => {
-  let result: FaultRunResult;
-  let report: PlanReport;
-  let before: Record<string, number>;
-  let after: Record<string, number>;
-  let maxHeldOnServer = 0;
-
-  beforeAll(async () => {
-    const service = await getJson('service', 'spiderpool-iaas-webhook', NS);
-    const plan: AttackPlan = {
-      host: service.spec.clusterIP,
-      port: 443,
-      sources: [],
-      servername: `spiderpool-iaas-webhook.${NS}.svc`,
-      durationMs: 400_000, // stopped before; a bound if the test dies
-      reportEveryMs: 2_000,
-      attacks: [
-        { kind: 'idle', perSource: 2_000, reopenMs: 1_000 },
-        { kind: 'trickle', perSource: 1_000, reopenMs: 1_000 },
-        { kind: 'tls-idle', perSource: 200, reopenMs: 1_000 },
-      ],
-    };
-    before = await connectionMetrics();
-    const client = new ApiClient();
-    try {
-      result = await runFaults(client, {
-        ratePerSecond: 10,
-        faults: [
-          {
-            name: 'a neighbour pod holding thousands of idle connections and slow handshakes',
-            run: async () => {
-              attackerIp = await startAttacker(plan);
-              await until(async () => ((await attackerReport())?.stats.idle?.opened ?? 0) >= 2_000, 'the attacker to have opened its connections', { timeoutMs: 120_000, intervalMs: 2_000 });
-              // Under attack for 30 s, sampling what the webhook pods hold.
-              for (let i = 0; i < 15; i++) {
-                const m = await connectionMetrics();
-                maxHeldOnServer = Math.max(maxHeldOnServer, ['handshaking', 'idle', 'active'].reduce((n, state) => n + m[`spiderpool_iaas_webhook_connections{state="${state}"}`]!, 0));
-                await new Promise((resolve) => setTimeout(resolve, 2_000));
-              }
-            },
-          },
-        ],
-      });
-    } finally {
-      client.close();
-    }
-    report = await stopAttacker();
-    after = await connectionMetrics();
-    const delta = Object.fromEntries(Object.entries(after).filter(([k]) => k.includes('_total')).map(([k, v]) => [k.replace('spiderpool_iaas_webhook_', ''), v - before[k]!]));
-    const summary = {
-      admission: { calls: result.calls, allowed: result.allowed, refused: result.refused, failed: result.failed, latencyMs: result.latencyMs },
-      attacker: report.stats,
-      heldByBothPodsAtMost: maxHeldOnServer,
-      counted: delta,
-    };
-    await writeFile(path.join(clusterDir(), 'neighbour-attack.json'), JSON.stringify(summary, null, 2));
-    console.log(`neighbour attack: ${JSON.stringify(summary)}`);
-  }, 600_000);
-
-  it('had not one failed admission call, allowed and refused ones all through', () => {
-    expect(result.failures).toEqual([]);
-    expect(result.failed).toBe(0);
-    expect(result.allowed).toBeGreaterThan(20);
-    expect(result.refused).toBeGreaterThan(20);
-  });
-
-  it('the attacker opened thousands of connections; the pods held at most their per-address shares of them', () => {
-    const opened = Object.values(report.stats).reduce((n, s) => n + s!.opened, 0);
-    expect(opened).toBeGreaterThan(2_000);
-    // 32 per address per pod, the attacker's and the API server's and the kubelet's (one node address).
-    expect(maxHeldOnServer).toBeLessThanOrEqual(2 * (32 + 32));
-  });
-
-  it("evicted the attacker's connections, and refused no newcomer for a full cap", () => {
-    const evicted = (reason: string) => after[`spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"}`]! - before[`spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"}`]!;
-    expect(evicted('evicted_handshaking') + evicted('evicted_idle') + evicted('handshake_timeout')).toBeGreaterThan(0);
-    expect(after['spiderpool_iaas_webhook_connection_rejections_total{reason="all_busy"}']).toBe(before['spiderpool_iaas_webhook_connection_rejections_total{reason="all_busy"}']);
-  });
-});
-
-describe('9. the NetworkPolicy restricted to the API server (deploy/components/network-policy-api-server)', () => {
-  let policy: any;
-  let apiServerPeers: string[];
-
-  beforeAll(async () => {
-    // Guarded writes every 200 ms keep the API server's connections to the pods open (an
-    // idle one closes after 5 s): their peers in the pods are its source address.
-    const client = new ApiClient();
-    const calling = setInterval(() => {
-      void client
-        .send('PATCH', '/api/v1/namespaces/kube-system/configmaps/spiderpool-conf?dryRun=All', { data: { 'conf.yml': 'iaasNetworkProvider:\n  serverUrl: "http://probe:80"\n  httpRequestTimeout: "100s"\n' } }, 'application/merge-patch+json')
-        .catch(() => undefined);
-    }, 200);
-    try {
-      const pods = await webhookPods();
-      apiServerPeers = await until(
-        async () => {
-          const peers = [...new Set((await Promise.all(pods.map((p) => peersOfWebhookPod(NS, p.metadata.name)))).flat())].sort();
-          return peers.length > 0 ? peers : undefined;
-        },
-        "the API server's connections in the webhook pods",
-        { timeoutMs: 30_000, intervalMs: 500 },
-      );
-    } finally {
-      clearInterval(calling);
-      client.close();
-    }
-    const dir = path.join(path.dirname(overlay), 'overlay-network-policy');
-    await cp(overlay, dir, { recursive: true });
-    await writeFile(
-      path.join(dir, 'kustomization.yaml'),
-      stringify({
-        apiVersion: 'kustomize.config.k8s.io/v1beta1',
-        kind: 'Kustomization',
-        resources: ['../overlay'],
-        components: ['../deploy/components/network-policy-api-server'],
-        patches: [
-          {
-            target: { kind: 'NetworkPolicy', name: 'spiderpool-iaas-webhook' },
-            patch: JSON.stringify([{ op: 'replace', path: '/spec/ingress/0/from', value: apiServerPeers.map((ip) => ({ ipBlock: { cidr: `${ip}/32` } })) }]),
-          },
-        ],
-      }),
-    );
-    const rendered = await mustKubectl(['kustomize', dir]);
-    policy = rendered
-      .split(/^---$/m)
-      .map((doc) => (doc.trim() === '' ? undefined : parse(doc)))
-      .find((o) => o?.kind === 'NetworkPolicy');
-    await mustKubectl(['apply', '-f', '-'], { stdin: stringify(policy) });
-    console.log(`network policy: API server source addresses seen in the pods ${JSON.stringify(apiServerPeers)}, attacker pod ${attackerIp}; ingress ${JSON.stringify(policy.spec.ingress)}`);
-  }, 120_000);
-
-  afterAll(async () => {
-    await removeAttacker();
-  }, 180_000);
-
-  it('is accepted by the API server and selects exactly the webhook pods', async () => {
-    const stored = await getJson('networkpolicy', 'spiderpool-iaas-webhook', NS);
-    expect(stored.spec).toEqual(policy.spec);
-    const selected = (await getJson('pods', undefined, NS)).items.filter((p: any) => Object.entries(stored.spec.podSelector.matchLabels).every(([k, v]) => p.metadata.labels?.[k] === v));
-    expect(selected.map((p: any) => p.metadata.name).sort()).toEqual((await webhookPods()).map((p) => p.metadata.name).sort());
-  });
-
-  it("admits the API server's source address, and not the attacker pod (as the NetworkPolicy API defines it)", async () => {
-    expect(apiServerPeers.length).toBeGreaterThan(0);
-    expect(apiServerPeers).not.toContain(attackerIp);
-    for (const ip of apiServerPeers) expect(policyAdmits(policy, { ip }, 8443)).toBe(true);
-    const ns = await getJson('namespace', NEIGHBOUR_NS);
-    expect(policyAdmits(policy, { ip: attackerIp, namespaceLabels: ns.metadata.labels, podLabels: { app: 'attacker' } }, 8443)).toBe(false);
-    // The selector rule admits Prometheus' namespace: the evaluation is not a blanket "no".
-    expect(policyAdmits(policy, { ip: attackerIp, namespaceLabels: { 'kubernetes.io/metadata.name': 'monitoring' } }, 8443)).toBe(true);
-  });
-
-  it('guarded writes are still called through it', async () => {
-    await webhookAnswers();
-  });
-});
-
-describe('10. a CA change under load: no admission call fails', () => {
+describe('8. a CA change under load: no admission call fails', () => {
   let result: FaultRunResult;
   let before: Record<string, string>;
   let after: Record<string, string>;

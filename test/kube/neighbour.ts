@@ -1,9 +1,9 @@
 /**
- * A neighbour pod that attacks the webhook from another namespace (install.test.ts, 8):
+ * A neighbour pod that attacks the webhook from another namespace (neighbour.test.ts):
  * the webhook's own image running test/helpers/attackers.ts (transpiled, mounted from a
- * ConfigMap) against the webhook Service, and what can be proven about a NetworkPolicy
- * on a cluster whose network plugin does not enforce it: which sources the policy object
- * admits, evaluated as the NetworkPolicy API defines it, for the addresses seen here.
+ * ConfigMap) against the webhook Service; the peers of the webhook pods' connections; and
+ * which sources a NetworkPolicy object admits, evaluated as the NetworkPolicy API defines
+ * it, for the addresses seen here (the bridge plugin enforces none; policy/enforcer.ts does).
  */
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import path from 'node:path';
