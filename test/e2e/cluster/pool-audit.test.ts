@@ -9,11 +9,11 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { startCluster, waitUntilWebhookCalled, type Cluster } from './harness.js';
 import { httpsRequest } from '../../helpers/client.js';
+import { spiderIPPool } from '../../helpers/pools.js';
 import { until } from '../../helpers/until.js';
 
 const PROVIDER = 'ipam.spidernet.io/iaas-provider';
 const NIC = 'ipam.spidernet.io/parent-nic';
-const PAIR = 'ipam.spidernet.io/pair-pool';
 const WEBHOOK_CONFIGURATION = 'validatingwebhookconfiguration/spiderpool-iaas-webhook';
 /** review's line, after a refused pool, on whether the ValidatingAdmissionPolicy refuses it too: kubectl has no such line. */
 const POLICY_NOTE = /^note: SpiderIPPool "[^"\n]+": [^\n]*ValidatingAdmissionPolicy [^\n]*\n/gm;
@@ -46,18 +46,15 @@ interface PoolOptions {
 }
 
 function pool(name: string, { iaas = true, nic, nodeName, pair, version = 4, ips, provider = 'example-cloud' }: PoolOptions = {}): Record<string, unknown> {
-  const annotations = { ...(iaas ? { [PROVIDER]: provider } : {}), ...(nic !== undefined ? { [NIC]: nic } : {}), ...(pair ? { [PAIR]: pair } : {}) };
-  return {
-    apiVersion: 'spiderpool.spidernet.io/v2beta1',
-    kind: 'SpiderIPPool',
-    metadata: { name, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) },
-    spec: {
-      ipVersion: version,
-      subnet: version === 4 ? '10.7.0.0/16' : 'fd07::/64',
-      ips: ips ?? (version === 4 ? ['10.7.0.10-10.7.0.20'] : ['fd07::10-fd07::20']),
-      ...(nodeName ? { nodeName } : {}),
-    },
-  };
+  return spiderIPPool(name, {
+    ...(iaas ? { provider } : {}),
+    ...(nic !== undefined ? { nic } : {}),
+    ...(pair ? { pair } : {}),
+    version,
+    subnet: version === 4 ? '10.7.0.0/16' : 'fd07::/64',
+    ips: ips ?? (version === 4 ? ['10.7.0.10-10.7.0.20'] : ['fd07::10-fd07::20']),
+    ...(nodeName ? { nodeName } : {}),
+  });
 }
 
 /** Sets the pool's status through the status subresource, as Spiderpool's IPAM does on allocation. */
