@@ -72,6 +72,14 @@ export const MAX_BODY_BYTES_IN_FLIGHT = 2 * MAX_BODY_BYTES;
 export const BODY_WAIT_MS = 4_000;
 
 /**
+ * How long after its request came a review's body may arrive slowly while another body
+ * waits for room, in milliseconds (src/server/body-budget.ts judges the rate): the API
+ * server writes a review of even `MAX_BODY_BYTES` in well under this on any cluster
+ * network, and preempting by then leaves a waiting review most of {@link BODY_WAIT_MS}.
+ */
+export const BODY_STALL_MS = 1_000;
+
+/**
  * How long a new replica's readiness waits for the first list of SpiderIPPools, in
  * milliseconds (`serve --pool-cache-sync-wait`): long enough for a list of 50 000 pools,
  * short enough that an API server that cannot be listed does not hold a rollout for long.

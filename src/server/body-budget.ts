@@ -1,15 +1,58 @@
+import { BODY_STALL_MS } from '../defaults.js';
+
+/**
+ * A body holding room while it arrives: `arrivedMs` is when its request arrived
+ * (`performance.now()`), `receivedBytes` how much of it has been read so far; `preempt`
+ * drops it (the holder answers, closes and gives its room back through
+ * {@link BodyBudget.give}).
+ */
+export interface BodyHolder {
+  readonly arrivedMs: number;
+  readonly receivedBytes: number;
+  preempt(): void;
+}
+
+/** What the budget tracks of a holder: when its current rate window began and its bytes then. */
+interface Progress {
+  sinceMs: number;
+  bytesThen: number;
+}
+
 /**
  * The bytes of request bodies being read and parsed at once (`MAX_BODY_BYTES_IN_FLIGHT`),
  * handed out in arrival order. Taking room is synchronous while nobody waits and it
  * fits (the uncontended case: no promise, no timer, no await per body); only a body that
  * has to wait gets a queue entry and a timer.
+ *
+ * Room is taken by the declared size, before the body arrives, so a client that declares
+ * large bodies and trickles them would hold the budget for the whole request timeout and
+ * every other review would wait and get 429 (under `failurePolicy: Fail`, refused writes).
+ * So while a body waits, a holder whose request arrived `stallMs` ago or more and whose
+ * body arrived slower than `MIN_BODY_BYTES_PER_MS` over the last `RATE_WINDOW_MS` is
+ * preempted: the API server writes a review at once, and its bytes wait in the kernel's
+ * socket buffer while the review waits for room, so once given room its body arrives at
+ * the network's speed however long it waited. Counting from the arrival, not the grant,
+ * matters: a client's bodies queued behind its own stalled ones would otherwise each hold
+ * the room for `stallMs` again, and every review queued behind them would wait once per
+ * body ahead of it.
  */
 export class BodyBudget {
   private freeBytes: number;
   private readonly waiting: Waiter[] = [];
+  /** Each holder and its rate window (`performance.now()`, ms). */
+  private readonly holders = new Map<BodyHolder, Progress>();
+  private stallCheck: NodeJS.Timeout | undefined;
+  /** When the stall check last ran: a late run (a blocked event loop) judges no rate. */
+  private lastCheckMs = 0;
 
-  /** @param capacityBytes the most body bytes held at once. */
-  constructor(readonly capacityBytes: number) {
+  /**
+   * @param capacityBytes the most body bytes held at once.
+   * @param stallMs how long a body may take to arrive, from its request's arrival, while others wait.
+   */
+  constructor(
+    readonly capacityBytes: number,
+    readonly stallMs = BODY_STALL_MS,
+  ) {
     this.freeBytes = capacityBytes;
   }
 
@@ -21,34 +64,75 @@ export class BodyBudget {
     return Math.min(this.capacityBytes, Math.max(1, bytes));
   }
 
-  /** Takes `bytes` (a {@link weigh}ed size) now if nobody is waiting and they fit; false otherwise. */
-  tryTake(bytes: number): boolean {
+  /**
+   * Takes `bytes` (a {@link weigh}ed size) for `holder` now if nobody is waiting and they
+   * fit; false otherwise.
+   */
+  tryTake(bytes: number, holder?: BodyHolder): boolean {
     if (this.waiting.length > 0 || bytes > this.freeBytes) return false;
     this.freeBytes -= bytes;
+    if (holder !== undefined) this.track(holder);
     return true;
   }
 
   /**
    * Queues for `bytes` behind the bodies already waiting. Exactly one of `granted` (the
-   * bytes are taken) or `timedOut` (after `waitMs`, nothing taken) is called, unless the
-   * returned `cancel` is called first (the client left).
+   * bytes are taken, for `holder`) or `timedOut` (after `waitMs`, nothing taken) is called,
+   * unless the returned `cancel` is called first (the client left). Meanwhile stalled
+   * holders are preempted.
    */
-  wait(bytes: number, waitMs: number, granted: () => void, timedOut: () => void): () => void {
+  wait(bytes: number, waitMs: number, granted: () => void, timedOut: () => void, holder?: BodyHolder): () => void {
     // Once a waiter leaves, the bodies behind it may fit.
     const leave = (then?: () => void) => {
       if (!this.drop(waiter)) return;
       then?.();
       this.grantWaiting();
     };
-    const waiter: Waiter = { bytes, granted, timer: setTimeout(() => leave(timedOut), waitMs) };
+    const waiter: Waiter = { bytes, granted, holder, timer: setTimeout(() => leave(timedOut), waitMs) };
     this.waiting.push(waiter);
+    if (this.stallCheck === undefined) {
+      this.lastCheckMs = performance.now();
+      this.stallCheck = setInterval(() => this.preemptStalled(), STALL_CHECK_MS).unref();
+    }
     return () => leave();
   }
 
   /** Gives back bytes taken by {@link tryTake} or granted by {@link wait}, and lets waiting bodies in. */
-  give(bytes: number): void {
+  give(bytes: number, holder?: BodyHolder): void {
     this.freeBytes += bytes;
+    if (holder !== undefined) this.holders.delete(holder);
     this.grantWaiting();
+  }
+
+  private track(holder: BodyHolder): void {
+    this.holders.set(holder, { sinceMs: performance.now(), bytesThen: holder.receivedBytes });
+  }
+
+  /**
+   * Preempts every holder past `stallMs` whose last full rate window was too slow (see the
+   * class), only while a body waits. After a run that came late, the windows start again:
+   * the bytes that arrived while the event loop was blocked have not been read yet.
+   */
+  private preemptStalled(): void {
+    const now = performance.now();
+    const late = now - this.lastCheckMs > STALL_CHECK_MS + LATE_CHECK_MS;
+    this.lastCheckMs = now;
+    for (const [holder, progress] of this.holders) {
+      if (this.waiting.length === 0) return;
+      if (late) {
+        this.track(holder);
+        continue;
+      }
+      const windowMs = now - progress.sinceMs;
+      if (windowMs < RATE_WINDOW_MS) continue;
+      const tooSlow = holder.receivedBytes - progress.bytesThen < MIN_BODY_BYTES_PER_MS * windowMs;
+      if (tooSlow && now - holder.arrivedMs >= this.stallMs) {
+        this.holders.delete(holder);
+        holder.preempt();
+      } else {
+        this.track(holder);
+      }
+    }
   }
 
   /** Removes a waiter still queued; false when it was granted or dropped already. */
@@ -57,7 +141,14 @@ export class BodyBudget {
     if (at < 0) return false;
     this.waiting.splice(at, 1);
     clearTimeout(waiter.timer);
+    this.stopStallCheckWhenNoneWait();
     return true;
+  }
+
+  private stopStallCheckWhenNoneWait(): void {
+    if (this.waiting.length > 0 || this.stallCheck === undefined) return;
+    clearInterval(this.stallCheck);
+    this.stallCheck = undefined;
   }
 
   /** Strictly in order: a large body at the head keeps smaller ones behind it waiting. */
@@ -66,13 +157,29 @@ export class BodyBudget {
       const waiter = this.waiting.shift()!;
       clearTimeout(waiter.timer);
       this.freeBytes -= waiter.bytes;
+      if (waiter.holder !== undefined) this.track(waiter.holder);
       waiter.granted();
     }
+    this.stopStallCheckWhenNoneWait();
   }
 }
+
+/**
+ * The slowest a body may arrive while others wait: 1 MiB/s, in bytes per millisecond. The
+ * API server sends at the network's speed, hundreds of times this; a client trickling a
+ * body is far below it, and one sending at this rate spends what it makes us hold.
+ */
+const MIN_BODY_BYTES_PER_MS = 1024 * 1024 / 1000;
+/** The window a body's rate is judged over, in milliseconds. */
+const RATE_WINDOW_MS = 250;
+/** How often holders are checked while a body waits, in milliseconds. */
+const STALL_CHECK_MS = 25;
+/** A check later than its interval by more than this, in milliseconds, judges no window. */
+const LATE_CHECK_MS = 50;
 
 interface Waiter {
   bytes: number;
   granted: () => void;
+  holder: BodyHolder | undefined;
   timer: NodeJS.Timeout;
 }

@@ -17,7 +17,7 @@ import type { AdmissionRequest, AdmissionReviewResponse } from '../kubernetes/sc
 import { MAX_BODY_BYTES } from '../defaults.js';
 import { quoteShown, truncate } from '../field/quote.js';
 import type { RouteMetrics } from '../metrics/webhook.js';
-import type { BodyBudget } from './body-budget.js';
+import type { BodyBudget, BodyHolder } from './body-budget.js';
 import { logRefusal, sendJson, statusBody } from './status.js';
 
 export interface ReviewRouteOptions {
@@ -160,8 +160,8 @@ function bodyRefusal(head: BodyHead, declaredBytes: number): Refusal | undefined
  * hidden class, which measured ~5% of the express floor's CPU per request in Node's own
  * HTTP code, a `close` listener ~2%.
  */
-class Exchange {
-  readonly startedMs = performance.now();
+class Exchange implements BodyHolder {
+  readonly arrivedMs = performance.now();
   /** From `Content-Length`; -1 for a chunked body; 0 for none. */
   readonly declaredBytes: number;
   /** Budget bytes held until the body is reviewed or dropped. */
@@ -261,7 +261,7 @@ class Exchange {
     // controller-runtime logs every review at V(5); a denial is what an operator looks for.
     const level = allowed ? 'debug' : 'info';
     if (!route.logger.isLevelEnabled(level)) return;
-    route.logger[level](reviewLogFields(route.path, request, review, performance.now() - this.startedMs), REVIEW_LOG_MESSAGE);
+    route.logger[level](reviewLogFields(route.path, request, review, performance.now() - this.arrivedMs), REVIEW_LOG_MESSAGE);
   }
 
   /** Writes the answer, gives back the budget and counts the request by `code`. */
@@ -283,6 +283,17 @@ class Exchange {
     this.next(err);
   }
 
+  /**
+   * The budget drops a body arriving too slowly while others wait: answered 408 at once,
+   * the rest of the body dropped as it arrives, then closed.
+   */
+  preempt(): void {
+    if (this.done) return;
+    this.body = this.chunks = undefined;
+    this.res.shouldKeepAlive = false;
+    this.refuse(408, 'request body arrived too slowly while other reviews waited for room; send the whole body at once');
+  }
+
   /** The client left before an answer could be written. */
   gone(): void {
     this.done = true;
@@ -296,9 +307,9 @@ class Exchange {
     this.counted = true;
     const { route } = this;
     this.cancelWait?.();
-    if (this.heldBytes > 0) route.budget.give(this.heldBytes);
+    if (this.heldBytes > 0) route.budget.give(this.heldBytes, this);
     this.heldBytes = 0;
-    route.metrics.finished((performance.now() - this.startedMs) / 1000, code, operation, allowed);
+    route.metrics.finished((performance.now() - this.arrivedMs) / 1000, code, operation, allowed);
   }
 
   /**
@@ -320,6 +331,7 @@ class Exchange {
         res.setHeader('Retry-After', '1');
         this.refuse(429, `too many review bodies being read at once; waited ${route.bodyWaitMs} ms, retry`);
       },
+      this,
     );
     res.once('close', () => {
       if (this.cancelWait !== undefined) this.gone();
@@ -397,7 +409,7 @@ export class ReviewRoute {
       const refusal = (this.verifyClientCertificates ? clientRefusal(req) : undefined) ?? bodyRefusal(head, exchange.declaredBytes);
       if (refusal !== undefined) return exchange.refuse(...refusal);
       const bytes = this.budget.weigh(exchange.declaredBytes < 0 ? MAX_BODY_BYTES : exchange.declaredBytes);
-      if (!this.budget.tryTake(bytes)) return exchange.waitForRoom(bytes);
+      if (!this.budget.tryTake(bytes, exchange)) return exchange.waitForRoom(bytes);
       exchange.heldBytes = bytes;
       exchange.read();
     } catch (e) {

@@ -1,7 +1,8 @@
 /**
  * Hostile clients of the webhook's port, as a neighbour pod could run them: connections
  * that send nothing, TLS connections that send no request, TLS ClientHellos trickled a
- * byte at a time, and connections opened and closed as fast as the machine allows.
+ * byte at a time, connections opened and closed as fast as the machine allows, and
+ * reviews that declare the largest body and trickle it.
  *
  * Node builtins only: attacker-process.ts transpiles this file as it is and runs
  * `runPlan` in a process of its own (on loopback for test/server/fairness.test.ts, in the
@@ -132,6 +133,38 @@ export function holdTlsIdle(target: AttackTarget, perSource: number, servername:
   });
 }
 
+/** What a slow body is sent to: a review path and the `Content-Length` declared. */
+export interface SlowBody {
+  path: string;
+  declaredBytes: number;
+}
+
+/**
+ * TLS connections that each send a review's headers declaring `body.declaredBytes` and then
+ * one byte of the body every `byteEveryMs`: the declared size is what the server sets
+ * aside for the body.
+ */
+export function trickleBody(target: AttackTarget, perSource: number, servername: string, body: SlowBody, byteEveryMs = 500, reopenMs = 50): Attack {
+  return keepOpen({
+    target,
+    perSource,
+    reopenMs,
+    onConnect: (socket) => {
+      const secure = tls.connect({ socket, servername, rejectUnauthorized: false });
+      secure.on('error', () => undefined);
+      let timer: NodeJS.Timeout | undefined;
+      secure.once('secureConnect', () => {
+        secure.write(`POST ${body.path} HTTP/1.1\r\nHost: ${servername}\r\nContent-Type: application/json\r\nContent-Length: ${body.declaredBytes}\r\n\r\n{`);
+        timer = setInterval(() => secure.write(' '), byteEveryMs);
+      });
+      return () => {
+        clearInterval(timer);
+        secure.destroy();
+      };
+    },
+  });
+}
+
 /** `concurrency` loops per source, each opening a connection and closing it as soon as it is established. */
 export function churn(target: AttackTarget, concurrency: number): Attack {
   return keepOpen({ target, perSource: concurrency, reopenMs: 0, onConnect: (_socket, close) => (close(), () => undefined) });
@@ -155,7 +188,7 @@ export function captureClientHello(servername: string): Promise<Buffer> {
   });
 }
 
-export type AttackKind = 'idle' | 'tls-idle' | 'trickle' | 'churn';
+export type AttackKind = 'idle' | 'tls-idle' | 'trickle' | 'churn' | 'slow-body';
 
 /** What an attacker process runs: attacks side by side for `durationMs`. */
 export interface AttackPlan extends AttackTarget {
@@ -164,6 +197,8 @@ export interface AttackPlan extends AttackTarget {
   durationMs: number;
   /** `perSource`: connections per source (loops, for `churn`); `reopenMs`: the wait before reopening one the server closed (50 ms when absent). */
   attacks: { kind: AttackKind; perSource: number; reopenMs?: number }[];
+  /** Where `slow-body` attacks send (required for them). */
+  slowBody?: SlowBody;
   /** How often a stats line is printed, in milliseconds. */
   reportEveryMs: number;
 }
@@ -173,6 +208,11 @@ export interface PlanReport {
   atMs: number;
   final: boolean;
   stats: Partial<Record<AttackKind, AttackStats>>;
+}
+
+function slowBodyOf(plan: AttackPlan): SlowBody {
+  if (plan.slowBody === undefined) throw new Error('a slow-body attack needs plan.slowBody');
+  return plan.slowBody;
 }
 
 /**
@@ -190,7 +230,9 @@ export async function runPlan(plan: AttackPlan, print: (line: string) => void = 
           ? holdTlsIdle(plan, perSource, plan.servername, reopenMs)
           : kind === 'trickle'
             ? trickleClientHello(plan, perSource, clientHello, 1000, reopenMs)
-            : churn(plan, perSource);
+            : kind === 'slow-body'
+              ? trickleBody(plan, perSource, plan.servername, slowBodyOf(plan), 500, reopenMs)
+              : churn(plan, perSource);
     return { kind, attack };
   });
   const report = (final: boolean) => {

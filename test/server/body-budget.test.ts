@@ -62,3 +62,102 @@ describe('BodyBudget', () => {
     expect(budget.tryTake(1)).toBe(false);
   });
 });
+
+describe('BodyBudget preempts a body that does not arrive while others wait', () => {
+  /** A holder of `bytes` that gives its room back when preempted; `receivedBytes` is set by the test. */
+  const holder = (name: string, order: string[], budget: () => BodyBudget, bytes: number, arrivedMs = performance.now()) => {
+    const self = {
+      arrivedMs,
+      receivedBytes: 0,
+      preempt: () => {
+        order.push(`${name} preempted`);
+        budget().give(bytes, self);
+      },
+    };
+    return self;
+  };
+  /** Advances fake time by `ms`, `holder` receiving `bytesPerMs` meanwhile (in 25 ms steps, as data arrives). */
+  const receiving = (h: { receivedBytes: number }, ms: number, bytesPerMs: number) => {
+    for (let t = 0; t < ms; t += 25) {
+      h.receivedBytes += 25 * bytesPerMs;
+      jest.advanceTimersByTime(25);
+    }
+  };
+
+  it('never preempts while nobody waits; once a body waits, drops a holder past stallMs that receives nothing', () => {
+    jest.useFakeTimers();
+    const order: string[] = [];
+    const budget = new BodyBudget(10, 1000);
+    const slow = holder('slow', order, () => budget, 10);
+    expect(budget.tryTake(10, slow)).toBe(true);
+    jest.advanceTimersByTime(5000);
+    expect(order).toEqual([]);
+    budget.wait(2, 4000, () => order.push('waiter'), () => order.push('waiter timed out'));
+    jest.advanceTimersByTime(275); // one rate window
+    expect(order).toEqual(['slow preempted', 'waiter']);
+  });
+
+  it('keeps a holder younger than stallMs, and drops it once it is that old and still slow', () => {
+    jest.useFakeTimers();
+    const order: string[] = [];
+    const budget = new BodyBudget(10, 1000);
+    const slow = holder('slow', order, () => budget, 10);
+    expect(budget.tryTake(10, slow)).toBe(true);
+    budget.wait(2, 4000, () => order.push('waiter'), () => order.push('waiter timed out'));
+    receiving(slow, 900, 0.5); // 500 bytes/s: far too slow, but young
+    expect(order).toEqual([]);
+    receiving(slow, 400, 0.5);
+    expect(order).toEqual(['slow preempted', 'waiter']);
+  });
+
+  it('never preempts a body arriving at the network speed, however old, and drops it once it stops', () => {
+    jest.useFakeTimers();
+    const order: string[] = [];
+    const budget = new BodyBudget(10, 1000);
+    const big = holder('big', order, () => budget, 10, performance.now() - 5000); // it waited 5 s for room
+    expect(budget.tryTake(10, big)).toBe(true);
+    budget.wait(2, 4000, () => order.push('waiter'), () => order.push('waiter timed out'));
+    receiving(big, 2000, 10_000); // 10 MB/s
+    expect(order).toEqual([]);
+    receiving(big, 300, 0); // it stalls
+    expect(order).toEqual(['big preempted', 'waiter']);
+  });
+
+  it('counts from the arrival of the request, not the grant: a queued body that does not arrive gives way within a window', () => {
+    jest.useFakeTimers();
+    const order: string[] = [];
+    const budget = new BodyBudget(10, 1000);
+    const first = holder('first', order, () => budget, 10);
+    expect(budget.tryTake(10, first)).toBe(true);
+    const queued = holder('queued', order, () => budget, 10);
+    budget.wait(10, 4000, () => order.push('queued granted'), () => order.push('queued timed out'), queued);
+    jest.advanceTimersByTime(1300);
+    expect(order).toEqual(['first preempted', 'queued granted']);
+    budget.wait(5, 4000, () => order.push('waiter'), () => order.push('waiter timed out'));
+    jest.advanceTimersByTime(275); // queued arrived 1.5 s ago and reads nothing
+    expect(order).toEqual(['first preempted', 'queued granted', 'queued preempted', 'waiter']);
+  });
+
+  it('never preempts a holder that gave its room back', () => {
+    jest.useFakeTimers();
+    const order: string[] = [];
+    const budget = new BodyBudget(10, 1000);
+    const done = holder('done', order, () => budget, 6);
+    expect(budget.tryTake(6, done)).toBe(true);
+    budget.give(6, done);
+    expect(budget.tryTake(10)).toBe(true);
+    budget.wait(1, 4000, () => order.push('one'), () => order.push('one timed out'));
+    jest.advanceTimersByTime(5000);
+    expect(order).toEqual(['one timed out']);
+  });
+
+  it('stops checking once nobody waits (no timer keeps running)', () => {
+    jest.useFakeTimers();
+    const budget = new BodyBudget(10, 1000);
+    expect(budget.tryTake(10)).toBe(true);
+    const cancel = budget.wait(2, 4000, () => undefined, () => undefined);
+    expect(jest.getTimerCount()).toBe(2); // the waiter's timeout and the stall check
+    cancel();
+    expect(jest.getTimerCount()).toBe(0);
+  });
+});

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { pino } from 'pino';
-import { WEBHOOKS } from '../../src/defaults.js';
+import { MAX_BODY_BYTES, WEBHOOKS } from '../../src/defaults.js';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import type { AttackKind, PlanReport } from '../helpers/attackers.js';
 import { spawnAttacker } from '../helpers/attacker-process.js';
@@ -79,6 +79,7 @@ async function underAttack(what: string, kind: AttackKind, sources: number, perS
     servername: 'localhost',
     durationMs: 60_000,
     attacks: [{ kind, perSource }],
+    slowBody: { path: WEBHOOKS.spiderIPPool.path, declaredBytes: MAX_BODY_BYTES },
     reportEveryMs: 200,
   });
   let run: Awaited<ReturnType<typeof wellBehavedReviews>>;
@@ -145,6 +146,15 @@ describe('a well-behaved client is served while an attacker', () => {
     const result = await underAttack('6 addresses x 20 ClientHellos at a byte a second', 'trickle', 6, 20, (r) => r.atMs > 3_500 && r.stats.trickle!.closedByServer > 0);
     expectServed(result);
     expect(result.evicted['handshake_timeout']).toBeGreaterThan(0);
+  });
+
+  it('declares the largest body on sixteen connections and trickles it: the room it holds is taken back while reviews wait', async () => {
+    const result = await underAttack('2 addresses x 8 reviews declaring MAX_BODY_BYTES, a byte every 500 ms', 'slow-body', 2, 8, (r) => r.stats['slow-body']!.held >= 16 && r.atMs > 1_000);
+    expectServed(result);
+    // Preempted with 408 and closed, then reopened by the attacker.
+    expect(result.stats.closedByServer).toBeGreaterThan(0);
+    const preempted = (await server.metrics.registry.metrics()).split('\n').filter((l) => l.startsWith('controller_runtime_webhook_requests_total{') && l.includes('code="408"'));
+    expect(preempted.reduce((sum, l) => sum + Number(l.split(' ').pop()), 0)).toBeGreaterThan(0);
   });
 
   it('opens and closes connections at line rate from four addresses', async () => {
