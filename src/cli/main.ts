@@ -112,6 +112,11 @@ configMapOptions(
         .default(DEFAULT_TIMEOUTS.handshakeMs, '3s'),
     )
     .addOption(
+      new Option('--idle-timeout <duration>', 'how long a connection may stay open without a request; longer than the API server keeps one idle (Go duration)')
+        .argParser(parsePositiveGoDurationMs)
+        .default(DEFAULT_TIMEOUTS.keepAliveMs, '2m'),
+    )
+    .addOption(
       new Option('--shutdown-timeout <duration>', 'on SIGTERM/SIGINT, how long in-flight reviews may take to finish (Go duration)')
         .argParser(parseGoDurationMs)
         .default(DEFAULT_SHUTDOWN_GRACE_MS, '10s'),

@@ -30,6 +30,8 @@ export interface ServeArguments extends Omit<LifecycleFlags, 'configmapNamespace
   maxConnectionsPerAddress?: number;
   /** `--handshake-timeout`, in milliseconds. */
   handshakeTimeout: number;
+  /** `--idle-timeout`, in milliseconds. */
+  idleTimeout: number;
   /** `--shutdown-timeout`, in milliseconds. */
   shutdownTimeout: number;
   /** `--pool-cache-sync-wait`, in milliseconds. */
@@ -70,7 +72,7 @@ export async function serve(opts: ServeArguments): Promise<void> {
       clientCaFile: opts.clientCaFile,
       maxConnections: opts.maxConnections,
       maxConnectionsPerAddress: opts.maxConnectionsPerAddress,
-      timeouts: { handshakeMs: opts.handshakeTimeout },
+      timeouts: { handshakeMs: opts.handshakeTimeout, keepAliveMs: opts.idleTimeout },
       shutdownGraceMs: opts.shutdownTimeout,
       review: { configMap: { name: opts.configmapName, namespace: opts.configmapNamespace }, ...(watching ? { pools: watching.cache.pools, dualStack: watching.dualStack } : {}) },
       ...(watching ? { readinessChecks: watching.readiness, metrics: watching.metrics } : {}),

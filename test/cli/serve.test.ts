@@ -23,6 +23,7 @@ describe('serve that cannot start', () => {
     poolCache: false,
     maxConnections: 8,
     handshakeTimeout: 3000,
+    idleTimeout: 120_000,
     shutdownTimeout: 1000,
     poolCacheSyncWait: 1000,
     logLevel: 'silent',

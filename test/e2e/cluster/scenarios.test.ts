@@ -284,8 +284,8 @@ describe('7. certificates rotated to a new CA, then register again', () => {
 
     // The registered caBundle is the old CA: the API server cannot verify the new chain. A
     // connection it opened before the rotation keeps the old certificate (TLS picks it at the
-    // handshake) until it has been idle for Node's 5 s keepAliveTimeout, so ask at longer
-    // intervals until a new connection is made.
+    // handshake) until it has been idle for the harness's 5 s `--idle-timeout`, so ask at
+    // longer intervals until a new connection is made.
     const untrusted = await until(
       async () => {
         const attempt = await cluster.apply(pool(name, { nodeName: ['worker-2'] }), ['--dry-run=server']);
