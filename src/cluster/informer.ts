@@ -39,6 +39,18 @@ class ShortWatchError extends Error {
   }
 }
 
+/**
+ * The second watch in a row from the resourceVersion a list just returned that expired
+ * (410 Gone) within {@link SHORT_WATCH_MS} without an event: relisting at once every time
+ * would loop list → 410 → list (a whole list of every pool each time), so from the second
+ * the relist waits for the backoff, as client-go's reflector paces every ListAndWatch.
+ */
+class ExpiredAtOnceError extends Error {
+  constructor(durationMs: number) {
+    super(`the watch from a fresh list expired at once (410 Gone after ${Math.round(durationMs)} ms); listing again with backoff`);
+  }
+}
+
 export interface InformerTiming {
   /** First retry delay after an error, in milliseconds (default 1000); doubled per failure in a row. */
   initialBackoffMs?: number;
@@ -201,12 +213,17 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
     malformed: (phase) => logger.warn({ phase }, `${what} watch event without metadata.name ignored`),
   });
 
-  /** One watch from `resourceVersion`: resolves when it ends normally or with 410 Gone (then `resourceVersion` is cleared), rejects on an error. */
+  /**
+   * One watch from `resourceVersion`: resolves with the number of events it read other than
+   * ERROR when it ends normally or with 410 Gone (then `resourceVersion` is cleared), rejects
+   * on an error.
+   */
   const watch = () =>
-    new Promise<void>((resolve, reject) => {
+    new Promise<number>((resolve, reject) => {
+      let read = 0;
       const expired = () => {
         resourceVersion = undefined;
-        resolve();
+        resolve(read);
       };
       let gone = false;
       let events = 0;
@@ -227,6 +244,7 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
             if ((object as { code?: unknown }).code === 410) gone = true;
             return;
           }
+          read++;
           if (phase === 'ADDED' || phase === 'MODIFIED') spec.upsert(slim(object));
           else if (phase === 'DELETED') spec.remove(slim(object));
           const version = object.metadata?.resourceVersion;
@@ -236,7 +254,7 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
           if (gone || (err as { statusCode?: unknown } | null)?.statusCode === 410) expired();
           else if (err !== null && err !== undefined) reject(err);
           else if (events === 0 && Date.now() - startedMs < SHORT_WATCH_MS) reject(new ShortWatchError(Date.now() - startedMs));
-          else resolve();
+          else resolve(read);
         },
       );
     });
@@ -269,12 +287,20 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
 
   const run = async () => {
     let expiredBefore = false;
+    let expiredAtOnceBefore = false;
     while (!stopped) {
       let operation: 'list' | 'watch' = 'list';
       try {
-        if (resourceVersion === undefined) await list();
+        const listed = resourceVersion === undefined;
+        if (listed) await list();
         operation = 'watch';
-        if (!stopped) await watch();
+        const watchedMs = Date.now();
+        const read = stopped ? 0 : await watch();
+        const expiredMs = Date.now() - watchedMs;
+        const expiredAtOnce = listed && resourceVersion === undefined && !stopped && read === 0 && expiredMs < SHORT_WATCH_MS;
+        const expiredAtOnceAgain = expiredAtOnce && expiredAtOnceBefore;
+        expiredAtOnceBefore = expiredAtOnce;
+        if (expiredAtOnceAgain) throw new ExpiredAtOnceError(expiredMs);
       } catch (err) {
         if (stopped) return; // stop() aborts the list or watch, which reports as an error
         // A continue token that expired mid-list is not a failure: list again at once, as client-go's pager does.

@@ -204,11 +204,26 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     await until(() => api.listCalls === 2 && api.openWatches === 1, 'listed again and watching');
     await until(() => cache!.pools.get('pool-c') !== undefined, 'the second list is stored');
     expect(cache.pools.get('pool-a-v6')).toBeUndefined();
+    api.send('ADDED', pool('pool-d', '10'));
+    await until(() => cache!.pools.get('pool-d') !== undefined, 'the watch works');
     api.send('ERROR', { kind: 'Status', code: 410, reason: 'Expired' });
     api.endWatches();
     await until(() => api.listCalls === 3, 'listed a third time');
     expect(records).toEqual([]);
     expect(cache.errors()).toEqual({ list: 0, watch: 0 });
+  });
+
+  it('a watch from a fresh list that expires at once, again and again, relists with backoff, not in a loop', async () => {
+    api.lists = Array.from({ length: 50 }, (_, i) => ({ status: 200, items: [pool('pool-a-v6', String(3 + i))], resourceVersion: String(3 + i) }));
+    api.watchStatuses = Array(50).fill(410);
+    const { records, logger } = recordingLogger();
+    cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 200, maxBackoffMs: 200 });
+    await until(() => cache!.errors().watch >= 1, 'the second expiry in a row counted as an error');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The first expiry relists at once, the next ones after the 200 ms backoff: a few lists, not fifty.
+    expect(api.listCalls).toBeLessThan(8);
+    expect(records[0]).toMatchObject({ operation: 'watch', message: expect.stringMatching(/expired at once/) });
+    expect(cache.pools.get('pool-a-v6')).toBeDefined();
   });
 
   it('a watch that ends at once with no event is a watch error retried with backoff, not a loop of reconnects (client-go\'s "very short watch")', async () => {

