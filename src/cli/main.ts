@@ -105,7 +105,7 @@ configMapOptions(
     .option('--no-pool-cache', 'connect to no cluster, even when a kubeconfig is found (dual-stack pair checks are skipped with a warning)')
     .option('--client-ca-file <file>', "PEM CA bundle; when set, reviews need a client certificate it issued (the API server's admission client certificate)")
     .option('--max-connections <n>', 'cap on open connections; at it, a newcomer takes the slot of one waiting for its TLS handshake or idle longest', parsePositiveInt, DEFAULT_MAX_CONNECTIONS)
-    .option('--max-connections-per-address <n>', 'handshaking or idle connections one client address may hold (those serving a request are not counted); a newcomer beyond it closes that address\'s oldest such connection (default: a quarter of --max-connections)', parsePositiveInt)
+    .option('--max-connections-per-address <n>', 'connections waiting for their TLS handshake one client address may hold (established ones are not counted); a newcomer beyond it closes that address\'s oldest handshake (default: a quarter of --max-connections)', parsePositiveInt)
     .addOption(
       new Option('--handshake-timeout <duration>', 'from the TCP accept to a finished TLS handshake, then the connection is closed (Go duration)')
         .argParser(parsePositiveGoDurationMs)

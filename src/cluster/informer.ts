@@ -292,6 +292,8 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
       let operation: 'list' | 'watch' = 'list';
       try {
         const listed = resourceVersion === undefined;
+        // A list resets the failures; a relist paced for an expiry at once keeps them, so its backoff grows.
+        const failuresBefore = failures;
         if (listed) await list();
         operation = 'watch';
         const watchedMs = Date.now();
@@ -300,7 +302,10 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
         const expiredAtOnce = listed && resourceVersion === undefined && !stopped && read === 0 && expiredMs < SHORT_WATCH_MS;
         const expiredAtOnceAgain = expiredAtOnce && expiredAtOnceBefore;
         expiredAtOnceBefore = expiredAtOnce;
-        if (expiredAtOnceAgain) throw new ExpiredAtOnceError(expiredMs);
+        if (expiredAtOnceAgain) {
+          failures = failuresBefore;
+          throw new ExpiredAtOnceError(expiredMs);
+        }
       } catch (err) {
         if (stopped) return; // stop() aborts the list or watch, which reports as an error
         // A continue token that expired mid-list is not a failure: list again at once, as client-go's pager does.

@@ -183,7 +183,7 @@ export function createWebhookMetrics(registry = new Registry()): WebhookMetrics 
     },
     connectionEvictionsTotal: new Counter({
       name: `${PREFIX}connection_evictions_total`,
-      help: 'Connections closed by the server before their client was done: handshake_timeout; address_share (a newcomer of the same address at its share of handshaking and idle connections took the slot); at the cap evicted_handshaking / evicted_idle for a newcomer.',
+      help: 'Connections closed by the server before their client was done: handshake_timeout; address_share (a newcomer of the same address at its share of connections waiting for their TLS handshake took the slot); at the cap evicted_handshaking / evicted_idle for a newcomer.',
       labelNames: ['reason'],
       registers,
     }),

@@ -57,7 +57,7 @@ export function createApp({
   app.set('etag', false);
 
   // The webhook paths first: a review is matched by the first route express tries.
-  const budget = new BodyBudget(bodyBytesInFlight); // one budget for both paths
+  const budget = new BodyBudget(bodyBytesInFlight); // one budget for all paths
   for (const path of WEBHOOK_SERVED_PATHS) {
     const route = new ReviewRoute({ path, review, logger, metrics: metrics.route(path), verifyClientCertificates, budget, bodyWaitMs });
     app.post(path, route.handle);

@@ -3,28 +3,29 @@
  * policy of the connection cap, without sockets or timers (connections.ts applies it).
  *
  * Fairness comes before the limit, and it is about slots that do no work. A client
- * address holds at most `maxPerAddress` connections that are handshaking or idle; its
- * connections serving a request (active) never count against that share and are never
- * refused for it. A newcomer from an address at its share takes the slot of one of that
- * address's own unproductive connections, never another's (so the share is never a
- * refusal). At `maxConnections` (all connections, active included: the memory bound),
- * the newcomer takes a slot of the address that holds the most handshaking and idle
- * connections. Either way the slot given up is one that does no work: first the one that
- * has waited longest for its TLS handshake, else the one idle (handshake done, no request
- * in flight) for longest. A connection serving a request is never evicted; only when every
+ * address holds at most `maxPerAddress` connections still waiting for their TLS handshake;
+ * a newcomer from an address at that share takes the slot of that address's own oldest
+ * handshake, never another's (so the share is never a refusal). At `maxConnections` (all
+ * connections, active included: the memory bound), the newcomer takes a slot of the
+ * address that holds the most handshaking and idle connections: first the one that has
+ * waited longest for its TLS handshake, else the one idle (handshake done, no request in
+ * flight) for longest. A connection serving a request is never evicted; only when every
  * connection of the server serves one is the newcomer refused.
  *
- * Why busy connections do not count: the kube-apiserver opens a connection per concurrent
- * call it has no idle one for (client-go's http.Transport sets no MaxConnsPerHost), so a
- * burst of calls from one API server replica is as many active connections from one
- * address; refusing them for a share refuses writes. What it keeps without work is
- * bounded: at most 25 idle connections per webhook client (client-go transport/cache.go,
- * `MaxIdleConnsPerHost: idleConnsPerHost`, 25; the API server has one client per
- * clientConfig, k8s.io/apiserver pkg/util/webhook/client.go), which this server closes
- * after 5 s without a request (Node's keepAliveTimeout), and handshakes of milliseconds.
- * Why this order: a slot the API server needs is never one waiting for a handshake for
- * long; and Go's http.Transport reuses the idle connection it used last (its idle list is
- * LIFO), so the longest-idle one is the one it is least likely to be about to reuse.
+ * Why only handshakes count against the share: the kube-apiserver opens a connection per
+ * concurrent call it has no idle one for (client-go's http.Transport sets no
+ * MaxConnsPerHost), so a burst of calls from one API server replica is as many active
+ * connections from one address, and afterwards it keeps up to 25 of them idle per webhook
+ * client (client-go transport/cache.go, `MaxIdleConnsPerHost: idleConnsPerHost`, 25; one
+ * client per clientConfig, k8s.io/apiserver pkg/util/webhook/client.go: per webhook path)
+ * for 90 s (Go's IdleConnTimeout; this server keeps idle ones longer, `--idle-timeout`). A
+ * share that closed its idle connections would close ones it is about to reuse: a review
+ * written on one as it closes fails with EOF (a POST is not retried), a refused write under
+ * failurePolicy Fail. Its handshakes take milliseconds, so a share of them only limits a
+ * client that holds handshakes open. Why this order at the cap: a slot the API server needs
+ * is never one waiting for a handshake for long; and Go's http.Transport reuses the idle
+ * connection it used last (its idle list is LIFO), so the longest-idle one is the one it is
+ * least likely to be about to reuse.
  */
 
 export const CONNECTION_STATES = ['handshaking', 'idle', 'active'] as const;
@@ -34,7 +35,7 @@ export type ConnectionState = (typeof CONNECTION_STATES)[number];
 /**
  * Why a connection was closed by the server before its client was done with it:
  * `handshake_timeout` (no finished TLS handshake within the deadline), `address_share`
- * (its address was at its share of handshaking and idle connections: a newcomer from the
+ * (its address was at its share of connections waiting for their TLS handshake: a newcomer from the
  * same address took its slot), `evicted_handshaking` and `evicted_idle` (at the cap, its
  * slot went to a newcomer).
  */
@@ -48,7 +49,7 @@ export type RejectionReason = (typeof REJECTION_REASONS)[number];
 export interface ConnectionLimits {
   /** Slots in all, at least 1. */
   maxConnections: number;
-  /** Handshaking and idle connections one client address may hold, at least 1 (its active ones are not counted). */
+  /** Connections waiting for their TLS handshake one client address may hold, at least 1 (established ones are not counted). */
   maxPerAddress: number;
 }
 
@@ -100,9 +101,9 @@ export class ConnectionTable<C> {
   admit(connection: C, address: string): Admission<C> {
     let evicted: { connection: C; reason: Exclude<EvictionReason, 'handshake_timeout'> } | undefined;
     const own = this.addresses.get(address);
-    if (own !== undefined && unproductive(own) >= this.limits.maxPerAddress) {
-      // At its share: one of its own handshaking or idle connections (there is one) gives way.
-      evicted = { connection: victimOf(own)!, reason: 'address_share' };
+    if (own !== undefined && own.byState.handshaking.size >= this.limits.maxPerAddress) {
+      // At its share: its own oldest handshake gives way.
+      evicted = { connection: first(own.byState.handshaking)!, reason: 'address_share' };
     } else if (this.entries.size >= this.limits.maxConnections) {
       const from = this.largestUnproductiveHold();
       const victim = from === undefined ? undefined : victimOf(from);
@@ -196,12 +197,11 @@ function first<T>(set: Set<T>): T | undefined {
 }
 
 /**
- * The default share of one client address, in handshaking and idle connections: a quarter
- * of the slots (32 of the default 128). That is above what one kube-apiserver keeps
- * without work on its busiest webhook client (at most 25 idle, plus handshakes of
- * milliseconds), and three replicas (the usual HA control plane), each at its full share,
- * still leave a quarter to everyone else (kubelet probes, Prometheus). An address beyond it
- * loses its own oldest unproductive connection, never a busy one.
+ * The default share of one client address, in connections waiting for their TLS handshake:
+ * a quarter of the slots (32 of the default 128). One kube-apiserver's handshakes take
+ * milliseconds, so even a burst of new connections stays under it, and three replicas (the
+ * usual HA control plane), each at its full share, still leave half to everyone else. An
+ * address beyond it loses its own oldest handshake, never an established connection.
  */
 export function defaultMaxPerAddress(maxConnections: number): number {
   return Math.max(1, Math.floor(maxConnections / 4));

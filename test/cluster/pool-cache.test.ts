@@ -217,10 +217,11 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     api.lists = Array.from({ length: 50 }, (_, i) => ({ status: 200, items: [pool('pool-a-v6', String(3 + i))], resourceVersion: String(3 + i) }));
     api.watchStatuses = Array(50).fill(410);
     const { records, logger } = recordingLogger();
-    cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 200, maxBackoffMs: 200 });
-    await until(() => cache!.errors().watch >= 1, 'the second expiry in a row counted as an error');
+    cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 100, maxBackoffMs: 10_000 });
+    await until(() => cache!.errors().watch >= 3, 'expiries in a row counted as errors', { timeoutMs: 5_000 });
+    // The first expiry relists at once, the next ones after a backoff that doubles (a list resets it otherwise).
+    expect(records.filter((r) => r.retryInMs !== undefined).map((r) => r.retryInMs).slice(0, 2)).toEqual([100, 200]);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    // The first expiry relists at once, the next ones after the 200 ms backoff: a few lists, not fifty.
     expect(api.listCalls).toBeLessThan(8);
     expect(records[0]).toMatchObject({ operation: 'watch', message: expect.stringMatching(/expired at once/) });
     expect(cache.pools.get('pool-a-v6')).toBeDefined();

@@ -195,24 +195,30 @@ describe('socket limits', () => {
     }
   });
 
-  it('gives an address at its share one of its own idle slots; its connections serving a request are not counted, so more of them than the share are all served', async () => {
+  it("gives an address at its share of handshakes its own oldest one's slot; its established connections, idle or serving a request, are not counted", async () => {
     const server = await start({ maxConnectionsPerAddress: 1 });
     try {
       const idle = await connectTls(server.port, { ca: serving.caCertPem });
-      const idleClosed = closed(idle);
       await until(async () => (await metric(server, 'spiderpool_iaas_webhook_connections{state="idle"}')) === 1, 'an idle connection');
       const busy = [];
       for (let n = 1; n <= 3; n++) {
-        busy.push(await busyConnection(server)); // the first takes the idle one's slot
+        busy.push(await busyConnection(server));
         await until(async () => (await metric(server, 'spiderpool_iaas_webhook_connections{state="active"}')) === n, `${n} active connections`);
       }
-      await idleClosed;
-      // Three busy connections of an address whose share is one, and a review on a fourth.
+      // Three busy connections and an idle one of an address whose share is one, and a review on a fifth.
       expect((await httpsRequest({ port: server.port, ca: serving.caCertPem, path: WEBHOOKS.spiderIPPool.path, body: JSON.stringify(loadReview('pool-update-node-to-global')) })).status).toBe(200);
-      expect(busy.every((s) => !s.destroyed)).toBe(true);
+      expect([idle.destroyed, ...busy.map((s) => s.destroyed)]).toEqual([false, false, false, false]);
+      expect(await metric(server, 'spiderpool_iaas_webhook_connection_evictions_total{reason="address_share"}')).toBe(0);
+      // Two connections that never start TLS: the second takes the first one's slot.
+      const first = connect(server.port, '127.0.0.1').on('error', () => undefined);
+      const firstClosed = closed(first);
+      await until(async () => (await metric(server, 'spiderpool_iaas_webhook_connections{state="handshaking"}')) === 1, 'a handshake');
+      const second = connect(server.port, '127.0.0.1').on('error', () => undefined);
+      await firstClosed;
       expect(await metric(server, 'spiderpool_iaas_webhook_connection_evictions_total{reason="address_share"}')).toBe(1);
       expect(await metric(server, 'spiderpool_iaas_webhook_connection_rejections_total{reason="all_busy"}')).toBe(0);
-      for (const s of busy) s.destroy();
+      expect(idle.destroyed).toBe(false);
+      for (const s of [idle, second, ...busy]) s.destroy();
     } finally {
       await server.stop();
     }
