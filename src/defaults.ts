@@ -25,9 +25,6 @@ export const WEBHOOKS = {
   defaultPools: { name: 'default-pools.iaas-webhook.spidernet.io', path: '/validate-spiderippool', apiGroups: ['spiderpool.spidernet.io'], resources: ['spiderippools'] },
 } as const satisfies Record<string, { name: string; path: `/${string}`; apiGroups: readonly string[]; resources: readonly string[] }>;
 
-/** One row of {@link WEBHOOKS}. */
-export type WebhookRow = (typeof WEBHOOKS)[keyof typeof WEBHOOKS];
-
 /** The URL paths the server serves: each path of {@link WEBHOOKS}, once. */
 export const WEBHOOK_SERVED_PATHS: readonly string[] = [...new Set(Object.values(WEBHOOKS).map((webhook) => webhook.path))];
 
