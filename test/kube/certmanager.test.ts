@@ -19,7 +19,7 @@ import { until } from '../helpers/until.js';
 import { CHART_DIR, RELEASE } from '../e2e/helm.js';
 import { installCertManager, removeCertManager } from './cert-manager.js';
 import type { FaultRunResult } from './faults.js';
-import { expectNothingLeft, guarded, IMAGE, livePods, loaded, mustHelm, NS, prepareCluster, WEBHOOK_CONFIGURATION } from './helm.js';
+import { describeUninstallUnderLoad, guarded, IMAGE, livePods, loaded, mustHelm, NS, prepareCluster, WEBHOOK_CONFIGURATION } from './helm.js';
 import { getJson, metric, mustKubectl } from './kube.js';
 
 const SERVING = 'spiderpool-iaas-webhook-serving';
@@ -138,19 +138,8 @@ describe('2. a renewal forced as cmctl renew forces it, under load', () => {
   });
 });
 
-describe('3. helm uninstall under load', () => {
-  let result: FaultRunResult;
-  beforeAll(async () => {
-    result = await loaded('helm uninstall (certmanager)', [{ name: 'helm uninstall --wait', run: () => mustHelm(['uninstall', RELEASE, '-n', NS, '--wait', '--timeout=4m']).then(() => undefined) }], true);
-  }, 600_000);
-
-  it('no write was refused for a reason other than the rules, none failed', () => {
-    expect(result.failures).toEqual([]);
-    expect(result.failed).toBe(0);
-  });
-
-  it("left nothing: no Certificate, Issuer, CertificateRequest, Secret or webhook configuration; every write accepted", async () => {
-    await expectNothingLeft([NS, 'kube-system']);
-    await mustKubectl(['delete', 'namespace', NS, '--timeout=2m'], { timeoutMs: 150_000 });
-  });
-});
+describeUninstallUnderLoad(
+  '3. helm uninstall under load',
+  'helm uninstall (certmanager)',
+  'left nothing: no Certificate, Issuer, CertificateRequest, Secret or webhook configuration; every write accepted',
+);

@@ -25,7 +25,7 @@ import { generateCertificates } from '../../src/certs/generate.js';
 import { until } from '../helpers/until.js';
 import { CHART_DIR, RELEASE } from '../e2e/helm.js';
 import type { FaultRunResult } from './faults.js';
-import { applyDryRun, conf, expectNothingLeft, guarded, IMAGE, livePods, loaded, mustHelm, NS, prepareCluster, WEBHOOK_CONFIGURATION } from './helm.js';
+import { applyDryRun, conf, describeUninstallUnderLoad, expectNothingLeft, guarded, IMAGE, livePods, loaded, mustHelm, NS, prepareCluster, WEBHOOK_CONFIGURATION } from './helm.js';
 import { getJson, mustKubectl } from './kube.js';
 
 beforeAll(prepareCluster, 30 * 60_000);
@@ -99,22 +99,11 @@ describe('2. helm upgrade that rolls the pods, under load', () => {
   });
 });
 
-describe('3. helm uninstall under load', () => {
-  let result: FaultRunResult;
-  beforeAll(async () => {
-    result = await loaded('helm uninstall', [{ name: 'helm uninstall --wait', run: () => mustHelm(['uninstall', RELEASE, '-n', NS, '--wait', '--timeout=4m']).then(() => undefined) }], true);
-  }, 600_000);
-
-  it('no write was refused for a reason other than the rules, none failed', () => {
-    expect(result.failures).toEqual([]);
-    expect(result.failed).toBe(0);
-  });
-
-  it('left nothing: no webhook configuration, Secret, Role, hook object or cluster-scoped object; every write accepted', async () => {
-    await expectNothingLeft([NS, 'kube-system']);
-    await mustKubectl(['delete', 'namespace', NS, '--timeout=2m'], { timeoutMs: 150_000 });
-  });
-});
+describeUninstallUnderLoad(
+  '3. helm uninstall under load',
+  'helm uninstall',
+  'left nothing: no webhook configuration, Secret, Role, hook object or cluster-scoped object; every write accepted',
+);
 
 describe('4. helm install with tls.method provided', () => {
   let caPem: string;

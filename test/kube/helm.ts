@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import { until } from '../helpers/until.js';
 import { CRD_FILE, CRD_NAME } from '../e2e/cluster/harness.js';
 import { runProcess, type Finished } from '../e2e/cluster/processes.js';
-import { helmBinary } from '../e2e/helm.js';
+import { helmBinary, RELEASE } from '../e2e/helm.js';
 import { runFaults, type Fault, type FaultRunResult } from './faults.js';
 import { ApiClient, clusterDir, getJson, kubectl, mustKubectl } from './kube.js';
 
@@ -117,6 +117,32 @@ export async function expectNothingLeft(namespaces: string[]): Promise<void> {
   });
   // Every write is accepted again: nothing is guarded.
   expect((await applyDryRun(conf('kube-system', 'spiderpool-conf', '100s'))).code).toBe(0);
+}
+
+/**
+ * The step both scenario files end with, as `describe(title)`: `helm uninstall --wait`
+ * under the fault loop's load (recorded as `runName`), no write refused but by the rules
+ * and none failed; then nothing of the release left in the release namespace and
+ * kube-system (`leftTitle` names what the file expects gone), every write accepted, and
+ * the release namespace deleted.
+ */
+export function describeUninstallUnderLoad(title: string, runName: string, leftTitle: string): void {
+  describe(title, () => {
+    let result: FaultRunResult;
+    beforeAll(async () => {
+      result = await loaded(runName, [{ name: 'helm uninstall --wait', run: () => mustHelm(['uninstall', RELEASE, '-n', NS, '--wait', '--timeout=4m']).then(() => undefined) }], true);
+    }, 600_000);
+
+    it('no write was refused for a reason other than the rules, none failed', () => {
+      expect(result.failures).toEqual([]);
+      expect(result.failed).toBe(0);
+    });
+
+    it(leftTitle, async () => {
+      await expectNothingLeft([NS, 'kube-system']);
+      await mustKubectl(['delete', 'namespace', NS, '--timeout=2m'], { timeoutMs: 150_000 });
+    });
+  });
 }
 
 /**
