@@ -360,6 +360,7 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
       problems.push(...checkSecretAccess(all, saName, namespaceOf(deployment!) ?? namespace, keptSecret));
     } else {
       if (mount['readOnly'] !== true) problems.push(`${c}: the mount at ${certDir} is not readOnly`);
+      problems.push(...checkNoSecretAccess(all, saName, namespaceOf(deployment!) ?? namespace));
       const volume = arr(podSpec['volumes']).map(obj).find((v) => v?.['name'] === mount['name']);
       const secretName = str(at(volume, 'secret.secretName'));
       const secret = ofKind('Secret').find((s) => nameOf(s) === secretName);
@@ -575,8 +576,11 @@ function checkPodNamespace(args: readonly unknown[], container: Obj, c: string):
     : [`${c}: neither --namespace nor POD_NAMESPACE from the downward API (fieldRef metadata.namespace); the server would not know its namespace`];
 }
 
-/** RBAC rules (of Roles or ClusterRoles bound to the ServiceAccount) that grant `verb` on `resource`, for `name` when given. */
-function grants(all: readonly Obj[], subject: { name: string; namespace: string }, where: { kind: 'Role' | 'ClusterRole'; namespace?: string }, group: string, resource: string, verb: string, name?: string): boolean {
+/** For {@link grants}: a rule naming any resourceNames counts too. */
+const ANY_NAME = Symbol('any name');
+
+/** RBAC rules (of Roles or ClusterRoles bound to the ServiceAccount) that grant `verb` on `resource`, for `name` when given (for any name with {@link ANY_NAME}). */
+function grants(all: readonly Obj[], subject: { name: string; namespace: string }, where: { kind: 'Role' | 'ClusterRole'; namespace?: string }, group: string, resource: string, verb: string, name?: string | typeof ANY_NAME): boolean {
   const bindingKind = where.kind === 'Role' ? 'RoleBinding' : 'ClusterRoleBinding';
   const bindings = all.filter(
     (o) =>
@@ -590,7 +594,7 @@ function grants(all: readonly Obj[], subject: { name: string; namespace: string 
     return arr(role?.['rules']).map(obj).some((r) => {
       if (r === undefined || !arr(r['apiGroups']).includes(group) || !arr(r['resources']).includes(resource) || !arr(r['verbs']).includes(verb)) return false;
       const names = arr(r['resourceNames']);
-      return names.length === 0 || (name !== undefined && names.includes(name));
+      return names.length === 0 || name === ANY_NAME || (name !== undefined && names.includes(name));
     });
   });
 }
@@ -602,6 +606,21 @@ function checkSecretAccess(all: readonly Obj[], saName: string, saNamespace: str
   return (['get', 'update', 'create'] as const)
     .filter((verb) => !grants(all, subject, where, '', 'secrets', verb, verb === 'create' ? undefined : secret))
     .map((verb) => `ServiceAccount "${saNamespace}/${saName}" may not ${verb} Secret "${secret}" in "${saNamespace}" (--tls-secret needs get, create and update)`);
+}
+
+/** RBAC verbs on Secrets. */
+const SECRET_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection', '*'] as const;
+
+/**
+ * Without --tls-secret the pods keep no Secret (the kubelet mounts theirs): no verb on any
+ * Secret of their namespace, least of all on cert-manager's, which holds the serving key.
+ */
+function checkNoSecretAccess(all: readonly Obj[], saName: string, saNamespace: string): string[] {
+  const subject = { name: saName, namespace: saNamespace };
+  const granted = SECRET_VERBS.filter(
+    (verb) => grants(all, subject, { kind: 'Role', namespace: saNamespace }, '', 'secrets', verb, ANY_NAME) || grants(all, subject, { kind: 'ClusterRole' }, '', 'secrets', verb, ANY_NAME),
+  );
+  return granted.length === 0 ? [] : [`ServiceAccount "${saNamespace}/${saName}" may ${granted.join(', ')} Secrets, although without --tls-secret the pods keep none`];
 }
 
 /** --manage-webhook-configuration: get, patch and create (an apply) of that one configuration; --owner-cluster-role: get of that ClusterRole. */

@@ -108,6 +108,12 @@ describe('deploy/overlays/cert-manager rendered without kubectl', () => {
     expect(vwc['webhooks'] as Obj[]).toHaveLength((webhookConfigurationOfPods(rendered)!['webhooks'] as Obj[]).length);
   });
 
+  test("grants nothing on Secrets (cert-manager's holds the serving key), keeps the EndpointSlice list --manage-webhook-configuration needs", () => {
+    const role = certManager.find((o) => o['kind'] === 'Role' && o['metadata']['name'] === 'spiderpool-iaas-webhook-tls')!;
+    expect(role['rules']).toEqual([{ apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] }]);
+    expect(JSON.stringify(certManager.filter((o) => ['Role', 'ClusterRole'].includes(o['kind'])).map((o) => o['rules']))).not.toContain('secrets');
+  });
+
   test('a self-signed Issuer makes the CA, the CA Issuer signs the serving certificate', () => {
     const certificates = certManager.filter((o) => o['kind'] === 'Certificate');
     const byName = (name: string) => certificates.find((c) => c['metadata']['name'] === name)!;
@@ -140,6 +146,16 @@ describe('deploy/overlays/cert-manager rendered without kubectl', () => {
       'with the serving certificate signed by the self-signed Issuer',
       (o: Obj[]) => (o.find((x) => x['metadata']?.['name'] === 'spiderpool-iaas-webhook-serving')!['spec']['issuerRef']['name'] = 'spiderpool-iaas-webhook-selfsigned'),
       /Issuer "spiderpool-iaas-webhook-selfsigned": not a CA issuer/,
+    ],
+    [
+      "with base/'s rules on Secrets",
+      (o: Obj[]) => o.find((x) => x['kind'] === 'Role' && x['metadata']['name'] === 'spiderpool-iaas-webhook-tls')!['rules'].unshift({ apiGroups: [''], resources: ['secrets'], resourceNames: ['spiderpool-iaas-webhook-tls'], verbs: ['get', 'update'] }),
+      /ServiceAccount "spiderpool-iaas-webhook\/spiderpool-iaas-webhook" may get, update Secrets, although without --tls-secret the pods keep none/,
+    ],
+    [
+      'with Secrets readable through a ClusterRole',
+      (o: Obj[]) => one(o, 'ClusterRole')['rules'].push({ apiGroups: [''], resources: ['secrets'], verbs: ['*'] }),
+      /may \* Secrets, although without --tls-secret/,
     ],
     ['without the Certificate', (o: Obj[]) => o.splice(o.findIndex((x) => x['metadata']?.['name'] === 'spiderpool-iaas-webhook-serving'), 1), /no Certificate writes the Secret "spiderpool-iaas-webhook-tls"/],
   ])('the checker reports the overlay %s', (_name, mutate, expected) => {

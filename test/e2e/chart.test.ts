@@ -252,6 +252,24 @@ describe('values', () => {
     }
   });
 
+  test('tls.method provided and certmanager grant nothing on Secrets (the kustomize overlay: test/deploy/deploy.test.ts); auto keeps get/update of its Secret and create', async () => {
+    const roleRules = (objects: Obj[]) => objects.filter((o) => o['kind'] === 'Role' && !o['metadata']['name'].endsWith('-conf-reader')).map((o) => o['rules']);
+    const endpointSlices = { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] };
+    const provided = ['--set', 'tls.method=provided', '--set', 'tls.provided.tlsCert=Y2VydA==', '--set', 'tls.provided.tlsKey=a2V5', '--set', 'tls.provided.tlsCa=Y2E='];
+    for (const method of [provided, ['--set', 'tls.method=certmanager']]) {
+      const objects = await helmTemplate(method);
+      expect(roleRules(objects)).toEqual([[endpointSlices]]);
+      expect(JSON.stringify(objects.filter((o) => o['kind'] === 'ClusterRole' && !isHook(o)).map((o) => o['rules']))).not.toContain('secrets');
+    }
+    expect(roleRules(defaults)).toEqual([
+      [
+        { apiGroups: [''], resources: ['secrets'], resourceNames: ['spiderpool-iaas-webhook-tls'], verbs: ['get', 'update'] },
+        { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+        endpointSlices,
+      ],
+    ]);
+  });
+
   test('tls.method certmanager: the overlay\'s own CA and serving Certificate in the release namespace, for its Service names', async () => {
     const objects = await helmTemplate(['--set', 'tls.method=certmanager', '--set', 'tls.certmanager.certValidityDuration=30'], 'webhooks');
     const overlay = parseManifests(await readFile(path.join(REPO_ROOT, 'deploy/overlays/cert-manager/certificates.yaml'), 'utf8'));
