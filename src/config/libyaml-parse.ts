@@ -24,6 +24,7 @@
  *   libyaml's document ends there and Go reads it as empty.
  */
 import { Composer, Parser, isAlias, type CST, type Document, type LineCounter } from 'yaml';
+import { TAG_CHARACTER, blankOrEnd, colonProblem, quotedEnd, restoreColons, restoreDash, scanFlow, unusedCharacter, where } from './libyaml-flow.js';
 
 /** The first document as libyaml reads it, or why libyaml refuses the text. */
 export type LibyamlParse =
@@ -42,8 +43,6 @@ export type LibyamlParse =
       end?: number;
     };
 
-/** Characters libyaml takes in a tag after its `!` (scannerc.go `yaml_parser_scan_tag_uri`). */
-const TAG_CHARACTER = /[0-9A-Za-z\-_;/?:@&=+$,.!~*'()[\]%]/;
 /** Tag characters of libyaml the `yaml` package ends a tag at: rewritten to `~`, a character both take. */
 const TAG_CHARACTER_YAML_LACKS = /[,[\]%]/g;
 /** libyaml's anchor and alias names (scannerc.go `yaml_parser_scan_anchor`). */
@@ -59,8 +58,12 @@ const MAX_PADDED_LINES = 64;
  */
 export function parseLikeLibyaml(written: string, newLines: () => LineCounter): LibyamlParse {
   let text = written.replace(/\r(?!\n)|\u0085/g, '\n');
-  let { dashes } = scanFlow(text);
+  const flow = scanFlow(text);
+  let { dashes } = flow;
   for (const at of dashes) text = `${text.slice(0, at)}x${text.slice(at + 1)}`;
+  // A character of no other use in the text stands for each `:` libyaml keeps in a plain scalar.
+  const colon = unusedCharacter(text);
+  for (const at of flow.colons) text = `${text.slice(0, at)}${colon}${text.slice(at + 1)}`;
   let padded = 0;
   for (;;) {
     const lines = newLines();
@@ -84,11 +87,19 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
     // Checked on the text as finally parsed: the `yaml` package's recovery from an error
     // repadding corrects can leave tokens out (a quoted scalar after a flow continuation line).
     // Only the first document: Go reads no further (libyaml-lookahead.ts says what it scans).
-    const problem = namesProblem(parsed.tokens, lines, end) ?? leadingDocumentEnd(parsed.tokens) ?? separatorProblem(text, parsed.tokens, lines, end);
+    const writtenEnd = end === undefined ? Infinity : end - (text.length - written.length);
+    const problem =
+      colonProblem(written, flow.colons, writtenEnd) ??
+      staleKeyProblem(parsed.tokens, text, end) ??
+      namesProblem(parsed.tokens, lines, end) ??
+      leadingDocumentEnd(parsed.tokens) ??
+      separatorProblem(text, parsed.tokens, lines, end);
     if (problem !== undefined) return { problem, ...(end !== undefined ? { end } : {}) };
+    if (flow.colons.length > 0) text = text.replaceAll(colon, ':');
     if (doc === undefined) return { text, doc, more: parsed.more, end };
     doc.errors = doc.errors.filter((e) => !commentAfterToken(e, text) && !(e.code === 'ALIAS_PROPS' && rootAlias(doc, parsed.tokens)));
     for (const at of dashes) restoreDash(doc, at);
+    if (flow.colons.length > 0) restoreColons(doc, colon);
     return { text, doc, more: parsed.more, end };
   }
 }
@@ -143,9 +154,6 @@ function sourceTokens(tokens: readonly Token[]): Token[] {
   }
   return out;
 }
-
-/** libyaml's `is_blankz`: a space, tab, line break or the end. */
-const blankOrEnd = (c: string | undefined) => c === undefined || /[ \t\n\r\u2028\u2029]/.test(c);
 
 /**
  * The text with each tag spelt as libyaml scans it, in characters the `yaml` package
@@ -222,54 +230,40 @@ function separatorProblem(text: string, tokens: readonly Token[], lines: LineCou
   return undefined;
 }
 
+/** How far (characters) a simple key may stand before its `:` (scannerc.go `yaml_parser_stale_simple_keys`). */
+const MAX_SIMPLE_KEY_CHARS = 1024;
+
 /**
- * Flow collections as libyaml opens them, outside comments and quoted scalars (a `[` or
- * `{` inside a plain scalar in block context, `a: b[c`, opens none): the deepest nesting,
- * and each `-` right before `,` `]` or `}` inside one (libyaml's plain scalar `-`).
+ * An implicit key in a flow collection whose `:` stands on a later line than the key's
+ * first token (its anchor or tag, if any), or more than 1024 characters after it, in the
+ * first document: libyaml no longer takes it for a key (scannerc.go
+ * `yaml_parser_stale_simple_keys`, outside block context without an error), so the `:`
+ * follows a complete entry and its parser fails ("did not find expected ',' or '}'"); the
+ * `yaml` package reads the pair. An explicit key (`? key`) has no such limit.
  */
-export function scanFlow(text: string): { deepest: number; dashes: number[] } {
-  const dashes: number[] = [];
-  let depth = 0;
-  let deepest = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    const prev = text[i - 1];
-    // Outside flow collections only after a blank (else inside a plain scalar: `a[b`).
-    const tokenStart = prev === undefined || /\s/.test(prev) || (depth > 0 && /[,[{\]}:]/.test(prev));
-    if (c === '#' && (prev === undefined || /[\s"'\]},[{]/.test(prev))) {
-      const end = text.indexOf('\n', i);
-      i = end < 0 ? text.length : end;
-    } else if ((c === '"' || c === "'") && tokenStart) i = quotedEnd(text, i) - 1;
-    else if ((c === '[' || c === '{') && (depth > 0 || tokenStart)) deepest = Math.max(deepest, ++depth);
-    else if ((c === ']' || c === '}') && depth > 0) depth--;
-    else if (c === '-' && depth > 0 && tokenStart && /[,\]}]/.test(text[i + 1] ?? '')) dashes.push(i);
-  }
-  return { deepest, dashes };
-}
-
-/** The offset just past the quoted scalar opening at `start` (or the end of the text). */
-function quotedEnd(text: string, start: number): number {
-  const quote = text[start]!;
-  for (let i = start + 1; i < text.length; i++) {
-    if (quote === '"' && text[i] === '\\') i++;
-    else if (text[i] === quote) {
-      if (quote === "'" && text[i + 1] === "'") i++;
-      else return i + 1;
-    }
-  }
-  return text.length;
-}
-
-/** Puts the `-` back in the plain scalar that starts at `at` (parsed as `x`). */
-function restoreDash(doc: Document.Parsed, at: number): void {
-  const stack: unknown[] = [doc.contents];
-  while (stack.length > 0) {
-    const node = stack.pop() as { range?: number[]; value?: unknown; items?: unknown[]; key?: unknown } | null;
+function staleKeyProblem(tokens: readonly Token[], text: string, end = Infinity): string | undefined {
+  type Item = { start?: Token[]; key?: Token | null; sep?: Token[]; value?: Token | null };
+  const nodes: unknown[] = [...tokens];
+  const items: Item[] = [];
+  while (nodes.length > 0) {
+    const node = nodes.pop() as Token | null | undefined;
     if (node === null || typeof node !== 'object') continue;
-    if (node.range?.[0] === at && typeof node.value === 'string') node.value = `-${node.value.slice(1)}`;
-    if (Array.isArray(node.items)) stack.push(...node.items);
-    if ('key' in node) stack.push(node.key, node.value);
+    if (node.type === 'document') nodes.push(node['value']);
+    const collected = Array.isArray(node['items']) ? (node['items'] as Item[]) : [];
+    if (node.type === 'flow-collection') items.push(...collected);
+    for (const item of collected) nodes.push(item.key, item.value);
   }
+  for (const { start = [], key, sep = [] } of items) {
+    const colon = sep.find((t) => t.type === 'map-value-ind');
+    const first = start.find((t) => t.type === 'anchor' || t.type === 'tag') ?? key ?? undefined;
+    if (colon === undefined || first?.offset === undefined || colon.offset! >= end) continue;
+    if (start.some((t) => t.type === 'explicit-key-ind')) continue;
+    const between = text.slice(first.offset, colon.offset);
+    const refused = `which Go's YAML 1.1 decoders refuse inside { } or [ ] ("did not find expected ','")`;
+    if (between.includes('\n')) return `${where(text, colon.offset!)}this ":" stands on a later line than its key begins, ${refused}; put the key and ":" on one line`;
+    if ([...between].length > MAX_SIMPLE_KEY_CHARS) return `${where(text, colon.offset!)}this ":" stands over ${MAX_SIMPLE_KEY_CHARS} characters after its key begins, ${refused}; shorten the key`;
+  }
+  return undefined;
 }
 
 /**
@@ -340,10 +334,4 @@ function rootAlias(doc: Document.Parsed, tokens: readonly Token[]): boolean {
   if (!isAlias(doc.contents) || sourceTokens(tokens).some((t) => t.type === 'tag' && t.offset! < doc.contents!.range![0])) return false;
   doc.contents = null;
   return true;
-}
-
-function where(text: string, at: number): string {
-  const before = text.slice(0, at);
-  const line = before.split('\n').length;
-  return `line ${line}, column ${at - before.lastIndexOf('\n')}: `;
 }

@@ -27,7 +27,8 @@ const MAX_KEY_CHARS = 48;
  * The warning for `key`, which `type` (the struct at `parent`) does not have.
  *
  * @returns a warning naming the field: "did you mean" a field that differs only in case or
- *   by at most two edits; for a camel-case label selector field, that Spiderpool reads the
+ *   by at most two edits; for a field name followed by ":" (`{httpRequestTimeout:}`, a key
+ *   "httpRequestTimeout:" for libyaml), that the ":" needs a space after it; for a camel-case label selector field, that Spiderpool reads the
  *   lower-case name and the selector then selects every node.
  */
 export function unknownKeyWarning(key: string, parent: string, type: StructType): FieldWarning {
@@ -46,6 +47,13 @@ export function unknownKeyWarning(key: string, parent: string, type: StructType)
     return {
       field,
       message: `is dropped: Spiderpool reads label selector fields in lower case (${sameLetters}), so this selector selects every node; write ${sameLetters}`,
+    };
+  }
+  const meant = /^(.*?)\s*:$/s.exec(key)?.[1];
+  if (meant !== undefined && known.includes(meant)) {
+    return {
+      field,
+      message: `is not ${meant} for Go: a ":" right before "," "}" or "]" is part of the key, so the value is ignored; put a space after ":"`,
     };
   }
   const close = sameLetters ?? known.find((k) => key.length >= 4 && editDistance(k, key, 2) <= 2);

@@ -7,7 +7,7 @@
 import { isAlias, isCollection, isNode, isScalar, visit, type Alias, type Document, type LineCounter, type YAMLMap, type YAMLSeq } from 'yaml';
 import { quoteShown } from '../field/quote.js';
 import { blockScalarProblem } from './libyaml-lookahead.js';
-import { scanFlow } from './libyaml-parse.js';
+import { scanFlow } from './libyaml-flow.js';
 
 /**
  * Nesting refused before the YAML parser sees the text: parsing time grows with the

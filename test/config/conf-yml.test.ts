@@ -378,3 +378,51 @@ describe('lone carriage returns, which libyaml reads as line breaks (found by ho
     expect(reading.controller).toMatchObject(expected);
   });
 });
+
+describe('":" and keys in flow collections as libyaml scans them (found by the differential test against yaml.v2/v3)', () => {
+  const flow = (entries: string) => `iaasNetworkProvider: {${entries}}\n`;
+  const warnings = (text: string) => readConfYml(text).warnings.map((w) => `${w.field}: ${w.message}`);
+
+  it.each([
+    ['`key:,` as the key "key:"', flow('httpRequestTimeout:, httpRequestTimeout: 3s'), '3s'],
+    ['`key  :,` as the key "key  :"', flow('httpRequestTimeout  :, !!merge <<: {httpRequestTimeout: 9s}'), '9s'],
+    ['`key:}` after a merge as the key "key:"', `a: &a {httpRequestTimeout: 5s}\n${flow('<<: *a, httpRequestTimeout:')}`, '5s'],
+    ['a key and `:,` on the next line as the key "key :"', flow('httpRequestTimeout\n   :, httpRequestTimeout: 3s'), '3s'],
+    ['a quoted key before `:,` as the key', flow('"httpRequestTimeout":, serverUrl: x'), ''],
+    ['an explicit key and its ":" on the next line', flow('? httpRequestTimeout\n  : 3s'), '3s'],
+    ['a key 1024 characters before its ":"', flow(`${'a'.repeat(1024)}: 1, httpRequestTimeout: 3s`), '3s'],
+    ['a key of 1024 astral characters', flow(`${'\u{1F600}'.repeat(1024)}: 1, httpRequestTimeout: 3s`), '3s'],
+  ])('reads %s', (_what, text, timeout) => {
+    expect(provider(text).httpRequestTimeout).toBe(timeout);
+  });
+
+  it('keeps a ":" before "," "}" or "]" in a value', () => {
+    expect(provider(flow('serverUrl: http://a:, httpRequestTimeout: 3s'))).toEqual({ serverUrl: 'http://a:', httpRequestTimeout: '3s' });
+    expect(provider(flow('serverUrl: a::')).serverUrl).toBe('a::');
+    expect(provider(flow("serverUrl: x'y':")).serverUrl).toBe("x'y':");
+  });
+
+  it('says that a key written `key:,` is not the key meant', () => {
+    expect(warnings(flow('httpRequestTimeout:, serverUrl: x'))).toEqual([
+      'iaasNetworkProvider.httpRequestTimeout:: is not httpRequestTimeout for Go: a ":" right before "," "}" or "]" is part of the key, so the value is ignored; put a space after ":"',
+    ]);
+    expect(warnings(flow('httpRequestTimeout: 3s'))).toEqual([]);
+  });
+
+  it.each([
+    ['":" right before "["', flow('httpRequestTimeout:[1]'), /line 1, column 41: ":" right before "\[" inside \{ \} or \[ \] is part of the unquoted text before it/],
+    ['":" right before "{"', 'foo: [a:{b: c}]\n', /line 1, column 8: ":" right before "\{"/],
+    ['a key and its ":" on two lines', flow('httpRequestTimeout\n  : 3s'), /line 2, column 3: this ":" stands on a later line than its key begins/],
+    ['a quoted key and its ":" on two lines', flow('"httpRequestTimeout"\n  : 3s'), /line 2, column 3: this ":" stands on a later line/],
+    ['an anchor on the line before its key', flow('&x\n  httpRequestTimeout: 3s'), /line 2, column 21: this ":" stands on a later line/],
+    ['a comment between a key and its ":"', flow('httpRequestTimeout #c\n  : 3s'), /this ":" stands on a later line/],
+    ['a sequence pair and its ":" on two lines', 'foo: [a\n  : b]\n', /line 2, column 3: this ":" stands on a later line/],
+    ['a key 1025 characters before its ":"', flow(`${'a'.repeat(1025)}: 1`), /this ":" stands over 1024 characters after its key begins/],
+  ])('refuses %s', (_what, text, pattern) => {
+    expect(refusal(text)).toMatch(pattern);
+  });
+
+  it('judges only the first document', () => {
+    expect(provider(`${flow('httpRequestTimeout: 3s')}---\nfoo: {a:[b], c\n  : d}\n`).httpRequestTimeout).toBe('3s');
+  });
+});

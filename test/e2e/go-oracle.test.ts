@@ -10,11 +10,8 @@
  * ORACLE_SEED=<n> to replay a run.
  *
  * Corpus cases marked `stricter` are deliberate: readConfYml refuses what Go reads, on the
- * safe side (this webhook's limits against hostile input, LS/PS outside quoted values, and
- * `key:,` in a flow mapping, a key "key:" for Go's YAML 1.1 scanner). Cases marked `finding`
- * are known disagreements src/ does not yet handle: they run as `it.failing`, so the suite
- * turns red as soon as one is fixed (then drop its `finding`). Every other case must read
- * as Go does.
+ * safe side (this webhook's limits against hostile input, LS/PS outside quoted values).
+ * Every other case must read as Go does.
  */
 import fc from 'fast-check';
 import { providerSettings, readConfYml, type ConfYmlReading } from '../../src/config/conf-yml.js';
@@ -290,8 +287,6 @@ function describe_(doc: string, go: ConfYmlAnswer, ts: string): string {
 interface Case {
   name: string;
   doc: string;
-  /** A known disagreement with Go; the case runs as it.failing. */
-  finding?: string;
   /**
    * A deliberate refusal of what Go accepts (limits against hostile input, readings the
    * parser here cannot reproduce): asserted as "Go reads it, readConfYml refuses it".
@@ -313,8 +308,6 @@ const fanout = (leaf: string, levels: number, width: number) => {
 };
 
 const F_BREAKS = 'line breaks: LS (U+2028) and PS (U+2029) are read only inside a quoted value between two other characters; elsewhere refused';
-const F_FLOW_COLON =
-  'in a flow mapping, a ":" right before "," or "}" (`key:,` `key :}`) is part of a plain scalar for Go (YAML 1.1): the key is "key:" or "key :" (with a null value), not `key`';
 const F_LIMITS =
   "this webhook's limits against hostile input: conf.yml over 32 KiB, flow nesting over 100, over 100 block collections on one line, merges over 64 deep, over 100 000 decoded values; Go has no such limits";
 
@@ -537,9 +530,39 @@ const corpus: Case[] = [
   { name: 'bare tag before "}" in a flow mapping', doc: `${P}: {httpRequestTimeout: !!str}\n` },
   { name: 'bare tag before "," in a flow mapping', doc: `${P}: {httpRequestTimeout: !!null, serverUrl: x}\n` },
   { name: 'bare tag and a space before "}"', doc: `${P}: {httpRequestTimeout: !!str }\n` },
-  { name: '`key:,` in a flow mapping, then the key again', doc: `${P}: {httpRequestTimeout:, httpRequestTimeout: 1m30s}\n`, stricter: F_FLOW_COLON },
-  { name: '`key:}` in a flow mapping after a merge', doc: `a: &a {httpRequestTimeout: 5s}\n${P}: {<<: *a, httpRequestTimeout:}\n`, finding: F_FLOW_COLON },
-  { name: '`key :}` in a flow mapping after a merge', doc: `a: &a {httpRequestTimeout: 5s}\n${P}: {<<: *a, httpRequestTimeout :}\n`, finding: F_FLOW_COLON },
+  // In a flow collection libyaml's plain scalar takes a ":" not followed by a blank: `key:,` is a key "key:".
+  { name: '`key:,` in a flow mapping, then the key again', doc: `${P}: {httpRequestTimeout:, httpRequestTimeout: 1m30s}\n` },
+  { name: '`key:}` in a flow mapping after a merge', doc: `a: &a {httpRequestTimeout: 5s}\n${P}: {<<: *a, httpRequestTimeout:}\n` },
+  { name: '`key :}` in a flow mapping after a merge', doc: `a: &a {httpRequestTimeout: 5s}\n${P}: {<<: *a, httpRequestTimeout :}\n` },
+  { name: '`key  :,` then a tagged merge', doc: `${P}: {httpRequestTimeout  :, !!merge <<: {httpRequestTimeout: 9s}}\n` },
+  { name: '`key` and `:,` on the next line', doc: `${P}: {httpRequestTimeout\n   :, httpRequestTimeout: 3s}\n` },
+  { name: '`key :]` in a flow sequence', doc: `${P}: {serverUrl: [a :]}\n` },
+  { name: '`value:,` in a flow mapping', doc: `${P}: {serverUrl: http://a:, httpRequestTimeout: 3s}\n` },
+  { name: '`value::}` in a flow mapping', doc: `${P}: {serverUrl: a::}\n` },
+  { name: '`key:[` in a flow mapping', doc: `${P}: {httpRequestTimeout:[1]}\n` },
+  { name: '`key:{` in a flow mapping', doc: `${P}: {httpRequestTimeout:{a: 1}}\n` },
+  { name: '`item:[` in a flow sequence', doc: `foo: [a:[b]]\n${P}: {httpRequestTimeout: 3s}\n` },
+  { name: '`key:[` in a later document', doc: `${P}: {httpRequestTimeout: 3s}\n---\nfoo: {a:[b]}\n` },
+  // A key's ":" on a later line, or over 1024 characters on, in a flow collection: libyaml drops the key.
+  { name: 'flow key and its ":" on the next line', doc: `${P}: {httpRequestTimeout\n  : 3s}\n` },
+  { name: 'quoted flow key and its ":" on the next line', doc: `${P}: {"httpRequestTimeout"\n  : 3s}\n` },
+  { name: 'anchor, then the flow key on the next line', doc: `${P}: {&x\n  httpRequestTimeout: 3s}\n` },
+  { name: 'anchor and the flow key on one line, after a break', doc: `${P}: {\n  &x httpRequestTimeout: 3s}\n` },
+  { name: 'flow sequence pair and its ":" on the next line', doc: `foo: [a\n  : b]\n${P}: {httpRequestTimeout: 3s}\n` },
+  { name: 'explicit flow key and its ":" on the next line', doc: `${P}: {? httpRequestTimeout\n  : 3s}\n` },
+  { name: 'flow key 1024 characters before its ":"', doc: `${P}: {${'a'.repeat(1024)}: 1, httpRequestTimeout: 3s}\n` },
+  { name: 'flow key 1025 characters before its ":"', doc: `${P}: {${'a'.repeat(1025)}: 1, httpRequestTimeout: 3s}\n` },
+  { name: 'flow key of 1023 characters and a space before its ":"', doc: `${P}: {${'a'.repeat(1023)} : 1, httpRequestTimeout: 3s}\n` },
+  { name: 'flow key of 1024 characters and a space before its ":"', doc: `${P}: {${'a'.repeat(1024)} : 1, httpRequestTimeout: 3s}\n` },
+  { name: 'flow key of 1000 characters with an anchor before it', doc: `${P}: {&anchor ${'a'.repeat(1016)}: 1, httpRequestTimeout: 3s}\n` },
+  { name: 'flow key of 1024 astral characters', doc: `${P}: {${'\u{1F600}'.repeat(1024)}: 1, httpRequestTimeout: 3s}\n` },
+  { name: 'flow key of 1025 astral characters', doc: `${P}: {${'\u{1F600}'.repeat(1025)}: 1, httpRequestTimeout: 3s}\n` },
+  { name: 'block key of 1025 characters', doc: `${P}:\n  ${'a'.repeat(1025)}: 1\n  httpRequestTimeout: 3s\n` },
+  { name: 'multi-line flow key after the first document', doc: `${P}: {httpRequestTimeout: 3s}\n---\nfoo: {a\n  : b}\n` },
+  { name: '`key #comment` then `:,`', doc: `${P}: {httpRequestTimeout #c\n  :, serverUrl: x}\n` },
+  { name: 'alias then `:,`', doc: `a: &a 4s\n${P}: {*a :, httpRequestTimeout: 3s}\n` },
+  { name: 'quoted key then `:,`', doc: `${P}: {"httpRequestTimeout":, serverUrl: x}\n` },
+  { name: 'plain key with a quote then `:,`', doc: `${P}: {http'RequestTimeout':, serverUrl: x}\n` },
   { name: '`key: }` in a flow mapping after a merge', doc: `a: &a {httpRequestTimeout: 5s}\n${P}: {<<: *a, httpRequestTimeout: }\n` },
   { name: '`key:}` alone in a flow mapping', doc: `${P}: {httpRequestTimeout:}\n` },
   { name: '`"key":value` in a flow mapping', doc: `${P}: {"serverUrl":http://a}\n` },
@@ -626,21 +649,9 @@ describe('readConfYml agrees with yaml.v2 (controller) and yaml.v3 (agent)', () 
     });
   });
 
-  describe.each(corpus.filter((c) => !c.finding && !c.stricter).map((c) => [c.name, c] as const))('%s', (_name, c) => {
+  describe.each(corpus.filter((c) => !c.stricter).map((c) => [c.name, c] as const))('%s', (_name, c) => {
     it('reads as Go does', () => {
       const m = confMismatch(c.doc, answers.get(c.doc)!);
-      if (m) throw new Error(m);
-    });
-  });
-
-  // FINDING: each of these disagrees with Go today (see `finding`); they pass while the
-  // disagreement lasts. When one starts failing, src/ was fixed: drop its `finding`.
-  describe.each(corpus.filter((c) => c.finding).map((c) => [c.name, c] as const))('FINDING %s', (_name, c) => {
-    it.failing(`reads as Go does (known: ${c.finding})`, () => {
-      const answer = answers.get(c.doc);
-      // Without an answer (no Go), return normally: for it.failing that is a failure.
-      if (!answer) return;
-      const m = confMismatch(c.doc, answer);
       if (m) throw new Error(m);
     });
   });

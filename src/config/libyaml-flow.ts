@@ -1,0 +1,153 @@
+/**
+ * libyaml's scanner (scannerc.go) on the raw text where a flow collection makes it read
+ * otherwise than the `yaml` package: how deep flow collections nest, which `-` and `:`
+ * are parts of plain scalars, and the rewrites that make the `yaml` package read them
+ * so (libyaml-parse.ts applies them).
+ */
+import type { Document } from 'yaml';
+
+/** Characters libyaml takes in a tag after its `!` (scannerc.go `yaml_parser_scan_tag_uri`). */
+export const TAG_CHARACTER = /[0-9A-Za-z\-_;/?:@&=+$,.!~*'()[\]%]/;
+
+/** libyaml's anchor and alias name characters (scannerc.go `yaml_parser_scan_anchor`). */
+const ANCHOR_CHARACTER = /[0-9A-Za-z_-]/;
+
+/** libyaml's `is_blankz`: a space, tab, line break or the end. */
+export const blankOrEnd = (c: string | undefined) => c === undefined || /[ \t\n\r\u2028\u2029]/.test(c);
+
+/**
+ * Flow collections as libyaml opens them, outside comments and quoted scalars (a `[` or
+ * `{` inside a plain scalar in block context, `a: b[c`, opens none): the deepest nesting;
+ * each `-` right before `,` `]` or `}` inside one (libyaml's plain scalar `-`); and each
+ * `:` inside one that libyaml reads as part of a plain scalar although the `yaml` package
+ * reads it as a value indicator: right before `,` `]` `}` (`key:,` `key :}` are the
+ * scalars "key:" and "key :"), or before `[` `{`, where libyaml's plain scalar ends and
+ * its parser then fails.
+ *
+ * In a flow collection, libyaml's plain scalar (scannerc.go `yaml_parser_scan_plain_scalar`)
+ * goes on over blanks and line breaks and ends only at `:` followed by a blank, at
+ * `,` `?` `[` `]` `{` `}`, or at a `#` after a blank; `:` and `?` where a token starts are
+ * indicators (`yaml_parser_fetch_next_token`).
+ */
+export function scanFlow(text: string): { deepest: number; dashes: number[]; colons: number[] } {
+  const dashes: number[] = [];
+  const colons: number[] = [];
+  let depth = 0;
+  let deepest = 0;
+  /** Inside a flow collection: a plain scalar is being read. */
+  let plain = false;
+  let afterBlank = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    const prev = text[i - 1];
+    if (plain) {
+      if (/\s/.test(c)) {
+        afterBlank = true;
+        continue;
+      }
+      const ends = (c === '#' && afterBlank) || /[,?[\]{}]/.test(c) || (c === ':' && blankOrEnd(text[i + 1]));
+      afterBlank = false;
+      if (!ends) {
+        if (c === ':') colons.push(i);
+        continue;
+      }
+      plain = false;
+    }
+    // In a flow collection, outside a plain scalar, a token starts at every character; outside
+    // flow collections only after a blank (else inside a plain scalar: `a[b`).
+    const tokenStart = depth > 0 || prev === undefined || /\s/.test(prev);
+    if (c === '#' && (tokenStart || /["'\]},[{]/.test(prev!))) {
+      const end = text.indexOf('\n', i);
+      i = end < 0 ? text.length : end;
+    } else if ((c === '"' || c === "'") && tokenStart) i = quotedEnd(text, i) - 1;
+    else if ((c === '[' || c === '{') && tokenStart) deepest = Math.max(deepest, ++depth);
+    else if ((c === ']' || c === '}') && depth > 0) depth--;
+    else if (depth === 0 || /[\s,:?]/.test(c)) continue;
+    else if (c === '&' || c === '*' || c === '!') i = propertyEnd(text, i);
+    else {
+      if (c === '-' && tokenStart && /[,\]}]/.test(text[i + 1] ?? '')) dashes.push(i);
+      plain = true;
+    }
+  }
+  return { deepest, dashes, colons: colons.filter((at) => /[,[\]{}]/.test(text[at + 1] ?? '')) };
+}
+
+/**
+ * The offset of the last character of the anchor, alias or tag starting at `start`:
+ * libyaml's name characters (`yaml_parser_scan_anchor`), tag characters
+ * (`yaml_parser_scan_tag`), or up to the `>` closing a verbatim tag `!<...>`.
+ */
+function propertyEnd(text: string, start: number): number {
+  if (text.startsWith('!<', start)) {
+    const close = text.indexOf('>', start);
+    return close < 0 ? text.length : close;
+  }
+  const name = text[start] === '!' ? TAG_CHARACTER : ANCHOR_CHARACTER;
+  let i = start;
+  while (i + 1 < text.length && name.test(text[i + 1]!)) i++;
+  return i;
+}
+
+/** The offset just past the quoted scalar opening at `start` (or the end of the text). */
+export function quotedEnd(text: string, start: number): number {
+  const quote = text[start]!;
+  for (let i = start + 1; i < text.length; i++) {
+    if (quote === '"' && text[i] === '\\') i++;
+    else if (text[i] === quote) {
+      if (quote === "'" && text[i + 1] === "'") i++;
+      else return i + 1;
+    }
+  }
+  return text.length;
+}
+
+/** Puts the `-` back in the plain scalar that starts at `at` (parsed as `x`). */
+export function restoreDash(doc: Document.Parsed, at: number): void {
+  const stack: unknown[] = [doc.contents];
+  while (stack.length > 0) {
+    const node = stack.pop() as { range?: number[]; value?: unknown; items?: unknown[]; key?: unknown } | null;
+    if (node === null || typeof node !== 'object') continue;
+    if (node.range?.[0] === at && typeof node.value === 'string') node.value = `-${node.value.slice(1)}`;
+    if (Array.isArray(node.items)) stack.push(...node.items);
+    if ('key' in node) stack.push(node.key, node.value);
+  }
+}
+
+/** A private-use character (U+E000 on) the text does not hold; the `yaml` package reads it as any other in a plain scalar. */
+export function unusedCharacter(text: string): string {
+  let code = 0xe000;
+  while (text.includes(String.fromCharCode(code))) code++;
+  return String.fromCharCode(code);
+}
+
+/** Puts back each `:` kept in a plain scalar (parsed as `colon`) in the scalars' values. */
+export function restoreColons(doc: Document.Parsed, colon: string): void {
+  const stack: unknown[] = [doc.contents];
+  while (stack.length > 0) {
+    const node = stack.pop() as { value?: unknown; items?: unknown[]; key?: unknown } | null;
+    if (node === null || typeof node !== 'object') continue;
+    if (typeof node.value === 'string') node.value = node.value.replaceAll(colon, ':');
+    if (Array.isArray(node.items)) stack.push(...node.items);
+    if ('key' in node) stack.push(node.key, node.value);
+  }
+}
+
+/**
+ * A `:` that libyaml keeps in a plain scalar right before `[` or `{` in the first document:
+ * the scalar ends there and the collection that follows is a second node where libyaml's
+ * parser expects `,` (parserc.go: "did not find expected ',' or '}'", or "']'").
+ */
+export function colonProblem(written: string, colons: readonly number[], end: number): string | undefined {
+  const at = colons.find((i) => i < end && /[[{]/.test(written[i + 1] ?? ''));
+  if (at === undefined) return undefined;
+  return `${where(written, at)}":" right before "${written[at + 1]}" inside { } or [ ] is part of the unquoted text before it for Go's YAML 1.1 decoders, which then fail ("did not find expected ','"); put a space after ":"`;
+}
+
+
+
+/** "line L, column C: " of offset `at` in `text` (lines end at LF). */
+export function where(text: string, at: number): string {
+  const before = text.slice(0, at);
+  const line = before.split('\n').length;
+  return `line ${line}, column ${at - before.lastIndexOf('\n')}: `;
+}
