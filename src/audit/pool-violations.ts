@@ -8,7 +8,13 @@
  * its creation touches the IaaS pool naming it, whose broken pair is counted here.
  * The pass over every pool after a complete list runs in time slices when given a
  * {@link Slicing} (the server's: 10 000 pools take ~2 s to judge, longer than a probe's
- * timeout); meanwhile the counts hold the last judgement of each pool, old or new.
+ * timeout); meanwhile the counts hold the last judgement of each pool, old or new. A
+ * judgement that throws (a rule's bug on an odd pool, a failed pause) ends the pass or
+ * event it belongs to only, when the tracker is given a `failed` handler (the server's
+ * logs it): it is counted ({@link PoolViolationTracker.failedJudgements}), the counts
+ * keep each pool's last judgement, and the next list or event judges again. It never
+ * becomes an unhandled rejection (on which Node ends the process) nor a throw into the
+ * index's caller (the informer's watch callback).
  */
 import type { PoolIndex } from '../state/pool-index.js';
 import { inSlices, type Slicing } from '../state/slices.js';
@@ -52,6 +58,8 @@ export class PoolViolationTracker {
   private readonly pairCounts = new Map<string, number>();
   /** Pools judged since the start: what a test counts to see the upkeep stays O(touched). */
   judgements = 0;
+  /** Events and passes over every pool whose judgement threw, since the start (with a `failed` handler). */
+  failedJudgements = 0;
   /** Which pass over every pool is the current one (a newer complete list abandons an older pass). */
   private pass = 0;
   private passing: Promise<void> = Promise.resolve();
@@ -59,16 +67,27 @@ export class PoolViolationTracker {
   /**
    * @param slicing how the pass over every pool yields to the event loop; absent, it runs
    *   in one piece (the CLI's `audit`, which has nothing else to answer).
+   * @param failed told what a judgement threw, which is then counted in
+   *   {@link failedJudgements}; absent, it is thrown to the index's caller (a pass in
+   *   slices: {@link judged} rejects with it).
    */
   constructor(
     private readonly index: PoolIndex,
     private readonly slicing?: Slicing,
+    private readonly failed?: (error: unknown) => void,
   ) {
-    index.onChange((touched) => (touched === 'all' ? this.rejudgeAll() : touched.forEach((name) => this.rejudge(name))));
+    index.onChange((touched) => {
+      try {
+        if (touched === 'all') this.rejudgeAll();
+        else touched.forEach((name) => this.rejudge(name));
+      } catch (error) {
+        this.failure(error);
+      }
+    });
     if (index.hasSynced()) this.rejudgeAll();
   }
 
-  /** Resolves once the current pass over every pool (after a complete list) is done. */
+  /** Resolves once the current pass over every pool (after a complete list) is done, or has failed with a `failed` handler. */
   judged(): Promise<void> {
     return this.passing;
   }
@@ -110,14 +129,22 @@ export class PoolViolationTracker {
     const slicing = this.slicing;
     this.passing = (async () => {
       if (await inSlices(this.index.entries(), judge, slicing, wanted)) gone().forEach((name) => this.rejudge(name));
-    })();
+    })().catch((error: unknown) => this.failure(error));
   }
 
+  /** Hands what a judgement threw to the `failed` handler and counts it; without one, throws it. */
+  private failure(error: unknown): void {
+    if (this.failed === undefined) throw error;
+    this.failedJudgements++;
+    this.failed(error);
+  }
+
+  /** Judges `name` before touching the counts, so that a judgement that throws leaves them as they were. */
   private rejudge(name: string): void {
-    this.account(name, -1);
     const pool = this.index.get(name);
     this.judgements++;
     const found = pool === undefined ? [] : storedPoolViolations(pool, name, this.index).map(tally);
+    this.account(name, -1);
     if (found.length === 0) this.byPool.delete(name);
     else this.byPool.set(name, found);
     this.account(name, +1);

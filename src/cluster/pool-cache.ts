@@ -11,7 +11,7 @@
  */
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { PoolViolationTracker } from '../audit/pool-violations.js';
 import { DEFAULT_SYNC_WAIT_MS } from '../defaults.js';
 import type { ReadinessCheck } from '../server/readiness.js';
@@ -97,7 +97,12 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
   const { logger, syncWaitMs = DEFAULT_SYNC_WAIT_MS, ...timing } = options;
   const index = new PoolIndex();
   // The pass over every pool after a list yields every few ms: probes never wait on it.
-  const violations = new PoolViolationTracker(index, EVENT_LOOP_SLICING);
+  const violations = new PoolViolationTracker(index, EVENT_LOOP_SLICING, (err) =>
+    logger.error(
+      { err: (err as Error | undefined)?.message ?? String(err) },
+      'judging the stored SpiderIPPools failed; the violation gauges keep each pool\'s last judgement until the next list or event',
+    ),
+  );
   const warnRefused = (names: readonly string[]) => {
     for (const name of names) logger.warn({ name }, 'SpiderIPPool not shaped as expected; pair checks treat it as absent');
   };
@@ -157,7 +162,8 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
  * `spiderpool_iaas_webhook_pool_violations{rule}` (violations of the stored IaaS pools, as a
  * CREATE would judge them, every rule listed) and
  * `spiderpool_iaas_webhook_pool_broken_pairs` (dual-stack pairs with a violation between
- * their pools). The violation counts are kept current by the cache's events; a scrape
+ * their pools), `spiderpool_iaas_webhook_pool_violations_errors_total` (judgements of a
+ * list or event that threw: {@link PoolViolationTracker.failedJudgements}). The violation counts are kept current by the cache's events; a scrape
  * only reads them.
  */
 export function registerPoolCacheMetrics(registry: Registry, cache: Pick<PoolCache, 'pools' | 'violations' | 'lastSyncSeconds' | 'errors'>): void {
@@ -176,6 +182,15 @@ export function registerPoolCacheMetrics(registry: Registry, cache: Pick<PoolCac
     registers: [registry],
     collect() {
       this.set(cache.violations.brokenPairs());
+    },
+  });
+  new Counter({
+    name: 'spiderpool_iaas_webhook_pool_violations_errors_total',
+    help: 'Judgements of stored SpiderIPPools (after a list or an event) that failed (logged); the violation gauges keep each pool\'s last judgement.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(cache.violations.failedJudgements);
     },
   });
   new Gauge({

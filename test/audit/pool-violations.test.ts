@@ -145,6 +145,45 @@ describe('PoolViolationTracker', () => {
       expect(tracker.brokenPairs()).toBe(5);
     });
 
+    it('a pass that throws is handed to its handler and counted, never an unhandled rejection; the counts stay right and the next list judges again', async () => {
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      try {
+        const index = new PoolIndex();
+        const { slicing, step, paused } = stepped(10);
+        const failures: unknown[] = [];
+        const tracker = new PoolViolationTracker(index, slicing, (error) => failures.push(error));
+        index.replaceAll(pairs(20, () => true));
+        while (paused()) await step();
+        await tracker.judged();
+        const judgedBefore = snapshot(tracker);
+        // A rule that throws on the 30th pool it reads: the pass ends there, the pools judged before keep their judgement.
+        let reads = 0;
+        const pairedWith = index.pairedWith.bind(index);
+        index.pairedWith = (name: string) => {
+          if (++reads === 30) throw new Error('a rule failed');
+          return pairedWith(name);
+        };
+        index.replaceAll(pairs(20, (i) => i % 5 === 0));
+        while (paused()) await step();
+        await expect(tracker.judged()).resolves.toBeUndefined();
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(unhandled).toEqual([]);
+        expect(failures).toEqual([new Error('a rule failed')]);
+        expect(tracker.failedJudgements).toBe(1);
+        expect(snapshot(tracker)).not.toEqual(judgedBefore); // the first pools of the pass were judged
+        for (const count of tracker.counts().values()) expect(count).toBeGreaterThanOrEqual(0);
+        index.replaceAll(pairs(20, (i) => i % 5 === 0)); // the next list: every pool judged again
+        while (paused()) await step();
+        await tracker.judged();
+        expect(snapshot(tracker)).toEqual(fromScratch(index));
+        expect(tracker.failedJudgements).toBe(1);
+      } finally {
+        process.off('unhandledRejection', onUnhandled);
+      }
+    });
+
     it('a newer list abandons the older pass; events between slices and pools gone from the list leave the counts right', async () => {
       const index = new PoolIndex();
       const { slicing, step, paused } = stepped(10);

@@ -14,7 +14,7 @@ const logger = pino({ level: 'silent' });
 
 /** A logger that keeps its records (at `level` and above), and the records it kept. */
 function recordingLogger(level = 'warn') {
-  const records: { level: number; msg: string; operation?: string; message?: string; statusCode?: number; retryInMs?: number; failedAttempts?: number }[] = [];
+  const records: { level: number; msg: string; err?: string; operation?: string; message?: string; statusCode?: number; retryInMs?: number; failedAttempts?: number }[] = [];
   return { records, logger: pino({ level }, { write: (line: string) => void records.push(JSON.parse(line)) }) };
 }
 const WARN = 40;
@@ -352,6 +352,33 @@ describe('the SpiderIPPool cache against a fake API server', () => {
       expect.objectContaining({ labels: { operation: 'list' }, value: 1 }),
       expect.objectContaining({ labels: { operation: 'watch' }, value: 0 }),
     ]);
+  });
+
+  it('a judgement of the stored pools that throws (after a list or an event) is logged through its logger and counted, and the cache keeps serving', async () => {
+    api.lists = [{ status: 200, items: [pool('pool-a', '1', 'pool-b'), pool('pool-b', '2')], resourceVersion: '2' }];
+    const { records, logger } = recordingLogger('error');
+    cache = startPoolCache(kubeConfigFor(await api.start()), { logger });
+    cache.pools.pairedWith = () => {
+      throw new Error('a rule failed');
+    };
+    const registry = new Registry();
+    registerPoolCacheMetrics(registry, cache);
+    const errors = async () => (await registry.getSingleMetric('spiderpool_iaas_webhook_pool_violations_errors_total')!.get()).values[0]!.value;
+    expect(await errors()).toBe(0);
+    await until(() => cache!.violations.failedJudgements === 1, 'the failed pass counted');
+    expect(await errors()).toBe(1);
+    expect(records).toEqual([
+      expect.objectContaining({ err: 'a rule failed', msg: "judging the stored SpiderIPPools failed; the violation gauges keep each pool's last judgement until the next list or event" }),
+    ]);
+    await until(() => api.openWatches === 1, 'the watch is open');
+    api.send('ADDED', pool('pool-c', '3')); // its judgement throws too: not into the watch, which goes on
+    await until(() => cache!.violations.failedJudgements === 2, 'the failed judgement of the event counted');
+    api.send('ADDED', pool('pool-d', '4'));
+    await until(() => cache!.pools.get('pool-d') !== undefined, 'still following events');
+    expect(cache.pools.get('pool-c')).toBeDefined();
+    expect(cache.errors()).toEqual({ list: 0, watch: 0 });
+    expect(api.watchQueries).toHaveLength(1);
+    expect(records.map((r) => r.err)).toEqual(['a rule failed', 'a rule failed', 'a rule failed']); // the list's, pool-c's and pool-d's
   });
 
   it('keeps the violation gauges current from list and watch events (a traditional sibling included)', async () => {
