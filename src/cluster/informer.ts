@@ -34,8 +34,9 @@ const SHORT_WATCH_MS = 1000;
 
 /** A watch that ended at once without an event (see {@link SHORT_WATCH_MS}). */
 class ShortWatchError extends Error {
-  constructor(durationMs: number) {
-    super(`the watch ended at once without an event (after ${Math.round(durationMs)} ms); retrying with backoff`);
+  constructor() {
+    // No duration in the text: each repeat is the same failure, logged at debug after the first.
+    super(`the watch ended at once without an event (within ${SHORT_WATCH_MS / 1000} s); retrying with backoff`);
   }
 }
 
@@ -46,8 +47,8 @@ class ShortWatchError extends Error {
  * the relist waits for the backoff, as client-go's reflector paces every ListAndWatch.
  */
 class ExpiredAtOnceError extends Error {
-  constructor(durationMs: number) {
-    super(`the watch from a fresh list expired at once (410 Gone after ${Math.round(durationMs)} ms); listing again with backoff`);
+  constructor() {
+    super(`the watch from a fresh list expired at once (410 Gone within ${SHORT_WATCH_MS / 1000} s); listing again with backoff`);
   }
 }
 
@@ -163,6 +164,8 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
   let lastLogged: string | undefined;
   let lastFailure: CacheFailure | undefined;
   let failedSinceLogged = 0;
+  // Recovery is a list that succeeded, or a watch that delivered an event or lasted
+  // SHORT_WATCH_MS: a watch that opens and ends at once (a ShortWatchError) recovers nothing.
   const recovered = () => {
     lastFailure = undefined;
     if (lastLogged === undefined) return;
@@ -170,8 +173,9 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
     lastLogged = undefined;
     failedSinceLogged = 0;
   };
+  /** Set while a watch that opened has not lasted SHORT_WATCH_MS yet: then it has recovered. */
+  let lasting: NodeJS.Timeout | undefined;
   const current = () => {
-    recovered();
     if (spec.synced()) lastSyncSeconds = Date.now() / 1000;
   };
   const describeFailure = spec.describeFailure ?? describeApiFailure;
@@ -199,6 +203,7 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
     spec.replaceAll(items);
     resourceVersion = listed ?? '';
     failures = 0;
+    recovered();
     current();
     (firstSync ? logger.info.bind(logger) : logger.debug.bind(logger))({ objects: items.length, durationMs: Date.now() - startedMs }, `${what} cache listed`);
   };
@@ -207,7 +212,13 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
     current: (activity) => {
       // The first event after a reconnect shows the connection works again: the next
       // error starts the backoff afresh.
-      if (activity === 'event') failures = 0;
+      if (activity === 'event') {
+        failures = 0;
+        recovered();
+      } else if (activity === 'opened') {
+        lasting = setTimeout(recovered, SHORT_WATCH_MS);
+        lasting.unref();
+      }
       current();
     },
     malformed: (phase) => logger.warn({ phase }, `${what} watch event without metadata.name ignored`),
@@ -251,10 +262,15 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
           if (typeof version === 'string' && version !== '') resourceVersion = version;
         },
         (err: unknown) => {
+          clearTimeout(lasting);
           if (gone || (err as { statusCode?: unknown } | null)?.statusCode === 410) expired();
           else if (err !== null && err !== undefined) reject(err);
-          else if (events === 0 && Date.now() - startedMs < SHORT_WATCH_MS) reject(new ShortWatchError(Date.now() - startedMs));
-          else resolve(read);
+          else if (events === 0 && Date.now() - startedMs < SHORT_WATCH_MS) reject(new ShortWatchError());
+          else {
+            // Lasted SHORT_WATCH_MS (its timer may not have run yet on a busy event loop) or delivered an event.
+            if (read > 0 || Date.now() - startedMs >= SHORT_WATCH_MS) recovered();
+            resolve(read);
+          }
         },
       );
     });
@@ -304,7 +320,7 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
         expiredAtOnceBefore = expiredAtOnce;
         if (expiredAtOnceAgain) {
           failures = failuresBefore;
-          throw new ExpiredAtOnceError(expiredMs);
+          throw new ExpiredAtOnceError();
         }
       } catch (err) {
         if (stopped) return; // stop() aborts the list or watch, which reports as an error
