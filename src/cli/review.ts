@@ -16,8 +16,9 @@ import { webhookMatches, WebhookMatchSchema, type MatchedRequest, type WebhookMa
 import { readWebhookManifest } from '../registration/webhook-configuration.js';
 import type { ClusterState } from '../state/state.js';
 import { policyEnforcementLine } from '../rules/admission-policy.js';
-import { noPoolDirectory, type PoolDirectory } from '../rules/pool-pair.js';
-import { judgeSpiderIPPoolWrite, SPIDERIPPOOL, SpiderIPPoolSchema } from '../rules/spiderippool.js';
+import { noPoolDirectory } from '../rules/pool-pair.js';
+import { SPIDERIPPOOL } from '../rules/spiderippool.js';
+import { SPIDERIPPOOL_RULES, type SpiderIPPoolRule } from '../rules/rule-names.js';
 import { firstIssue } from '../field/issue.js';
 import { quoteGoString } from '../field/quote.js';
 import { nameOf } from '../kubernetes/metadata.js';
@@ -125,7 +126,7 @@ export function runReview(command: ReviewCommand): CommandResult {
     }
     writes.push({ operation, object, ...(fromState !== undefined ? { oldObject: fromState } : {}), source });
   }
-  return judge(writes, command, createReviewer(options), options.pools ?? noPoolDirectory(NO_STATE_REASON));
+  return judge(writes, command, createReviewer(options));
 }
 
 /** The objects of one input, with `review`'s own message for what it cannot use. */
@@ -217,7 +218,6 @@ function judge(
   writes: readonly Write[],
   command: ReviewCommand,
   review: (body: unknown) => ReviewOutcome,
-  pools: PoolDirectory,
 ): CommandResult {
   const responses: unknown[] = [];
   const refusals: Refusal[] = [];
@@ -258,7 +258,7 @@ function judge(
         verb: VERB[operation],
         source: write.source,
       });
-      notes += policyNote(body.request, pools);
+      notes += policyNote(body.request, outcome.refusedBy);
     }
   }
   const exitCode = refusals.length > 0 ? 1 : 0;
@@ -272,18 +272,18 @@ function judge(
 /**
  * For a refused SpiderIPPool write, a `note:` line saying whether the
  * ValidatingAdmissionPolicy (deploy/components/validating-admission-policy/) refuses it
- * too, from the rules that refused it and the table of their twins; '' for other writes.
+ * too, from the rules that refused it (`refusedBy` of the review's outcome: the one
+ * judgement) and the table of their twins; '' for other writes and for a refusal no rule
+ * names (an object that cannot be decoded).
  */
-function policyNote(request: AdmissionRequest, pools: PoolDirectory): string {
-  if (request.kind.group !== SPIDERIPPOOL.group || request.kind.kind !== SPIDERIPPOOL.kind || request.operation === 'DELETE') return '';
-  const pool = SpiderIPPoolSchema.safeParse(request.object);
-  const old = request.oldObject === undefined || request.oldObject === null ? undefined : SpiderIPPoolSchema.safeParse(request.oldObject);
-  if (!pool.success || (old !== undefined && !old.success)) return '';
-  const name = pool.data.metadata.name ?? request.name ?? '';
-  const { refused } = judgeSpiderIPPoolWrite(old?.data, pool.data, name, pools);
-  if (refused.length === 0) return '';
-  return `note: SpiderIPPool ${quoteGoString(name)}: ${policyEnforcementLine(refused.map((r) => r.rule))}\n`;
+function policyNote(request: AdmissionRequest, refusedBy: readonly string[]): string {
+  if (request.kind.group !== SPIDERIPPOOL.group || request.kind.kind !== SPIDERIPPOOL.kind) return '';
+  const rules = refusedBy.filter(isSpiderIPPoolRule);
+  if (rules.length === 0) return '';
+  return `note: SpiderIPPool ${quoteGoString(nameOf(request.object) || (request.name ?? ''))}: ${policyEnforcementLine(rules)}\n`;
 }
+
+const isSpiderIPPoolRule = (rule: string): rule is SpiderIPPoolRule => (SPIDERIPPOOL_RULES as readonly string[]).includes(rule);
 
 /** Whether a validator guards the request's kind (else "not reviewed" would tell nothing: no rule reads it). */
 function guarded(request: AdmissionRequest): boolean {

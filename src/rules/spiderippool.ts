@@ -167,8 +167,8 @@ export function validateSpiderIPPoolUpdate(
 /**
  * The refusals, each with its rule, and the warnings of a CREATE (`oldPool` undefined) or
  * UPDATE of pool `name`: what {@link validateSpiderIPPoolCreate} and
- * {@link validateSpiderIPPoolUpdate} decide, for callers that ask which rules refused
- * (`review`, telling whether the ValidatingAdmissionPolicy refuses too).
+ * {@link validateSpiderIPPoolUpdate} decide, with the rule of each refusal (their
+ * `refusedBy`, which `review`'s policy note reads from the review's outcome).
  */
 export function judgeSpiderIPPoolWrite(
   oldPool: SpiderIPPool | undefined,

@@ -12,7 +12,9 @@ import { ADMISSION_POLICY_NAME, OTHER_WEBHOOKS_ENFORCEMENT, SPIDERIPPOOL_ENFORCE
 import { judgeSpiderIPPoolWrite } from '../../src/rules/spiderippool.js';
 import { SPIDERIPPOOL_RULES } from '../../src/rules/rule-names.js';
 import { noPoolDirectory } from '../../src/rules/pool-pair.js';
-import { wireValidators } from '../../src/validators.js';
+import { createReviewer, wireValidators } from '../../src/validators.js';
+import { buildAdmissionReview } from '../../src/kubernetes/build.js';
+import { ClusterState } from '../../src/state/state.js';
 import { WEBHOOKS } from '../../src/defaults.js';
 import { spiderIPPool } from '../helpers/pools.js';
 
@@ -99,6 +101,22 @@ describe('review says whether the policy refuses a refused pool too', () => {
     const result = run(stringify(iaas('eth0', ['w1'])));
     expect(result.exitCode).toBe(0);
     expect(result.stderr).not.toContain('note:');
+  });
+
+  test('the note reads the rules from the review itself: the write is judged once, the other pools asked as often as by the webhook alone', () => {
+    const { state } = ClusterState.of([spiderIPPool('q', { provider: 'cloud', subnet: '10.0.1.0/24' })]);
+    let reads = 0; // of the pools naming a pool: what judging a write asks (review's own lookup of a stored "p" does not)
+    const pairedWith = state.pools.pairedWith.bind(state.pools);
+    state.pools.pairedWith = (name: string) => (reads++, pairedWith(name));
+    const broken = spiderIPPool('p', { provider: 'cloud', subnet: '10.0.0.0/24', pair: 'q' }); // q is IPv4 too
+    const result = runReview({ inputs: [{ text: stringify(broken), source: 'new.yaml' }], state, configMap: { name: 'spiderpool-conf' } });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/note: SpiderIPPool "p": only the webhook refuses it, not ValidatingAdmissionPolicy ".*" \(pair-ipVersion: /);
+    const byReview = reads;
+    reads = 0;
+    const outcome = createReviewer({ configMap: { name: 'spiderpool-conf' }, pools: state.pools, cluster: state })(buildAdmissionReview({ operation: 'CREATE', object: broken }));
+    expect(outcome.refusedBy).toEqual(['pair-ipVersion']);
+    expect(byReview).toBe(reads);
   });
 
   test('rules without a twin: only the webhook refuses, and why', () => {
