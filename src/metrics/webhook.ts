@@ -59,11 +59,6 @@ export interface WebhookMetrics {
   certificateExpirationSeconds: Gauge;
   /** Certificate reloads by `result` (`success`, `failure`). */
   certificateReloadsTotal: Counter<'result'>;
-  /**
-   * Connections closed on arrival because `maxConnections` were open, all serving a
-   * request (the same count as `connectionRejectionsTotal{reason="all_busy"}`).
-   */
-  connectionsDroppedTotal: Counter;
   /** The `connections{state}` gauge; its counts are read at each scrape. */
   connections: ConnectionStates;
   /** Connections the server closed early, by `reason` (src/server/connection-table.ts `EVICTION_REASONS`). */
@@ -168,11 +163,6 @@ export function createWebhookMetrics(registry = new Registry()): WebhookMetrics 
       name: `${PREFIX}certificate_reloads_total`,
       help: 'Serving certificate reloads from the certificate directory, by result (failure: the old pair stays in use).',
       labelNames: ['result'],
-      registers,
-    }),
-    connectionsDroppedTotal: new Counter({
-      name: `${PREFIX}connections_dropped_total`,
-      help: 'Connections closed on arrival because the concurrent-connection cap was reached with every connection serving a request.',
       registers,
     }),
     connections: {

@@ -16,7 +16,7 @@ import { ConnectionTable, EVICTION_REASONS, REJECTION_REASONS, type ConnectionLi
 export interface ConnectionGuardOptions extends ConnectionLimits {
   /** From the TCP accept to a finished TLS handshake, in milliseconds; then the connection is closed. */
   handshakeMs: number;
-  metrics: Pick<WebhookMetrics, 'connections' | 'connectionEvictionsTotal' | 'connectionRejectionsTotal' | 'connectionsDroppedTotal'>;
+  metrics: Pick<WebhookMetrics, 'connections' | 'connectionEvictionsTotal' | 'connectionRejectionsTotal'>;
   logger: Logger;
 }
 
@@ -55,7 +55,6 @@ export function guardConnections(server: HttpsServer, options: ConnectionGuardOp
     const admission = table.admit(socket, address);
     if (!admission.admitted) {
       metrics.connectionRejectionsTotal.inc({ reason: admission.reason });
-      metrics.connectionsDroppedTotal.inc();
       logger.debug({ remoteAddress: address, reason: admission.reason }, 'connection refused on arrival');
       return void socket.destroy();
     }

@@ -162,7 +162,7 @@ describe('every alert', () => {
       'spiderpool_iaas_webhook_pool_cache_synced',
       'spiderpool_iaas_webhook_pool_cache_last_sync_timestamp_seconds',
       'spiderpool_iaas_webhook_pool_violations',
-      'spiderpool_iaas_webhook_connections_dropped_total',
+      'spiderpool_iaas_webhook_connection_rejections_total',
       'spiderpool_iaas_webhook_connection_evictions_total',
     ]) {
       expect({ name, alerts: onSeries(name) }).toEqual({ name, alerts: expect.arrayContaining([expect.any(String)]) });
