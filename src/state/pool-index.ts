@@ -144,18 +144,20 @@ export class PoolIndex implements PoolDirectory {
     this.byVersion = undefined;
     this.namedBy.clear();
     const refused: string[] = [];
+    // One turn for every pool (reviews must never see half a list), so a few map writes each:
+    // 50 000 pools in tens of milliseconds. Nothing is told per pool: the listeners hear 'all'.
     for (const object of objects) {
       const pool = slimPool(object);
       // In order, as upserts: a malformed object drops an earlier copy under its name, a later one stands.
       const key = pool?.metadata.name ?? nameOf(object);
-      this.unlink(key);
+      if (this.pools.has(key)) this.unlink(key); // only a name listed twice has links to undo
       if (pool === undefined) {
         refused.push(key);
         this.pools.delete(key);
         continue;
       }
       this.pools.set(key, pool);
-      this.link(key, pool, new Set());
+      this.link(key, pool);
     }
     this.synced = true;
     for (const listener of this.listeners) listener('all');
@@ -188,10 +190,11 @@ export class PoolIndex implements PoolDirectory {
     return touched;
   }
 
-  private link(name: string, pool: SpiderIPPool, touched: Set<string>): void {
+  /** Puts `name` into the reverse index; adds the pool it names to `touched`, when given. */
+  private link(name: string, pool: SpiderIPPool, touched?: Set<string>): void {
     const target = annotation(pool, PAIR_POOL_ANNOTATION);
     if (target === undefined) return;
-    touched.add(target);
+    touched?.add(target);
     const names = this.namedBy.get(target);
     if (names === undefined || names === name) this.namedBy.set(target, name);
     else if (typeof names === 'string') this.namedBy.set(target, new Set([names, name]));

@@ -43,6 +43,19 @@ describe('ListItemReader', () => {
     );
   });
 
+  it('reads strings made of backslashes and quotes, whatever the chunks (an escaped quote never ends a string)', () => {
+    const text = fc.array(fc.constantFrom('\\', '"', 'a', 'ü', '}', ']', ','), { maxLength: 12 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(fc.array(text, { maxLength: 4 }), fc.array(fc.nat(), { maxLength: 16 }), (texts, cuts) => {
+        const list = { metadata: { continue: texts.join('') }, items: texts.map((t) => ({ metadata: { name: t }, status: { allocatedIPs: JSON.stringify({ [t]: t }) } })) };
+        const { items, rest } = read(cut(Buffer.from(JSON.stringify(list)), cuts));
+        expect(items).toEqual(list.items);
+        expect(rest).toEqual({ ...list, items: [] });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('hands over elements that are not objects as JSON.parse reads them', () => {
     fc.assert(
       fc.property(fc.array(fc.nat(), { maxLength: 8 }), (cuts) => {

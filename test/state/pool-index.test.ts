@@ -68,4 +68,21 @@ describe('PoolIndex.replaceAll', () => {
     expect(index.replaceAll([poolObject('a'), malformed])).toEqual(['a']);
     expect(index.get('a')).toBeUndefined();
   });
+
+  test('a name listed twice keeps only the later copy\'s pair link; a relist keeps no link of the list before', () => {
+    const index = new PoolIndex();
+    index.replaceAll([poolObject('a', { pair: 'x' }), poolObject('b', { pair: 'x' }), poolObject('a', { pair: 'y' })]);
+    expect(index.pairedWith('x').map((p) => p.metadata.name)).toEqual(['b']);
+    expect(index.pairedWith('y').map((p) => p.metadata.name)).toEqual(['a']);
+    index.replaceAll([poolObject('c', { pair: 'y' })]);
+    expect(index.pairedWith('x')).toEqual([]);
+    expect(index.pairedWith('y').map((p) => p.metadata.name)).toEqual(['c']);
+    expect(index.size).toBe(1);
+  });
+
+  test('a name listed twice whose later copy names no pair leaves no link', () => {
+    const index = new PoolIndex();
+    index.replaceAll([poolObject('a', { pair: 'x' }), poolObject('a')]);
+    expect(index.pairedWith('x')).toEqual([]);
+  });
 });
