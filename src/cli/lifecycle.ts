@@ -8,6 +8,7 @@ import { InvalidArgumentError } from 'commander';
 import type { Logger } from 'pino';
 import { assertRotationPolicy } from '../certs/rotation.js';
 import { WEBHOOKS } from '../defaults.js';
+import { CA_BUNDLE_OVERLAP_MS } from '../registration/ca-bundle.js';
 
 /** How often the Secret is read again and the webhook configuration compared, in milliseconds. */
 export const LIFECYCLE_INTERVAL_MS = 10_000;
@@ -137,6 +138,8 @@ export async function manageWebhookConfiguration(
     caBundlePem,
     servingProblem: async (caPem) => (await manage.servingProblem(endpoint, caPem)) ?? manage.serviceEndpointProblem(kubeConfig, { name: flags.service, namespace }),
     ...(flags.ownerClusterRole === undefined ? {} : { ownerClusterRole: flags.ownerClusterRole }),
+    // A mounted Secret's CA changes without an overlap; --tls-secret's ca.crt carries its own.
+    ...(flags.tlsSecret === undefined ? { caOverlapMs: CA_BUNDLE_OVERLAP_MS } : {}),
     intervalMs: LIFECYCLE_INTERVAL_MS,
     logger,
   });

@@ -3,7 +3,8 @@
  * webhook itself, once it answers, so no `failurePolicy: Fail` webhook exists before a pod
  * can answer it (an install applying the configuration with the Deployment refuses every
  * guarded write until the first pod is Ready), and its caBundle kept equal to the CA bundle
- * the server uses: after a renewal, and after anyone else changed it.
+ * the server uses (with `caOverlapMs`, that bundle and the CAs other replicas may still
+ * serve: ca-bundle.ts): after a renewal, and after anyone else changed it.
  *
  * Once written, a configuration that disappears is not written again by the same process:
  * an uninstall deletes it first (Helm's pre-delete hook, `unregister`) while the pods still
@@ -16,6 +17,7 @@ import { caBundleBase64 } from '../certs/files.js';
 import { summarizeApiError } from '../cluster/api-error.js';
 import { clusterRoleOwner } from '../cluster/owner.js';
 import { applyWebhookConfiguration } from './apply.js';
+import { overlappedBundle } from './ca-bundle.js';
 import { webhookConfigurationFor, type WebhookConfiguration, type WebhookManifest, type WebhookTarget } from './webhook-configuration.js';
 
 /** How long the server's own `/readyz` may take to answer the check before writing. */
@@ -85,6 +87,14 @@ export interface WebhookConfigurationManagerOptions {
    * deleting the install deletes it by garbage collection; none when absent.
    */
   ownerClusterRole?: string;
+  /**
+   * For a CA from a Secret the kubelet mounts (no `--tls-secret`), which changes without an
+   * overlap: how long (milliseconds) CAs the server does not serve stay in caBundle after
+   * its own changed ({@link overlappedBundle}). Without it caBundle is the server's bundle exactly.
+   */
+  caOverlapMs?: number;
+  /** The clock, epoch milliseconds; `Date.now` by default. */
+  now?: () => number;
   /** How often the stored configuration is compared with the bundle, in milliseconds. */
   intervalMs: number;
   logger: Logger;
@@ -95,6 +105,10 @@ export interface WebhookConfigurationManager {
   sync(): Promise<void>;
   stop(): void;
 }
+
+/** Each stored webhook's caBundle, decoded to PEM text. */
+const storedPems = (configuration: Parameters<typeof caBundlesOf>[0]): string[] =>
+  [...caBundlesOf(configuration).values()].map((b64) => Buffer.from(b64, 'base64').toString('utf8'));
 
 const caBundlesOf = (configuration: { webhooks?: { name: string; clientConfig?: { caBundle?: unknown } }[] } | undefined) =>
   new Map((configuration?.webhooks ?? []).map((w) => [w.name, w.clientConfig?.caBundle === undefined ? '' : String(w.clientConfig.caBundle)]));
@@ -118,7 +132,10 @@ export function startWebhookConfigurationManager(options: WebhookConfigurationMa
   const { logger } = options;
   const name = options.manifest.metadata.name;
   const admission = options.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+  const now = options.now ?? Date.now;
   let written = false;
+  /** The server's bundle and since when it is so (the first round at the latest). */
+  let own: { pem: string; sinceMs: number } | undefined;
   let lastWait: string | undefined;
   const wait = (why: string) => {
     if (why !== lastWait) logger.warn({ webhookConfiguration: name }, `not writing the webhook configuration yet: ${why}`);
@@ -138,9 +155,13 @@ export function startWebhookConfigurationManager(options: WebhookConfigurationMa
   const round = async (): Promise<void> => {
     const caPem = options.caBundlePem();
     if (caPem === undefined) return wait('the certificate directory has no ca.crt to take the caBundle from');
-    const desired = webhookConfigurationFor(options.manifest, options.target, caBundleBase64(caPem));
+    const nowMs = now();
+    if (own?.pem !== caPem) own = { pem: caPem, sinceMs: nowMs };
     const current = await stored();
     if (written && current === undefined) return wait('it was deleted (an uninstall?); restart the pods to write it again');
+    const bundle =
+      options.caOverlapMs === undefined ? caPem : overlappedBundle({ own: caPem, stored: current === undefined ? [] : storedPems(current), ownSinceMs: own.sinceMs, nowMs, overlapMs: options.caOverlapMs });
+    const desired = webhookConfigurationFor(options.manifest, options.target, caBundleBase64(bundle));
     if (written && caBundlesMatch(desired, current)) return void (lastWait = undefined);
     const problem = await options.servingProblem(caPem);
     if (problem !== undefined) return wait(`the server does not answer with this CA bundle yet: ${problem}`);

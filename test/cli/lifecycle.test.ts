@@ -10,6 +10,7 @@ import { jest } from '@jest/globals';
 import { InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import { collectAnnotation, manageWebhookConfiguration, parseObjectName, provisionCertificates, type LifecycleFlags } from '../../src/cli/lifecycle.js';
+import { generateCertificates } from '../../src/certs/generate.js';
 import { startServer } from '../../src/server/serve.js';
 import { ENDPOINT_SLICES, endpointSlice, SECRETS, startFakeObjectStore, WEBHOOK_CONFIGURATIONS, type FakeObjectStore } from '../cluster/fake-object-store.js';
 
@@ -80,6 +81,31 @@ describe('serve --tls-secret --manage-webhook-configuration', () => {
     const conf = written['webhooks'].find((w: any) => w.clientConfig.service.path === '/validate-configmap');
     expect(conf.namespaceSelector.matchExpressions[0].values).toEqual(['spiderpool']);
     expect(conf.matchConditions[0].expression).toBe("object.metadata.name == 'my-conf'");
+  });
+
+  it('without --tls-secret (a mounted CA, which changes without an overlap), keeps the newer CA another replica serves in caBundle', async () => {
+    // The certificates for svc.ns.svc in the directory, as a mounted Secret would hold them.
+    (await provisionCertificates(flags, logger))!.stop();
+    const server = await startServer({ port: 0, host: '127.0.0.1', certDir: flags.certDir, generateCerts: false, logger });
+    const later = Date.now() + 3_600_000;
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(later);
+    const newer = (await generateCertificates({ serviceName: 'svc', namespace: 'ns' })).caCertPem;
+    clock.mockRestore();
+    store.put(WEBHOOK_CONFIGURATIONS, { metadata: { name: 'webhook' }, webhooks: [{ name: 'other.example.io', clientConfig: { caBundle: Buffer.from(newer).toString('base64') } }] });
+    store.put(ENDPOINT_SLICES('ns'), endpointSlice('svc', true));
+    const bundles = async (f: LifecycleFlags) => {
+      const manager = await manageWebhookConfiguration(f, server, () => server.caCertPem, logger);
+      await manager!.sync();
+      manager!.stop();
+      return new Set(store.objects.get(`${WEBHOOK_CONFIGURATIONS}/webhook`)!['webhooks'].map((w: any) => Buffer.from(w.clientConfig.caBundle, 'base64').toString().match(/BEGIN CERTIFICATE/g)!.length));
+    };
+    try {
+      expect(await bundles({ ...flags, tlsSecret: undefined })).toEqual(new Set([2]));
+      // With --tls-secret the bundle is the server's alone.
+      expect(await bundles(flags)).toEqual(new Set([1]));
+    } finally {
+      await server.stop();
+    }
   });
 
   it('does nothing without its flags', async () => {

@@ -29,7 +29,7 @@ export interface ConsistencyOptions {
   /**
    * Where the serving certificate comes from: `generated` (default), a TLS Secret among
    * the manifests whose ca.crt is every caBundle (deploy/); `cert-manager`, a Certificate
-   * writing the mounted Secret and the CA injected by cainjector (overlays/cert-manager).
+   * writing the mounted Secret (overlays/cert-manager).
    */
   certificates?: 'generated' | 'cert-manager';
   /**
@@ -44,7 +44,7 @@ export interface ConsistencyOptions {
   apiServerCIDRs?: readonly string[];
 }
 
-/** The annotation cert-manager's cainjector reads: `<namespace>/<Certificate name>`. */
+/** The annotation by which cert-manager's cainjector would own caBundle: `<namespace>/<Certificate name>`. */
 export const INJECT_CA_FROM = 'cert-manager.io/inject-ca-from';
 
 /** The annotation that keeps AKS's admissions enforcer from rewriting a webhook's namespaceSelector (Azure/AKS#1771). */
@@ -467,13 +467,11 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
     const got = obj(at(vwc, 'metadata.annotations'))?.[AKS_ENFORCER_DISABLED];
     if (got !== 'true') problems.push(`ValidatingWebhookConfiguration "${nameOf(vwc)}": annotation ${AKS_ENFORCER_DISABLED} is ${show(got)}, expected "true"`);
   }
-  if (certManager && certificate !== undefined) {
-    const want = `${namespaceOf(certificate)}/${nameOf(certificate)}`;
-    for (const vwc of vwcs) {
-      const got = at(vwc, `metadata.annotations`);
-      if (obj(got)?.[INJECT_CA_FROM] !== want) {
-        problems.push(`ValidatingWebhookConfiguration "${nameOf(vwc)}": annotation ${INJECT_CA_FROM} is ${show(obj(got)?.[INJECT_CA_FROM])}, expected "${want}"`);
-      }
+  // cainjector writes a Certificate's ca.crt alone, the new CA only during a CA change, and
+  // reverts any other bundle: the pods, which keep the old CA beside it, must own caBundle.
+  for (const vwc of vwcs) {
+    if (obj(at(vwc, 'metadata.annotations'))?.[INJECT_CA_FROM] !== undefined) {
+      problems.push(`ValidatingWebhookConfiguration "${nameOf(vwc)}": annotation ${INJECT_CA_FROM} lets cainjector write caBundle, which during a CA change drops the old CA that replicas still serve; leave caBundle to the pods`);
     }
   }
 
@@ -504,7 +502,7 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
 /**
  * The cert-manager Certificate behind the mounted Secret: in the install namespace, for
  * the Service's name the API server dials, not a CA, issued by an Issuer among the
- * manifests (a CA issuer: its CA is what cainjector puts into the caBundle).
+ * manifests (a CA issuer: its CA is what the pods put into the caBundle).
  */
 function checkServingCertificate(all: readonly Obj[], certificate: Obj, namespace: string, serviceName: string): string[] {
   const problems: string[] = [];
@@ -790,7 +788,7 @@ const EXPECTED_WEBHOOKS: readonly ExpectedWebhook[] = [
 
 /**
  * `tls` is the Secret the Deployment mounts, when found (caBundle must be its CA), or
- * `injected` when cert-manager's cainjector sets caBundle (then it is not checked).
+ * `injected` when the pods write caBundle (then it is not checked here: test/registration).
  */
 function checkWebhookConfiguration(vwcs: readonly Obj[], tls: Obj | 'injected' | undefined): string[] {
   const problems: string[] = [];
@@ -845,7 +843,7 @@ function checkWebhook(webhook: Obj, expected: ExpectedWebhook, caCrt: string | '
 
   const caBundle = str(at(webhook, 'clientConfig.caBundle'));
   if (caCrt === 'injected') {
-    // cainjector fills it in the cluster.
+    // The pods fill it in the cluster.
   } else if (caBundle === undefined || caBundle === '') {
     problems.push(`${w}: clientConfig.caBundle is empty; the API server could not verify the webhook's certificate`);
   } else {

@@ -97,14 +97,14 @@ describe('deploy/overlays/cert-manager rendered without kubectl', () => {
     expect(checkManifests(certManager, { certificates: 'cert-manager' })).toEqual([]);
   });
 
-  test("mounts cert-manager's Secret read-only, keeps no Secret itself, and writes the configuration with the inject-ca-from annotation", () => {
+  test("mounts cert-manager's Secret read-only, keeps no Secret itself, and writes the configuration without cainjector's annotation", () => {
     expect(certManager.filter((o) => o['kind'] === 'Secret' || o['kind'] === 'ValidatingWebhookConfiguration')).toEqual([]);
     const args: string[] = container(certManager)['args'];
     expect(args.filter((a) => a.startsWith('--tls-secret'))).toEqual([]);
     expect(args).toContain('--no-generate-certs');
     expect(container(certManager)['volumeMounts']).toEqual([{ name: 'certs', mountPath: '/etc/webhook/certs', readOnly: true }]);
     const vwc = webhookConfigurationOfPods(certManager) as Obj;
-    expect(vwc['metadata']['annotations']).toEqual({ [AKS_ENFORCER_DISABLED]: 'true', [INJECT_CA_FROM]: 'spiderpool-iaas-webhook/spiderpool-iaas-webhook-serving' });
+    expect(vwc['metadata']['annotations']).toEqual({ [AKS_ENFORCER_DISABLED]: 'true' });
     expect(vwc['webhooks'] as Obj[]).toHaveLength((webhookConfigurationOfPods(rendered)!['webhooks'] as Obj[]).length);
   });
 
@@ -134,9 +134,10 @@ describe('deploy/overlays/cert-manager rendered without kubectl', () => {
 
   test.each([
     [
-      'without the inject-ca-from annotation',
-      (o: Obj[]) => (container(o)['args'] = (container(o)['args'] as string[]).filter((a) => !a.startsWith('--webhook-configuration-annotation'))),
-      /annotation cert-manager\.io\/inject-ca-from is nothing, expected "spiderpool-iaas-webhook\/spiderpool-iaas-webhook-serving"/],
+      "with cainjector's inject-ca-from annotation",
+      (o: Obj[]) => (container(o)['args'] as string[]).push(`--webhook-configuration-annotation=${INJECT_CA_FROM}=spiderpool-iaas-webhook/spiderpool-iaas-webhook-serving`),
+      /annotation cert-manager\.io\/inject-ca-from lets cainjector write caBundle, which during a CA change drops the old CA/,
+    ],
     [
       'with a Certificate for another name',
       (o: Obj[]) => (o.find((x) => x['metadata']?.['name'] === 'spiderpool-iaas-webhook-serving')!['spec']['dnsNames'] = ['webhook.example']),

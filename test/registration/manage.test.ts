@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { jest } from '@jest/globals';
@@ -196,5 +197,60 @@ describe('unregisterWebhook', () => {
     await store.close();
     await expect(unregisterWebhook(store.kubeConfig, NAME)).rejects.toThrow(/^cannot reach the API server at http:\/\/127\.0\.0\.1:\d+: /);
     store = await startFakeObjectStore();
+  });
+});
+
+describe('startWebhookConfigurationManager with caOverlapMs (a CA from a mounted Secret)', () => {
+  const OVERLAP_MS = 600_000;
+  let oldCa: string;
+  let newCa: string;
+  beforeAll(async () => {
+    oldCa = (await generateCertificates({ serviceName: 'svc', namespace: 'ns' })).caCertPem;
+    const later = Date.now() + 3_600_000;
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(later);
+    try {
+      newCa = (await generateCertificates({ serviceName: 'svc', namespace: 'ns' })).caCertPem;
+    } finally {
+      clock.mockRestore();
+    }
+  });
+  const certificatesOf = (b64bundle: string) => Buffer.from(b64bundle, 'base64').toString('utf8').match(/-----BEGIN CERTIFICATE-----/g)?.length ?? 0;
+
+  it('writes the old and the new CA through a change, leaves the newer to a replica still behind, and drops the old one after the overlap', async () => {
+    let t = Date.now() + 7_200_000;
+    let ahead = oldCa;
+    const first = manager({ caBundlePem: () => ahead, caOverlapMs: OVERLAP_MS, now: () => t });
+    await first.sync();
+    expect(new Set(storedBundles())).toEqual(new Set([b64(new X509Certificate(oldCa).toString())]));
+    // The kubelet brought the new CA to this replica first.
+    ahead = newCa;
+    t += 1000;
+    await first.sync();
+    const both = storedBundles()[0]!;
+    expect(certificatesOf(both)).toBe(2);
+    expect(new Set(storedBundles())).toEqual(new Set([both]));
+    // A replica still on the old CA, long since it got it: the newer CA stays, the bytes too.
+    const behind = manager({ caBundlePem: () => oldCa, caOverlapMs: OVERLAP_MS, now: () => t + OVERLAP_MS });
+    await behind.sync();
+    expect(new Set(storedBundles())).toEqual(new Set([both]));
+    // Once the first replica has served the new CA for the overlap, the old one goes...
+    t += OVERLAP_MS;
+    await first.sync();
+    expect(new Set(storedBundles())).toEqual(new Set([b64(new X509Certificate(newCa).toString())]));
+    // ...and a replica that still serves it puts it back.
+    await behind.sync();
+    expect(new Set(storedBundles())).toEqual(new Set([both]));
+    first.stop();
+    behind.stop();
+  });
+
+  it('without caOverlapMs keeps caBundle equal to its own CA (the other replica\'s CA goes at once)', async () => {
+    const first = manager({ caBundlePem: () => newCa });
+    await first.sync();
+    const behind = manager({ caBundlePem: () => oldCa });
+    await behind.sync();
+    first.stop();
+    behind.stop();
+    expect(new Set(storedBundles())).toEqual(new Set([b64(oldCa)]));
   });
 });

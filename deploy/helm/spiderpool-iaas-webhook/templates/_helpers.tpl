@@ -69,10 +69,7 @@ that writes that Secret. YAML; use with fromYaml.
 {{- end -}}
 {{- end -}}
 {{- end -}}
-{{- range (include "sw.objects" (dict "root" . "dir" "files/cert-manager") | fromYaml).items -}}
-{{- if and (eq .kind "Certificate") (eq .spec.secretName $info.tlsSecret) -}}{{- $_ := set $info "servingCertificate" .metadata.name -}}{{- end -}}
-{{- end -}}
-{{- range list "webhookConfiguration" "spiderpoolNamespace" "configName" "tlsSecret" "servingCertificate" -}}
+{{- range list "webhookConfiguration" "spiderpoolNamespace" "configName" "tlsSecret" -}}
 {{- if not (hasKey $info .) -}}
 {{- fail (printf "deploy/base no longer says its %s (the chart reads it from there): update templates/_helpers.tpl" .) -}}
 {{- end -}}
