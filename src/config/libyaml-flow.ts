@@ -22,16 +22,18 @@ export const blankOrEnd = (c: string | undefined) => c === undefined || /[ \t\n\
  * `:` inside one that libyaml reads as part of a plain scalar although the `yaml` package
  * reads it as a value indicator: right before `,` `]` `}` (`key:,` `key :}` are the
  * scalars "key:" and "key :"), or before `[` `{`, where libyaml's plain scalar ends and
- * its parser then fails.
+ * its parser then fails; and where a space must follow a `:` or `?` that libyaml reads as
+ * an indicator although the `yaml` package reads a plain scalar (`{*a :x}`, `{?x: 1}`).
  *
  * In a flow collection, libyaml's plain scalar (scannerc.go `yaml_parser_scan_plain_scalar`)
  * goes on over blanks and line breaks and ends only at `:` followed by a blank, at
  * `,` `?` `[` `]` `{` `}`, or at a `#` after a blank; `:` and `?` where a token starts are
  * indicators (`yaml_parser_fetch_next_token`).
  */
-export function scanFlow(text: string): { deepest: number; dashes: number[]; colons: number[] } {
+export function scanFlow(text: string): { deepest: number; dashes: number[]; colons: number[]; spaces: number[] } {
   const dashes: number[] = [];
   const colons: number[] = [];
+  const spaces: number[] = [];
   let depth = 0;
   let deepest = 0;
   /** Inside a flow collection: a plain scalar is being read. */
@@ -40,6 +42,7 @@ export function scanFlow(text: string): { deepest: number; dashes: number[]; col
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     const prev = text[i - 1];
+    const endsPlain = plain;
     if (plain) {
       if (/\s/.test(c)) {
         afterBlank = true;
@@ -62,6 +65,7 @@ export function scanFlow(text: string): { deepest: number; dashes: number[]; col
     } else if ((c === '"' || c === "'") && tokenStart) i = quotedEnd(text, i) - 1;
     else if ((c === '[' || c === '{') && tokenStart) deepest = Math.max(deepest, ++depth);
     else if ((c === ']' || c === '}') && depth > 0) depth--;
+    else if (depth > 0 && (c === ':' || c === '?') && !endsPlain && !blankOrEnd(text[i + 1]) && !/[,[\]{}]/.test(text[i + 1]!)) spaces.push(i + 1);
     else if (depth === 0 || /[\s,:?]/.test(c)) continue;
     else if (c === '&' || c === '*' || c === '!') i = propertyEnd(text, i);
     else {
@@ -69,7 +73,7 @@ export function scanFlow(text: string): { deepest: number; dashes: number[]; col
       plain = true;
     }
   }
-  return { deepest, dashes, colons: colons.filter((at) => /[,[\]{}]/.test(text[at + 1] ?? '')) };
+  return { deepest, dashes, colons: colons.filter((at) => /[,[\]{}]/.test(text[at + 1] ?? '')), spaces };
 }
 
 /**
@@ -111,6 +115,22 @@ export function restoreDash(doc: Document.Parsed, at: number): void {
     if (Array.isArray(node.items)) stack.push(...node.items);
     if ('key' in node) stack.push(node.key, node.value);
   }
+}
+
+/**
+ * `text` with `replaced` characters at each of `offsets` (ascending) replaced by `by`, in
+ * one pass (hostile text holds thousands of them).
+ */
+export function rewriteAt(text: string, offsets: readonly number[], replaced: 0 | 1, by: string): string {
+  if (offsets.length === 0) return text;
+  const parts: string[] = [];
+  let from = 0;
+  for (const at of offsets) {
+    parts.push(text.slice(from, at), by);
+    from = at + replaced;
+  }
+  parts.push(text.slice(from));
+  return parts.join('');
 }
 
 /** A private-use character (U+E000 on) the text does not hold; the `yaml` package reads it as any other in a plain scalar. */

@@ -24,7 +24,7 @@
  *   libyaml's document ends there and Go reads it as empty.
  */
 import { Composer, Parser, isAlias, type CST, type Document, type LineCounter } from 'yaml';
-import { TAG_CHARACTER, blankOrEnd, colonProblem, quotedEnd, restoreColons, restoreDash, scanFlow, unusedCharacter, where } from './libyaml-flow.js';
+import { TAG_CHARACTER, blankOrEnd, colonProblem, quotedEnd, restoreColons, restoreDash, rewriteAt, scanFlow, unusedCharacter, where } from './libyaml-flow.js';
 
 /** The first document as libyaml reads it, or why libyaml refuses the text. */
 export type LibyamlParse =
@@ -60,11 +60,12 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
   let text = written.replace(/\r(?!\n)|\u0085/g, '\n');
   const flow = scanFlow(text);
   let { dashes } = flow;
-  for (const at of dashes) text = `${text.slice(0, at)}x${text.slice(at + 1)}`;
+  text = rewriteAt(text, dashes, 1, 'x');
   // A character of no other use in the text stands for each `:` libyaml keeps in a plain scalar.
   const colon = unusedCharacter(text);
-  for (const at of flow.colons) text = `${text.slice(0, at)}${colon}${text.slice(at + 1)}`;
+  text = rewriteAt(text, flow.colons, 1, colon);
   let padded = 0;
+  let spaced = false;
   for (;;) {
     const lines = newLines();
     const parsed = firstDocument(text, lines);
@@ -73,6 +74,14 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
     if (typeof rewritten === 'object') return { ...rewritten, ...(end !== undefined ? { end } : {}) };
     if (rewritten !== text) {
       text = rewritten;
+      continue;
+    }
+    const spaces = spaced ? [] : flow.spaces.filter((at) => end === undefined || at < end);
+    spaced = true;
+    if (spaces.length > 0) {
+      // Offsets within the first document (before `end`): the length of what follows is kept.
+      text = rewriteAt(text, spaces, 0, ' ');
+      dashes = dashes.map((at) => at + spaces.filter((space) => space <= at).length);
       continue;
     }
     const { doc } = parsed;

@@ -33,7 +33,7 @@ const MAX_KEY_CHARS = 48;
  */
 export function unknownKeyWarning(key: string, parent: string, type: StructType): FieldWarning {
   // Controls in a key would break the one-line warning (or drive the terminal): escaped as Go quotes them.
-  const shown = escapeShort(key, MAX_KEY_CHARS);
+  const shown = key === '' ? '""' : escapeShort(key, MAX_KEY_CHARS);
   const field = parent === '' ? shown : `${parent}.${shown}`;
   if (parent === '' && key === CHART_ONLY_KEY) {
     return {

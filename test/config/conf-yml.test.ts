@@ -392,6 +392,10 @@ describe('":" and keys in flow collections as libyaml scans them (found by the d
     ['an explicit key and its ":" on the next line', flow('? httpRequestTimeout\n  : 3s'), '3s'],
     ['a key 1024 characters before its ":"', flow(`${'a'.repeat(1024)}: 1, httpRequestTimeout: 3s`), '3s'],
     ['a key of 1024 astral characters', flow(`${'\u{1F600}'.repeat(1024)}: 1, httpRequestTimeout: 3s`), '3s'],
+    ['an alias key and `:value`', `t: &t httpRequestTimeout\n${flow('*t :3s')}`, '3s'],
+    ['`?key` as an explicit key', flow('?httpRequestTimeout: 3s'), '3s'],
+    ['an anchored empty key and `:value`', flow('&a :4s, httpRequestTimeout: 3s'), '3s'],
+    ['an anchored empty key at the top', `&a : x\n${flow('httpRequestTimeout: 3s')}`, '3s'],
   ])('reads %s', (_what, text, timeout) => {
     expect(provider(text).httpRequestTimeout).toBe(timeout);
   });
@@ -418,6 +422,8 @@ describe('":" and keys in flow collections as libyaml scans them (found by the d
     ['a comment between a key and its ":"', flow('httpRequestTimeout #c\n  : 3s'), /this ":" stands on a later line/],
     ['a sequence pair and its ":" on two lines', 'foo: [a\n  : b]\n', /line 2, column 3: this ":" stands on a later line/],
     ['a key 1025 characters before its ":"', flow(`${'a'.repeat(1025)}: 1`), /this ":" stands over 1024 characters after its key begins/],
+    ['an empty key', flow(': x'), /has a value without a key/],
+    ['an anchor and `:value` as a value', flow('httpRequestTimeout: &a :3s'), /line 1, column 46/],
   ])('refuses %s', (_what, text, pattern) => {
     expect(refusal(text)).toMatch(pattern);
   });

@@ -559,6 +559,18 @@ const corpus: Case[] = [
   { name: 'flow key of 1025 astral characters', doc: `${P}: {${'\u{1F600}'.repeat(1025)}: 1, httpRequestTimeout: 3s}\n` },
   { name: 'block key of 1025 characters', doc: `${P}:\n  ${'a'.repeat(1025)}: 1\n  httpRequestTimeout: 3s\n` },
   { name: 'multi-line flow key after the first document', doc: `${P}: {httpRequestTimeout: 3s}\n---\nfoo: {a\n  : b}\n` },
+  // A ":" or "?" where a token starts in a flow collection is an indicator for libyaml, whatever follows.
+  { name: 'alias key then `:value`', doc: `t: &t httpRequestTimeout\n${P}: {*t :3s}\n` },
+  { name: '`?key` in a flow mapping', doc: `${P}: {?httpRequestTimeout: 3s}\n` },
+  { name: 'anchored empty key then `:value`', doc: `${P}: {&a :3s, httpRequestTimeout: 3s}\n` },
+  { name: 'anchored empty key in a flow mapping', doc: `${P}: {&a : x, httpRequestTimeout: 3s}\n` },
+  { name: 'anchored empty key at the top', doc: `&a : x\n${P}: {httpRequestTimeout: 3s}\n` },
+  { name: 'tagged empty key then `:value`', doc: `${P}: {!!str :3s, httpRequestTimeout: 3s}\n` },
+  { name: 'anchor then `:value` as a value', doc: `${P}: {httpRequestTimeout: &a :3s}\n` },
+  { name: 'alias value then `:value`', doc: `t: &t 4s\n${P}: {httpRequestTimeout: *t :x}\n` },
+  { name: 'quoted key, a space, then `:value`', doc: `${P}: {"httpRequestTimeout" :3s}\n` },
+  { name: '`?key` in a flow sequence', doc: `${P}: {serverUrl: [?x]}\n` },
+  { name: 'empty key in a flow mapping', doc: `${P}: {: x, httpRequestTimeout: 3s}\n` },
   { name: '`key #comment` then `:,`', doc: `${P}: {httpRequestTimeout #c\n  :, serverUrl: x}\n` },
   { name: 'alias then `:,`', doc: `a: &a 4s\n${P}: {*a :, httpRequestTimeout: 3s}\n` },
   { name: 'quoted key then `:,`', doc: `${P}: {"httpRequestTimeout":, serverUrl: x}\n` },
@@ -723,7 +735,10 @@ function entryArb(harsh: boolean): fc.Arbitrary<Entry> {
     fc.constantFrom<(k: string) => string>((k) => k, (k) => `"${k}"`, (k) => `'${k}'`, (k) => `${k}  `),
   ).map(([k, spell]) => spell(k));
   const keys = harsh ? fc.oneof({ weight: 5, arbitrary: key }, { weight: 1, arbitrary: fc.constant('*k1 ') }) : key;
-  const setting = fc.tuple(keys, valueArb(harsh)).map(([k, v]): Entry =>
+  // In a flow mapping the harsh grammar also writes `key:value` (one plain scalar for libyaml)
+  // and a key whose ":" stands on the next line (no longer a key for libyaml).
+  const flowColon = harsh ? fc.constantFrom(': ', ': ', ': ', ': ', ':', '\n  : ') : fc.constant(': ');
+  const setting = fc.tuple(keys, valueArb(harsh), flowColon).map(([k, v, colon]): Entry =>
     'inline' in v
       ? {
           render: () => `${k}: ${v.inline}`.trimEnd(),
@@ -734,7 +749,7 @@ function entryArb(harsh: boolean): fc.Arbitrary<Entry> {
           flow:
             !v.commented && (harsh || (!v.inline.includes('?') && !/^!\S*$/.test(v.inline)))
               ? harsh
-                ? `${k}: ${v.inline}`.trimEnd()
+                ? `${k}${colon}${v.inline}`.trimEnd()
                 : `${k}: ${v.inline}`
               : undefined,
         }
