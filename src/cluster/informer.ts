@@ -83,8 +83,11 @@ export interface InformerSpec {
    * watch stream (so that the whole object is garbage at once); the object itself when absent.
    */
   slim?(object: KubernetesObject): KubernetesObject;
-  /** Replaces the store with a complete list (well-formed objects only, slimmed). */
-  replaceAll(items: KubernetesObject[]): void;
+  /**
+   * Replaces the store with a complete list (well-formed objects only, slimmed); the watch
+   * starts once the returned promise (a store built in time slices) has resolved.
+   */
+  replaceAll(items: KubernetesObject[]): void | Promise<void>;
   upsert(object: KubernetesObject): void;
   remove(object: KubernetesObject): void;
   /** Whether the store has had a complete list. */
@@ -200,7 +203,8 @@ export function startInformer(config: KubeConfig, spec: InformerSpec, timing: In
     if (stopped) return;
     if (dropped > 0) logger.warn({ dropped }, `${what} list items without metadata.name ignored`);
     const firstSync = !spec.synced();
-    spec.replaceAll(items);
+    await spec.replaceAll(items);
+    if (stopped) return;
     resourceVersion = listed ?? '';
     failures = 0;
     recovered();

@@ -9,6 +9,7 @@
  * allocation writes to the status) tells no one.
  */
 import { compiled } from '../kubernetes/fast-schema.js';
+import { inSlices, type Slicing } from './slices.js';
 import { nameOf } from '../kubernetes/metadata.js';
 import type { PoolEntry } from '../candidates/categories.js';
 import type { IPVersion } from '../ip/ranges.js';
@@ -83,12 +84,12 @@ const readerView = (pool: StoredPool): string => JSON.stringify([pool.metadata.a
 
 /** SpiderIPPools by name, parsed once when stored; see {@link PoolDirectory} for the reads. */
 export class PoolIndex implements PoolDirectory {
-  private readonly pools = new Map<string, StoredPool>();
+  private pools = new Map<string, StoredPool>();
   /**
    * pair-pool value → the name of the stored pool carrying it, or their Set when several do
    * (one pool names each target in a healthy cluster: a Set each would cost ~150 bytes a pool).
    */
-  private readonly namedBy = new Map<string, string | Set<string>>();
+  private namedBy = new Map<string, string | Set<string>>();
   private synced = false;
   /** {@link ofVersion}'s lists, built on first read after a change (reviews read far more often than pools change). */
   private byVersion: Map<IPVersion, PoolEntry[]> | undefined;
@@ -140,28 +141,53 @@ export class PoolIndex implements PoolDirectory {
    * @returns the names of objects that were not shaped like a SpiderIPPool (not stored).
    */
   replaceAll(objects: readonly unknown[]): string[] {
-    this.pools.clear();
-    this.byVersion = undefined;
-    this.namedBy.clear();
+    const next = new PoolIndex();
     const refused: string[] = [];
-    // One turn for every pool (reviews must never see half a list), so a few map writes each:
-    // 50 000 pools in tens of milliseconds. Nothing is told per pool: the listeners hear 'all'.
-    for (const object of objects) {
-      const pool = slimPool(object);
-      // In order, as upserts: a malformed object drops an earlier copy under its name, a later one stands.
-      const key = pool?.metadata.name ?? nameOf(object);
-      if (this.pools.has(key)) this.unlink(key); // only a name listed twice has links to undo
-      if (pool === undefined) {
-        refused.push(key);
-        this.pools.delete(key);
-        continue;
-      }
-      this.pools.set(key, pool);
-      this.link(key, pool);
+    for (const object of objects) next.storeListed(object, refused);
+    this.adopt(next);
+    return refused;
+  }
+
+  /**
+   * {@link replaceAll} built in time slices (`slicing`, between them other work runs), so
+   * that a list of 50 000 pools never blocks the event loop: meanwhile readers see the
+   * pools as they were, and the new list takes their place in one step at the end.
+   *
+   * @returns the names of objects that were not shaped like a SpiderIPPool (not stored).
+   */
+  async replaceAllInSlices(objects: readonly unknown[], slicing: Slicing): Promise<string[]> {
+    const next = new PoolIndex();
+    const refused: string[] = [];
+    await inSlices(objects, (object) => next.storeListed(object, refused), slicing);
+    this.adopt(next);
+    return refused;
+  }
+
+  /**
+   * Stores one object of a list into this fresh index: in order, as upserts (a malformed
+   * object drops an earlier copy under its name, a later one stands), but with a few map
+   * writes and no one told: the listeners hear 'all' when the list is adopted.
+   */
+  private storeListed(object: unknown, refused: string[]): void {
+    const pool = slimPool(object);
+    const key = pool?.metadata.name ?? nameOf(object);
+    if (this.pools.has(key)) this.unlink(key); // only a name listed twice has links to undo
+    if (pool === undefined) {
+      refused.push(key);
+      this.pools.delete(key);
+      return;
     }
+    this.pools.set(key, pool);
+    this.link(key, pool);
+  }
+
+  /** Takes the pools and links of `listed` (a complete list) in place of this index's, and marks it synced. */
+  private adopt(listed: PoolIndex): void {
+    this.pools = listed.pools;
+    this.namedBy = listed.namedBy;
+    this.byVersion = undefined;
     this.synced = true;
     for (const listener of this.listeners) listener('all');
-    return refused;
   }
 
   /** Drops the pool of that name (the informer saw it deleted); no-op when it is not stored. */

@@ -1,6 +1,7 @@
 /** PoolIndex.ofVersion: the per-version lists the candidate-pool rules read. */
 import { poolObject } from '../candidates/pools.js';
 import { PoolIndex } from '../../src/state/pool-index.js';
+import type { Slicing } from '../../src/state/slices.js';
 
 const synced = () => {
   const index = new PoolIndex();
@@ -84,5 +85,41 @@ describe('PoolIndex.replaceAll', () => {
     const index = new PoolIndex();
     index.replaceAll([poolObject('a', { pair: 'x' }), poolObject('a')]);
     expect(index.pairedWith('x')).toEqual([]);
+  });
+});
+
+describe('PoolIndex.replaceAllInSlices', () => {
+  /** Every slice one pool long; each pause lets the test read the index. */
+  const everyPool = (onPause: () => void): Slicing => {
+    let now = 0;
+    return { sliceMs: 1, now: () => now++, pause: async () => onPause() };
+  };
+
+  test('readers see the pools as they were until the whole list is stored, then the new list at once', async () => {
+    const index = new PoolIndex();
+    index.replaceAll([poolObject('old', { pair: 'x' })]);
+    const told: unknown[] = [];
+    index.onChange((touched) => told.push(touched));
+    const seen: string[][] = [];
+    const listed = [poolObject('a', { pair: 'x' }), { metadata: { name: 'bad' }, spec: { nodeName: 'x' } }, poolObject('b')];
+    const refused = await index.replaceAllInSlices(listed, everyPool(() => seen.push([...index.entries()].map(([name]) => name))));
+    expect(seen.length).toBeGreaterThan(0);
+    for (const names of seen) expect(names).toEqual(['old']);
+    expect(refused).toEqual(['bad']);
+    expect([...index.entries()].map(([name]) => name)).toEqual(['a', 'b']);
+    expect(index.pairedWith('x').map((p) => p.metadata.name)).toEqual(['a']);
+    expect(index.hasSynced()).toBe(true);
+    expect(told).toEqual(['all']);
+  });
+
+  test('stores what replaceAll stores', async () => {
+    const listed = [poolObject('a', { pair: 'x' }), poolObject('b', { pair: 'x' }), poolObject('a', { pair: 'y' }), poolObject('c6', { version: 6 })];
+    const sliced = new PoolIndex();
+    await sliced.replaceAllInSlices(listed, everyPool(() => undefined));
+    const whole = new PoolIndex();
+    whole.replaceAll(listed);
+    expect([...sliced.entries()]).toEqual([...whole.entries()]);
+    for (const target of ['x', 'y']) expect(sliced.pairedWith(target)).toEqual(whole.pairedWith(target));
+    expect(sliced.ofVersion(6)).toEqual(whole.ofVersion(6));
   });
 });
