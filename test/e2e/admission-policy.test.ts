@@ -1,7 +1,7 @@
 /**
  * The ValidatingAdmissionPolicy of deploy/components/validating-admission-policy/ decides
  * as the webhook does, on the real kube-apiserver with Spiderpool's own CRD: thousands of
- * generated (old, new) pool pairs (fast-check, seeded; the seed is printed and
+ * generated (old, new) pool pairs (fast-check, seeded by seed.ts; the seed is printed and
  * `VAP_SEED` replays it, `VAP_PAIRS` sets the count), each stored while no guard is
  * installed (so old pools may break any rule), then written as server-side dry-run
  * UPDATEs and CREATEs once with only the policy and once with only the webhook. Every
@@ -19,9 +19,10 @@ import { judgeSpiderIPPoolWrite, SpiderIPPoolSchema } from '../../src/rules/spid
 import { apiClient, mapLimit, type ApiClient, type ApiResponse } from './cluster/api-client.js';
 import { clusterGuards, POOLS_PATH as POOLS, type Guards } from './cluster/guards.js';
 import { startCluster, type Cluster } from './cluster/harness.js';
+import { differentialSeed } from './seed.js';
 
 const PAIRS = Number(process.env['VAP_PAIRS'] ?? 1500);
-const SEED = Number(process.env['VAP_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
+const SEED = differentialSeed('VAP_SEED');
 /** Requests in flight: enough to keep the API server busy on two cores. */
 const CONCURRENCY = 12;
 

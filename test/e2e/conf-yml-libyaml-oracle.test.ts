@@ -7,7 +7,7 @@
  * part ways. Per component, the webhook's verdict (starts or stops) must be Go's, and
  * where both decoders decode, the provider settings each reads must be Go's.
  *
- * The seed changes every run and is printed; ORACLE_SEED=<n> replays a run.
+ * The seed (seed.ts: the commit's under CI, else new every run) is printed; ORACLE_SEED=<n> replays a run.
  */
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
@@ -18,8 +18,9 @@ import { validateConfYml } from '../../src/config/validate.js';
 import { fieldErrorString } from '../../src/field/errors.js';
 import { SPIDERPOOL_GO_NAME } from '../../src/go/version.js';
 import { askConfYml, disposeOracle, ORACLE_DIR, type ConfYmlAnswer, type Decoding } from './oracle.js';
+import { differentialSeed } from './seed.js';
 
-const SEED = process.env.ORACLE_SEED !== undefined ? Number(process.env.ORACLE_SEED) : Date.now() % 2 ** 31;
+const SEED = differentialSeed('ORACLE_SEED');
 const RUNS = process.env.ORACLE_RUNS !== undefined ? Number(process.env.ORACLE_RUNS) : 6_000;
 
 afterAll(disposeOracle);

@@ -6,8 +6,9 @@
 import fc from 'fast-check';
 import { parseGoUrl } from '../../src/config/go-url.js';
 import { askUrls, disposeOracle, type UrlAnswer } from './oracle.js';
+import { differentialSeed } from './seed.js';
 
-const SEED = process.env.ORACLE_SEED !== undefined ? Number(process.env.ORACLE_SEED) : Date.now() % 2 ** 31;
+const SEED = differentialSeed('ORACLE_SEED');
 
 afterAll(disposeOracle);
 
