@@ -9,9 +9,19 @@ cd "$(dirname "$0")/../.."
 [[ $(id -u) == 0 ]] || { echo "test:cluster needs root (network namespace, mounts, cgroups, sysctls)" >&2; exit 1; }
 
 dir=$(mktemp -d /tmp/spiderpool-iaas-kube-XXXXXX)
+# Where jest's time went (phases.tsv, written by phase-timing.cjs): each file's total, then
+# every hook or test of 10 s or more, in the order they ran.
+phases() {
+  [[ -s $dir/phases.tsv ]] || return 0
+  echo "cluster: seconds per file (hooks and tests):"
+  awk -F'\t' '{t[$2]+=$1} END {for (f in t) printf "  %7.1f  %s\n", t[f], f}' "$dir/phases.tsv"
+  echo "cluster: hooks and tests of 10 s or more:"
+  awk -F'\t' '$1 >= 10 {printf "  %7.1f  %s  %s: %s\n", $1, $2, $3, $4}' "$dir/phases.tsv"
+}
 teardown() {
   local code=$?
   trap - EXIT INT TERM
+  phases
   bash test/kube/cluster.sh down "$dir" || code=1
   exit "$code"
 }
@@ -22,6 +32,7 @@ start=$SECONDS
 bash test/kube/cluster.sh up "$dir"
 echo "cluster: up in $(( SECONDS - start ))s"
 KUBE_E2E_DIR="$dir" NODE_OPTIONS=--experimental-vm-modules npx jest -c jest.cluster.config.js --runInBand "$@"
+phases
 start=$SECONDS
 trap - EXIT INT TERM
 bash test/kube/cluster.sh down "$dir"
