@@ -40,10 +40,11 @@ echo "cluster: down in $(( SECONDS - start ))s"
 
 # The teardown on its own: a start cut short (every daemon just started, the node not
 # yet Ready) is torn down without leftovers, and a second `down` is a no-op.
+start=$SECONDS
 partial=$(mktemp -d /tmp/spiderpool-iaas-kube-XXXXXX)
 trap 'bash test/kube/cluster.sh down "$partial"' EXIT
 KUBE_CLUSTER_STOP_AFTER=daemons bash test/kube/cluster.sh up "$partial" || true
 trap - EXIT
 bash test/kube/cluster.sh down "$partial"
 bash test/kube/cluster.sh down "$partial"
-echo "cluster: teardown of a partial start left nothing behind"
+echo "cluster: teardown of a partial start left nothing behind ($(( SECONDS - start ))s)"
