@@ -18,7 +18,8 @@ export interface Finished {
  *
  * @param opts.stdin text written to standard input (closed afterwards; closed at once without it).
  * @param opts.timeoutMs the process is killed (SIGKILL) after this long; default 120 s.
- * @throws Error only when the command cannot be started.
+ * @throws Error only when the command cannot be started, or its stdin fails otherwise than
+ *   by the command closing it unread (EPIPE, a result like any other).
  */
 export function runProcess(
   command: string,
@@ -39,6 +40,11 @@ export function runProcess(
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+    });
+    // A command may exit without reading its stdin: the write then fails with EPIPE, and
+    // its exit code and output are still the result.
+    child.stdin.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') reject(e);
     });
     child.stdin.end(opts.stdin ?? '');
   });
