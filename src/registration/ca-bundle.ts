@@ -15,9 +15,9 @@
  * - a CA newer than its own (a later `notBefore`): the others are ahead of it;
  * - any other CA while its own CA is younger than the overlap: the others may be behind.
  *
- * Once a replica has served its CA for the overlap, the older CAs leave. Every replica
- * computes the same bundle from the same inputs (sorted newest first), so replicas that
- * agree do not rewrite each other's.
+ * Once a replica has served its CA for the overlap, the older CAs leave. A bundle with CAs
+ * kept beside its own is sorted newest first, one without is `ca.crt` as it is, so replicas
+ * that agree write the same bytes and do not rewrite each other's.
  */
 import { createHash, X509Certificate } from 'node:crypto';
 
@@ -63,9 +63,9 @@ function certificates(pem: string): Ca[] {
 }
 
 /**
- * The bundle to write (PEM, newest certificate first), per the rules above. `own` is
- * returned as it is when none of it parses as a certificate (the server trusts nothing
- * else either).
+ * The bundle to write (PEM), per the rules above: `own` as it is when no other CA is kept
+ * (or none of it parses as a certificate: the server trusts nothing else either), else
+ * every chosen certificate, newest first.
  */
 export function overlappedBundle(inputs: OverlapInputs): string {
   const own = certificates(inputs.own);
@@ -73,10 +73,15 @@ export function overlappedBundle(inputs: OverlapInputs): string {
   const newestOwn = Math.max(...own.map((c) => c.notBeforeMs));
   const young = inputs.nowMs - inputs.ownSinceMs < inputs.overlapMs;
   const chosen = new Map(own.map((c) => [c.fingerprint, c]));
+  let kept = false;
   for (const ca of inputs.stored.flatMap(certificates)) {
     if (chosen.has(ca.fingerprint) || ca.notAfterMs <= inputs.nowMs) continue;
-    if (young || ca.notBeforeMs > newestOwn) chosen.set(ca.fingerprint, ca);
+    if (young || ca.notBeforeMs > newestOwn) {
+      chosen.set(ca.fingerprint, ca);
+      kept = true;
+    }
   }
+  if (!kept) return inputs.own;
   return [...chosen.values()]
     .sort((a, b) => b.notBeforeMs - a.notBeforeMs || a.fingerprint.localeCompare(b.fingerprint))
     .map((c) => c.pem)
