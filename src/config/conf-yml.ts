@@ -10,6 +10,7 @@ import type { FieldError, FieldWarning } from '../field/errors.js';
 import { quoteShort } from '../field/quote.js';
 import type { Stops } from './components.js';
 import { decodeGoYaml, joinField } from './go-yaml.js';
+import { largeTextWarning } from './yaml-go-compat.js';
 import { CONF_YML, type GoStruct, type GoValue } from './schema.js';
 
 /** The provider settings as Spiderpool decodes them: "" (0 for the port) when absent or null. */
@@ -41,6 +42,8 @@ const PROVIDER_KEY = 'iaasNetworkProvider';
 export function readConfYml(text: string): ConfYmlReading {
   const decoding = decodeGoYaml(text, CONF_YML);
   const { warnings, agent, controller } = decoding;
+  const large = largeTextWarning(text.length);
+  if (large !== undefined) warnings.set('#large', { field: '', message: large });
   if (decoding.more) {
     warnings.set('#documents', {
       field: '',

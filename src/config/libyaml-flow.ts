@@ -105,13 +105,13 @@ export function quotedEnd(text: string, start: number): number {
   return text.length;
 }
 
-/** Puts the `-` back in the plain scalar that starts at `at` (parsed as `x`). */
-export function restoreDash(doc: Document.Parsed, at: number): void {
+/** Puts the `-` back in each plain scalar that starts at one of `starts` (parsed as `x`), in one walk of the document. */
+export function restoreDashes(doc: Document.Parsed, starts: ReadonlySet<number>): void {
   const stack: unknown[] = [doc.contents];
   while (stack.length > 0) {
     const node = stack.pop() as { range?: number[]; value?: unknown; items?: unknown[]; key?: unknown } | null;
     if (node === null || typeof node !== 'object') continue;
-    if (node.range?.[0] === at && typeof node.value === 'string') node.value = `-${node.value.slice(1)}`;
+    if (node.range !== undefined && starts.has(node.range[0]!) && typeof node.value === 'string') node.value = `-${node.value.slice(1)}`;
     if (Array.isArray(node.items)) stack.push(...node.items);
     if ('key' in node) stack.push(node.key, node.value);
   }
@@ -133,12 +133,22 @@ export function rewriteAt(text: string, offsets: readonly number[], replaced: 0 
   return parts.join('');
 }
 
-/** A private-use character (U+E000 on) the text does not hold; the `yaml` package reads it as any other in a plain scalar. */
+/**
+ * A private-use character (U+E000 on) the text does not hold; the `yaml` package reads it
+ * as any other in a plain scalar. One pass over the text (a search per candidate was
+ * quadratic for a text holding thousands of them).
+ */
 export function unusedCharacter(text: string): string {
+  const used = new Set<number>();
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0xe000) used.add(code);
+  }
   let code = 0xe000;
-  while (text.includes(String.fromCharCode(code))) code++;
+  while (used.has(code)) code++;
   return String.fromCharCode(code);
 }
+
 
 /** Puts back each `:` kept in a plain scalar (parsed as `colon`) in the scalars' values. */
 export function restoreColons(doc: Document.Parsed, colon: string): void {

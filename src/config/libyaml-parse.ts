@@ -24,7 +24,7 @@
  *   libyaml's document ends there and Go reads it as empty.
  */
 import { Composer, Parser, isAlias, type CST, type Document, type LineCounter } from 'yaml';
-import { TAG_CHARACTER, blankOrEnd, colonProblem, quotedEnd, restoreColons, restoreDash, rewriteAt, scanFlow, unusedCharacter, where } from './libyaml-flow.js';
+import { TAG_CHARACTER, blankOrEnd, colonProblem, quotedEnd, restoreColons, restoreDashes, rewriteAt, scanFlow, unusedCharacter, where } from './libyaml-flow.js';
 
 /** The first document as libyaml reads it, or why libyaml refuses the text. */
 export type LibyamlParse =
@@ -47,8 +47,14 @@ export type LibyamlParse =
 const TAG_CHARACTER_YAML_LACKS = /[,[\]%]/g;
 /** libyaml's anchor and alias names (scannerc.go `yaml_parser_scan_anchor`). */
 const ANCHOR_NAME = /^[0-9A-Za-z_-]+$/;
-/** Padded continuation lines at most: each costs a parse. */
+/**
+ * Padded continuation lines at most, and the characters their parses read in all: each
+ * pad parses the whole text again, so a long text gets fewer (64 up to 2 KiB, 4 at 32 KiB,
+ * the first one whatever the length): a hostile text of unclosed quotes or flow lines at column 0 costs a few
+ * parses, not 64. A real conf.yml has none or a handful of such lines.
+ */
 const MAX_PADDED_LINES = 64;
+const MAX_REPARSED_CHARS = 128 * 1024;
 
 /**
  * The first document of `written` as libyaml reads it, composed without looking further
@@ -66,6 +72,7 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
   text = rewriteAt(text, flow.colons, 1, colon);
   let padded = 0;
   let spaced = false;
+  let reparsedChars = 0;
   for (;;) {
     const lines = newLines();
     const parsed = firstDocument(text, lines);
@@ -81,16 +88,22 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
     if (spaces.length > 0) {
       // Offsets within the first document (before `end`): the length of what follows is kept.
       text = rewriteAt(text, spaces, 0, ' ');
-      dashes = dashes.map((at) => at + spaces.filter((space) => space <= at).length);
+      let before = 0; // both ascending: one walk along them (a count per dash was quadratic)
+      dashes = dashes.map((at) => {
+        while (before < spaces.length && spaces[before]! <= at) before++;
+        return at + before;
+      });
       continue;
     }
     const { doc } = parsed;
-    const repadded = doc !== undefined && padded < MAX_PADDED_LINES ? repad(doc, text, parsed.tokens) : undefined;
+    const repaddable = padded < MAX_PADDED_LINES && (padded === 0 || reparsedChars + text.length <= MAX_REPARSED_CHARS);
+    const repadded = doc !== undefined && repaddable ? repad(doc, text, parsed.tokens) : undefined;
     if (repadded !== undefined) {
       text = repadded.text;
       // The dashes after each indented line start move with it.
       dashes = dashes.map((at) => at + repadded.inserts.filter(([line]) => line <= at).reduce((sum, [, n]) => sum + n, 0));
       padded++;
+      reparsedChars += text.length;
       continue;
     }
     // Checked on the text as finally parsed: the `yaml` package's recovery from an error
@@ -107,7 +120,7 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
     if (flow.colons.length > 0) text = text.replaceAll(colon, ':');
     if (doc === undefined) return { text, doc, more: parsed.more, end };
     doc.errors = doc.errors.filter((e) => !commentAfterToken(e, text) && !(e.code === 'ALIAS_PROPS' && rootAlias(doc, parsed.tokens)));
-    for (const at of dashes) restoreDash(doc, at);
+    if (dashes.length > 0) restoreDashes(doc, new Set(dashes));
     if (flow.colons.length > 0) restoreColons(doc, colon);
     return { text, doc, more: parsed.more, end };
   }
@@ -169,7 +182,8 @@ function sourceTokens(tokens: readonly Token[]): Token[] {
  * reads as one tag; or why libyaml refuses a tag (not followed by a blank).
  */
 function tagRewrite(tokens: readonly Token[], text: string, documentEnd = text.length): string | { problem: string } {
-  let out = text;
+  /** [start, end) of each tag to respell, in the walk's order: the text is built once from them. */
+  const respelt: Array<[number, number]> = [];
   for (const token of sourceTokens(tokens)) {
     if (token.type !== 'tag' || token.source!.startsWith('!<') || token.offset! >= documentEnd) continue;
     const start = token.offset!;
@@ -178,11 +192,19 @@ function tagRewrite(tokens: readonly Token[], text: string, documentEnd = text.l
     if (!blankOrEnd(text[end])) {
       return { problem: `${where(text, end)}a tag must be followed by a space or a line break (Go's decoders: "did not find expected whitespace or line break")` };
     }
-    if (end > start + token.source!.length) {
-      out = out.slice(0, start) + text.slice(start, end).replace(TAG_CHARACTER_YAML_LACKS, '~') + out.slice(end);
-    }
+    if (end > start + token.source!.length) respelt.push([start, end]);
   }
-  return out;
+  if (respelt.length === 0) return text;
+  // Each tag keeps its length, so the pieces between them stay where they were.
+  const parts: string[] = [];
+  let last = 0;
+  for (const [start, end] of respelt.sort((a, b) => a[0] - b[0])) {
+    if (start < last) continue; // the same tag, reached twice
+    parts.push(text.slice(last, start), text.slice(start, end).replace(TAG_CHARACTER_YAML_LACKS, '~'));
+    last = end;
+  }
+  parts.push(text.slice(last));
+  return parts.join('');
 }
 
 /** An anchor or alias name libyaml does not take (only ASCII letters, digits, `-` and `_`). */
@@ -225,11 +247,17 @@ function leadingDocumentEnd(tokens: readonly Token[]): string | undefined {
  * but one inside a quoted scalar with an ordinary character on either side.
  */
 function separatorProblem(text: string, tokens: readonly Token[], lines: LineCounter, end = text.length): string | undefined {
-  const quoted = sourceTokens(tokens).filter((t) => /quoted-scalar$/.test(t.type ?? ''));
+  // Quoted scalars do not overlap: ascending, they are walked once along the matches (a search per match was quadratic).
+  const quoted = sourceTokens(tokens)
+    .filter((t) => /quoted-scalar$/.test(t.type ?? ''))
+    .sort((a, b) => a.offset! - b.offset!);
+  let next = 0;
   for (const match of text.matchAll(/[\u2028\u2029]/g)) {
     const at = match.index;
     if (at >= end) break;
-    const inside = quoted.some((t) => t.offset! < at - 1 && at + 1 < t.offset! + t.source!.length - 1);
+    while (next < quoted.length && quoted[next]!.offset! + quoted[next]!.source!.length <= at) next++;
+    const t = quoted[next];
+    const inside = t !== undefined && t.offset! < at - 1 && at + 1 < t.offset! + t.source!.length - 1;
     const ordinary = (c: string | undefined) => c !== undefined && !/[\s\\"'\u2028\u2029]/.test(c);
     if (inside && ordinary(text[at - 1]) && ordinary(text[at + 1])) continue;
     const { line, col } = lines.linePos(at);
@@ -284,17 +312,18 @@ function staleKeyProblem(tokens: readonly Token[], text: string, end = Infinity)
  * 0, which libyaml reads as one even there, is left alone).
  */
 function repad(doc: Document.Parsed, text: string, tokens: readonly Token[]): Padded | undefined {
+  // The CST indexed once, at the first error that needs it (a walk per error was quadratic).
+  let index: { openings: number[]; quotedByEnd: Map<number, Token> } | undefined;
+  const indexed = () => (index ??= indexTokens(tokens));
   for (const error of doc.errors) {
     const at = error.pos[0];
     if (error.code === 'BAD_INDENT' && /^Flow (sequence|map|mapping) in block collection/.test(error.message)) {
       const lineStart = text.lastIndexOf('\n', at - 1) + 1;
-      const opening = sourceTokens(tokens)
-        .filter((t) => (t.type === 'flow-seq-start' || t.type === 'flow-map-start') && t.offset! < lineStart)
-        .reduce<Token | undefined>((last, t) => (last === undefined || t.offset! > last.offset! ? t : last), undefined);
-      if (opening !== undefined) return padLines(text, lineStart, lineStart + 1, columnOf(text, opening.offset!) + 1);
+      const opening = lastBefore(indexed().openings, lineStart);
+      if (opening !== undefined) return padLines(text, lineStart, lineStart + 1, columnOf(text, opening) + 1);
     } else if (error.code === 'MISSING_CHAR' && error.message.startsWith('Missing closing')) {
       // The error stands where the `yaml` package ended the scalar.
-      const scalar = sourceTokens(tokens).find((t) => /quoted-scalar$/.test(t.type ?? '') && t.offset! + t.source!.length === at);
+      const scalar = indexed().quotedByEnd.get(at);
       if (scalar === undefined) continue;
       const open = scalar.offset!;
       const end = quotedEnd(text, open);
@@ -302,6 +331,29 @@ function repad(doc: Document.Parsed, text: string, tokens: readonly Token[]): Pa
     }
   }
   return undefined;
+}
+
+/** The offsets of the flow collections' openings, ascending, and the quoted scalars by where they end. */
+function indexTokens(tokens: readonly Token[]): { openings: number[]; quotedByEnd: Map<number, Token> } {
+  const openings: number[] = [];
+  const quotedByEnd = new Map<number, Token>();
+  for (const t of sourceTokens(tokens)) {
+    if (t.type === 'flow-seq-start' || t.type === 'flow-map-start') openings.push(t.offset!);
+    else if (/quoted-scalar$/.test(t.type ?? '') && !quotedByEnd.has(t.offset! + t.source!.length)) quotedByEnd.set(t.offset! + t.source!.length, t);
+  }
+  return { openings: openings.sort((a, b) => a - b), quotedByEnd };
+}
+
+/** The greatest of `sorted` (ascending) below `limit`, by binary search. */
+function lastBefore(sorted: readonly number[], limit: number): number | undefined {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! < limit) low = middle + 1;
+    else high = middle;
+  }
+  return low === 0 ? undefined : sorted[low - 1];
 }
 
 function columnOf(text: string, at: number): number {

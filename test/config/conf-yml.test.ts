@@ -1,4 +1,6 @@
+import { LineCounter } from 'yaml';
 import { readConfYml } from '../../src/config/conf-yml.js';
+import { parseLikeLibyaml } from '../../src/config/libyaml-parse.js';
 import { validateConfYml } from '../../src/config/validate.js';
 import { fieldErrorString } from '../../src/field/errors.js';
 
@@ -178,11 +180,48 @@ describe('hostile conf.yml (found by attacking the server)', () => {
     expect(provider(`${keys}\niaasNetworkProvider: {serverUrl: http://a}\n`).serverUrl).toBe('http://a');
   });
 
-  it('refuses a conf.yml over 32 KiB before parsing it, as its own limit', () => {
-    expect(refusal('# ' + 'x'.repeat(40_000) + '\n')).toBe(
-      ": Invalid value: is 40003 characters long, more than 32768: this webhook's own limit against hostile input, not Spiderpool's (whose configuration is a few KiB, six levels deep); shorten conf.yml",
+  it('refuses a conf.yml over 128 KiB before parsing it, as its own limit', () => {
+    expect(refusal('# ' + 'x'.repeat(140_000) + '\n')).toBe(
+      ": Invalid value: is 140003 characters long, more than 131072: this webhook's own limit against hostile input, not Spiderpool's (whose configuration is a few KiB, six levels deep); shorten conf.yml",
     );
   });
+
+  it('reads a conf.yml over 32 KiB and up to 128 KiB, with a warning naming the bound', () => {
+    const large = `# ${'x'.repeat(40_000)}\niaasNetworkProvider: {serverUrl: http://a}\n`;
+    const reading = readConfYml(large);
+    expect(reading.ok && reading.provider.serverUrl).toBe('http://a');
+    expect(reading.warnings).toEqual([
+      {
+        field: '',
+        message: `is ${large.length} characters long, more than 32768 (Spiderpool's is a few KiB): read, but this webhook refuses one over 131072, its own limit against hostile input`,
+      },
+    ]);
+    expect(validateConfYml(large).errors).toEqual([]);
+    expect(readConfYml(`# ${'x'.repeat(30_000)}\niaasNetworkProvider: {serverUrl: http://a}\n`).warnings).toEqual([]);
+  });
+
+  it('parses hostile text only a few times, however many lines it would pad (64 parses of 32 KiB once held the event loop for 18 s)', () => {
+    // 16 KiB each: the first pad, then 128 KiB of parses in all (7 more).
+    for (const hostile of ["a: 'x\n".repeat(2_340), 'x: [\n1]\n'.repeat(1_820), 'a:\n  b: "' + '\nc'.repeat(8_190) + '"\n']) {
+      let parses = 0;
+      parseLikeLibyaml(hostile, () => (parses++, new LineCounter()));
+      expect(parses).toBeLessThanOrEqual(10);
+    }
+    // A short text still gets every pad it needs: 40 flow lines at column 0, a parse each.
+    const padded = `a:\n  b: [${Array.from({ length: 40 }, (_, i) => `\nq${i}`).join(',')}]\n`;
+    let parses = 0;
+    parseLikeLibyaml(padded, () => (parses++, new LineCounter()));
+    expect(parses).toBeGreaterThan(40);
+    expect(readConfYml(padded).ok).toBe(true);
+  }, 60_000);
+
+  it('answers hostile text at the bound in one pass per step (dashes and colons in flow collections, tags, LS inside quotes, private-use characters)', () => {
+    // Each once cost a copy of the text or a walk of the document per occurrence: minutes at 128 KiB.
+    const fill = (unit: string) => `a: [${unit.repeat(Math.floor(120_000 / unit.length))}]\n`;
+    for (const hostile of [fill('-,'), fill('a:,'), fill('!!str%2C x, '), fill('"a\u2028b", '), fill('\ue000\ue001\ue002, ')]) {
+      expect(validateConfYml(hostile).errors).toEqual([]);
+    }
+  }, 60_000);
 
   it('refuses what overflows the parser’s stack instead of answering 500', () => {
     // Where the stack gives out depends on the caller's depth: either answer is a refusal.
