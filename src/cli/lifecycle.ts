@@ -50,7 +50,7 @@ export function parseObjectName(value: string): string {
 /** commander argument collector for repeated `KEY=VALUE`. */
 export function collectAnnotation(value: string, previous: [string, string][]): [string, string][] {
   const at = value.indexOf('=');
-  if (at <= 0) throw new InvalidArgumentError('must be KEY=VALUE, e.g. cert-manager.io/inject-ca-from=NAMESPACE/CERTIFICATE');
+  if (at <= 0) throw new InvalidArgumentError('must be KEY=VALUE, e.g. example.com/owner=network-team');
   return [...previous, [value.slice(0, at), value.slice(at + 1)]];
 }
 

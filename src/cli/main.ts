@@ -96,7 +96,7 @@ configMapOptions(
     .option('--tls-secret <name>', 'keep a CA and serving certificate in this Secret of --namespace (created when absent, renewed before expiry) and serve them from --cert-dir', parseObjectName)
     .option('--manage-webhook-configuration <name>', 'write the ValidatingWebhookConfiguration of deploy/ under this name once serving, its caBundle kept equal to --cert-dir/ca.crt', parseObjectName)
     .option('--owner-cluster-role <name>', "ClusterRole of the install made owner of the Secret and the configuration: deleting it deletes them (garbage collection)", parseObjectName)
-    .option('--webhook-configuration-annotation <key=value>', 'annotation of that configuration (repeatable), e.g. cert-manager.io/inject-ca-from=NS/CERT', collectAnnotation, [])
+    .option('--webhook-configuration-annotation <key=value>', 'annotation of that configuration (repeatable), e.g. example.com/owner=network-team (not cert-manager.io/inject-ca-from: the pods keep caBundle)', collectAnnotation, [])
     .addOption(new Option('--namespace <namespace>', 'namespace of the pod: of --tls-secret and of the Service the API server calls').env('POD_NAMESPACE'))
     .option('--service <name>', 'Service the API server calls the webhook through (certificate names, clientConfig)', parseObjectName, DEFAULT_SERVICE_NAME)
     .addOption(new Option('--cert-validity <duration>', 'with --tls-secret: validity of a serving certificate (Go duration)').argParser(parseGoDurationMs).default(365 * 24 * 3600 * 1000, '8760h'))

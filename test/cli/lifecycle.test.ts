@@ -139,7 +139,7 @@ describe('flag parsers', () => {
   });
   it('collectAnnotation takes KEY=VALUE, the value may hold "="', () => {
     expect(collectAnnotation('a/b=c=d', [['x', 'y']])).toEqual([['x', 'y'], ['a/b', 'c=d']]);
-    expect(() => collectAnnotation('novalue', [])).toThrow('must be KEY=VALUE, e.g. cert-manager.io/inject-ca-from=NAMESPACE/CERTIFICATE');
+    expect(() => collectAnnotation('novalue', [])).toThrow('must be KEY=VALUE, e.g. example.com/owner=network-team');
     expect(() => collectAnnotation('=v', [])).toThrow(InvalidArgumentError);
   });
 });
