@@ -13,8 +13,13 @@
  * (bench/go-reference `-pool-cache-kubeconfig`: controller-runtime's cache, default
  * options) on the same pools: RSS after sync and sync time, and the ratios.
  *
+ * The webhook runs with the Node flags of package.json's `start` (the image's ENTRYPOINT);
+ * its CPU time (`/proc/<pid>/stat`) is read over the quiet reviews and over the churn, so
+ * what one status write costs the webhook is measured apart from the shared machine's load.
+ *
  * Flags (after `--scale`): `--pools 1000,10000` and `--allocations 0,30,64` (defaults);
- * `--churn-rate 50` (status writes per second), `--churn-s 15`. Prints a Markdown table
+ * `--churn-rate 50` (status writes per second), `--churn-s 15`; `--cpu-prof DIR` runs the
+ * webhook under `node --cpu-prof`, one profile per row in DIR. Prints a Markdown table
  * and writes bench/results/scale.json. Bounded: every wait has a limit; every process it
  * starts is stopped at the end. Loopback only.
  */
@@ -27,6 +32,7 @@ import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { APISERVER_BINARY, startApiServer, type ApiServer } from '../test/e2e/cluster/apiserver.js';
+import { startNodeFlags } from './servers.js';
 
 const REPO_DIR = new URL('../../', import.meta.url).pathname;
 const CRD_DIR = join(REPO_DIR, '../shared/spiderpool/crds');
@@ -138,6 +144,13 @@ async function writeStatuses(client: Client, n: number, k: number): Promise<void
   });
 }
 
+/** User and system CPU time of process `pid` so far, in milliseconds (`/proc/<pid>/stat` fields 14 and 15, in clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  // The command name (field 2) is in parentheses and may hold spaces: count from after it.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** `/proc/<pid>/status` VmRSS, in MiB. */
 function rssMiB(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
@@ -170,9 +183,10 @@ function webhookGet(w: Webhook, path: string, body?: string): Promise<{ status: 
   });
 }
 
-async function startWebhook(kubeconfig: string, certDir: string): Promise<{ webhook: Webhook; startedMs: number }> {
+async function startWebhook(kubeconfig: string, certDir: string, profileDir: string | undefined): Promise<{ webhook: Webhook; startedMs: number }> {
   const startedMs = Date.now();
-  const child = spawn(process.execPath, [join(REPO_DIR, 'dist/cli/main.js'), 'serve', '--port=0', '--host=127.0.0.1', `--cert-dir=${certDir}`, `--kubeconfig=${kubeconfig}`, '--pool-cache-sync-wait=5m'], {
+  const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+  const child = spawn(process.execPath, [...startNodeFlags(REPO_DIR), ...profile, join(REPO_DIR, 'dist/cli/main.js'), 'serve', '--port=0', '--host=127.0.0.1', `--cert-dir=${certDir}`, `--kubeconfig=${kubeconfig}`, '--pool-cache-sync-wait=5m'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env['PATH'] ?? '', HOME: certDir },
   });
@@ -240,6 +254,12 @@ interface Row {
   /** Longest event-loop block from the first answer until 5 s after sync, and under churn, in ms. */
   loopMaxMs: number;
   churnLoopMaxMs: number;
+  /** The webhook's CPU time per second of wall time, in ms: during the quiet reviews, and under churn (reviews and status writes). */
+  quietCpuMsPerS: number;
+  churnCpuMsPerS: number;
+  /** The status writes sent during the churn, and the CPU each cost the webhook beyond the quiet rate, in µs. */
+  churnWrites: number;
+  cpuUsPerWrite: number;
   go?: { syncedS: number; rssMiB: number };
 }
 
@@ -253,9 +273,17 @@ async function scrape(w: Webhook): Promise<{ heapMiB: number; loopMaxMs: number 
   return { heapMiB: value('nodejs_heap_size_used_bytes') / 2 ** 20, loopMaxMs: value('nodejs_eventloop_lag_max_seconds') * 1000 };
 }
 
-async function measureWebhook(client: Client, kubeconfig: string, n: number, k: number, churn: { rate: number; seconds: number }): Promise<Omit<Row, 'go' | 'listJsonMiB'>> {
+async function measureWebhook(
+  client: Client,
+  kubeconfig: string,
+  n: number,
+  k: number,
+  churn: { rate: number; seconds: number },
+  profileDir: string | undefined,
+): Promise<Omit<Row, 'go' | 'listJsonMiB'>> {
   const certDir = mkdtempSync(join(tmpdir(), 'bench-scale-'));
-  const { webhook, startedMs } = await startWebhook(kubeconfig, certDir);
+  const { webhook, startedMs } = await startWebhook(kubeconfig, certDir, profileDir);
+  const pid = webhook.child.pid!;
   // Resets the event-loop maximum: what follows covers serving (the list, the pass after it), not the process's start.
   await scrape(webhook);
   let readyAt: number | undefined;
@@ -286,20 +314,28 @@ async function measureWebhook(client: Client, kubeconfig: string, n: number, k: 
     const rss = rssMiB(webhook.child.pid!);
     // Its event-loop maximum covers the list and the pass after it, from the first answer on.
     const { heapMiB: heap, loopMaxMs } = await scrape(webhook);
+    const quietStart = { cpu: cpuMs(pid), at: performance.now() };
     const quiet = await reviews(webhook, 8);
+    const quietCpuMsPerS = ((cpuMs(pid) - quietStart.cpu) / (performance.now() - quietStart.at)) * 1000;
     await scrape(webhook); // from here, the maximum covers the churn alone
+    const churnStart = { cpu: cpuMs(pid), at: performance.now() };
+    let writes = 0;
     // Churn: status writes at a fixed rate (an allocation more or less on successive pools), as Spiderpool's IPAM writes them.
     let churning = true;
     let peak = 0;
     const writer = (async () => {
       for (let w = 0; churning; w++) {
         const i = (w * 7919) % n;
+        writes++;
         void client.request('PATCH', `${POOLS}/${poolObject(i).metadata.name}/status`, { status: statusOf(i, k + (w % 2)) }).catch(() => undefined);
         await sleep(1000 / churn.rate);
       }
     })();
     const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(webhook.child.pid!))), 250);
     const busy = await reviews(webhook, churn.seconds);
+    const churnSeconds = (performance.now() - churnStart.at) / 1000;
+    const churnCpuMsPerS = (cpuMs(pid) - churnStart.cpu) / churnSeconds;
+    const churnWrites = writes;
     const churnRss = rssMiB(webhook.child.pid!);
     const churnLoopMaxMs = (await scrape(webhook)).loopMaxMs;
     churning = false;
@@ -322,6 +358,11 @@ async function measureWebhook(client: Client, kubeconfig: string, n: number, k: 
       slowestProbeMs: slowest,
       loopMaxMs,
       churnLoopMaxMs,
+      quietCpuMsPerS,
+      churnCpuMsPerS,
+      churnWrites,
+      // Both windows carry the same reviews (one per 50 ms); what the churn adds is the writes'.
+      cpuUsPerWrite: (((churnCpuMsPerS - quietCpuMsPerS) * churnSeconds) / churnWrites) * 1000,
     };
   } finally {
     probing = false;
@@ -357,13 +398,13 @@ const f0 = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '—');
 
 export function scaleTable(rows: readonly Row[]): string {
   const lines = [
-    '| pools × allocations | list JSON MiB | ready s | synced s | RSS MiB | heap MiB | RSS churn (peak) MiB | review p50/p99 ms quiet | review p50/p99 ms churn | probe failures (slowest ms) | loop block max ms start / churn | Go RSS MiB | Go synced s | RSS ratio | sync ratio |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    '| pools × allocations | list JSON MiB | ready s | synced s | RSS MiB | heap MiB | RSS churn (peak) MiB | review p50/p99 ms quiet | review p50/p99 ms churn | CPU ms/s quiet / churn | CPU µs per status write | probe failures (slowest ms) | loop block max ms start / churn | Go RSS MiB | Go synced s | RSS ratio | sync ratio |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
   for (const r of rows) {
     lines.push(
       `| ${r.pools} × ${r.allocations} | ${f1(r.listJsonMiB)} | ${f1(r.readyS)} | ${f1(r.syncedS)} | ${f0(r.rssMiB)} | ${f0(r.heapMiB)} | ${f0(r.churnRssMiB)} (${f0(r.churnPeakMiB)}) | ` +
-        `${f1(r.quietP50)} / ${f1(r.quietP99)} | ${f1(r.churnP50)} / ${f1(r.churnP99)} | ${r.probeFailures} (${f0(r.slowestProbeMs)}) | ${f0(r.loopMaxMs)} / ${f0(r.churnLoopMaxMs)} | ` +
+        `${f1(r.quietP50)} / ${f1(r.quietP99)} | ${f1(r.churnP50)} / ${f1(r.churnP99)} | ${f0(r.quietCpuMsPerS)} / ${f0(r.churnCpuMsPerS)} | ${f0(r.cpuUsPerWrite)} | ${r.probeFailures} (${f0(r.slowestProbeMs)}) | ${f0(r.loopMaxMs)} / ${f0(r.churnLoopMaxMs)} | ` +
         `${r.go ? f0(r.go.rssMiB) : '—'} | ${r.go ? f1(r.go.syncedS) : '—'} | ${r.go ? (r.rssMiB / r.go.rssMiB).toFixed(2) : '—'} | ${r.go ? (r.syncedS / r.go.syncedS).toFixed(2) : '—'} |`,
     );
   }
@@ -398,8 +439,15 @@ export async function runScale(args: string[], goBinary: string | undefined): Pr
   linkApiServer();
   const { values } = parseArgs({
     args,
-    options: { pools: { type: 'string', default: '1000,10000' }, allocations: { type: 'string', default: '0,30,64' }, 'churn-rate': { type: 'string', default: '50' }, 'churn-s': { type: 'string', default: '15' } },
+    options: {
+      pools: { type: 'string', default: '1000,10000' },
+      allocations: { type: 'string', default: '0,30,64' },
+      'churn-rate': { type: 'string', default: '50' },
+      'churn-s': { type: 'string', default: '15' },
+      'cpu-prof': { type: 'string' },
+    },
   });
+  const profileRoot = values['cpu-prof'];
   const counts = values.pools.split(',').map(Number);
   const allocations = values.allocations.split(',').map(Number);
   const churn = { rate: Number(values['churn-rate']), seconds: Number(values['churn-s']) };
@@ -418,7 +466,8 @@ export async function runScale(args: string[], goBinary: string | undefined): Pr
         if (j > 0 || k > 0) await writeStatuses(client, n, k);
         const listMiB = await listJsonMiB(client);
         console.error(`scale: ${n} × ${k}: list ${listMiB.toFixed(1)} MiB; measuring the webhook`);
-        const row: Row = { listJsonMiB: listMiB, ...(await measureWebhook(client, api.kubeconfig, n, k, churn)) };
+        const profileDir = profileRoot === undefined ? undefined : join(profileRoot, `${n}x${k}`);
+        const row: Row = { listJsonMiB: listMiB, ...(await measureWebhook(client, api.kubeconfig, n, k, churn, profileDir)) };
         if (goBinary !== undefined) row.go = await measureGo(goBinary, api.kubeconfig, n);
         rows.push(row);
         console.error(scaleTable([row]).split('\n').at(-1));
