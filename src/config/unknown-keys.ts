@@ -49,7 +49,8 @@ export function unknownKeyWarning(key: string, parent: string, type: StructType)
       message: `is dropped: Spiderpool reads label selector fields in lower case (${sameLetters}), so this selector selects every node; write ${sameLetters}`,
     };
   }
-  const meant = /^(.*?)\s*:$/s.exec(key)?.[1];
+  // Not a regular expression: `^(.*?)\s*:$` backtracks quadratically over a long run of blanks.
+  const meant = key.endsWith(':') ? key.slice(0, -1).trimEnd() : undefined;
   if (meant !== undefined && known.includes(meant)) {
     return {
       field,

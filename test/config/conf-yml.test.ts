@@ -452,6 +452,15 @@ describe('":" and keys in flow collections as libyaml scans them (found by the d
     expect(warnings(flow('httpRequestTimeout: 3s'))).toEqual([]);
   });
 
+  it('reads a key with a long run of blanks in linear time (a regular expression over the key once backtracked for minutes at 128 KiB)', () => {
+    const blanks = ' '.repeat(120_000);
+    // Past 32 KiB: each also warns of its length.
+    expect(warnings(`? "a${blanks}b"\n: 1\n`)).toContain(`a${' '.repeat(47)}…: is not a key Spiderpool reads (keys are case-sensitive): it is ignored`);
+    expect(warnings(`iaasNetworkProvider:\n  ? "httpRequestTimeout${blanks}:"\n  : 3s\n`)).toContain(
+      `iaasNetworkProvider.httpRequestTimeout${' '.repeat(30)}…: is not httpRequestTimeout for Go: a ":" right before "," "}" or "]" is part of the key, so the value is ignored; put a space after ":"`,
+    );
+  });
+
   it.each([
     ['":" right before "["', flow('httpRequestTimeout:[1]'), /line 1, column 41: ":" right before "\[" inside \{ \} or \[ \] is part of the unquoted text before it/],
     ['":" right before "{"', 'foo: [a:{b: c}]\n', /line 1, column 8: ":" right before "\{"/],
