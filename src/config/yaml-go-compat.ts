@@ -21,9 +21,9 @@ const MAX_COMPACT_INDICATORS = 100;
 /**
  * Spiderpool's conf.yml is a few KiB. Above {@link LARGE_TEXT_CHARS} it is read with a
  * warning; above MAX_TEXT_CHARS refused. Parsing is linear, but the `yaml` package builds
- * an error object per bad token: hostile text costs about 1 s of event loop per 128 KiB
- * on a loaded 2-core node (measured: 512 KiB of even well-formed keys took 6.6 s), and
- * every review waits behind it, so the bound stays at 4 times the warning's.
+ * an error object per bad token, and every review waits behind a parse: measured on the
+ * 2-core machine at a load of 10-16, hostile shapes of 128 KiB took 0.5-7 s and 512 KiB
+ * of well-formed keys 6.6 s, so the bound stays at 4 times the warning's.
  */
 const MAX_TEXT_CHARS = 128 * 1024;
 /** Longer than any real conf.yml: read, with a warning that a text over MAX_TEXT_CHARS is refused. */
