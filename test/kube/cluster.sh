@@ -153,6 +153,22 @@ EOF
   local ctr=(ctr --address "$W/containerd/containerd.sock" -n k8s.io)
   wait_for containerd 30 "${ctr[@]}" version
 
+  # The images (none for run.sh's partial start, which only stops the daemons again).
+  # The pause image and cert-manager's controller and cainjector (test/kube/cert-manager,
+  # cached by content): each a static binary as a one-layer image.
+  if [[ "${KUBE_CLUSTER_STOP_AFTER:-}" != daemons ]]; then
+    local t=$SECONDS cert_manager
+    static_image "$PAUSE_IMAGE" "$tools/pause"
+    cert_manager=$(bash "$here/cert-manager/build.sh")
+    static_image "$CERT_MANAGER_IMAGE_PREFIX-controller:$CERT_MANAGER_VERSION" "$cert_manager/controller"
+    static_image "$CERT_MANAGER_IMAGE_PREFIX-cainjector:$CERT_MANAGER_VERSION" "$cert_manager/cainjector"
+    # The webhook image built by image/build.sh, as a docker-archive.
+    (source "$root/image/env.sh" && buildah push --quiet "$WEBHOOK_IMAGE" "docker-archive:$W/images/webhook.tar:$WEBHOOK_IMAGE" >/dev/null)
+    "${ctr[@]}" images import "$W/images/webhook.tar" >/dev/null
+    rm -rf "$W/images"
+    log "images imported in $((SECONDS - t))s"
+  fi
+
   # --- the API server ----------------------------------------------------------------------
   # It exits when stdin reaches EOF: a fifo held open by a sleep feeds it.
   mkfifo "$W/apiserver.stdin"
@@ -236,20 +252,6 @@ EOF
     log "stopping after starting the daemons (KUBE_CLUSTER_STOP_AFTER=daemons)"
     exit 1
   fi
-  # The images, while the daemons start (nothing runs a container before the tests).
-  # The pause image and cert-manager's controller and cainjector (test/kube/cert-manager,
-  # cached by content): each a static binary as a one-layer image.
-  local t=$SECONDS
-  static_image "$PAUSE_IMAGE" "$tools/pause"
-  local cert_manager
-  cert_manager=$(bash "$here/cert-manager/build.sh")
-  static_image "$CERT_MANAGER_IMAGE_PREFIX-controller:$CERT_MANAGER_VERSION" "$cert_manager/controller"
-  static_image "$CERT_MANAGER_IMAGE_PREFIX-cainjector:$CERT_MANAGER_VERSION" "$cert_manager/cainjector"
-  # The webhook image built by image/build.sh, as a docker-archive.
-  (source "$root/image/env.sh" && buildah push --quiet "$WEBHOOK_IMAGE" "docker-archive:$W/images/webhook.tar:$WEBHOOK_IMAGE" >/dev/null)
-  "${ctr[@]}" images import "$W/images/webhook.tar" >/dev/null
-  rm -rf "$W/images"
-  log "images imported in $((SECONDS - t))s"
   wait_for "the node to be Ready" 120 kc wait --for=condition=Ready "node/$NODE_NAME" --timeout=2s
   wait_for "the kubernetes Service's endpoint" 60 sh -c "'$tools/kubectl' --kubeconfig='$W/kubeconfig' get endpointslice -n default -l kubernetes.io/service-name=kubernetes -o jsonpath='{.items[*].endpoints[*].addresses[*]}' | grep -qx '$NODE_IP'"
   log "up: node $NODE_NAME Ready ($(kc version -o json | node -pe 'JSON.parse(require("fs").readFileSync(0)).serverVersion.gitVersion')), kubeconfig $W/kubeconfig"

@@ -38,8 +38,9 @@ trap - EXIT INT TERM
 bash test/kube/cluster.sh down "$dir"
 echo "cluster: down in $(( SECONDS - start ))s"
 
-# The teardown on its own: a start cut short (every daemon just started, the node not
-# yet Ready) is torn down without leftovers, and a second `down` is a no-op.
+# The teardown on its own: a start cut short (every daemon just started, no image
+# imported, the node not yet Ready) is torn down without leftovers, and a second `down`
+# is a no-op.
 start=$SECONDS
 partial=$(mktemp -d /tmp/spiderpool-iaas-kube-XXXXXX)
 trap 'bash test/kube/cluster.sh down "$partial"' EXIT
