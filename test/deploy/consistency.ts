@@ -467,8 +467,8 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
     const got = obj(at(vwc, 'metadata.annotations'))?.[AKS_ENFORCER_DISABLED];
     if (got !== 'true') problems.push(`ValidatingWebhookConfiguration "${nameOf(vwc)}": annotation ${AKS_ENFORCER_DISABLED} is ${show(got)}, expected "true"`);
   }
-  // cainjector writes a Certificate's ca.crt alone, the new CA only during a CA change, and
-  // reverts any other bundle: the pods, which keep the old CA beside it, must own caBundle.
+  // cainjector writes a Certificate's ca.crt alone, the new CA only during a CA change: the
+  // pods, which keep the old CA beside it, must be caBundle's only writer.
   for (const vwc of vwcs) {
     if (obj(at(vwc, 'metadata.annotations'))?.[INJECT_CA_FROM] !== undefined) {
       problems.push(`ValidatingWebhookConfiguration "${nameOf(vwc)}": annotation ${INJECT_CA_FROM} lets cainjector write caBundle, which during a CA change drops the old CA that replicas still serve; leave caBundle to the pods`);
