@@ -155,7 +155,7 @@ const BINARY_TAG = 'tag:yaml.org,2002:binary';
 
 /**
  * Values one decoder's pass decodes (each key and value, each alias followed) before this
- * webhook gives up: aliases and merge keys can make a 128 KiB file decode billions. The Go
+ * webhook gives up: aliases and merge keys can make a 64 KiB file decode billions. The Go
  * decoders count the same (decode.go `decodeCount`) and give up on "excessive aliasing"
  * only past 400 000 with nearly all of them aliases, so this is this webhook's limit.
  */

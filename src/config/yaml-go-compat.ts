@@ -22,10 +22,11 @@ const MAX_COMPACT_INDICATORS = 100;
  * Spiderpool's conf.yml is a few KiB. Above {@link LARGE_TEXT_CHARS} it is read with a
  * warning; above MAX_TEXT_CHARS refused. Parsing is linear, but the `yaml` package builds
  * an error object per bad token, and every review waits behind a parse: measured on the
- * 2-core machine at a load of 10-16, hostile shapes of 128 KiB took 0.5-7 s and 512 KiB
- * of well-formed keys 6.6 s, so the bound stays at 4 times the warning's.
+ * 2-core machine at a load of 7, hostile shapes took up to 0.75 s at 32 KiB and 3 s at
+ * 128 KiB (10-16: 0.5-7 s), against the conf webhook's 5 s timeout and the probes' 2 s,
+ * so the bound stays at twice the warning's.
  */
-const MAX_TEXT_CHARS = 128 * 1024;
+const MAX_TEXT_CHARS = 64 * 1024;
 /** Longer than any real conf.yml: read, with a warning that a text over MAX_TEXT_CHARS is refused. */
 export const LARGE_TEXT_CHARS = 32 * 1024;
 

@@ -180,20 +180,20 @@ describe('hostile conf.yml (found by attacking the server)', () => {
     expect(provider(`${keys}\niaasNetworkProvider: {serverUrl: http://a}\n`).serverUrl).toBe('http://a');
   });
 
-  it('refuses a conf.yml over 128 KiB before parsing it, as its own limit', () => {
-    expect(refusal('# ' + 'x'.repeat(140_000) + '\n')).toBe(
-      ": Invalid value: is 140003 characters long, more than 131072: this webhook's own limit against hostile input, not Spiderpool's (whose configuration is a few KiB, six levels deep); shorten conf.yml",
+  it('refuses a conf.yml over 64 KiB before parsing it, as its own limit', () => {
+    expect(refusal('# ' + 'x'.repeat(70_000) + '\n')).toBe(
+      ": Invalid value: is 70003 characters long, more than 65536: this webhook's own limit against hostile input, not Spiderpool's (whose configuration is a few KiB, six levels deep); shorten conf.yml",
     );
   });
 
-  it('reads a conf.yml over 32 KiB and up to 128 KiB, with a warning naming the bound', () => {
+  it('reads a conf.yml over 32 KiB and up to 64 KiB, with a warning naming the bound', () => {
     const large = `# ${'x'.repeat(40_000)}\niaasNetworkProvider: {serverUrl: http://a}\n`;
     const reading = readConfYml(large);
     expect(reading.ok && reading.provider.serverUrl).toBe('http://a');
     expect(reading.warnings).toEqual([
       {
         field: '',
-        message: `is ${large.length} characters long, more than 32768 (Spiderpool's is a few KiB): read, but this webhook refuses one over 131072, its own limit against hostile input`,
+        message: `is ${large.length} characters long, more than 32768 (Spiderpool's is a few KiB): read, but this webhook refuses one over 65536, its own limit against hostile input`,
       },
     ]);
     expect(validateConfYml(large).errors).toEqual([]);
@@ -216,8 +216,8 @@ describe('hostile conf.yml (found by attacking the server)', () => {
   }, 60_000);
 
   it('answers hostile text at the bound in one pass per step (dashes and colons in flow collections, tags, LS inside quotes, private-use characters)', () => {
-    // Each once cost a copy of the text or a walk of the document per occurrence: minutes at 128 KiB.
-    const fill = (unit: string) => `a: [${unit.repeat(Math.floor(120_000 / unit.length))}]\n`;
+    // Each once cost a copy of the text or a walk of the document per occurrence: minutes at the bound.
+    const fill = (unit: string) => `a: [${unit.repeat(Math.floor(60_000 / unit.length))}]\n`;
     for (const hostile of [fill('-,'), fill('a:,'), fill('!!str%2C x, '), fill('"a\u2028b", '), fill('\ue000\ue001\ue002, ')]) {
       expect(validateConfYml(hostile).errors).toEqual([]);
     }
@@ -452,8 +452,8 @@ describe('":" and keys in flow collections as libyaml scans them (found by the d
     expect(warnings(flow('httpRequestTimeout: 3s'))).toEqual([]);
   });
 
-  it('reads a key with a long run of blanks in linear time (a regular expression over the key once backtracked for minutes at 128 KiB)', () => {
-    const blanks = ' '.repeat(120_000);
+  it('reads a key with a long run of blanks in linear time (a regular expression over the key once backtracked for half a minute at the bound)', () => {
+    const blanks = ' '.repeat(60_000);
     // Past 32 KiB: each also warns of its length.
     expect(warnings(`? "a${blanks}b"\n: 1\n`)).toContain(`a${' '.repeat(47)}…: is not a key Spiderpool reads (keys are case-sensitive): it is ignored`);
     expect(warnings(`iaasNetworkProvider:\n  ? "httpRequestTimeout${blanks}:"\n  : 3s\n`)).toContain(
