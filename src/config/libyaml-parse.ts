@@ -20,10 +20,13 @@
  * - `#` directly after a quoted scalar or a flow indicator starts a comment;
  * - the first document of a stream cannot open with `...` ("did not find expected node
  *   content"); after a document, extra `...` are skipped;
+ * - properties right before the `:` of a block mapping's first pair with an empty key
+ *   (`&a : x`) are the key's, not the mapping's (libyaml-props.ts);
  * - properties before an alias (`&a *a`) make an empty scalar: as the whole document,
  *   libyaml's document ends there and Go reads it as empty.
  */
 import { Composer, Parser, isAlias, type CST, type Document, type LineCounter } from 'yaml';
+import { givePropertiesToEmptyKeys } from './libyaml-props.js';
 import { TAG_CHARACTER, blankOrEnd, colonProblem, quotedEnd, restoreColons, restoreDashes, rewriteAt, scanFlow, unusedCharacter, where } from './libyaml-flow.js';
 
 /** The first document as libyaml reads it, or why libyaml refuses the text. */
@@ -138,6 +141,7 @@ function firstDocument(text: string, lines: LineCounter): { doc: Document.Parsed
   function* tap(source: Iterable<CST.Token>) {
     for (const token of source) {
       tokens.push(token as unknown as Token);
+      if (token.type === 'document') givePropertiesToEmptyKeys(token as unknown as Token);
       yield token;
     }
   }

@@ -480,3 +480,28 @@ describe('":" and keys in flow collections as libyaml scans them (found by the d
     expect(provider(`${flow('httpRequestTimeout: 3s')}---\nfoo: {a:[b], c\n  : d}\n`).httpRequestTimeout).toBe('3s');
   });
 });
+
+describe('properties before the ":" of an empty key (found by review against yaml.v2/v3)', () => {
+  const P = 'iaasNetworkProvider';
+  it.each([
+    ['an anchored empty key first in a nested mapping', `${P}:\n  &a : x\n  httpRequestTimeout: 3s\n`, '3s'],
+    ['a tagged empty key first in a nested mapping', `${P}:\n  !!str : x\n  httpRequestTimeout: 3s\n`, '3s'],
+    ['an anchor and a tag, a comment after the parent key', `${P}: # c\n  &a !!null : x\n  httpRequestTimeout: 3s\n`, '3s'],
+    ['blanks and a tab around the ":"', `${P}:\n   &a \t:   x\n   httpRequestTimeout: 3s\n`, '3s'],
+    ['an alias of the anchored empty key as a value', `${P}:\n  &a : 7s\n  httpRequestTimeout: *a\n`, ''],
+    ['a mapping with properties of its own before it', `${P}: &m\n  &a : x\n  httpRequestTimeout: 3s\nb: *m\n`, '3s'],
+    ['a merged sequence item on the line after its "-"', `${P}:\n  <<:\n    -\n      &a : x\n      httpRequestTimeout: 3s\n`, '3s'],
+  ])('reads %s as the key "" (the mapping gets none of them)', (_what, text, timeout) => {
+    expect(provider(text).httpRequestTimeout).toBe(timeout);
+  });
+
+  it('refuses, in the agent only, two such keys (yaml.v3: "mapping key already defined")', () => {
+    const reading = readConfYml(`${P}:\n  &a : 7s\n  &b : 8s\n  httpRequestTimeout: 3s\n`);
+    expect(reading.agent).toBeUndefined();
+    expect(reading.controller).toMatchObject({ [P]: { httpRequestTimeout: '3s' } });
+  });
+
+  it('leaves properties on the line of the parent key to the mapping (Go: "did not find expected key")', () => {
+    expect(refusal(`${P}:\n  &a\n  : 7s\n  httpRequestTimeout: 3s\n`)).toMatch(/has a value without a key/);
+  });
+});
