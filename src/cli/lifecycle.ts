@@ -99,7 +99,8 @@ export async function provisionCertificates(flags: LifecycleFlags, logger: Logge
  * With `--manage-webhook-configuration`: the shipped configuration, named so, calling the
  * Service `--service` in the pod's namespace, matching `--configmap-name` in
  * `--configmap-namespace`, with the annotations given, written once the server answers
- * with `caBundlePem()` and kept equal to it.
+ * with `caBundlePem()` and kept equal to it (without `--tls-secret`, a mounted CA: plus, for
+ * the overlap, the CAs other replicas may still serve; src/registration/ca-bundle.ts).
  *
  * @returns the manager (call `sync()` after a certificate change), or `undefined` without the flag.
  * @throws Error with one line for no namespace, no cluster connection, or an unusable manifest.

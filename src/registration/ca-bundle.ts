@@ -8,16 +8,30 @@
  * documentation points to trust-manager for it), and the kubelet brings the new files to
  * each pod at its own moment, up to its sync period plus its Secret cache's delay later
  * (about a minute each by default). A bundle of the new CA alone refuses the replicas still
- * serving the old certificate; one of the old CA alone, those serving the new. So a replica
- * writes its own CA and keeps, of what is stored, every unexpired CA that another replica
- * may still serve:
+ * serving the old certificate; one of the old CA alone, those serving the new.
  *
- * - a CA newer than its own (a later `notBefore`): the others are ahead of it;
- * - any other CA while its own CA is younger than the overlap: the others may be behind.
+ * So a replica writes its own CA and keeps, of what is stored, every unexpired CA another
+ * replica may still serve during a change: each CA it does not serve is kept for the overlap
+ * from the moment this process saw it so (in the stored caBundle, or when it stopped serving
+ * it itself), whoever put it there and whatever its `notBefore`. A CA's age says nothing
+ * about when a change reached the cluster: a CA re-issued by cert-manager signs serving
+ * certificates only from their next renewal, a provided CA may have been made months before
+ * the `helm upgrade` that brings it, and `helm rollback` brings back an older one.
  *
- * Once a replica has served its CA for the overlap, the older CAs leave. A bundle with CAs
- * kept beside its own is sorted newest first, one without is `ca.crt` as it is, so replicas
- * that agree write the same bytes and do not rewrite each other's.
+ * - A CA absent from every stored caBundle for `forgetAfterMs` is forgotten: when it comes
+ *   back (a rollback to it) it is a new change and gets a new overlap. While two replicas
+ *   disagree, a CA is absent only between one's write and the other's, so a CA one of them
+ *   keeps writing back does not get a new overlap from the other.
+ * - A replica whose own CA has been left out of the stored caBundle, beside a CA newer than
+ *   its own (a later `notBefore`) whose overlap has passed, writes nothing: the others
+ *   switched longer than the overlap ago and its kubelet has not brought it the new
+ *   certificate. The newest CA wins, so two replicas that disagree past the overlap stop
+ *   rewriting each other's bundle once the one behind has seen the newer CA for the overlap.
+ * - The memory is the process's own: a restarted pod keeps every stored CA for one overlap
+ *   from its start, as a replica that may have missed a change must.
+ *
+ * A bundle with CAs kept beside its own is sorted newest first, one without is `ca.crt` as
+ * it is, so replicas that agree write the same bytes and do not rewrite each other's.
  */
 import { createHash, X509Certificate } from 'node:crypto';
 
@@ -28,20 +42,36 @@ import { createHash, X509Certificate } from 'node:crypto';
  */
 export const CA_BUNDLE_OVERLAP_MS = 10 * 60_000;
 
+/**
+ * What one process remembers between rounds: per SHA-256 fingerprint (hex) of a stored CA it
+ * does not serve, since when it saw it so and when it last saw it stored (epoch ms).
+ */
+export type CaMemory = ReadonlyMap<string, { readonly sinceMs: number; readonly lastSeenMs: number }>;
+
+/** A process that has not seen any CA yet. */
+export const NO_CA_MEMORY: CaMemory = new Map();
+
 export interface OverlapInputs {
   /** The PEM bundle the server uses now (`ca.crt`: one or more certificates). */
   own: string;
   /** The stored caBundles, decoded to PEM (one per webhook; any may be empty or not PEM). */
   stored: readonly string[];
-  /** When `own` was first seen with its current content, in epoch milliseconds (the process start at the latest). */
-  ownSinceMs: number;
+  /** What the previous rounds saw ({@link NO_CA_MEMORY} at the first). */
+  memory: CaMemory;
   nowMs: number;
+  /** How long a CA this process does not serve is kept, in milliseconds. */
   overlapMs: number;
+  /** How long a CA must be absent from every stored caBundle to be forgotten, in milliseconds. */
+  forgetAfterMs: number;
 }
+
+/** `bundle` (PEM) to write, or `behind`: why this replica writes nothing (one line). */
+export type OverlapResult = { memory: CaMemory } & ({ bundle: string; behind?: undefined } | { behind: string; bundle?: undefined });
 
 interface Ca {
   pem: string;
   fingerprint: string;
+  subject: string;
   notBeforeMs: number;
   notAfterMs: number;
 }
@@ -54,7 +84,13 @@ function certificates(pem: string): Ca[] {
   for (const block of pem.match(PEM_BLOCK) ?? []) {
     try {
       const cert = new X509Certificate(block);
-      found.push({ pem: cert.toString(), fingerprint: createHash('sha256').update(cert.raw).digest('hex'), notBeforeMs: Date.parse(cert.validFrom), notAfterMs: Date.parse(cert.validTo) });
+      found.push({
+        pem: cert.toString(),
+        fingerprint: createHash('sha256').update(cert.raw).digest('hex'),
+        subject: cert.subject.replace(/\n/g, ', ').slice(0, 80),
+        notBeforeMs: Date.parse(cert.validFrom),
+        notAfterMs: Date.parse(cert.validTo),
+      });
     } catch {
       // Not a certificate: nothing the API server could verify with either.
     }
@@ -63,27 +99,44 @@ function certificates(pem: string): Ca[] {
 }
 
 /**
- * The bundle to write (PEM), per the rules above: `own` as it is when no other CA is kept
- * (or none of it parses as a certificate: the server trusts nothing else either), else
- * every chosen certificate, newest first.
+ * One round, per the rules above: the bundle to write (`own` as it is when no other CA is
+ * kept, or none of it parses as a certificate: the server trusts nothing else either; else
+ * every chosen certificate, newest first) or why this replica is behind, and the memory for
+ * the next round. Pure: the caller keeps the memory.
  */
-export function overlappedBundle(inputs: OverlapInputs): string {
-  const own = certificates(inputs.own);
-  if (own.length === 0) return inputs.own;
-  const newestOwn = Math.max(...own.map((c) => c.notBeforeMs));
-  const young = inputs.nowMs - inputs.ownSinceMs < inputs.overlapMs;
-  const chosen = new Map(own.map((c) => [c.fingerprint, c]));
-  let kept = false;
-  for (const ca of inputs.stored.flatMap(certificates)) {
-    if (chosen.has(ca.fingerprint) || ca.notAfterMs <= inputs.nowMs) continue;
-    if (young || ca.notBeforeMs > newestOwn) {
-      chosen.set(ca.fingerprint, ca);
-      kept = true;
-    }
+export function overlappedBundle(inputs: OverlapInputs): OverlapResult {
+  const { nowMs, memory } = inputs;
+  const own = [...new Map(certificates(inputs.own).map((c) => [c.fingerprint, c])).values()];
+  if (own.length === 0) return { memory, bundle: inputs.own };
+  const ownFingerprints = new Set(own.map((c) => c.fingerprint));
+  const stored = new Map(inputs.stored.flatMap(certificates).map((c) => [c.fingerprint, c]));
+
+  // A CA served until the last round has no entry yet: its overlap starts as it stops being served.
+  const next = new Map<string, { sinceMs: number; lastSeenMs: number }>();
+  for (const [fingerprint, seen] of memory) {
+    if (!ownFingerprints.has(fingerprint) && nowMs - seen.lastSeenMs < inputs.forgetAfterMs) next.set(fingerprint, seen);
   }
-  if (!kept) return inputs.own;
-  return [...chosen.values()]
-    .sort((a, b) => b.notBeforeMs - a.notBeforeMs || a.fingerprint.localeCompare(b.fingerprint))
-    .map((c) => c.pem)
-    .join('');
+  for (const fingerprint of stored.keys()) {
+    if (!ownFingerprints.has(fingerprint)) next.set(fingerprint, { sinceMs: next.get(fingerprint)?.sinceMs ?? nowMs, lastSeenMs: nowMs });
+  }
+
+  const live = [...stored.values()].filter((ca) => !ownFingerprints.has(ca.fingerprint) && ca.notAfterMs > nowMs);
+  const kept = live.filter((ca) => nowMs - next.get(ca.fingerprint)!.sinceMs < inputs.overlapMs);
+  const newestOwn = Math.max(...own.map((c) => c.notBeforeMs));
+  const ahead = live.find((ca) => ca.notBeforeMs > newestOwn && !kept.includes(ca));
+  if (ahead !== undefined && !own.some((c) => stored.has(c.fingerprint))) {
+    const minutes = Math.round(inputs.overlapMs / 60_000);
+    return {
+      memory: next,
+      behind: `caBundle trusts a CA newer than this pod's (${ahead.subject}, sha256 ${ahead.fingerprint.slice(0, 16)}) and not this pod's, for over ${minutes} min: its mounted certificate is out of date`,
+    };
+  }
+  if (kept.length === 0) return { memory: next, bundle: inputs.own };
+  return {
+    memory: next,
+    bundle: [...own, ...kept]
+      .sort((a, b) => b.notBeforeMs - a.notBeforeMs || a.fingerprint.localeCompare(b.fingerprint))
+      .map((c) => c.pem)
+      .join(''),
+  };
 }

@@ -3,8 +3,9 @@
  * webhook itself, once it answers, so no `failurePolicy: Fail` webhook exists before a pod
  * can answer it (an install applying the configuration with the Deployment refuses every
  * guarded write until the first pod is Ready), and its caBundle kept equal to the CA bundle
- * the server uses (with `caOverlapMs`, that bundle and the CAs other replicas may still
- * serve: ca-bundle.ts): after a renewal, and after anyone else changed it.
+ * the server uses, after a renewal and after anyone else changed it. With `caOverlapMs` it
+ * is that bundle plus, for a bounded time, the CAs other replicas may still serve during a
+ * change, and a replica left behind writes nothing (ca-bundle.ts).
  *
  * Once written, a configuration that disappears is not written again by the same process:
  * an uninstall deletes it first (Helm's pre-delete hook, `unregister`) while the pods still
@@ -17,11 +18,17 @@ import { caBundleBase64 } from '../certs/files.js';
 import { summarizeApiError } from '../cluster/api-error.js';
 import { clusterRoleOwner } from '../cluster/owner.js';
 import { applyWebhookConfiguration } from './apply.js';
-import { overlappedBundle } from './ca-bundle.js';
+import { NO_CA_MEMORY, overlappedBundle, type CaMemory } from './ca-bundle.js';
 import { webhookConfigurationFor, type WebhookConfiguration, type WebhookManifest, type WebhookTarget } from './webhook-configuration.js';
 
 /** How long the server's own `/readyz` may take to answer the check before writing. */
 const PROBE_TIMEOUT_MS = 3_000;
+/**
+ * After how many rounds without it in the stored caBundle a CA the server does not serve is
+ * forgotten (ca-bundle.ts): two replicas that disagree write every round, so a CA one of them
+ * writes back is never absent that long.
+ */
+const FORGET_AFTER_ROUNDS = 6;
 
 /** Where the server listens and the name the API server dials. */
 export interface ServingEndpoint {
@@ -89,8 +96,9 @@ export interface WebhookConfigurationManagerOptions {
   ownerClusterRole?: string;
   /**
    * For a CA from a Secret the kubelet mounts (no `--tls-secret`), which changes without an
-   * overlap: how long (milliseconds) CAs the server does not serve stay in caBundle after
-   * its own changed ({@link overlappedBundle}). Without it caBundle is the server's bundle exactly.
+   * overlap: how long (milliseconds) a CA the server does not serve stays in caBundle from
+   * when this process first saw it so ({@link overlappedBundle}). Without it caBundle is the
+   * server's bundle exactly.
    */
   caOverlapMs?: number;
   /** The clock, epoch milliseconds; `Date.now` by default. */
@@ -134,8 +142,8 @@ export function startWebhookConfigurationManager(options: WebhookConfigurationMa
   const admission = options.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const now = options.now ?? Date.now;
   let written = false;
-  /** The server's bundle and since when it is so (the first round at the latest). */
-  let own: { pem: string; sinceMs: number } | undefined;
+  /** The CAs of the previous rounds, for the overlap. */
+  let memory: CaMemory = NO_CA_MEMORY;
   let lastWait: string | undefined;
   const wait = (why: string) => {
     if (why !== lastWait) logger.warn({ webhookConfiguration: name }, `not writing the webhook configuration yet: ${why}`);
@@ -155,12 +163,15 @@ export function startWebhookConfigurationManager(options: WebhookConfigurationMa
   const round = async (): Promise<void> => {
     const caPem = options.caBundlePem();
     if (caPem === undefined) return wait('the certificate directory has no ca.crt to take the caBundle from');
-    const nowMs = now();
-    if (own?.pem !== caPem) own = { pem: caPem, sinceMs: nowMs };
     const current = await stored();
     if (written && current === undefined) return wait('it was deleted (an uninstall?); restart the pods to write it again');
-    const bundle =
-      options.caOverlapMs === undefined ? caPem : overlappedBundle({ own: caPem, stored: current === undefined ? [] : storedPems(current), ownSinceMs: own.sinceMs, nowMs, overlapMs: options.caOverlapMs });
+    let bundle = caPem;
+    if (options.caOverlapMs !== undefined) {
+      const overlap = overlappedBundle({ own: caPem, stored: current === undefined ? [] : storedPems(current), memory, nowMs: now(), overlapMs: options.caOverlapMs, forgetAfterMs: FORGET_AFTER_ROUNDS * options.intervalMs });
+      memory = overlap.memory;
+      if (overlap.behind !== undefined) return wait(overlap.behind);
+      bundle = overlap.bundle;
+    }
     const desired = webhookConfigurationFor(options.manifest, options.target, caBundleBase64(bundle));
     if (written && caBundlesMatch(desired, current)) return void (lastWait = undefined);
     const problem = await options.servingProblem(caPem);

@@ -1,11 +1,16 @@
 import { X509Certificate } from 'node:crypto';
 import { jest } from '@jest/globals';
 import { generateCertificates } from '../../src/certs/generate.js';
-import { CA_BUNDLE_OVERLAP_MS, overlappedBundle } from '../../src/registration/ca-bundle.js';
+import { CA_BUNDLE_OVERLAP_MS, NO_CA_MEMORY, overlappedBundle, type CaMemory, type OverlapInputs } from '../../src/registration/ca-bundle.js';
 
 jest.setTimeout(60_000);
 
 const HOUR_MS = 3_600_000;
+const OVERLAP_MS = CA_BUNDLE_OVERLAP_MS;
+/** As manage.ts passes it: six rounds of 10 s. */
+const FORGET_MS = 60_000;
+const ROUND_MS = 10_000;
+
 /** A CA made `hoursLater` hours after now, valid `validityMs` (ten years by default). */
 async function caMadeAt(hoursLater: number, validityMs?: number): Promise<string> {
   const at = Date.now() + hoursLater * HOUR_MS;
@@ -20,45 +25,286 @@ const fingerprints = (pem: string) => (pem.match(/-----BEGIN CERTIFICATE-----[\s
 
 let oldCa: string;
 let newCa: string;
+let planted: string;
 beforeAll(async () => {
   oldCa = await caMadeAt(0);
   newCa = await caMadeAt(1);
+  planted = await caMadeAt(2);
 });
 
-const now = Date.now() + 2 * HOUR_MS;
-const young = { ownSinceMs: now - 1000, nowMs: now, overlapMs: CA_BUNDLE_OVERLAP_MS };
-const settled = { ownSinceMs: now - CA_BUNDLE_OVERLAP_MS, nowMs: now, overlapMs: CA_BUNDLE_OVERLAP_MS };
+/** The start of every scenario: after the three CAs were made. */
+const T0 = Date.now() + 3 * HOUR_MS;
+const round = (inputs: Partial<OverlapInputs> & Pick<OverlapInputs, 'own' | 'stored'>) =>
+  overlappedBundle({ memory: NO_CA_MEMORY, nowMs: T0, overlapMs: OVERLAP_MS, forgetAfterMs: FORGET_MS, ...inputs });
+/** Rounds every 10 s with the same inputs from `inputs.nowMs` (default T0) until `untilMs`, from `inputs.memory`: the last one. */
+const roundsUntil = (untilMs: number, inputs: Pick<OverlapInputs, 'own' | 'stored'> & Partial<OverlapInputs>) => {
+  const fromMs = inputs.nowMs ?? T0;
+  let result = round({ ...inputs, nowMs: fromMs });
+  for (let t = fromMs + ROUND_MS; t < untilMs; t += ROUND_MS) result = round({ ...inputs, memory: result.memory, nowMs: t });
+  return untilMs > fromMs ? round({ ...inputs, memory: result.memory, nowMs: untilMs }) : result;
+};
+const bundleOf = (result: ReturnType<typeof overlappedBundle>) => {
+  if (result.bundle === undefined) throw new Error(`expected a bundle, got behind: ${result.behind}`);
+  return result.bundle;
+};
 
-describe('overlappedBundle', () => {
-  it('keeps the old CA beside a new one while the new one is younger than the overlap, newest first', () => {
-    expect(fingerprints(overlappedBundle({ own: newCa, stored: [oldCa], ...young }))).toEqual(fingerprints(newCa + oldCa));
+describe('overlappedBundle, one round', () => {
+  it('keeps every stored CA it does not serve beside its own at its first round, newest first', () => {
+    expect(fingerprints(bundleOf(round({ own: newCa, stored: [oldCa] })))).toEqual(fingerprints(newCa + oldCa));
+    expect(fingerprints(bundleOf(round({ own: oldCa, stored: [newCa] })))).toEqual(fingerprints(newCa + oldCa));
   });
 
-  it('drops the older CA once its own CA is as old as the overlap, leaving ca.crt as it is', () => {
-    expect(overlappedBundle({ own: newCa, stored: [oldCa, newCa + oldCa], ...settled })).toBe(newCa);
+  it('drops a stored CA it has seen for the overlap, older or newer than its own, leaving ca.crt as it is', () => {
+    expect(bundleOf(roundsUntil(T0 + OVERLAP_MS - 1, { own: newCa, stored: [oldCa] }))).not.toBe(newCa);
+    expect(bundleOf(roundsUntil(T0 + OVERLAP_MS, { own: newCa, stored: [oldCa, newCa + oldCa] }))).toBe(newCa);
+    // A newer CA nobody serves any more (the CA a rollback backed out): gone after the overlap too.
+    expect(bundleOf(roundsUntil(T0 + OVERLAP_MS - 1, { own: oldCa, stored: [newCa + oldCa] }))).not.toBe(oldCa);
+    expect(bundleOf(roundsUntil(T0 + OVERLAP_MS, { own: oldCa, stored: [newCa + oldCa] }))).toBe(oldCa);
   });
 
-  it('a replica still serving the old CA keeps the newer one, and writes the same bytes as the one ahead of it', () => {
-    const ahead = overlappedBundle({ own: newCa, stored: [oldCa], ...young });
-    expect(overlappedBundle({ own: oldCa, stored: [ahead], ...settled })).toBe(ahead);
-    // ...and puts the old one back if it was dropped while it still serves it.
-    expect(overlappedBundle({ own: oldCa, stored: [newCa], ...settled })).toBe(ahead);
+  it('keeps the CA it served until now for the overlap from the moment it stopped serving it', () => {
+    const before = roundsUntil(T0, { own: oldCa, stored: [oldCa], nowMs: T0 - HOUR_MS });
+    const switched = round({ own: newCa, stored: [oldCa], memory: before.memory });
+    expect(fingerprints(bundleOf(switched))).toEqual(fingerprints(newCa + oldCa));
+    expect(bundleOf(roundsUntil(T0 + OVERLAP_MS - 1, { own: newCa, stored: [newCa + oldCa], memory: switched.memory, nowMs: T0 + ROUND_MS }))).not.toBe(newCa);
+    expect(bundleOf(roundsUntil(T0 + OVERLAP_MS, { own: newCa, stored: [newCa + oldCa], memory: switched.memory, nowMs: T0 + ROUND_MS }))).toBe(newCa);
   });
 
-  it('drops expired CAs and what is not a certificate, even while young', async () => {
+  it('does not put back a CA it does not serve once it left the stored caBundle', () => {
+    const switched = round({ own: newCa, stored: [oldCa], memory: round({ own: oldCa, stored: [oldCa], nowMs: T0 - 1 }).memory });
+    expect(bundleOf(round({ own: newCa, stored: [newCa], memory: switched.memory, nowMs: T0 + 1000 }))).toBe(newCa);
+  });
+
+  it('forgets a CA absent for forgetAfterMs: when it comes back, it gets a new overlap', () => {
+    const seen = roundsUntil(T0 + OVERLAP_MS, { own: newCa, stored: [newCa + oldCa] });
+    expect(bundleOf(seen)).toBe(newCa);
+    const absentUntil = (ms: number) => roundsUntil(T0 + OVERLAP_MS + ms, { own: newCa, stored: [newCa], memory: seen.memory, nowMs: T0 + OVERLAP_MS + ROUND_MS });
+    // Back after less than forgetAfterMs: the same sighting, whose overlap has passed.
+    const within = absentUntil(FORGET_MS - ROUND_MS);
+    expect(bundleOf(round({ own: newCa, stored: [newCa + oldCa], memory: within.memory, nowMs: T0 + OVERLAP_MS + FORGET_MS - 1 }))).toBe(newCa);
+    // Back after it: a new change.
+    const back = round({ own: newCa, stored: [newCa + oldCa], memory: absentUntil(FORGET_MS).memory, nowMs: T0 + OVERLAP_MS + FORGET_MS + ROUND_MS });
+    expect(fingerprints(bundleOf(back))).toEqual(fingerprints(newCa + oldCa));
+  });
+
+  it('a round after a long pause (the API server unreachable) keeps what it sees for a new overlap', () => {
+    const seen = roundsUntil(T0 + OVERLAP_MS, { own: newCa, stored: [newCa + oldCa] });
+    expect(fingerprints(bundleOf(round({ own: newCa, stored: [newCa + oldCa], memory: seen.memory, nowMs: T0 + OVERLAP_MS + FORGET_MS })))).toEqual(fingerprints(newCa + oldCa));
+  });
+
+  it('writes nothing when the stored caBundle has left its CA out for a newer one it has seen for the overlap', () => {
+    expect(fingerprints(bundleOf(round({ own: oldCa, stored: [newCa] })))).toEqual(fingerprints(newCa + oldCa));
+    expect(roundsUntil(T0 + OVERLAP_MS - 1, { own: oldCa, stored: [newCa] }).bundle).toBeDefined();
+    const late = roundsUntil(T0 + OVERLAP_MS, { own: oldCa, stored: [newCa] });
+    expect(late.bundle).toBeUndefined();
+    expect(late.behind).toMatch(/^caBundle trusts a CA newer than this pod's \(CN=.*, sha256 [0-9a-f]{16}\) and not this pod's, for over 10 min: its mounted certificate is out of date$/);
+    expect(late.behind!.length).toBeLessThan(200);
+    // Its own CA still stored: it writes (the newer CA is then one nobody may serve any more).
+    expect(bundleOf(roundsUntil(T0 + OVERLAP_MS, { own: oldCa, stored: [newCa + oldCa] }))).toBe(oldCa);
+    // An older CA left in its place is no reason to stop: it writes its own back.
+    expect(bundleOf(roundsUntil(T0 + OVERLAP_MS, { own: newCa, stored: [oldCa] }))).toBe(newCa);
+  });
+
+  it('drops expired CAs and what is not a certificate, even at its first round', async () => {
     const expiring = await caMadeAt(-3, HOUR_MS);
     const fake = '-----BEGIN CERTIFICATE-----\nQQ==\n-----END CERTIFICATE-----\n';
-    expect(overlappedBundle({ own: newCa, stored: [expiring + fake, 'not PEM'], ...young })).toBe(newCa);
+    expect(bundleOf(round({ own: newCa, stored: [expiring + fake, 'not PEM'] }))).toBe(newCa);
   });
 
   it('the same bundle whatever order the stored ones come in, and the same as a replica whose ca.crt holds its own CA only', () => {
-    const a = overlappedBundle({ own: newCa, stored: [oldCa + newCa], ...young });
-    expect(overlappedBundle({ own: newCa, stored: [newCa, oldCa], ...young })).toBe(a);
-    expect(overlappedBundle({ own: oldCa, stored: [newCa], ...young })).toBe(a);
+    const a = bundleOf(round({ own: newCa, stored: [oldCa + newCa] }));
+    expect(bundleOf(round({ own: newCa, stored: [newCa, oldCa] }))).toBe(a);
+    expect(bundleOf(round({ own: oldCa, stored: [newCa] }))).toBe(a);
+    expect(bundleOf(round({ own: newCa + newCa, stored: [oldCa] }))).toBe(a);
     expect(fingerprints(a)).toEqual(fingerprints(newCa + oldCa));
   });
 
-  it('returns its own bundle as it is when none of it is a certificate', () => {
-    expect(overlappedBundle({ own: 'garbage', stored: [oldCa], ...young })).toBe('garbage');
+  it('returns its own bundle as it is when none of it is a certificate, remembering nothing', () => {
+    const result = round({ own: 'garbage', stored: [oldCa] });
+    expect(result).toEqual({ memory: NO_CA_MEMORY, bundle: 'garbage' });
+  });
+});
+
+/**
+ * Replicas against one stored caBundle, as manage.ts runs them: every 10 s, and when the
+ * server loaded a new certificate, each reads it and writes its bundle when it differs. The
+ * API server calls every replica: a call to one fails while the stored caBundle has none of
+ * its CAs.
+ */
+class Cluster {
+  writes = 0;
+  /** The replica the API server could not call, at each half round it could not. */
+  failures: { atMs: number; replica: string }[] = [];
+  readonly behind = new Map<string, string>();
+  private readonly replicas = new Map<string, { own: string; memory: CaMemory }>();
+  private readonly fingerprintsOf = new Map<string, string[]>();
+  constructor(
+    public nowMs: number,
+    public stored: string,
+  ) {}
+  /** A replica (re)started: its memory is gone. */
+  start(name: string, own: string): void {
+    this.replicas.set(name, { own, memory: NO_CA_MEMORY });
+    this.round(name);
+  }
+  stop(name: string): void {
+    this.replicas.delete(name);
+  }
+  /** The kubelet brought `own` to the replica: the server reloads it and syncs, the process runs on. */
+  serve(name: string, own: string): void {
+    this.replicas.get(name)!.own = own;
+    this.round(name);
+  }
+  /** Runs the replicas for `ms`, a round each every 10 s, one after the other 5 s apart. */
+  run(ms: number): void {
+    for (const end = this.nowMs + ms; this.nowMs < end; this.nowMs += ROUND_MS / 2) {
+      const turn = Math.round(this.nowMs / (ROUND_MS / 2)) % 2;
+      [...this.replicas.keys()].forEach((name, index) => index % 2 === turn && this.round(name));
+      const trusted = new Set(this.fingerprints(this.stored));
+      for (const [name, replica] of this.replicas) {
+        if (!this.fingerprints(replica.own).some((f) => trusted.has(f))) this.failures.push({ atMs: this.nowMs, replica: name });
+      }
+    }
+  }
+  private round(name: string): void {
+    const replica = this.replicas.get(name)!;
+    const result = overlappedBundle({ own: replica.own, stored: [this.stored], memory: replica.memory, nowMs: this.nowMs, overlapMs: OVERLAP_MS, forgetAfterMs: FORGET_MS });
+    replica.memory = result.memory;
+    if (result.behind !== undefined) this.behind.set(name, result.behind);
+    else if (result.bundle !== this.stored) {
+      this.stored = result.bundle;
+      this.writes++;
+    }
+  }
+  private fingerprints(pem: string): string[] {
+    if (!this.fingerprintsOf.has(pem)) this.fingerprintsOf.set(pem, fingerprints(pem));
+    return this.fingerprintsOf.get(pem)!;
+  }
+}
+
+const KUBELET_DELAY_MS = 67_000;
+
+describe('overlappedBundle, replicas through a change', () => {
+  /** Two replicas that have served `ca` for an hour, the stored caBundle equal to it. */
+  const settledOn = (ca: string) => {
+    const cluster = new Cluster(T0, ca);
+    cluster.start('a', ca);
+    cluster.start('b', ca);
+    cluster.run(HOUR_MS);
+    expect(cluster.stored).toBe(ca);
+    return cluster;
+  };
+  /** The kubelet brings `ca` to a, then to b 67 s later (the delay measured on the one-node cluster). */
+  const change = (cluster: Cluster, ca: string) => {
+    cluster.serve('a', ca);
+    cluster.run(KUBELET_DELAY_MS);
+    cluster.serve('b', ca);
+  };
+
+  it('a CA change (cert-manager: a CA made hours before its first serving certificate): no failed call, then the new CA alone', () => {
+    const cluster = settledOn(oldCa);
+    cluster.writes = 0;
+    change(cluster, newCa);
+    cluster.run(OVERLAP_MS - KUBELET_DELAY_MS - ROUND_MS);
+    expect(fingerprints(cluster.stored)).toEqual(fingerprints(newCa + oldCa));
+    cluster.run(KUBELET_DELAY_MS + 2 * ROUND_MS);
+    expect(cluster.stored).toBe(newCa);
+    cluster.run(HOUR_MS);
+    expect(cluster.stored).toBe(newCa);
+    expect(cluster.failures).toEqual([]);
+    expect(cluster.writes).toBe(2);
+  });
+
+  it('helm rollback to the older CA half an hour after an upgrade: no failed call, and the CA backed out leaves after the overlap', () => {
+    const cluster = settledOn(oldCa);
+    change(cluster, newCa);
+    cluster.run(30 * 60_000);
+    expect(cluster.stored).toBe(newCa);
+    cluster.writes = 0;
+    change(cluster, oldCa);
+    cluster.run(OVERLAP_MS - KUBELET_DELAY_MS - ROUND_MS);
+    expect(fingerprints(cluster.stored)).toEqual(fingerprints(newCa + oldCa));
+    cluster.run(KUBELET_DELAY_MS + 2 * ROUND_MS);
+    expect(cluster.stored).toBe(oldCa);
+    cluster.run(HOUR_MS);
+    expect(cluster.stored).toBe(oldCa);
+    expect(cluster.failures).toEqual([]);
+    expect(cluster.writes).toBe(2);
+    expect(cluster.behind.size).toBe(0);
+  });
+
+  it('helm rollback within the overlap of the upgrade: no failed call, one CA at the end', () => {
+    const cluster = settledOn(oldCa);
+    change(cluster, newCa);
+    cluster.run(4 * 60_000);
+    change(cluster, oldCa);
+    cluster.run(OVERLAP_MS + ROUND_MS);
+    expect(cluster.stored).toBe(oldCa);
+    expect(cluster.failures).toEqual([]);
+  });
+
+  it('a CA someone added to caBundle (newer than the served one) leaves after the overlap; a caBundle replaced by it is restored at once', () => {
+    const cluster = settledOn(oldCa);
+    cluster.stored = planted + oldCa;
+    cluster.run(OVERLAP_MS - ROUND_MS);
+    expect(fingerprints(cluster.stored)).toEqual(fingerprints(planted + oldCa));
+    cluster.run(2 * ROUND_MS);
+    expect(cluster.stored).toBe(oldCa);
+
+    cluster.run(HOUR_MS);
+    cluster.stored = planted;
+    cluster.run(ROUND_MS);
+    expect(fingerprints(cluster.stored)).toEqual(fingerprints(planted + oldCa));
+    cluster.run(OVERLAP_MS + ROUND_MS);
+    expect(cluster.stored).toBe(oldCa);
+    expect(cluster.behind.size).toBe(0);
+  });
+
+  it('a replica still on the old CA long after the other switched (its kubelet stalled): no write war, the newer CA wins', () => {
+    const cluster = settledOn(oldCa);
+    cluster.serve('a', newCa);
+    cluster.run(OVERLAP_MS + 2 * ROUND_MS);
+    expect(cluster.stored).toBe(newCa);
+    const writes = cluster.writes;
+    cluster.run(HOUR_MS);
+    expect(cluster.writes).toBe(writes);
+    expect(cluster.stored).toBe(newCa);
+    expect(cluster.behind.get('b')).toMatch(/its mounted certificate is out of date$/);
+    // Its calls failed only once the overlap had passed, and the kubelet brings it back.
+    expect(Math.min(...cluster.failures.map((f) => f.atMs))).toBeGreaterThanOrEqual(T0 + HOUR_MS + OVERLAP_MS);
+    cluster.failures = [];
+    cluster.serve('b', newCa);
+    cluster.run(HOUR_MS);
+    expect(cluster.stored).toBe(newCa);
+    expect(cluster.failures).toEqual([]);
+  });
+
+  it('two stalled replicas on either CA, one of them restarted while they disagree: they stop rewriting within an overlap', () => {
+    const cluster = settledOn(oldCa);
+    cluster.serve('a', newCa);
+    cluster.run(OVERLAP_MS + 2 * ROUND_MS);
+    cluster.start('a', newCa);
+    cluster.run(OVERLAP_MS + 2 * ROUND_MS);
+    const writes = cluster.writes;
+    cluster.run(HOUR_MS);
+    expect(cluster.writes).toBe(writes);
+    expect(cluster.stored).toBe(newCa);
+  });
+
+  it('pods restarted one by one through a CA change (helm upgrade rolling them): no failed call, the new CA alone after the last start', () => {
+    const cluster = settledOn(oldCa);
+    cluster.writes = 0;
+    cluster.start('c', newCa);
+    cluster.run(30_000);
+    cluster.stop('a');
+    cluster.start('d', newCa);
+    cluster.run(30_000);
+    cluster.stop('b');
+    cluster.run(OVERLAP_MS + ROUND_MS);
+    expect(cluster.stored).toBe(newCa);
+    cluster.run(HOUR_MS);
+    expect(cluster.stored).toBe(newCa);
+    expect(cluster.failures).toEqual([]);
+    expect(cluster.writes).toBe(2);
   });
 });

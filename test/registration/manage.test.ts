@@ -215,7 +215,7 @@ describe('startWebhookConfigurationManager with caOverlapMs (a CA from a mounted
   });
   const certificatesOf = (b64bundle: string) => Buffer.from(b64bundle, 'base64').toString('utf8').match(/-----BEGIN CERTIFICATE-----/g)?.length ?? 0;
 
-  it('writes the old and the new CA through a change, leaves the newer to a replica still behind, and drops the old one after the overlap', async () => {
+  it('writes the old and the new CA through a change, drops the old one after the overlap, and a replica left behind stops writing', async () => {
     let t = Date.now() + 7_200_000;
     let ahead = oldCa;
     const first = manager({ caBundlePem: () => ahead, caOverlapMs: OVERLAP_MS, now: () => t });
@@ -228,19 +228,28 @@ describe('startWebhookConfigurationManager with caOverlapMs (a CA from a mounted
     const both = storedBundles()[0]!;
     expect(certificatesOf(both)).toBe(2);
     expect(new Set(storedBundles())).toEqual(new Set([both]));
-    // A replica still on the old CA, long since it got it: the newer CA stays, the bytes too.
-    const behind = manager({ caBundlePem: () => oldCa, caOverlapMs: OVERLAP_MS, now: () => t + OVERLAP_MS });
+    // A replica still on the old CA: the newer CA stays, the bytes too.
+    const behind = manager({ caBundlePem: () => oldCa, caOverlapMs: OVERLAP_MS, now: () => t });
     await behind.sync();
     expect(new Set(storedBundles())).toEqual(new Set([both]));
+    const writes = patches().length;
     // Once the first replica has served the new CA for the overlap, the old one goes...
     t += OVERLAP_MS;
     await first.sync();
     expect(new Set(storedBundles())).toEqual(new Set([b64(newCa)]));
-    // ...and a replica that still serves it puts it back.
+    // ...and the replica still on the old CA, which has seen the newer one for the overlap, writes nothing.
     await behind.sync();
+    await behind.sync();
+    expect(new Set(storedBundles())).toEqual(new Set([b64(newCa)]));
+    expect(patches()).toHaveLength(writes + 1);
+    expect(lines.filter((l) => /its mounted certificate is out of date$/.test(l.msg))).toHaveLength(1);
+    // A replica that has just seen the newer CA (a restarted one) still puts its own back.
+    const restarted = manager({ caBundlePem: () => oldCa, caOverlapMs: OVERLAP_MS, now: () => t });
+    await restarted.sync();
     expect(new Set(storedBundles())).toEqual(new Set([both]));
     first.stop();
     behind.stop();
+    restarted.stop();
   });
 
   it('without caOverlapMs keeps caBundle equal to its own CA (the other replica\'s CA goes at once)', async () => {
