@@ -32,6 +32,7 @@ import { asGoBool, asGoInt, resolvePlain, type Resolved, type Semantics } from '
 import { zeroStruct, zeroValue, type GoStruct, type GoType, type GoValue, type StructType } from './schema.js';
 import { unknownKeyWarning } from './unknown-keys.js';
 import { parseLikeLibyaml } from './libyaml-parse.js';
+import { blankOrEnd, trimBlanks } from './libyaml-chars.js';
 import { decodedCharacters, readPastFirstDocument, type Reach } from './libyaml-lookahead.js';
 import { at, forbiddenCharacter, inspectDocument, limitProblem, tabProblem, textProblem } from './yaml-go-compat.js';
 
@@ -357,7 +358,8 @@ function isMergeKey(pair: Entry, ctx: Context): boolean {
   const key = pair.key;
   if (!isScalar(key) || key.type !== 'PLAIN' || !key.range) return false;
   if (key.tag !== undefined && key.tag !== '!' && key.tag !== MERGE_TAG) return false;
-  return /(^|\s)<<$/.test(ctx.text.slice(key.range[0], key.range[1]));
+  const written = ctx.text.slice(key.range[0], key.range[1]);
+  return written.endsWith('<<') && blankOrEnd(written[written.length - 3]); // the start, or after its properties
 }
 
 /** The field name a key decodes to (an alias is followed, `!!binary` decoded); `undefined` for a null key. */
@@ -686,11 +688,11 @@ function adviceFor(type: GoType, node: unknown, text: string | undefined): strin
   const wrote = isMap(node) ? 'a mapping' : isSeq(node) ? 'a list' : undefined;
   switch (type.go) {
     case 'bool':
-      return text !== undefined && /^(true|false|yes|no|on|off|y|n)$/i.test(text.trim())
-        ? `write ${/^(true|yes|on|y)$/i.test(text.trim()) ? 'true' : 'false'} without quotes`
+      return text !== undefined && /^(true|false|yes|no|on|off|y|n)$/i.test(trimBlanks(text))
+        ? `write ${/^(true|yes|on|y)$/i.test(trimBlanks(text)) ? 'true' : 'false'} without quotes`
         : 'write true or false, without quotes';
     case 'int':
-      return text !== undefined && /^[-+]?[0-9][0-9_]*$/.test(text.trim()) && text.trim().length > 18
+      return text !== undefined && /^[-+]?[0-9][0-9_]*$/.test(trimBlanks(text)) && trimBlanks(text).length > 18
         ? 'write a whole number between -9223372036854775808 and 9223372036854775807'
         : 'write a whole number without quotes, such as 10';
     case 'string':

@@ -5,15 +5,7 @@
  * so (libyaml-parse.ts applies them).
  */
 import type { Document } from 'yaml';
-
-/** Characters libyaml takes in a tag after its `!` (scannerc.go `yaml_parser_scan_tag_uri`). */
-export const TAG_CHARACTER = /[0-9A-Za-z\-_;/?:@&=+$,.!~*'()[\]%]/;
-
-/** libyaml's anchor and alias name characters (scannerc.go `yaml_parser_scan_anchor`). */
-const ANCHOR_CHARACTER = /[0-9A-Za-z_-]/;
-
-/** libyaml's `is_blankz`: a space, tab, line break or the end. */
-export const blankOrEnd = (c: string | undefined) => c === undefined || /[ \t\n\r\u2028\u2029]/.test(c);
+import { ANCHOR_CHARACTER, TAG_CHARACTER, blankOrEnd, isBlank, isBreak } from './libyaml-chars.js';
 
 /**
  * Flow collections as libyaml opens them, outside comments and quoted scalars (a `[` or
@@ -28,7 +20,8 @@ export const blankOrEnd = (c: string | undefined) => c === undefined || /[ \t\n\
  * In a flow collection, libyaml's plain scalar (scannerc.go `yaml_parser_scan_plain_scalar`)
  * goes on over blanks and line breaks and ends only at `:` followed by a blank, at
  * `,` `?` `[` `]` `{` `}`, or at a `#` after a blank; `:` and `?` where a token starts are
- * indicators (`yaml_parser_fetch_next_token`).
+ * indicators (`yaml_parser_fetch_next_token`). Blanks are libyaml's (libyaml-chars.ts): a
+ * NBSP or U+3000 is text, so a `#` after one is no comment and a `-` after one no scalar `-`.
  */
 export function scanFlow(text: string): { deepest: number; dashes: number[]; colons: number[]; spaces: number[] } {
   const dashes: number[] = [];
@@ -44,7 +37,7 @@ export function scanFlow(text: string): { deepest: number; dashes: number[]; col
     const prev = text[i - 1];
     const endsPlain = plain;
     if (plain) {
-      if (/\s/.test(c)) {
+      if (isBlank(c) || isBreak(c)) {
         afterBlank = true;
         continue;
       }
@@ -58,7 +51,7 @@ export function scanFlow(text: string): { deepest: number; dashes: number[]; col
     }
     // In a flow collection, outside a plain scalar, a token starts at every character; outside
     // flow collections only after a blank (else inside a plain scalar: `a[b`).
-    const tokenStart = depth > 0 || prev === undefined || /\s/.test(prev);
+    const tokenStart = depth > 0 || blankOrEnd(prev);
     if (c === '#' && (tokenStart || /["'\]},[{]/.test(prev!))) {
       const end = text.indexOf('\n', i);
       i = end < 0 ? text.length : end;
@@ -66,7 +59,7 @@ export function scanFlow(text: string): { deepest: number; dashes: number[]; col
     else if ((c === '[' || c === '{') && tokenStart) deepest = Math.max(deepest, ++depth);
     else if ((c === ']' || c === '}') && depth > 0) depth--;
     else if (depth > 0 && (c === ':' || c === '?') && !endsPlain && !blankOrEnd(text[i + 1]) && !/[,[\]{}]/.test(text[i + 1]!)) spaces.push(i + 1);
-    else if (depth === 0 || /[\s,:?]/.test(c)) continue;
+    else if (depth === 0 || isBlank(c) || isBreak(c) || /[,:?]/.test(c)) continue;
     else if (c === '&' || c === '*' || c === '!') i = propertyEnd(text, i);
     else {
       if (c === '-' && tokenStart && /[,\]}]/.test(text[i + 1] ?? '')) dashes.push(i);

@@ -14,6 +14,7 @@
  *   allowed"), so one past the first document stops each decoder whose scanner reached
  *   its chunk.
  */
+import { ANCHOR_CHARACTER, TAG_CHARACTER, blankOrEnd, isBlank, isBreak } from './libyaml-chars.js';
 
 /** How far each decoder's scanner looks (characters of the text) and the token error yaml.v3's lookahead meets. */
 export interface Reach {
@@ -69,11 +70,6 @@ export function decodedCharacters(text: string, reach: number): number {
   return decoded;
 }
 
-const isBreak = (c: string | undefined) => c === '\r' || c === '\n' || c === '\u0085' || c === '\u2028' || c === '\u2029';
-const isBlank = (c: string | undefined) => c === ' ' || c === '\t';
-const isBlankz = (c: string | undefined) => c === undefined || isBlank(c) || isBreak(c);
-const ANCHOR_CHARACTER = /[0-9A-Za-z_-]/;
-const URI_CHARACTER = /[0-9A-Za-z\-_;/?:@&=+$,.!~*'()[\]%]/;
 /** Double-quoted escapes libyaml knows, with the hex digits each takes. */
 const ESCAPES: Readonly<Record<string, number>> = Object.fromEntries([...'0abt\tnvfre "\'\\N_LP'].map((c) => [c, 0]).concat([['x', 2], ['u', 4], ['U', 8]]));
 
@@ -161,7 +157,7 @@ class TailScanner {
     }
     if (this.column === 0 && c === '%') return this.fetchDirective();
     const marker = this.text.slice(this.pos, this.pos + 3);
-    if (this.column === 0 && (marker === '---' || marker === '...') && isBlankz(this.at(3))) {
+    if (this.column === 0 && (marker === '---' || marker === '...') && blankOrEnd(this.at(3))) {
       this.unrollIndent(-1);
       this.key = undefined;
       this.simpleKeyAllowed = false;
@@ -192,7 +188,7 @@ class TailScanner {
       this.simpleKeyAllowed = true;
       return this.single();
     }
-    if (c === '-' && isBlankz(next)) {
+    if (c === '-' && blankOrEnd(next)) {
       if (this.flow === 0) {
         if (!this.simpleKeyAllowed) this.fail('block sequence entries are not allowed in this context');
         this.rollIndent(this.column);
@@ -201,7 +197,7 @@ class TailScanner {
       this.simpleKeyAllowed = true;
       return this.single();
     }
-    if (c === '?' && (this.flow > 0 || isBlankz(next))) {
+    if (c === '?' && (this.flow > 0 || blankOrEnd(next))) {
       if (this.flow === 0) {
         if (!this.simpleKeyAllowed) this.fail('mapping keys are not allowed in this context');
         this.rollIndent(this.column);
@@ -210,7 +206,7 @@ class TailScanner {
       this.simpleKeyAllowed = this.flow === 0;
       return this.single();
     }
-    if (c === ':' && (this.flow > 0 || isBlankz(next))) {
+    if (c === ':' && (this.flow > 0 || blankOrEnd(next))) {
       if (this.key !== undefined) {
         this.tokens++;
         if (this.flow === 0) this.rollIndent(this.key.column);
@@ -230,7 +226,7 @@ class TailScanner {
     if ((c === '|' || c === '>') && this.flow === 0) return this.fetchBlockScalar();
     if (c === "'" || c === '"') return this.fetchFlowScalar(c);
     const indicator = '-?:,[]{}#&*!|>\'"%@`'.includes(c);
-    if (!(isBlankz(c) || indicator) || (c === '-' && !isBlank(next)) || (this.flow === 0 && (c === '?' || c === ':') && !isBlankz(next))) {
+    if (!(blankOrEnd(c) || indicator) || (c === '-' && !isBlank(next)) || (this.flow === 0 && (c === '?' || c === ':') && !blankOrEnd(next))) {
       return this.fetchPlainScalar();
     }
     this.fail('found character that cannot start any token');
@@ -289,7 +285,7 @@ class TailScanner {
     this.at(rest.length);
     const name = /^%([0-9A-Za-z_-]*)/.exec(rest)![1]!;
     if (name === '') this.fail('could not find expected directive name');
-    if (!isBlankz(rest[name.length + 1])) this.fail('found unexpected non-alphabetical character');
+    if (!blankOrEnd(rest[name.length + 1])) this.fail('found unexpected non-alphabetical character');
     const directive =
       name === 'YAML'
         ? /^%YAML[ \t]+[0-9]{1,9}\.[0-9]{1,9}(?=[ \t]|$)/.exec(rest)
@@ -309,7 +305,7 @@ class TailScanner {
     const start = this.pos;
     while (ANCHOR_CHARACTER.test(this.at() ?? '')) this.pos++;
     const end = this.at();
-    if (this.pos === start || !(isBlankz(end) || '?:,]}%@`'.includes(end!))) this.fail('did not find expected alphabetic or numeric character');
+    if (this.pos === start || !(blankOrEnd(end) || '?:,]}%@`'.includes(end!))) this.fail('did not find expected alphabetic or numeric character');
     this.tokens++;
   }
 
@@ -319,15 +315,15 @@ class TailScanner {
     if (this.at(1) === '<') {
       this.pos += 2;
       const start = this.pos;
-      while (URI_CHARACTER.test(this.at() ?? '') && this.at() !== '>') this.pos++;
+      while (TAG_CHARACTER.test(this.at() ?? '') && this.at() !== '>') this.pos++;
       if (this.pos === start) this.fail('did not find expected tag URI');
       if (this.at() !== '>') this.fail("did not find the expected '>'");
       this.pos++;
     } else {
       this.pos++;
-      while (URI_CHARACTER.test(this.at() ?? '')) this.pos++;
+      while (TAG_CHARACTER.test(this.at() ?? '')) this.pos++;
     }
-    if (!isBlankz(this.at())) this.fail('did not find expected whitespace or line break');
+    if (!blankOrEnd(this.at())) this.fail('did not find expected whitespace or line break');
     this.tokens++;
   }
 
@@ -348,7 +344,7 @@ class TailScanner {
     }
     while (isBlank(this.at())) this.pos++;
     if (this.at() === '#') while (!isBreak(this.at()) && this.at() !== undefined) this.pos++;
-    if (!isBlankz(this.at())) this.fail('did not find expected comment or line break');
+    if (!blankOrEnd(this.at())) this.fail('did not find expected comment or line break');
     if (isBreak(this.at())) this.skipBreak();
     let indent = increment === 0 ? 0 : this.indent >= 0 ? this.indent + increment : increment;
     indent = this.blockScalarBreaks(indent);
@@ -381,7 +377,7 @@ class TailScanner {
     this.pos++;
     for (;;) {
       const marker = this.text.slice(this.pos, this.pos + 3);
-      if (this.column === 0 && (marker === '---' || marker === '...') && isBlankz(this.at(3))) this.fail('found unexpected document indicator');
+      if (this.column === 0 && (marker === '---' || marker === '...') && blankOrEnd(this.at(3))) this.fail('found unexpected document indicator');
       const c = this.at();
       if (c === undefined) this.fail('found unexpected end of stream');
       if (isBreak(c)) {
@@ -421,11 +417,11 @@ class TailScanner {
     let leadingBlanks = false;
     for (;;) {
       const marker = this.text.slice(this.pos, this.pos + 3);
-      if (this.column === 0 && (marker === '---' || marker === '...') && isBlankz(this.at(3))) break;
+      if (this.column === 0 && (marker === '---' || marker === '...') && blankOrEnd(this.at(3))) break;
       if (this.at() === '#') break;
-      while (!isBlankz(this.at())) {
+      while (!blankOrEnd(this.at())) {
         const c = this.at()!;
-        if ((c === ':' && isBlankz(this.at(1))) || (this.flow > 0 && ',?[]{}'.includes(c))) break;
+        if ((c === ':' && blankOrEnd(this.at(1))) || (this.flow > 0 && ',?[]{}'.includes(c))) break;
         this.pos++;
         leadingBlanks = false;
       }

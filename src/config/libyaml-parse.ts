@@ -27,7 +27,8 @@
  */
 import { Composer, Parser, isAlias, type CST, type Document, type LineCounter } from 'yaml';
 import { givePropertiesToEmptyKeys } from './libyaml-props.js';
-import { TAG_CHARACTER, blankOrEnd, colonProblem, quotedEnd, restoreColons, restoreDashes, rewriteAt, scanFlow, unusedCharacter, where } from './libyaml-flow.js';
+import { TAG_CHARACTER, blankOrEnd, isBlank, isBreak } from './libyaml-chars.js';
+import { colonProblem, quotedEnd, restoreColons, restoreDashes, rewriteAt, scanFlow, unusedCharacter, where } from './libyaml-flow.js';
 
 /** The first document as libyaml reads it, or why libyaml refuses the text. */
 export type LibyamlParse =
@@ -262,7 +263,8 @@ function separatorProblem(text: string, tokens: readonly Token[], lines: LineCou
     while (next < quoted.length && quoted[next]!.offset! + quoted[next]!.source!.length <= at) next++;
     const t = quoted[next];
     const inside = t !== undefined && t.offset! < at - 1 && at + 1 < t.offset! + t.source!.length - 1;
-    const ordinary = (c: string | undefined) => c !== undefined && !/[\s\\"'\u2028\u2029]/.test(c);
+    // libyaml strips blanks around a line break; a NBSP or U+3000 is text to both.
+    const ordinary = (c: string | undefined) => c !== undefined && !isBlank(c) && !isBreak(c) && !'\\"\''.includes(c);
     if (inside && ordinary(text[at - 1]) && ordinary(text[at + 1])) continue;
     const { line, col } = lines.linePos(at);
     const code = text.charCodeAt(at).toString(16).toUpperCase();
@@ -374,7 +376,8 @@ function padLines(text: string, from: number, to: number, column: number): Padde
   const inserts: Array<[number, number]> = [];
   for (let lineStart = text.lastIndexOf('\n', from - 1) + 1; lineStart < to; ) {
     const indent = /^[ ]*/.exec(text.slice(lineStart))![0].length;
-    if (lineStart >= from && indent < column && !/^(---|\.\.\.)(\s|$)/.test(text.slice(lineStart, lineStart + 4))) {
+    const marker = (text.startsWith('---', lineStart) || text.startsWith('...', lineStart)) && blankOrEnd(text[lineStart + 3]);
+    if (lineStart >= from && indent < column && !marker) {
       out += text.slice(last, lineStart) + ' '.repeat(column - indent);
       inserts.push([lineStart, column - indent]);
       last = lineStart;

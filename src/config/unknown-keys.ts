@@ -4,6 +4,7 @@
  */
 import type { FieldWarning } from '../field/errors.js';
 import { escapeShort } from '../field/quote.js';
+import { trimBlanksEnd } from './libyaml-chars.js';
 import type { GoStruct, StructType } from './schema.js';
 
 /** What Spiderpool's Helm chart writes into conf.yml although no struct field reads it. */
@@ -49,8 +50,9 @@ export function unknownKeyWarning(key: string, parent: string, type: StructType)
       message: `is dropped: Spiderpool reads label selector fields in lower case (${sameLetters}), so this selector selects every node; write ${sameLetters}`,
     };
   }
-  // Not a regular expression: `^(.*?)\s*:$` backtracks quadratically over a long run of blanks.
-  const meant = key.endsWith(':') ? key.slice(0, -1).trimEnd() : undefined;
+  // Not a regular expression: `^(.*?)[ \t]*:$` backtracks quadratically over a long run of blanks.
+  // Only libyaml's blanks: a NBSP before the ":" is part of the key.
+  const meant = key.endsWith(':') ? trimBlanksEnd(key.slice(0, -1)) : undefined;
   if (meant !== undefined && known.includes(meant)) {
     return {
       field,

@@ -8,6 +8,7 @@ import { isAlias, isCollection, isNode, isScalar, visit, type Alias, type Docume
 import { quoteShown } from '../field/quote.js';
 import { blockScalarProblem } from './libyaml-lookahead.js';
 import { scanFlow } from './libyaml-flow.js';
+import { trimBlanks } from './libyaml-chars.js';
 
 /**
  * Nesting refused before the YAML parser sees the text: parsing time grows with the
@@ -86,13 +87,13 @@ function directiveProblem(lines: readonly string[]): string | undefined {
   let yamlDirectives = 0;
   for (const [index, line] of lines.entries()) {
     if (!line.startsWith('%')) {
-      if (/^\s*(#|$)/.test(line)) continue;
+      if (/^[ \t]*(#|$)/.test(line)) continue;
       return undefined; // directives stand only before the document begins
     }
-    const [name, version] = line.slice(1).trim().split(/[ \t]+/);
+    const [name, version] = trimBlanks(line.slice(1)).split(/[ \t]+/);
     if (name === 'TAG') continue;
     if (name === 'YAML' && version === '1.1' && ++yamlDirectives === 1) continue;
-    return `line ${index + 1}: directive ${quoteShown(line.trim())} is not supported (only one %YAML 1.1 and %TAG)`;
+    return `line ${index + 1}: directive ${quoteShown(trimBlanks(line))} is not supported (only one %YAML 1.1 and %TAG)`;
   }
   return undefined;
 }
@@ -189,7 +190,7 @@ export function tabProblem(doc: Document.Parsed | undefined, text: string, lines
   // Go reads only the first document, but scans on to the token after it (the next
   // document's marker), so blank lines after its content are read.
   const contentEnd = doc?.contents?.range?.[2] ?? 0;
-  const marker = /^(---|\.\.\.)(?=\s|$)/m.exec(text.slice(contentEnd));
+  const marker = /^(---|\.\.\.)(?=[ \t\n\r\u0085\u2028\u2029]|$)/m.exec(text.slice(contentEnd));
   const documentEnd = marker === null ? text.length : contentEnd + marker.index;
   for (const [index, line] of textLines.entries()) {
     const tab = TAB_INDENTED_BLANK_LINE.exec(line);

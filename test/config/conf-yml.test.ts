@@ -505,3 +505,44 @@ describe('properties before the ":" of an empty key (found by review against yam
     expect(refusal(`${P}:\n  &a\n  : 7s\n  httpRequestTimeout: 3s\n`)).toMatch(/has a value without a key/);
   });
 });
+
+describe('libyaml’s blanks are a space and a tab only: NBSP, U+2003, U+3000 are text (found by review against yaml.v2/v3)', () => {
+  const P = 'iaasNetworkProvider';
+  const flow = (entries: string) => `${P}: {${entries}}\n`;
+  const merged = (key: string) => `a: &a {httpRequestTimeout: 5s}\n${P}: {${key}: *a, serverUrl: x}\n`;
+
+  it.each([
+    ['a NBSP before "#" in a flow value, then `:,`', flow('httpRequestTimeout: 3s\u00a0#x:, serverUrl: y'), '3s\u00a0#x:'],
+    ['an em space before "#" in a flow value, then `:,`', flow('httpRequestTimeout: 3s\u2003#x:, serverUrl: y'), '3s\u2003#x:'],
+    ['an ideographic space before "-," in a flow value', flow('httpRequestTimeout: \u3000-, serverUrl: y'), '\u3000-'],
+    ['LS inside quotes between ideographic spaces', `${P}:\n  httpRequestTimeout: "3s\u3000\u2028\u3000x"\n`, '3s\u3000\u2028\u3000x'],
+    ['LS inside quotes after a NBSP', `${P}:\n  httpRequestTimeout: "3s\u00a0\u2028x"\n`, '3s\u00a0\u2028x'],
+    ['"<<" after a NBSP as an ordinary key', merged('\u00a0<<'), ''],
+  ])('reads %s as text', (_what, text, timeout) => {
+    expect(provider(text).httpRequestTimeout).toBe(timeout);
+  });
+
+  it.each([
+    ['a space before "#" starts a comment', flow('httpRequestTimeout: 3s #x\n , serverUrl: y'), '3s'],
+    ['"<<" after a tab and a tag is a merge key', `a: &a {httpRequestTimeout: 5s}\n${P}:\n  !!merge\t<<: *a\n`, '5s'],
+    ['"<<" alone is a merge key', merged('<<'), '5s'],
+  ])('still reads libyaml’s blanks as blanks: %s', (_what, text, timeout) => {
+    expect(provider(text).httpRequestTimeout).toBe(timeout);
+  });
+
+  it('refuses a %YAML directive followed by a NBSP (Go: "did not find expected comment or line break")', () => {
+    expect(refusal(`%YAML 1.1\u00a0\n---\n${P}:\n  httpRequestTimeout: 3s\n`)).toMatch(/directive "%YAML 1\.1\\u00a0" is not supported/);
+    expect(provider(`%YAML 1.1 \t\n---\n${P}:\n  httpRequestTimeout: 3s\n`).httpRequestTimeout).toBe('3s');
+  });
+
+  it('says a key ending in blanks and ":" is the field only for spaces and tabs before the ":"', () => {
+    const warnings = (text: string) => readConfYml(text).warnings.map((w) => w.message);
+    expect(warnings(flow('httpRequestTimeout \t:, serverUrl: y'))).toEqual([expect.stringMatching(/^is not httpRequestTimeout for Go/)]);
+    expect(warnings(flow('httpRequestTimeout\u00a0:, serverUrl: y'))).toEqual([expect.stringMatching(/^is not a key Spiderpool reads .*did you mean httpRequestTimeout\?$/)]);
+  });
+
+  it('advises writing a quoted boolean without quotes only when it is one apart from spaces and tabs', () => {
+    expect(refusal('enableSpiderSubnet: " true\t"\n')).toMatch(/write true without quotes$/);
+    expect(refusal('enableSpiderSubnet: "true\u00a0"\n')).toMatch(/write true or false, without quotes$/);
+  });
+});
