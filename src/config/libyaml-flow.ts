@@ -98,16 +98,36 @@ export function quotedEnd(text: string, start: number): number {
   return text.length;
 }
 
-/** Puts the `-` back in each plain scalar that starts at one of `starts` (parsed as `x`), in one walk of the document. */
-export function restoreDashes(doc: Document.Parsed, starts: ReadonlySet<number>): void {
+/**
+ * Puts back, in one walk of the document, the `-` of each plain scalar that starts at one
+ * of `dashes` (parsed as `x`) and each `:` kept in a plain scalar (parsed as `colon`).
+ */
+export function restoreScalars(doc: Document.Parsed, dashes: ReadonlySet<number>, colon: string): void {
   const stack: unknown[] = [doc.contents];
   while (stack.length > 0) {
     const node = stack.pop() as { range?: number[]; value?: unknown; items?: unknown[]; key?: unknown } | null;
     if (node === null || typeof node !== 'object') continue;
-    if (node.range !== undefined && starts.has(node.range[0]!) && typeof node.value === 'string') node.value = `-${node.value.slice(1)}`;
+    if (typeof node.value === 'string') {
+      const value = node.range !== undefined && dashes.has(node.range[0]!) ? `-${node.value.slice(1)}` : node.value;
+      node.value = value.replaceAll(colon, ':');
+    }
     if (Array.isArray(node.items)) stack.push(...node.items);
     if ('key' in node) stack.push(node.key, node.value);
   }
+}
+
+/**
+ * `offsets` (ascending) moved past the text inserted before them: `inserts` are
+ * [offset, characters] pairs, ascending; one merge walk along both (a sum per offset was
+ * quadratic).
+ */
+export function shiftOffsets(offsets: readonly number[], inserts: ReadonlyArray<readonly [number, number]>): number[] {
+  let next = 0;
+  let shift = 0;
+  return offsets.map((at) => {
+    while (next < inserts.length && inserts[next]![0] <= at) shift += inserts[next++]![1];
+    return at + shift;
+  });
 }
 
 /**
@@ -143,18 +163,6 @@ export function unusedCharacter(text: string): string {
 }
 
 
-/** Puts back each `:` kept in a plain scalar (parsed as `colon`) in the scalars' values. */
-export function restoreColons(doc: Document.Parsed, colon: string): void {
-  const stack: unknown[] = [doc.contents];
-  while (stack.length > 0) {
-    const node = stack.pop() as { value?: unknown; items?: unknown[]; key?: unknown } | null;
-    if (node === null || typeof node !== 'object') continue;
-    if (typeof node.value === 'string') node.value = node.value.replaceAll(colon, ':');
-    if (Array.isArray(node.items)) stack.push(...node.items);
-    if ('key' in node) stack.push(node.key, node.value);
-  }
-}
-
 /**
  * A `:` that libyaml keeps in a plain scalar right before `[` or `{` in the first document:
  * the scalar ends there and the collection that follows is a second node where libyaml's
@@ -165,8 +173,6 @@ export function colonProblem(written: string, colons: readonly number[], end: nu
   if (at === undefined) return undefined;
   return `${where(written, at)}":" right before "${written[at + 1]}" inside { } or [ ] is part of the unquoted text before it for Go's YAML 1.1 decoders, which then fail ("did not find expected ','"); put a space after ":"`;
 }
-
-
 
 /** "line L, column C: " of offset `at` in `text` (lines end at LF). */
 export function where(text: string, at: number): string {

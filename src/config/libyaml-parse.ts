@@ -28,7 +28,7 @@
 import { Composer, Parser, isAlias, type CST, type Document, type LineCounter } from 'yaml';
 import { givePropertiesToEmptyKeys } from './libyaml-props.js';
 import { TAG_CHARACTER, blankOrEnd, isBlank, isBreak } from './libyaml-chars.js';
-import { colonProblem, quotedEnd, restoreColons, restoreDashes, rewriteAt, scanFlow, unusedCharacter, where } from './libyaml-flow.js';
+import { colonProblem, quotedEnd, restoreScalars, rewriteAt, scanFlow, shiftOffsets, unusedCharacter, where } from './libyaml-flow.js';
 
 /** The first document as libyaml reads it, or why libyaml refuses the text. */
 export type LibyamlParse =
@@ -92,11 +92,7 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
     if (spaces.length > 0) {
       // Offsets within the first document (before `end`): the length of what follows is kept.
       text = rewriteAt(text, spaces, 0, ' ');
-      let before = 0; // both ascending: one walk along them (a count per dash was quadratic)
-      dashes = dashes.map((at) => {
-        while (before < spaces.length && spaces[before]! <= at) before++;
-        return at + before;
-      });
+      dashes = shiftOffsets(dashes, spaces.map((at) => [at, 1] as const));
       continue;
     }
     const { doc } = parsed;
@@ -105,7 +101,7 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
     if (repadded !== undefined) {
       text = repadded.text;
       // The dashes after each indented line start move with it.
-      dashes = dashes.map((at) => at + repadded.inserts.filter(([line]) => line <= at).reduce((sum, [, n]) => sum + n, 0));
+      dashes = shiftOffsets(dashes, repadded.inserts);
       padded++;
       reparsedChars += text.length;
       continue;
@@ -124,8 +120,7 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
     if (flow.colons.length > 0) text = text.replaceAll(colon, ':');
     if (doc === undefined) return { text, doc, more: parsed.more, end };
     doc.errors = doc.errors.filter((e) => !commentAfterToken(e, text) && !(e.code === 'ALIAS_PROPS' && rootAlias(doc, parsed.tokens)));
-    if (dashes.length > 0) restoreDashes(doc, new Set(dashes));
-    if (flow.colons.length > 0) restoreColons(doc, colon);
+    if (dashes.length > 0 || flow.colons.length > 0) restoreScalars(doc, new Set(dashes), colon);
     return { text, doc, more: parsed.more, end };
   }
 }

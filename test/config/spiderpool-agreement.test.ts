@@ -69,6 +69,11 @@ describe('YAML libyaml accepts and the yaml package alone refuses', () => {
   ])('starts with %s', (_what, text) => {
     starts(text);
   });
+  it('restores each "-" and ":" of a flow collection after the spaces and pads inserted before them', () => {
+    // A space after `?`, then continuation lines at column 0 padded in two parses.
+    const reading = readConfYml('podResourceInject: {?namespacesInclude: [-,\nb:,\n-], namespacesExclude: [\n-, c:,\n-]}\n');
+    expect(reading.agent?.['podResourceInject']).toEqual({ enabled: false, namespacesExclude: ['-', 'c:', '-'], namespacesInclude: ['-', 'b:', '-'] });
+  });
   it('reads the values libyaml reads', () => {
     const reading = readConfYml('podResourceInject:\n  namespacesExclude: [-, "a\nb", c,\nd]\n  namespacesInclude: ["x\u0085y"]\n');
     expect(reading.agent?.['podResourceInject']).toEqual({ enabled: false, namespacesExclude: ['-', 'a b', 'c', 'd'], namespacesInclude: ['x y'] });
