@@ -5,37 +5,20 @@
  * one CA, and once they agree the stored object stops changing (its resourceVersion stays):
  * the caBundle bytes the API server returns are the ones written, so no round rewrites them.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { jest } from '@jest/globals';
-import { AdmissionregistrationV1Api, KubeConfig } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { generateCertificates } from '../../src/certs/generate.js';
 import { CA_BUNDLE_OVERLAP_MS } from '../../src/registration/ca-bundle.js';
 import { startWebhookConfigurationManager, type WebhookConfigurationManager } from '../../src/registration/manage.js';
 import { readWebhookManifest } from '../../src/registration/webhook-configuration.js';
-import { startApiServer, type ApiServer } from './cluster/apiserver.js';
+import { apiServerPerFile } from './cluster/apiserver-per-file.js';
 
 /** manage.ts's round in `serve` (LIFECYCLE_INTERVAL_MS): the timer's rounds only repeat the test's at the same fake time. */
 const ROUND_MS = 10_000;
 const KUBELET_DELAY_MS = 67_000;
 
-let apiServer: ApiServer;
-let workDir: string;
-let kubeConfig: KubeConfig;
-
-beforeAll(async () => {
-  workDir = await mkdtemp(path.join(tmpdir(), 'registration-ca-bundle-'));
-  apiServer = await startApiServer(path.join(workDir, 'apiserver.log'));
-  kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(apiServer.kubeconfig);
-}, 240_000);
-
-afterAll(async () => {
-  await apiServer?.stop();
-  await rm(workDir, { recursive: true, force: true });
-});
+const kubeConfigOf = apiServerPerFile('registration-ca-bundle');
 
 /** A CA whose notBefore is `hoursLater` hours from now. */
 async function caMadeAt(hoursLater: number): Promise<string> {
@@ -51,6 +34,7 @@ test('two replicas through a CA change, a rollback and a stalled replica: one CA
   const [oldCa, newCa] = [await caMadeAt(-2), await caMadeAt(-1)];
   const shipped = await readWebhookManifest();
   const name = shipped.metadata.name;
+  const kubeConfig = kubeConfigOf();
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const warnings: string[] = [];
   const logger = pino({ level: 'warn' }, { write: (line: string) => warnings.push(JSON.parse(line).msg) });

@@ -9,36 +9,19 @@
  * manager no longer sends when no other manager owns it
  * (https://kubernetes.io/docs/reference/using-api/server-side-apply/#field-management).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { AdmissionregistrationV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { generateCertificates } from '../../src/certs/generate.js';
 import { caBundleBase64 } from '../../src/certs/files.js';
 import { applyWebhookConfiguration, FIELD_MANAGER } from '../../src/registration/apply.js';
 import { readWebhookManifest, webhookConfigurationFor, type WebhookManifest } from '../../src/registration/webhook-configuration.js';
-import { startApiServer, type ApiServer } from './cluster/apiserver.js';
+import { apiServerPerFile } from './cluster/apiserver-per-file.js';
 
 const INJECT_CA_FROM = 'cert-manager.io/inject-ca-from';
 /** The field manager of cert-manager v1.21's cainjector (its server-side apply of caBundle). */
 const CAINJECTOR = 'cert-manager-cainjector';
 const TARGET = { service: { name: 'spiderpool-iaas-webhook', namespace: 'spiderpool-iaas-webhook' } };
 
-let apiServer: ApiServer;
-let workDir: string;
-let kubeConfig: KubeConfig;
-
-beforeAll(async () => {
-  workDir = await mkdtemp(path.join(tmpdir(), 'registration-upgrade-'));
-  apiServer = await startApiServer(path.join(workDir, 'apiserver.log'));
-  kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(apiServer.kubeconfig);
-}, 240_000);
-
-afterAll(async () => {
-  await apiServer?.stop();
-  await rm(workDir, { recursive: true, force: true });
-});
+const kubeConfigOf = apiServerPerFile('registration-upgrade');
 
 const withAnnotations = (manifest: WebhookManifest, annotations: Record<string, string>): WebhookManifest => ({
   ...manifest,
@@ -50,6 +33,7 @@ test("the new pods' first apply drops the old release's inject-ca-from annotatio
   const name = shipped.metadata.name;
   const oldCa = caBundleBase64((await generateCertificates({ serviceName: 'svc', namespace: 'ns' })).caCertPem);
   const newCa = caBundleBase64((await generateCertificates({ serviceName: 'svc', namespace: 'ns' })).caCertPem);
+  const kubeConfig = kubeConfigOf();
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
 
   // The old release: its pods apply the configuration with the annotation...
