@@ -15,10 +15,16 @@
  *
  * The webhook runs with the Node flags of package.json's `start` (the image's ENTRYPOINT);
  * its CPU time (`/proc/<pid>/stat`) is read over the quiet reviews and over the churn, so
- * what one status write costs the webhook is measured apart from the shared machine's load.
+ * what one status write costs the webhook is measured apart from the shared machine's load,
+ * and the event loop's p99 delay over each. After sync the same reviews go at the same time
+ * to two floors the churn costs nothing (the webhook with `--no-pool-cache`, and the Go
+ * reference serving reviews): if their p99 grows under churn as the webhook's does, the
+ * machine (the API server and the writer on the same cores), not the cache, sets it. The
+ * webhook's memory after sync is broken down (`smaps_rollup` anonymous / file-backed, V8's
+ * heap spaces, external) in a second table.
  *
  * Flags (after `--scale`): `--pools 1000,10000` and `--allocations 0,30,64` (defaults);
- * `--churn-rate 50` (status writes per second), `--churn-s 15`; `--cpu-prof DIR` runs the
+ * `--churn-rate 50` (status writes per second), `--churn-s 15` (the quiet window and the churn window, each); `--cpu-prof DIR` runs the
  * webhook under `node --cpu-prof`, one profile per row in DIR. Prints a Markdown table
  * and writes bench/results/scale.json. Bounded: every wait has a limit; every process it
  * starts is stopped at the end. Loopback only.
@@ -183,10 +189,12 @@ function webhookGet(w: Webhook, path: string, body?: string): Promise<{ status: 
   });
 }
 
-async function startWebhook(kubeconfig: string, certDir: string, profileDir: string | undefined): Promise<{ webhook: Webhook; startedMs: number }> {
+/** The webhook with its pool cache on `kubeconfig`'s cluster, or (`undefined`) with `--no-pool-cache`: the churn's floor. */
+async function startWebhook(kubeconfig: string | undefined, certDir: string, profileDir: string | undefined): Promise<{ webhook: Webhook; startedMs: number }> {
   const startedMs = Date.now();
   const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
-  const child = spawn(process.execPath, [...startNodeFlags(REPO_DIR), ...profile, join(REPO_DIR, 'dist/cli/main.js'), 'serve', '--port=0', '--host=127.0.0.1', `--cert-dir=${certDir}`, `--kubeconfig=${kubeconfig}`, '--pool-cache-sync-wait=5m'], {
+  const cache = kubeconfig === undefined ? ['--no-pool-cache'] : [`--kubeconfig=${kubeconfig}`, '--pool-cache-sync-wait=5m'];
+  const child = spawn(process.execPath, [...startNodeFlags(REPO_DIR), ...profile, join(REPO_DIR, 'dist/cli/main.js'), 'serve', '--port=0', '--host=127.0.0.1', `--cert-dir=${certDir}`, ...cache], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env['PATH'] ?? '', HOME: certDir },
   });
@@ -200,6 +208,26 @@ async function startWebhook(kubeconfig: string, certDir: string, profileDir: str
   const line = log.split('\n').find((l) => l.includes('serving admission reviews'));
   if (line === undefined) throw new Error(`serve did not start within 30 s:\n${log.slice(-2000)}`);
   return { webhook: { child, port: JSON.parse(line).port, ca: readFileSync(join(certDir, 'ca.crt'), 'utf8'), log: () => log }, startedMs };
+}
+
+/** The Go reference serving reviews (no cache) with the certificate `serve` wrote into `certDir`: the churn's other floor. */
+async function startGoServer(goBinary: string, certDir: string): Promise<Webhook> {
+  const child = spawn(goBinary, ['-cert-dir', certDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout.on('data', (c) => (log += c));
+  child.stderr.on('data', (c) => (log += c));
+  for (let i = 0; i < 200 && !log.includes('"port"'); i++) {
+    if (child.exitCode !== null) throw new Error(`the Go reference exited:\n${log}`);
+    await sleep(50);
+  }
+  const line = log.split('\n').find((l) => l.includes('"port"'));
+  if (line === undefined) throw new Error('the Go reference did not listen within 10 s');
+  return { child, port: JSON.parse(line).port, ca: readFileSync(join(certDir, 'ca.crt'), 'utf8'), log: () => log };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  child.kill('SIGTERM');
+  await new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once('exit', resolve)));
 }
 
 /** An UPDATE of node-0-v4 that grows its range: the pair rules compare it with node-0-v6 in the cache. */
@@ -222,17 +250,38 @@ function reviewBody(uid: number): string {
   });
 }
 
-/** Review latencies (ms) for `seconds`, one review every 50 ms. */
-async function reviews(w: Webhook, seconds: number): Promise<number[]> {
-  const latencies: number[] = [];
+/** Review latencies (ms, sorted) of each server for `seconds`, one review every 50 ms to each, all at once. */
+function reviews(servers: readonly Webhook[], seconds: number): Promise<number[][]> {
   const end = Date.now() + seconds * 1000;
-  for (let uid = 0; Date.now() < end; uid++) {
-    const answer = await webhookGet(w, '/validate-spiderippool', reviewBody(uid));
-    if (answer.status !== 200) throw new Error(`review answered ${answer.status}: ${answer.body.slice(0, 200)}`);
-    latencies.push(answer.ms);
-    await sleep(50);
-  }
-  return latencies.sort((a, b) => a - b);
+  return Promise.all(
+    servers.map(async (w) => {
+      const latencies: number[] = [];
+      for (let uid = 0; Date.now() < end; uid++) {
+        const answer = await webhookGet(w, '/validate-spiderippool', reviewBody(uid));
+        if (answer.status !== 200) throw new Error(`review answered ${answer.status}: ${answer.body.slice(0, 200)}`);
+        latencies.push(answer.ms);
+        await sleep(50);
+      }
+      return latencies.sort((a, b) => a - b);
+    }),
+  );
+}
+
+/** p50/p99 of the same reviews, quiet and under churn, of a server the churn costs nothing. */
+interface Floor {
+  quietP50: number;
+  quietP99: number;
+  churnP50: number;
+  churnP99: number;
+}
+
+/** The webhook's memory after sync, in MiB: `/proc/<pid>/smaps_rollup` and V8's heap spaces (used / committed) from prom-client. */
+interface MemoryParts {
+  anonMiB: number;
+  fileMiB: number;
+  heapCommittedMiB: number;
+  externalMiB: number;
+  spaces: Record<string, { usedMiB: number; committedMiB: number }>;
 }
 
 interface Row {
@@ -260,6 +309,12 @@ interface Row {
   /** The status writes sent during the churn, and the CPU each cost the webhook beyond the quiet rate, in µs. */
   churnWrites: number;
   cpuUsPerWrite: number;
+  /** The event loop's p99 delay (prom-client's `monitorEventLoopDelay`), quiet and under churn, in ms. */
+  quietLoopP99Ms: number;
+  churnLoopP99Ms: number;
+  /** The same reviews at the same time against servers the churn costs nothing: the webhook with `--no-pool-cache`, the Go reference. */
+  floors: { nodeNoCache: Floor; go?: Floor };
+  memory: MemoryParts;
   go?: { syncedS: number; rssMiB: number };
 }
 
@@ -267,10 +322,30 @@ interface Row {
  * The webhook's live heap (MiB) and its longest event-loop block since the last scrape (ms:
  * prom-client's `monitorEventLoopDelay` maximum, which each scrape resets).
  */
-async function scrape(w: Webhook): Promise<{ heapMiB: number; loopMaxMs: number }> {
+async function scrape(w: Webhook): Promise<{ heapMiB: number; loopMaxMs: number; loopP99Ms: number; memory: MemoryParts }> {
   const lines = (await webhookGet(w, '/metrics')).body.split('\n');
   const value = (name: string) => Number(lines.find((l) => l.startsWith(`${name} `))?.split(' ')[1] ?? NaN);
-  return { heapMiB: value('nodejs_heap_size_used_bytes') / 2 ** 20, loopMaxMs: value('nodejs_eventloop_lag_max_seconds') * 1000 };
+  const spaces: MemoryParts['spaces'] = {};
+  for (const l of lines) {
+    const m = /^nodejs_heap_space_size_(used|total)_bytes\{space="(\w+)"\} (\S+)$/.exec(l);
+    if (m === null || Number(m[3]) === 0) continue;
+    const space = (spaces[m[2]!] ??= { usedMiB: 0, committedMiB: 0 });
+    space[m[1] === 'used' ? 'usedMiB' : 'committedMiB'] = Number(m[3]) / 2 ** 20;
+  }
+  const rollup = readFileSync(`/proc/${w.child.pid!}/smaps_rollup`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`\\n${field}:\\s+(\\d+)`).exec(rollup)?.[1] ?? NaN);
+  return {
+    heapMiB: value('nodejs_heap_size_used_bytes') / 2 ** 20,
+    loopMaxMs: value('nodejs_eventloop_lag_max_seconds') * 1000,
+    loopP99Ms: value('nodejs_eventloop_lag_p99_seconds') * 1000,
+    memory: {
+      anonMiB: kib('Anonymous') / 1024,
+      fileMiB: (kib('Rss') - kib('Anonymous')) / 1024,
+      heapCommittedMiB: value('nodejs_heap_size_total_bytes') / 2 ** 20,
+      externalMiB: value('nodejs_external_memory_bytes') / 2 ** 20,
+      spaces,
+    },
+  };
 }
 
 async function measureWebhook(
@@ -280,9 +355,12 @@ async function measureWebhook(
   k: number,
   churn: { rate: number; seconds: number },
   profileDir: string | undefined,
+  goBinary: string | undefined,
 ): Promise<Omit<Row, 'go' | 'listJsonMiB'>> {
   const certDir = mkdtempSync(join(tmpdir(), 'bench-scale-'));
+  const floorCertDir = mkdtempSync(join(tmpdir(), 'bench-scale-floor-'));
   const { webhook, startedMs } = await startWebhook(kubeconfig, certDir, profileDir);
+  const floors: Webhook[] = [];
   const pid = webhook.child.pid!;
   // Resets the event-loop maximum: what follows covers serving (the list, the pass after it), not the process's start.
   await scrape(webhook);
@@ -313,11 +391,14 @@ async function measureWebhook(
     await prober;
     const rss = rssMiB(webhook.child.pid!);
     // Its event-loop maximum covers the list and the pass after it, from the first answer on.
-    const { heapMiB: heap, loopMaxMs } = await scrape(webhook);
+    const { heapMiB: heap, loopMaxMs, memory } = await scrape(webhook);
+    // The floors start after the sync, so that the memory above is the webhook's alone.
+    floors.push((await startWebhook(undefined, floorCertDir, undefined)).webhook);
+    if (goBinary !== undefined) floors.push(await startGoServer(goBinary, floorCertDir));
     const quietStart = { cpu: cpuMs(pid), at: performance.now() };
-    const quiet = await reviews(webhook, 8);
+    const [quiet = [], ...quietFloors] = await reviews([webhook, ...floors], churn.seconds);
     const quietCpuMsPerS = ((cpuMs(pid) - quietStart.cpu) / (performance.now() - quietStart.at)) * 1000;
-    await scrape(webhook); // from here, the maximum covers the churn alone
+    const quietLoopP99Ms = (await scrape(webhook)).loopP99Ms; // from here, the loop's figures cover the churn alone
     const churnStart = { cpu: cpuMs(pid), at: performance.now() };
     let writes = 0;
     // Churn: status writes at a fixed rate (an allocation more or less on successive pools), as Spiderpool's IPAM writes them.
@@ -332,18 +413,23 @@ async function measureWebhook(
       }
     })();
     const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(webhook.child.pid!))), 250);
-    const busy = await reviews(webhook, churn.seconds);
+    const [busy = [], ...busyFloors] = await reviews([webhook, ...floors], churn.seconds);
     const churnSeconds = (performance.now() - churnStart.at) / 1000;
     const churnCpuMsPerS = (cpuMs(pid) - churnStart.cpu) / churnSeconds;
     const churnWrites = writes;
     const churnRss = rssMiB(webhook.child.pid!);
-    const churnLoopMaxMs = (await scrape(webhook)).loopMaxMs;
+    const { loopMaxMs: churnLoopMaxMs, loopP99Ms: churnLoopP99Ms } = await scrape(webhook);
+    const floor = (i: number): Floor => ({ quietP50: quantile(quietFloors[i]!, 0.5), quietP99: quantile(quietFloors[i]!, 0.99), churnP50: quantile(busyFloors[i]!, 0.5), churnP99: quantile(busyFloors[i]!, 0.99) });
     churning = false;
     clearInterval(sampler);
     await writer;
     return {
       pools: n,
       allocations: k,
+      quietLoopP99Ms,
+      churnLoopP99Ms,
+      floors: { nodeNoCache: floor(0), ...(floors.length > 1 ? { go: floor(1) } : {}) },
+      memory,
       readyS: (readyAt! - startedMs) / 1000,
       syncedS: (syncedAt - startedMs) / 1000,
       rssMiB: rss,
@@ -366,9 +452,9 @@ async function measureWebhook(
     };
   } finally {
     probing = false;
-    webhook.child.kill('SIGTERM');
-    await new Promise((resolve) => (webhook.child.exitCode !== null ? resolve(undefined) : webhook.child.once('exit', resolve)));
+    for (const w of [webhook, ...floors]) await stop(w.child);
     rmSync(certDir, { recursive: true, force: true });
+    rmSync(floorCertDir, { recursive: true, force: true });
   }
 }
 
@@ -388,8 +474,7 @@ async function measureGo(goBinary: string, kubeconfig: string, n: number): Promi
     await sleep(5000);
     return { syncedS, rssMiB: rssMiB(child.pid!) };
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once('exit', resolve)));
+    await stop(child);
   }
 }
 
@@ -406,6 +491,24 @@ export function scaleTable(rows: readonly Row[]): string {
       `| ${r.pools} × ${r.allocations} | ${f1(r.listJsonMiB)} | ${f1(r.readyS)} | ${f1(r.syncedS)} | ${f0(r.rssMiB)} | ${f0(r.heapMiB)} | ${f0(r.churnRssMiB)} (${f0(r.churnPeakMiB)}) | ` +
         `${f1(r.quietP50)} / ${f1(r.quietP99)} | ${f1(r.churnP50)} / ${f1(r.churnP99)} | ${f0(r.quietCpuMsPerS)} / ${f0(r.churnCpuMsPerS)} | ${f0(r.cpuUsPerWrite)} | ${r.probeFailures} (${f0(r.slowestProbeMs)}) | ${f0(r.loopMaxMs)} / ${f0(r.churnLoopMaxMs)} | ` +
         `${r.go ? f0(r.go.rssMiB) : '—'} | ${r.go ? f1(r.go.syncedS) : '—'} | ${r.go ? (r.rssMiB / r.go.rssMiB).toFixed(2) : '—'} | ${r.go ? (r.syncedS / r.go.syncedS).toFixed(2) : '—'} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** What sets the p99 under churn (the same reviews against the floors at the same time) and where the memory is, one row per N × K. */
+export function churnAndMemoryTable(rows: readonly Row[]): string {
+  const ratio = (f: Floor | undefined) => (f === undefined ? '—' : `${f1(f.quietP99)} → ${f1(f.churnP99)} (${(f.churnP99 / f.quietP99).toFixed(1)}×)`);
+  const lines = [
+    '| pools × allocations | webhook p99 ms quiet → churn | no-cache webhook p99 | Go reference p99 | loop p99 ms quiet / churn | RSS anon / file MiB | V8 heap used / committed MiB | new / old / code / large space committed MiB | external MiB |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|',
+  ];
+  for (const r of rows) {
+    const m = r.memory;
+    const space = (name: string) => f0(m.spaces[name]?.committedMiB ?? 0);
+    lines.push(
+      `| ${r.pools} × ${r.allocations} | ${f1(r.quietP99)} → ${f1(r.churnP99)} (${(r.churnP99 / r.quietP99).toFixed(1)}×) | ${ratio(r.floors.nodeNoCache)} | ${ratio(r.floors.go)} | ${f1(r.quietLoopP99Ms)} / ${f1(r.churnLoopP99Ms)} | ` +
+        `${f0(m.anonMiB)} / ${f0(m.fileMiB)} | ${f0(r.heapMiB)} / ${f0(m.heapCommittedMiB)} | ${space('new')} / ${space('old')} / ${space('code')} / ${space('large_object')} | ${f0(m.externalMiB)} |`,
     );
   }
   return lines.join('\n');
@@ -467,10 +570,11 @@ export async function runScale(args: string[], goBinary: string | undefined): Pr
         const listMiB = await listJsonMiB(client);
         console.error(`scale: ${n} × ${k}: list ${listMiB.toFixed(1)} MiB; measuring the webhook`);
         const profileDir = profileRoot === undefined ? undefined : join(profileRoot, `${n}x${k}`);
-        const row: Row = { listJsonMiB: listMiB, ...(await measureWebhook(client, api.kubeconfig, n, k, churn, profileDir)) };
+        const row: Row = { listJsonMiB: listMiB, ...(await measureWebhook(client, api.kubeconfig, n, k, churn, profileDir, goBinary)) };
         if (goBinary !== undefined) row.go = await measureGo(goBinary, api.kubeconfig, n);
         rows.push(row);
         console.error(scaleTable([row]).split('\n').at(-1));
+        console.error(churnAndMemoryTable([row]).split('\n').at(-1));
       }
     } finally {
       await api?.stop();
@@ -478,6 +582,6 @@ export async function runScale(args: string[], goBinary: string | undefined): Pr
     }
   }
   const table = scaleTable(rows);
-  console.log(table);
+  console.log(`${table}\n\n${churnAndMemoryTable(rows)}`);
   writeFileSync(join(REPO_DIR, 'bench/results/scale.json'), JSON.stringify({ date: new Date().toISOString(), node: process.version, churn, rows }, null, 2) + '\n');
 }
