@@ -1,12 +1,14 @@
 /**
  * In-process micro-benchmarks (tinybench) of the pure core: `reviewAdmission` per review
  * (the body already parsed, as the server hands it over), the candidate-pool decision of
- * the candidate-pool warnings (candidate-pools.ts) and `parseGoDuration` per value. Run as its own process by run.ts; prints one JSON object on stdout.
+ * the candidate-pool warnings (candidate-pools.ts), `parseGoDuration` per value and
+ * `readConfYml` on hostile text at two sizes (conf-yml-cost.ts). Run as its own process by run.ts; prints one JSON object on stdout.
  */
 import { Bench } from 'tinybench';
 import { parseGoDuration, reviewAdmission } from '../src/index.js';
 import { benchBodies } from './bodies.js';
 import { candidatePoolsBenchCases } from './candidate-pools.js';
+import { confYmlCostTasks } from './conf-yml-cost.js';
 
 export interface MicroResult {
   name: string;
@@ -33,8 +35,12 @@ for (const value of DURATIONS) {
     parseGoDuration(value);
   });
 }
+// Hostile conf.yml text takes up to a second a call: three calls each, after one to warm up.
+const confYml = new Bench({ time: 0, iterations: 3, warmupTime: 0, warmupIterations: 1 });
+for (const task of confYmlCostTasks()) confYml.add(task.name, task.run);
 await bench.run();
-const results: MicroResult[] = bench.tasks.map((task) => {
+await confYml.run();
+const results: MicroResult[] = [...bench.tasks, ...confYml.tasks].map((task) => {
   const result = task.result;
   if (result.state !== 'completed') throw new Error(`${task.name}: ${result.state}`);
   return { name: task.name, meanUs: result.latency.mean * 1000, p99Us: result.latency.p99 * 1000, samples: result.latency.samplesCount };

@@ -112,3 +112,25 @@ describe('targets', () => {
     expect(met(run({ p99: [1.4, 1.4] }), '(c) p99', run({ p99: [1.2, 1.2] }))).toBe(false);
   });
 });
+
+describe('the conf.yml cost targets', () => {
+  const withCost = (small: number, large: number): BenchResults => {
+    const r = run();
+    const name = (chars: number) => `readConfYml, "-," in a flow sequence, ${chars} characters`;
+    r.micro.push({ name: name(15_000), meanUs: small, p99Us: small, samples: 5 }, { name: name(60_000), meanUs: large, p99Us: large, samples: 5 });
+    return r;
+  };
+  const costTargets = (r: BenchResults) => targets(r).filter((t) => t.target.startsWith('readConfYml'));
+
+  it('judges hostile text by the ratio of its times at 60 000 and 15 000 characters: linear passes, quadratic fails', () => {
+    expect(costTargets(withCost(1000, 7900))).toEqual([
+      { target: 'readConfYml, "-," in a flow sequence: 60000 ÷ 15000 characters ≤ 8× (linear 4×, quadratic 16×)', measured: '7.90×', met: true },
+    ]);
+    expect(costTargets(withCost(1000, 16_000))[0]?.met).toBe(false);
+  });
+
+  it('gives them no per-call time target, and none without both sizes', () => {
+    expect(targets(withCost(1000, 4000)).some((t) => t.target.startsWith('readConfYml') && t.target.includes('µs'))).toBe(false);
+    expect(costTargets(run())).toEqual([]);
+  });
+});
