@@ -242,6 +242,27 @@ describe('overlappedBundle, replicas through a change', () => {
     expect(cluster.failures).toEqual([]);
   });
 
+  it('the limit: a rollback reaching one pod in the minute after the CA it returns to left caBundle fails its calls only between two writes, until the other pod has it', () => {
+    const cluster = settledOn(oldCa);
+    const upgradedMs = cluster.nowMs;
+    change(cluster, newCa);
+    cluster.run(620_000 - KUBELET_DELAY_MS);
+    expect(cluster.stored).toBe(newCa);
+    cluster.failures = [];
+    const rolledBackMs = cluster.nowMs;
+    change(cluster, oldCa);
+    cluster.run(OVERLAP_MS + ROUND_MS);
+    expect(cluster.stored).toBe(oldCa);
+    // Checked every 5 s: at most 15 s in all, each between b's write and a's next one.
+    expect(cluster.failures.length).toBeGreaterThan(0);
+    expect(cluster.failures.length).toBeLessThanOrEqual(3);
+    expect(new Set(cluster.failures.map((f) => f.replica))).toEqual(new Set(['a']));
+    for (const { atMs } of cluster.failures) expect(atMs - rolledBackMs).toBeLessThanOrEqual(KUBELET_DELAY_MS);
+    // The minute after the old CA left (at the overlap after a switched), before it is forgotten.
+    expect(rolledBackMs - upgradedMs).toBeGreaterThan(OVERLAP_MS);
+    expect(rolledBackMs - upgradedMs).toBeLessThan(OVERLAP_MS + FORGET_MS);
+  });
+
   it('a CA someone added to caBundle (newer than the served one) leaves after the overlap; a caBundle replaced by it is restored at once', () => {
     const cluster = settledOn(oldCa);
     cluster.stored = planted + oldCa;
