@@ -244,6 +244,12 @@ resolvConf: ""                # the host's resolver is unreachable from the seal
 protectKernelDefaults: false  # true makes it exit ("invalid kernel flag"); down restores them
 imageGCHighThresholdPercent: 100
 evictionHard: {memory.available: 100Mi, nodefs.available: "1%", imagefs.available: "1%", nodefs.inodesFree: "1%"}
+# A test cluster's shorter pod sync (default 1m): a Secret's new content reaches the mounted
+# volume at the pod's next sync, so each certificate change the tests make (cert-manager's
+# renewal and CA change, install's CA change) waited ~57-67 s on it. 10s keeps the same
+# path (Secret watch, then the volume rewrite, then the pod's own reload) and the tests
+# still wait until every pod serves the new certificate; the wait is just shorter.
+syncFrequency: 10s
 EOF
   daemon kubelet "$tools/kubelet" --config="$W/kubelet-config.yaml" --kubeconfig="$K" --root-dir="$W/kubelet" \
     --node-ip="$NODE_IP" --hostname-override="$NODE_NAME"
