@@ -384,8 +384,8 @@ function binaryDecoded(node: Scalar, text: string, ctx: Context): string {
 
 /**
  * The keys of a mapping the decoders decode: each is decoded into a string, so a mapping
- * or sequence cannot be one; an empty plain key (`: x`) is a libyaml syntax error ("did
- * not find expected key"), unless an anchor or a tag makes it a node (`&a : x`); and yaml.v3 refuses a key written twice ("mapping key already
+ * or sequence cannot be one (an empty key without properties, `: x`, is refused as
+ * libyaml's syntax error before: libyaml-parse.ts); and yaml.v3 refuses a key written twice ("mapping key already
  * defined"), comparing keys of the same kind as written (an alias by its anchor's name,
  * so `&x a` and `*x` differ), merge keys included.
  *
@@ -400,9 +400,6 @@ function checkKeys(map: YAMLMap, field: string, ctx: Context): boolean {
     const key = deref(pair.key, ctx);
     if (isMap(key) || isSeq(key)) {
       throw new DecodeFailure(notDecodable('', `${at(key, ctx.lines)}has a ${isMap(key) ? 'mapping' : 'sequence'} as a key`));
-    }
-    if (isScalar(key) && key.type === 'PLAIN' && key.tag === undefined && key.anchor === undefined && key.range && key.range[0] === key.range[1]) {
-      throw new DecodeFailure(notDecodable('', `${at(key, ctx.lines)}has a value without a key`));
     }
     if (!isScalar(key)) continue;
     const merge = isMergeKey(pair, ctx);

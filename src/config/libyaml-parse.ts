@@ -12,7 +12,9 @@
  * - a tag runs over every URI character (`,` `[` `]` `%` included, even in flow
  *   context) and must then be followed by a space, tab or line break ("did not find
  *   expected whitespace or line break"): `!!str,` is one tag, `{a: !}` an error;
- * - anchor and alias names are ASCII letters, digits, `-` and `_`;
+ * - anchor and alias names are ASCII letters, digits, `-` and `_`, ended by `:` or `?`
+ *   too (`&a: x` is the anchor `a` on an empty key), which the `yaml` package reads on
+ *   through: a space is put there;
  * - `-` directly before `,` `]` or `}` in a flow collection is a plain scalar `-`;
  * - inside a flow collection or a quoted scalar, indentation does not matter: a
  *   continuation line less indented than the block around it is indented for the `yaml`
@@ -27,7 +29,7 @@
  */
 import { Composer, Parser, isAlias, type CST, type Document, type LineCounter } from 'yaml';
 import { givePropertiesToEmptyKeys } from './libyaml-props.js';
-import { TAG_CHARACTER, blankOrEnd, isBlank, isBreak } from './libyaml-chars.js';
+import { ANCHOR_CHARACTER, TAG_CHARACTER, blankOrEnd, isBlank, isBreak } from './libyaml-chars.js';
 import { colonProblem, quotedEnd, restoreScalars, rewriteAt, scanFlow, shiftOffsets, unusedCharacter, where } from './libyaml-flow.js';
 
 /** The first document as libyaml reads it, or why libyaml refuses the text. */
@@ -87,7 +89,8 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
       text = rewritten;
       continue;
     }
-    const spaces = spaced ? [] : flow.spaces.filter((at) => end === undefined || at < end);
+    // Names are ended on every parse: a repad or respelt tag can bring more into the CST.
+    const spaces = [...new Set([...(spaced ? [] : flow.spaces.filter((at) => end === undefined || at < end)), ...nameEnds(parsed.tokens, text, end)])].sort((a, b) => a - b);
     spaced = true;
     if (spaces.length > 0) {
       // Offsets within the first document (before `end`): the length of what follows is kept.
@@ -113,6 +116,7 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
     const problem =
       colonProblem(written, flow.colons, writtenEnd) ??
       staleKeyProblem(parsed.tokens, text, end) ??
+      emptyKeyProblem(parsed.tokens, text, end) ??
       namesProblem(parsed.tokens, lines, end) ??
       leadingDocumentEnd(parsed.tokens) ??
       separatorProblem(text, parsed.tokens, lines, end);
@@ -220,6 +224,28 @@ function namesProblem(tokens: readonly Token[], lines: LineCounter, end = Infini
   return undefined;
 }
 
+/**
+ * Where libyaml ends an anchor or alias name that the `yaml` package reads on through `:`
+ * or `?` (YAML 1.2 names take both): scannerc.go `yaml_parser_scan_anchor` stops at the
+ * first character that is not a letter, digit, `-` or `_`, and takes a `:` or `?` after
+ * the name as the next token's. A space put there makes both end the name there; not
+ * before `?` and a blank, a key indicator libyaml refuses after a property ("mapping keys
+ * are not allowed in this context") and the `yaml` package would take: the name stays
+ * whole, and refused.
+ */
+function nameEnds(tokens: readonly Token[], text: string, end = Infinity): number[] {
+  const out: number[] = [];
+  for (const token of sourceTokens(tokens)) {
+    if ((token.type !== 'anchor' && token.type !== 'alias') || token.offset! >= end) continue;
+    const name = token.source!.slice(1);
+    let length = 0;
+    while (length < name.length && ANCHOR_CHARACTER.test(name[length]!)) length++;
+    const at = token.offset! + 1 + length;
+    if (length > 0 && (name[length] === ':' || (name[length] === '?' && !blankOrEnd(text[at + 1])))) out.push(at);
+  }
+  return out;
+}
+
 /** The offset of the marker (`...` or the next `---`) ending the first document; `undefined` when the text ends it. */
 function firstDocumentEnd(tokens: readonly Token[]): number | undefined {
   const first = tokens.findIndex((t) => t.type === 'document');
@@ -264,6 +290,32 @@ function separatorProblem(text: string, tokens: readonly Token[], lines: LineCou
     const { line, col } = lines.linePos(at);
     const code = text.charCodeAt(at).toString(16).toUpperCase();
     return `line ${line}, column ${col}: contains U+${code}, a line break for Go's YAML 1.1 decoders, which this webhook reads only inside a quoted value between two other characters; remove it`;
+  }
+  return undefined;
+}
+
+/**
+ * A `:` with no key before it, neither properties nor `?`, in any mapping of the first
+ * document, decoded or not: libyaml's scanner makes no KEY token for it (scannerc.go
+ * `yaml_parser_fetch_value`) and its parser fails ("did not find expected key" in a block
+ * mapping, "did not find expected node content" in a flow collection); the `yaml` package
+ * reads a pair with a null key.
+ */
+function emptyKeyProblem(tokens: readonly Token[], text: string, end = Infinity): string | undefined {
+  type Item = { start?: Token[]; key?: Token | null; sep?: Token[]; value?: Token | null };
+  const nodes: unknown[] = [...tokens];
+  while (nodes.length > 0) {
+    const node = nodes.pop() as Token | null | undefined;
+    if (node === null || typeof node !== 'object') continue;
+    if (node.type === 'document') nodes.push(node['value']);
+    if (!Array.isArray(node['items'])) continue;
+    for (const { start = [], key, sep = [], value } of node['items'] as Item[]) {
+      nodes.push(key, value);
+      const colon = sep.find((t) => t.type === 'map-value-ind');
+      if (colon === undefined || colon.offset! >= end || (key !== null && key !== undefined)) continue;
+      if (start.some((t) => t.type === 'explicit-key-ind' || t.type === 'anchor' || t.type === 'tag')) continue;
+      return `${where(text, colon.offset!)}has a value without a key (Go's decoders: "did not find expected key"); write the key before ":"`;
+    }
   }
   return undefined;
 }

@@ -548,3 +548,48 @@ describe('libyaml’s blanks are a space and a tab only: NBSP, U+2003, U+3000 ar
     expect(refusal('enableSpiderSubnet: "true\u00a0"\n')).toMatch(/write true or false, without quotes$/);
   });
 });
+
+describe('anchor and alias names end before ":" or "?", as libyaml ends them (found by fuzzing against yaml.v2/v3)', () => {
+  const P = 'iaasNetworkProvider';
+  const t = `t: &t httpRequestTimeout\n`;
+  it.each([
+    ['an anchored empty key written `&b:`', `${P}:\n  &b: 7s\n  httpRequestTimeout: *b\n`, ''],
+    ['an alias key written `*t:`', `${t}${P}:\n  *t: 7s\n`, '7s'],
+    ['an alias key written `*t:` in a flow mapping', `${t}${P}: {*t: 7s}\n`, '7s'],
+    ['`&b:7s` in a flow mapping', `${P}: {&b:7s, httpRequestTimeout: *b}\n`, ''],
+    ['`&b:x` as a value: the anchor, then the text ":x"', `${P}:\n  httpRequestTimeout: &b:x\n`, ':x'],
+    ['`&b?x` as a value: the anchor, then the text "?x"', `${P}:\n  httpRequestTimeout: &b?x\n`, '?x'],
+    ['`&a:` at the top', `&a: x\n${P}:\n  httpRequestTimeout: 3s\n`, '3s'],
+  ])('reads %s', (_what, text, timeout) => {
+    expect(provider(text).httpRequestTimeout).toBe(timeout);
+  });
+
+  it('still refuses a name followed by a character no token starts with, and a name that is not ASCII', () => {
+    expect(refusal(`${P}:\n  httpRequestTimeout: &b@x\n`)).toMatch(/anchor or alias name "b@x" is not one Go's decoders read/);
+    expect(refusal(`${P}:\n  httpRequestTimeout: &ä:x\n`)).toMatch(/anchor or alias name "ä:x" is not one Go's decoders read/);
+    // `?` and a blank after a property: libyaml's "mapping keys are not allowed in this context".
+    expect(refusal(`foo:\n  &b? x: 1\n${P}:\n  httpRequestTimeout: 3s\n`)).toMatch(/anchor or alias name "b\?" is not one Go's decoders read/);
+  });
+});
+
+describe('a ":" with no key, properties or "?" before it, in any mapping (found by fuzzing against yaml.v2/v3)', () => {
+  const P = 'iaasNetworkProvider';
+  const provider_ = `${P}:\n  httpRequestTimeout: 3s\n`;
+  it.each([
+    ['first in a mapping no decoder reads', `foo:\n  : x\n${provider_}`, /line 2, column 3: has a value without a key \(Go's decoders: "did not find expected key"\)/],
+    ['after a key in a mapping no decoder reads', `foo:\n  a: 1\n  : x\n${provider_}`, /line 3, column 3: has a value without a key/],
+    ['in a sequence item', `foo:\n- : x\n${provider_}`, /line 2, column 3: has a value without a key/],
+    ['in a flow mapping', `foo: {: x}\n${provider_}`, /line 1, column 7: has a value without a key/],
+    ['in the provider', `${P}:\n  : x\n  httpRequestTimeout: 3s\n`, /line 2, column 3: has a value without a key/],
+  ])('is refused %s, as libyaml refuses it', (_what, text, pattern) => {
+    expect(refusal(text)).toMatch(pattern);
+  });
+
+  it.each([
+    ['an explicit empty key', `foo:\n  ? \n  : x\n${provider_}`],
+    ['an anchored empty key', `foo:\n  &a : x\n${provider_}`],
+    ['an empty key in a second document', `${provider_}---\nfoo:\n  : x\n`],
+  ])('is not %s', (_what, text) => {
+    expect(provider(text).httpRequestTimeout).toBe('3s');
+  });
+});
