@@ -3,7 +3,8 @@
  * kube-apiserver (test/e2e/apiserver, built by its build.sh) with Spiderpool's real CRD
  * (read from ../shared/spiderpool/crds/, never copied). For each pool count N it creates N
  * IaaS node pools in dual-stack pairs (parallel requests), then for each allocation count
- * K writes K allocations into every pool's status (Spiderpool's `allocatedIPs` record) and
+ * K writes K allocations into every pool's status (Spiderpool's `allocatedIPs` record; each
+ * setup step logs its rate, the API server's CPU per request and the share of a core it got) and
  * measures the built webhook (`serve --kubeconfig`, the pool cache on) from its start:
  * time to ready (`/readyz` 200) and to synced (the cache's list logged), probe failures
  * (`/livez` and `/readyz`, 2 s timeout, every 250 ms, from the start until 5 s after sync),
@@ -11,7 +12,9 @@
  * answer until then and under churn, RSS and heap after sync, review latency (a pool UPDATE with a pair check) quiet and
  * under status churn at a fixed rate, and RSS under that churn. Beside it the Go reference
  * (bench/go-reference `-pool-cache-kubeconfig`: controller-runtime's cache, default
- * options) on the same pools: RSS after sync and sync time, and the ratios.
+ * options) on the same pools: RSS after sync and sync time, and the ratios; and a bare
+ * client's paged read of the same list (`JSON.parse` of each page, nothing kept; its time
+ * and the part spent waiting for first bytes): the API server's pace, a floor for any sync.
  *
  * The webhook runs with the Node flags of package.json's `start` (the image's ENTRYPOINT);
  * its CPU time (`/proc/<pid>/stat`) is read over the quiet reviews and over the churn, so
@@ -32,7 +35,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import https from 'node:https';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -50,7 +53,8 @@ const PROBE_EVERY_MS = 250;
 const syncLimitS = (pools: number): number => Math.max(120, pools / 200);
 
 interface Client {
-  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: string }>;
+  /** `waitedMs`: from sending the request to its response's headers (the API server's time to first byte). */
+  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: string; waitedMs: number }>;
 }
 
 async function clientFor(kubeconfig: string): Promise<Client> {
@@ -64,12 +68,14 @@ async function clientFor(kubeconfig: string): Promise<Client> {
     request: (method, path, body) =>
       new Promise((resolve, reject) => {
         const text = body === undefined ? undefined : JSON.stringify(body);
+        const sent = performance.now();
         const req = https.request(
           { host: server.hostname, port: server.port, path, method, agent, headers: { ...options.headers, 'Content-Type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json', Accept: 'application/json' }, timeout: 60_000 },
           (res) => {
+            const waitedMs = performance.now() - sent;
             const parts: Buffer[] = [];
             res.on('data', (c: Buffer) => parts.push(c));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString('utf8') }));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString('utf8'), waitedMs }));
           },
         );
         req.on('error', reject);
@@ -137,10 +143,8 @@ async function installCrd(client: Client): Promise<void> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function createPools(client: Client, n: number): Promise<number> {
-  const started = Date.now();
+async function createPools(client: Client, n: number): Promise<void> {
   await parallel(n, async (i) => must(`create pool ${i}`, await client.request('POST', POOLS, poolObject(i)), [201, 409]));
-  return Date.now() - started;
 }
 
 async function writeStatuses(client: Client, n: number, k: number): Promise<void> {
@@ -148,6 +152,24 @@ async function writeStatuses(client: Client, n: number, k: number): Promise<void
     const name = poolObject(i).metadata.name;
     must(`status of ${name}`, await client.request('PATCH', `${POOLS}/${name}/status`, { status: statusOf(i, k) }), [200]);
   });
+}
+
+/**
+ * Runs `writes` (n requests to the API server), then logs their rate and where the time
+ * went: the API server's CPU per request and the share of a core it got meanwhile (a
+ * share well under its 2 cores means the machine's load, not the API server, set the pace).
+ */
+async function setupStep(what: string, n: number, apiServerPid: number, writes: () => Promise<void>): Promise<void> {
+  const started = { at: performance.now(), cpu: cpuMs(apiServerPid), own: process.cpuUsage() };
+  await writes();
+  const seconds = (performance.now() - started.at) / 1000;
+  const apiCpuMs = cpuMs(apiServerPid) - started.cpu;
+  const own = process.cpuUsage(started.own);
+  console.error(
+    `scale: ${what}: ${n} requests in ${seconds.toFixed(1)} s (${f0(n / seconds)}/s, ${PARALLEL} in parallel); ` +
+      `API server CPU ${f1(apiCpuMs / n)} ms per request, ${f0(apiCpuMs / 10 / seconds)}% of a core; ` +
+      `this client ${f1((own.user + own.system) / 1000 / n)} ms per request; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+  );
 }
 
 /** User and system CPU time of process `pid` so far, in milliseconds (`/proc/<pid>/stat` fields 14 and 15, in clock ticks of 10 ms). */
@@ -288,6 +310,9 @@ interface Row {
   pools: number;
   allocations: number;
   listJsonMiB: number;
+  /** A bare client's paged read of the same list (each page buffered, `JSON.parse`d, nothing kept), in seconds: in all, and waiting for first bytes. */
+  bareListS: number;
+  bareWaitS: number;
   readyS: number;
   syncedS: number;
   rssMiB: number;
@@ -356,7 +381,7 @@ async function measureWebhook(
   churn: { rate: number; seconds: number },
   profileDir: string | undefined,
   goBinary: string | undefined,
-): Promise<Omit<Row, 'go' | 'listJsonMiB'>> {
+): Promise<Omit<Row, 'go' | 'listJsonMiB' | 'bareListS' | 'bareWaitS'>> {
   const certDir = mkdtempSync(join(tmpdir(), 'bench-scale-'));
   const floorCertDir = mkdtempSync(join(tmpdir(), 'bench-scale-floor-'));
   const { webhook, startedMs } = await startWebhook(kubeconfig, certDir, profileDir);
@@ -385,6 +410,10 @@ async function measureWebhook(
       else await sleep(50);
     }
     if (syncedAt === undefined) throw new Error(`not synced within ${syncLimitS(n)} s:\n${webhook.log().slice(-2000)}`);
+    // The list's own account: how long it took once started, and the relists an expired continue token forced.
+    const listed = webhook.log().split('\n').find((l) => l.includes('SpiderIPPool cache listed'));
+    const relists = webhook.log().split('\n').filter((l) => l.includes('continue token expired')).length;
+    console.error(`scale: ${n} × ${k}: the webhook's list took ${f1(Number(listed && JSON.parse(listed).durationMs) / 1000)} s; relists after an expired continue token: ${relists}`);
     for (let i = 0; i < 200 && readyAt === undefined; i++) await sleep(50);
     await sleep(5000);
     probing = false;
@@ -483,12 +512,12 @@ const f0 = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '—');
 
 export function scaleTable(rows: readonly Row[]): string {
   const lines = [
-    '| pools × allocations | list JSON MiB | ready s | synced s | RSS MiB | heap MiB | RSS churn (peak) MiB | review p50/p99 ms quiet | review p50/p99 ms churn | CPU ms/s quiet / churn | CPU µs per status write | probe failures (slowest ms) | loop block max ms start / churn | Go RSS MiB | Go synced s | RSS ratio | sync ratio |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    '| pools × allocations | list JSON MiB | bare list s (first-byte waits) | ready s | synced s | RSS MiB | heap MiB | RSS churn (peak) MiB | review p50/p99 ms quiet | review p50/p99 ms churn | CPU ms/s quiet / churn | CPU µs per status write | probe failures (slowest ms) | loop block max ms start / churn | Go RSS MiB | Go synced s | RSS ratio | sync ratio |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
   for (const r of rows) {
     lines.push(
-      `| ${r.pools} × ${r.allocations} | ${f1(r.listJsonMiB)} | ${f1(r.readyS)} | ${f1(r.syncedS)} | ${f0(r.rssMiB)} | ${f0(r.heapMiB)} | ${f0(r.churnRssMiB)} (${f0(r.churnPeakMiB)}) | ` +
+      `| ${r.pools} × ${r.allocations} | ${f1(r.listJsonMiB)} | ${f1(r.bareListS)} (${f1(r.bareWaitS)}) | ${f1(r.readyS)} | ${f1(r.syncedS)} | ${f0(r.rssMiB)} | ${f0(r.heapMiB)} | ${f0(r.churnRssMiB)} (${f0(r.churnPeakMiB)}) | ` +
         `${f1(r.quietP50)} / ${f1(r.quietP99)} | ${f1(r.churnP50)} / ${f1(r.churnP99)} | ${f0(r.quietCpuMsPerS)} / ${f0(r.churnCpuMsPerS)} | ${f0(r.cpuUsPerWrite)} | ${r.probeFailures} (${f0(r.slowestProbeMs)}) | ${f0(r.loopMaxMs)} / ${f0(r.churnLoopMaxMs)} | ` +
         `${r.go ? f0(r.go.rssMiB) : '—'} | ${r.go ? f1(r.go.syncedS) : '—'} | ${r.go ? (r.rssMiB / r.go.rssMiB).toFixed(2) : '—'} | ${r.go ? (r.syncedS / r.go.syncedS).toFixed(2) : '—'} |`,
     );
@@ -514,16 +543,24 @@ export function churnAndMemoryTable(rows: readonly Row[]): string {
   return lines.join('\n');
 }
 
-/** The size of the list's JSON as the API server sends it, in MiB (paged, summed). */
-async function listJsonMiB(client: Client): Promise<number> {
+/**
+ * The list as a bare client reads it, in pages of 500 as the cache asks for them: its JSON's
+ * size (MiB), the read's duration and the part of it spent waiting for each page's first
+ * byte (seconds): the API server's pace, beside which the webhook's sync is read.
+ */
+async function bareList(client: Client): Promise<{ listJsonMiB: number; bareListS: number; bareWaitS: number }> {
   let bytes = 0;
+  let waitedMs = 0;
   let token = '';
+  const started = performance.now();
   do {
     const page = await client.request('GET', `${POOLS}?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`);
+    must('list the pools', page, [200]);
     bytes += Buffer.byteLength(page.body);
+    waitedMs += page.waitedMs;
     token = (JSON.parse(page.body) as { metadata?: { continue?: string } }).metadata?.continue ?? '';
   } while (token);
-  return bytes / 2 ** 20;
+  return { listJsonMiB: bytes / 2 ** 20, bareListS: (performance.now() - started) / 1000, bareWaitS: waitedMs / 1000 };
 }
 
 /**
@@ -562,15 +599,14 @@ export async function runScale(args: string[], goBinary: string | undefined): Pr
       api = await startApiServer(join(logDir, 'apiserver.log'));
       const client = await clientFor(api.kubeconfig);
       await installCrd(client);
-      const createMs = await createPools(client, n);
-      console.error(`scale: ${n} pools created in ${(createMs / 1000).toFixed(1)} s`);
+      await setupStep(`${n} pools created`, n, api.pid, () => createPools(client, n));
       for (const [j, k] of allocations.entries()) {
         // K = 0 first: the pools as created, no status written (Spiderpool writes none before an allocation).
-        if (j > 0 || k > 0) await writeStatuses(client, n, k);
-        const listMiB = await listJsonMiB(client);
-        console.error(`scale: ${n} × ${k}: list ${listMiB.toFixed(1)} MiB; measuring the webhook`);
+        if (j > 0 || k > 0) await setupStep(`${n} statuses written with ${k} allocations`, n, api.pid, () => writeStatuses(client, n, k));
+        const bare = await bareList(client);
+        console.error(`scale: ${n} × ${k}: list ${bare.listJsonMiB.toFixed(1)} MiB, read by a bare client in ${bare.bareListS.toFixed(1)} s (${bare.bareWaitS.toFixed(1)} s of it waiting for first bytes); measuring the webhook`);
         const profileDir = profileRoot === undefined ? undefined : join(profileRoot, `${n}x${k}`);
-        const row: Row = { listJsonMiB: listMiB, ...(await measureWebhook(client, api.kubeconfig, n, k, churn, profileDir, goBinary)) };
+        const row: Row = { ...bare, ...(await measureWebhook(client, api.kubeconfig, n, k, churn, profileDir, goBinary)) };
         if (goBinary !== undefined) row.go = await measureGo(goBinary, api.kubeconfig, n);
         rows.push(row);
         console.error(scaleTable([row]).split('\n').at(-1));
