@@ -340,7 +340,9 @@ interface Row {
   /** The same reviews at the same time against servers the churn costs nothing: the webhook with `--no-pool-cache`, the Go reference. */
   floors: { nodeNoCache: Floor; go?: Floor };
   memory: MemoryParts;
-  go?: { syncedS: number; rssMiB: number };
+  /** The webhook's CPU time from its spawn to synced, in seconds: what the machine's load stretches into the sync's wall time. */
+  syncCpuS: number;
+  go?: { syncedS: number; rssMiB: number; syncCpuS: number };
 }
 
 /**
@@ -391,6 +393,7 @@ async function measureWebhook(
   await scrape(webhook);
   let readyAt: number | undefined;
   let syncedAt: number | undefined;
+  let syncCpuMs = NaN;
   let failures = 0;
   let slowest = 0;
   let probing = true;
@@ -406,14 +409,17 @@ async function measureWebhook(
   })();
   try {
     for (let i = 0; i < syncLimitS(n) * 20 && syncedAt === undefined; i++) {
-      if (webhook.log().includes('SpiderIPPool cache listed')) syncedAt = Date.now();
+      if (webhook.log().includes('SpiderIPPool cache listed')) {
+        syncedAt = Date.now();
+        syncCpuMs = cpuMs(pid);
+      }
       else await sleep(50);
     }
     if (syncedAt === undefined) throw new Error(`not synced within ${syncLimitS(n)} s:\n${webhook.log().slice(-2000)}`);
     // The list's own account: how long it took once started, and the relists an expired continue token forced.
     const listed = webhook.log().split('\n').find((l) => l.includes('SpiderIPPool cache listed'));
     const relists = webhook.log().split('\n').filter((l) => l.includes('continue token expired')).length;
-    console.error(`scale: ${n} × ${k}: the webhook's list took ${f1(Number(listed && JSON.parse(listed).durationMs) / 1000)} s; relists after an expired continue token: ${relists}`);
+    console.error(`scale: ${n} × ${k}: the webhook's list took ${f1(Number(listed && JSON.parse(listed).durationMs) / 1000)} s, ${f1(syncCpuMs / 1000)} s of CPU from spawn to synced; relists after an expired continue token: ${relists}`);
     for (let i = 0; i < 200 && readyAt === undefined; i++) await sleep(50);
     await sleep(5000);
     probing = false;
@@ -470,6 +476,7 @@ async function measureWebhook(
       churnP50: quantile(busy, 0.5),
       churnP99: quantile(busy, 0.99),
       probeFailures: failures,
+      syncCpuS: syncCpuMs / 1000,
       slowestProbeMs: slowest,
       loopMaxMs,
       churnLoopMaxMs,
@@ -487,7 +494,7 @@ async function measureWebhook(
   }
 }
 
-async function measureGo(goBinary: string, kubeconfig: string, n: number): Promise<{ syncedS: number; rssMiB: number }> {
+async function measureGo(goBinary: string, kubeconfig: string, n: number): Promise<NonNullable<Row['go']>> {
   const started = Date.now();
   const child = spawn(goBinary, [`-pool-cache-kubeconfig=${kubeconfig}`], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -500,8 +507,10 @@ async function measureGo(goBinary: string, kubeconfig: string, n: number): Promi
     }
     if (!out.includes('syncedMs')) throw new Error(`the Go reference did not sync within ${syncLimitS(n)} s`);
     const syncedS = (Date.now() - started) / 1000;
+    const syncCpuS = cpuMs(child.pid!) / 1000;
+    console.error(`scale: the Go reference synced in ${f1(syncedS)} s, ${f1(syncCpuS)} s of CPU`);
     await sleep(5000);
-    return { syncedS, rssMiB: rssMiB(child.pid!) };
+    return { syncedS, rssMiB: rssMiB(child.pid!), syncCpuS };
   } finally {
     await stop(child);
   }
