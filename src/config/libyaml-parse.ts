@@ -295,8 +295,8 @@ function separatorProblem(text: string, tokens: readonly Token[], lines: LineCou
 }
 
 /**
- * A `:` with no key before it, neither properties nor `?`, in any mapping of the first
- * document, decoded or not: libyaml's scanner makes no KEY token for it (scannerc.go
+ * A `:` with no key before it, neither properties nor `?` (or properties at another column
+ * than the block mapping's keys), in any mapping of the first document, decoded or not: libyaml's scanner makes no KEY token for it (scannerc.go
  * `yaml_parser_fetch_value`) and its parser fails ("did not find expected key" in a block
  * mapping, "did not find expected node content" in a flow collection); the `yaml` package
  * reads a pair with a null key.
@@ -313,7 +313,10 @@ function emptyKeyProblem(tokens: readonly Token[], text: string, end = Infinity)
       nodes.push(key, value);
       const colon = sep.find((t) => t.type === 'map-value-ind');
       if (colon === undefined || colon.offset! >= end || (key !== null && key !== undefined)) continue;
-      if (start.some((t) => t.type === 'explicit-key-ind' || t.type === 'anchor' || t.type === 'tag')) continue;
+      const property = start.find((t) => t.type === 'anchor' || t.type === 'tag');
+      // Properties of an empty key stand where the mapping's keys do (the `yaml` package does not check their column).
+      const aligned = node.type !== 'block-map' || property === undefined || columnOf(text, property.offset!) === node['indent'];
+      if (start.some((t) => t.type === 'explicit-key-ind') || (property !== undefined && aligned)) continue;
       return `${where(text, colon.offset!)}has a value without a key (Go's decoders: "did not find expected key"); write the key before ":"`;
     }
   }

@@ -581,6 +581,8 @@ describe('a ":" with no key, properties or "?" before it, in any mapping (found 
     ['in a sequence item', `foo:\n- : x\n${provider_}`, /line 2, column 3: has a value without a key/],
     ['in a flow mapping', `foo: {: x}\n${provider_}`, /line 1, column 7: has a value without a key/],
     ['in the provider', `${P}:\n  : x\n  httpRequestTimeout: 3s\n`, /line 2, column 3: has a value without a key/],
+    ['with properties less indented than the mapping’s keys', `${P}:\n   httpRequestTimeout: 5s\n  !!null : ~\n`, /line 3, column 10: has a value without a key/],
+    ['with an anchor less indented than the mapping’s keys', `${P}:\n   httpRequestTimeout: 5s\n  &a : ~\n`, /line 3, column 6: has a value without a key/],
   ])('is refused %s, as libyaml refuses it', (_what, text, pattern) => {
     expect(refusal(text)).toMatch(pattern);
   });

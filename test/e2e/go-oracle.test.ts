@@ -446,6 +446,8 @@ const corpus: Case[] = [
   { name: 'empty key in a flow mapping no decoder reads', doc: `foo: {: x}\n${P}:\n  httpRequestTimeout: 3s\n` },
   { name: 'explicit empty key in a mapping no decoder reads', doc: `foo:\n  ? \n  : x\n${P}:\n  httpRequestTimeout: 3s\n` },
   { name: 'empty key in a second document', doc: `${P}:\n  httpRequestTimeout: 3s\n---\nfoo:\n  : x\n` },
+  { name: 'tagged empty key less indented than the keys before it', doc: `${P}:\n   httpRequestTimeout: 5s\n  !!null : ~\n` },
+  { name: 'anchored empty key less indented than the keys before it', doc: `${P}:\n   httpRequestTimeout: 5s\n  &a : ~\n` },
   { name: 'tagged empty key, then an empty key below it', doc: `${P}: &pp\n   !!map : \n     : {<<: *m}\n` },
   // Merge keys
   { name: 'merge, then explicit', doc: `base: &b\n  serverUrl: http://a\n  httpRequestTimeout: 40s\n${P}:\n  <<: *b\n  httpRequestTimeout: 55s\n` },
