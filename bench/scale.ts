@@ -331,7 +331,10 @@ interface Row {
   /** The webhook's CPU time per second of wall time, in ms: during the quiet reviews, and under churn (reviews and status writes). */
   quietCpuMsPerS: number;
   churnCpuMsPerS: number;
-  /** The status writes sent during the churn, and the CPU each cost the webhook beyond the quiet rate, in µs. */
+  /**
+   * The status writes sent during the churn, and the CPU each cost the webhook beyond the quiet rate, in µs
+   * (negative when the quiet window took more CPU than the churn: a neighbour's burst; the table prints —).
+   */
   churnWrites: number;
   cpuUsPerWrite: number;
   /** The event loop's p99 delay (prom-client's `monitorEventLoopDelay`), quiet and under churn, in ms. */
@@ -527,7 +530,7 @@ export function scaleTable(rows: readonly Row[]): string {
   for (const r of rows) {
     lines.push(
       `| ${r.pools} × ${r.allocations} | ${f1(r.listJsonMiB)} | ${f1(r.bareListS)} (${f1(r.bareWaitS)}) | ${f1(r.readyS)} | ${f1(r.syncedS)} | ${f0(r.rssMiB)} | ${f0(r.heapMiB)} | ${f0(r.churnRssMiB)} (${f0(r.churnPeakMiB)}) | ` +
-        `${f1(r.quietP50)} / ${f1(r.quietP99)} | ${f1(r.churnP50)} / ${f1(r.churnP99)} | ${f0(r.quietCpuMsPerS)} / ${f0(r.churnCpuMsPerS)} | ${f0(r.cpuUsPerWrite)} | ${r.probeFailures} (${f0(r.slowestProbeMs)}) | ${f0(r.loopMaxMs)} / ${f0(r.churnLoopMaxMs)} | ` +
+        `${f1(r.quietP50)} / ${f1(r.quietP99)} | ${f1(r.churnP50)} / ${f1(r.churnP99)} | ${f0(r.quietCpuMsPerS)} / ${f0(r.churnCpuMsPerS)} | ${r.cpuUsPerWrite >= 0 ? f0(r.cpuUsPerWrite) : '—'} | ${r.probeFailures} (${f0(r.slowestProbeMs)}) | ${f0(r.loopMaxMs)} / ${f0(r.churnLoopMaxMs)} | ` +
         `${r.go ? f0(r.go.rssMiB) : '—'} | ${r.go ? f1(r.go.syncedS) : '—'} | ${r.go ? (r.rssMiB / r.go.rssMiB).toFixed(2) : '—'} | ${r.go ? (r.syncedS / r.go.syncedS).toFixed(2) : '—'} |`,
     );
   }
