@@ -23,7 +23,8 @@
  *   disagree, a CA is absent only between one's write and the other's, so a CA one of them
  *   keeps writing back does not get a new overlap from the other.
  * - A replica whose own CA has been left out of the stored caBundle, beside a CA newer than
- *   its own (a later `notBefore`) whose overlap has passed, writes nothing: the others
+ *   its own (a later `notBefore`, or the same second and a smaller fingerprint) whose overlap
+ *   has passed, writes nothing: the others
  *   switched longer than the overlap ago and its kubelet has not brought it the new
  *   certificate. The newest CA wins, so two replicas that disagree past the overlap stop
  *   rewriting each other's bundle once the one behind has seen the newer CA for the overlap.
@@ -99,6 +100,15 @@ function certificates(pem: string): Ca[] {
 }
 
 /**
+ * The bundle's order, and what "newer" means between two CAs: the later `notBefore` first,
+ * then the smaller fingerprint. `notBefore` has whole seconds, so two CAs made in one second
+ * (a current and a next CA from one script) still have an order every replica agrees on.
+ */
+function newestFirst(a: Ca, b: Ca): number {
+  return b.notBeforeMs - a.notBeforeMs || (a.fingerprint < b.fingerprint ? -1 : a.fingerprint > b.fingerprint ? 1 : 0);
+}
+
+/**
  * One round, per the rules above: the bundle to write (`own` as it is when no other CA is
  * kept, or none of it parses as a certificate: the server trusts nothing else either; else
  * every chosen certificate, newest first) or why this replica is behind, and the memory for
@@ -122,20 +132,20 @@ export function overlappedBundle(inputs: OverlapInputs): OverlapResult {
 
   const live = [...stored.values()].filter((ca) => !ownFingerprints.has(ca.fingerprint) && ca.notAfterMs > nowMs);
   const kept = live.filter((ca) => nowMs - next.get(ca.fingerprint)!.sinceMs < inputs.overlapMs);
-  const newestOwn = Math.max(...own.map((c) => c.notBeforeMs));
-  const ahead = live.find((ca) => ca.notBeforeMs > newestOwn && !kept.includes(ca));
+  const newestOwn = own.reduce((a, b) => (newestFirst(a, b) <= 0 ? a : b));
+  const ahead = live.find((ca) => newestFirst(ca, newestOwn) < 0 && !kept.includes(ca));
   if (ahead !== undefined && !own.some((c) => stored.has(c.fingerprint))) {
     const minutes = Math.round(inputs.overlapMs / 60_000);
     return {
       memory: next,
-      behind: `caBundle trusts a CA newer than this pod's (${ahead.subject}, sha256 ${ahead.fingerprint.slice(0, 16)}) and not this pod's, for over ${minutes} min: its mounted certificate is out of date`,
+      behind: `caBundle trusts a CA newer than this pod's (${ahead.subject}, sha256 ${ahead.fingerprint.slice(0, 16)}) and not this pod's, for over ${minutes} min: writing nothing (the newest CA wins)`,
     };
   }
   if (kept.length === 0) return { memory: next, bundle: inputs.own };
   return {
     memory: next,
     bundle: [...own, ...kept]
-      .sort((a, b) => b.notBeforeMs - a.notBeforeMs || a.fingerprint.localeCompare(b.fingerprint))
+      .sort(newestFirst)
       .map((c) => c.pem)
       .join(''),
   };

@@ -441,6 +441,12 @@ describe('":" and keys in flow collections as libyaml scans them (found by the d
     expect(provider(text).httpRequestTimeout).toBe(timeout);
   });
 
+  it('keeps a quoted escape of the private-use character that stands for a kept ":" (only plain scalars get their ":" back)', () => {
+    expect(provider('iaasNetworkProvider:\n  x: [-]\n  serverUrl: "http://a\\uE000b"\n').serverUrl).toBe('http://a\uE000b');
+    expect(provider(flow('x: [-], httpRequestTimeout: "3s\\uE000"')).httpRequestTimeout).toBe('3s\uE000');
+    expect(provider(flow('serverUrl: x:, httpRequestTimeout: "3s\\uE000"')).httpRequestTimeout).toBe('3s\uE000');
+  });
+
   it('keeps a ":" before "," "}" or "]" in a value', () => {
     expect(provider(flow('serverUrl: http://a:, httpRequestTimeout: 3s'))).toEqual({ serverUrl: 'http://a:', httpRequestTimeout: '3s' });
     expect(provider(flow('serverUrl: a::')).serverUrl).toBe('a::');

@@ -398,6 +398,8 @@ const corpus: Case[] = [
   { name: '"<<" after a tab and a tag', doc: `a: &a {httpRequestTimeout: 5s}\n${P}:\n  !!merge\t<<: *a\n` },
   { name: '%YAML directive followed by a NBSP', doc: `%YAML 1.1\u00a0\n---\n${P}:\n  httpRequestTimeout: 3s\n` },
   { name: '%YAML directive followed by a space and a tab', doc: `%YAML 1.1 \t\n---\n${P}:\n  httpRequestTimeout: 3s\n` },
+  { name: 'a quoted U+E000 escape beside a flow "-"', doc: `${P}:\n  x: [-]\n  serverUrl: "http://a\\uE000b"\n` },
+  { name: 'a quoted U+E000 escape beside a flow `x:,`', doc: `${P}: {serverUrl: x:, httpRequestTimeout: "3s\\uE000"}\n` },
   { name: 'flow key, a NBSP and `:,`', doc: `${P}: {httpRequestTimeout\u00a0:, serverUrl: y}\n` },
   { name: 'quoted bool with a NBSP', doc: `enableSpiderSubnet: "true\u00a0"\n${P}:\n  httpRequestTimeout: 3s\n` },
   // Anchors and aliases
