@@ -32,3 +32,33 @@ export function trimBlanks(text: string): string {
   while (start < text.length && isBlank(text[start])) start++;
   return trimBlanksEnd(text.slice(start));
 }
+
+/**
+ * A tag's or %TAG prefix's text with its `%XX` escapes decoded as libyaml decodes them
+ * (scannerc.go `yaml_parser_scan_uri_escapes`): each `%` starts two hex digits, and the
+ * octets of one character form a UTF-8 sequence (its leading octet gives the length);
+ * or Go's problem with the first bad escape ("did not find URI escaped octet", "found an
+ * incorrect leading UTF-8 octet", "found an incorrect trailing UTF-8 octet").
+ */
+export function decodeUriEscapes(uri: string): { decoded: string } | { problem: string } {
+  let decoded = '';
+  for (let at = 0; at < uri.length; ) {
+    if (uri[at] !== '%') {
+      decoded += uri[at++];
+      continue;
+    }
+    const octets: number[] = [];
+    for (let width = 1; octets.length < width; at += 3) {
+      const hex = uri.slice(at + 1, at + 3);
+      if (uri[at] !== '%' || !/^[0-9A-Fa-f]{2}$/.test(hex)) return { problem: 'did not find URI escaped octet' };
+      const octet = parseInt(hex, 16);
+      if (octets.length === 0) {
+        width = octet < 0x80 ? 1 : (octet & 0xe0) === 0xc0 ? 2 : (octet & 0xf0) === 0xe0 ? 3 : (octet & 0xf8) === 0xf0 ? 4 : 0;
+        if (width === 0) return { problem: 'found an incorrect leading UTF-8 octet' };
+      } else if ((octet & 0xc0) !== 0x80) return { problem: 'found an incorrect trailing UTF-8 octet' };
+      octets.push(octet);
+    }
+    decoded += Buffer.from(octets).toString('utf8');
+  }
+  return { decoded };
+}

@@ -14,7 +14,7 @@
  *   allowed"), so one past the first document stops each decoder whose scanner reached
  *   its chunk.
  */
-import { ANCHOR_CHARACTER, TAG_CHARACTER, blankOrEnd, isBlank, isBreak } from './libyaml-chars.js';
+import { ANCHOR_CHARACTER, TAG_CHARACTER, blankOrEnd, decodeUriEscapes, isBlank, isBreak } from './libyaml-chars.js';
 
 /** How far each decoder's scanner looks (characters of the text) and the token error yaml.v3's lookahead meets. */
 export interface Reach {
@@ -293,6 +293,8 @@ class TailScanner {
           ? /^%TAG[ \t]+!(?:[0-9A-Za-z_-]*!)?[ \t]+[0-9A-Za-z\-_;/?:@&=+$,.!~*'()[\]%]+(?=[ \t]|$)/.exec(rest)
           : this.fail('found unknown directive name');
     if (directive === null) this.fail(`did not find a valid %${name} directive`);
+    const escapes = name === 'TAG' ? decodeUriEscapes(directive[0].split(/[ \t]+/).pop()!) : { decoded: '' };
+    if ('problem' in escapes) this.fail(escapes.problem);
     if (!/^[ \t]*(#.*)?$/.test(rest.slice(directive[0].length))) this.fail('did not find expected comment or line break');
     this.pos += rest.length;
     this.tokens++;
@@ -312,6 +314,7 @@ class TailScanner {
   private fetchTag(): void {
     this.saveSimpleKey();
     this.simpleKeyAllowed = false;
+    const tagStart = this.pos;
     if (this.at(1) === '<') {
       this.pos += 2;
       const start = this.pos;
@@ -323,6 +326,8 @@ class TailScanner {
       this.pos++;
       while (TAG_CHARACTER.test(this.at() ?? '')) this.pos++;
     }
+    const escapes = decodeUriEscapes(this.text.slice(tagStart, this.pos));
+    if ('problem' in escapes) this.fail(escapes.problem);
     if (!blankOrEnd(this.at())) this.fail('did not find expected whitespace or line break');
     this.tokens++;
   }

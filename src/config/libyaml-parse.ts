@@ -27,9 +27,9 @@
  * - properties before an alias (`&a *a`) make an empty scalar: as the whole document,
  *   libyaml's document ends there and Go reads it as empty.
  */
-import { Composer, Parser, isAlias, type CST, type Document, type LineCounter } from 'yaml';
+import { Composer, Parser, isAlias, isNode, visit, type CST, type Document, type LineCounter } from 'yaml';
 import { givePropertiesToEmptyKeys } from './libyaml-props.js';
-import { ANCHOR_CHARACTER, TAG_CHARACTER, blankOrEnd, isBlank, isBreak } from './libyaml-chars.js';
+import { ANCHOR_CHARACTER, TAG_CHARACTER, blankOrEnd, decodeUriEscapes, isBlank, isBreak } from './libyaml-chars.js';
 import { colonProblem, quotedEnd, restoreScalars, rewriteAt, scanFlow, shiftOffsets, unusedCharacter, where } from './libyaml-flow.js';
 
 /** The first document as libyaml reads it, or why libyaml refuses the text. */
@@ -114,6 +114,7 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
     // Only the first document: Go reads no further (libyaml-lookahead.ts says what it scans).
     const writtenEnd = end === undefined ? Infinity : end - (text.length - written.length);
     const problem =
+      (doc === undefined ? undefined : decodeTags(doc, parsed.tokens, end)) ??
       colonProblem(written, flow.colons, writtenEnd) ??
       staleKeyProblem(parsed.tokens, text, end) ??
       emptyKeyProblem(parsed.tokens, text, end) ??
@@ -189,10 +190,17 @@ function tagRewrite(tokens: readonly Token[], text: string, documentEnd = text.l
   /** [start, end) of each tag to respell, in the walk's order: the text is built once from them. */
   const respelt: Array<[number, number]> = [];
   for (const token of sourceTokens(tokens)) {
-    if (token.type !== 'tag' || token.source!.startsWith('!<') || token.offset! >= documentEnd) continue;
+    if (token.type !== 'tag' || token.offset! >= documentEnd) continue;
     const start = token.offset!;
+    if (token.source!.startsWith('!<')) {
+      const escapes = decodeUriEscapes(token.source!.slice(2, -1));
+      if ('problem' in escapes) return { problem: `${where(text, start)}${tagEscapeProblem(escapes.problem)}` };
+      continue;
+    }
     let end = start + 1;
     while (end < text.length && TAG_CHARACTER.test(text[end]!)) end++;
+    const escapes = decodeUriEscapes(text.slice(start, end));
+    if ('problem' in escapes) return { problem: `${where(text, start)}${tagEscapeProblem(escapes.problem)}` };
     if (!blankOrEnd(text[end])) {
       return { problem: `${where(text, end)}a tag must be followed by a space or a line break (Go's decoders: "did not find expected whitespace or line break")` };
     }
@@ -209,6 +217,39 @@ function tagRewrite(tokens: readonly Token[], text: string, documentEnd = text.l
   }
   parts.push(text.slice(last));
   return parts.join('');
+}
+
+/** The line for a `%` in a tag or %TAG prefix libyaml refuses, with Go's `problem`. */
+const tagEscapeProblem = (problem: string): string =>
+  `a "%" in a tag must start two hex digits of UTF-8 octets (Go's decoders: "${problem}")`;
+
+/**
+ * The first document's tags with the `%XX` escapes of verbatim tags (`!<tag:%6E>`) and of
+ * %TAG prefixes decoded, as libyaml decodes every tag (the `yaml` package decodes only a
+ * shorthand's suffix); or why libyaml refuses a %TAG prefix. A node's tag is matched by
+ * its text: one a shorthand's `%25` spells the same way is decoded once more.
+ */
+function decodeTags(doc: Document.Parsed, tokens: readonly Token[], end = Infinity): string | undefined {
+  const decoded = new Map<string, string>();
+  for (const token of sourceTokens(tokens)) {
+    if (token.type !== 'tag' || !token.source!.startsWith('!<') || !token.source!.includes('%') || token.offset! >= end) continue;
+    const escapes = decodeUriEscapes(token.source!.slice(2, -1));
+    if ('decoded' in escapes) decoded.set(token.source!.slice(2, -1), escapes.decoded);
+  }
+  const prefixes: Array<[string, string]> = [];
+  for (const prefix of Object.values(doc.directives?.tags ?? {})) {
+    if (!prefix.includes('%')) continue;
+    const escapes = decodeUriEscapes(prefix);
+    if ('problem' in escapes) return `%TAG prefix ${JSON.stringify(prefix)}: ${tagEscapeProblem(escapes.problem)}`;
+    prefixes.push([prefix, escapes.decoded]);
+  }
+  if (decoded.size === 0 && prefixes.length === 0) return undefined;
+  visit(doc, (_, node) => {
+    if (!isNode(node) || node.tag === undefined) return;
+    const prefix = prefixes.find(([raw]) => node.tag!.startsWith(raw));
+    node.tag = decoded.get(node.tag) ?? (prefix === undefined ? node.tag : prefix[1] + node.tag.slice(prefix[0].length));
+  });
+  return undefined;
 }
 
 /** An anchor or alias name libyaml does not take (only ASCII letters, digits, `-` and `_`). */

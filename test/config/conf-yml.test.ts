@@ -601,3 +601,43 @@ describe('a ":" with no key, properties or "?" before it, in any mapping (found 
     expect(provider(text).httpRequestTimeout).toBe('3s');
   });
 });
+
+describe('"%" escapes in tags and %TAG prefixes, as libyaml decodes them (found by fuzzing against yaml.v2/v3)', () => {
+  const P = 'iaasNetworkProvider';
+  const provider_ = `${P}:\n  httpRequestTimeout: 3s\n`;
+  const tagged = (tag: string) => `${P}:\n  x: ${tag} 5\n  httpRequestTimeout: 3s\n`;
+  const octet = /a "%" in a tag must start two hex digits of UTF-8 octets \(Go's decoders: "did not find URI escaped octet"\)/;
+  it.each([
+    ['a shorthand tag', tagged('!!%zz'), /line 2, column 6: a "%" in a tag/],
+    ['a shorthand tag in a flow mapping', `${P}: {x: !!%zz 5, httpRequestTimeout: 3s}\n`, octet],
+    ['a local tag ending at "%"', tagged('!a%'), octet],
+    ['one hex digit', tagged('!!%8'), octet],
+    ['a verbatim tag', tagged('!<tag:%zz>'), octet],
+    ['a %TAG prefix', `%TAG !e! tag:%zz\n---\n${provider_}`, /%TAG prefix "tag:%zz": a "%" in a tag/],
+    ['a tag after the provider', `${provider_}z: !!%zz 5\n`, /line 3, column 4: /],
+    ['a tag on an empty key', `${P}:\n  !!%null : x\n  httpRequestTimeout: 3s\n`, octet],
+    ['a character cut short', tagged('!!%C3'), octet],
+    ['a leading octet no UTF-8 sequence starts with', tagged('!!%FF'), /"found an incorrect leading UTF-8 octet"/],
+    ['a trailing octet out of its range', tagged('!<%C3%41>'), /"found an incorrect trailing UTF-8 octet"/],
+    ['a verbatim !!null tag spelt with an escape', `${P}:\n  httpRequestTimeout: !<tag:yaml.org,2002:%6Eull> 5s\n`, /is tagged "!!null"/],
+    ['a %TAG prefix spelling !!null with an escape', `%TAG !e! tag:yaml.org,2002:%6E\n---\n${P}:\n  httpRequestTimeout: !e!ull 5s\n`, /is tagged "!!null"/],
+  ])('refuses %s', (_what, text, pattern) => {
+    expect(refusal(text)).toMatch(pattern);
+  });
+
+  it('refuses a bad escape in the two tokens yaml.v3 scans past the first document (the agent alone)', () => {
+    const reading = readConfYml(`${provider_}...\n%TAG !e! tag:%zz\n---\n`);
+    expect(reading.ok ? [] : reading.errors.map(fieldErrorString).join()).toMatch(/line 4: did not find URI escaped octet .*Spiderpool's agent \(gopkg.in\/yaml.v3\) refuses to start \(its controller reads it\)/);
+  });
+
+  it.each([
+    ['a shorthand tag of a UTF-8 character', tagged('!!%C3%A9'), '3s'],
+    ['a verbatim tag of a UTF-8 character', tagged('!<%E2%82%AC>'), '3s'],
+    ['a verbatim !!str spelt with an escape', `${P}:\n  httpRequestTimeout: !<tag:yaml.org,2002:%73tr> 5s\n`, '5s'],
+    ['a %TAG prefix spelling !!str with an escape', `%TAG !e! tag:yaml.org,2002:%73\n---\n${P}:\n  httpRequestTimeout: !e!tr 5s\n`, '5s'],
+    ['an escaped "%" in a verbatim tag (decoded once)', `${P}:\n  httpRequestTimeout: !<tag:yaml.org,2002:%2573tr> 5s\n`, '5s'],
+    ['a bad escape in a later document past the lookahead', `${provider_}---\nz: !!%zz 5\n`, '3s'],
+  ])('reads %s', (_what, text, timeout) => {
+    expect(provider(text).httpRequestTimeout).toBe(timeout);
+  });
+});
