@@ -45,9 +45,13 @@ export function readConfYml(text: string): ConfYmlReading {
   const large = largeTextWarning(text.length);
   if (large !== undefined) warnings.set('#large', { field: '', message: large });
   if (decoding.more) {
+    const line = decoding.dedentLine;
     warnings.set('#documents', {
       field: '',
-      message: "holds more than one YAML document (---): Spiderpool reads only the first and ignores the rest; put every setting in the first",
+      message:
+        line === undefined
+          ? "holds more than one YAML document (---): Spiderpool reads only the first and ignores the rest; put every setting in the first"
+          : `line ${line}: Spiderpool ignores everything from line ${line} on: the first top-level key or item is indented more than line ${line}, which ends the first YAML document for Go's decoders; indent all top-level keys alike`,
     });
   }
   if (decoding.empty) warnings.set('#empty', { field: '', message: 'is empty: Spiderpool starts with every setting at its default' });

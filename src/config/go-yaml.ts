@@ -51,6 +51,8 @@ export interface GoYamlDecoding {
   more: boolean;
   empty: boolean;
   warnings: Map<string, FieldWarning>;
+  /** The 1-based line a less indented line ends the first document at, when it does (libyaml-parse.ts `dedentedLine`). */
+  dedentLine?: number;
 }
 
 /**
@@ -66,6 +68,7 @@ export function decodeGoYaml(written: string, type: StructType): GoYamlDecoding 
   let lines = new LineCounter();
   try {
     const parsed = parseLikeLibyaml(written, () => (lines = new LineCounter()));
+    if ('dedentLine' in parsed) return firstOfDedented(written, parsed.dedentLine, type);
     if ('problem' in parsed) {
       // A control character in the first document is what the reader meets first.
       const control = forbiddenCharacter(written);
@@ -142,6 +145,21 @@ export function decodeGoYaml(written: string, type: StructType): GoYamlDecoding 
 function controlCharacterStops(text: string, index: number, reach: Reach, end: number | undefined): Component | undefined {
   if (end === undefined || index < end || index < decodedCharacters(text, reach.v2)) return 'both';
   return index < decodedCharacters(text, reach.v3) ? 'agent' : undefined;
+}
+
+/**
+ * The decoding of a text whose first document ends at a less indented line (0-based `line`):
+ * Go reads the lines before it, the rest is a further document. A control character past it
+ * is refused (Go's reader meets it in the chunk it decodes, up to 512 bytes on).
+ */
+function firstOfDedented(written: string, line: number, type: StructType): GoYamlDecoding {
+  // libyaml's line breaks (the parse read a lone CR and NEL as LF).
+  const breaks = /\r\n|[\r\n\u0085]/g;
+  let start = 0;
+  for (let i = 0; i < line && breaks.exec(written) !== null; i++) start = breaks.lastIndex;
+  const control = forbiddenCharacter(written);
+  if (control !== undefined && control.index >= start) return refused([notDecodable('', control.problem)]);
+  return { ...decodeGoYaml(written.slice(0, start), type), more: true, dedentLine: line + 1 };
 }
 
 function refused(errors: FieldError[]): GoYamlDecoding {

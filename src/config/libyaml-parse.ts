@@ -44,6 +44,10 @@ export type LibyamlParse =
       end: number | undefined;
     }
   | {
+      /** The first document's root block collection is indented and a line less indented ends it (0-based line index): Go reads only the lines before. */
+      dedentLine: number;
+    }
+  | {
       problem: string;
       /** As above, when the parse found it. */
       end?: number;
@@ -109,6 +113,8 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
       reparsedChars += text.length;
       continue;
     }
+    const dedentLine = dedentedLine(parsed.tokens, text, end);
+    if (dedentLine !== undefined) return { dedentLine };
     // Checked on the text as finally parsed: the `yaml` package's recovery from an error
     // repadding corrects can leave tokens out (a quoted scalar after a flow continuation line).
     // Only the first document: Go reads no further (libyaml-lookahead.ts says what it scans).
@@ -285,6 +291,28 @@ function nameEnds(tokens: readonly Token[], text: string, end = Infinity): numbe
     if (length > 0 && (name[length] === ':' || (name[length] === '?' && !blankOrEnd(text[at + 1])))) out.push(at);
   }
   return out;
+}
+
+/**
+ * The 0-based line of the first content after the first document's root block mapping or
+ * sequence, when that collection is indented (column > 0) and the content starts a line at
+ * a lower column: libyaml ends the collection there (a BLOCK-END), which ends the root node
+ * and so the document, implicitly (parserc.go `yaml_parser_parse_document_end`); Go's
+ * `Unmarshal` reads no further than that line's first tokens. Only when the line is a
+ * plain key and its `:` (spaces only before it), which both decoders scan without error
+ * (checked against yaml.v2/v3); any other start (a tab, a quote, a directive, `- "x`, whose
+ * tokens yaml.v3's lookahead may refuse) is left to the usual checks, which refuse it.
+ */
+function dedentedLine(tokens: readonly Token[], text: string, end = text.length): number | undefined {
+  const doc = tokens.find((t) => t.type === 'document');
+  const root = doc?.['value'] as Token | undefined;
+  if (root === undefined || (root.type !== 'block-map' && root.type !== 'block-seq') || !((root['indent'] as number) > 0)) return undefined;
+  const stray = (doc!['end'] as Token[] | undefined)?.find((t) => !['space', 'newline', 'comment'].includes(t.type ?? ''));
+  if (stray === undefined || stray.offset! >= end) return undefined;
+  const lineStart = text.lastIndexOf('\n', stray.offset! - 1) + 1;
+  if (stray.offset! - lineStart >= (root['indent'] as number)) return undefined;
+  if (!/^ *[0-9A-Za-z_][^\n#]*?:(?:[ \r\n]|$)/.test(text.slice(lineStart, text.indexOf('\n', lineStart) + 1 || text.length))) return undefined;
+  return text.slice(0, lineStart).split('\n').length - 1;
 }
 
 /** The offset of the marker (`...` or the next `---`) ending the first document; `undefined` when the text ends it. */

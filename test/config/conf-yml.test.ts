@@ -57,6 +57,15 @@ describe('readConfYml reads scalars as Spiderpool’s Go decoders do', () => {
     expect(provider('iaasNetworkProvider: {serverUrl: a}\n---\niaasNetworkProvider: {serverUrl: b}\n').serverUrl).toBe('a');
   });
 
+  it.each([
+    ['  a: 1\nb: 2\niaasNetworkProvider:\n  httpRequestTimeout: 3s\n', ''],
+    ['  iaasNetworkProvider:\n    httpRequestTimeout: bad\nb: 2\n', 'bad'],
+    ['   iaasNetworkProvider:\n     httpRequestTimeout: 3s\n# c\n\n  b: 2\n---\nc: 3\n', '3s'],
+    ['---\n  "iaasNetworkProvider":\n    httpRequestTimeout: "3s\n  x"\r\nb: 2\r\n...\n', '3s x'],
+  ])('reads only the lines before the first less indented key of an indented top-level mapping, as Go does (%j)', (text, timeout) => {
+    expect(provider(text).httpRequestTimeout).toBe(timeout);
+  });
+
   it('honours anchors, aliases and merge keys', () => {
     const text = [
       'defaults: &provider',

@@ -103,6 +103,9 @@ describe('warnings for what Spiderpool ignores', () => {
     expect(warnings('enableIPv4: true\n---\nenableIPv4: false\n')).toEqual([
       ': holds more than one YAML document (---): Spiderpool reads only the first and ignores the rest; put every setting in the first',
     ]);
+    expect(warnings('  enableIPv4: true\n# c\n\nenableIPv6: true\niaasNetworkProvider:\n  httpRequestTimeout: bad\n')).toEqual([
+      ": line 4: Spiderpool ignores everything from line 4 on: the first top-level key or item is indented more than line 4, which ends the first YAML document for Go's decoders; indent all top-level keys alike",
+    ]);
     expect(warnings('')).toEqual([': is empty: Spiderpool starts with every setting at its default']);
     expect(warnings('# nothing\n')).toEqual([': is empty: Spiderpool starts with every setting at its default']);
     expect(warnings('clusterSubnetDefaultFlexibleIPNumber: 1\n<<: {clusterSubnetDefaultFlexibleIPNumber: 2}\n')).toEqual([

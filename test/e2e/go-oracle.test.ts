@@ -540,6 +540,17 @@ const corpus: Case[] = [
   { name: 'tab in block scalar indentation', doc: `${P}:\n  httpRequestTimeout: |\n   \t3s\n` },
   // Documents
   { name: 'multiple documents: the first counts', doc: `${P}:\n  httpRequestTimeout: 10s\n---\n${P}:\n  httpRequestTimeout: 20s\n` },
+  // An indented top-level collection ends at the first less indented line: Go reads only the lines before it.
+  { name: 'indented first key, then less indented keys', doc: `  a: 1\nb: 2\n${P}:\n  httpRequestTimeout: 3s\n` },
+  { name: 'indented provider block, then a key at column 0', doc: `  ${P}:\n    httpRequestTimeout: 3s\nb: 2\n` },
+  { name: 'indented provider block, comments, a key at a lower column, ---', doc: `   ${P}:\n     httpRequestTimeout: bad\n# c\n\n   # d\n  b: 2\n---\nc: 3\n` },
+  { name: 'indented quoted first key, CRLF, ...', doc: `---\r\n  "${P}":\r\n    httpRequestTimeout: "3s\r\n  x"\r\nb: "x\r\n...\r\n` },
+  { name: 'indented top-level sequence, then a key', doc: `  - a\n  - b\nc: 1\n` },
+  { name: 'indented first key, then a line Go refuses', doc: `  ${P}:\n    httpRequestTimeout: 3s\n\tb: 2\n` },
+  { name: 'indented first key, then an unterminated quote', doc: `  ${P}:\n    httpRequestTimeout: 3s\n"b\n` },
+  { name: 'indented first key, then a plain scalar and a quote', doc: `  ${P}:\n    httpRequestTimeout: 3s\nb #c\n"x\n` },
+  { name: 'indented first key, then a control character', doc: `  ${P}:\n    httpRequestTimeout: 3s\nb\u0001: 2\n` },
+  { name: 'indented first key, then lone CRs', doc: `  ${P}:\r    httpRequestTimeout: 3s\rb: 2\r` },
   { name: 'a second document Go does not parse far', doc: `${P}:\n  httpRequestTimeout: 10s\n---\n: : [\n` },
   { name: 'leading ---', doc: `---\n${P}:\n  httpRequestTimeout: 10s\n` },
   { name: 'empty first document', doc: `---\n---\n${P}:\n  httpRequestTimeout: 10s\n` },
