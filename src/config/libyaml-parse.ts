@@ -25,9 +25,12 @@
  * - properties right before the `:` of a block mapping's first pair with an empty key
  *   (`&a : x`) are the key's, not the mapping's (libyaml-props.ts);
  * - properties before an alias (`&a *a`) make an empty scalar: as the whole document,
- *   libyaml's document ends there and Go reads it as empty.
+ *   libyaml's document ends there and Go reads it as empty;
+ * - a block scalar's trailing line breaks are only those libyaml read: one whose last line
+ *   ends the text without a break has no final `\n` (libyaml-block.ts).
  */
 import { Composer, Parser, isAlias, isNode, visit, type CST, type Document, type LineCounter } from 'yaml';
+import { dropUnreadBreaks } from './libyaml-block.js';
 import { givePropertiesToEmptyKeys } from './libyaml-props.js';
 import { ANCHOR_CHARACTER, TAG_CHARACTER, blankOrEnd, decodeUriEscapes, isBlank, isBreak } from './libyaml-chars.js';
 import { colonProblem, quotedEnd, restoreScalars, rewriteAt, scanFlow, shiftOffsets, unusedCharacter, where } from './libyaml-flow.js';
@@ -132,6 +135,7 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
     if (doc === undefined) return { text, doc, more: parsed.more, end };
     doc.errors = doc.errors.filter((e) => !commentAfterToken(e, text) && !(e.code === 'ALIAS_PROPS' && rootAlias(doc, parsed.tokens)));
     if (dashes.length > 0 || flow.colons.length > 0) restoreScalars(doc, new Set(dashes), colon);
+    dropUnreadBreaks(doc, sourceTokens(parsed.tokens));
     return { text, doc, more: parsed.more, end };
   }
 }

@@ -650,3 +650,45 @@ describe('"%" escapes in tags and %TAG prefixes, as libyaml decodes them (found 
     expect(provider(text).httpRequestTimeout).toBe(timeout);
   });
 });
+
+describe('a block scalar ending the text without a line break (found by review against yaml.v2/v3)', () => {
+  // libyaml (scannerc.go yaml_parser_scan_block_scalar) appends only the breaks it read.
+  const P = 'iaasNetworkProvider:\n  serverUrl: http://p:80\n  httpRequestTimeout: ';
+  it.each([
+    ['|\n    30s', '30s'],
+    ['|+\n    30s', '30s'],
+    ['>\n    30s', '30s'],
+    ['>+\n    30s\n    40s', '30s 40s'],
+    ['|\n    30s   ', '30s   '],
+    ['|\n    30s # x', '30s # x'],
+    ['|\n    30s\n     ', '30s\n '], // more indented than the scalar: a content line
+    ['|2\n    30s\n     ', '30s\n '],
+    ['|+\n    30s\n    \t', '30s\n\t'],
+    ['|+\n     ', ''],
+  ])('reads %j without a final break, as Go does', (block, expected) => {
+    expect(provider(P + block)).toEqual({ serverUrl: 'http://p:80', httpRequestTimeout: expected });
+  });
+
+  it.each([
+    ['|\n    30s\n', '30s\n'],
+    ['|\n    30s\n    ', '30s\n'], // the scalar's own indentation: not a content line
+    ['|+\n    30s\n  ', '30s\n'],
+    ['|+\n    30s\n\n  ', '30s\n\n'],
+    ['|2+\n    30s\n    ', '30s\n'],
+    ['|+\n\n  ', '\n'],
+    ['|\n    30s\r', '30s\n'],
+    ['|\n    30s\n...', '30s\n'],
+  ])('keeps the breaks read in %j', (block, expected) => {
+    expect(provider(P + block)).toEqual({ serverUrl: 'http://p:80', httpRequestTimeout: expected });
+  });
+
+  it('accepts a duration and a URL written so, which it once refused', () => {
+    expect(readConfYml(`${P}|\n    30s`).ok).toBe(true);
+    expect(provider('iaasNetworkProvider:\n  httpRequestTimeout: 3s\n  serverUrl: |\n    http://a:80').serverUrl).toBe('http://a:80');
+  });
+
+  it('names an unknown key so written as Go reads it', () => {
+    const warnings = readConfYml('iaasNetworkProvider:\n  httpRequestTimeout: 3s\n  ? >\n    srvUrl').warnings;
+    expect(warnings.map((w) => w.field)).toEqual(['iaasNetworkProvider.srvUrl']);
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * A block scalar's final line break as libyaml reads it. libyaml (scannerc.go
+ * `yaml_parser_scan_block_scalar`) appends after the last content line only the line
+ * breaks it read there: the line's own break (clip `|` `>`, keep `|+` `>+`) and the
+ * breaks of the blank lines after it (keep). The `yaml` package ends every clipped or kept
+ * scalar with `\n`, also when its last line ends the text without a break
+ * (`httpRequestTimeout: |` then `    30s` as the last bytes: libyaml "30s", `yaml` "30s\n").
+ */
+import { visit, type Document } from 'yaml';
+
+/** A CST token as a plain object (the `yaml` package's `CST.BlockScalar` fields read here). */
+type Token = { type?: string; offset?: number; source?: string; indent?: unknown; props?: unknown };
+
+/**
+ * Drops, in place, the final `\n` of each block scalar of `doc` for which the `yaml`
+ * package added one that libyaml does not: its text (after the header) ends without a line
+ * break, on a content line (a non-space character, or more spaces than the scalar's
+ * indentation, `resolveBlockScalar`'s rule, libyaml's too) or, for keep, on its first and
+ * only line. `tokens`: every CST token of the parse (block scalars among them); a scalar
+ * is found by its offset (the header's), its node's `range[0]`.
+ */
+export function dropUnreadBreaks(doc: Document.Parsed, tokens: readonly Token[]): void {
+  const unread = new Set(tokens.filter(endsUnbroken).map((t) => t.offset));
+  if (unread.size === 0) return;
+  visit(doc, {
+    Scalar(_key, node) {
+      if ((node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') && unread.has(node.range?.[0]) && typeof node.value === 'string' && node.value.endsWith('\n')) {
+        node.value = node.value.slice(0, -1);
+      }
+    },
+  });
+}
+
+/** Whether a clipped or kept block scalar's text ends with no line break after its last content line. */
+function endsUnbroken(token: Token): boolean {
+  const { source } = token;
+  const header = Array.isArray(token.props) ? (token.props[0] as Token | undefined)?.source : undefined;
+  if (token.type !== 'block-scalar' || typeof source !== 'string' || header === undefined || header.includes('-')) return false;
+  if (source === '' || source.endsWith('\n')) return false;
+  const lines = source.split('\n');
+  // One line after the header, not ended: no break read at all.
+  if (lines.length === 1) return true;
+  const last = lines[lines.length - 1]!;
+  if (hasContent(last)) return true;
+  // Spaces only: a content line when more indented than the scalar.
+  const indicator = Number(/[1-9]/.exec(header)?.[0] ?? 0);
+  const first = lines.find(hasContent);
+  if (first === undefined) return false;
+  const indent = indicator > 0 ? Number(token.indent) + indicator : /^ */.exec(first)![0].length;
+  return last.length > indent;
+}
+
+/** A line with more than its indentation spaces (a CRLF's CR aside), as `splitLines` of `resolveBlockScalar` tells them. */
+const hasContent = (line: string): boolean => !/^ *\r?$/.test(line);
