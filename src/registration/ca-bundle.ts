@@ -70,31 +70,51 @@ export interface OverlapInputs {
 export type OverlapResult = { memory: CaMemory } & ({ bundle: string; behind?: undefined } | { behind: string; bundle?: undefined });
 
 interface Ca {
-  pem: string;
-  fingerprint: string;
-  subject: string;
-  notBeforeMs: number;
-  notAfterMs: number;
+  readonly pem: string;
+  readonly fingerprint: string;
+  readonly subject: string;
+  readonly notBeforeMs: number;
+  readonly notAfterMs: number;
 }
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----\r?\n[\s\S]*?-----END CERTIFICATE-----/g;
+
+/**
+ * The last PEM blocks parsed (block text -> its certificate, or `null` when it is none), so
+ * a round does not parse again the CAs it parsed in the previous rounds: the stored ones and
+ * its own change rarely, a round comes every 10 s. At most {@link PARSED_LIMIT} entries,
+ * the oldest dropped first, so a caBundle filled with many certificates cannot grow it.
+ */
+const parsed = new Map<string, Ca | null>();
+const PARSED_LIMIT = 64;
+
+function parse(block: string): Ca | null {
+  try {
+    const cert = new X509Certificate(block);
+    return {
+      pem: cert.toString(),
+      fingerprint: createHash('sha256').update(cert.raw).digest('hex'),
+      subject: cert.subject.replace(/\n/g, ', ').slice(0, 80),
+      notBeforeMs: Date.parse(cert.validFrom),
+      notAfterMs: Date.parse(cert.validTo),
+    };
+  } catch {
+    // Not a certificate: nothing the API server could verify with either.
+    return null;
+  }
+}
 
 /** The certificates of a PEM text that parse; others are skipped. */
 function certificates(pem: string): Ca[] {
   const found: Ca[] = [];
   for (const block of pem.match(PEM_BLOCK) ?? []) {
-    try {
-      const cert = new X509Certificate(block);
-      found.push({
-        pem: cert.toString(),
-        fingerprint: createHash('sha256').update(cert.raw).digest('hex'),
-        subject: cert.subject.replace(/\n/g, ', ').slice(0, 80),
-        notBeforeMs: Date.parse(cert.validFrom),
-        notAfterMs: Date.parse(cert.validTo),
-      });
-    } catch {
-      // Not a certificate: nothing the API server could verify with either.
+    let ca = parsed.get(block);
+    if (ca === undefined) {
+      ca = parse(block);
+      if (parsed.size >= PARSED_LIMIT) parsed.delete(parsed.keys().next().value!);
+      parsed.set(block, ca);
     }
+    if (ca !== null) found.push(ca);
   }
   return found;
 }

@@ -131,6 +131,14 @@ describe('overlappedBundle, one round', () => {
     expect(fingerprints(a)).toEqual(fingerprints(newCa + oldCa));
   });
 
+  it('the same results with more distinct PEM blocks than it keeps parsed (its cache drops the oldest)', () => {
+    const junk = Array.from({ length: 150 }, (_, i) => `-----BEGIN CERTIFICATE-----\n${Buffer.from(`junk ${i}`).toString('base64')}\n-----END CERTIFICATE-----\n`).join('');
+    for (let i = 0; i < 3; i++) {
+      expect(fingerprints(bundleOf(round({ own: newCa, stored: [junk + oldCa + junk] })))).toEqual(fingerprints(newCa + oldCa));
+      expect(bundleOf(round({ own: junk + newCa, stored: [junk] }))).toBe(junk + newCa);
+    }
+  });
+
   it('returns its own bundle as it is when none of it is a certificate, remembering nothing', () => {
     const result = round({ own: 'garbage', stored: [oldCa] });
     expect(result).toEqual({ memory: NO_CA_MEMORY, bundle: 'garbage' });
