@@ -9,6 +9,8 @@ import type { Logger } from 'pino';
 import { assertRotationPolicy } from '../certs/rotation.js';
 import { WEBHOOKS } from '../defaults.js';
 import { CA_BUNDLE_OVERLAP_MS } from '../registration/ca-bundle.js';
+import type { WebhookConfigurationManager } from '../registration/manage.js';
+import type { ReadinessCheck } from '../server/readiness.js';
 
 /** How often the Secret is read again and the webhook configuration compared, in milliseconds. */
 export const LIFECYCLE_INTERVAL_MS = 10_000;
@@ -110,7 +112,7 @@ export async function manageWebhookConfiguration(
   server: { port: number },
   caBundlePem: () => string | undefined,
   logger: Logger,
-): Promise<{ sync(): Promise<void>; stop(): void } | undefined> {
+): Promise<WebhookConfigurationManager | undefined> {
   const name = flags.manageWebhookConfiguration;
   if (name === undefined) return undefined;
   const namespace = namespaceOf(flags, '--manage-webhook-configuration');
@@ -146,4 +148,14 @@ export async function manageWebhookConfiguration(
   });
   void manager.sync();
   return manager;
+}
+
+/**
+ * With `--manage-webhook-configuration`: the `/readyz` check `webhook-ca-bundle`, failing
+ * while `manager()` (the one {@link manageWebhookConfiguration} started, `undefined` before)
+ * judges this pod behind: its CA left out of caBundle for a newer one past the overlap
+ * (src/registration/ca-bundle.ts), so the API server could not call it. None without the flag.
+ */
+export function webhookCaBundleReadiness(flags: Pick<LifecycleFlags, 'manageWebhookConfiguration'>, manager: () => Pick<WebhookConfigurationManager, 'behind'> | undefined): ReadinessCheck[] {
+  return flags.manageWebhookConfiguration === undefined ? [] : [{ name: 'webhook-ca-bundle', check: () => manager()?.behind() }];
 }

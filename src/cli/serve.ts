@@ -15,7 +15,7 @@ import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js
 import { closeLog, createLogger } from '../server/logger.js';
 import type { ReadinessCheck } from '../server/readiness.js';
 import { startServer, type RunningServer } from '../server/serve.js';
-import { manageWebhookConfiguration, provisionCertificates, type LifecycleFlags } from './lifecycle.js';
+import { manageWebhookConfiguration, provisionCertificates, webhookCaBundleReadiness, type LifecycleFlags } from './lifecycle.js';
 
 /** `serve`'s options as the command line parses them. */
 export interface ServeArguments extends Omit<LifecycleFlags, 'configmapNamespace'> {
@@ -58,7 +58,7 @@ export async function serve(opts: ServeArguments): Promise<void> {
     const lifecycle = { ...opts, configmapNamespace: conf.namespace };
     secret = await provisionCertificates(lifecycle, logger);
     let caBundlePem: string | undefined;
-    let manager: { sync(): Promise<void>; stop(): void } | undefined;
+    let manager: Awaited<ReturnType<typeof manageWebhookConfiguration>>;
     const server = await startServer({
       port: opts.port,
       host: opts.host,
@@ -75,7 +75,8 @@ export async function serve(opts: ServeArguments): Promise<void> {
       timeouts: { handshakeMs: opts.handshakeTimeout, keepAliveMs: opts.idleTimeout },
       shutdownGraceMs: opts.shutdownTimeout,
       review: { configMap: { name: opts.configmapName, namespace: opts.configmapNamespace }, ...(watching ? { pools: watching.cache.pools, dualStack: watching.dualStack } : {}) },
-      ...(watching ? { readinessChecks: watching.readiness, metrics: watching.metrics } : {}),
+      readinessChecks: [...(watching?.readiness ?? []), ...webhookCaBundleReadiness(opts, () => manager)],
+      ...(watching ? { metrics: watching.metrics } : {}),
       logger,
     });
     started = server;

@@ -24,10 +24,14 @@
  *   keeps writing back does not get a new overlap from the other.
  * - A replica whose own CA has been left out of the stored caBundle, beside a CA newer than
  *   its own (a later `notBefore`, or the same second and a smaller fingerprint) whose overlap
- *   has passed, writes nothing: the others
- *   switched longer than the overlap ago and its kubelet has not brought it the new
- *   certificate. The newest CA wins, so two replicas that disagree past the overlap stop
- *   rewriting each other's bundle once the one behind has seen the newer CA for the overlap.
+ *   has passed, is behind and writes nothing: another replica has served the newer CA for
+ *   longer than the overlap. Which of the two mounts is stale it cannot tell: its kubelet may
+ *   not have brought it the new certificate, or, after a `helm rollback` to an older CA, the
+ *   other replica's kubelet may not have brought it the one rolled back to. The newest CA
+ *   wins, so two replicas that disagree past the overlap stop rewriting each other's bundle
+ *   once the one behind has seen the newer CA for the overlap. The API server cannot call a
+ *   replica behind, so it is not Ready while it is (manage.ts), until its CA is stored again
+ *   or it serves another one.
  * - The memory is the process's own: a restarted pod keeps every stored CA for one overlap
  *   from its start, as a replica that may have missed a change must.
  *
@@ -158,7 +162,7 @@ export function overlappedBundle(inputs: OverlapInputs): OverlapResult {
     const minutes = Math.round(inputs.overlapMs / 60_000);
     return {
       memory: next,
-      behind: `caBundle trusts a CA newer than this pod's (${ahead.subject}, sha256 ${ahead.fingerprint.slice(0, 16)}) and not this pod's, for over ${minutes} min: writing nothing (the newest CA wins)`,
+      behind: `this pod's CA was left out of caBundle for a newer one another replica serves (${ahead.subject}, sha256 ${ahead.fingerprint.slice(0, 16)}) for over ${minutes} min: writing nothing (the newest CA wins)`,
     };
   }
   if (kept.length === 0) return { memory: next, bundle: inputs.own };
@@ -169,4 +173,19 @@ export function overlappedBundle(inputs: OverlapInputs): OverlapResult {
       .map((c) => c.pem)
       .join(''),
   };
+}
+
+/** A replica judged behind: why (one line) and the CA bundle (PEM) it served when judged. */
+export interface Behind {
+  readonly why: string;
+  readonly ownPem: string;
+}
+
+/**
+ * Why a replica judged `behind` is still behind while it serves `ownPem`, or `undefined`:
+ * the judgement holds only for the CA it was made on, since a new CA from the kubelet is
+ * the very thing it waits for (the next round judges that one).
+ */
+export function stillBehind(behind: Behind | undefined, ownPem: string | undefined): string | undefined {
+  return behind !== undefined && behind.ownPem === ownPem ? behind.why : undefined;
 }

@@ -5,7 +5,10 @@
  * guarded write until the first pod is Ready), and its caBundle kept equal to the CA bundle
  * the server uses, after a renewal and after anyone else changed it. With `caOverlapMs` it
  * is that bundle plus, for a bounded time, the CAs other replicas may still serve during a
- * change, and a replica left behind writes nothing (ca-bundle.ts).
+ * change, and a replica left behind writes nothing (ca-bundle.ts) and is not Ready: the API
+ * server could not call it, and `failurePolicy: Fail` would refuse every guarded write sent
+ * to it. Only a configuration read successfully is judged: while reads fail (an API-server
+ * hiccup) the last judgement stands, so a hiccup never takes a replica out.
  *
  * Once written, a configuration that disappears is not written again by the same process:
  * an uninstall deletes it first (Helm's pre-delete hook, `unregister`) while the pods still
@@ -18,7 +21,7 @@ import { caBundleBase64 } from '../certs/files.js';
 import { summarizeApiError } from '../cluster/api-error.js';
 import { clusterRoleOwner } from '../cluster/owner.js';
 import { applyWebhookConfiguration } from './apply.js';
-import { NO_CA_MEMORY, overlappedBundle, type CaMemory } from './ca-bundle.js';
+import { NO_CA_MEMORY, overlappedBundle, stillBehind, type Behind, type CaMemory } from './ca-bundle.js';
 import { webhookConfigurationFor, type WebhookConfiguration, type WebhookManifest, type WebhookTarget } from './webhook-configuration.js';
 
 /** How long the server's own `/readyz` may take to answer the check before writing. */
@@ -111,6 +114,12 @@ export interface WebhookConfigurationManagerOptions {
 export interface WebhookConfigurationManager {
   /** Checks now (e.g. after a new certificate was loaded); rounds never overlap. */
   sync(): Promise<void>;
+  /**
+   * Why this replica must not be Ready (one line), or `undefined`: the last configuration
+   * read left its CA out of caBundle for a newer one past the overlap, and it still serves
+   * the CA judged so (a new mounted CA makes it Ready at once). For a `/readyz` check.
+   */
+  behind(): string | undefined;
   stop(): void;
 }
 
@@ -149,6 +158,13 @@ export function startWebhookConfigurationManager(options: WebhookConfigurationMa
     if (why !== lastWait) logger.warn({ webhookConfiguration: name }, `not writing the webhook configuration yet: ${why}`);
     lastWait = why;
   };
+  let judged: Behind | undefined;
+  /** The new judgement, logged in one line when it takes the replica out or brings it back (`back`: why). */
+  const judge = (next: Behind | undefined, back: string) => {
+    if (next !== undefined && next.why !== judged?.why) logger.warn({ webhookConfiguration: name }, `not Ready: ${outOfService(next.why)}`);
+    if (next === undefined && judged !== undefined) logger.info({ webhookConfiguration: name }, `Ready again: ${back}`);
+    judged = next;
+  };
 
   const owner = async () => (options.ownerClusterRole === undefined ? undefined : clusterRoleOwner(options.kubeConfig, options.ownerClusterRole));
   const stored = async () => {
@@ -162,14 +178,20 @@ export function startWebhookConfigurationManager(options: WebhookConfigurationMa
 
   const round = async (): Promise<void> => {
     const caPem = options.caBundlePem();
+    if (stillBehind(judged, caPem) === undefined) judge(undefined, 'its mounted CA changed');
     if (caPem === undefined) return wait('the certificate directory has no ca.crt to take the caBundle from');
+    // A read that fails throws: the round ends and the judgement stands.
     const current = await stored();
-    if (written && current === undefined) return wait('it was deleted (an uninstall?); restart the pods to write it again');
+    if (written && current === undefined) {
+      judge(undefined, 'the webhook configuration was deleted');
+      return wait('it was deleted (an uninstall?); restart the pods to write it again');
+    }
     let bundle = caPem;
     if (options.caOverlapMs !== undefined) {
       const overlap = overlappedBundle({ own: caPem, stored: current === undefined ? [] : storedPems(current), memory, nowMs: now(), overlapMs: options.caOverlapMs, forgetAfterMs: FORGET_AFTER_ROUNDS * options.intervalMs });
       memory = overlap.memory;
-      if (overlap.behind !== undefined) return wait(overlap.behind);
+      judge(overlap.behind === undefined ? undefined : { why: overlap.behind, ownPem: caPem }, "this pod's CA is no longer left out of caBundle for a newer one");
+      if (overlap.behind !== undefined) return;
       bundle = overlap.bundle;
     }
     const desired = webhookConfigurationFor(options.manifest, options.target, caBundleBase64(bundle));
@@ -195,5 +217,15 @@ export function startWebhookConfigurationManager(options: WebhookConfigurationMa
     ));
   const timer = setInterval(() => void sync(), options.intervalMs);
   timer.unref();
-  return { sync, stop: () => clearInterval(timer) };
+  return {
+    sync,
+    behind: () => {
+      const why = stillBehind(judged, options.caBundlePem());
+      return why === undefined ? undefined : outOfService(why);
+    },
+    stop: () => clearInterval(timer),
+  };
 }
+
+/** A replica behind, said with what brings it back: the line logged and shown in `/readyz`. */
+const outOfService = (why: string) => `${why}, until caBundle holds this pod's CA or its CA changes`;

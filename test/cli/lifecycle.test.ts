@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
-import { collectAnnotation, manageWebhookConfiguration, parseObjectName, provisionCertificates, type LifecycleFlags } from '../../src/cli/lifecycle.js';
+import { collectAnnotation, manageWebhookConfiguration, parseObjectName, provisionCertificates, webhookCaBundleReadiness, type LifecycleFlags } from '../../src/cli/lifecycle.js';
 import { generateCertificates } from '../../src/certs/generate.js';
+import { readinessReport } from '../../src/server/readiness.js';
 import { startServer } from '../../src/server/serve.js';
 import { ENDPOINT_SLICES, endpointSlice, SECRETS, startFakeObjectStore, WEBHOOK_CONFIGURATIONS, type FakeObjectStore } from '../cluster/fake-object-store.js';
 
@@ -129,6 +130,20 @@ describe('serve --tls-secret --manage-webhook-configuration', () => {
     await expect(manageWebhookConfiguration({ ...flags, namespace: '' }, { port: 1 }, () => undefined, logger)).rejects.toThrow(
       "--manage-webhook-configuration needs the pod's namespace",
     );
+  });
+});
+
+describe('webhookCaBundleReadiness', () => {
+  it('fails /readyz while the manager judges this pod behind, passes before it starts and after; none without --manage-webhook-configuration', () => {
+    let manager: { behind(): string | undefined } | undefined;
+    let behind: string | undefined = 'this pod\'s CA was left out of caBundle';
+    const checks = webhookCaBundleReadiness(flags, () => manager);
+    expect(readinessReport(checks, false)).toEqual({ ready: true, text: 'ok\n' });
+    manager = { behind: () => behind };
+    expect(readinessReport(checks, false)).toEqual({ ready: false, text: "[-]webhook-ca-bundle failed: this pod's CA was left out of caBundle\nreadyz check failed\n" });
+    behind = undefined;
+    expect(readinessReport(checks, true).text).toBe('[+]webhook-ca-bundle ok\nreadyz check passed\n');
+    expect(webhookCaBundleReadiness({ manageWebhookConfiguration: undefined }, () => manager)).toEqual([]);
   });
 });
 

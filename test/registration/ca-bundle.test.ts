@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { jest } from '@jest/globals';
 import { generateCertificates } from '../../src/certs/generate.js';
-import { CA_BUNDLE_OVERLAP_MS, NO_CA_MEMORY, overlappedBundle, type CaMemory, type OverlapInputs } from '../../src/registration/ca-bundle.js';
+import { CA_BUNDLE_OVERLAP_MS, NO_CA_MEMORY, overlappedBundle, stillBehind, type Behind, type CaMemory, type OverlapInputs } from '../../src/registration/ca-bundle.js';
 
 jest.setTimeout(60_000);
 
@@ -109,7 +109,8 @@ describe('overlappedBundle, one round', () => {
     expect(roundsUntil(T0 + OVERLAP_MS - 1, { own: oldCa, stored: [newCa] }).bundle).toBeDefined();
     const late = roundsUntil(T0 + OVERLAP_MS, { own: oldCa, stored: [newCa] });
     expect(late.bundle).toBeUndefined();
-    expect(late.behind).toMatch(/^caBundle trusts a CA newer than this pod's \(CN=.*, sha256 [0-9a-f]{16}\) and not this pod's, for over 10 min: writing nothing \(the newest CA wins\)$/);
+    // What is known, and no more: which of the two mounts is stale it cannot tell (after a rollback, the other's).
+    expect(late.behind).toMatch(/^this pod's CA was left out of caBundle for a newer one another replica serves \(CN=svc-ca, sha256 [0-9a-f]{16}\) for over 10 min: writing nothing \(the newest CA wins\)$/);
     expect(late.behind!.length).toBeLessThan(200);
     // Its own CA still stored: it writes (the newer CA is then one nobody may serve any more).
     expect(bundleOf(roundsUntil(T0 + OVERLAP_MS, { own: oldCa, stored: [newCa + oldCa] }))).toBe(oldCa);
@@ -147,16 +148,21 @@ describe('overlappedBundle, one round', () => {
 
 /**
  * Replicas against one stored caBundle, as manage.ts runs them: every 10 s, and when the
- * server loaded a new certificate, each reads it and writes its bundle when it differs. The
- * API server calls every replica: a call to one fails while the stored caBundle has none of
- * its CAs.
+ * server loaded a new certificate, each reads it and writes its bundle when it differs; a
+ * replica judged behind is not Ready until a round judges otherwise or it serves another CA.
+ * The API server calls every Ready replica: a call to one fails while the stored caBundle
+ * has none of its CAs, and every call fails while no replica is Ready.
  */
 class Cluster {
   writes = 0;
-  /** The replica the API server could not call, at each half round it could not. */
+  /** The replica the API server could not call (`NO_ENDPOINT`: none was Ready), at each half round it could not. */
   failures: { atMs: number; replica: string }[] = [];
+  /** The replica out of the Service's endpoints, at each half round it was. */
+  unready: { atMs: number; replica: string }[] = [];
   readonly behind = new Map<string, string>();
-  private readonly replicas = new Map<string, { own: string; memory: CaMemory }>();
+  /** While set, every read of the configuration fails (an API-server hiccup): rounds end before judging. */
+  readsFail = false;
+  private readonly replicas = new Map<string, { own: string; memory: CaMemory; judged?: Behind }>();
   private readonly fingerprintsOf = new Map<string, string[]>();
   constructor(
     public nowMs: number,
@@ -175,21 +181,31 @@ class Cluster {
     this.replicas.get(name)!.own = own;
     this.round(name);
   }
+  /** Whether the replica passes its `webhook-ca-bundle` readiness check now. */
+  ready(name: string): boolean {
+    const replica = this.replicas.get(name)!;
+    return stillBehind(replica.judged, replica.own) === undefined;
+  }
   /** Runs the replicas for `ms`, a round each every 10 s, one after the other 5 s apart. */
   run(ms: number): void {
     for (const end = this.nowMs + ms; this.nowMs < end; this.nowMs += ROUND_MS / 2) {
       const turn = Math.round(this.nowMs / (ROUND_MS / 2)) % 2;
       [...this.replicas.keys()].forEach((name, index) => index % 2 === turn && this.round(name));
       const trusted = new Set(this.fingerprints(this.stored));
+      const ready = [...this.replicas.keys()].filter((name) => this.ready(name));
+      if (ready.length === 0) this.failures.push({ atMs: this.nowMs, replica: NO_ENDPOINT });
       for (const [name, replica] of this.replicas) {
-        if (!this.fingerprints(replica.own).some((f) => trusted.has(f))) this.failures.push({ atMs: this.nowMs, replica: name });
+        if (!ready.includes(name)) this.unready.push({ atMs: this.nowMs, replica: name });
+        else if (!this.fingerprints(replica.own).some((f) => trusted.has(f))) this.failures.push({ atMs: this.nowMs, replica: name });
       }
     }
   }
   private round(name: string): void {
+    if (this.readsFail) return;
     const replica = this.replicas.get(name)!;
     const result = overlappedBundle({ own: replica.own, stored: [this.stored], memory: replica.memory, nowMs: this.nowMs, overlapMs: OVERLAP_MS, forgetAfterMs: FORGET_MS });
     replica.memory = result.memory;
+    replica.judged = result.behind === undefined ? undefined : { why: result.behind, ownPem: replica.own };
     if (result.behind !== undefined) this.behind.set(name, result.behind);
     else if (result.bundle !== this.stored) {
       this.stored = result.bundle;
@@ -202,6 +218,7 @@ class Cluster {
   }
 }
 
+const NO_ENDPOINT = '(no Ready replica)';
 const KUBELET_DELAY_MS = 67_000;
 
 describe('overlappedBundle, replicas through a change', () => {
@@ -238,6 +255,7 @@ describe('overlappedBundle, replicas through a change', () => {
     expect(cluster.failures).toEqual([]);
     expect(cluster.writes).toBe(2);
     expect(cluster.behind.size).toBe(0);
+    expect(cluster.unready).toEqual([]);
   };
 
   it('a CA change (cert-manager: a CA made hours before its first serving certificate): no failed call, then the new CA alone', () => {
@@ -300,8 +318,9 @@ describe('overlappedBundle, replicas through a change', () => {
     expect(cluster.behind.size).toBe(0);
   });
 
-  it('a replica still on the old CA long after the other switched (its kubelet stalled): no write war, the newer CA wins', () => {
+  it('a replica still on the old CA long after the other switched (its kubelet stalled): no write war, the newer CA wins, and it leaves the endpoints', () => {
     const cluster = settledOn(oldCa);
+    const switchedMs = cluster.nowMs;
     cluster.serve('a', newCa);
     cluster.run(OVERLAP_MS + 2 * ROUND_MS);
     expect(cluster.stored).toBe(newCa);
@@ -310,13 +329,101 @@ describe('overlappedBundle, replicas through a change', () => {
     expect(cluster.writes).toBe(writes);
     expect(cluster.stored).toBe(newCa);
     expect(cluster.behind.get('b')).toMatch(/: writing nothing \(the newest CA wins\)$/);
-    // Its calls failed only once the overlap had passed, and the kubelet brings it back.
-    expect(Math.min(...cluster.failures.map((f) => f.atMs))).toBeGreaterThanOrEqual(T0 + HOUR_MS + OVERLAP_MS);
+    // Calls failed only as the overlap ended: between b's write of its own CA alone (the newer
+    // one it saw first kept no longer) and a's next one, then until b's next round took it out.
+    expect(cluster.failures.length).toBeGreaterThan(0);
+    for (const { atMs } of cluster.failures) expect(atMs - switchedMs).toBeGreaterThanOrEqual(OVERLAP_MS);
+    for (const { atMs } of cluster.failures) expect(atMs - switchedMs).toBeLessThan(OVERLAP_MS + ROUND_MS);
+    expect(cluster.ready('a')).toBe(true);
+    expect(cluster.ready('b')).toBe(false);
+    expect(cluster.unready.every((u) => u.replica === 'b')).toBe(true);
+    expect(cluster.unready.at(-1)!.atMs - cluster.unready[0]!.atMs).toBeGreaterThanOrEqual(HOUR_MS);
+    // The API server unreachable for a while: nobody is judged, so nobody comes in or goes out.
     cluster.failures = [];
+    cluster.readsFail = true;
+    cluster.run(OVERLAP_MS);
+    expect([cluster.ready('a'), cluster.ready('b')]).toEqual([true, false]);
+    // The kubelet brings b the new CA: Ready at once, before any read succeeds.
     cluster.serve('b', newCa);
+    expect(cluster.ready('b')).toBe(true);
+    cluster.readsFail = false;
+    cluster.unready = [];
     cluster.run(HOUR_MS);
     expect(cluster.stored).toBe(newCa);
     expect(cluster.failures).toEqual([]);
+    expect(cluster.unready).toEqual([]);
+  });
+
+  it('helm rollback with a stalled replica: the pod on the CA rolled back to is the one left out, until the other has it; no call fails past a round', () => {
+    const cluster = settledOn(newCa);
+    const rolledBackMs = cluster.nowMs;
+    cluster.serve('a', oldCa);
+    cluster.run(OVERLAP_MS + 2 * ROUND_MS);
+    // The newest CA wins: b's, whose kubelet has not brought it the older one.
+    expect(cluster.stored).toBe(newCa);
+    expect(cluster.behind.get('a')).toMatch(/^this pod's CA was left out of caBundle for a newer one another replica serves /);
+    expect([cluster.ready('a'), cluster.ready('b')]).toEqual([false, true]);
+    for (const { atMs } of cluster.failures) expect(atMs - rolledBackMs).toBeGreaterThanOrEqual(OVERLAP_MS);
+    for (const { atMs } of cluster.failures) expect(atMs - rolledBackMs).toBeLessThan(OVERLAP_MS + 2 * ROUND_MS);
+    cluster.failures = [];
+    cluster.run(HOUR_MS);
+    expect(cluster.failures).toEqual([]);
+    expect(cluster.ready('a')).toBe(false);
+    // b's kubelet catches up: b keeps the CA it served beside the one it now serves, and a comes back.
+    cluster.serve('b', oldCa);
+    cluster.run(ROUND_MS);
+    expect(cluster.ready('a')).toBe(true);
+    cluster.run(OVERLAP_MS + ROUND_MS);
+    expect(cluster.stored).toBe(oldCa);
+    expect(cluster.failures).toEqual([]);
+  });
+
+  it('a replica behind left alone (the other evicted): no Ready endpoint, every call fails until its kubelet or a new pod brings the newer CA', () => {
+    const cluster = settledOn(oldCa);
+    cluster.serve('a', newCa);
+    cluster.run(OVERLAP_MS + 2 * ROUND_MS);
+    cluster.stop('a');
+    cluster.failures = [];
+    cluster.run(5 * 60_000);
+    expect(cluster.ready('b')).toBe(false);
+    expect(cluster.failures.length).toBe(5 * 60_000 / (ROUND_MS / 2));
+    expect(new Set(cluster.failures.map((f) => f.replica))).toEqual(new Set([NO_ENDPOINT]));
+    expect(cluster.stored).toBe(newCa);
+    // A new pod mounts the current Secret: it is called; b stays out.
+    cluster.failures = [];
+    cluster.start('c', newCa);
+    cluster.run(HOUR_MS);
+    expect(cluster.failures).toEqual([]);
+    expect([cluster.ready('b'), cluster.ready('c')]).toEqual([false, true]);
+    cluster.serve('b', newCa);
+    expect(cluster.ready('b')).toBe(true);
+  });
+
+  it('a replica behind whose container restarts on the same stale mount: Ready for the overlap, fighting the other over its CA, then out again', () => {
+    const cluster = settledOn(oldCa);
+    cluster.serve('a', newCa);
+    cluster.run(OVERLAP_MS + 2 * ROUND_MS);
+    expect(cluster.ready('b')).toBe(false);
+    cluster.failures = [];
+    const restartedMs = cluster.nowMs;
+    // Its memory is gone: it keeps every stored CA for the overlap and writes its own back,
+    // which a (that has kept the old CA for the overlap already) removes at its next round.
+    cluster.start('b', oldCa);
+    expect(cluster.ready('b')).toBe(true);
+    expect(fingerprints(cluster.stored).sort()).toEqual(fingerprints(newCa + oldCa).sort());
+    cluster.run(OVERLAP_MS - ROUND_MS);
+    expect(cluster.ready('b')).toBe(true);
+    expect(new Set(cluster.failures.map((f) => f.replica))).toEqual(new Set(['b']));
+    cluster.run(3 * ROUND_MS);
+    expect(cluster.ready('b')).toBe(false);
+    expect(cluster.stored).toBe(newCa);
+    for (const { atMs } of cluster.failures) expect(atMs - restartedMs).toBeLessThan(OVERLAP_MS + 2 * ROUND_MS);
+    // About half of the calls to b in that overlap failed (those after a's write, before b's next).
+    expect(cluster.failures.length).toBeLessThanOrEqual((OVERLAP_MS + 2 * ROUND_MS) / ROUND_MS);
+    cluster.failures = [];
+    cluster.run(HOUR_MS);
+    expect(cluster.failures).toEqual([]);
+    expect(cluster.stored).toBe(newCa);
   });
 
   it('a replica stalled on a CA made in the same second as the other\'s (notBefore has whole seconds): no write war, one CA wins', async () => {

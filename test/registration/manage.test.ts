@@ -242,7 +242,7 @@ describe('startWebhookConfigurationManager with caOverlapMs (a CA from a mounted
     await behind.sync();
     expect(new Set(storedBundles())).toEqual(new Set([b64(newCa)]));
     expect(patches()).toHaveLength(writes + 1);
-    expect(lines.filter((l) => /: writing nothing \(the newest CA wins\)$/.test(l.msg))).toHaveLength(1);
+    expect(lines.filter((l) => /: writing nothing \(the newest CA wins\), until caBundle holds this pod's CA or its CA changes$/.test(l.msg))).toHaveLength(1);
     // A replica that has just seen the newer CA (a restarted one) still puts its own back.
     const restarted = manager({ caBundlePem: () => oldCa, caOverlapMs: OVERLAP_MS, now: () => t });
     await restarted.sync();
@@ -250,6 +250,54 @@ describe('startWebhookConfigurationManager with caOverlapMs (a CA from a mounted
     first.stop();
     behind.stop();
     restarted.stop();
+  });
+
+  it('a replica behind is not Ready, through API-server errors, until its CA is in caBundle again or its mounted CA changes', async () => {
+    let t = Date.now() + 7_200_000;
+    let own = oldCa;
+    const first = manager({ caBundlePem: () => newCa, caOverlapMs: OVERLAP_MS, now: () => t });
+    const behind = manager({ caBundlePem: () => own, caOverlapMs: OVERLAP_MS, now: () => t });
+    await first.sync();
+    await behind.sync();
+    t += 1000;
+    await first.sync();
+    expect(behind.behind()).toBeUndefined();
+    t += OVERLAP_MS;
+    await first.sync();
+    await behind.sync();
+    const why = behind.behind();
+    expect(why).toMatch(/^this pod's CA was left out of caBundle for a newer one another replica serves \(CN=svc-ca, sha256 [0-9a-f]{16}\) for over 10 min: writing nothing \(the newest CA wins\), until caBundle holds this pod's CA or its CA changes$/);
+    expect(why!.length).toBeLessThan(256);
+    expect(first.behind()).toBeUndefined();
+    expect(lines.filter((l) => l.msg.startsWith('not Ready: '))).toEqual([expect.objectContaining({ msg: `not Ready: ${why}`, level: 40 })]);
+    // The API server unreachable, or answering errors: the last judgement stands, for both.
+    store.refuse = (r) => (r.method === 'GET' ? { status: 503, message: 'etcdserver: request timed out' } : undefined);
+    t += OVERLAP_MS;
+    await first.sync();
+    await behind.sync();
+    expect(behind.behind()).toBe(why);
+    expect(first.behind()).toBeUndefined();
+    store.refuse = undefined;
+    // Another replica (a restarted one, a rollback) puts its CA back in caBundle: Ready again.
+    const restarted = manager({ caBundlePem: () => oldCa, caOverlapMs: OVERLAP_MS, now: () => t });
+    await restarted.sync();
+    restarted.stop();
+    await behind.sync();
+    expect(behind.behind()).toBeUndefined();
+    expect(lines.filter((l) => l.msg.startsWith('Ready again: '))).toEqual([expect.objectContaining({ msg: "Ready again: this pod's CA is no longer left out of caBundle for a newer one", level: 30 })]);
+    // Out again once the other has dropped it, then its kubelet brings the newer CA: Ready at
+    // once, before a round has read anything.
+    t += OVERLAP_MS;
+    await first.sync();
+    await behind.sync();
+    expect(behind.behind()).toBe(why);
+    own = newCa;
+    expect(behind.behind()).toBeUndefined();
+    await behind.sync();
+    expect(lines.filter((l) => l.msg === 'Ready again: its mounted CA changed')).toHaveLength(1);
+    expect(behind.behind()).toBeUndefined();
+    first.stop();
+    behind.stop();
   });
 
   it('without caOverlapMs keeps caBundle equal to its own CA (the other replica\'s CA goes at once)', async () => {
