@@ -4,6 +4,7 @@
  * `helm rollback` and a replica left behind past the overlap (its kubelet stalled) end with
  * one CA, and once they agree the stored object stops changing (its resourceVersion stays):
  * the caBundle bytes the API server returns are the ones written, so no round rewrites them.
+ * Only the replica behind is not Ready (its `webhook-ca-bundle` check), until its CA changes.
  */
 import { jest } from '@jest/globals';
 import { AdmissionregistrationV1Api } from '@kubernetes/client-node';
@@ -101,6 +102,7 @@ test('two replicas through a CA change, a rollback and a stalled replica: one CA
     expect(certificateCount((await stored()).bundle)).toBe(2);
     await run(CA_BUNDLE_OVERLAP_MS + ROUND_MS);
     expect(await expectSettled(2 * 60_000)).toBe(oldCa);
+    expect([replicas.a.behind(), replicas.b.behind()]).toEqual([undefined, undefined]);
 
     // A stalled replica: b still on the old CA long after a switched. The newer CA wins, b stops writing.
     await run(5 * 60_000);
@@ -108,10 +110,14 @@ test('two replicas through a CA change, a rollback and a stalled replica: one CA
     await replicas.a.sync();
     await run(CA_BUNDLE_OVERLAP_MS + 2 * ROUND_MS);
     expect(await expectSettled(5 * 60_000)).toBe(newCa);
-    expect(warnings.filter((w) => /: writing nothing \(the newest CA wins\)$/.test(w))).toHaveLength(1);
+    expect(warnings.filter((w) => /^not Ready: .*: writing nothing \(the newest CA wins\), until caBundle holds this pod's CA or its CA changes$/.test(w))).toHaveLength(1);
+    expect(replicas.a.behind()).toBeUndefined();
+    expect(replicas.b.behind()).toMatch(/^this pod's CA was left out of caBundle for a newer one another replica serves /);
     serving.b = newCa;
+    expect(replicas.b.behind()).toBeUndefined();
     await replicas.b.sync();
     expect(await expectSettled(2 * 60_000)).toBe(newCa);
+    expect(replicas.b.behind()).toBeUndefined();
   } finally {
     replicas.a.stop();
     replicas.b.stop();
