@@ -191,7 +191,7 @@ export function startWebhookConfigurationManager(options: WebhookConfigurationMa
       const overlap = overlappedBundle({ own: caPem, stored: current === undefined ? [] : storedPems(current), memory, nowMs: now(), overlapMs: options.caOverlapMs, forgetAfterMs: FORGET_AFTER_ROUNDS * options.intervalMs });
       memory = overlap.memory;
       judge(overlap.behind === undefined ? undefined : { why: overlap.behind, ownPem: caPem }, "this pod's CA is no longer left out of caBundle for a newer one");
-      if (overlap.behind !== undefined) return;
+      if (overlap.behind !== undefined) return void (lastWait = undefined);
       bundle = overlap.bundle;
     }
     const desired = webhookConfigurationFor(options.manifest, options.target, caBundleBase64(bundle));
