@@ -14,7 +14,8 @@
  *   allowed"), so one past the first document stops each decoder whose scanner reached
  *   its chunk.
  */
-import { ANCHOR_CHARACTER, TAG_CHARACTER, blankOrEnd, decodeUriEscapes, isBlank, isBreak } from './libyaml-chars.js';
+import { ANCHOR_CHARACTER, blankOrEnd, isBlank, isBreak } from './libyaml-chars.js';
+import { scanTag, scanTagDirective } from './libyaml-tags.js';
 
 /** How far each decoder's scanner looks (characters of the text) and the token error yaml.v3's lookahead meets. */
 export interface Reach {
@@ -286,16 +287,14 @@ class TailScanner {
     const name = /^%([0-9A-Za-z_-]*)/.exec(rest)![1]!;
     if (name === '') this.fail('could not find expected directive name');
     if (!blankOrEnd(rest[name.length + 1])) this.fail('found unexpected non-alphabetical character');
-    const directive =
-      name === 'YAML'
-        ? /^%YAML[ \t]+[0-9]{1,9}\.[0-9]{1,9}(?=[ \t]|$)/.exec(rest)
-        : name === 'TAG'
-          ? /^%TAG[ \t]+!(?:[0-9A-Za-z_-]*!)?[ \t]+[0-9A-Za-z\-_;/?:@&=+$,.!~*'()[\]%]+(?=[ \t]|$)/.exec(rest)
-          : this.fail('found unknown directive name');
-    if (directive === null) this.fail(`did not find a valid %${name} directive`);
-    const escapes = name === 'TAG' ? decodeUriEscapes(directive[0].split(/[ \t]+/).pop()!) : { decoded: '' };
-    if ('problem' in escapes) this.fail(escapes.problem);
-    if (!/^[ \t]*(#.*)?$/.test(rest.slice(directive[0].length))) this.fail('did not find expected comment or line break');
+    if (name === 'TAG') {
+      const directive = scanTagDirective(rest);
+      if ('problem' in directive) this.fail(directive.problem);
+    } else if (name === 'YAML') {
+      const directive = /^%YAML[ \t]+[0-9]{1,9}\.[0-9]{1,9}(?=[ \t]|$)/.exec(rest);
+      if (directive === null) this.fail('did not find a valid %YAML directive');
+      if (!/^[ \t]*(#.*)?$/.test(rest.slice(directive[0].length))) this.fail('did not find expected comment or line break');
+    } else this.fail('found unknown directive name');
     this.pos += rest.length;
     this.tokens++;
   }
@@ -314,21 +313,10 @@ class TailScanner {
   private fetchTag(): void {
     this.saveSimpleKey();
     this.simpleKeyAllowed = false;
-    const tagStart = this.pos;
-    if (this.at(1) === '<') {
-      this.pos += 2;
-      const start = this.pos;
-      while (TAG_CHARACTER.test(this.at() ?? '') && this.at() !== '>') this.pos++;
-      if (this.pos === start) this.fail('did not find expected tag URI');
-      if (this.at() !== '>') this.fail("did not find the expected '>'");
-      this.pos++;
-    } else {
-      this.pos++;
-      while (TAG_CHARACTER.test(this.at() ?? '')) this.pos++;
-    }
-    const escapes = decodeUriEscapes(this.text.slice(tagStart, this.pos));
-    if ('problem' in escapes) this.fail(escapes.problem);
-    if (!blankOrEnd(this.at())) this.fail('did not find expected whitespace or line break');
+    const scanned = scanTag(this.text, this.pos);
+    this.pos = 'problem' in scanned ? scanned.at : scanned.end;
+    this.at();
+    if ('problem' in scanned) this.fail(scanned.problem);
     this.tokens++;
   }
 

@@ -29,10 +29,11 @@
  * - a block scalar's trailing line breaks are only those libyaml read: one whose last line
  *   ends the text without a break has no final `\n` (libyaml-block.ts).
  */
-import { Composer, Parser, isAlias, isNode, visit, type CST, type Document, type LineCounter } from 'yaml';
+import { Composer, Parser, isAlias, type CST, type Document, type LineCounter } from 'yaml';
 import { dropUnreadBreaks } from './libyaml-block.js';
 import { givePropertiesToEmptyKeys } from './libyaml-props.js';
-import { ANCHOR_CHARACTER, TAG_CHARACTER, blankOrEnd, decodeUriEscapes, isBlank, isBreak } from './libyaml-chars.js';
+import { ANCHOR_CHARACTER, blankOrEnd, isBlank, isBreak } from './libyaml-chars.js';
+import { firstDocumentTagDirectives, respellTags, retag, type FirstDocumentTags } from './libyaml-tags.js';
 import { colonProblem, quotedEnd, restoreScalars, rewriteAt, scanFlow, shiftOffsets, unusedCharacter, where } from './libyaml-flow.js';
 
 /** The first document as libyaml reads it, or why libyaml refuses the text. */
@@ -56,8 +57,6 @@ export type LibyamlParse =
       end?: number;
     };
 
-/** Tag characters of libyaml the `yaml` package ends a tag at: rewritten to `~`, a character both take. */
-const TAG_CHARACTER_YAML_LACKS = /[,[\]%]/g;
 /** libyaml's anchor and alias names (scannerc.go `yaml_parser_scan_anchor`). */
 const ANCHOR_NAME = /^[0-9A-Za-z_-]+$/;
 /**
@@ -83,6 +82,9 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
   // A character of no other use in the text stands for each `:` libyaml keeps in a plain scalar.
   const colon = unusedCharacter(text);
   text = rewriteAt(text, flow.colons, 1, colon);
+  const directives = firstDocumentTagDirectives(written);
+  if ('problem' in directives) return directives;
+  const tags: FirstDocumentTags = { at: [], tags: [] };
   let padded = 0;
   let spaced = false;
   let reparsedChars = 0;
@@ -90,7 +92,7 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
     const lines = newLines();
     const parsed = firstDocument(text, lines);
     const end = firstDocumentEnd(parsed.tokens);
-    const rewritten = tagRewrite(parsed.tokens, text, end);
+    const rewritten = respellTags(tagTokens(parsed.tokens, end), text, directives, tags);
     if (typeof rewritten === 'object') return { ...rewritten, ...(end !== undefined ? { end } : {}) };
     if (rewritten !== text) {
       text = rewritten;
@@ -103,6 +105,7 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
       // Offsets within the first document (before `end`): the length of what follows is kept.
       text = rewriteAt(text, spaces, 0, ' ');
       dashes = shiftOffsets(dashes, spaces.map((at) => [at, 1] as const));
+      tags.at = shiftOffsets(tags.at, spaces.map((at) => [at, 1] as const));
       continue;
     }
     const { doc } = parsed;
@@ -112,6 +115,7 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
       text = repadded.text;
       // The dashes after each indented line start move with it.
       dashes = shiftOffsets(dashes, repadded.inserts);
+      tags.at = shiftOffsets(tags.at, repadded.inserts);
       padded++;
       reparsedChars += text.length;
       continue;
@@ -123,7 +127,7 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
     // Only the first document: Go reads no further (libyaml-lookahead.ts says what it scans).
     const writtenEnd = end === undefined ? Infinity : end - (text.length - written.length);
     const problem =
-      (doc === undefined ? undefined : decodeTags(doc, parsed.tokens, end)) ??
+      (doc === undefined ? undefined : retag(doc, tagTokens(parsed.tokens, end), tags)) ??
       colonProblem(written, flow.colons, writtenEnd) ??
       staleKeyProblem(parsed.tokens, text, end) ??
       emptyKeyProblem(parsed.tokens, text, end) ??
@@ -192,74 +196,9 @@ function sourceTokens(tokens: readonly Token[]): Token[] {
   return out;
 }
 
-/**
- * The text with each tag spelt as libyaml scans it, in characters the `yaml` package
- * reads as one tag; or why libyaml refuses a tag (not followed by a blank).
- */
-function tagRewrite(tokens: readonly Token[], text: string, documentEnd = text.length): string | { problem: string } {
-  /** [start, end) of each tag to respell, in the walk's order: the text is built once from them. */
-  const respelt: Array<[number, number]> = [];
-  for (const token of sourceTokens(tokens)) {
-    if (token.type !== 'tag' || token.offset! >= documentEnd) continue;
-    const start = token.offset!;
-    if (token.source!.startsWith('!<')) {
-      const escapes = decodeUriEscapes(token.source!.slice(2, -1));
-      if ('problem' in escapes) return { problem: `${where(text, start)}${tagEscapeProblem(escapes.problem)}` };
-      continue;
-    }
-    let end = start + 1;
-    while (end < text.length && TAG_CHARACTER.test(text[end]!)) end++;
-    const escapes = decodeUriEscapes(text.slice(start, end));
-    if ('problem' in escapes) return { problem: `${where(text, start)}${tagEscapeProblem(escapes.problem)}` };
-    if (!blankOrEnd(text[end])) {
-      return { problem: `${where(text, end)}a tag must be followed by a space or a line break (Go's decoders: "did not find expected whitespace or line break")` };
-    }
-    if (end > start + token.source!.length) respelt.push([start, end]);
-  }
-  if (respelt.length === 0) return text;
-  // Each tag keeps its length, so the pieces between them stay where they were.
-  const parts: string[] = [];
-  let last = 0;
-  for (const [start, end] of respelt.sort((a, b) => a[0] - b[0])) {
-    if (start < last) continue; // the same tag, reached twice
-    parts.push(text.slice(last, start), text.slice(start, end).replace(TAG_CHARACTER_YAML_LACKS, '~'));
-    last = end;
-  }
-  parts.push(text.slice(last));
-  return parts.join('');
-}
-
-/** The line for a `%` in a tag or %TAG prefix libyaml refuses, with Go's `problem`. */
-const tagEscapeProblem = (problem: string): string =>
-  `a "%" in a tag must start two hex digits of UTF-8 octets (Go's decoders: "${problem}")`;
-
-/**
- * The first document's tags with the `%XX` escapes of verbatim tags (`!<tag:%6E>`) and of
- * %TAG prefixes decoded, as libyaml decodes every tag (the `yaml` package decodes only a
- * shorthand's suffix); or why libyaml refuses a %TAG prefix. A node's tag is matched by
- * its text: one a shorthand's `%25` spells the same way is decoded once more.
- */
-function decodeTags(doc: Document.Parsed, tokens: readonly Token[], end = Infinity): string | undefined {
-  const decoded = new Map<string, string>();
-  for (const token of sourceTokens(tokens)) {
-    if (token.type !== 'tag' || !token.source!.startsWith('!<') || !token.source!.includes('%') || token.offset! >= end) continue;
-    const escapes = decodeUriEscapes(token.source!.slice(2, -1));
-    if ('decoded' in escapes) decoded.set(token.source!.slice(2, -1), escapes.decoded);
-  }
-  const prefixes: Array<[string, string]> = [];
-  for (const prefix of Object.values(doc.directives?.tags ?? {})) {
-    if (!prefix.includes('%')) continue;
-    const escapes = decodeUriEscapes(prefix);
-    if ('problem' in escapes) return `%TAG prefix ${JSON.stringify(prefix)}: ${tagEscapeProblem(escapes.problem)}`;
-    prefixes.push([prefix, escapes.decoded]);
-  }
-  if (decoded.size === 0 && prefixes.length === 0) return undefined;
-  visit(doc, (_, node) => {
-    if (!isNode(node) || node.tag === undefined) return;
-    const prefix = prefixes.find(([raw]) => node.tag!.startsWith(raw));
-    node.tag = decoded.get(node.tag) ?? (prefix === undefined ? node.tag : prefix[1] + node.tag.slice(prefix[0].length));
-  });
-  return undefined;
+/** The first document's tag tokens (of the CST walk, a token may come twice). */
+function tagTokens(tokens: readonly Token[], end = Infinity): Token[] {
+  return sourceTokens(tokens).filter((t) => t.type === 'tag' && t.offset! < end);
 }
 
 /** An anchor or alias name libyaml does not take (only ASCII letters, digits, `-` and `_`). */

@@ -9,6 +9,7 @@ import { quoteShown } from '../field/quote.js';
 import { blockScalarProblem } from './libyaml-lookahead.js';
 import { scanFlow } from './libyaml-flow.js';
 import { trimBlanks } from './libyaml-chars.js';
+import { firstDocumentTagDirectives, leadingDirectives } from './libyaml-tags.js';
 
 /**
  * Nesting refused before the YAML parser sees the text: parsing time grows with the
@@ -79,21 +80,18 @@ export function forbiddenCharacter(text: string): { index: number; problem: stri
  * of its line breaks (CR alone and NEL included), and a byte order mark is no character.
  */
 export function textProblem(text: string): string | undefined {
-  return directiveProblem(text.replace(/^\ufeff/, '').split(/\r\n|[\r\n\u0085\u2028\u2029]/));
+  const tags = firstDocumentTagDirectives(text);
+  return directiveProblem(leadingDirectives(text)) ?? ('problem' in tags ? tags.problem : undefined);
 }
 
-/** libyaml accepts one `%YAML 1.1` and `%TAG` directives; any other directive is an error. */
-function directiveProblem(lines: readonly string[]): string | undefined {
+/** libyaml accepts one `%YAML 1.1` and `%TAG` directives (libyaml-tags.ts reads those); any other directive is an error. */
+function directiveProblem(directives: ReadonlyArray<{ line: number; text: string }>): string | undefined {
   let yamlDirectives = 0;
-  for (const [index, line] of lines.entries()) {
-    if (!line.startsWith('%')) {
-      if (/^[ \t]*(#|$)/.test(line)) continue;
-      return undefined; // directives stand only before the document begins
-    }
-    const [name, version] = trimBlanks(line.slice(1)).split(/[ \t]+/);
+  for (const { line, text } of directives) {
+    const [name, version] = trimBlanks(text.slice(1)).split(/[ \t]+/);
     if (name === 'TAG') continue;
     if (name === 'YAML' && version === '1.1' && ++yamlDirectives === 1) continue;
-    return `line ${index + 1}: directive ${quoteShown(trimBlanks(line))} is not supported (only one %YAML 1.1 and %TAG)`;
+    return `line ${line}: directive ${quoteShown(trimBlanks(text))} is not supported (only one %YAML 1.1 and %TAG)`;
   }
   return undefined;
 }
