@@ -386,7 +386,7 @@ function repad(doc: Document.Parsed, text: string, tokens: readonly Token[]): Pa
   for (const error of doc.errors) {
     const at = error.pos[0];
     if (error.code === 'BAD_INDENT' && /^Flow (sequence|map|mapping) in block collection/.test(error.message)) {
-      const lineStart = text.lastIndexOf('\n', at - 1) + 1;
+      const lineStart = text.lastIndexOf('\n', nextContent(text, at) - 1) + 1;
       const opening = lastBefore(indexed().openings, lineStart);
       if (opening !== undefined) return padLines(text, lineStart, lineStart + 1, columnOf(text, opening) + 1);
     } else if (error.code === 'MISSING_CHAR' && error.message.startsWith('Missing closing')) {
@@ -399,6 +399,18 @@ function repad(doc: Document.Parsed, text: string, tokens: readonly Token[]): Pa
     }
   }
   return undefined;
+}
+
+/**
+ * The offset of the first character at or after `at` that is neither a blank nor a line
+ * break (the text's length when none): the `yaml` package reports a flow continuation line
+ * too little indented at the line break ending the line before it when that line ends
+ * with a key's `:` (`{a:` then `b}` at column 0), at the line's first character otherwise.
+ */
+function nextContent(text: string, at: number): number {
+  let i = at;
+  while (i < text.length && (isBlank(text[i]) || isBreak(text[i]))) i++;
+  return i;
 }
 
 /** The offsets of the flow collections' openings, ascending, and the quoted scalars by where they end. */

@@ -660,6 +660,13 @@ const corpus: Case[] = [
   { name: '`key:{` in a flow mapping', doc: `${P}: {httpRequestTimeout:{a: 1}}\n` },
   { name: '`item:[` in a flow sequence', doc: `foo: [a:[b]]\n${P}: {httpRequestTimeout: 3s}\n` },
   { name: '`key:[` in a later document', doc: `${P}: {httpRequestTimeout: 3s}\n---\nfoo: {a:[b]}\n` },
+  // A flow value on the line after its key's ":", at column 0: libyaml ignores indentation inside { } and [ ].
+  { name: 'flow value at column 0 after `key:`', doc: `${P}: {httpRequestTimeout:\n3s}\n` },
+  { name: 'flow value at column 0 after `key: `', doc: `${P}: {httpRequestTimeout: 3s, serverUrl: \ny}\n` },
+  { name: 'flow value at column 0 after `key:` and a lone CR', doc: `${P}: {httpRequestTimeout:\r3s}\n` },
+  { name: 'flow value at column 0 after `key:` and CRLF', doc: `${P}: {httpRequestTimeout:\r\n3s}\r\n` },
+  { name: 'flow value at column 0 after blank lines', doc: `${P}: {httpRequestTimeout:\n\n  \n3s}\n` },
+  { name: 'unrelated flow value at column 0, then the provider', doc: `x: {a:\nb}\n${P}: {httpRequestTimeout: 3s}\n` },
   // A key's ":" on a later line, or over 1024 characters on, in a flow collection: libyaml drops the key.
   { name: 'flow key and its ":" on the next line', doc: `${P}: {httpRequestTimeout\n  : 3s}\n` },
   { name: 'quoted flow key and its ":" on the next line', doc: `${P}: {"httpRequestTimeout"\n  : 3s}\n` },

@@ -1,0 +1,44 @@
+/**
+ * conf.yml's structure as libyaml (Go's yaml.v2/v3 scannerc.go, parserc.go) reads it where
+ * the `yaml` package reads otherwise: flow continuation lines, block scalar headers,
+ * explicit keys, and what ends the first document. Each expectation was checked against
+ * yaml.v2 and yaml.v3 (test/e2e/oracle).
+ */
+import { readConfYml } from '../../src/config/conf-yml.js';
+import { fieldErrorString } from '../../src/field/errors.js';
+
+function provider(text: string) {
+  const reading = readConfYml(text);
+  if (!reading.ok) throw new Error(`expected a reading, got ${reading.errors.map(fieldErrorString).join('; ')}`);
+  const { serverUrl, httpRequestTimeout } = reading.provider;
+  return { serverUrl, httpRequestTimeout };
+}
+
+function refusal(text: string): string {
+  const reading = readConfYml(text);
+  if (reading.ok) throw new Error(`expected a refusal, got ${JSON.stringify(reading.provider, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
+  return reading.errors.map(fieldErrorString).join('; ');
+}
+
+const P = 'iaasNetworkProvider';
+
+describe('a flow mapping value on the line after its key, at column 0 (libyaml ignores indentation inside { } and [ ])', () => {
+  it.each([
+    [`${P}: {httpRequestTimeout:\n3s}\n`, { serverUrl: '', httpRequestTimeout: '3s' }],
+    [`${P}: {httpRequestTimeout: 3s, serverUrl: \ny}\n`, { serverUrl: 'y', httpRequestTimeout: '3s' }],
+    [`${P}: {httpRequestTimeout: 3s, serverUrl:\ny}\n`, { serverUrl: 'y', httpRequestTimeout: '3s' }],
+    [`x: {a:\nb}\n${P}: {httpRequestTimeout: 3s}\n`, { serverUrl: '', httpRequestTimeout: '3s' }],
+    [`${P}: {httpRequestTimeout:\r3s}\n`, { serverUrl: '', httpRequestTimeout: '3s' }],
+    [`${P}: {httpRequestTimeout:\r\n3s}\r\n`, { serverUrl: '', httpRequestTimeout: '3s' }],
+    [`${P}: {httpRequestTimeout:\n\n  \n3s}\n`, { serverUrl: '', httpRequestTimeout: '3s' }],
+    [`${P}: {a:\n-, serverUrl: b}\n`, { serverUrl: 'b', httpRequestTimeout: '' }],
+  ])('%j reads as Go does', (text, expected) => {
+    expect(provider(text)).toEqual(expected);
+  });
+
+  it('still refuses what libyaml refuses there', () => {
+    // The key and its ":" on two lines stays refused ("did not find expected ','").
+    expect(refusal(`${P}: {httpRequestTimeout\n: 3s}\n`)).toMatch(/later line than its key begins/);
+    expect(refusal(`${P}: {httpRequestTimeout:\n3s\n`)).toMatch(/not valid YAML/);
+  });
+});
