@@ -52,3 +52,38 @@ function endsUnbroken(token: Token): boolean {
 
 /** A line with more than its indentation spaces (a CRLF's CR aside), as `splitLines` of `resolveBlockScalar` tells them. */
 const hasContent = (line: string): boolean => !/^ *\r?$/.test(line);
+
+/** A CST block mapping's item, as the `yaml` package's `CST.BlockMap` holds it. */
+type MapItem = { start?: Token[]; key?: Token | null; sep?: Token[]; value?: Token | null };
+
+/**
+ * The header offsets (`|` or `>`) of block scalars that stand at their block mapping's
+ * indentation on the line after a key whose `:` has no value yet (`  key:` then `  |`):
+ * libyaml reads such a scalar as that key's value (scannerc.go saves no simple key for a
+ * block scalar, so nothing needs a `:` after it, and parserc.go
+ * `yaml_parser_parse_block_mapping_value` takes the next node whatever its column); the
+ * `yaml` package reads it as the next key ("Implicit keys need to be on a single line").
+ * A space put before each header makes the `yaml` package read it as libyaml does: the
+ * scalar's indentation is its mapping's either way. `tokens`: the CST's top-level tokens of `text`.
+ */
+export function headersAtKeyIndent(tokens: readonly unknown[], text: string): number[] {
+  const out: number[] = [];
+  const stack: unknown[] = [...tokens];
+  while (stack.length > 0) {
+    const node = stack.pop() as (Token & { items?: MapItem[]; value?: unknown }) | null | undefined;
+    if (node === null || typeof node !== 'object') continue;
+    if (node.type === 'document') stack.push(node.value);
+    if (!Array.isArray(node.items)) continue;
+    node.items.forEach((item, i) => {
+      stack.push(item.key, item.value);
+      const before = node.items![i - 1];
+      if (node.type !== 'block-map' || before === undefined || item.key?.type !== 'block-scalar') return;
+      // Only the header on its line: properties before it (`&a |`) save a simple key, which libyaml then refuses without its ":".
+      const alone = (item.start ?? []).every((t) => t.type === 'space' || t.type === 'newline' || t.type === 'comment');
+      const awaitsValue = (before.sep ?? []).some((t) => t.type === 'map-value-ind') && (before.value === undefined || before.value === null);
+      const at = item.key.offset;
+      if (alone && awaitsValue && typeof at === 'number' && at - (text.lastIndexOf('\n', at - 1) + 1) === node.indent) out.push(at);
+    });
+  }
+  return out.sort((a, b) => a - b);
+}

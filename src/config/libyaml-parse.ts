@@ -30,7 +30,7 @@
  *   ends the text without a break has no final `\n` (libyaml-block.ts).
  */
 import { Composer, Parser, isAlias, type CST, type Document, type LineCounter } from 'yaml';
-import { dropUnreadBreaks } from './libyaml-block.js';
+import { dropUnreadBreaks, headersAtKeyIndent } from './libyaml-block.js';
 import { givePropertiesToEmptyKeys } from './libyaml-props.js';
 import { ANCHOR_CHARACTER, blankOrEnd, isBlank, isBreak } from './libyaml-chars.js';
 import { firstDocumentTagDirectives, respellTags, retag, type FirstDocumentTags } from './libyaml-tags.js';
@@ -110,7 +110,7 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
     }
     const { doc } = parsed;
     const repaddable = padded < MAX_PADDED_LINES && (padded === 0 || reparsedChars + text.length <= MAX_REPARSED_CHARS);
-    const repadded = doc !== undefined && repaddable ? repad(doc, text, parsed.tokens) : undefined;
+    const repadded = doc !== undefined && repaddable ? (repad(doc, text, parsed.tokens) ?? padHeaders(text, parsed.tokens, end)) : undefined;
     if (repadded !== undefined) {
       text = repadded.text;
       // The dashes after each indented line start move with it.
@@ -438,6 +438,13 @@ function lastBefore(sorted: readonly number[], limit: number): number | undefine
 
 function columnOf(text: string, at: number): number {
   return at - (text.lastIndexOf('\n', at - 1) + 1);
+}
+
+/** The text with a space before each block scalar header libyaml reads as a value at its key's indentation (libyaml-block.ts); `undefined` when none. */
+function padHeaders(text: string, tokens: readonly Token[], end = text.length): Padded | undefined {
+  const headers = headersAtKeyIndent(tokens, text).filter((at) => at < end);
+  if (headers.length === 0) return undefined;
+  return { text: rewriteAt(text, headers, 0, ' '), inserts: headers.map((at) => [at, 1]) };
 }
 
 /** A text with spaces inserted: where (offsets in the text before) and how many. */

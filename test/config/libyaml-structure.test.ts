@@ -42,3 +42,30 @@ describe('a flow mapping value on the line after its key, at column 0 (libyaml i
     expect(refusal(`${P}: {httpRequestTimeout:\n3s\n`)).toMatch(/not valid YAML/);
   });
 });
+
+describe('a block scalar header on the line after `key:`, at the key’s own indentation (libyaml reads the scalar as its value)', () => {
+  it.each([
+    [`${P}:\n  httpRequestTimeout:\n  |\n    3s\n`, { serverUrl: '', httpRequestTimeout: '3s\n' }],
+    [`${P}:\n  httpRequestTimeout:\n  |\n    # 3s\n`, { serverUrl: '', httpRequestTimeout: '# 3s\n' }],
+    [`${P}:\n  httpRequestTimeout:\n  |2\n     3s\n`, { serverUrl: '', httpRequestTimeout: ' 3s\n' }],
+    [`${P}:\n  httpRequestTimeout:\n  >-\n   3s\n   4s\n  serverUrl: x\n`, { serverUrl: 'x', httpRequestTimeout: '3s 4s' }],
+    [`${P}:\n  httpRequestTimeout:  # c\n\n  |\n    3s\n`, { serverUrl: '', httpRequestTimeout: '3s\n' }],
+    [`${P}:\n  httpRequestTimeout:\n  |\n  serverUrl: x\n`, { serverUrl: 'x', httpRequestTimeout: '' }],
+    [`${P}:\n  httpRequestTimeout:\n  |\n    3s\n  serverUrl:\n  >\n   y\n`, { serverUrl: 'y\n', httpRequestTimeout: '3s\n' }],
+    [`${P}:\n  ? httpRequestTimeout\n  :\n  |\n   3s\n`, { serverUrl: '', httpRequestTimeout: '3s\n' }],
+  ])('%j reads as Go does', (text, expected) => {
+    expect(provider(text)).toEqual(expected);
+  });
+
+  it.each([
+    // The key has its value already: libyaml's parser wants a key there ("did not find expected key").
+    `${P}:\n  httpRequestTimeout: 1\n  |\n   3s\n`,
+    // Properties save a simple key, which then needs its ":" ("could not find expected ':'").
+    `${P}:\n  httpRequestTimeout:\n  &a |\n    3s\n`,
+    // A content line at the key's indentation ends the scalar: it is then a key without ":".
+    `${P}:\n  httpRequestTimeout:\n  |\n  3s\n`,
+    `${P}:\n  httpRequestTimeout:\n  |\n\t3s\n`,
+  ])('%j stays refused, as Go refuses it', (text) => {
+    refusal(text);
+  });
+});

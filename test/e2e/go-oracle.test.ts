@@ -326,6 +326,13 @@ const corpus: Case[] = [
   { name: 'folded block >', doc: `${P}:\n  httpRequestTimeout: >\n    50s\n    60s\n` },
   { name: 'folded block >-', doc: `${P}:\n  httpRequestTimeout: >-\n    50s\n` },
   { name: 'block with indentation indicator |2-', doc: `${P}:\n  httpRequestTimeout: |2-\n     50s\n` },
+  // A block scalar header on the line after `key:`, at the key's indentation: libyaml reads the scalar as the key's value.
+  { name: 'block scalar header at the key\'s indentation', doc: `${P}:\n  httpRequestTimeout:\n  |\n    3s\n` },
+  { name: 'folded header at the key\'s indentation, then a key', doc: `${P}:\n  httpRequestTimeout:\n  >-\n   3s\n   4s\n  serverUrl: x\n` },
+  { name: 'header with an indicator at the key\'s indentation', doc: `${P}:\n  httpRequestTimeout:\n  |2\n     3s\n` },
+  { name: 'header at the key\'s indentation after a value', doc: `${P}:\n  httpRequestTimeout: 1\n  |\n   3s\n` },
+  { name: 'anchored header at the key\'s indentation', doc: `${P}:\n  httpRequestTimeout:\n  &a |\n    3s\n` },
+  { name: 'header at the key\'s indentation, content there too', doc: `${P}:\n  httpRequestTimeout:\n  |\n  3s\n` },
   // A block scalar ending the text: libyaml's final breaks are only those it read
   { name: 'literal block | ending the text', doc: `${P}:\n  serverUrl: http://p.example:80\n  httpRequestTimeout: |\n    3s` },
   { name: 'literal block |+ ending the text', doc: `${P}:\n  httpRequestTimeout: |+\n    3s` },
