@@ -8,7 +8,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import https from 'node:https';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_MAX_CONNECTIONS } from '../src/server/serve.js';
+import { DEFAULT_MAX_CONNECTIONS } from '../src/server/limits.js';
 
 export type ServerId = 'webhook' | 'floor' | 'ceiling' | 'go';
 

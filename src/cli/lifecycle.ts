@@ -4,13 +4,13 @@
  * server starts, `--manage-webhook-configuration` (src/registration/manage.ts) once it
  * serves. The Kubernetes client is imported only when one of them is asked for.
  */
-import { InvalidArgumentError } from 'commander';
 import type { Logger } from 'pino';
 import { assertRotationPolicy } from '../certs/rotation.js';
 import { WEBHOOKS } from '../defaults.js';
 import { CA_BUNDLE_OVERLAP_MS } from '../registration/ca-bundle.js';
 import type { WebhookConfigurationManager } from '../registration/manage.js';
 import type { ReadinessCheck } from '../server/readiness.js';
+import { parseObjectName } from './arguments.js';
 
 /** How often the Secret is read again and the webhook configuration compared, in milliseconds. */
 export const LIFECYCLE_INTERVAL_MS = 10_000;
@@ -37,23 +37,6 @@ export interface LifecycleFlags {
   host?: string;
   configmapName: string;
   configmapNamespace: string;
-}
-
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-/** commander argument parser: a Kubernetes object name (DNS-1123 subdomain, at most 253 characters). */
-export function parseObjectName(value: string): string {
-  if (value.length > 253 || !DNS1123_SUBDOMAIN.test(value)) {
-    throw new InvalidArgumentError('must be a Kubernetes object name: lowercase a-z, 0-9, "-" and ".", starting and ending alphanumeric');
-  }
-  return value;
-}
-
-/** commander argument collector for repeated `KEY=VALUE`. */
-export function collectAnnotation(value: string, previous: [string, string][]): [string, string][] {
-  const at = value.indexOf('=');
-  if (at <= 0) throw new InvalidArgumentError('must be KEY=VALUE, e.g. example.com/owner=network-team');
-  return [...previous, [value.slice(0, at), value.slice(at + 1)]];
 }
 
 function clusterConnection(flags: LifecycleFlags, needs: string) {

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 /**
  * The command line: `serve`, `review`, `audit`, `validate-config`, `certs`, `register` and `unregister`, thin shells around the
- * same functions the server uses.
+ * same functions the server uses. Each command's module is imported when that command runs,
+ * not here: `serve` sends its first SpiderIPPool list request after loading only the
+ * cluster client, and loads the server's modules (express, the reviewer, the certificates)
+ * while the API server prepares the first page.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { levels } from 'pino';
@@ -9,15 +12,12 @@ import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PO
 import { parseGoDuration } from '../duration/parse.js';
 import { suggestGoDuration } from '../duration/suggest.js';
 import { readText } from '../manifest/read.js';
-import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_TIMEOUTS } from '../server/serve.js';
-import { auditFromArguments } from './audit.js';
-import { writeCerts, type CertsArguments } from './certs.js';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_TIMEOUTS } from '../server/limits.js';
+import { collectAnnotation, parseObjectName, parseOperation } from './arguments.js';
+import type { CertsArguments } from './certs.js';
 import { OUTPUT_FORMATS } from './kubectl-output.js';
 import type { CommandResult } from './review-file.js';
-import { parseOperation, reviewFromArguments } from './review.js';
-import { serve, type ServeArguments } from './serve.js';
-import { validateConfigText } from './validate-config.js';
-import { collectAnnotation, parseObjectName } from './lifecycle.js';
+import type { ServeArguments } from './serve.js';
 import { packageVersion } from './version.js';
 
 const LOG_LEVELS = [...Object.keys(levels.values), 'silent'];
@@ -128,6 +128,7 @@ configMapOptions(
     )
     .addOption(new Option('--log-level <level>', 'log level').env('LOG_LEVEL').choices(LOG_LEVELS).default('info')),
 ).action(async (opts: ServeArguments) => {
+  const { serve } = await import('./serve.js');
   await serve(opts);
 });
 
@@ -151,6 +152,7 @@ configMapOptions(
     .option('-n, --namespace <namespace>', 'namespace of namespaced objects that name none', 'default')
     .addOption(new Option('-o, --output <format>', 'json or yaml: print the response AdmissionReviews').choices(OUTPUT_FORMATS)),
 ).action(async (file: string, opts) => {
+  const { reviewFromArguments } = await import('./review.js');
   finish(await reviewFromArguments(file, opts, () => readInput('-')));
 });
 
@@ -161,6 +163,7 @@ program
   .option('--kubeconfig <file>', 'list the pools from this cluster once, instead of --pools')
   .addOption(new Option('-o, --output <format>', 'json or yaml: the report for machines').choices(OUTPUT_FORMATS))
   .action(async (opts) => {
+    const { auditFromArguments } = await import('./audit.js');
     finish(await auditFromArguments(opts));
   });
 
@@ -170,6 +173,7 @@ program
   .argument('<file>', 'conf.yml or a ConfigMap manifest, or - for standard input')
   .option('--configmap-name <name>', "name of Spiderpool's ConfigMap", DEFAULT_CONFIGMAP_NAME)
   .action(async (file: string, opts) => {
+    const { validateConfigText } = await import('./validate-config.js');
     finish(validateConfigText(await readInput(file), opts.configmapName));
   });
 
@@ -186,6 +190,7 @@ program
   .option('--ip <address>', 'extra IP address for the certificate (repeatable)', collect, [])
   .option('--days <days>', 'validity in days', parsePositiveInt, 365)
   .action(async (opts: CertsArguments) => {
+    const { writeCerts } = await import('./certs.js');
     await writeCerts(opts);
   });
 
@@ -201,8 +206,8 @@ program
   .option('--url <url>', 'call the webhook at https://HOST:PORT instead of the Service (a webhook outside the cluster)')
   .option('--manifest <file>', 'YAML holding the ValidatingWebhookConfiguration, e.g. kubectl kustomize output of an overlay (default: the one in deploy/)')
   .action(async (opts) => {
-    // Loaded here, not at the top: the Kubernetes client would add ~0.5 s and ~70 MiB to
-    // every `serve` (measured with bench/).
+    // The Kubernetes client would add ~0.5 s and ~70 MiB to a `serve` without a cluster
+    // (measured with bench/).
     const { registerWebhook } = await import('../registration/register.js');
     const registration = await registerWebhook({
       caFile: opts.caFile,

@@ -27,14 +27,7 @@ import { loadState, UsageError } from './cluster-state.js';
 import { printed, renderAccepted, renderRefusals, renderWarnings, type OutputFormat, type Refusal } from './kubectl-output.js';
 import type { CommandResult } from './review-file.js';
 import { reviewText } from './review-file.js';
-
-export type Operation = 'CREATE' | 'UPDATE' | 'DELETE';
-
-/** `--operation` as typed, in any case (`update`, as kubectl users write verbs); `undefined` for anything else. */
-export function parseOperation(value: string): Operation | undefined {
-  const operation = value.toUpperCase();
-  return operation === 'CREATE' || operation === 'UPDATE' || operation === 'DELETE' ? operation : undefined;
-}
+import type { Operation } from './arguments.js';
 
 /** What `review` accepts, for errors about input it cannot use. */
 export const REVIEW_ACCEPTS =

@@ -1,7 +1,8 @@
 /**
  * `serve` without a cluster connection must not load @kubernetes/client-node (about twice
  * the idle memory and start time): the CLI's static import graph stays clear of it, and
- * the modules that need it are imported dynamically.
+ * the modules that need it are imported dynamically. Nor express (the server):
+ * `serve` imports them once its first list requests are sent.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -37,7 +38,16 @@ describe('what the CLI loads at start', () => {
     expect(packages).not.toContain('@kubernetes/client-node');
   });
 
+  it("not express before a command runs: serve's first list request goes out first", () => {
+    for (const entry of ['cli/main.ts', 'cli/serve.ts']) {
+      const packages = packagesLoadedBy(join(SRC, entry));
+      expect(packages).toContain('pino');
+      expect(packages).not.toContain('express');
+    }
+  });
+
   it('the walk sees client-node where it is imported statically', () => {
     expect(packagesLoadedBy(join(SRC, 'cluster/pool-cache.ts'))).toContain('@kubernetes/client-node');
+    expect(packagesLoadedBy(join(SRC, 'server/serve.ts'))).toContain('express');
   });
 });

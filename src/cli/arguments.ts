@@ -1,0 +1,32 @@
+/**
+ * commander argument parsers shared by the commands, apart from the commands themselves:
+ * the command line loads a command's module only when that command runs (`serve` begins its
+ * list of SpiderIPPools before the server's modules are loaded).
+ */
+import { InvalidArgumentError } from 'commander';
+
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** commander argument parser: a Kubernetes object name (DNS-1123 subdomain, at most 253 characters). */
+export function parseObjectName(value: string): string {
+  if (value.length > 253 || !DNS1123_SUBDOMAIN.test(value)) {
+    throw new InvalidArgumentError('must be a Kubernetes object name: lowercase a-z, 0-9, "-" and ".", starting and ending alphanumeric');
+  }
+  return value;
+}
+
+/** commander argument collector for repeated `KEY=VALUE`. */
+export function collectAnnotation(value: string, previous: [string, string][]): [string, string][] {
+  const at = value.indexOf('=');
+  if (at <= 0) throw new InvalidArgumentError('must be KEY=VALUE, e.g. example.com/owner=network-team');
+  return [...previous, [value.slice(0, at), value.slice(at + 1)]];
+}
+
+export type Operation = 'CREATE' | 'UPDATE' | 'DELETE';
+
+/** `--operation` as typed, in any case (`update`, as kubectl users write verbs); `undefined` for anything else. */
+export function parseOperation(value: string): Operation | undefined {
+  const operation = value.toUpperCase();
+  return operation === 'CREATE' || operation === 'UPDATE' || operation === 'DELETE' ? operation : undefined;
+}
+

@@ -1,0 +1,37 @@
+/**
+ * The server's default limits, apart from the server itself so that the command line reads
+ * them without loading express, the certificates and the reviewer (`serve` begins its list
+ * of SpiderIPPools before those are loaded).
+ */
+
+/** Timeouts that bound how long one client may hold a socket, in milliseconds. */
+export interface ServerTimeouts {
+  /**
+   * From the TCP accept to a finished TLS handshake (Node's default, 120 s, lets idle
+   * sockets pile up; the kube-apiserver's handshake takes milliseconds).
+   */
+  handshakeMs: number;
+  /** For the request headers to arrive. */
+  headersMs: number;
+  /** For the whole request, body included. The kube-apiserver sends at once and waits at most 30 s. */
+  requestMs: number;
+  /**
+   * How long an idle keep-alive connection stays open. Longer than the kube-apiserver keeps
+   * one (Go's http.Transport `IdleConnTimeout`, 90 s, which k8s.io/apimachinery's
+   * `SetTransportDefaults` keeps): Node's default, 5 s, closes connections the API server
+   * still reuses, and a review sent on one as it closes fails ("EOF"; a POST is not
+   * retried), which failurePolicy Fail turns into a refused write. At the connection cap an
+   * idle connection is the first to give way (connection-table.ts).
+   */
+  keepAliveMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: ServerTimeouts = { handshakeMs: 3_000, headersMs: 10_000, requestMs: 15_000, keepAliveMs: 120_000 };
+/**
+ * Open connections, idle keep-alive ones included (see connection-table.ts for who gives
+ * way at the cap). The bodies parsed at once are bounded apart (`MAX_BODY_BYTES_IN_FLIGHT`);
+ * this caps what connections buffer while they wait. The traffic this webhook sees
+ * (UPDATEs of IaaS pools, one ConfigMap) needs a handful.
+ */
+export const DEFAULT_MAX_CONNECTIONS = 128;
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
