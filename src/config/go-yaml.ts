@@ -32,7 +32,7 @@ import { asGoBool, asGoInt, resolvePlain, type Resolved, type Semantics } from '
 import { zeroStruct, zeroValue, type GoStruct, type GoType, type GoValue, type StructType } from './schema.js';
 import { unknownKeyWarning } from './unknown-keys.js';
 import { parseLikeLibyaml } from './libyaml-parse.js';
-import { blankOrEnd, trimBlanks } from './libyaml-chars.js';
+import { trimBlanks } from './libyaml-chars.js';
 import { decodedCharacters, readPastFirstDocument, type Reach } from './libyaml-lookahead.js';
 import { at, forbiddenCharacter, inspectDocument, limitProblem, tabProblem, textProblem } from './yaml-go-compat.js';
 
@@ -368,22 +368,33 @@ function mergeSources(pair: Entry, ctx: Context): Array<{ map: YAMLMap; aliased:
 }
 
 /**
- * A merge key as Go's `isMerge` sees it: the plain text `<<`, untagged or tagged `!` or
- * `!!merge`. (The parser here turns `!!merge` text into a symbol, so the text is read
- * from the document.)
+ * A merge key as Go's `isMerge` sees it: the text `<<` tagged `!!merge` in any style, or
+ * plain and untagged or tagged `!`; yaml.v2 also takes `!` on a quoted or block `<<`
+ * (parserc.go makes a scalar tagged "!" plain-implicit whatever its style; yaml.v3 gives a
+ * quoted one !!str).
  */
 function isMergeKey(pair: Entry, ctx: Context): boolean {
   const key = pair.key;
-  if (!isScalar(key) || key.type !== 'PLAIN' || !key.range) return false;
-  if (key.tag !== undefined && key.tag !== '!' && key.tag !== MERGE_TAG) return false;
-  const written = ctx.text.slice(key.range[0], key.range[1]);
-  return written.endsWith('<<') && blankOrEnd(written[written.length - 3]); // the start, or after its properties
+  if (!isScalar(key) || scalarText(key) !== '<<') return false;
+  const tag = tagOf(key, ctx.semantics);
+  if (tag === MERGE_TAG) return true;
+  if (tag !== undefined && tag !== '!') return false;
+  return key.type === 'PLAIN' || (tag === '!' && ctx.semantics === 'yaml.v2');
+}
+
+/**
+ * A node's tag as one decoder compares it: yaml.v3 takes the spelling `!!x` (a verbatim
+ * `!<!!x>`, a %TAG prefix `!!`) for `tag:yaml.org,2002:x`, as its yaml.go `shortTag`
+ * writes both alike; yaml.v2 compares the long form only, so `!!x` is a tag of its own.
+ */
+function tagOf(node: { tag?: string }, semantics: Semantics): string | undefined {
+  return semantics === 'yaml.v3' && node.tag?.startsWith('!!') ? `tag:yaml.org,2002:${node.tag.slice(2)}` : node.tag;
 }
 
 /** The field name a key decodes to (an alias is followed, `!!binary` decoded); `undefined` for a null key. */
 function keyText(pair: Entry, ctx: Context): string | undefined {
   const key = deref(pair.key, ctx);
-  return isScalar(key) && !isNull(key) ? binaryDecoded(key, scalarText(key), ctx) : undefined;
+  return isScalar(key) && !isNull(key, ctx.semantics) ? binaryDecoded(key, scalarText(key), ctx) : undefined;
 }
 
 /**
@@ -392,8 +403,13 @@ function keyText(pair: Entry, ctx: Context): string | undefined {
  * Go's JSON shows them). Invalid base64 stops both ("!!binary value contains invalid base64 data").
  */
 function binaryDecoded(node: Scalar, text: string, ctx: Context): string {
-  if (node.tag !== BINARY_TAG) return text;
+  if (tagOf(node, ctx.semantics) !== BINARY_TAG) return text;
   const decoded = goBase64(text);
+  if (decoded === undefined && node.tag !== BINARY_TAG) {
+    // Spelt `!!binary` (a verbatim `!<!!binary>`): yaml.v3 alone decodes it, and fails.
+    report(ctx, { field: '', node, go: '!!binary value contains invalid base64 data', advice: 'write valid base64 or remove the tag' });
+    return text;
+  }
   if (decoded === undefined) {
     throw new DecodeFailure(notDecodable('', `${at(node, ctx.lines)}!!binary value contains invalid base64 data`));
   }
@@ -490,19 +506,25 @@ function nilable(type: GoType): boolean {
   return type.go === 'map' || type.go === 'slice';
 }
 
-/** A null as the decoders resolve it: a missing node, a plain null spelling, or `!!null` on one. */
-function isNull(node: unknown): boolean {
+/** A null as the decoders resolve it: a missing node, a plain null spelling, or `!!null` on one (as `semantics` compares tags). */
+function isNull(node: unknown, semantics: Semantics = 'yaml.v2'): boolean {
   if (node === null || node === undefined) return true;
   if (!isScalar(node) || !NULL_SPELLINGS.has(String(node.value))) return false;
-  return node.tag === NULL_TAG || (node.tag === undefined && node.type === 'PLAIN');
+  return tagOf(node, semantics) === NULL_TAG || (node.tag === undefined && node.type === 'PLAIN');
 }
 
 /** Whether a value the decoders decode is null; `!!null` on other text fails ("cannot decode !!str `50s` as a !!null"). */
 function decodesToNull(node: unknown, field: string, ctx: Context): boolean {
-  if (isScalar(node) && node.tag === NULL_TAG && !isNull(node)) throw tagFailure(field, node, ctx);
+  if (isScalar(node) && tagOf(node, ctx.semantics) === NULL_TAG && !isNull(node, ctx.semantics)) {
+    if (node.tag === NULL_TAG) throw tagFailure(field, node, ctx);
+    // Spelt `!!null` (a verbatim `!<!!null>`): yaml.v3 alone reads it as !!null, and fails.
+    const text = scalarText(node);
+    report(ctx, { field, node, go: `cannot decode ${goTag(node, text, ctx)} \`${text}\` as a !!null`, advice: 'remove the tag' });
+    return true;
+  }
   // yaml.v3 reads the non-specific tag `!` as no tag; yaml.v2 keeps `! ~` the string "~".
   if (ctx.semantics === 'yaml.v3' && isNonSpecific(node)) return NULL_SPELLINGS.has(String((node as Scalar).value));
-  return isNull(node);
+  return isNull(node, ctx.semantics);
 }
 
 /** A plain scalar tagged `!`: yaml.v3 resolves it as untagged, yaml.v2 leaves it an unresolved string tagged `!`. */
@@ -635,7 +657,7 @@ function scalarText(node: Scalar): string {
  */
 function resolveScalar(node: Scalar, text: string, field: string, ctx: Context): Resolved | undefined {
   if (ctx.semantics === 'yaml.v2' && isNonSpecific(node)) return { tag: '!!str' };
-  const tag = node.tag === undefined || node.tag === '!' ? undefined : node.tag;
+  const tag = node.tag === undefined || node.tag === '!' ? undefined : tagOf(node, ctx.semantics)!;
   if (tag === undefined) return node.type === 'PLAIN' ? resolvePlain(text, ctx.semantics) : { tag: '!!str' };
   const short = tag.replace(/^tag:yaml\.org,2002:/, '!!');
   // `!!binary` (its base64 checked first) and `!!merge` resolve to strings of their own tag.
@@ -643,7 +665,7 @@ function resolveScalar(node: Scalar, text: string, field: string, ctx: Context):
     binaryDecoded(node, text, ctx);
     return { tag: tag === BINARY_TAG ? '!!binary' : '!!merge' };
   }
-  if (!RESOLVED_TAGS.has(short)) return { tag: '!!str' };
+  if (!RESOLVED_TAGS.has(short) || short === tag) return { tag: '!!str' };
   const resolved = resolvePlain(text, ctx.semantics, short === '!!timestamp');
   if (resolved.tag === short) return resolved;
   // A uint64 beyond int64 is no int64 and fails as a !!float.

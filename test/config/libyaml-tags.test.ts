@@ -165,3 +165,40 @@ describe('each tag decoded from its own token, not from text another tag shares 
     expect(refusal(`%TAG !a! tag:yaml.org,2002:%69\n---\n${timeout('!a!nt')}`)).toMatch(/cannot decode !!str `5s` as a !!int/);
   });
 });
+
+describe('tags spelt "!!x" as yaml.v3 and yaml.v2 compare them (found by review against yaml.v2/v3)', () => {
+  // A verbatim `!<!!int>` or a %TAG prefix `!!` makes the tag text "!!int": yaml.v3's
+  // shortTag writes tag:yaml.org,2002:int the same way and takes it for !!int; yaml.v2
+  // compares the long form only and leaves it a tag of its own.
+  it.each([
+    ['!<!!int> on a duration', timeout('!<!!int>'), /cannot decode !!str `5s` as a !!int, so Spiderpool's agent \(gopkg.in\/yaml.v3\) refuses to start \(its controller reads it\)/],
+    ['!<!!null> on a duration', timeout('!<!!null>'), /cannot decode !!str `5s` as a !!null, so Spiderpool's agent .* refuses to start \(its controller reads it\)/],
+    ['!<!!binary> on text that is no base64', timeout('!<!!binary>'), /!!binary value contains invalid base64 data, so Spiderpool's agent .* refuses to start \(its controller reads it\)/],
+    ['%TAG !e! !! and !e!int on a duration', `%TAG !e! !!\n---\n${timeout('!e!int')}`, /cannot decode !!str `5s` as a !!int, so Spiderpool's agent \(gopkg.in\/yaml.v3\) refuses to start \(its controller reads it\)/],
+    ['!<!!int> on an int (yaml.v2: no !!int)', 'clusterSubnetAutoPoolDefaultRedundantIPNumber: !<!!int> 5\n', /cannot unmarshal !!int `5` into int, so Spiderpool's controller \(gopkg.in\/yaml.v2\) refuses to start \(its agent reads it\)/],
+  ])('%s', (_what, text, pattern) => {
+    expect(refusal(text)).toMatch(pattern);
+  });
+
+  it.each([
+    ['!<!!binary> on base64', timeout('!<!!binary>', 'NTBz'), '50s', 'NTBz'],
+    ['!<!!null> on ~', timeout('!<!!null>', '~'), '', '~'],
+    ['!<!!str> on 50', timeout('!<!!str>', '50'), '50', '50'],
+  ])('reads %s', (_what, text, agent, controller) => {
+    expect(readings(text)).toEqual({ agent, controller });
+  });
+});
+
+describe('merge keys by tag and style, as each decoder sees them (found by review against yaml.v2/v3)', () => {
+  const merged = (key: string) => `a: &a {httpRequestTimeout: 5s}\n${P}:\n  ${key}: *a\n`;
+  it.each([
+    ['!!merge on a quoted "<<" (both)', merged("!!merge '<<'"), '5s', '5s'],
+    ['!<!!merge> on "<<" (yaml.v3 alone)', merged('!<!!merge> <<'), '5s', ''],
+    ['"!" on a quoted "<<" (yaml.v2 alone: a scalar tagged "!" is plain-implicit)', merged("! '<<'"), '', '5s'],
+    ['"!" on a double-quoted "<<" in a flow mapping', `a: &a {httpRequestTimeout: 5s}\n${P}: {! "<<": *a}\n`, '', '5s'],
+    ['"!<!>" on a plain "<<" (both)', merged('!<!> <<'), '5s', '5s'],
+    ['a quoted "<<" untagged (neither)', merged("'<<'"), '', ''],
+  ])('%s', (_what, text, agent, controller) => {
+    expect(readings(text)).toEqual({ agent, controller });
+  });
+});

@@ -422,6 +422,18 @@ const corpus: Case[] = [
   { name: 'shorthand %25 spelling a verbatim tag elsewhere', doc: `%TAG !t! tag:yaml.org,2002:\n---\nclusterSubnetAutoPoolDefaultRedundantIPNumber: !<tag:yaml.org,2002:%69nt> 1\n${P}:\n  httpRequestTimeout: !t!%2569nt 5s\n` },
   { name: '%TAG prefix decoded only for its own handle', doc: `%TAG !a! tag:yaml.org,2002:%69\n%TAG !b! tag:yaml.org,2002:\n---\n${P}:\n  httpRequestTimeout: !b!%2569nt 5s\n` },
   { name: 'tag !! without a suffix in the lookahead', doc: `${P}:\n  httpRequestTimeout: 3s\n...\n!! x\n` },
+  // Tags spelt "!!x" (yaml.v3 reads them as tag:yaml.org,2002:x, yaml.v2 as tags of their own) and merge keys by tag and style
+  ...['!<!!int>', '!<!!str>', '!<!!null>', '!<!!bool>', '!<!!binary>', '!<!!float>', '!<!!timestamp>', '!<!!>'].flatMap((t) =>
+    ['5s', "'5'", 'true', '~', 'NTBz'].flatMap((v) => [
+      { name: `tag ${t} on ${v}`, doc: `${P}:\n  httpRequestTimeout: ${t} ${v}\n` },
+      { name: `tag ${t} on ${v} into an int`, doc: `clusterSubnetAutoPoolDefaultRedundantIPNumber: ${t} ${v}\n${P}:\n  httpRequestTimeout: 5s\n` },
+    ]),
+  ),
+  { name: '%TAG prefix !! spelling !!int', doc: `%TAG !e! !!\n---\n${P}:\n  httpRequestTimeout: !e!int 5s\n` },
+  ...["! '<<'", '! "<<"', "!!merge '<<'", '!<!> <<', '!<!!merge> <<', "!<!!merge> '<<'", "'<<'"].flatMap((k) => [
+    { name: `merge key ${k}`, doc: `a: &a {httpRequestTimeout: 5s}\n${P}:\n  ${k}: *a\n` },
+    { name: `merge key ${k} in a flow mapping`, doc: `a: &a {httpRequestTimeout: 5s}\n${P}: {${k}: *a, serverUrl: x}\n` },
+  ]),
   { name: 'provider tagged !!map', doc: `${P}: !!map\n  httpRequestTimeout: 50s\n` },
   { name: 'provider tagged !!str', doc: `${P}: !!str\n  httpRequestTimeout: 50s\n` },
   { name: 'provider tagged !!seq', doc: `${P}: !!seq\n  httpRequestTimeout: 50s\n` },
