@@ -378,10 +378,17 @@ describe('overlappedBundle, replicas through a change', () => {
     expect(cluster.failures).toEqual([]);
   });
 
-  it('a replica behind left alone (the other evicted): no Ready endpoint, every call fails until its kubelet or a new pod brings the newer CA', () => {
+  /** Two replicas settled on oldCa, a switched to newCa, b (its kubelet stalled) behind since the overlap passed. */
+  const stalledBehind = () => {
     const cluster = settledOn(oldCa);
     cluster.serve('a', newCa);
     cluster.run(OVERLAP_MS + 2 * ROUND_MS);
+    expect(cluster.ready('b')).toBe(false);
+    return cluster;
+  };
+
+  it('a replica behind left alone (the other evicted): no Ready endpoint, every call fails until its kubelet or a new pod brings the newer CA', () => {
+    const cluster = stalledBehind();
     cluster.stop('a');
     cluster.failures = [];
     cluster.run(5 * 60_000);
@@ -399,27 +406,48 @@ describe('overlappedBundle, replicas through a change', () => {
     expect(cluster.ready('b')).toBe(true);
   });
 
-  it('a replica behind whose container restarts on the same stale mount: Ready for the overlap, fighting the other over its CA, then out again', () => {
-    const cluster = settledOn(oldCa);
-    cluster.serve('a', newCa);
-    cluster.run(OVERLAP_MS + 2 * ROUND_MS);
-    expect(cluster.ready('b')).toBe(false);
+  it('a replica behind whose container restarts on the same stale mount over a minute later: Ready for the overlap with both CAs trusted, then out again', () => {
+    const cluster = stalledBehind();
+    cluster.run(5 * 60_000);
     cluster.failures = [];
     const restartedMs = cluster.nowMs;
-    // Its memory is gone: it keeps every stored CA for the overlap and writes its own back,
-    // which a (that has kept the old CA for the overlap already) removes at its next round.
+    // Its memory is gone: it keeps every stored CA for the overlap and writes its own back;
+    // a, which has not seen that CA for over a minute, gives it an overlap of its own.
     cluster.start('b', oldCa);
     expect(cluster.ready('b')).toBe(true);
+    cluster.run(OVERLAP_MS - ROUND_MS);
     expect(fingerprints(cluster.stored).sort()).toEqual(fingerprints(newCa + oldCa).sort());
+    expect(cluster.ready('b')).toBe(true);
+    expect(cluster.failures).toEqual([]);
+    cluster.run(3 * ROUND_MS);
+    expect(cluster.ready('b')).toBe(false);
+    expect(cluster.stored).toBe(newCa);
+    // As when it first fell behind: only as the overlaps end, within a round.
+    for (const { atMs } of cluster.failures) expect(atMs - restartedMs).toBeGreaterThanOrEqual(OVERLAP_MS - ROUND_MS);
+    expect(cluster.failures.length).toBeLessThanOrEqual(2);
+    cluster.failures = [];
+    cluster.run(HOUR_MS);
+    expect(cluster.failures).toEqual([]);
+  });
+
+  it('a replica behind whose container restarts within the minute after it fell behind: Ready for the overlap, fighting the other over its CA, then out again', () => {
+    const cluster = stalledBehind();
+    cluster.failures = [];
+    const restartedMs = cluster.nowMs;
+    // a still remembers b's CA as seen since the change (absent for less than a minute), so it
+    // removes it at each of its rounds, and b writes it back at each of its own.
+    cluster.start('b', oldCa);
+    expect(cluster.ready('b')).toBe(true);
     cluster.run(OVERLAP_MS - ROUND_MS);
     expect(cluster.ready('b')).toBe(true);
     expect(new Set(cluster.failures.map((f) => f.replica))).toEqual(new Set(['b']));
+    // About half of the calls to b in that overlap fail (those after a's write, before b's next).
+    expect(cluster.failures.length).toBeGreaterThan(OVERLAP_MS / ROUND_MS / 2);
+    expect(cluster.failures.length).toBeLessThanOrEqual(OVERLAP_MS / ROUND_MS);
     cluster.run(3 * ROUND_MS);
     expect(cluster.ready('b')).toBe(false);
     expect(cluster.stored).toBe(newCa);
     for (const { atMs } of cluster.failures) expect(atMs - restartedMs).toBeLessThan(OVERLAP_MS + 2 * ROUND_MS);
-    // About half of the calls to b in that overlap failed (those after a's write, before b's next).
-    expect(cluster.failures.length).toBeLessThanOrEqual((OVERLAP_MS + 2 * ROUND_MS) / ROUND_MS);
     cluster.failures = [];
     cluster.run(HOUR_MS);
     expect(cluster.failures).toEqual([]);
