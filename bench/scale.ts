@@ -16,7 +16,12 @@
  * client's paged read of the same list (`JSON.parse` of each page, nothing kept; its time
  * and the part spent waiting for first bytes): the API server's pace, a floor for any sync.
  *
- * The webhook runs with the Node flags of package.json's `start` (the image's ENTRYPOINT);
+ * The webhook runs under the Node the image ships (image/base.sh's NODE_VERSION, installed
+ * once by `.ci/node24 --print-node`), with Node's compile cache filled beforehand as the
+ * image fills it at build time (image/compile-cache.mjs), and with the Node flags of
+ * package.json's `start` (the image's ENTRYPOINT); which Node ran is printed above the table
+ * and kept in scale.json.
+ * The webhook's
  * its CPU time (`/proc/<pid>/stat`) is read over the quiet reviews and over the churn, so
  * what one status write costs the webhook is measured apart from the shared machine's load,
  * and the event loop's p99 delay over each. After sync the same reviews go at the same time
@@ -28,7 +33,8 @@
  *
  * Flags (after `--scale`): `--pools 1000,10000` and `--allocations 0,30,64` (defaults);
  * `--churn-rate 50` (status writes per second), `--churn-s 15` (the quiet window and the churn window, each); `--cpu-prof DIR` runs the
- * webhook under `node --cpu-prof`, one profile per row in DIR. Prints a Markdown table
+ * webhook under `node --cpu-prof`, one profile per row in DIR; `--machine-node` runs it under
+ * the Node running the bench instead, `--no-compile-cache` without the compile cache. Prints a Markdown table
  * and writes bench/results/scale.json. Bounded: every wait has a limit; every process it
  * starts is stopped at the end. Loopback only.
  */
@@ -41,6 +47,7 @@ import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { APISERVER_BINARY, startApiServer, type ApiServer } from '../test/e2e/cluster/apiserver.js';
+import { exited, stop, waitForLine } from './child.js';
 import { startNodeFlags } from './servers.js';
 
 const REPO_DIR = new URL('../../', import.meta.url).pathname;
@@ -211,24 +218,44 @@ function webhookGet(w: Webhook, path: string, body?: string): Promise<{ status: 
   });
 }
 
+/** The Node the webhook runs under: its binary, its version, and the compile cache folder it is given (`undefined`: none). */
+interface WebhookNode {
+  binary: string;
+  version: string;
+  compileCache: string | undefined;
+}
+
+/**
+ * The image's Node (`.ci/node24 --print-node`) or, with `machine`, the one running the bench;
+ * with `compileCache`, a compile cache filled as the image's build fills it (a folder under
+ * `tmp`), when that Node keeps one (22.1 and later).
+ */
+function webhookNode(machine: boolean, compileCache: boolean, tmp: string): WebhookNode {
+  const binary = machine ? process.execPath : execFileSync('bash', [join(REPO_DIR, '.ci/node24'), '--print-node'], { encoding: 'utf8' }).trim();
+  const version = execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim();
+  const [major = 0, minor = 0] = version.slice(1).split('.').map(Number);
+  if (!compileCache || major < 22 || (major === 22 && minor < 1)) return { binary, version, compileCache: undefined };
+  const dir = join(tmp, 'compile-cache');
+  execFileSync(binary, [...startNodeFlags(REPO_DIR), join(REPO_DIR, 'image/compile-cache.mjs'), REPO_DIR], { env: { PATH: process.env['PATH'] ?? '', NODE_COMPILE_CACHE: dir }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return { binary, version, compileCache: dir };
+}
+
+const describeNode = (node: WebhookNode) =>
+  `the webhook under Node ${node.version} (${node.binary === process.execPath ? "the bench's own" : "the image's"}), ${node.compileCache === undefined ? 'no compile cache' : 'compile cache filled beforehand, as in the image'}`;
+
 /** The webhook with its pool cache on `kubeconfig`'s cluster, or (`undefined`) with `--no-pool-cache`: the churn's floor. */
-async function startWebhook(kubeconfig: string | undefined, certDir: string, profileDir: string | undefined): Promise<{ webhook: Webhook; startedMs: number }> {
+async function startWebhook(node: WebhookNode, kubeconfig: string | undefined, certDir: string, profileDir: string | undefined): Promise<{ webhook: Webhook; startedMs: number }> {
   const startedMs = Date.now();
   const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
   const cache = kubeconfig === undefined ? ['--no-pool-cache'] : [`--kubeconfig=${kubeconfig}`, '--pool-cache-sync-wait=5m'];
-  const child = spawn(process.execPath, [...startNodeFlags(REPO_DIR), ...profile, join(REPO_DIR, 'dist/cli/main.js'), 'serve', '--port=0', '--host=127.0.0.1', `--cert-dir=${certDir}`, ...cache], {
+  const child = spawn(node.binary, [...startNodeFlags(REPO_DIR), ...profile, join(REPO_DIR, 'dist/cli/main.js'), 'serve', '--port=0', '--host=127.0.0.1', `--cert-dir=${certDir}`, ...cache], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env['PATH'] ?? '', HOME: certDir },
+    env: { PATH: process.env['PATH'] ?? '', HOME: certDir, ...(node.compileCache === undefined ? {} : { NODE_COMPILE_CACHE: node.compileCache }) },
   });
   let log = '';
   child.stdout!.on('data', (c) => (log += c));
   child.stderr!.on('data', (c) => (log += c));
-  for (let i = 0; i < 600 && !log.includes('serving admission reviews'); i++) {
-    if (child.exitCode !== null) throw new Error(`serve exited:\n${log}`);
-    await sleep(50);
-  }
-  const line = log.split('\n').find((l) => l.includes('serving admission reviews'));
-  if (line === undefined) throw new Error(`serve did not start within 30 s:\n${log.slice(-2000)}`);
+  const line = await waitForLine(child, () => log, 'serving admission reviews', 30_000, 'serve');
   return { webhook: { child, port: JSON.parse(line).port, ca: readFileSync(join(certDir, 'ca.crt'), 'utf8'), log: () => log }, startedMs };
 }
 
@@ -238,18 +265,8 @@ async function startGoServer(goBinary: string, certDir: string): Promise<Webhook
   let log = '';
   child.stdout.on('data', (c) => (log += c));
   child.stderr.on('data', (c) => (log += c));
-  for (let i = 0; i < 200 && !log.includes('"port"'); i++) {
-    if (child.exitCode !== null) throw new Error(`the Go reference exited:\n${log}`);
-    await sleep(50);
-  }
-  const line = log.split('\n').find((l) => l.includes('"port"'));
-  if (line === undefined) throw new Error('the Go reference did not listen within 10 s');
+  const line = await waitForLine(child, () => log, '"port"', 10_000, 'the Go reference');
   return { child, port: JSON.parse(line).port, ca: readFileSync(join(certDir, 'ca.crt'), 'utf8'), log: () => log };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  child.kill('SIGTERM');
-  await new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once('exit', resolve)));
 }
 
 /** An UPDATE of node-0-v4 that grows its range: the pair rules compare it with node-0-v6 in the cache. */
@@ -379,6 +396,7 @@ async function scrape(w: Webhook): Promise<{ heapMiB: number; loopMaxMs: number;
 }
 
 async function measureWebhook(
+  node: WebhookNode,
   client: Client,
   kubeconfig: string,
   n: number,
@@ -389,7 +407,7 @@ async function measureWebhook(
 ): Promise<Omit<Row, 'go' | 'listJsonMiB' | 'bareListS' | 'bareWaitS'>> {
   const certDir = mkdtempSync(join(tmpdir(), 'bench-scale-'));
   const floorCertDir = mkdtempSync(join(tmpdir(), 'bench-scale-floor-'));
-  const { webhook, startedMs } = await startWebhook(kubeconfig, certDir, profileDir);
+  const { webhook, startedMs } = await startWebhook(node, kubeconfig, certDir, profileDir);
   const floors: Webhook[] = [];
   const pid = webhook.child.pid!;
   // Resets the event-loop maximum: what follows covers serving (the list, the pass after it), not the process's start.
@@ -431,7 +449,7 @@ async function measureWebhook(
     // Its event-loop maximum covers the list and the pass after it, from the first answer on.
     const { heapMiB: heap, loopMaxMs, memory } = await scrape(webhook);
     // The floors start after the sync, so that the memory above is the webhook's alone.
-    floors.push((await startWebhook(undefined, floorCertDir, undefined)).webhook);
+    floors.push((await startWebhook(node, undefined, floorCertDir, undefined)).webhook);
     if (goBinary !== undefined) floors.push(await startGoServer(goBinary, floorCertDir));
     const quietStart = { cpu: cpuMs(pid), at: performance.now() };
     const [quiet = [], ...quietFloors] = await reviews([webhook, ...floors], churn.seconds);
@@ -505,7 +523,7 @@ async function measureGo(goBinary: string, kubeconfig: string, n: number): Promi
   child.stderr.on('data', (c) => (out += c));
   try {
     for (let i = 0; i < syncLimitS(n) * 20 && !out.includes('syncedMs'); i++) {
-      if (child.exitCode !== null) throw new Error(`the Go reference exited:\n${out}`);
+      if (exited(child)) throw new Error(`the Go reference exited:\n${out}`);
       await sleep(50);
     }
     if (!out.includes('syncedMs')) throw new Error(`the Go reference did not sync within ${syncLimitS(n)} s`);
@@ -597,39 +615,49 @@ export async function runScale(args: string[], goBinary: string | undefined): Pr
       'churn-rate': { type: 'string', default: '50' },
       'churn-s': { type: 'string', default: '15' },
       'cpu-prof': { type: 'string' },
+      'machine-node': { type: 'boolean', default: false },
+      'no-compile-cache': { type: 'boolean', default: false },
     },
   });
+  const nodeDir = mkdtempSync(join(tmpdir(), 'bench-scale-node-'));
+  const node = webhookNode(values['machine-node'], !values['no-compile-cache'], nodeDir);
+  console.error(`scale: ${describeNode(node)}`);
   const profileRoot = values['cpu-prof'];
   const counts = values.pools.split(',').map(Number);
   const allocations = values.allocations.split(',').map(Number);
   const churn = { rate: Number(values['churn-rate']), seconds: Number(values['churn-s']) };
   const rows: Row[] = [];
-  for (const n of counts) {
-    const logDir = mkdtempSync(join(tmpdir(), 'bench-scale-apiserver-'));
-    let api: ApiServer | undefined;
-    try {
-      api = await startApiServer(join(logDir, 'apiserver.log'));
-      const client = await clientFor(api.kubeconfig);
-      await installCrd(client);
-      await setupStep(`${n} pools created`, n, api.pid, () => createPools(client, n));
-      for (const [j, k] of allocations.entries()) {
-        // K = 0 first: the pools as created, no status written (Spiderpool writes none before an allocation).
-        if (j > 0 || k > 0) await setupStep(`${n} statuses written with ${k} allocations`, n, api.pid, () => writeStatuses(client, n, k));
-        const bare = await bareList(client);
-        console.error(`scale: ${n} × ${k}: list ${bare.listJsonMiB.toFixed(1)} MiB, read by a bare client in ${bare.bareListS.toFixed(1)} s (${bare.bareWaitS.toFixed(1)} s of it waiting for first bytes); measuring the webhook`);
-        const profileDir = profileRoot === undefined ? undefined : join(profileRoot, `${n}x${k}`);
-        const row: Row = { ...bare, ...(await measureWebhook(client, api.kubeconfig, n, k, churn, profileDir, goBinary)) };
-        if (goBinary !== undefined) row.go = await measureGo(goBinary, api.kubeconfig, n);
-        rows.push(row);
-        console.error(scaleTable([row]).split('\n').at(-1));
-        console.error(churnAndMemoryTable([row]).split('\n').at(-1));
+  try {
+    for (const n of counts) {
+      const logDir = mkdtempSync(join(tmpdir(), 'bench-scale-apiserver-'));
+      let api: ApiServer | undefined;
+      try {
+        api = await startApiServer(join(logDir, 'apiserver.log'));
+        const client = await clientFor(api.kubeconfig);
+        await installCrd(client);
+        await setupStep(`${n} pools created`, n, api.pid, () => createPools(client, n));
+        for (const [j, k] of allocations.entries()) {
+          // K = 0 first: the pools as created, no status written (Spiderpool writes none before an allocation).
+          if (j > 0 || k > 0) await setupStep(`${n} statuses written with ${k} allocations`, n, api.pid, () => writeStatuses(client, n, k));
+          const bare = await bareList(client);
+          console.error(`scale: ${n} × ${k}: list ${bare.listJsonMiB.toFixed(1)} MiB, read by a bare client in ${bare.bareListS.toFixed(1)} s (${bare.bareWaitS.toFixed(1)} s of it waiting for first bytes); measuring the webhook`);
+          const profileDir = profileRoot === undefined ? undefined : join(profileRoot, `${n}x${k}`);
+          const row: Row = { ...bare, ...(await measureWebhook(node, client, api.kubeconfig, n, k, churn, profileDir, goBinary)) };
+          if (goBinary !== undefined) row.go = await measureGo(goBinary, api.kubeconfig, n);
+          rows.push(row);
+          console.error(scaleTable([row]).split('\n').at(-1));
+          console.error(churnAndMemoryTable([row]).split('\n').at(-1));
+        }
+      } finally {
+        await api?.stop();
+        rmSync(logDir, { recursive: true, force: true });
       }
-    } finally {
-      await api?.stop();
-      rmSync(logDir, { recursive: true, force: true });
     }
+  } finally {
+    rmSync(nodeDir, { recursive: true, force: true });
   }
   const table = scaleTable(rows);
-  console.log(`${table}\n\n${churnAndMemoryTable(rows)}`);
-  writeFileSync(join(REPO_DIR, 'bench/results/scale.json'), JSON.stringify({ date: new Date().toISOString(), node: process.version, churn, rows }, null, 2) + '\n');
+  console.log(`${describeNode(node)}\n\n${table}\n\n${churnAndMemoryTable(rows)}`);
+  const webhook = { node: node.version, binary: node.binary, compileCache: node.compileCache !== undefined };
+  writeFileSync(join(REPO_DIR, 'bench/results/scale.json'), JSON.stringify({ date: new Date().toISOString(), node: process.version, webhook, churn, rows }, null, 2) + '\n');
 }
