@@ -1,8 +1,8 @@
 /**
  * The image built from the Dockerfile (image/build.sh, run before this
  * by `npm run test:cluster`) is what deploy/base/deployment.yaml expects: Node 24 LTS, user
- * 1000:1000, no npm in the runtime stage, and nothing under /app that the runtime user
- * can change.
+ * 1000:1000, no npm in the runtime stage, nothing under /app that the runtime user
+ * can change, and Node's compile cache filled for that user.
  */
 import { changeableByRuntimeUser, containers, mustContainers, WEBHOOK_IMAGE } from './image.js';
 
@@ -23,6 +23,17 @@ describe('the webhook image', () => {
     expect(await changeableByRuntimeUser(WEBHOOK_IMAGE)).toEqual([]);
     const count = Number(await run(['find /app -type f | wc -l']));
     expect(count).toBeGreaterThan(1000); // the check saw node_modules and dist/
+  });
+
+  it("ships Node's compile cache, read by the runtime user on a read-only root: every module serve loads is found in it", async () => {
+    // NODE_DEBUG_NATIVE=COMPILE_CACHE logs each module's entry: accepted, or "not initialized" (a miss, compiled anew).
+    const script = "await import('/app/dist/cluster/pool-cache.js'); await import('/app/dist/server/serve.js'); await import('/app/dist/cluster/kubeconfig.js')";
+    const out = await mustContainers('podman', ['run', '--rm', '--network=none', '--read-only', '--env=NODE_DEBUG_NATIVE=COMPILE_CACHE', '--entrypoint=sh', WEBHOOK_IMAGE, '-c', `node --max-semi-space-size=8 --input-type=module -e "${script}" 2>&1`]);
+    expect(out).toContain('/app/compile-cache/v24.');
+    const accepted = out.split('\n').filter((l) => l.includes(' was accepted')).length;
+    expect(accepted).toBeGreaterThan(1000); // client-node, express, prom-client, zod and ours
+    // A miss, a rejected entry, or one the runtime user cannot read (Node writes them 0600); the -e script itself is never cached.
+    expect(out.split('\n').filter((l) => /not initialized|rejected|permission denied/.test(l) && !l.includes('[eval'))).toEqual([]);
   });
 
   it('the check finds a file the runtime user owns (the check can fail)', async () => {
