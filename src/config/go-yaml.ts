@@ -73,6 +73,7 @@ export function decodeGoYaml(written: string, type: StructType): GoYamlDecoding 
       // A control character in the first document is what the reader meets first.
       const control = forbiddenCharacter(written);
       const first = control !== undefined && (parsed.end === undefined || control.index < parsed.end);
+      if (!first && parsed.unread) return refused([notRead(parsed.problem)]);
       return refused([notDecodable('', first ? control.problem : parsed.problem)]);
     }
     const { doc, more, text } = parsed;
@@ -285,6 +286,15 @@ function notDecodable(field: string, why: string): FieldError {
     field,
     undefined,
     `${why}; Spiderpool's agent and controller cannot decode it and refuse to start: correct conf.yml and apply it again`,
+  );
+}
+
+/** Text Go's decoders read and this webhook does not read as they do: refused by this webhook, not by Go. */
+function notRead(why: string): FieldError {
+  return invalid(
+    '',
+    undefined,
+    `${why}: refused by this webhook's own limit, not by Spiderpool, whose decoders read the character; write a line break (or a space) instead of it`,
   );
 }
 

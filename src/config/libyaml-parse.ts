@@ -55,6 +55,8 @@ export type LibyamlParse =
       problem: string;
       /** As above, when the parse found it. */
       end?: number;
+      /** Go reads the text; this webhook does not (an LS or PS it cannot read as libyaml does). */
+      unread?: true;
     };
 
 /** libyaml's anchor and alias names (scannerc.go `yaml_parser_scan_anchor`). */
@@ -132,9 +134,10 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
       staleKeyProblem(parsed.tokens, text, end) ??
       emptyKeyProblem(parsed.tokens, text, end) ??
       namesProblem(parsed.tokens, lines, end) ??
-      leadingDocumentEnd(parsed.tokens) ??
-      separatorProblem(text, parsed.tokens, lines, end);
+      leadingDocumentEnd(parsed.tokens);
     if (problem !== undefined) return { problem, ...(end !== undefined ? { end } : {}) };
+    const unread = separatorProblem(text, parsed.tokens, lines, end);
+    if (unread !== undefined) return { problem: unread, unread: true, ...(end !== undefined ? { end } : {}) };
     if (flow.colons.length > 0) text = text.replaceAll(colon, ':');
     if (doc === undefined) return { text, doc, more: parsed.more, end };
     doc.errors = doc.errors.filter((e) => !commentAfterToken(e, text) && !(e.code === 'ALIAS_PROPS' && rootAlias(doc, parsed.tokens)));
@@ -300,8 +303,8 @@ function separatorProblem(text: string, tokens: readonly Token[], lines: LineCou
     const ordinary = (c: string | undefined) => c !== undefined && !isBlank(c) && !isBreak(c) && !'\\"\''.includes(c);
     if (inside && ordinary(text[at - 1]) && ordinary(text[at + 1])) continue;
     const { line, col } = lines.linePos(at);
-    const code = text.charCodeAt(at).toString(16).toUpperCase();
-    return `line ${line}, column ${col}: contains U+${code}, a line break for Go's YAML 1.1 decoders, which this webhook reads only inside a quoted value between two other characters; remove it`;
+    const name = text[at] === '\u2028' ? 'U+2028 (LINE SEPARATOR)' : 'U+2029 (PARAGRAPH SEPARATOR)';
+    return `line ${line}, column ${col}: contains ${name}, a line break for Spiderpool's YAML 1.1 decoders, which this webhook reads only inside a quoted value between two other characters`;
   }
   return undefined;
 }
