@@ -324,8 +324,11 @@ function emptyKeyProblem(tokens: readonly Token[], text: string, end = Infinity)
     if (node === null || typeof node !== 'object') continue;
     if (node.type === 'document') nodes.push(node['value']);
     if (!Array.isArray(node['items'])) continue;
-    for (const { start = [], key, sep = [], value } of node['items'] as Item[]) {
+    const items = node['items'] as Item[];
+    for (const [i, { start = [], key, sep = [], value }] of items.entries()) {
       nodes.push(key, value);
+      const skipped = (node['start'] as Token | undefined)?.type === 'flow-seq-start' ? skippedAfterEmptyKey(items, i, text, end) : undefined;
+      if (skipped !== undefined) return skipped;
       const colon = sep.find((t) => t.type === 'map-value-ind');
       if (colon === undefined || colon.offset! >= end || (key !== null && key !== undefined)) continue;
       const property = start.find((t) => t.type === 'anchor' || t.type === 'tag');
@@ -336,6 +339,30 @@ function emptyKeyProblem(tokens: readonly Token[], text: string, end = Infinity)
     }
   }
   return undefined;
+}
+
+/**
+ * An explicit key `?` with nothing after it (no node, no properties) in a flow sequence,
+ * item `i` of `items`: libyaml's parser skips the token that follows it, whatever it is
+ * (parserc.go `yaml_parser_parse_flow_sequence_entry_mapping_key` calls `skip_token` on a
+ * `:`, `,` or `]`), and then wants `,` or `]`: Go fails ("did not find expected ',' or
+ * ']'") when the skipped `:` has a value after it (`[? : a]`), the skipped `,` a further
+ * item (`[?, a]`), or the skipped `]` closed the sequence (`[? ]`); the `yaml` package reads a
+ * pair with a null key. After a skipped `,` that ends the sequence (`[?,]`) both read the same.
+ */
+function skippedAfterEmptyKey(items: ReadonlyArray<{ start?: Token[]; key?: Token | null; sep?: Token[]; value?: Token | null }>, i: number, text: string, end: number): string | undefined {
+  const { start = [], key, sep = [], value } = items[i]!;
+  const mark = start.find((t) => t.type === 'explicit-key-ind');
+  if (mark === undefined || mark.offset! >= end || start.some((t) => t.type === 'anchor' || t.type === 'tag')) return undefined;
+  if (key !== null && key !== undefined && !(key.type === 'scalar' && key.source === '')) return undefined;
+  const colon = sep.some((t) => t.type === 'map-value-ind');
+  const hasValue = value !== null && value !== undefined && !(value.type === 'scalar' && value.source === '' && !Array.isArray(value['props']));
+  const next = items[i + 1];
+  const filled = next !== undefined && (next.key != null || next.value != null || (next.start ?? []).some((t) => !['comma', 'space', 'newline', 'comment'].includes(t.type ?? '')));
+  // The `,` skipped may stand in the item's own tokens (after a comment) or begin the next item's; no `,` at all: the `]` is skipped.
+  const comma = start.some((t) => t.type === 'comma' && t.offset! > mark.offset!) || next !== undefined;
+  if (!(colon ? hasValue : !comma || filled || (next === undefined && hasValue))) return undefined;
+  return `${where(text, mark.offset!)}an explicit key "?" with nothing after it inside [ ] makes Go's decoders skip the token after it, and they then fail ("did not find expected ',' or ']'"); write the key after "?", or remove the "?"`;
 }
 
 /** How far (characters) a simple key may stand before its `:` (scannerc.go `yaml_parser_stale_simple_keys`). */

@@ -69,3 +69,19 @@ describe('a block scalar header on the line after `key:`, at the key’s own ind
     refusal(text);
   });
 });
+
+describe('an explicit key "?" with nothing after it in a flow sequence (libyaml skips the token after it)', () => {
+  it.each([`x: [?]\n`, `x: [? ]\n`, `x: [? : a]\n`, `x: [?, a]\n`, `x: [a, ?]\n`, `x: [[? ]]\n${P}: {httpRequestTimeout: 3s}\n`, `${P}: {serverUrl: [? : x]}\n`])(
+    '%j is refused, as Go refuses it',
+    (text) => {
+      expect(refusal(text)).toMatch(/line 1, column \d+: an explicit key "\?" with nothing after it inside \[ \] makes Go's decoders skip the token after it.*"did not find expected ',' or '\]'"/);
+    },
+  );
+
+  it.each([`x: [?,]\n`, `x: [? :]\n`, `x: [? :, a]\n`, `x: [a, ? ,]\n`, `x: [? a]\n`, `x: [? &a ]\n`, `x: [? !!str , a]\n`, `x: {? }\n`, `x: {?, a}\n`])(
+    '%j is read, as Go reads it',
+    (text) => {
+      expect(provider(`${text}${P}: {httpRequestTimeout: 3s}\n`)).toEqual({ serverUrl: '', httpRequestTimeout: '3s' });
+    },
+  );
+});

@@ -679,6 +679,12 @@ const corpus: Case[] = [
   { name: '`key:{` in a flow mapping', doc: `${P}: {httpRequestTimeout:{a: 1}}\n` },
   { name: '`item:[` in a flow sequence', doc: `foo: [a:[b]]\n${P}: {httpRequestTimeout: 3s}\n` },
   { name: '`key:[` in a later document', doc: `${P}: {httpRequestTimeout: 3s}\n---\nfoo: {a:[b]}\n` },
+  // An explicit key "?" with nothing after it in a flow sequence: libyaml's parser skips the token after it.
+  { name: 'empty explicit key closing a flow sequence', doc: `x: [? ]\n${P}: {httpRequestTimeout: 3s}\n` },
+  { name: 'empty explicit key, ":" and a value in a flow sequence', doc: `${P}: {serverUrl: [? : x]}\n` },
+  { name: 'empty explicit key, "," and an item in a flow sequence', doc: `x: [?, a]\n${P}: {httpRequestTimeout: 3s}\n` },
+  { name: 'empty explicit key, "," ending a flow sequence', doc: `x: [?,]\n${P}: {httpRequestTimeout: 3s}\n` },
+  { name: 'empty explicit key and ":" ending a flow sequence', doc: `x: [? :, a]\n${P}: {httpRequestTimeout: 3s}\n` },
   // A flow value on the line after its key's ":", at column 0: libyaml ignores indentation inside { } and [ ].
   { name: 'flow value at column 0 after `key:`', doc: `${P}: {httpRequestTimeout:\n3s}\n` },
   { name: 'flow value at column 0 after `key: `', doc: `${P}: {httpRequestTimeout: 3s, serverUrl: \ny}\n` },
