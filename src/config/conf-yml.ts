@@ -51,7 +51,9 @@ export function readConfYml(text: string): ConfYmlReading {
       message:
         line === undefined
           ? "holds more than one YAML document (---): Spiderpool reads only the first and ignores the rest; put every setting in the first"
-          : `line ${line}: Spiderpool ignores everything from line ${line} on: the first top-level key or item is indented more than line ${line}, which ends the first YAML document for Go's decoders; indent all top-level keys alike`,
+          : decoding.flowRoot
+            ? `line ${line}: Spiderpool ignores everything after the { } or [ ] ending on line ${line}: for Go's decoders it is the whole first YAML document; put every setting inside it`
+            : `line ${line}: Spiderpool ignores everything from line ${line} on: the first top-level key or item is indented more than line ${line}, which ends the first YAML document for Go's decoders; indent all top-level keys alike`,
     });
   }
   if (decoding.empty) warnings.set('#empty', { field: '', message: 'is empty: Spiderpool starts with every setting at its default' });

@@ -32,8 +32,8 @@ import { asGoBool, asGoInt, resolvePlain, type Resolved, type Semantics } from '
 import { zeroStruct, zeroValue, type GoStruct, type GoType, type GoValue, type StructType } from './schema.js';
 import { unknownKeyWarning } from './unknown-keys.js';
 import { parseLikeLibyaml } from './libyaml-parse.js';
-import { trimBlanks } from './libyaml-chars.js';
-import { decodedCharacters, readPastFirstDocument, type Reach } from './libyaml-lookahead.js';
+import { lineEnd, lineStartOffset, trimBlanks } from './libyaml-chars.js';
+import { decodedCharacters, readPastFirstDocument, scanPastImplicitEnd, type Reach } from './libyaml-lookahead.js';
 import { at, forbiddenCharacter, inspectDocument, limitProblem, tabProblem, textProblem } from './yaml-go-compat.js';
 
 /**
@@ -51,8 +51,10 @@ export interface GoYamlDecoding {
   more: boolean;
   empty: boolean;
   warnings: Map<string, FieldWarning>;
-  /** The 1-based line a less indented line ends the first document at, when it does (libyaml-parse.ts `dedentedLine`). */
+  /** The 1-based line the first document ends at without a marker, when it does (libyaml-parse.ts `implicitEnd`). */
   dedentLine?: number;
+  /** The first document is a flow collection (`{...}` or `[...]`) that ends on `dedentLine`, with more after it. */
+  flowRoot?: boolean;
 }
 
 /**
@@ -68,7 +70,7 @@ export function decodeGoYaml(written: string, type: StructType): GoYamlDecoding 
   let lines = new LineCounter();
   try {
     const parsed = parseLikeLibyaml(written, () => (lines = new LineCounter()));
-    if ('dedentLine' in parsed) return firstOfDedented(written, parsed.dedentLine, type);
+    if ('dedentLine' in parsed) return firstOfImplicitlyEnded(written, parsed.dedentLine, parsed.rest, type);
     if ('problem' in parsed) {
       // A control character in the first document is what the reader meets first.
       const control = forbiddenCharacter(written);
@@ -149,18 +151,25 @@ function controlCharacterStops(text: string, index: number, reach: Reach, end: n
 }
 
 /**
- * The decoding of a text whose first document ends at a less indented line (0-based `line`):
- * Go reads the lines before it, the rest is a further document. A control character past it
- * is refused (Go's reader meets it in the chunk it decodes, up to 512 bytes on).
+ * The decoding of a text whose first document ends without a marker (libyaml-parse.ts
+ * `implicitEnd`): at the start of 0-based `line`, or `rest` characters before that line's
+ * end, past a root flow collection. Go reads what stands before; the tokens its scanners
+ * fetch there (libyaml-lookahead.ts `scanPastImplicitEnd`) can still stop both, or the
+ * agent alone. A control character past it is refused (Go's reader meets it in the chunk
+ * it decodes, up to 512 bytes on).
  */
-function firstOfDedented(written: string, line: number, type: StructType): GoYamlDecoding {
-  // libyaml's line breaks (the parse read a lone CR and NEL as LF).
-  const breaks = /\r\n|[\r\n\u0085]/g;
-  let start = 0;
-  for (let i = 0; i < line && breaks.exec(written) !== null; i++) start = breaks.lastIndex;
+function firstOfImplicitlyEnded(written: string, line: number, rest: number | undefined, type: StructType): GoYamlDecoding {
+  const lineStart = lineStartOffset(written, line);
+  const start = rest === undefined ? lineStart : lineEnd(written, lineStart) - rest;
   const control = forbiddenCharacter(written);
   if (control !== undefined && control.index >= start) return refused([notDecodable('', control.problem)]);
-  return { ...decodeGoYaml(written.slice(0, start), type), more: true, dedentLine: line + 1 };
+  const { v2Problem, v3Problem } = scanPastImplicitEnd(written, start, rest !== undefined);
+  if (v2Problem !== undefined) return refused([notDecodable('', `${v2Problem} (after the end of the first document, where Go's decoders read on to end it)`)]);
+  const first = { ...decodeGoYaml(written.slice(0, start), type), more: true, dedentLine: line + 1, ...(rest !== undefined ? { flowRoot: true } : {}) };
+  if (v3Problem === undefined || first.agent === undefined) return first;
+  const { agent: _, ...controllerOnly } = first;
+  const why = `${v3Problem} (yaml.v3 scans two tokens past the end of the first document), so ${DECODE_STOPS.agent}; remove what follows the first document, or correct it`;
+  return { ...controllerOnly, errors: [invalid('', undefined, why), ...first.errors], stops: { ...first.stops, agent: true } };
 }
 
 function refused(errors: FieldError[]): GoYamlDecoding {

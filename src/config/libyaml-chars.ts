@@ -62,3 +62,39 @@ export function decodeUriEscapes(uri: string): { decoded: string } | { problem: 
   }
   return { decoded };
 }
+
+/** The offset just past the line break at `at` (CR LF as one), `at` when none stands there. */
+function pastBreak(text: string, at: number): number {
+  if (!isBreak(text[at])) return at;
+  return text[at] === '\r' && text[at + 1] === '\n' ? at + 2 : at + 1;
+}
+
+/** Where 0-based line `line` of `text` starts, lines ended by libyaml's breaks (CR LF as one); the text's length past its last line. */
+export function lineStartOffset(text: string, line: number): number {
+  let at = 0;
+  for (let n = 0; n < line && at < text.length; at++) {
+    if (!isBreak(text[at])) continue;
+    at = pastBreak(text, at) - 1;
+    n++;
+  }
+  return Math.min(at, text.length);
+}
+
+/** The 0-based line of offset `at` in `text`, counted as {@link lineStartOffset} counts. */
+export function lineOf(text: string, at: number): number {
+  let line = 0;
+  for (let i = 0; i < at; ) {
+    if (isBreak(text[i])) {
+      line++;
+      i = pastBreak(text, i);
+    } else i++;
+  }
+  return line;
+}
+
+/** The offset of the first line break at or after `at` (the text's length when none). */
+export function lineEnd(text: string, at: number): number {
+  let i = at;
+  while (i < text.length && !isBreak(text[i])) i++;
+  return i;
+}

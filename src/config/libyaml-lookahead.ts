@@ -41,6 +41,18 @@ export function readPastFirstDocument(text: string, end: number | undefined): Re
 }
 
 /**
+ * What each decoder's scanner meets past a first document that ends without a marker, at
+ * `at`: a line less indented than an indented root collection (its start), or the end of a
+ * root flow collection (just past its `]` or `}`, `afterFlow`). The parser peeks the token
+ * there to end the document (parserc.go `yaml_parser_parse_document_end`, implicit), so a
+ * token error in it stops both decoders (yaml.v2 also scans on while a simple key may
+ * stand at it, into the next line); yaml.v3's lookahead of two more tokens stops the agent alone.
+ */
+export function scanPastImplicitEnd(text: string, at: number, afterFlow: boolean): { v2Problem?: string; v3Problem?: string } {
+  return new TailScanner(text, at).scanAfterImplicitEnd(!afterFlow);
+}
+
+/**
  * libyaml's error for the block scalar whose header (`|` or `>`) is at `header`, in a
  * block collection whose indentation is `indent` (-1 at the document's top): a tab where
  * its indentation is read, up to the line after its last ("found a tab character where an
@@ -85,8 +97,19 @@ class TailScanner {
   private indents: number[] = [];
   private indent = -1;
   private simpleKeyAllowed = false;
-  /** The simple key that may start at the last scalar, anchor, tag or flow opening. */
-  private key: { line: number; column: number } | undefined;
+  /**
+   * The simple key that may start at the last scalar, anchor, tag or flow opening, one per
+   * flow level (scannerc.go `simple_keys`): a `[` keeps its own key open while its content is scanned.
+   */
+  private keys: Array<{ line: number; column: number; token: number } | undefined> = [undefined];
+
+  private get key(): { line: number; column: number; token: number } | undefined {
+    return this.keys[this.keys.length - 1];
+  }
+
+  private set key(key: { line: number; column: number; token: number } | undefined) {
+    this.keys[this.keys.length - 1] = key;
+  }
   private line = 0;
   private lineStart = 0;
   private tokens = 1;
@@ -122,6 +145,26 @@ class TailScanner {
     return this.scanning(() => this.fetchBlockScalar());
   }
 
+  /**
+   * From the first token after an implicit end of the first document (no marker queued
+   * yet; `simpleKeyAllowed`: at a line's start, not right after a flow collection's end):
+   * yaml.v2's error in the tokens its parser peeks there (that token, and more while a
+   * simple key may stand at it), then yaml.v3's in the two it queues beyond.
+   */
+  scanAfterImplicitEnd(simpleKeyAllowed: boolean): { v2Problem?: string; v3Problem?: string } {
+    this.tokens = 0;
+    this.simpleKeyAllowed = simpleKeyAllowed;
+    const headPending = () => this.tokens < 1 || this.keys.some((key) => key?.token === 0);
+    const v2Problem = this.scanning(() => {
+      while (headPending()) this.fetchNextToken();
+    });
+    if (v2Problem !== undefined) return { v2Problem, v3Problem: v2Problem };
+    const v3Problem = this.scanning(() => {
+      while (this.tokens < 3 || headPending()) this.fetchNextToken();
+    });
+    return v3Problem === undefined ? {} : { v3Problem };
+  }
+
   /** Fetches tokens until three are queued; the scanner's error, if it meets one. */
   scanTokens(): string | undefined {
     return this.scanning(() => {
@@ -147,7 +190,7 @@ class TailScanner {
 
   private fetchNextToken(): void {
     this.scanToNextToken();
-    if (this.key !== undefined && this.key.line !== this.line) this.key = undefined;
+    this.keys = this.keys.map((key) => (key !== undefined && key.line !== this.line ? undefined : key));
     this.unrollIndent(this.column);
     this.at(3);
     const c = this.at();
@@ -175,12 +218,16 @@ class TailScanner {
     if (c === '[' || c === '{') {
       this.saveSimpleKey();
       this.flow++;
+      this.keys.push(undefined);
       this.simpleKeyAllowed = true;
       return this.single();
     }
     if (c === ']' || c === '}') {
       this.key = undefined;
-      if (this.flow > 0) this.flow--;
+      if (this.flow > 0) {
+        this.flow--;
+        this.keys.pop();
+      }
       this.simpleKeyAllowed = false;
       return this.single();
     }
@@ -239,7 +286,7 @@ class TailScanner {
   }
 
   private saveSimpleKey(): void {
-    if (this.simpleKeyAllowed) this.key = { line: this.line, column: this.column };
+    if (this.simpleKeyAllowed) this.key = { line: this.line, column: this.column, token: this.tokens };
   }
 
   private rollIndent(column: number): void {

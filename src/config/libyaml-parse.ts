@@ -32,7 +32,7 @@
 import { Composer, Parser, isAlias, type CST, type Document, type LineCounter } from 'yaml';
 import { dropUnreadBreaks, headersAtKeyIndent } from './libyaml-block.js';
 import { givePropertiesToEmptyKeys } from './libyaml-props.js';
-import { ANCHOR_CHARACTER, blankOrEnd, isBlank, isBreak } from './libyaml-chars.js';
+import { ANCHOR_CHARACTER, blankOrEnd, isBlank, isBreak, lineEnd, lineOf } from './libyaml-chars.js';
 import { firstDocumentTagDirectives, respellTags, retag, type FirstDocumentTags } from './libyaml-tags.js';
 import { colonProblem, quotedEnd, restoreScalars, rewriteAt, scanFlow, shiftOffsets, unusedCharacter, where } from './libyaml-flow.js';
 
@@ -48,8 +48,12 @@ export type LibyamlParse =
       end: number | undefined;
     }
   | {
-      /** The first document's root block collection is indented and a line less indented ends it (0-based line index): Go reads only the lines before. */
+      /**
+       * The first document ends without a marker at this 0-based line (`implicitEnd`): at its
+       * start, or `rest` characters before its end, past a root flow collection. Go reads only what stands before.
+       */
       dedentLine: number;
+      rest?: number;
     }
   | {
       problem: string;
@@ -122,8 +126,8 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
       reparsedChars += text.length;
       continue;
     }
-    const dedentLine = dedentedLine(parsed.tokens, text, end);
-    if (dedentLine !== undefined) return { dedentLine };
+    const implicit = implicitEnd(parsed.tokens, text, end);
+    if (implicit !== undefined) return { dedentLine: implicit.line, ...(implicit.rest !== undefined ? { rest: implicit.rest } : {}) };
     // Checked on the text as finally parsed: the `yaml` package's recovery from an error
     // repadding corrects can leave tokens out (a quoted scalar after a flow continuation line).
     // Only the first document: Go reads no further (libyaml-lookahead.ts says what it scans).
@@ -240,25 +244,38 @@ function nameEnds(tokens: readonly Token[], text: string, end = Infinity): numbe
 }
 
 /**
- * The 0-based line of the first content after the first document's root block mapping or
- * sequence, when that collection is indented (column > 0) and the content starts a line at
- * a lower column: libyaml ends the collection there (a BLOCK-END), which ends the root node
- * and so the document, implicitly (parserc.go `yaml_parser_parse_document_end`); Go's
- * `Unmarshal` reads no further than that line's first tokens. Only when the line is a
- * plain key and its `:` (spaces only before it), which both decoders scan without error
- * (checked against yaml.v2/v3); any other start (a tab, a quote, a directive, `- "x`, whose
- * tokens yaml.v3's lookahead may refuse) is left to the usual checks, which refuse it.
+ * Where the first document ends without a marker, when content follows that libyaml leaves
+ * to a next document (parserc.go `yaml_parser_parse_document_end`, implicit; Go's
+ * `Unmarshal` reads only the first): the 0-based line (lines as libyaml-chars.ts
+ * `lineStartOffset` counts them) and, past a root flow collection, the characters after its
+ * closing `]` or `}` to the end of that line (`rest`); without `rest` the document ends at
+ * the line's start:
+ * - a root block mapping or sequence indented (column > 0) ends at the first line whose
+ *   content starts at a lower column (a BLOCK-END ends the root node);
+ * - a root flow collection ends at its closing bracket, whatever follows (a `{}` key of a
+ *   block mapping makes the root a block mapping).
+ * A tab in that line's indentation is refused there by the scan that follows (Go's scan of
+ * a plain scalar before it fails too, with "found a tab character that violates indentation").
  */
-function dedentedLine(tokens: readonly Token[], text: string, end = text.length): number | undefined {
+function implicitEnd(tokens: readonly Token[], text: string, end = text.length): { line: number; rest?: number } | undefined {
   const doc = tokens.find((t) => t.type === 'document');
   const root = doc?.['value'] as Token | undefined;
+  if (root?.type === 'flow-collection') {
+    const close = (root['end'] as Token[] | undefined)?.find((t) => t.type === 'flow-map-end' || t.type === 'flow-seq-end');
+    if (close === undefined || close.offset! >= end) return undefined;
+    const after = close.offset! + 1;
+    if (/^(?:[ \t\r\n]|#[^\r\n]*)*$/.test(text.slice(after, end))) return undefined;
+    return { line: lineOf(text, after), rest: lineEnd(text, after) - after };
+  }
   if (root === undefined || (root.type !== 'block-map' && root.type !== 'block-seq') || !((root['indent'] as number) > 0)) return undefined;
-  const stray = (doc!['end'] as Token[] | undefined)?.find((t) => !['space', 'newline', 'comment'].includes(t.type ?? ''));
+  // The first content after the root: in the document's end, or a token the `yaml` package could not place (a `:`).
+  const content = (t: Token) => !['space', 'newline', 'comment'].includes(t.type ?? '');
+  const next = tokens.slice(tokens.indexOf(doc!) + 1).find(content);
+  const stray = (doc!['end'] as Token[] | undefined)?.find(content) ?? (next?.type === 'error' ? next : undefined);
   if (stray === undefined || stray.offset! >= end) return undefined;
   const lineStart = text.lastIndexOf('\n', stray.offset! - 1) + 1;
   if (stray.offset! - lineStart >= (root['indent'] as number)) return undefined;
-  if (!/^ *[0-9A-Za-z_][^\n#]*?:(?:[ \r\n]|$)/.test(text.slice(lineStart, text.indexOf('\n', lineStart) + 1 || text.length))) return undefined;
-  return text.slice(0, lineStart).split('\n').length - 1;
+  return { line: lineOf(text, lineStart) };
 }
 
 /** The offset of the marker (`...` or the next `---`) ending the first document; `undefined` when the text ends it. */

@@ -85,3 +85,65 @@ describe('an explicit key "?" with nothing after it in a flow sequence (libyaml 
     },
   );
 });
+
+describe('what follows a first document that ends without a marker (an implicit document end for libyaml)', () => {
+  const block = `  ${P}:\n    httpRequestTimeout: 3s\n`;
+  const flow = `{${P}: {httpRequestTimeout: 3s}}`;
+
+  it.each([
+    [`${block}- b\n`, 3],
+    [`${block}!x\n`, 3],
+    [`${block}"b"\n`, 3],
+    [`${block}&a b\n`, 3],
+    [`${block}? a\n`, 3],
+    [`${block}: a\n`, 3],
+    [`${block} b\n"x\n`, 3],
+    [`${block}%YAML 1.1\n---\n`, 3],
+    [`  ${P}:\r    httpRequestTimeout: 3s\r- b\r`, 3],
+  ])('%j: Go reads the lines before the less indented line %d, and Spiderpool ignores the rest', (text, line) => {
+    const reading = readConfYml(text);
+    expect(reading.ok && reading.provider.httpRequestTimeout).toBe('3s');
+    expect(reading.warnings.map((w) => w.message)).toContain(
+      `line ${line}: Spiderpool ignores everything from line ${line} on: the first top-level key or item is indented more than line ${line}, which ends the first YAML document for Go's decoders; indent all top-level keys alike`,
+    );
+  });
+
+  it.each([
+    [`${flow}\nb: 1\n`, 1],
+    [`${flow}\nb: "x\n`, 1],
+    [`${flow}\n- a\n- "b\n`, 1],
+    [`${flow}\r\nb: 1\r\n`, 1],
+    [`${flow}\n|\n  x\n`, 1],
+    [`${flow}\n  : x\n`, 1],
+    [`{${P}: {httpRequestTimeout:\n3s}}\n- x\n`, 2],
+  ])('%j: Go reads the flow collection ending on line %d as the whole first document', (text, line) => {
+    const reading = readConfYml(text);
+    expect(reading.ok && reading.provider.httpRequestTimeout).toBe('3s');
+    expect(reading.warnings.map((w) => w.message)).toContain(
+      `line ${line}: Spiderpool ignores everything after the { } or [ ] ending on line ${line}: for Go's decoders it is the whole first YAML document; put every setting inside it`,
+    );
+  });
+
+  it.each([
+    // The token Go's parser peeks to end the document is unterminated (yaml.v2 reads on into the next line while it may be a key).
+    [`${block}"b\n`, /found unexpected end of stream/],
+    [`${block}&a\n"b\n`, /found unexpected end of stream/],
+    [`${block}[a, "b\n`, /found unexpected end of stream/],
+    [`${block}|\n\tx\n`, /found a tab character where an indentation space is expected/],
+    [`${flow}\n"x\n`, /found unexpected end of stream/],
+    [`${flow} "x\n`, /found unexpected end of stream/],
+    [`${block}\tb: 2\n`, /found character that cannot start any token/],
+  ])('%j is refused by both, as Go refuses it', (text, why) => {
+    const reading = readConfYml(text);
+    expect(reading.ok).toBe(false);
+    expect(!reading.ok && reading.stops).toEqual({ agent: true, controller: true });
+    expect(refusal(text)).toMatch(why);
+  });
+
+  it('refuses only the agent when yaml.v3’s lookahead of two tokens meets an error there', () => {
+    const reading = readConfYml(`${block}- "b\n`);
+    expect(!reading.ok && reading.stops).toEqual({ agent: true, controller: false });
+    expect(reading.controller).toBeDefined();
+    expect(refusal(`${block}- "b\n`)).toMatch(/found unexpected end of stream \(yaml\.v3 scans two tokens past the end of the first document\), so Spiderpool's agent/);
+  });
+});
