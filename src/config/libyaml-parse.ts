@@ -90,7 +90,7 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
   text = rewriteAt(text, flow.colons, 1, colon);
   const directives = firstDocumentTagDirectives(written);
   if ('problem' in directives) return directives;
-  const tags: FirstDocumentTags = { at: [], tags: [] };
+  const tags: FirstDocumentTags = { at: [], entries: [] };
   let padded = 0;
   let spaced = false;
   let reparsedChars = 0;
@@ -99,7 +99,6 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
     const parsed = firstDocument(text, lines);
     const end = firstDocumentEnd(parsed.tokens);
     const rewritten = respellTags(tagTokens(parsed.tokens, end), text, directives, tags);
-    if (typeof rewritten === 'object') return { ...rewritten, ...(end !== undefined ? { end } : {}) };
     if (rewritten !== text) {
       text = rewritten;
       continue;
@@ -133,7 +132,7 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
     // Only the first document: Go reads no further (libyaml-lookahead.ts says what it scans).
     const writtenEnd = end === undefined ? Infinity : end - (text.length - written.length);
     const problem =
-      (doc === undefined ? undefined : retag(doc, tagTokens(parsed.tokens, end), tags)) ??
+      (doc === undefined ? undefined : retag(doc, tagTokens(parsed.tokens, end), tags, text)) ??
       colonProblem(written, flow.colons, writtenEnd) ??
       staleKeyProblem(parsed.tokens, text, end) ??
       emptyKeyProblem(parsed.tokens, text, end) ??

@@ -178,13 +178,17 @@ export function documentTagDirectives(declared: readonly TagDirective[]): Map<st
 }
 
 /**
- * The first document's tags as libyaml resolves them, by offset in the text as parsed
- * (ascending): the parse loop shifts `at` where it inserts spaces.
+ * The first document's tags as libyaml reads them, by offset in the text as parsed
+ * (ascending; the parse loop shifts `at` where it inserts spaces), one entry each: its Go
+ * tag or libyaml's problem with it (`at` its offset from the tag's start), and its text as
+ * written while the parse reads it respelt.
  */
 export interface FirstDocumentTags {
   at: number[];
-  tags: string[];
+  entries: TagEntry[];
 }
+
+type TagEntry = ({ tag: string } | ScanProblem) & { written?: string; restored?: true };
 
 /** A tag token of the `yaml` package's CST: where it starts. */
 type TagToken = { offset?: number };
@@ -193,33 +197,51 @@ type TagToken = { offset?: number };
  * The text with each tag of `tokens` (the first document's, not seen before) respelt for
  * the `yaml` package as a local tag of the same length, `!xx…`, which it reads as one tag
  * whatever libyaml's tag holds (`,` `[` `]` `%`, a later `!`, a verbatim `!<!>`); the lone
- * `!` is kept (non-specific to both). Each tag's Go tag is recorded in `tags`. Or why
- * libyaml refuses the first tag that it refuses, in text order.
+ * `!` is kept (non-specific to both), and so is a tag libyaml refuses (refused by
+ * {@link retag} if it is still a tag once the parse settles). A respelt tag the parse no
+ * longer reads as a tag (a broken quoted scalar, repadded, took it in) gets its text back,
+ * once. Each tag's Go tag or problem is recorded in `tags`.
  */
-export function respellTags(tokens: readonly TagToken[], text: string, directives: ReadonlyMap<string, string>, tags: FirstDocumentTags): string | { problem: string } {
-  const known = new Set(tags.at);
-  const starts = [...new Set(tokens.map((t) => t.offset!))].filter((at) => !known.has(at)).sort((a, b) => a - b);
-  if (starts.length === 0) return text;
-  const parts: string[] = [];
-  const found = new Map(tags.at.map((at, i) => [at, tags.tags[i]!]));
-  let last = 0;
-  for (const start of starts) {
+export function respellTags(tokens: readonly TagToken[], text: string, directives: ReadonlyMap<string, string>, tags: FirstDocumentTags): string {
+  const current = new Set(tokens.map((t) => t.offset!));
+  const edits: Array<[number, string]> = [];
+  tags.entries.forEach((entry, i) => {
+    if (entry.written === undefined || current.has(tags.at[i]!)) return;
+    edits.push([tags.at[i]!, entry.written]);
+    delete entry.written;
+    entry.restored = true;
+  });
+  const known = new Map(tags.at.map((at, i) => [at, tags.entries[i]!]));
+  for (const start of [...current].filter((at) => !known.has(at))) {
     const scanned = scanTag(text, start);
-    if ('problem' in scanned) return { problem: `${where(text, scanned.at)}${tagProblem(scanned.problem)}` };
-    const resolved = resolveTag(scanned, directives);
-    if ('problem' in resolved) {
-      const handle = text.slice(start, text.indexOf('!', start + 1) + 1);
-      return { problem: `${where(text, start)}the tag handle ${JSON.stringify(handle)} is not declared by a %TAG directive (Go's decoders: "${resolved.problem}"); declare it before "---" or remove the tag` };
-    }
-    found.set(start, resolved.tag);
-    if (scanned.end - start === 1) continue; // the lone `!`
-    parts.push(text.slice(last, start), '!' + 'x'.repeat(scanned.end - start - 1));
-    last = scanned.end;
+    const resolved = 'problem' in scanned ? scanned : resolveTag(scanned, directives);
+    const entry: TagEntry = 'problem' in resolved ? { problem: resolved.problem, at: 'at' in resolved ? (resolved as ScanProblem).at - start : 0 } : { tag: resolved.tag };
+    known.set(start, entry);
+    if ('problem' in scanned || 'problem' in entry || scanned.end - start === 1) continue;
+    entry.written = text.slice(start, scanned.end);
+    edits.push([start, '!' + 'x'.repeat(scanned.end - start - 1)]);
+  }
+  tags.at = [...known.keys()].sort((a, b) => a - b);
+  tags.entries = tags.at.map((at) => known.get(at)!);
+  if (edits.length === 0) return text;
+  // Each edit keeps the length of what it replaces.
+  const parts: string[] = [];
+  let last = 0;
+  for (const [at, spelt] of edits.sort((a, b) => a[0] - b[0])) {
+    parts.push(text.slice(last, at), spelt);
+    last = at + spelt.length;
   }
   parts.push(text.slice(last));
-  tags.at = [...found.keys()].sort((a, b) => a - b);
-  tags.tags = tags.at.map((at) => found.get(at)!);
   return parts.join('');
+}
+
+/** Why libyaml refuses a tag of `text` (offsets in it), as one line. */
+function tagRefusal(text: string, start: number, entry: ScanProblem): string {
+  if (entry.problem === 'found undefined tag handle') {
+    const handle = text.slice(start, text.indexOf('!', start + 1) + 1);
+    return `${where(text, start)}the tag handle ${JSON.stringify(handle)} is not declared by a %TAG directive (Go's decoders: "${entry.problem}"); declare it before "---" or remove the tag`;
+  }
+  return `${where(text, start + entry.at)}${tagProblem(entry.problem)}`;
 }
 
 /** The line for a tag libyaml's scanner refuses, with Go's `problem`. */
@@ -244,11 +266,17 @@ export const tagEscapeProblem = (problem: string): string =>
  * Gives each tagged node of the first document the Go tag of its tag token: the tokens in
  * text order are the tagged nodes in document order (a node's tag stands before its
  * contents, each before the next sibling's), so the n-th token tags the n-th node, whatever
- * text the two share. `undefined`, or a refusal when the two cannot be paired (only with
- * the parse's own errors, which refuse the text anyway, is that expected).
+ * text the two share. Or why libyaml refuses the first tag it refuses, in text order; or
+ * a refusal when tokens and nodes cannot be paired (expected only with the parse's own
+ * errors, which refuse the text anyway: then `undefined`).
  */
-export function retag(doc: Document.Parsed, tokens: readonly TagToken[], tags: FirstDocumentTags): string | undefined {
+export function retag(doc: Document.Parsed, tokens: readonly TagToken[], tags: FirstDocumentTags, text: string): string | undefined {
   const starts = [...new Set(tokens.map((t) => t.offset!))].sort((a, b) => a - b);
+  const byOffset = new Map(tags.at.map((at, i) => [at, tags.entries[i]!]));
+  for (const start of starts) {
+    const entry = byOffset.get(start);
+    if (entry !== undefined && 'problem' in entry) return tagRefusal(text, start, entry);
+  }
   const nodes: Node[] = [];
   visit(doc, (_, node) => {
     if (isNode(node) && node.tag !== undefined) nodes.push(node);
@@ -256,9 +284,9 @@ export function retag(doc: Document.Parsed, tokens: readonly TagToken[], tags: F
   if (nodes.length !== starts.length) {
     return doc.errors.length > 0 ? undefined : `this webhook cannot tell which value each of the document's ${starts.length} tags belongs to; remove the tags`;
   }
-  const byOffset = new Map(tags.at.map((at, i) => [at, tags.tags[i]!]));
   nodes.forEach((node, i) => {
-    node.tag = byOffset.get(starts[i]!) ?? node.tag;
+    const entry = byOffset.get(starts[i]!);
+    if (entry !== undefined && 'tag' in entry) node.tag = entry.tag;
   });
   return undefined;
 }

@@ -202,3 +202,19 @@ describe('merge keys by tag and style, as each decoder sees them (found by revie
     expect(readings(text)).toEqual({ agent, controller });
   });
 });
+
+describe('a tag the parse takes back into a quoted value once its lines are repadded (found by fuzzing against yaml.v2/v3)', () => {
+  // The `yaml` package ends a quoted scalar at a continuation line less indented than the
+  // mapping and reads what follows as tokens; once the line is indented, it is text again.
+  it.each([
+    ['!!str', 'a !!str   b'],
+    ['an undeclared handle', 'a !e!x   b'],
+    ['a verbatim !<!>', 'a !<!>   b'],
+    ['a tag libyaml refuses', 'a !!   b'],
+  ])('keeps %s as written inside the value', (_what, value) => {
+    const [, tag] = /^a (\S+)/.exec(value)!;
+    expect(readings(`${P}:\n  httpRequestTimeout: 3s\n  serverUrl: 'a\n  ${tag}   b'\n`)).toEqual({ agent: '3s', controller: '3s' });
+    const reading = readConfYml(`${P}:\n  httpRequestTimeout: 3s\n  serverUrl: 'a\n  ${tag}   b'\n`);
+    expect(reading.ok && reading.provider.serverUrl).toBe(value);
+  });
+});

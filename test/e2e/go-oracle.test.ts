@@ -430,6 +430,7 @@ const corpus: Case[] = [
     ]),
   ),
   { name: '%TAG prefix !! spelling !!int', doc: `%TAG !e! !!\n---\n${P}:\n  httpRequestTimeout: !e!int 5s\n` },
+  ...['!!str', '!e!x', '!<!>', '!!'].map((t) => ({ name: `tag ${t} taken back into a repadded quoted value`, doc: `${P}:\n  httpRequestTimeout: 3s\n  serverUrl: 'a\n  ${t}   b'\n` })),
   ...["! '<<'", '! "<<"', "!!merge '<<'", '!<!> <<', '!<!!merge> <<', "!<!!merge> '<<'", "'<<'"].flatMap((k) => [
     { name: `merge key ${k}`, doc: `a: &a {httpRequestTimeout: 5s}\n${P}:\n  ${k}: *a\n` },
     { name: `merge key ${k} in a flow mapping`, doc: `a: &a {httpRequestTimeout: 5s}\n${P}: {${k}: *a, serverUrl: x}\n` },
