@@ -692,3 +692,26 @@ describe('a block scalar ending the text without a line break (found by review a
     expect(warnings.map((w) => w.field)).toEqual(['iaasNetworkProvider.srvUrl']);
   });
 });
+
+describe('a byte order mark before an indented first line (found by the Go-oracle generator against yaml.v2/v3)', () => {
+  // libyaml's reader takes the mark for no character (readerc.go yaml_parser_determine_encoding).
+  it('reads an indented mapping after it as Go does', () => {
+    expect(provider('\uFEFF  a: 1\n  iaasNetworkProvider:\n    httpRequestTimeout: 3s\n').httpRequestTimeout).toBe('3s');
+    expect(provider('\uFEFF    iaasNetworkProvider:\r\n      serverUrl: "http://p:80"\r\n      httpRequestTimeout: 50s\r\n    enableIPv4: true\r\n')).toEqual({
+      serverUrl: 'http://p:80',
+      httpRequestTimeout: '50s',
+    });
+  });
+
+  it('ends the first document at a less indented key after it, as without the mark', () => {
+    const reading = readConfYml('\uFEFF  iaasNetworkProvider:\n    httpRequestTimeout: 3s\nenableIPv4: []\n');
+    expect(reading.ok).toBe(true);
+    expect(reading.warnings.map((w) => w.message).join('\n')).toMatch(/^line 3: Spiderpool ignores everything from line 3 on/m);
+    expect(readConfYml('\uFEFF  a: 1\n b: 2\n').warnings.map((w) => w.message).join('\n')).toMatch(/^line 2: Spiderpool ignores everything from line 2 on/m);
+  });
+
+  it('still refuses what Go refuses after it', () => {
+    expect(readConfYml('\uFEFF  a: 1\n\t b: 2\n').ok).toBe(false); // a tab in the indentation
+    expect(readConfYml('\uFEFF \ta: 1\n').ok).toBe(false);
+  });
+});

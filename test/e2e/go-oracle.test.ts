@@ -784,6 +784,9 @@ const corpus: Case[] = [
   { name: 'CRLF line endings', doc: `${P}:\r\n  serverUrl: http://a\r\n  httpRequestTimeout: 50s\r\n` },
   { name: 'CRLF in a block scalar', doc: `${P}:\r\n  httpRequestTimeout: |\r\n    50s\r\n` },
   { name: 'BOM', doc: `\uFEFF${P}:\n  httpRequestTimeout: 50s\n` },
+  { name: 'BOM before an indented mapping', doc: `\uFEFF  a: 1\n  ${P}:\n    httpRequestTimeout: 3s\n` },
+  { name: 'BOM before an indented mapping, then a less indented key', doc: `\uFEFF  ${P}:\n    httpRequestTimeout: 3s\nenableIPv4: []\n` },
+  { name: 'BOM before an indented CRLF mapping', doc: `\uFEFF    ${P}:\r\n      httpRequestTimeout: 50s\r\n    enableIPv4: true\r\n` },
   { name: 'BOM inside a value', doc: `${P}:\n  httpRequestTimeout: \uFEFF50s\n` },
   { name: 'CR-only line endings', doc: `${P}:\r  httpRequestTimeout: 50s\r` },
   { name: 'NEL as a line break', doc: `${P}:\u0085  httpRequestTimeout: 50s\n` },
@@ -863,11 +866,6 @@ const SET_ASIDE: ReadonlyArray<{ name: string; matches: (doc: string, ts: ConfYm
     // Being fixed (the dedent rule's other first tokens): drop this entry when the fix lands.
     name: 'known: an indented first mapping, then a less indented line that is not `key:` (`" t:\\n|"`, `" l:\\n&t"`), refused as not YAML while Go reads it',
     matches: (doc, ts, go) => !/^ *[\w"'][^:]*:( |$)/.test(firstDedentedLine(doc) ?? 'k:') && goReads(go) && refusedWith(ts, /^not valid YAML: line \d+, column \d+: Unexpected [\w-]+ at node end/),
-  },
-  {
-    // Being fixed: drop this entry when the fix lands.
-    name: 'known: a BOM before an indented first line (`"\\uFEFF  a: 1\\n  b: 2"` refused, the dedent rule missed after it)',
-    matches: (doc) => doc.startsWith('\uFEFF') && indentedFirstLine(doc),
   },
   {
     // Being fixed: the refusal should be the LS/PS one above, or Go's reading. Drop this entry when the fix lands.
