@@ -45,8 +45,8 @@ export async function afterRequestsSent<T>(start: () => Promise<T>, limitMs: num
   try {
     const result = await start();
     await new Promise<void>((resolve) => {
+      // Not unref'd: before the server listens, this timer may be all that keeps the process alive.
       const timer = setTimeout(resolve, limitMs);
-      timer.unref();
       settle = () => {
         clearTimeout(timer);
         resolve();

@@ -61,7 +61,7 @@ export async function serve(opts: ServeArguments): Promise<void> {
   let started: RunningServer | undefined;
   try {
     const conf = { name: opts.configmapName, namespace: opts.configmapNamespace ?? DEFAULT_SPIDERPOOL_NAMESPACE };
-    const watching = opts.poolCache ? await afterRequestsSent(() => watchPools(opts.kubeconfig, conf, opts.poolCacheSyncWait, logger), FIRST_REQUESTS_WAIT_MS) : undefined;
+    const watching = opts.poolCache ? await watchPools(opts.kubeconfig, conf, opts.poolCacheSyncWait, logger) : undefined;
     if (!opts.poolCache) logger.warn('--no-pool-cache: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
     cache = watching?.cache;
     const [{ startServer }, { manageWebhookConfiguration, provisionCertificates, webhookCaBundleReadiness }] = await Promise.all([import('../server/serve.js'), import('./lifecycle.js')]);
@@ -139,7 +139,8 @@ interface PoolWatching {
  * The SpiderIPPool cache for the pair checks, when a cluster connection is found
  * (`findKubeConfig`'s order); without one the checks are skipped with a warning.
  * `@kubernetes/client-node` is imported only then: it about doubles the idle memory and
- * the start time of a server that does not need it.
+ * the start time of a server that does not need it. With a cluster, it resolves once the
+ * caches' first list requests are on the wire (`afterRequestsSent`), at once without one.
  *
  * @throws Error when the chosen kubeconfig cannot be read.
  */
@@ -147,6 +148,17 @@ async function watchPools(kubeconfig: string | undefined, conf: { name: string; 
   const noCluster = () =>
     logger.warn('no kubeconfig or in-cluster configuration found: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
   if (findKubeConfig(kubeconfig) === undefined) return void noCluster();
+  return afterRequestsSent(() => startWatching(kubeconfig, conf, syncWaitMs, logger, noCluster), FIRST_REQUESTS_WAIT_MS);
+}
+
+/** `watchPools` once a kubeconfig was found: `noCluster` when it has gone since. */
+async function startWatching(
+  kubeconfig: string | undefined,
+  conf: { name: string; namespace: string },
+  syncWaitMs: number,
+  logger: Logger,
+  noCluster: () => void,
+): Promise<PoolWatching | undefined> {
   const [{ loadKubeConfig }, { poolCacheReadinessCheck, registerPoolCacheMetrics, startPoolCache }, confCache, { createWebhookMetrics }] = await Promise.all([
     import('../cluster/kubeconfig.js'),
     import('../cluster/pool-cache.js'),

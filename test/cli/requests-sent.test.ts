@@ -79,6 +79,15 @@ describe('afterRequestsSent', () => {
     await expect(pending).resolves.toBe(7);
   });
 
+  it('holds the process open while it waits: before the server listens, nothing else may', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const pending = afterRequestsSent(async () => 7, 200);
+    await new Promise((r) => setImmediate(r));
+    expect(timers()).toBe(before + 1); // an unref'd timer is not counted: the process would exit (code 0) without serving
+    await expect(pending).resolves.toBe(7);
+  });
+
   it('passes on what start throws, and stops watching for requests', async () => {
     await expect(afterRequestsSent(() => Promise.reject(new Error('no kubeconfig')), 10_000)).rejects.toThrow('no kubeconfig');
     const server = await silentServer();
