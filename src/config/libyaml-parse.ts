@@ -131,16 +131,19 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
     // repadding corrects can leave tokens out (a quoted scalar after a flow continuation line).
     // Only the first document: Go reads no further (libyaml-lookahead.ts says what it scans).
     const writtenEnd = end === undefined ? Infinity : end - (text.length - written.length);
+    const tagged = doc === undefined ? undefined : retag(doc, tagTokens(parsed.tokens, end), tags, text);
+    if (tagged !== undefined) return { problem: tagged, ...(end !== undefined ? { end } : {}) };
+    // The `yaml` package reads an LS or PS as text, so what it makes of the text around one
+    // (an anchor name running on through it) is no reading of libyaml's: checked first.
+    const separator = separatorProblem(text, parsed.tokens, lines, end);
+    if (separator !== undefined) return { ...separator, ...(end !== undefined ? { end } : {}) };
     const problem =
-      (doc === undefined ? undefined : retag(doc, tagTokens(parsed.tokens, end), tags, text)) ??
       colonProblem(written, flow.colons, writtenEnd) ??
       staleKeyProblem(parsed.tokens, text, end) ??
       emptyKeyProblem(parsed.tokens, text, end) ??
       namesProblem(parsed.tokens, lines, end) ??
       leadingDocumentEnd(parsed.tokens);
     if (problem !== undefined) return { problem, ...(end !== undefined ? { end } : {}) };
-    const unread = separatorProblem(text, parsed.tokens, lines, end);
-    if (unread !== undefined) return { problem: unread, unread: true, ...(end !== undefined ? { end } : {}) };
     if (flow.colons.length > 0) text = text.replaceAll(colon, ':');
     if (doc === undefined) return { text, doc, more: parsed.more, end };
     doc.errors = doc.errors.filter((e) => !commentAfterToken(e, text) && !(e.code === 'ALIAS_PROPS' && rootAlias(doc, parsed.tokens)));
@@ -301,9 +304,12 @@ function leadingDocumentEnd(tokens: readonly Token[]): string | undefined {
 
 /**
  * An LS or PS (U+2028, U+2029) the `yaml` package reads differently from libyaml: any
- * but one inside a quoted scalar with an ordinary character on either side.
+ * but one inside a quoted scalar with an ordinary character on either side (`unread`:
+ * Go reads it, this webhook does not). In a quoted implicit key, Go refuses it: the
+ * key then spans two lines, no simple key (scannerc.go `yaml_parser_stale_simple_keys`).
  */
-function separatorProblem(text: string, tokens: readonly Token[], lines: LineCounter, end = text.length): string | undefined {
+function separatorProblem(text: string, tokens: readonly Token[], lines: LineCounter, end = text.length): { problem: string; unread?: true } | undefined {
+  const keys = quotedImplicitKeys(tokens);
   // Quoted scalars do not overlap: ascending, they are walked once along the matches (a search per match was quadratic).
   const quoted = sourceTokens(tokens)
     .filter((t) => /quoted-scalar$/.test(t.type ?? ''))
@@ -317,12 +323,46 @@ function separatorProblem(text: string, tokens: readonly Token[], lines: LineCou
     const inside = t !== undefined && t.offset! < at - 1 && at + 1 < t.offset! + t.source!.length - 1;
     // libyaml strips blanks around a line break; a NBSP or U+3000 is text to both.
     const ordinary = (c: string | undefined) => c !== undefined && !isBlank(c) && !isBreak(c) && !'\\"\''.includes(c);
-    if (inside && ordinary(text[at - 1]) && ordinary(text[at + 1])) continue;
     const { line, col } = lines.linePos(at);
     const name = text[at] === '\u2028' ? 'U+2028 (LINE SEPARATOR)' : 'U+2029 (PARAGRAPH SEPARATOR)';
-    return `line ${line}, column ${col}: contains ${name}, a line break for Spiderpool's YAML 1.1 decoders, which this webhook reads only inside a quoted value between two other characters`;
+    if (t !== undefined && t.offset! < at && keys.has(t)) {
+      const close = keys.get(t);
+      const go = close !== undefined ? `did not find expected ',' or '${close}'` : 'mapping values are not allowed in this context';
+      return { problem: `line ${line}, column ${col}: a quoted key holds ${name}, a line break for Go's YAML 1.1 decoders, so the key spans two lines, which they refuse (Go's decoders: "${go}"); write the key on one line` };
+    }
+    if (inside && ordinary(text[at - 1]) && ordinary(text[at + 1])) continue;
+    return { problem: `line ${line}, column ${col}: contains ${name}, a line break for Spiderpool's YAML 1.1 decoders, which this webhook reads only inside a quoted value between two other characters`, unread: true };
   }
   return undefined;
+}
+
+type Item = { start?: Token[]; key?: Token | null; sep?: Token[]; value?: Token | null };
+
+/** Every collection of the CST with its items, walked without recursion (a collection's own after those it holds, last first). */
+function* collections(tokens: readonly Token[]): Generator<{ node: Token; items: Item[] }> {
+  const nodes: unknown[] = [...tokens];
+  while (nodes.length > 0) {
+    const node = nodes.pop() as Token | null | undefined;
+    if (node === null || typeof node !== 'object') continue;
+    if (node.type === 'document') nodes.push(node['value']);
+    if (!Array.isArray(node['items'])) continue;
+    const items = node['items'] as Item[];
+    for (const { key, value } of items) nodes.push(key, value);
+    yield { node, items };
+  }
+}
+
+/** The quoted scalars that are implicit keys (a `:` follows, no `?` before) of any mapping, with the `]` or `}` closing the flow collection each is in. */
+function quotedImplicitKeys(tokens: readonly Token[]): Map<Token, string | undefined> {
+  const keys = new Map<Token, string | undefined>();
+  for (const { node, items } of collections(tokens)) {
+    const close = node.type === 'flow-collection' ? ((node['start'] as Token | undefined)?.source === '[' ? ']' : '}') : undefined;
+    for (const { start = [], key, sep = [] } of items) {
+      const implicit = !start.some((t) => t.type === 'explicit-key-ind') && sep.some((t) => t.type === 'map-value-ind');
+      if (implicit && key && /quoted-scalar$/.test(key.type ?? '')) keys.set(key, close);
+    }
+  }
+  return keys;
 }
 
 /**
@@ -333,16 +373,8 @@ function separatorProblem(text: string, tokens: readonly Token[], lines: LineCou
  * reads a pair with a null key.
  */
 function emptyKeyProblem(tokens: readonly Token[], text: string, end = Infinity): string | undefined {
-  type Item = { start?: Token[]; key?: Token | null; sep?: Token[]; value?: Token | null };
-  const nodes: unknown[] = [...tokens];
-  while (nodes.length > 0) {
-    const node = nodes.pop() as Token | null | undefined;
-    if (node === null || typeof node !== 'object') continue;
-    if (node.type === 'document') nodes.push(node['value']);
-    if (!Array.isArray(node['items'])) continue;
-    const items = node['items'] as Item[];
-    for (const [i, { start = [], key, sep = [], value }] of items.entries()) {
-      nodes.push(key, value);
+  for (const { node, items } of collections(tokens)) {
+    for (const [i, { start = [], key, sep = [] }] of items.entries()) {
       const skipped = (node['start'] as Token | undefined)?.type === 'flow-seq-start' ? skippedAfterEmptyKey(items, i, text, end) : undefined;
       if (skipped !== undefined) return skipped;
       const colon = sep.find((t) => t.type === 'map-value-ind');

@@ -32,3 +32,40 @@ describe('an LS or PS outside a quoted value: refused as this webhook’s own li
     expect(reading.ok && reading.provider.httpRequestTimeout).toBe('5\u2028s');
   });
 });
+
+describe('an LS or PS where the `yaml` package reads on through it (found by fuzzing against yaml.v2/v3)', () => {
+  it.each([
+    ['after an anchor name', 'b: &b\u2029r:\n'],
+    ['after an alias name in a flow mapping', 'm: &m {r: *m\u2029}\n'],
+    ['after a flow collection', 'n: &n {}\u2028m:\n'],
+    ['inside an anchor name before a key', `&iaasNetw\u2029orkProvider: {httpRequestTimeout: -}\n`],
+  ])('is refused as this webhook’s limit, not with the `yaml` package’s reading, %s', (_what, text) => {
+    const reading = readConfYml(text);
+    const message = reading.ok ? '' : reading.errors.map(fieldErrorString).join('\n');
+    expect(message).toMatch(/contains U\+202[89] .*refused by this webhook's own limit, not by Spiderpool/);
+    expect(message).not.toMatch(/anchor or alias name|without a key|cannot decode/);
+  });
+});
+
+describe('an LS or PS inside a quoted implicit key: Go refuses it, the key spans two lines (found by fuzzing against yaml.v2/v3)', () => {
+  it.each([
+    ['a block mapping key', `${P}:\n  'serv\u2028erUrl': x\n  httpRequestTimeout: 3s\n`, 'line 2, column 8: a quoted key holds U+2028', 'mapping values are not allowed in this context'],
+    ['a double-quoted key', '"a\u2029b": 1\n', 'line 1, column 3: a quoted key holds U+2029', 'mapping values are not allowed in this context'],
+    ['a flow mapping key', "{'a\u2028b': 1}\n", 'line 1, column 4: a quoted key holds U+2028', "did not find expected ',' or '}'"],
+    ['a key in a flow sequence', "['a\u2028b': 1]\n", 'line 1, column 4: a quoted key holds U+2028', "did not find expected ',' or ']'"],
+    ['a key after "- "', "- 'a\u2028b': 1\n", 'line 1, column 5: a quoted key holds U+2028', 'mapping values are not allowed in this context'],
+  ])('refuses %s', (_what, text, where, go) => {
+    const reading = readConfYml(text);
+    expect(reading.ok).toBe(false);
+    const message = reading.ok ? '' : reading.errors.map(fieldErrorString).join('\n');
+    expect(message).toContain(where);
+    expect(message).toContain(`(Go's decoders: "${go}"); write the key on one line; Spiderpool's agent and controller cannot decode it`);
+  });
+
+  it.each([
+    ['a quoted value', `${P}:\n  httpRequestTimeout: '3\u2028s'\n`],
+    ['an explicit key', `${P}:\n  ? 'a\u2028b'\n  : x\n  httpRequestTimeout: 3s\n`],
+  ])('reads one in %s', (_what, text) => {
+    expect(readConfYml(text).ok).toBe(true);
+  });
+});
