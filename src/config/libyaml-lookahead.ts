@@ -154,7 +154,8 @@ class TailScanner {
   scanAfterImplicitEnd(simpleKeyAllowed: boolean): { v2Problem?: string; v3Problem?: string } {
     this.tokens = 0;
     this.simpleKeyAllowed = simpleKeyAllowed;
-    const headPending = () => this.tokens < 1 || this.keys.some((key) => key?.token === 0);
+    // A key on an earlier line than the scan's position is stale already (`yaml_parser_stale_simple_keys`, checked before each fetch).
+    const headPending = () => this.tokens < 1 || this.keys.some((key) => key?.token === 0 && key.line === this.line);
     const v2Problem = this.scanning(() => {
       while (headPending()) this.fetchNextToken();
     });
@@ -195,7 +196,9 @@ class TailScanner {
     this.at(3);
     const c = this.at();
     if (c === undefined) {
+      // STREAM-END: no simple key stays possible (scannerc.go `yaml_parser_fetch_stream_end`).
       this.unrollIndent(-1);
+      this.keys = this.keys.map(() => undefined);
       this.tokens++;
       return;
     }

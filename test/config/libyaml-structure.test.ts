@@ -147,3 +147,16 @@ describe('what follows a first document that ends without a marker (an implicit 
     expect(refusal(`${block}- "b\n`)).toMatch(/found unexpected end of stream \(yaml\.v3 scans two tokens past the end of the first document\), so Spiderpool's agent/);
   });
 });
+
+describe('a possible simple key at the end of the text, past an implicit document end (found by fuzzing against yaml.v2/v3)', () => {
+  // Each once looped for ever: no simple key stays possible at the end of the stream.
+  it.each([` l:\n&t`, `  a: 1\n&t`, `  a: 1\n[a`, `{a: 1}\n&x`, `  a: 1\nb`, `{}\nb`, `  ${P}: {httpRequestTimeout: 3s}\n&t`])('%j is read, as Go reads it', (text) => {
+    expect(readConfYml(text).ok).toBe(true);
+  });
+
+  it('stops only the agent where yaml.v3 alone scans on to a ":" after a multi-line key (yaml.v2 sees the key stale first)', () => {
+    const reading = readConfYml(` h:\nk\nt:`);
+    expect(!reading.ok && reading.stops).toEqual({ agent: true, controller: false });
+    expect(refusal(` h:\nk\nt:`)).toMatch(/mapping values are not allowed in this context/);
+  });
+});
