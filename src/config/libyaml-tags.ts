@@ -212,8 +212,13 @@ export function respellTags(tokens: readonly TagToken[], text: string, directive
     entry.restored = true;
   });
   const known = new Map(tags.at.map((at, i) => [at, tags.entries[i]!]));
-  for (const start of [...current].filter((at) => !known.has(at))) {
+  // A token inside a tag scanned before it in this round is part of that one libyaml tag
+  // (`![!a[!a…`): skipped, so each character is scanned and respelt once, not once per token.
+  let scannedTo = -1;
+  for (const start of [...current].filter((at) => !known.has(at)).sort((a, b) => a - b)) {
+    if (start < scannedTo) continue;
     const scanned = scanTag(text, start);
+    scannedTo = 'problem' in scanned ? scanned.at : scanned.end;
     const resolved = 'problem' in scanned ? scanned : resolveTag(scanned, directives);
     const entry: TagEntry = 'problem' in resolved ? { problem: resolved.problem, at: 'at' in resolved ? (resolved as ScanProblem).at - start : 0 } : { tag: resolved.tag };
     known.set(start, entry);

@@ -218,3 +218,19 @@ describe('a tag the parse takes back into a quoted value once its lines are repa
     expect(reading.ok && reading.provider.serverUrl).toBe(value);
   });
 });
+
+describe('a tag holding flow indicators and later "!"s is one tag, respelt once (found by review against yaml.v2/v3)', () => {
+  // The `yaml` package sees a tag token at each "!" of `![!a[!a…`, where libyaml scans one
+  // tag; each token respelt to the end of that tag overlapped the others and grew the text.
+  it.each([
+    ['![!null', timeout('![!null', '3s')],
+    ['!x[!y', timeout('!x[!y', '3s')],
+    ['![!a[!a[!a', timeout('![!a[!a[!a', '3s')],
+  ])('reads %s as a local tag, as Go does', (_what, text) => {
+    expect(readings(text)).toEqual({ agent: '3s', controller: '3s' });
+  });
+
+  it('reads a thousand overlapping tokens as the one tag they are', () => {
+    expect(readings(timeout(`!${'[!a'.repeat(1000)}`, '3s'))).toEqual({ agent: '3s', controller: '3s' });
+  });
+});
