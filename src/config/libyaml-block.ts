@@ -57,6 +57,26 @@ const hasContent = (line: string): boolean => !/^ *\r?$/.test(line);
 type MapItem = { start?: Token[]; key?: Token | null; sep?: Token[]; value?: Token | null };
 
 /**
+ * Whether libyaml reaches `item`'s value through its `:` (parserc.go
+ * `yaml_parser_parse_block_mapping_value`): a `:` on the key's own line, or after a `?` key
+ * a `:` at the mapping's column (`indent`). A `:` on a later line at another column is one
+ * Go refuses ("could not find expected ':'", "did not find expected key"): no header is
+ * padded after it, so the `yaml` package's refusal stands.
+ */
+function colonReadByLibyaml(item: MapItem, text: string, indent: unknown): boolean {
+  const sep = item.sep ?? [];
+  const colon = sep.findIndex((t) => t.type === 'map-value-ind');
+  if (colon < 0) return false;
+  if (!sep.slice(0, colon).some((t) => t.type === 'newline')) return true;
+  const explicit = (item.start ?? []).some((t) => t.type === 'explicit-key-ind');
+  const at = sep[colon]!.offset;
+  return explicit && typeof at === 'number' && column(text, at) === indent;
+}
+
+/** The column of `offset` in `text` (0 first), counted from the last LF before it. */
+const column = (text: string, offset: number): number => offset - (text.lastIndexOf('\n', offset - 1) + 1);
+
+/**
  * The header offsets (`|` or `>`) of block scalars that stand at their block mapping's
  * indentation on the line after a key whose `:` has no value yet (`  key:` then `  |`):
  * libyaml reads such a scalar as that key's value (scannerc.go saves no simple key for a
@@ -80,9 +100,9 @@ export function headersAtKeyIndent(tokens: readonly unknown[], text: string): nu
       if (node.type !== 'block-map' || before === undefined || item.key?.type !== 'block-scalar') return;
       // Only the header on its line: properties before it (`&a |`) save a simple key, which libyaml then refuses without its ":".
       const alone = (item.start ?? []).every((t) => t.type === 'space' || t.type === 'newline' || t.type === 'comment');
-      const awaitsValue = (before.sep ?? []).some((t) => t.type === 'map-value-ind') && (before.value === undefined || before.value === null);
+      const awaitsValue = colonReadByLibyaml(before, text, node.indent) && (before.value === undefined || before.value === null);
       const at = item.key.offset;
-      if (alone && awaitsValue && typeof at === 'number' && at - (text.lastIndexOf('\n', at - 1) + 1) === node.indent) out.push(at);
+      if (alone && awaitsValue && typeof at === 'number' && column(text, at) === node.indent) out.push(at);
     });
   }
   return out.sort((a, b) => a - b);

@@ -65,6 +65,11 @@ describe('a block scalar header on the line after `key:`, at the key’s own ind
     // A content line at the key's indentation ends the scalar: it is then a key without ":".
     `${P}:\n  httpRequestTimeout:\n  |\n  3s\n`,
     `${P}:\n  httpRequestTimeout:\n  |\n\t3s\n`,
+    // A ":" on a later line at another column than the key's: Go refuses the mapping
+    // ("could not find expected ':'", "did not find expected key"), whatever follows it.
+    `${P}:\n  serverUrl: http://p.example:80\n  httpRequestTimeout\n   :\n  |-\n    3s\n`,
+    `${P}:\n  a: 1\n  httpRequestTimeout\n   :\n  |\n    3s\n`,
+    `${P}:\n  ? serverUrl\n   :\n  |\n    http://a:1\n`,
   ])('%j stays refused, as Go refuses it', (text) => {
     refusal(text);
   });
