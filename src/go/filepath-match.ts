@@ -314,7 +314,10 @@ export function compileGoPattern(pattern: string): GoPattern {
     wellFormed = matchChunk(bytes, from, to, new Uint8Array(0), 0) !== BAD_PATTERN;
     at = to;
   }
-  if (wellFormed) {
+  // A class may match '/' (Go excludes it only from `*` and `?`): after a star, Go commits to
+  // the class's leftmost fit where a regular expression would backtrack into one over '/'
+  // (`*[^a]*` against "^/"), so such patterns take Go's steps.
+  if (wellFormed && !(pattern.includes('*') && pattern.includes('['))) {
     const re = globRegExp(bytes);
     // A literal run of the pattern must appear in any name it matches: a cheap test first.
     const literal = longestLiteral(pattern);
