@@ -892,6 +892,13 @@ const SET_ASIDE: ReadonlyArray<{ name: string; matches: (doc: string, ts: ConfYm
     matches: (doc, ts, go) => doc.includes('\t') && tsReads(ts) && [go.v2, go.v3].every((d) => !d.ok && /found character that cannot start any token/.test(d.error ?? '')),
   },
   {
+    // A known gap (a silent change): after an indented first mapping, a line starting with
+    // LS or PS is taken for a less indented line ending the first document (with a warning
+    // that Spiderpool ignores the rest), where libyaml reads the LS or PS as a line break.
+    name: 'known: an LS or PS starting a line after an indented first mapping, read as the end of the first document',
+    matches: (doc, ts, go) => /(^|[\r\n\u0085])[\u2028\u2029]/.test(doc) && goReads(go) && ts.ok && ts.warnings.some((w) => /Spiderpool ignores everything from line \d+ on/.test(w.message)),
+  },
+  {
     // A known gap (a silent change): the flow pre-scan reads a block scalar's line
     // `a: [-]` as flow and parses its "-" as "x", which only plain scalars get back.
     name: 'known: a block scalar holding a flow-looking "-" (`"k: >\\n  a: [-]\\n"`), read with "x" for "-"',
