@@ -18,6 +18,7 @@ import { MAX_BODY_BYTES } from '../defaults.js';
 import { quoteShown, truncate } from '../field/quote.js';
 import type { RouteMetrics } from '../metrics/webhook.js';
 import type { BodyBudget, BodyHolder } from './body-budget.js';
+import { parseReviewBody } from './review-body.js';
 import { logRefusal, sendJson, statusBody } from './status.js';
 
 export interface ReviewRouteOptions {
@@ -241,15 +242,11 @@ class Exchange implements BodyHolder {
     const body = this.chunks === undefined ? (this.body ?? Buffer.alloc(0)) : Buffer.concat(this.chunks, this.receivedBytes);
     this.body = this.chunks = undefined;
     if (this.declaredBytes >= 0 && this.receivedBytes !== this.declaredBytes) return this.refuse(400, 'request body was truncated');
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(utf8Text(body));
-    } catch {
-      return this.refuse(400, 'request body is not valid JSON');
-    }
+    const parsed = parseReviewBody(body);
+    if (!parsed.ok) return this.refuse(parsed.code, parsed.message);
     let outcome: ReviewOutcome;
     try {
-      outcome = route.review(parsed);
+      outcome = route.review(parsed.value);
     } catch (e) {
       if (e instanceof InvalidAdmissionReviewError) return this.refuse(400, e.message);
       throw e;
@@ -367,11 +364,6 @@ export function reviewLogFields(path: string, request: AdmissionRequest, review:
 /** Every string from the request is bounded: a hostile review must not make a huge log line. */
 function shown(s: string | undefined): string | undefined {
   return s === undefined ? undefined : truncate(s);
-}
-
-/** The body as text: UTF-8 (invalid sequences become U+FFFD), without a byte order mark. */
-function utf8Text(body: Buffer): string {
-  return body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.toString('utf8', 3) : body.toString('utf8');
 }
 
 /** The handler of one webhook path, as an express `RequestHandler` (`handle`). */
