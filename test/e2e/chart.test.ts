@@ -1,5 +1,5 @@
 /**
- * The Helm chart with the real helm (v3.22.0, built from its Go module) and the real
+ * The Helm chart with the real helm (v3.21.4, built from its Go module) and the real
  * kustomize (`kubectl kustomize`): `helm lint --strict` is clean, the defaults render the
  * objects `kubectl kustomize deploy` renders apart from what each tool names differently,
  * every value changes what it names, values.schema.json refuses typos, and the

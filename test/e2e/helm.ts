@@ -13,8 +13,8 @@ export const CHART_DIR = path.join(REPO_ROOT, 'deploy/helm/spiderpool-iaas-webho
 /** The release the README installs, in the namespace deploy/base uses. */
 export const RELEASE = 'spiderpool-iaas-webhook';
 export const RELEASE_NAMESPACE = 'spiderpool-iaas-webhook';
-/** The Helm release the tests build: v3.22.0, served by the module proxy. */
-export const HELM_MODULE = 'helm.sh/helm/v3@v3.22.0';
+/** The Helm release the tests build (v3.22.0 is served but not approved on these machines). */
+export const HELM_MODULE = 'helm.sh/helm/v3@v3.21.4';
 
 /**
  * Chart.yaml's kubeVersion (matchConditions are GA in 1.30). `helm template` assumes
