@@ -1,0 +1,79 @@
+/**
+ * The shape of a JSON body, read before `JSON.parse`: nesting depth and token count, in one
+ * linear pass over the bytes, no I/O. Parsed memory follows the token count (an empty
+ * object or array costs ~40–70 bytes of heap, its text 2–3 bytes), and depth is what the
+ * API server bounds itself; the bounds and measurements are docs/adr/0031-http-json-shape.md.
+ */
+/**
+ * Deepest nesting a review body may have: 10 000 for the object, as the kube-apiserver's
+ * own JSON decoder refuses deeper (`maxNestingDepth`, sigs.k8s.io/json
+ * internal/golang/encoding/json/scanner.go, Go's encoding/json limit), plus the review's
+ * two levels around `request.object`.
+ */
+export const MAX_JSON_DEPTH = 10_002;
+
+/**
+ * Most tokens (objects, arrays, strings, keys included, numbers, literals) a review body
+ * may hold: 1 Mi. A review at 7 bytes per token fills `MAX_BODY_BYTES` (7 MiB) at this count;
+ * real objects are sparser (the fixtures: 9–15 bytes per token; a list of IPs 14, env
+ * variables with their managedFields 7.3), so only bodies of bare numbers, empty
+ * containers or tiny keys reach it.
+ */
+export const MAX_JSON_TOKENS = 1024 * 1024;
+
+/** The depth and token count of a body that is within the bounds. */
+export interface JsonShape {
+  depth: number;
+  tokens: number;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Bytes that end a bare value (number, literal) outside strings. */
+const DELIMITER = new Uint8Array(256);
+for (const c of ' \t\r\n,:[]{}"') DELIMITER[c.charCodeAt(0)] = 1;
+
+/**
+ * Reads `body` (JSON as UTF-8: multi-byte sequences never hold `"` or `\`) and returns its
+ * shape, or a one-line refusal naming the bound crossed. Malformed JSON is not judged here
+ * (`JSON.parse` refuses it after); the scan stops at the first bound crossed.
+ */
+export function scanJsonShape(body: Uint8Array, maxDepth = MAX_JSON_DEPTH, maxTokens = MAX_JSON_TOKENS): JsonShape | string {
+  let depth = 0;
+  let deepest = 0;
+  let tokens = 0;
+  let inBare = false;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (DELIMITER[c] === 0) {
+      if (!inBare) tokens++;
+      inBare = true;
+      continue;
+    }
+    inBare = false;
+    if (c === QUOTE) {
+      tokens++;
+      i = closingQuote(body, i + 1);
+    } else if (c === 0x5b || c === 0x7b) {
+      tokens++;
+      if (++depth > maxDepth) return `request body nests JSON deeper than ${maxDepth} levels (the API server's limit for an object); send the AdmissionReview the API server sent`;
+      if (depth > deepest) deepest = depth;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+    if (tokens > maxTokens) return `request body holds more than ${maxTokens} JSON values and keys; send the AdmissionReview the API server sent`;
+  }
+  return { depth: deepest, tokens };
+}
+
+/** The index of the `"` closing the string whose text starts at `from` (the body's end when none). */
+function closingQuote(body: Uint8Array, from: number): number {
+  for (let at = from; ; at++) {
+    at = body.indexOf(QUOTE, at);
+    if (at < 0) return body.length;
+    let backslashes = 0;
+    while (body[at - 1 - backslashes] === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return at;
+  }
+}
