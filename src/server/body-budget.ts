@@ -1,4 +1,5 @@
-import { BODY_STALL_MS } from '../defaults.js';
+import { BODY_STALL_MS, MAX_BODY_BYTES } from '../defaults.js';
+import { worstParsedBytes } from './json-shape.js';
 
 /**
  * A body holding room while it arrives: `arrivedMs` is when its request arrived
@@ -19,8 +20,8 @@ interface Progress {
 }
 
 /**
- * The bytes of request bodies being read and parsed at once (`MAX_BODY_BYTES_IN_FLIGHT`),
- * handed out in arrival order. Taking room is synchronous while nobody waits and it
+ * The heap of request bodies being read and parsed at once, each weighed by the most it can
+ * cost once parsed ({@link worstParsedBytes}), handed out in arrival order. Taking room is synchronous while nobody waits and it
  * fits (the uncontended case: no promise, no timer, no await per body); only a body that
  * has to wait gets a queue entry and a timer.
  *
@@ -46,7 +47,7 @@ export class BodyBudget {
   private lastCheckMs = 0;
 
   /**
-   * @param capacityBytes the most body bytes held at once.
+   * @param capacityBytes the most parsed bytes held at once ({@link MAX_PARSED_BYTES_IN_FLIGHT}).
    * @param stallMs how long a body may take to arrive, from its request's arrival, while others wait.
    */
   constructor(
@@ -57,11 +58,11 @@ export class BodyBudget {
   }
 
   /**
-   * What a body of `bytes` holds: its size, at least 1 and at most the whole capacity (a
-   * body larger than the budget waits until it is alone).
+   * What a body of `bytes` holds: the most it can cost once parsed, at least 1 and at most
+   * the whole capacity (a body heavier than the budget waits until it is alone).
    */
   weigh(bytes: number): number {
-    return Math.min(this.capacityBytes, Math.max(1, bytes));
+    return Math.min(this.capacityBytes, Math.max(1, worstParsedBytes(bytes)));
   }
 
   /**
@@ -163,6 +164,13 @@ export class BodyBudget {
     this.stopStallCheckWhenNoneWait();
   }
 }
+
+/**
+ * The parsed bytes of the bodies read and parsed at once: two of the largest (216 MiB), or
+ * thousands of ordinary ones (a 4 KiB review weighs 180 KiB). This, not the connection cap,
+ * bounds the memory reviews use; the Deployment's memory limit counts it (README Operations).
+ */
+export const MAX_PARSED_BYTES_IN_FLIGHT = 2 * worstParsedBytes(MAX_BODY_BYTES);
 
 /**
  * The slowest a body may arrive while others wait: 1 MiB/s, in bytes per millisecond. The

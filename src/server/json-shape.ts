@@ -21,6 +21,24 @@ export const MAX_JSON_DEPTH = 10_002;
  */
 export const MAX_JSON_TOKENS = 1024 * 1024;
 
+/**
+ * Heap bytes one token may cost once parsed: 80, above the ~67 measured for an empty object
+ * (Node 20.20, `bench/json-shapes.ts`; arrays ~43, keys ~49, numbers ~10).
+ */
+export const PARSED_BYTES_PER_TOKEN = 80;
+/** Heap bytes per body byte besides the tokens: the body itself, its text and its strings' copies. */
+export const PARSED_BYTES_PER_BODY_BYTE = 4;
+
+/**
+ * The most heap a body of `bodyBytes` can cost while read and parsed within the bounds: a
+ * token takes at least 2 bytes of text (`0,`, `[]`), at most {@link MAX_JSON_TOKENS} count.
+ * 108 MiB for a 7 MiB body; ~40 times the bytes of a small one.
+ */
+export function worstParsedBytes(bodyBytes: number): number {
+  const tokens = Math.min(MAX_JSON_TOKENS, Math.ceil(bodyBytes / 2) + 1);
+  return bodyBytes * PARSED_BYTES_PER_BODY_BYTE + tokens * PARSED_BYTES_PER_TOKEN;
+}
+
 /** The depth and token count of a body that is within the bounds. */
 export interface JsonShape {
   depth: number;

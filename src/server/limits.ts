@@ -29,7 +29,7 @@ export interface ServerTimeouts {
 export const DEFAULT_TIMEOUTS: ServerTimeouts = { handshakeMs: 3_000, headersMs: 10_000, requestMs: 15_000, keepAliveMs: 120_000 };
 /**
  * Open connections, idle keep-alive ones included (see connection-table.ts for who gives
- * way at the cap). The bodies parsed at once are bounded apart (`MAX_BODY_BYTES_IN_FLIGHT`);
+ * way at the cap). The bodies parsed at once are bounded apart (`MAX_PARSED_BYTES_IN_FLIGHT`);
  * this caps what connections buffer while they wait. The traffic this webhook sees
  * (UPDATEs of IaaS pools, one ConfigMap) needs a handful.
  */

@@ -1,5 +1,6 @@
 import { jest } from '@jest/globals';
-import { BodyBudget } from '../../src/server/body-budget.js';
+import { MAX_BODY_BYTES } from '../../src/defaults.js';
+import { BodyBudget, MAX_PARSED_BYTES_IN_FLIGHT } from '../../src/server/body-budget.js';
 
 afterEach(() => {
   jest.useRealTimers();
@@ -15,9 +16,13 @@ describe('BodyBudget', () => {
     expect(budget.tryTake(3)).toBe(true);
   });
 
-  it('weighs a body as its size, at least 1, at most the whole budget', () => {
-    const budget = new BodyBudget(10);
-    expect([budget.weigh(0), budget.weigh(7), budget.weigh(99)]).toEqual([1, 7, 10]);
+  it('weighs a body by the most it can cost once parsed, at most the whole budget', () => {
+    const budget = new BodyBudget(MAX_PARSED_BYTES_IN_FLIGHT);
+    // 4 bytes per byte plus 80 per possible token (one per 2 bytes), tokens capped at 1 Mi.
+    expect(budget.weigh(4096)).toBe(4096 * 4 + 2049 * 80);
+    expect(budget.weigh(MAX_BODY_BYTES)).toBe(MAX_BODY_BYTES * 4 + 1024 * 1024 * 80);
+    expect(budget.weigh(MAX_BODY_BYTES)).toBe(MAX_PARSED_BYTES_IN_FLIGHT / 2);
+    expect(new BodyBudget(10).weigh(7)).toBe(10);
   });
 
   it('lets waiting bodies in strictly in arrival order, and none past a waiter', () => {
