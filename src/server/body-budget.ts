@@ -177,7 +177,7 @@ export const MAX_PARSED_BYTES_IN_FLIGHT = 2 * worstParsedBytes(MAX_BODY_BYTES);
  * API server sends at the network's speed, hundreds of times this; a client trickling a
  * body is far below it, and one sending at this rate spends what it makes us hold.
  */
-const MIN_BODY_BYTES_PER_MS = 1024 * 1024 / 1000;
+export const MIN_BODY_BYTES_PER_MS = 1024 * 1024 / 1000;
 /** The window a body's rate is judged over, in milliseconds. */
 const RATE_WINDOW_MS = 250;
 /** How often holders are checked while a body waits, in milliseconds. */

@@ -314,6 +314,15 @@ describe('bodies that do not arrive whole', () => {
     expect(checkReply(parseRaw(raw), review)).toBe(200);
   });
 
+  it('a refusal written before the body is read closes the connection: one answer, no stray 408 for the unread bytes', async () => {
+    const raw = await rawExchange(async (socket) => {
+      socket.write(head(review.length).replace('application/json', 'text/plain') + review.slice(0, 10));
+    });
+    expect(checkReply(parseRaw(raw), review)).toBe(415);
+    expect(raw).toMatch(/\r\nConnection: close\r\n/i);
+    expect(raw.match(/HTTP\/1\.1 \d{3} /g)).toHaveLength(1);
+  });
+
   it.each([
     ['the body', (length: number) => head(length) + review.slice(0, 10)],
     ['the headers', () => `POST ${WEBHOOKS.spiderIPPool.path} HTTP/1.1\r\nHost: localhost\r\n`],
