@@ -294,6 +294,11 @@ class Exchange implements BodyHolder {
     this.refuse(408, 'request body arrived too slowly while other reviews waited for room; send the whole body at once');
   }
 
+  /** Body bytes Node holds unread while the body waits for room (Infinity once all arrived). */
+  unreadBytes(): number {
+    return this.req.complete ? Infinity : this.req.readableLength;
+  }
+
   /** The client left before an answer could be written. */
   gone(): void {
     this.done = true;

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { MAX_BODY_BYTES } from '../../src/defaults.js';
 import { MAX_JSON_DEPTH, MAX_JSON_TOKENS, scanJsonShape } from '../../src/server/json-shape.js';
 import { parseReviewBody } from '../../src/server/review-body.js';
 import { loadReview } from '../fixtures/load.js';
@@ -66,5 +67,19 @@ describe('parseReviewBody refuses shapes the API server never sends, before JSON
     expect(parseReviewBody(utf8(deepest)).ok).toBe(true);
     const ips = Array.from({ length: 500_000 }, (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
     expect(parseReviewBody(utf8(review.replace('"nodeName":["worker-1"]', `"ips":${JSON.stringify(ips)},"nodeName":["worker-1"]`))).ok).toBe(true);
+  });
+
+  it('parses a Pod UPDATE of 3 MiB each side in its densest real shape (env variables and their managedFields, 7.3 bytes per token)', () => {
+    const pod = loadReview('pod-create-mixed-pools');
+    const env = Array.from({ length: 36_000 }, (_, i) => ({ name: `VAR_${i}`, value: 'x' }));
+    const fields = Object.fromEntries(env.map(({ name }) => [`k:{"name":"${name}"}`, { '.': {}, 'f:name': {}, 'f:value': {} }]));
+    pod.request.operation = 'UPDATE';
+    pod.request.object.spec.containers[0].env = env;
+    pod.request.object.metadata.managedFields = [{ manager: 'kubectl', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:containers': fields } } }];
+    pod.request.oldObject = pod.request.object;
+    const body = utf8(JSON.stringify(pod));
+    expect(body.length).toBeGreaterThan(6 * 1024 * 1024);
+    expect(body.length).toBeLessThanOrEqual(MAX_BODY_BYTES);
+    expect(parseReviewBody(body).ok).toBe(true);
   });
 });
