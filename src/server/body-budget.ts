@@ -24,11 +24,11 @@ interface Progress {
 
 /**
  * The heap of request bodies being read and parsed at once, each weighed by the most it can
- * cost once parsed ({@link worstParsedBytes}), handed out in arrival order. Taking room is synchronous while nobody waits and it
- * fits (the uncontended case: no promise, no timer, no await per body); only a body that
+ * cost once parsed ({@link worstParsedBytes}), handed out in arrival order. Taking room is
+ * synchronous while nobody waits and it fits (the uncontended case: no promise, no timer, no await per body); only a body that
  * has to wait gets a queue entry and a timer.
  *
- * Room is taken by the declared size, before the body arrives, so a client that declares
+ * Room is taken by the declared size's weight, before the body arrives, so a client that declares
  * large bodies and trickles them would hold the budget for the whole request timeout and
  * every other review would wait and get 429 (under `failurePolicy: Fail`, refused writes).
  * So while a body waits, a holder whose request arrived `stallMs` ago or more and whose
@@ -38,7 +38,8 @@ interface Progress {
  * the network's speed however long it waited. Counting from the arrival, not the grant,
  * matters: a client's bodies queued behind its own stalled ones would otherwise each hold
  * the room for `stallMs` again, and every review queued behind them would wait once per
- * body ahead of it.
+ * body ahead of it. For the same reason a waiter that has not sent its body by then is
+ * preempted too ({@link waiterStalled}).
  */
 export class BodyBudget {
   private freeBytes: number;
