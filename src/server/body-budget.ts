@@ -125,7 +125,10 @@ export class BodyBudget {
     const readByMs = this.lastCheckMs;
     this.lastCheckMs = performance.now();
     this.preemptStalledHolders(readByMs);
-    for (const { holder } of [...this.waiting]) if (holder !== undefined && waiterStalled(holder, readByMs, this.stallMs)) holder.preempt();
+    // A waiter granted while this loop runs (one ahead of it left) is a holder now: not judged here.
+    for (const waiter of [...this.waiting]) {
+      if (waiter.holder !== undefined && this.waiting.includes(waiter) && waiterStalled(waiter.holder, readByMs, this.stallMs)) waiter.holder.preempt();
+    }
   }
 
   private preemptStalledHolders(readByMs: number): void {

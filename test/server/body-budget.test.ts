@@ -183,6 +183,22 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     expect(order).toEqual(['one timed out']);
   });
 
+  it('does not judge as a waiter one granted in the same check (the stalled waiter ahead of it left)', () => {
+    jest.useFakeTimers();
+    const order: string[] = [];
+    const budget = new BodyBudget(10, 1000);
+    expect(budget.tryTake(5)).toBe(true);
+    const queue = (name: string, bytes: number, unread: number) => {
+      let cancel = () => undefined as void;
+      const self = { ...holder(name, order, () => budget, bytes), unreadBytes: () => unread, preempt: () => (order.push(`${name} preempted`), cancel()) };
+      cancel = budget.wait(bytes, 4000, () => order.push(`${name} granted`), () => order.push(`${name} timed out`), self);
+    };
+    queue('stalled', 10, 0);
+    queue('small', 5, 0); // nothing unread: it is being read once granted
+    jest.advanceTimersByTime(1100);
+    expect(order).toEqual(['stalled preempted', 'small granted']);
+  });
+
   it('still preempts a stalled holder when every check comes late (a loaded machine): each judges as of the check before it', () => {
     jest.useFakeTimers({ doNotFake: ['performance'] });
     const order: string[] = [];
