@@ -13,7 +13,7 @@
  * than the API server sends: it trickles, or waits unread for room). A connection serving a
  * request at speed is never evicted; only when every one does is the newcomer refused. An
  * address with more than `maxActivePerAddress` requests in flight loses its own oldest
- * lagging one (the API server's never lag; see docs/adr/0031-http-connections.md).
+ * lagging one (the API server's never lag; see docs/adr/0401-http-connections.md).
  *
  * Why only handshakes count against the share: the kube-apiserver opens a connection per
  * concurrent call it has no idle one for (client-go's http.Transport sets no
