@@ -54,15 +54,7 @@ export const DEFAULT_CERT_DIR = 'certs';
 export const MAX_BODY_BYTES = 7 * 1024 * 1024;
 
 /**
- * Request bytes (by Content-Length; a chunked body counts as {@link MAX_BODY_BYTES}) read and
- * parsed at once. A parsed review takes several times its size in memory, so this, not
- * the connection cap, bounds the memory reviews use: two bodies of the largest size, or
- * thousands of ordinary ones. Measured figures and the Deployment's limit: README Operations.
- */
-export const MAX_BODY_BYTES_IN_FLIGHT = 2 * MAX_BODY_BYTES;
-
-/**
- * How long a review waits for room in {@link MAX_BODY_BYTES_IN_FLIGHT} before it is refused
+ * How long a review waits for room in the body budget (src/server/body-budget.ts) before it is refused
  * with 429: below the webhooks' `timeoutSeconds` (5, deploy/), so waiting, which lets the
  * write through, is tried as long as the API server would wait anyway.
  */

@@ -6,10 +6,10 @@
 import express, { type ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { ReviewOutcome } from '../admission/review.js';
-import { BODY_WAIT_MS, MAX_BODY_BYTES_IN_FLIGHT, WEBHOOK_SERVED_PATHS } from '../defaults.js';
+import { BODY_WAIT_MS, WEBHOOK_SERVED_PATHS } from '../defaults.js';
 import { quoteShown } from '../field/quote.js';
 import type { WebhookMetrics } from '../metrics/webhook.js';
-import { BodyBudget } from './body-budget.js';
+import { BodyBudget, MAX_PARSED_BYTES_IN_FLIGHT } from './body-budget.js';
 import { readinessReport, type ReadinessCheck } from './readiness.js';
 import { ReviewRoute } from './review-route.js';
 import { refuse, sendJson, statusBody } from './status.js';
@@ -26,8 +26,8 @@ export interface AppOptions {
    * and checked it against the client CA; see `startServer`).
    */
   verifyClientCertificates: boolean;
-  /** Request bytes read and parsed at once (default {@link MAX_BODY_BYTES_IN_FLIGHT}); at least `MAX_BODY_BYTES`. */
-  bodyBytesInFlight?: number;
+  /** Parsed bytes of the bodies read and parsed at once (default {@link MAX_PARSED_BYTES_IN_FLIGHT}). */
+  parsedBytesInFlight?: number;
   /** How long a review waits for room before a 429, in milliseconds (default {@link BODY_WAIT_MS}). */
   bodyWaitMs?: number;
 }
@@ -46,7 +46,7 @@ export function createApp({
   readinessChecks,
   metrics,
   verifyClientCertificates,
-  bodyBytesInFlight = MAX_BODY_BYTES_IN_FLIGHT,
+  parsedBytesInFlight = MAX_PARSED_BYTES_IN_FLIGHT,
   bodyWaitMs = BODY_WAIT_MS,
 }: AppOptions): express.Express {
   const app = express();
@@ -57,7 +57,7 @@ export function createApp({
   app.set('etag', false);
 
   // The webhook paths first: a review is matched by the first route express tries.
-  const budget = new BodyBudget(bodyBytesInFlight); // one budget for all paths
+  const budget = new BodyBudget(parsedBytesInFlight); // one budget for all paths
   for (const path of WEBHOOK_SERVED_PATHS) {
     const route = new ReviewRoute({ path, review, logger, metrics: metrics.route(path), verifyClientCertificates, budget, bodyWaitMs });
     app.post(path, route.handle);

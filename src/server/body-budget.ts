@@ -1,14 +1,18 @@
-import { BODY_STALL_MS } from '../defaults.js';
+import { BODY_STALL_MS, MAX_BODY_BYTES } from '../defaults.js';
+import { worstParsedBytes } from './json-shape.js';
 
 /**
- * A body holding room while it arrives: `arrivedMs` is when its request arrived
- * (`performance.now()`), `receivedBytes` how much of it has been read so far; `preempt`
- * drops it (the holder answers, closes and gives its room back through
- * {@link BodyBudget.give}).
+ * A body holding room while it arrives, or waiting for room: `arrivedMs` is when its request
+ * arrived (`performance.now()`), `declaredBytes` its `Content-Length` (-1 when chunked),
+ * `receivedBytes` how much of it has been read so far, `unreadBytes()` how much arrived
+ * unread while it waits (Infinity once whole); `preempt` drops it (the holder answers, closes
+ * and gives its room back through {@link BodyBudget.give}, or leaves the queue).
  */
 export interface BodyHolder {
   readonly arrivedMs: number;
+  readonly declaredBytes: number;
   readonly receivedBytes: number;
+  unreadBytes(): number;
   preempt(): void;
 }
 
@@ -19,12 +23,12 @@ interface Progress {
 }
 
 /**
- * The bytes of request bodies being read and parsed at once (`MAX_BODY_BYTES_IN_FLIGHT`),
- * handed out in arrival order. Taking room is synchronous while nobody waits and it
- * fits (the uncontended case: no promise, no timer, no await per body); only a body that
+ * The heap of request bodies being read and parsed at once, each weighed by the most it can
+ * cost once parsed ({@link worstParsedBytes}), handed out in arrival order. Taking room is
+ * synchronous while nobody waits and it fits (the uncontended case: no promise, no timer, no await per body); only a body that
  * has to wait gets a queue entry and a timer.
  *
- * Room is taken by the declared size, before the body arrives, so a client that declares
+ * Room is taken by the declared size's weight, before the body arrives, so a client that declares
  * large bodies and trickles them would hold the budget for the whole request timeout and
  * every other review would wait and get 429 (under `failurePolicy: Fail`, refused writes).
  * So while a body waits, a holder whose request arrived `stallMs` ago or more and whose
@@ -34,7 +38,8 @@ interface Progress {
  * the network's speed however long it waited. Counting from the arrival, not the grant,
  * matters: a client's bodies queued behind its own stalled ones would otherwise each hold
  * the room for `stallMs` again, and every review queued behind them would wait once per
- * body ahead of it.
+ * body ahead of it. For the same reason a waiter that has not sent its body by then is
+ * preempted too ({@link waiterStalled}).
  */
 export class BodyBudget {
   private freeBytes: number;
@@ -42,11 +47,11 @@ export class BodyBudget {
   /** Each holder and its rate window (`performance.now()`, ms). */
   private readonly holders = new Map<BodyHolder, Progress>();
   private stallCheck: NodeJS.Timeout | undefined;
-  /** When the stall check last ran: a late run (a blocked event loop) judges no rate. */
+  /** When the stall check last ran (`performance.now()`): what arrived before it has been read since. */
   private lastCheckMs = 0;
 
   /**
-   * @param capacityBytes the most body bytes held at once.
+   * @param capacityBytes the most parsed bytes held at once ({@link MAX_PARSED_BYTES_IN_FLIGHT}).
    * @param stallMs how long a body may take to arrive, from its request's arrival, while others wait.
    */
   constructor(
@@ -57,11 +62,11 @@ export class BodyBudget {
   }
 
   /**
-   * What a body of `bytes` holds: its size, at least 1 and at most the whole capacity (a
-   * body larger than the budget waits until it is alone).
+   * What a body of `bytes` holds: the most it can cost once parsed, at least 1 and at most
+   * the whole capacity (a body heavier than the budget waits until it is alone).
    */
   weigh(bytes: number): number {
-    return Math.min(this.capacityBytes, Math.max(1, bytes));
+    return Math.min(this.capacityBytes, Math.max(1, worstParsedBytes(bytes)));
   }
 
   /**
@@ -110,23 +115,29 @@ export class BodyBudget {
 
   /**
    * Preempts every holder past `stallMs` whose last full rate window was too slow (see the
-   * class), only while a body waits. After a run that came late, the windows start again:
-   * the bytes that arrived while the event loop was blocked have not been read yet.
+   * class), only while a body waits; then every waiter past `stallMs` that has not sent what
+   * Node reads ahead of a body nobody reads ({@link waiterStalled}). Judged as of the
+   * previous run, however late this one is: a poll phase ran between the two, so every byte
+   * that arrived before the previous run has been read (a blocked event loop or a loaded
+   * machine delays a judgement, never falsifies it).
    */
   private preemptStalled(): void {
-    const now = performance.now();
-    const late = now - this.lastCheckMs > STALL_CHECK_MS + LATE_CHECK_MS;
-    this.lastCheckMs = now;
+    const readByMs = this.lastCheckMs;
+    this.lastCheckMs = performance.now();
+    this.preemptStalledHolders(readByMs);
+    // A waiter granted while this loop runs (one ahead of it left) is a holder now: not judged here.
+    for (const waiter of [...this.waiting]) {
+      if (waiter.holder !== undefined && this.waiting.includes(waiter) && waiterStalled(waiter.holder, readByMs, this.stallMs)) waiter.holder.preempt();
+    }
+  }
+
+  private preemptStalledHolders(readByMs: number): void {
     for (const [holder, progress] of this.holders) {
       if (this.waiting.length === 0) return;
-      if (late) {
-        this.track(holder);
-        continue;
-      }
-      const windowMs = now - progress.sinceMs;
+      const windowMs = readByMs - progress.sinceMs;
       if (windowMs < RATE_WINDOW_MS) continue;
       const tooSlow = holder.receivedBytes - progress.bytesThen < MIN_BODY_BYTES_PER_MS * windowMs;
-      if (tooSlow && now - holder.arrivedMs >= this.stallMs) {
+      if (tooSlow && readByMs - holder.arrivedMs >= this.stallMs) {
         this.holders.delete(holder);
         holder.preempt();
       } else {
@@ -165,17 +176,38 @@ export class BodyBudget {
 }
 
 /**
+ * The parsed bytes of the bodies read and parsed at once: two of the largest (216 MiB), or
+ * thousands of ordinary ones (a 4 KiB review weighs 180 KiB). This, not the connection cap,
+ * bounds the memory reviews use; the Deployment's memory limit counts it (README Operations).
+ */
+export const MAX_PARSED_BYTES_IN_FLIGHT = 2 * worstParsedBytes(MAX_BODY_BYTES);
+
+/**
+ * What Node reads ahead of a body nobody reads, in bytes: its request stream's high-water
+ * mark (16 KiB under Node 20, 64 KiB under 24), after which it stops reading the socket.
+ */
+const READ_AHEAD_BYTES = 16 * 1024;
+
+/**
+ * A waiter whose request came `stallMs` ago or more and which has not sent its body, or
+ * what Node reads ahead of it: the API server writes a review at once, so its waiting
+ * bodies are whole or past the read-ahead within milliseconds; a trickled one is not.
+ */
+export function waiterStalled(holder: BodyHolder, nowMs: number, stallMs: number): boolean {
+  const owedBytes = holder.declaredBytes < 0 ? READ_AHEAD_BYTES : Math.min(holder.declaredBytes, READ_AHEAD_BYTES);
+  return nowMs - holder.arrivedMs >= stallMs && holder.unreadBytes() < owedBytes;
+}
+
+/**
  * The slowest a body may arrive while others wait: 1 MiB/s, in bytes per millisecond. The
  * API server sends at the network's speed, hundreds of times this; a client trickling a
  * body is far below it, and one sending at this rate spends what it makes us hold.
  */
-const MIN_BODY_BYTES_PER_MS = 1024 * 1024 / 1000;
+export const MIN_BODY_BYTES_PER_MS = 1024 * 1024 / 1000;
 /** The window a body's rate is judged over, in milliseconds. */
 const RATE_WINDOW_MS = 250;
 /** How often holders are checked while a body waits, in milliseconds. */
 const STALL_CHECK_MS = 25;
-/** A check later than its interval by more than this, in milliseconds, judges no window. */
-const LATE_CHECK_MS = 50;
 
 interface Waiter {
   bytes: number;

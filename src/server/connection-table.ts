@@ -7,10 +7,13 @@
  * a newcomer from an address at that share takes the slot of that address's own oldest
  * handshake, never another's (so the share is never a refusal). At `maxConnections` (all
  * connections, active included: the memory bound), the newcomer takes a slot of the
- * address that holds the most handshaking and idle connections: first the one that has
- * waited longest for its TLS handshake, else the one idle (handshake done, no request in
- * flight) for longest. A connection serving a request is never evicted; only when every
- * connection of the server serves one is the newcomer refused.
+ * address that holds the most handshaking, idle and lagging connections: first the one that
+ * has waited longest for its TLS handshake, else the one idle (handshake done, no request in
+ * flight) for longest, else the oldest lagging one (a request whose body has arrived slower
+ * than the API server sends: it trickles, or waits unread for room). A connection serving a
+ * request at speed is never evicted; only when every one does is the newcomer refused. An
+ * address with more than `maxActivePerAddress` requests in flight loses its own oldest
+ * lagging one (the API server's never lag; see docs/adr/0401-http-connections.md).
  *
  * Why only handshakes count against the share: the kube-apiserver opens a connection per
  * concurrent call it has no idle one for (client-go's http.Transport sets no
@@ -36,10 +39,11 @@ export type ConnectionState = (typeof CONNECTION_STATES)[number];
  * Why a connection was closed by the server before its client was done with it:
  * `handshake_timeout` (no finished TLS handshake within the deadline), `address_share`
  * (its address was at its share of connections waiting for their TLS handshake: a newcomer from the
- * same address took its slot), `evicted_handshaking` and `evicted_idle` (at the cap, its
- * slot went to a newcomer).
+ * same address took its slot), `active_share` (its address had more than its share of
+ * requests in flight and this one was lagging), `evicted_handshaking`, `evicted_idle` and
+ * `evicted_lagging` (at the cap, its slot went to a newcomer).
  */
-export const EVICTION_REASONS = ['handshake_timeout', 'address_share', 'evicted_handshaking', 'evicted_idle'] as const;
+export const EVICTION_REASONS = ['handshake_timeout', 'address_share', 'active_share', 'evicted_handshaking', 'evicted_idle', 'evicted_lagging'] as const;
 export type EvictionReason = (typeof EVICTION_REASONS)[number];
 
 /** Why a newcomer was closed on arrival: `all_busy` (at the cap, every connection serving a request). */
@@ -51,12 +55,25 @@ export interface ConnectionLimits {
   maxConnections: number;
   /** Connections waiting for their TLS handshake one client address may hold, at least 1 (established ones are not counted). */
   maxPerAddress: number;
+  /** Requests in flight one address may hold while one of them lags (past it, its oldest lagging one gives way), at least 1. */
+  maxActivePerAddress: number;
+}
+
+/**
+ * Whether an active connection has read less than it should for its age (its body trickles,
+ * or waits unread): the caller's judgement (connections.ts), asked only while choosing whom
+ * to evict.
+ */
+export type Lagging<C> = (connection: C) => boolean;
+
+/** A connection that gave way, and why. */
+export interface Eviction<C> {
+  connection: C;
+  reason: Exclude<EvictionReason, 'handshake_timeout'>;
 }
 
 /** What `admit` decided: the newcomer tracked (and, at the cap, whose slot it took), or refused. */
-export type Admission<C> =
-  | { admitted: true; evicted?: { connection: C; reason: Exclude<EvictionReason, 'handshake_timeout'> } }
-  | { admitted: false; reason: RejectionReason };
+export type Admission<C> = { admitted: true; evicted?: Eviction<C> } | { admitted: false; reason: RejectionReason };
 
 interface Entry {
   address: string;
@@ -71,11 +88,13 @@ interface AddressHold<C> {
   byState: Record<ConnectionState, Set<C>>;
 }
 
-/** Connections of `hold` doing no work: handshaking or idle. */
-const unproductive = <C>(hold: AddressHold<C>): number => hold.byState.handshaking.size + hold.byState.idle.size;
+/** Connections of `hold` doing no work: handshaking, idle, or active and lagging. */
+const unproductive = <C>(hold: AddressHold<C>, lagging: Lagging<C>): number => hold.byState.handshaking.size + hold.byState.idle.size + count(hold.byState.active, lagging);
 
-/** The oldest handshaking connection of `hold`, else its longest idle one. */
-const victimOf = <C>(hold: AddressHold<C>): C | undefined => first(hold.byState.handshaking) ?? first(hold.byState.idle);
+/** The oldest handshaking connection of `hold`, else its longest idle one, else its oldest lagging one. */
+const victimOf = <C>(hold: AddressHold<C>, lagging: Lagging<C>): C | undefined => first(hold.byState.handshaking) ?? first(hold.byState.idle) ?? firstWhere(hold.byState.active, lagging);
+
+const EVICTED_AT_CAP = { handshaking: 'evicted_handshaking', idle: 'evicted_idle', active: 'evicted_lagging' } as const;
 
 const emptyStates = <C>(): Record<ConnectionState, Set<C>> => ({ handshaking: new Set(), idle: new Set(), active: new Set() });
 
@@ -91,24 +110,25 @@ export class ConnectionTable<C> {
   private readonly addresses = new Map<string, AddressHold<C>>();
 
   constructor(private readonly limits: ConnectionLimits) {
-    if (!(limits.maxConnections >= 1 && limits.maxPerAddress >= 1)) throw new RangeError(`connection limits must be at least 1, got ${JSON.stringify(limits)}`);
+    if (!(limits.maxConnections >= 1 && limits.maxPerAddress >= 1 && limits.maxActivePerAddress >= 1)) throw new RangeError(`connection limits must be at least 1, got ${JSON.stringify(limits)}`);
   }
 
   /**
    * Decides on a newcomer from `address`. When admitted it is tracked as `handshaking`, and
-   * an evicted connection is no longer tracked (the caller closes it).
+   * an evicted connection is no longer tracked (the caller closes it). At the cap, active
+   * connections that `lagging` names give way like idle ones.
    */
-  admit(connection: C, address: string): Admission<C> {
-    let evicted: { connection: C; reason: Exclude<EvictionReason, 'handshake_timeout'> } | undefined;
+  admit(connection: C, address: string, lagging: Lagging<C> = () => false): Admission<C> {
+    let evicted: Eviction<C> | undefined;
     const own = this.addresses.get(address);
     if (own !== undefined && own.byState.handshaking.size >= this.limits.maxPerAddress) {
       // At its share: its own oldest handshake gives way.
       evicted = { connection: first(own.byState.handshaking)!, reason: 'address_share' };
     } else if (this.entries.size >= this.limits.maxConnections) {
-      const from = this.largestUnproductiveHold();
-      const victim = from === undefined ? undefined : victimOf(from);
+      const from = this.largestUnproductiveHold(lagging);
+      const victim = from === undefined ? undefined : victimOf(from, lagging);
       if (victim === undefined) return { admitted: false, reason: 'all_busy' };
-      evicted = { connection: victim, reason: this.entries.get(victim)!.state === 'handshaking' ? 'evicted_handshaking' : 'evicted_idle' };
+      evicted = { connection: victim, reason: EVICTED_AT_CAP[this.entries.get(victim)!.state] };
     }
     if (evicted !== undefined) this.remove(evicted.connection);
     let hold = this.addresses.get(address);
@@ -129,11 +149,21 @@ export class ConnectionTable<C> {
     if (entry?.state === 'handshaking') this.move(connection, entry, 'idle');
   }
 
-  requestStarted(connection: C): void {
+  /**
+   * A request arrived. When its address then has more than `maxActivePerAddress` requests in
+   * flight, its oldest lagging connection gives way (no longer tracked; the caller closes it).
+   */
+  requestStarted(connection: C, lagging: Lagging<C> = () => false): Eviction<C> | undefined {
     const entry = this.entries.get(connection);
-    if (entry === undefined) return;
+    if (entry === undefined) return undefined;
     entry.inFlight++;
     if (entry.state !== 'active') this.move(connection, entry, 'active');
+    const active = this.addresses.get(entry.address)!.byState.active;
+    if (active.size <= this.limits.maxActivePerAddress) return undefined;
+    const victim = firstWhere(active, (c) => c !== connection && lagging(c));
+    if (victim === undefined) return undefined;
+    this.remove(victim);
+    return { connection: victim, reason: 'active_share' };
   }
 
   /** A request was answered (or abandoned): idle from now on once none is in flight. */
@@ -171,11 +201,12 @@ export class ConnectionTable<C> {
    * The address holding the most handshaking and idle connections, if any (the first seen
    * on a tie): an address busy with many requests is not the one to give way.
    */
-  private largestUnproductiveHold(): AddressHold<C> | undefined {
+  private largestUnproductiveHold(lagging: Lagging<C>): AddressHold<C> | undefined {
     let largest: AddressHold<C> | undefined;
+    let most = 0;
     for (const hold of this.addresses.values()) {
-      const n = unproductive(hold);
-      if (n > 0 && (largest === undefined || n > unproductive(largest))) largest = hold;
+      const n = unproductive(hold, lagging);
+      if (n > most) [largest, most] = [hold, n];
     }
     return largest;
   }
@@ -194,6 +225,26 @@ export class ConnectionTable<C> {
 function first<T>(set: Set<T>): T | undefined {
   for (const value of set) return value;
   return undefined;
+}
+
+function firstWhere<T>(set: Set<T>, test: (value: T) => boolean): T | undefined {
+  for (const value of set) if (test(value)) return value;
+  return undefined;
+}
+
+function count<T>(set: Set<T>, test: (value: T) => boolean): number {
+  let n = 0;
+  for (const value of set) if (test(value)) n++;
+  return n;
+}
+
+/**
+ * The default share of one client address in requests in flight while one of them lags:
+ * half the slots (64 of 128). The API server's requests never lag (it writes a body at
+ * once), so it is never held to it; a client trickling bodies keeps at most this many.
+ */
+export function defaultMaxActivePerAddress(maxConnections: number): number {
+  return Math.max(1, Math.floor(maxConnections / 2));
 }
 
 /**

@@ -2,8 +2,8 @@
  * Applies the connection table (connection-table.ts) to an HTTPS server: every accepted
  * socket is admitted, refused or given the slot of an evicted one before any byte of it is
  * read; the TLS handshake has a deadline from the TCP accept (plain-HTTP detection
- * included); requests move a connection between idle and active. Counts go to the
- * connection metrics.
+ * included); requests move a connection between idle and active, and one whose request
+ * lags (its body trickles) gives way like an idle one. Counts go to the connection metrics.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
@@ -11,7 +11,9 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { WebhookMetrics } from '../metrics/webhook.js';
-import { ConnectionTable, EVICTION_REASONS, REJECTION_REASONS, type ConnectionLimits } from './connection-table.js';
+import { BODY_STALL_MS } from '../defaults.js';
+import { MIN_BODY_BYTES_PER_MS } from './body-budget.js';
+import { ConnectionTable, EVICTION_REASONS, REJECTION_REASONS, type ConnectionLimits, type Eviction } from './connection-table.js';
 
 export interface ConnectionGuardOptions extends ConnectionLimits {
   /** From the TCP accept to a finished TLS handshake, in milliseconds; then the connection is closed. */
@@ -41,6 +43,24 @@ export function guardConnections(server: HttpsServer, options: ConnectionGuardOp
   /** The handshaking sockets by peer (`address port`): a TLS socket has the peer of the socket it reads from. */
   const byPeer = new Map<string, Socket>();
   const answering = new Set<ServerResponse>();
+  /** Per socket with a request in flight: the request, when it began (`performance.now()`) and the bytes read then. */
+  const progress = new WeakMap<Socket, { req: IncomingMessage; sinceMs: number; bytesThen: number }>();
+  /**
+   * Read less than it should for its age: a request not yet received whole, in flight
+   * `BODY_STALL_MS` or longer, whose bytes since came slower than `MIN_BODY_BYTES_PER_MS`
+   * (the API server writes a review at once: it is whole at once, or waits unread for room).
+   */
+  const lagging = (socket: Socket): boolean => {
+    const since = progress.get(socket);
+    if (since === undefined || since.req.complete) return false;
+    const ageMs = performance.now() - since.sinceMs;
+    return ageMs >= BODY_STALL_MS && socket.bytesRead - since.bytesThen < MIN_BODY_BYTES_PER_MS * ageMs;
+  };
+  const evict = (evicted: Eviction<Socket>) => {
+    metrics.connectionEvictionsTotal.inc({ reason: evicted.reason });
+    logger.debug({ remoteAddress: evicted.connection.remoteAddress, reason: evicted.reason }, 'connection closed for a newcomer');
+    evicted.connection.destroy();
+  };
   let stopping = false;
   // Every reason from the start, so that increase() sees the first one after a restart.
   for (const reason of EVICTION_REASONS) metrics.connectionEvictionsTotal.inc({ reason }, 0);
@@ -52,17 +72,13 @@ export function guardConnections(server: HttpsServer, options: ConnectionGuardOp
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress;
     if (address === undefined) return void socket.destroy(); // already gone
-    const admission = table.admit(socket, address);
+    const admission = table.admit(socket, address, lagging);
     if (!admission.admitted) {
       metrics.connectionRejectionsTotal.inc({ reason: admission.reason });
       logger.debug({ remoteAddress: address, reason: admission.reason }, 'connection refused on arrival');
       return void socket.destroy();
     }
-    if (admission.evicted !== undefined) {
-      metrics.connectionEvictionsTotal.inc({ reason: admission.evicted.reason });
-      logger.debug({ remoteAddress: admission.evicted.connection.remoteAddress, reason: admission.evicted.reason }, 'connection closed for a newcomer');
-      admission.evicted.connection.destroy();
-    }
+    if (admission.evicted !== undefined) evict(admission.evicted);
     const peer = `${address} ${socket.remotePort}`;
     byPeer.set(peer, socket);
     const deadline = setTimeout(() => {
@@ -93,11 +109,14 @@ export function guardConnections(server: HttpsServer, options: ConnectionGuardOp
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     const socket = accepted.get(req.socket as TLSSocket);
     if (socket === undefined) return;
-    table.requestStarted(socket);
+    progress.set(socket, { req, sinceMs: performance.now(), bytesThen: socket.bytesRead });
+    const evicted = table.requestStarted(socket, lagging);
+    if (evicted !== undefined) evict(evicted);
     if (stopping) res.setHeader('Connection', 'close');
     answering.add(res);
     res.once('close', () => {
       answering.delete(res);
+      progress.delete(socket);
       table.requestEnded(socket);
     });
   });

@@ -11,9 +11,13 @@ export interface ServerTimeouts {
    * sockets pile up; the kube-apiserver's handshake takes milliseconds).
    */
   handshakeMs: number;
-  /** For the request headers to arrive. */
+  /** For the request headers to arrive (at most `requestMs`, as Node requires). */
   headersMs: number;
-  /** For the whole request, body included. The kube-apiserver sends at once and waits at most 30 s. */
+  /**
+   * For the whole request, body included, waiting for room in the body budget too
+   * (`BODY_WAIT_MS`, 4 s): the kube-apiserver writes a review at once and gives up after the
+   * webhook's `timeoutSeconds` (5 in deploy/), so a request still arriving then has no reader.
+   */
   requestMs: number;
   /**
    * How long an idle keep-alive connection stays open. Longer than the kube-apiserver keeps
@@ -26,10 +30,10 @@ export interface ServerTimeouts {
   keepAliveMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: ServerTimeouts = { handshakeMs: 3_000, headersMs: 10_000, requestMs: 15_000, keepAliveMs: 120_000 };
+export const DEFAULT_TIMEOUTS: ServerTimeouts = { handshakeMs: 3_000, headersMs: 5_000, requestMs: 5_000, keepAliveMs: 120_000 };
 /**
  * Open connections, idle keep-alive ones included (see connection-table.ts for who gives
- * way at the cap). The bodies parsed at once are bounded apart (`MAX_BODY_BYTES_IN_FLIGHT`);
+ * way at the cap). The bodies parsed at once are bounded apart (`MAX_PARSED_BYTES_IN_FLIGHT`);
  * this caps what connections buffer while they wait. The traffic this webhook sees
  * (UPDATEs of IaaS pools, one ConfigMap) needs a handful.
  */

@@ -222,7 +222,6 @@ class Exchange implements BodyHolder {
     }
     // A chunked body over the limit: answer now, drop the rest as it arrives, then close.
     this.chunks = undefined;
-    this.res.shouldKeepAlive = false;
     this.refuse(413, `request body is larger than ${MAX_BODY_BYTES} bytes`);
   }
 
@@ -268,7 +267,12 @@ class Exchange implements BodyHolder {
     this.count(String(code), operation, allowed);
   }
 
+  /**
+   * Answers a `Status`; before the body was read whole the connection closes after it (its
+   * unread bytes would otherwise be read as the next request, and time out as one).
+   */
   refuse(code: number, message: string): void {
+    if (!this.req.complete) this.res.shouldKeepAlive = false;
     this.send(code, statusBody(code, message));
     logRefusal(this.route.logger, this.route.path, code, message);
   }
@@ -287,8 +291,12 @@ class Exchange implements BodyHolder {
   preempt(): void {
     if (this.done) return;
     this.body = this.chunks = undefined;
-    this.res.shouldKeepAlive = false;
     this.refuse(408, 'request body arrived too slowly while other reviews waited for room; send the whole body at once');
+  }
+
+  /** Body bytes Node holds unread while the body waits for room (Infinity once all arrived). */
+  unreadBytes(): number {
+    return this.req.complete ? Infinity : this.req.readableLength;
   }
 
   /** The client left before an answer could be written. */

@@ -15,7 +15,7 @@ import { certificateValidityProblem, readTlsMaterial, watchCertificates, type Ce
 import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME } from '../defaults.js';
 import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js';
 import { createApp } from './app.js';
-import { defaultMaxPerAddress } from './connection-table.js';
+import { defaultMaxActivePerAddress, defaultMaxPerAddress } from './connection-table.js';
 import { guardConnections, type ConnectionGuard } from './connections.js';
 import { answerPlainHttpWithHint } from './plain-http.js';
 import type { ReadinessCheck } from './readiness.js';
@@ -157,6 +157,7 @@ function createHttpsServer(options: ServeOptions, app: Express, material: TlsMat
   const guard = guardConnections(server, {
     maxConnections,
     maxPerAddress: options.maxConnectionsPerAddress ?? defaultMaxPerAddress(maxConnections),
+    maxActivePerAddress: defaultMaxActivePerAddress(maxConnections),
     handshakeMs: timeouts.handshakeMs,
     metrics,
     logger: options.logger,

@@ -247,10 +247,10 @@ describe('bad requests get a 4xx Status with a one-line reason', () => {
   });
 });
 
-describe('bodies read at once are bounded (MAX_BODY_BYTES_IN_FLIGHT)', () => {
+describe('bodies read at once are bounded (MAX_PARSED_BYTES_IN_FLIGHT)', () => {
   /** The app on 127.0.0.1 with room for one largest body, and a socket holding that room. */
   async function withHeldBudget(bodyWaitMs: number, body: (port: number, holder: net.Socket) => Promise<void>) {
-    const small = createApp({ review: createReviewer(), logger, readinessChecks: [], metrics: createWebhookMetrics(), verifyClientCertificates: false, bodyBytesInFlight: MAX_BODY_BYTES, bodyWaitMs });
+    const small = createApp({ review: createReviewer(), logger, readinessChecks: [], metrics: createWebhookMetrics(), verifyClientCertificates: false, parsedBytesInFlight: MAX_BODY_BYTES, bodyWaitMs });
     const server = http.createServer(small);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;

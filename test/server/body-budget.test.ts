@@ -1,5 +1,6 @@
 import { jest } from '@jest/globals';
-import { BodyBudget } from '../../src/server/body-budget.js';
+import { MAX_BODY_BYTES } from '../../src/defaults.js';
+import { BodyBudget, MAX_PARSED_BYTES_IN_FLIGHT } from '../../src/server/body-budget.js';
 
 afterEach(() => {
   jest.useRealTimers();
@@ -15,9 +16,13 @@ describe('BodyBudget', () => {
     expect(budget.tryTake(3)).toBe(true);
   });
 
-  it('weighs a body as its size, at least 1, at most the whole budget', () => {
-    const budget = new BodyBudget(10);
-    expect([budget.weigh(0), budget.weigh(7), budget.weigh(99)]).toEqual([1, 7, 10]);
+  it('weighs a body by the most it can cost once parsed, at most the whole budget', () => {
+    const budget = new BodyBudget(MAX_PARSED_BYTES_IN_FLIGHT);
+    // 4 bytes per byte plus 80 per possible token (one per 2 bytes), tokens capped at 1 Mi.
+    expect(budget.weigh(4096)).toBe(4096 * 4 + 2049 * 80);
+    expect(budget.weigh(MAX_BODY_BYTES)).toBe(MAX_BODY_BYTES * 4 + 1024 * 1024 * 80);
+    expect(budget.weigh(MAX_BODY_BYTES)).toBe(MAX_PARSED_BYTES_IN_FLIGHT / 2);
+    expect(new BodyBudget(10).weigh(7)).toBe(10);
   });
 
   it('lets waiting bodies in strictly in arrival order, and none past a waiter', () => {
@@ -64,11 +69,17 @@ describe('BodyBudget', () => {
 });
 
 describe('BodyBudget preempts a body that does not arrive while others wait', () => {
-  /** A holder of `bytes` that gives its room back when preempted; `receivedBytes` is set by the test. */
+  /**
+   * A holder of `bytes` that gives its room back when preempted; `receivedBytes` and
+   * `unread` (what arrived while it waits; whole by default) are set by the test.
+   */
   const holder = (name: string, order: string[], budget: () => BodyBudget, bytes: number, arrivedMs = performance.now()) => {
     const self = {
       arrivedMs,
+      declaredBytes: bytes,
       receivedBytes: 0,
+      unread: Infinity,
+      unreadBytes: () => self.unread,
       preempt: () => {
         order.push(`${name} preempted`);
         budget().give(bytes, self);
@@ -119,7 +130,7 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     budget.wait(2, 4000, () => order.push('waiter'), () => order.push('waiter timed out'));
     receiving(big, 2000, 10_000); // 10 MB/s
     expect(order).toEqual([]);
-    receiving(big, 300, 0); // it stalls
+    receiving(big, 600, 0); // it stalls: judged within two windows (one may have begun while it still sent)
     expect(order).toEqual(['big preempted', 'waiter']);
   });
 
@@ -138,6 +149,27 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     expect(order).toEqual(['first preempted', 'queued granted', 'queued preempted', 'waiter']);
   });
 
+  it('drops a waiter that has not sent its body, or what Node reads ahead of it, once stallMs old; keeps one that has', () => {
+    jest.useFakeTimers();
+    const order: string[] = [];
+    const budget = new BodyBudget(100_000, 1000);
+    expect(budget.tryTake(100_000)).toBe(true); // held by a body at work: nothing frees room
+    /** A waiter that has sent `unread` of its `declared` bytes; preempted, it leaves the queue. */
+    const waiter = (name: string, declared: number, unread: number) => {
+      let cancel = () => undefined as void;
+      const self = { ...holder(name, order, () => budget, declared), unreadBytes: () => unread, preempt: () => (order.push(`${name} preempted`), cancel()) };
+      cancel = budget.wait(1, 4000, () => order.push(`${name} granted`), () => order.push(`${name} timed out`), self);
+    };
+    waiter('trickled', 100_000, 3);
+    waiter('sent at once', 100_000, 16 * 1024); // all Node reads ahead of an unread body
+    waiter('small and short of one byte', 100, 99);
+    waiter('small and whole', 100, 100);
+    jest.advanceTimersByTime(900);
+    expect(order).toEqual([]); // young
+    jest.advanceTimersByTime(200);
+    expect(order).toEqual(['trickled preempted', 'small and short of one byte preempted']);
+  });
+
   it('never preempts a holder that gave its room back', () => {
     jest.useFakeTimers();
     const order: string[] = [];
@@ -149,6 +181,37 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     budget.wait(1, 4000, () => order.push('one'), () => order.push('one timed out'));
     jest.advanceTimersByTime(5000);
     expect(order).toEqual(['one timed out']);
+  });
+
+  it('does not judge as a waiter one granted in the same check (the stalled waiter ahead of it left)', () => {
+    jest.useFakeTimers();
+    const order: string[] = [];
+    const budget = new BodyBudget(10, 1000);
+    expect(budget.tryTake(5)).toBe(true);
+    const queue = (name: string, bytes: number, unread: number) => {
+      let cancel = () => undefined as void;
+      const self = { ...holder(name, order, () => budget, bytes), unreadBytes: () => unread, preempt: () => (order.push(`${name} preempted`), cancel()) };
+      cancel = budget.wait(bytes, 4000, () => order.push(`${name} granted`), () => order.push(`${name} timed out`), self);
+    };
+    queue('stalled', 10, 0);
+    queue('small', 5, 0); // nothing unread: it is being read once granted
+    jest.advanceTimersByTime(1100);
+    expect(order).toEqual(['stalled preempted', 'small granted']);
+  });
+
+  it('still preempts a stalled holder when every check comes late (a loaded machine): each judges as of the check before it', () => {
+    jest.useFakeTimers({ doNotFake: ['performance'] });
+    const order: string[] = [];
+    const budget = new BodyBudget(10, 1000);
+    const slow = holder('slow', order, () => budget, 10);
+    expect(budget.tryTake(10, slow)).toBe(true);
+    budget.wait(2, 60_000, () => order.push('waiter'), () => order.push('waiter timed out'));
+    const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+    for (let i = 0; i < 40 && order.length === 0; i++) {
+      sleep(80); // the event loop blocked past the check's interval, every time
+      jest.advanceTimersByTime(25);
+    }
+    expect(order).toEqual(['slow preempted', 'waiter']);
   });
 
   it('stops checking once nobody waits (no timer keeps running)', () => {

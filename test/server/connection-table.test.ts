@@ -5,7 +5,8 @@
  */
 import { ConnectionTable, defaultMaxPerAddress } from '../../src/server/connection-table.js';
 
-const table = (maxConnections: number, maxPerAddress = maxConnections) => new ConnectionTable<string>({ maxConnections, maxPerAddress });
+const table = (maxConnections: number, maxPerAddress = maxConnections, maxActivePerAddress = maxConnections) =>
+  new ConnectionTable<string>({ maxConnections, maxPerAddress, maxActivePerAddress });
 
 describe('the per-address share', () => {
   it("gives a newcomer from an address at its share the slot of that address's oldest handshaking connection", () => {
@@ -212,5 +213,49 @@ describe('bookkeeping', () => {
   it('refuses limits under 1', () => {
     expect(() => table(0)).toThrow(RangeError);
     expect(() => table(2, 0)).toThrow(/at least 1/);
+  });
+});
+
+describe('lagging requests (a body trickled, or unread) give way like idle connections', () => {
+  /** `n` connections from `address`, each with a request in flight. */
+  const busy = (t: ConnectionTable<string>, address: string, n: number) => {
+    for (let i = 0; i < n; i++) {
+      t.admit(`${address}-${i}`, address);
+      t.secured(`${address}-${i}`);
+      t.requestStarted(`${address}-${i}`);
+    }
+  };
+
+  it('at the cap, the oldest lagging connection of the address holding the most lagging ones takes the newcomer\'s place', () => {
+    const t = table(4);
+    busy(t, 'slow', 3);
+    busy(t, 'api', 1);
+    const lagging = (c: string) => c.startsWith('slow') || c === 'api-0';
+    expect(t.admit('new', 'api', lagging)).toEqual({ admitted: true, evicted: { connection: 'slow-0', reason: 'evicted_lagging' } });
+    t.secured('new');
+    t.requestStarted('new');
+    // Without lagging ones, every request is at work: refused as before.
+    expect(t.admit('newer', 'api', () => false)).toEqual({ admitted: false, reason: 'all_busy' });
+  });
+
+  it('idle and handshaking connections give way before lagging ones', () => {
+    const t = table(3);
+    busy(t, 'slow', 2);
+    t.admit('idle', 'slow');
+    t.secured('idle');
+    expect(t.admit('new', 'api', () => true)).toEqual({ admitted: true, evicted: { connection: 'idle', reason: 'evicted_idle' } });
+  });
+
+  it('an address past its share of requests in flight loses its own oldest lagging one, never one at work', () => {
+    const t = table(10, 10, 2);
+    busy(t, 'slow', 2);
+    t.admit('third', 'slow');
+    t.secured('third');
+    expect(t.requestStarted('third', () => false)).toBeUndefined(); // none lags: the API server's burst
+    t.admit('fourth', 'slow');
+    t.secured('fourth');
+    expect(t.requestStarted('fourth', (c) => c !== 'slow-0')).toEqual({ connection: 'slow-1', reason: 'active_share' });
+    expect(t.state('slow-1')).toBeUndefined();
+    expect(t.counts()).toEqual({ handshaking: 0, idle: 0, active: 3 });
   });
 });

@@ -254,6 +254,22 @@ describe('shapes that attack the parser', () => {
   });
 });
 
+describe('shapes past the JSON bounds, four at once', () => {
+  it.each([
+    ['3.5 million nested arrays (7 MiB; 489 MiB each once parsed)', '['.repeat(3_670_000) + ']'.repeat(3_670_000), /deeper than 10002 levels/],
+    ['2.4 million empty objects (7 MiB)', `[${'{},'.repeat(2_440_000)}{}]`, /more than 1048576 JSON values and keys/],
+  ])('%s: refused before JSON.parse, peak RSS up by less than 160 MiB', async (_what, body, message) => {
+    const peakKiB = process.resourceUsage().maxRSS;
+    const replies = await Promise.all(Array.from({ length: 4 }, () => post(WEBHOOKS.pod.path, body)));
+    for (const reply of replies) {
+      expect(checkReply(reply, body)).toBe(400);
+      expect(JSON.parse(reply.body).message).toMatch(message);
+    }
+    // A bound, not a measurement: the four bodies and their copies take ~60 MiB; parsed, one took 489.
+    expect((process.resourceUsage().maxRSS - peakKiB) / 1024).toBeLessThan(160);
+  });
+});
+
 describe('the largest valid reviews, many at once', () => {
   it('a valid UPDATE just under MAX_BODY_BYTES is served, also with eight sent together (they wait for room, not 413/429)', async () => {
     const review = loadReview('pool-update-node-to-other-node');
@@ -312,6 +328,15 @@ describe('bodies that do not arrive whole', () => {
       socket.end();
     });
     expect(checkReply(parseRaw(raw), review)).toBe(200);
+  });
+
+  it('a refusal written before the body is read closes the connection: one answer, no stray 408 for the unread bytes', async () => {
+    const raw = await rawExchange(async (socket) => {
+      socket.write(head(review.length).replace('application/json', 'text/plain') + review.slice(0, 10));
+    });
+    expect(checkReply(parseRaw(raw), review)).toBe(415);
+    expect(raw).toMatch(/\r\nConnection: close\r\n/i);
+    expect(raw.match(/HTTP\/1\.1 \d{3} /g)).toHaveLength(1);
   });
 
   it.each([
