@@ -94,6 +94,11 @@ describe("the chart's defaults are deploy/base's", () => {
     expect(role['rules'][0]['resourceNames']).toEqual([values['spiderpool']['configName']]);
   });
 
+  test('unsyncedPools is the server\'s --unsynced-pools, Refuse (the pair rules are refusals)', () => {
+    expect(values['unsyncedPools']).toBe(flag('--unsynced-pools'));
+    expect(values['unsyncedPools']).toBe('Refuse');
+  });
+
   test('the optional pod fields are unset, as in deploy/base', () => {
     const pod = one('Deployment')['spec']['template']['spec'];
     for (const key of ['nodeSelector', 'tolerations', 'affinity', 'priorityClassName'] as const) {
@@ -151,6 +156,7 @@ describe('values.schema.json', () => {
     ['a CIDR without a prefix length', (v) => (v['networkPolicy']['apiServerCIDRs'] = ['10.0.0.1']), /^networkPolicy\.apiServerCIDRs\.0: does not match/],
     ['a metrics namespace that is no namespace name', (v) => (v['networkPolicy']['metricsNamespaces'] = ['Monitoring']), /^networkPolicy\.metricsNamespaces\.0: does not match/],
     ['one metrics namespace not in a list', (v) => (v['networkPolicy']['metricsNamespaces'] = 'monitoring'), /^networkPolicy\.metricsNamespaces: must be array$/],
+    ['an unsyncedPools setting the server does not know', (v) => (v['unsyncedPools'] = 'Deny'), /^unsyncedPools: must be one of/],
   ])('refuses %s', (_name, mutate, expected) => {
     const copy = structuredClone(values);
     mutate(copy);
