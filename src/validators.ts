@@ -12,7 +12,7 @@ import { dualStackInCluster } from './candidates/spiderpool-conf.js';
 import type { ClusterObjects } from './kubernetes/cluster-objects.js';
 import { candidatePoolValidators } from './rules/candidate-pools.js';
 import { configMapValidator, type SpiderpoolConfigMapRef } from './rules/configmap.js';
-import { noPoolDirectory, type PoolDirectory } from './rules/pool-pair.js';
+import { noPoolDirectory, type PoolDirectory, type UnsyncedPools } from './rules/pool-pair.js';
 import { spiderIPPoolValidator } from './rules/spiderippool.js';
 import { someValidator, type SomeValidator } from './rules/validator.js';
 import type { RuleName } from './rules/rule-names.js';
@@ -28,6 +28,11 @@ export interface ReviewContext {
    * Without it those checks are skipped with a warning saying so ({@link NO_CLUSTER_REASON}).
    */
   pools?: PoolDirectory;
+  /**
+   * What an IaaS pool write gets while `pools` is unavailable (`serve --unsynced-pools`,
+   * whose default is `Refuse`); `Warn` when absent, and always without `pools`.
+   */
+  unsyncedPools?: UnsyncedPools;
   /** Other stored objects (Namespaces, ConfigMaps, …) when known (`--pools`, `--kubeconfig`). */
   cluster?: ClusterObjects;
   /** `enableIPv6` of the watched spiderpool-conf (the server); else read from `cluster`, else not known. */
@@ -68,8 +73,9 @@ function webhookOf(validator: SomeValidator): string {
 export function wireValidators(context: ReviewContext): WiredValidator[] {
   const dualStack = dualStackSource(context);
   const pools = context.pools ?? noPoolDirectory(NO_CLUSTER_REASON);
+  const unsynced = context.pools === undefined ? 'Warn' : (context.unsyncedPools ?? 'Warn');
   const validators = [
-    someValidator(spiderIPPoolValidator(pools, dualStack)),
+    someValidator(spiderIPPoolValidator(pools, dualStack, unsynced)),
     someValidator(configMapValidator(context.configMap)),
     ...candidatePoolValidators({ pools, dualStack }),
   ];

@@ -4,6 +4,7 @@
  * list of SpiderIPPools before the server's modules are loaded).
  */
 import { InvalidArgumentError } from 'commander';
+import { UNSYNCED_POOLS, type UnsyncedPools } from '../rules/pool-pair.js';
 
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
@@ -30,3 +31,16 @@ export function parseOperation(value: string): Operation | undefined {
   return operation === 'CREATE' || operation === 'UPDATE' || operation === 'DELETE' ? operation : undefined;
 }
 
+
+/**
+ * commander argument parser of `serve --unsynced-pools`: `Refuse` or `Warn`, in any case.
+ *
+ * @throws InvalidArgumentError for anything else (commander prints it on one line, exit 2).
+ */
+export function parseUnsyncedPools(value: string): UnsyncedPools {
+  const found = UNSYNCED_POOLS.find((setting) => setting.toLowerCase() === value.toLowerCase());
+  if (found === undefined) {
+    throw new InvalidArgumentError('must be Refuse (refuse IaaS pool writes while the pool cache has not synced) or Warn (let them through with a warning)');
+  }
+  return found;
+}

@@ -13,7 +13,7 @@ import { parseGoDuration } from '../duration/parse.js';
 import { suggestGoDuration } from '../duration/suggest.js';
 import { readText } from '../manifest/read.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_TIMEOUTS } from '../server/limits.js';
-import { collectAnnotation, parseObjectName, parseOperation } from './arguments.js';
+import { collectAnnotation, parseObjectName, parseOperation, parseUnsyncedPools } from './arguments.js';
 import type { CertsArguments } from './certs.js';
 import { OUTPUT_FORMATS } from './kubectl-output.js';
 import type { CommandResult } from './review-file.js';
@@ -125,6 +125,11 @@ configMapOptions(
       new Option('--pool-cache-sync-wait <duration>', 'how long /readyz waits for the first list of SpiderIPPools before it turns ready anyway (Go duration)')
         .argParser(parseGoDurationMs)
         .default(DEFAULT_SYNC_WAIT_MS, '1m'),
+    )
+    .addOption(
+      new Option('--unsynced-pools <setting>', 'Refuse or Warn: what an IaaS pool write gets while the SpiderIPPool cache has not synced (the pair rules cannot run)')
+        .argParser(parseUnsyncedPools)
+        .default('Refuse'),
     )
     .addOption(new Option('--log-level <level>', 'log level').env('LOG_LEVEL').choices(LOG_LEVELS).default('info')),
 ).action(async (opts: ServeArguments) => {

@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { DualStack } from '../candidates/categories.js';
 import { findKubeConfig } from '../cluster/kubeconfig-source.js';
 import type { PoolCache } from '../cluster/pool-cache.js';
+import type { UnsyncedPools } from '../rules/pool-pair.js';
 import { DEFAULT_SPIDERPOOL_NAMESPACE } from '../defaults.js';
 import type { WebhookMetrics } from '../metrics/webhook.js';
 import { closeLog, createLogger } from '../server/logger.js';
@@ -42,6 +43,8 @@ export interface ServeArguments extends Omit<LifecycleFlags, 'configmapNamespace
   shutdownTimeout: number;
   /** `--pool-cache-sync-wait`, in milliseconds. */
   poolCacheSyncWait: number;
+  /** `--unsynced-pools`: IaaS pool writes while the pool cache has not synced. */
+  unsyncedPools: UnsyncedPools;
   logLevel: string;
   configmapName: string;
   configmapNamespace?: string;
@@ -61,7 +64,7 @@ export async function serve(opts: ServeArguments): Promise<void> {
   let started: RunningServer | undefined;
   try {
     const conf = { name: opts.configmapName, namespace: opts.configmapNamespace ?? DEFAULT_SPIDERPOOL_NAMESPACE };
-    const watching = opts.poolCache ? await watchPools(opts.kubeconfig, conf, opts.poolCacheSyncWait, logger) : undefined;
+    const watching = opts.poolCache ? await watchPools(opts.kubeconfig, conf, { syncWaitMs: opts.poolCacheSyncWait, unsyncedPools: opts.unsyncedPools }, logger) : undefined;
     if (!opts.poolCache) logger.warn('--no-pool-cache: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
     cache = watching?.cache;
     const [{ startServer }, { manageWebhookConfiguration, provisionCertificates, webhookCaBundleReadiness }] = await Promise.all([import('../server/serve.js'), import('./lifecycle.js')]);
@@ -84,7 +87,10 @@ export async function serve(opts: ServeArguments): Promise<void> {
       maxConnectionsPerAddress: opts.maxConnectionsPerAddress,
       timeouts: { handshakeMs: opts.handshakeTimeout, keepAliveMs: opts.idleTimeout },
       shutdownGraceMs: opts.shutdownTimeout,
-      review: { configMap: { name: opts.configmapName, namespace: opts.configmapNamespace }, ...(watching ? { pools: watching.cache.pools, dualStack: watching.dualStack } : {}) },
+      review: {
+        configMap: { name: opts.configmapName, namespace: opts.configmapNamespace },
+        ...(watching ? { pools: watching.cache.pools, dualStack: watching.dualStack, unsyncedPools: opts.unsyncedPools } : {}),
+      },
       readinessChecks: [...(watching?.readiness ?? []), ...webhookCaBundleReadiness(opts, () => manager)],
       ...(watching ? { metrics: watching.metrics } : {}),
       logger,
@@ -144,18 +150,24 @@ interface PoolWatching {
  *
  * @throws Error when the chosen kubeconfig cannot be read.
  */
-async function watchPools(kubeconfig: string | undefined, conf: { name: string; namespace: string }, syncWaitMs: number, logger: Logger): Promise<PoolWatching | undefined> {
+async function watchPools(kubeconfig: string | undefined, conf: { name: string; namespace: string }, sync: PoolSync, logger: Logger): Promise<PoolWatching | undefined> {
   const noCluster = () =>
     logger.warn('no kubeconfig or in-cluster configuration found: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
   if (findKubeConfig(kubeconfig) === undefined) return void noCluster();
-  return afterRequestsSent(() => startWatching(kubeconfig, conf, syncWaitMs, logger, noCluster), FIRST_REQUESTS_WAIT_MS);
+  return afterRequestsSent(() => startWatching(kubeconfig, conf, sync, logger, noCluster), FIRST_REQUESTS_WAIT_MS);
+}
+
+/** How the pool cache waits for its first list, in milliseconds, and what IaaS pool writes get until it has. */
+interface PoolSync {
+  syncWaitMs: number;
+  unsyncedPools: UnsyncedPools;
 }
 
 /** `watchPools` once a kubeconfig was found: `noCluster` when it has gone since. */
 async function startWatching(
   kubeconfig: string | undefined,
   conf: { name: string; namespace: string },
-  syncWaitMs: number,
+  sync: PoolSync,
   logger: Logger,
   noCluster: () => void,
 ): Promise<PoolWatching | undefined> {
@@ -168,7 +180,7 @@ async function startWatching(
   const cluster = loadKubeConfig(kubeconfig);
   if (cluster === undefined) return void noCluster(); // removed since it was found
   logger.info({ source: cluster.source, from: cluster.from }, 'watching SpiderIPPools for the dual-stack pair checks');
-  const cache = startPoolCache(cluster.config, { logger, syncWaitMs });
+  const cache = startPoolCache(cluster.config, { logger, ...sync });
   logger.info(conf, 'watching spiderpool-conf for enableIPv6 (candidate-pool warnings)');
   const confs = confCache.startSpiderpoolConfCache(cluster.config, conf, { logger });
   const metrics = createWebhookMetrics();

@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { PoolViolationTracker } from '../audit/pool-violations.js';
 import { DEFAULT_SYNC_WAIT_MS } from '../defaults.js';
+import { unsyncedEffect, type UnsyncedPools } from '../rules/pool-pair.js';
 import type { ReadinessCheck } from '../server/readiness.js';
 import { summarizeApiError } from './api-error.js';
 import { describeApiFailure, registerInformerErrors, startInformer, type CacheFailure, type InformerErrors, type InformerTiming } from './informer.js';
@@ -31,6 +32,8 @@ export interface PoolCacheOptions extends InformerTiming {
   logger: Logger;
   /** How long readiness waits for the first list, in milliseconds ({@link DEFAULT_SYNC_WAIT_MS}). */
   syncWaitMs?: number;
+  /** What IaaS pool writes get until the first list (`serve --unsynced-pools`), for the log lines; default `Warn`. */
+  unsyncedPools?: UnsyncedPools;
 }
 
 /** Errors by what failed, since the start. */
@@ -52,6 +55,8 @@ export interface PoolCache {
   waitingForSync(): boolean;
   /** How long readiness waits for the first list, in milliseconds. */
   readonly syncWaitMs: number;
+  /** What IaaS pool writes get until the first list. */
+  readonly unsyncedPools: UnsyncedPools;
   /** Stops watching and retrying; the index keeps what it has. */
   stop(): Promise<void>;
 }
@@ -94,7 +99,8 @@ export function describeCacheFailure(operation: 'list' | 'watch', err: unknown):
  * Returns at once; the first list completes in the background.
  */
 export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): PoolCache {
-  const { logger, syncWaitMs = DEFAULT_SYNC_WAIT_MS, ...timing } = options;
+  const { logger, syncWaitMs = DEFAULT_SYNC_WAIT_MS, unsyncedPools = 'Warn', ...timing } = options;
+  const unsynced = unsyncedEffect(unsyncedPools);
   const index = new PoolIndex();
   // The pass over every pool after a list yields every few ms: probes never wait on it.
   const violations = new PoolViolationTracker(index, EVENT_LOOP_SLICING, (err) =>
@@ -120,7 +126,7 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
       },
       remove: (object) => index.remove(nameOf(object)),
       synced: () => index.hasSynced(),
-      degraded: { unsynced: 'pair checks are skipped with a warning', stale: 'pair checks use the last known pools' },
+      degraded: { unsynced, stale: 'pair checks use the last known pools' },
       describeFailure: describeCacheFailure,
     },
     timing,
@@ -136,7 +142,7 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
     logger.warn(
       { waitedMs: syncWaitMs, ...(failure ?? {}) },
       `SpiderIPPool cache not synced after ${syncWaitMs / 1000} s (${failure === undefined ? 'the list has not completed yet' : `the ${failure.operation} failed: ${failure.message}`}); ` +
-        'ready anyway: dual-stack pair checks are skipped with a warning until it syncs',
+        `ready anyway: ${unsynced} until it syncs`,
     );
   }, syncWaitMs);
   wait.unref();
@@ -145,6 +151,7 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
     violations,
     ...informer,
     syncWaitMs,
+    unsyncedPools,
     waitingForSync: () => waiting && !index.hasSynced(),
     stop: async () => {
       clearTimeout(wait);
@@ -226,10 +233,10 @@ export function registerPoolCacheMetrics(registry: Registry, cache: Pick<PoolCac
  * `/readyz?verbose` line `[+]pool-cache ok` once synced, else `[-]pool-cache failed: …`.
  * It fails readiness while the cache waits for its first list (at most
  * {@link PoolCache.syncWaitMs}); after that wait, and once synced for good (a later list or
- * watch failure keeps the last known pools), it is informational: the pair checks degrade
- * to warnings, whereas an unready webhook (failurePolicy Fail) would block writes.
+ * watch failure keeps the last known pools), it is informational: IaaS pool writes are refused
+ * or warned (`unsyncedPools`), whereas an unready webhook (failurePolicy Fail) would block every write.
  */
-export function poolCacheReadinessCheck(cache: Pick<PoolCache, 'pools' | 'waitingForSync' | 'syncWaitMs'>): ReadinessCheck {
+export function poolCacheReadinessCheck(cache: Pick<PoolCache, 'pools' | 'waitingForSync' | 'syncWaitMs' | 'unsyncedPools'>): ReadinessCheck {
   return {
     name: 'pool-cache',
     get informational() {
@@ -240,6 +247,6 @@ export function poolCacheReadinessCheck(cache: Pick<PoolCache, 'pools' | 'waitin
         ? undefined
         : cache.waitingForSync()
           ? `SpiderIPPools not listed yet; readiness waits for them, up to ${cache.syncWaitMs / 1000} s, so that no review skips the dual-stack pair checks`
-          : `SpiderIPPools not listed yet; dual-stack pair checks are skipped with a warning until they are (readiness stopped waiting after ${cache.syncWaitMs / 1000} s)`,
+          : `SpiderIPPools not listed yet; ${unsyncedEffect(cache.unsyncedPools)} until they are (readiness stopped waiting after ${cache.syncWaitMs / 1000} s)`,
   };
 }

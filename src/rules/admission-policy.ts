@@ -48,6 +48,7 @@ export const SPIDERIPPOOL_ENFORCEMENT: Readonly<Record<SpiderIPPoolRule, Enforce
   'pair-capacity': { webhookOnly: PAIR_PARTNER },
   'pair-nodeName': { webhookOnly: PAIR_PARTNER },
   'pair-podAffinity': { webhookOnly: PAIR_PARTNER },
+  'pair-unsynced': { webhookOnly: "refuses while the webhook's pool cache has not synced, which a policy does not have" },
 };
 
 /**

@@ -10,7 +10,7 @@
  * (in the server, the informer-backed cache), read from memory only.
  */
 import type { PoolCatalog } from '../candidates/categories.js';
-import { invalid, tooMany, type FieldError } from '../field/errors.js';
+import { forbidden, invalid, tooMany, type FieldError } from '../field/errors.js';
 import { Path } from '../field/path.js';
 import { escapeUnprintable, quoteShown } from '../field/quote.js';
 import { MAX_COUNTED_ENTRIES, MAX_PAIRED_ENTRIES_PER_FIELD, staticCapacity, type Capacity, type IPVersion } from '../ip/ranges.js';
@@ -42,6 +42,37 @@ export function noPoolDirectory(reason: string): PoolDirectory {
 }
 
 const PAIR_FIELD = annotationField(PAIR_POOL_ANNOTATION);
+
+/**
+ * What an IaaS pool write gets while the pool cache has not synced (`serve --unsynced-pools`):
+ * `Refuse` (the server's default: the pair rules are refusals) or `Warn` (checks skipped,
+ * with a warning). Only the pool cache can be unsynced; without a cluster it is always a warning.
+ */
+export const UNSYNCED_POOLS = ['Refuse', 'Warn'] as const;
+export type UnsyncedPools = (typeof UNSYNCED_POOLS)[number];
+
+/** What the server logs and `/readyz` say pair-dependent writes get while the cache is unsynced. */
+export function unsyncedEffect(setting: UnsyncedPools): string {
+  return setting === 'Refuse' ? 'IaaS pool writes are refused (--unsynced-pools=Refuse)' : 'dual-stack pair checks are skipped with a warning';
+}
+
+/**
+ * The refusal of an IaaS pool write while `pools` has not synced and `setting` is `Refuse`:
+ * every IaaS pool may be in a pair (its own annotation, or another pool naming it, even one
+ * created first), so none can be judged. Not ratcheted: it is about the cache, not the pool.
+ *
+ * @returns a `Forbidden` on the pair annotation, or `undefined` (synced, or `Warn`).
+ */
+export function unsyncedRefusal(pools: PoolDirectory, setting: UnsyncedPools): FieldError | undefined {
+  const reason = pools.unavailable();
+  if (reason === undefined || setting === 'Warn') return undefined;
+  return forbidden(
+    PAIR_FIELD,
+    `IaaS pool writes are refused until the webhook's pool cache is synced (${reason}), because the dual-stack pair rules ` +
+      "compare this pool with the stored pools; retry in a minute; if it persists, check the webhook's logs, its RBAC " +
+      '(get, list, watch on spiderippools) and the API server (serve --unsynced-pools=Warn lets such writes through with a warning)',
+  );
+}
 
 /**
  * Nesting deeper than any label selector (`matchExpressions[].values[]` is 3 levels); the

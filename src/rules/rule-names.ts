@@ -5,7 +5,9 @@
  * SpiderIPPool rules: `pool` rules judge one pool, alone and with its dual-stack partners,
  * as a CREATE would (`judgePool`: webhook, `audit`, gauges; ratcheted on UPDATE);
  * `transition` rules compare the stored pool with the new one on UPDATE (Spiderpool
- * PR #5778's in-use rules, mode and category fixed for a pool's life). The ConfigMap's one
+ * PR #5778's in-use rules, mode and category fixed for a pool's life); the `cluster` rule
+ * refuses an IaaS pool write while the other pools are not known (`serve --unsynced-pools`,
+ * pool-pair.ts), a fact of the webhook, not of the pool, so never ratcheted. The ConfigMap's one
  * rule, `conf-yml`: `data[conf.yml]` is present and lets Spiderpool's agent and controller
  * start (README, "Rules").
  */
@@ -28,8 +30,9 @@ const RULES = {
   'pair-capacity': 'pool',
   'pair-nodeName': 'pool',
   'pair-podAffinity': 'pool',
+  'pair-unsynced': 'cluster',
   'conf-yml': 'configmap',
-} as const satisfies Record<string, 'pool' | 'transition' | 'configmap'>;
+} as const satisfies Record<string, 'pool' | 'transition' | 'cluster' | 'configmap'>;
 
 /** Every rule that can refuse a write. */
 export type RuleName = keyof typeof RULES;
@@ -38,7 +41,7 @@ export type RuleName = keyof typeof RULES;
 type RulesOf<Sort> = { [R in RuleName]: (typeof RULES)[R] extends Sort ? R : never }[RuleName];
 
 /** Every rule that can refuse a SpiderIPPool write. */
-export type SpiderIPPoolRule = RulesOf<'pool' | 'transition'>;
+export type SpiderIPPoolRule = RulesOf<'pool' | 'transition' | 'cluster'>;
 
 /** A rule judging one pool (`Violation.rule`): the `rule` label of the violation gauge. */
 export type PoolRule = RulesOf<'pool'>;
@@ -62,3 +65,6 @@ export const POOL_RULES = rulesOf<PoolRule>((sort) => sort === 'pool');
 
 /** Every {@link TransitionRule}, in the order of {@link SPIDERIPPOOL_RULES}. */
 export const TRANSITION_RULES = rulesOf<TransitionRule>((sort) => sort === 'transition');
+
+/** The rules refusing because of what the webhook does not know of the cluster (never ratcheted). */
+export const CLUSTER_RULES = rulesOf<RulesOf<'cluster'>>((sort) => sort === 'cluster');

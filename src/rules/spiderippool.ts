@@ -13,7 +13,7 @@ import { quoteShown } from '../field/quote.js';
 import type { AdmissionRequest } from '../kubernetes/schema.js';
 import type { DualStack } from '../candidates/categories.js';
 import { defaultPoolWarnings } from './default-pools.js';
-import type { PoolDirectory } from './pool-pair.js';
+import { unsyncedRefusal, type PoolDirectory, type UnsyncedPools } from './pool-pair.js';
 import { judgePool } from './pool-judgement.js';
 import { SPIDERIPPOOL_RULES } from './rule-names.js';
 import type { SpiderIPPoolRule } from './rule-names.js';
@@ -176,6 +176,7 @@ export function judgeSpiderIPPoolWrite(
   name: string,
   pools: PoolDirectory,
   dualStack: DualStack = NO_DUAL_STACK,
+  unsynced: UnsyncedPools = 'Warn',
 ): PoolJudgement {
   const defaults = defaultPoolWarnings(pool, name, pools, dualStack);
   const fixed = oldPool === undefined ? [] : fixedWhileInUse(oldPool, pool, name);
@@ -190,7 +191,9 @@ export function judgeSpiderIPPoolWrite(
   const found = judgePool(pool, name, pools);
   const existing = oldPool === undefined || iaasProvider(oldPool) === undefined ? [] : judgePool(oldPool, name, pools).violations;
   const ratcheted = ratchet(found.violations, existing);
-  return { refused: [...refused, ...others(ratcheted.refused)], warnings: [...ratcheted.warnings, ...found.warnings, ...defaults] };
+  const notSynced = unsyncedRefusal(pools, unsynced);
+  const cache: PoolRefusal[] = notSynced === undefined ? [] : [{ rule: 'pair-unsynced', error: notSynced }];
+  return { refused: [...refused, ...others(ratcheted.refused), ...cache], warnings: [...ratcheted.warnings, ...found.warnings, ...defaults] };
 }
 
 /** Without a ConfigMap cache: whether dual-stack is on is not known. */
@@ -199,15 +202,16 @@ const NO_DUAL_STACK: DualStack = { known: false, reason: 'spiderpool-conf is not
 /**
  * The SpiderIPPool guard: CREATE and UPDATE (DELETE is not restricted), reading sibling
  * pools from `pools` and the dual-stack setting from `dualStack` (memory only: the review
- * stays pure and never waits on the API).
+ * stays pure and never waits on the API); `unsynced` says whether an IaaS pool write is
+ * refused (`pair-unsynced`) or warned while `pools` is unavailable.
  */
-export function spiderIPPoolValidator(pools: PoolDirectory, dualStack: () => DualStack = () => NO_DUAL_STACK): Validator<SpiderIPPool> {
+export function spiderIPPoolValidator(pools: PoolDirectory, dualStack: () => DualStack = () => NO_DUAL_STACK, unsynced: UnsyncedPools = 'Warn'): Validator<SpiderIPPool> {
   return {
     groupKind: SPIDERIPPOOL,
     schema: SpiderIPPoolSchema,
     rules: SPIDERIPPOOL_RULES,
-    validateCreate: (pool, request) => validateSpiderIPPoolCreate(pool, request, pools, dualStack()),
-    validateUpdate: (oldPool, pool, request) => validateSpiderIPPoolUpdate(oldPool, pool, request, pools, dualStack()),
+    validateCreate: (pool, request) => findings(judgeSpiderIPPoolWrite(undefined, pool, poolName(pool, request), pools, dualStack(), unsynced)),
+    validateUpdate: (oldPool, pool, request) => findings(judgeSpiderIPPoolWrite(oldPool, pool, poolName(pool, request), pools, dualStack(), unsynced)),
   };
 }
 

@@ -6,7 +6,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { buildAdmissionReview } from '../../src/kubernetes/build.js';
-import { CONFIGMAP_RULES, POOL_RULES, SPIDERIPPOOL_RULES, TRANSITION_RULES } from '../../src/rules/rule-names.js';
+import { CLUSTER_RULES, CONFIGMAP_RULES, POOL_RULES, SPIDERIPPOOL_RULES, TRANSITION_RULES } from '../../src/rules/rule-names.js';
 import { SPIDERIPPOOL_ENFORCEMENT } from '../../src/rules/admission-policy.js';
 import { createReviewer, REFUSAL_RULES, wireValidators } from '../../src/validators.js';
 import { loadReview } from '../fixtures/load.js';
@@ -67,8 +67,8 @@ describe('REFUSAL_RULES, the rule label values', () => {
     expect(new Set(REFUSAL_RULES).size).toBe(REFUSAL_RULES.length);
   });
 
-  it('hold every SpiderIPPool rule, stored-pool and transition, as the enforcement table does', () => {
+  it('hold every SpiderIPPool rule, stored-pool, transition and cluster, as the enforcement table does', () => {
     expect([...SPIDERIPPOOL_RULES].sort()).toEqual(Object.keys(SPIDERIPPOOL_ENFORCEMENT).sort());
-    expect(SPIDERIPPOOL_RULES).toEqual([...TRANSITION_RULES, ...POOL_RULES]);
+    expect(SPIDERIPPOOL_RULES).toEqual([...TRANSITION_RULES, ...POOL_RULES, ...CLUSTER_RULES]);
   });
 });

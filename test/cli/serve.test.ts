@@ -26,6 +26,7 @@ describe('serve that cannot start', () => {
     idleTimeout: 120_000,
     shutdownTimeout: 1000,
     poolCacheSyncWait: 1000,
+    unsyncedPools: 'Refuse' as const,
     logLevel: 'silent',
     configmapName: 'spiderpool-conf',
     service: 'spiderpool-iaas-webhook',

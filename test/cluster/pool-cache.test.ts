@@ -328,8 +328,8 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 5, maxBackoffMs: 10 });
     await until(() => cache!.pools.hasSynced(), 'synced on the fifth list');
     expect(records.map((r) => [r.msg, r.statusCode ?? r.failedAttempts])).toEqual([
-      ['SpiderIPPool list failed; pair checks are skipped with a warning until it succeeds', 503],
-      ['SpiderIPPool list failed; pair checks are skipped with a warning until it succeeds', 404],
+      ['SpiderIPPool list failed; dual-stack pair checks are skipped with a warning until it succeeds', 503],
+      ['SpiderIPPool list failed; dual-stack pair checks are skipped with a warning until it succeeds', 404],
       ['SpiderIPPool list and watch work again', 4],
       ['SpiderIPPool cache listed', undefined],
     ]);

@@ -94,12 +94,44 @@ describe("the chart's defaults are deploy/base's", () => {
     expect(role['rules'][0]['resourceNames']).toEqual([values['spiderpool']['configName']]);
   });
 
+  test('unsyncedPools is the server\'s --unsynced-pools, Refuse (the pair rules are refusals)', () => {
+    expect(values['unsyncedPools']).toBe(flag('--unsynced-pools'));
+    expect(values['unsyncedPools']).toBe('Refuse');
+  });
+
   test('the optional pod fields are unset, as in deploy/base', () => {
     const pod = one('Deployment')['spec']['template']['spec'];
     for (const key of ['nodeSelector', 'tolerations', 'affinity', 'priorityClassName'] as const) {
       expect(pod[key]).toBeUndefined();
       expect(values[key]).toEqual(key === 'tolerations' ? [] : key === 'priorityClassName' ? '' : {});
     }
+  });
+});
+
+describe('what the chart cannot own, it says', () => {
+  test('NOTES.txt gives the command that labels the release namespace as deploy/base/namespace.yaml labels its own (Pod Security "restricted")', async () => {
+    const notes = await readFile(path.join(CHART_DIR, 'templates/NOTES.txt'), 'utf8');
+    const labels = Object.entries(one('Namespace')['metadata']['labels'] as Record<string, string>).filter(([k]) => k.startsWith('pod-security.kubernetes.io/'));
+    expect(labels).toContainEqual(['pod-security.kubernetes.io/enforce', 'restricted']);
+    const command = notes.split('\n').find((line) => line.trim().startsWith('kubectl label namespace {{ .Release.Namespace }}'));
+    expect(command?.trim().split(/\s+/).slice(6).sort()).toEqual([...labels.map(([k, v]) => `${k}=${v}`), '--overwrite'].sort());
+  });
+});
+
+describe('the client-certificate option: the chart mounts what deploy/components/client-ca mounts', () => {
+  test('the same flag, mount path and ConfigMap name, rendered from clientCA.caCert', async () => {
+    const component = parse(await readFile(path.join(DEPLOY_DIR, 'components/client-ca/kustomization.yaml'), 'utf8'));
+    const ops: Obj[] = parse(component['patches'][0]['patch']);
+    const [arg, mount, volume] = ops.map((op) => op['value']);
+    const templates = (await Promise.all(['base.yaml', 'client-ca.yaml', 'components.yaml'].map((f) => readFile(path.join(CHART_DIR, 'templates', f), 'utf8')))).join('\n');
+    const [flagName, file] = (arg as string).split('=');
+    expect(templates).toContain(`"${flagName}" "${file}"`);
+    expect(file).toBe(`${mount['mountPath']}/ca.crt`);
+    expect(templates).toContain(`"name" "${mount['name']}" "mountPath" "${mount['mountPath']}" "readOnly" true`);
+    expect(templates).toContain(`"name" "${volume['name']}" "configMap" (dict "name" "${volume['configMap']['name']}")`);
+    expect(templates).toContain(`dict "name" "${volume['configMap']['name']}"`);
+    expect(templates).toMatch(/\$asValue := dict [^\n]*"client-ca" "clientCA\.caCert"/);
+    expect(values['clientCA']).toEqual({ caCert: '' });
   });
 });
 
@@ -151,6 +183,8 @@ describe('values.schema.json', () => {
     ['a CIDR without a prefix length', (v) => (v['networkPolicy']['apiServerCIDRs'] = ['10.0.0.1']), /^networkPolicy\.apiServerCIDRs\.0: does not match/],
     ['a metrics namespace that is no namespace name', (v) => (v['networkPolicy']['metricsNamespaces'] = ['Monitoring']), /^networkPolicy\.metricsNamespaces\.0: does not match/],
     ['one metrics namespace not in a list', (v) => (v['networkPolicy']['metricsNamespaces'] = 'monitoring'), /^networkPolicy\.metricsNamespaces: must be array$/],
+    ['a key under clientCA', (v) => (v['clientCA']['caFile'] = '/ca.crt'), /^clientCA: unknown key "caFile"$/],
+    ['an unsyncedPools setting the server does not know', (v) => (v['unsyncedPools'] = 'Deny'), /^unsyncedPools: must be one of/],
   ])('refuses %s', (_name, mutate, expected) => {
     const copy = structuredClone(values);
     mutate(copy);

@@ -204,8 +204,15 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
   const ofKind = (kind: string): Obj[] => all.filter((o) => o['kind'] === kind);
 
   // --- Namespace ---------------------------------------------------------------------
-  if (!ofKind('Namespace').some((n) => nameOf(n) === namespace)) {
+  const ownNamespace = ofKind('Namespace').find((n) => nameOf(n) === namespace);
+  if (ownNamespace === undefined) {
     problems.push(`Namespace "${namespace}" is missing`);
+  } else if (obj(at(ownNamespace, 'metadata.labels'))?.['pod-security.kubernetes.io/enforce'] !== 'restricted') {
+    problems.push(`Namespace "${namespace}": pod-security.kubernetes.io/enforce is not "restricted", though the pods meet it`);
+  }
+  // As the chart refuses them (templates/base.yaml): the Secret it keeps and its pods' Pod Security level need a namespace of their own.
+  if (namespace === 'kube-system' || namespace === spiderpoolNamespace) {
+    problems.push(`installs into namespace "${namespace}", which is kube-system or Spiderpool's: install into a namespace of its own`);
   }
 
   // --- Deployment and its container ----------------------------------------------------

@@ -255,6 +255,48 @@ describe('deploy/ installed into another namespace', () => {
   });
 });
 
+describe('deploy/ refuses what the chart refuses (namespace, Pod Security)', () => {
+  let workDir: string | undefined;
+  afterEach(async () => {
+    if (workDir !== undefined) await rm(workDir, { recursive: true, force: true });
+    workDir = undefined;
+  });
+
+  /** deploy/ with its kustomization's `namespace:` set to `namespace`, rendered. */
+  async function installedInto(namespace: string): Promise<Obj[]> {
+    workDir = await mkdtemp(path.join(tmpdir(), 'deploy-ns-'));
+    const copy = path.join(workDir, 'deploy');
+    await cp(deployDir, copy, { recursive: true });
+    const file = path.join(copy, 'kustomization.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace(/^namespace: .*$/m, `namespace: ${namespace}`));
+    return renderWithNode(copy);
+  }
+
+  test.each([
+    ['kube-system', {}],
+    ['spiderpool', { spiderpoolNamespace: 'spiderpool' }],
+  ])('an overlay installing into %s (kube-system or Spiderpool\'s namespace) is refused', async (namespace, options) => {
+    const objects = await installedInto(namespace);
+    expect(checkManifests(objects, { namespace, ...options })).toContain(
+      `installs into namespace "${namespace}", which is kube-system or Spiderpool's: install into a namespace of its own`,
+    );
+  });
+
+  test('the Namespace deploy/ creates enforces the "restricted" Pod Security Standard; without the label it is refused', () => {
+    expect(checkManifests(rendered)).toEqual([]);
+    const copy = structuredClone(rendered);
+    delete one(copy, 'Namespace')['metadata']['labels']['pod-security.kubernetes.io/enforce'];
+    expect(checkManifests(copy)).toEqual(['Namespace "spiderpool-iaas-webhook": pod-security.kubernetes.io/enforce is not "restricted", though the pods meet it']);
+  });
+
+  test("no overlay of the README or docs/install.md installs into kube-system or Spiderpool's namespace", async () => {
+    for (const overlay of await readmeOverlays()) {
+      const namespaceLine = /^namespace: (.*)$/m.exec(overlay.text);
+      expect([overlay.title, namespaceLine?.[1]]).not.toEqual([overlay.title, expect.stringMatching(/^(kube-system|spiderpool)$/)]);
+    }
+  });
+});
+
 describe('deploy/ sources', () => {
   test('deploy/ generates nothing from files (no deploy/tls/), and deploy/tls/ of `certs` users stays gitignored', async () => {
     const k = await loadKustomization(deployDir);

@@ -218,22 +218,11 @@ describe('values', () => {
   });
 
   test('networkPolicy with the CIDRs of deploy/components/network-policy-api-server renders what kustomize renders with that component', async () => {
-    const work = await mkdtemp(path.join(tmpdir(), 'chart-netpol-'));
-    try {
-      await cp(path.join(REPO_ROOT, 'deploy'), path.join(work, 'deploy'), { recursive: true });
-      const overlay = path.join(work, 'deploy/netpol');
-      await mkdir(overlay);
-      await writeFile(path.join(overlay, 'kustomization.yaml'), stringify({ resources: ['../base'], components: ['../components/network-policy-api-server'] }));
-      const kustomized = await runProcess(KUBECTL, ['kustomize', overlay]);
-      expect(kustomized.stderr).toBe('');
-      const policy = one(parseManifests(kustomized.stdout), 'NetworkPolicy');
-      const cidrs = policy['spec']['ingress'][0]['from'].map((peer: Obj) => peer['ipBlock']['cidr'] as string);
-      const helmed = one(await helmTemplate(['--set', `networkPolicy.apiServerCIDRs={${cidrs.join(',')}}`]), 'NetworkPolicy');
-      expect(helmed['spec']).toEqual({ ...policy['spec'], podSelector: helmed['spec']['podSelector'] });
-      expect(helmed['spec']['podSelector']).toEqual(policy['spec']['podSelector']);
-    } finally {
-      await rm(work, { recursive: true, force: true });
-    }
+    const policy = one(await kustomizeBaseWith('network-policy-api-server'), 'NetworkPolicy');
+    const cidrs = policy['spec']['ingress'][0]['from'].map((peer: Obj) => peer['ipBlock']['cidr'] as string);
+    const helmed = one(await helmTemplate(['--set', `networkPolicy.apiServerCIDRs={${cidrs.join(',')}}`]), 'NetworkPolicy');
+    expect(helmed['spec']).toEqual({ ...policy['spec'], podSelector: helmed['spec']['podSelector'] });
+    expect(helmed['spec']['podSelector']).toEqual(policy['spec']['podSelector']);
   });
 
   test('tls.method provided: the Secret from the values, mounted at the cert dir; each missing PEM is named', async () => {
@@ -297,6 +286,45 @@ describe('values', () => {
     expect([only[0]!['spec']['duration'], only[0]!['spec']['renewBefore']]).toEqual(['8760h', '720h']);
   });
 
+  test("refuses to install into kube-system or Spiderpool's namespace, in one line saying what to do", async () => {
+    for (const [namespace, extra] of [['kube-system', []], ['spiderpool', ['--set', 'spiderpool.namespace=spiderpool']]] as const) {
+      const result = await helm(['template', RELEASE, CHART_DIR, '--namespace', namespace, `--kube-version=${MIN_KUBE_VERSION}`, ...extra]);
+      expect([namespace, result.code]).toEqual([namespace, 1]);
+      expect(result.stderr).toMatch(
+        new RegExp(`^Error: execution error at \\(spiderpool-iaas-webhook/templates/base\\.yaml:\\d+:\\d+\\): refusing to install into namespace "${namespace}" \\(kube-system or Spiderpool's, spiderpool\\.namespace\\): .*; install with -n spiderpool-iaas-webhook --create-namespace$`, 'm'),
+      );
+    }
+    // Spiderpool elsewhere: kube-system is still refused, its own namespace is not the chart's to refuse.
+    expect((await helm(['template', RELEASE, CHART_DIR, '--namespace', 'kube-system', `--kube-version=${MIN_KUBE_VERSION}`, '--set', 'spiderpool.namespace=spiderpool'])).code).toBe(1);
+  });
+
+  test('clientCA.caCert renders what kustomize renders with deploy/components/client-ca, plus the ConfigMap; a value that is no PEM is refused', async () => {
+    const kustomized = await kustomizeBaseWith('client-ca');
+    const work = await mkdtemp(path.join(tmpdir(), 'chart-client-ca-'));
+    try {
+      const pem = (await generateCertificates({ serviceName: 'client-ca', namespace: 'test' })).caCertPem;
+      await writeFile(path.join(work, 'client-ca.crt'), pem);
+      const helmed = await helmTemplate(['--set-file', `clientCA.caCert=${path.join(work, 'client-ca.crt')}`]);
+      expect(pod(helmed)['volumes']).toEqual(pod(kustomized)['volumes']);
+      expect(container(helmed)['volumeMounts']).toEqual(container(kustomized)['volumeMounts']);
+      expect(args(helmed).filter((a) => a.startsWith('--client-ca-file'))).toEqual(['--client-ca-file=/etc/webhook/client-ca/ca.crt']);
+      const configMap = ofKind(helmed, 'ConfigMap').find((o) => o['metadata']['name'] === 'spiderpool-iaas-webhook-client-ca')!;
+      expect(configMap['metadata']['namespace']).toBe(RELEASE_NAMESPACE);
+      expect(configMap['data']).toEqual({ 'ca.crt': pem });
+      expect(ofKind(defaults, 'ConfigMap').filter((o) => o['metadata']['name'] === 'spiderpool-iaas-webhook-client-ca')).toEqual([]);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+    const notPem = await helm(['template', RELEASE, CHART_DIR, `--kube-version=${MIN_KUBE_VERSION}`, '--set', 'clientCA.caCert=Y2E=']);
+    expect(notPem.code).toBe(1);
+    expect(notPem.stderr).toContain("clientCA.caCert must be the CA's PEM certificate");
+  });
+
+  test('unsyncedPools sets --unsynced-pools', async () => {
+    expect(args(defaults).filter((a) => a.startsWith('--unsynced-pools'))).toEqual(['--unsynced-pools=Refuse']);
+    expect(args(await helmTemplate(['--set', 'unsyncedPools=Warn'])).filter((a) => a.startsWith('--unsynced-pools'))).toEqual(['--unsynced-pools=Warn']);
+  });
+
   test('values.schema.json refuses a misspelt key, an unknown key and a wrong type, naming them', async () => {
     for (const [set, named] of [
       ['spiderpool.namespce=spiderpool', 'namespce'],
@@ -311,6 +339,22 @@ describe('values', () => {
     }
   });
 });
+
+/** `kubectl kustomize` of deploy/base with the component deploy/components/`component`, in a copy of deploy/. */
+async function kustomizeBaseWith(component: string): Promise<Obj[]> {
+  const work = await mkdtemp(path.join(tmpdir(), `chart-${component}-`));
+  try {
+    await cp(path.join(REPO_ROOT, 'deploy'), path.join(work, 'deploy'), { recursive: true });
+    const overlay = path.join(work, 'deploy/overlay');
+    await mkdir(overlay);
+    await writeFile(path.join(overlay, 'kustomization.yaml'), stringify({ resources: ['../base'], components: [`../components/${component}`] }));
+    const kustomized = await runProcess(KUBECTL, ['kustomize', overlay]);
+    expect(kustomized.stderr).toBe('');
+    return parseManifests(kustomized.stdout);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
 
 /** The Deployment serves the pair of Secret `secretName`, mounted read-only at --cert-dir, and writes its webhook configuration. */
 function expectMountedCertDir(objects: Obj[], secretName: string): void {

@@ -99,7 +99,7 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     await expect(stop(served)).resolves.toBe(0);
   }, 30_000);
 
-  it('waits for the first list, bounded: turns ready when the API server cannot be listed, and skips the pair checks with a warning', async () => {
+  it('waits for the first list, bounded: turns ready when the API server cannot be listed, and refuses IaaS pool writes (--unsynced-pools=Refuse, the default)', async () => {
     api = new FakePoolApiServer();
     api.lists = [{ status: 503 }];
     const kubeconfig = path.join(workDir, 'kubeconfig');
@@ -120,9 +120,32 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     });
     expect((await call(served, 'GET', '/metrics')).body).toContain('spiderpool_iaas_webhook_pool_cache_synced 0\n');
     const answer = JSON.parse((await call(served, 'POST', WEBHOOKS.spiderIPPool.path, await fixture('pool-update-pair-v4-grown'))).body);
+    expect(answer.response.allowed).toBe(false);
+    expect(answer.response.status.details.causes).toEqual([
+      expect.objectContaining({ reason: 'FieldValueForbidden', message: expect.stringContaining(`IaaS pool writes are refused until the webhook's pool cache is synced (${NOT_SYNCED_REASON})`) }),
+    ]);
+    await expect(stop(served)).resolves.toBe(0);
+  }, 30_000);
+
+  it('--unsynced-pools=warn (any case): the same unsynced cache lets IaaS pool writes through with a warning; an unknown setting stops the start in one line', async () => {
+    api = new FakePoolApiServer();
+    api.lists = [{ status: 503 }];
+    const kubeconfig = path.join(workDir, 'kubeconfig');
+    await writeFile(kubeconfig, kubeConfigFor(await api.start()).exportConfig());
+    served = await serve(workDir, [`--kubeconfig=${kubeconfig}`, '--unsynced-pools=warn']);
+    await until(() => served!.log().includes('SpiderIPPool list failed; dual-stack pair checks are skipped with a warning'), 'the failed list to be logged');
+    const answer = JSON.parse((await call(served, 'POST', WEBHOOKS.spiderIPPool.path, await fixture('pool-update-pair-v4-grown'))).body);
     expect(answer.response.allowed).toBe(true);
     expect(answer.response.warnings).toEqual([expect.stringContaining(`dual-stack pair checks against other pools were skipped (${NOT_SYNCED_REASON})`)]);
     await expect(stop(served)).resolves.toBe(0);
+
+    const bad = spawn(process.execPath, [cli, 'serve', '--no-pool-cache', '--unsynced-pools=deny'], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '', HOME: workDir } });
+    let stderr = '';
+    bad.stderr!.on('data', (chunk) => (stderr += chunk));
+    await expect(new Promise((resolve) => bad.once('exit', resolve))).resolves.toBe(2);
+    expect(stderr.split('\n')[0]).toBe(
+      "error: option '--unsynced-pools <setting>' argument 'deny' is invalid. must be Refuse (refuse IaaS pool writes while the pool cache has not synced) or Warn (let them through with a warning)",
+    );
   }, 30_000);
 
   it('exits on SIGTERM even while a watch waits for a hung API server', async () => {

@@ -1,5 +1,5 @@
 /** IaaS pool shape rule 4: dual-stack pairs, checked against an in-memory pool index (what the informer fills). */
-import { createReviewer } from '../../src/validators.js';
+import { createReviewer, NO_CLUSTER_REASON } from '../../src/validators.js';
 import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
 import { NOT_SYNCED_REASON, PoolIndex } from '../../src/state/pool-index.js';
 import { MAX_COUNTED_ENTRIES, MAX_PAIRED_ENTRIES_PER_FIELD } from '../../src/ip/ranges.js';
@@ -234,6 +234,53 @@ describe('what cannot be checked is said, never passed silently', () => {
     const v6 = storedV6();
     delete v6.spec.ipVersion;
     expect(refusedFields(input, indexOf(v6))).toEqual(['spec.ips']);
+  });
+});
+
+describe('an unsynced pool cache, by the unsynced-pools setting (serve --unsynced-pools)', () => {
+  const unsynced = () => {
+    const index = new PoolIndex();
+    index.upsert(storedV6()); // a watch event before the list: known, but not the whole picture
+    return index;
+  };
+  const judged = (input: unknown, options: Parameters<typeof createReviewer>[0]) =>
+    AdmissionReviewResponseSchema.parse(createReviewer(options)(input).review).response;
+
+  it('Refuse: an IaaS pool UPDATE is refused, not ratcheted, saying the cache is not synced, why and what to do', () => {
+    const response = judged(loadReview('pool-update-pair-v4-grown'), { pools: unsynced(), unsyncedPools: 'Refuse' });
+    expect(response.allowed).toBe(false);
+    expect(response.status!.details!.causes).toEqual([
+      {
+        reason: 'FieldValueForbidden',
+        field: PAIR,
+        message: expect.stringMatching(
+          new RegExp(`^Forbidden: IaaS pool writes are refused until the webhook's pool cache is synced \\(${NOT_SYNCED_REASON}\\), because the dual-stack pair rules compare .*; retry in a minute; if it persists, check the webhook's logs, its RBAC .* and the API server`),
+        ),
+      },
+    ]);
+  });
+
+  it('Refuse: an IaaS pool CREATE naming no pair is refused too (a stored pool may name it)', () => {
+    expect(review(loadReview('pool-create-iaas-global'), new PoolIndex()).allowed).toBe(true); // the library's default: Warn
+    const response = judged(loadReview('pool-create-iaas-global'), { pools: new PoolIndex(), unsyncedPools: 'Refuse' });
+    expect(response.status!.details!.causes.map((c) => [c.reason, c.field])).toEqual([['FieldValueForbidden', PAIR]]);
+  });
+
+  it('Refuse: a traditional pool and an IaaS pool judged against a synced cache are not affected', () => {
+    expect(judged(loadReview('pool-create-traditional-default'), { pools: new PoolIndex(), unsyncedPools: 'Refuse' }).allowed).toBe(true);
+    expect(judged(loadReview('pool-create-pair-v4'), { pools: indexOf(storedV6()), unsyncedPools: 'Refuse' })).toEqual({ uid: expect.any(String), allowed: true });
+  });
+
+  it('Warn: allowed, with the warning that the pair checks were skipped', () => {
+    const response = judged(loadReview('pool-update-pair-v4-grown'), { pools: unsynced(), unsyncedPools: 'Warn' });
+    expect(response.allowed).toBe(true);
+    expect(response.warnings).toEqual([expect.stringContaining(`dual-stack pair checks against other pools were skipped (${NOT_SYNCED_REASON})`)]);
+  });
+
+  it('without a pool cache (review, audit: no cluster) Refuse changes nothing: a warning', () => {
+    const response = judged(loadReview('pool-update-pair-v4-grown'), { unsyncedPools: 'Refuse' });
+    expect(response.allowed).toBe(true);
+    expect(response.warnings).toEqual([expect.stringContaining(`skipped (${NO_CLUSTER_REASON})`)]);
   });
 });
 

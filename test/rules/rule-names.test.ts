@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from '@jest/globals';
-import { CONFIGMAP_RULES, POOL_RULES, SPIDERIPPOOL_RULES, TRANSITION_RULES } from '../../src/rules/rule-names.js';
+import { CLUSTER_RULES, CONFIGMAP_RULES, POOL_RULES, SPIDERIPPOOL_RULES, TRANSITION_RULES } from '../../src/rules/rule-names.js';
 
 describe('the rule names (one list)', () => {
-  it('splits every SpiderIPPool rule into pool rules and transition rules, each once', () => {
-    expect([...TRANSITION_RULES, ...POOL_RULES].sort()).toEqual([...SPIDERIPPOOL_RULES].sort());
+  it('splits every SpiderIPPool rule into pool, transition and cluster rules, each once', () => {
+    expect([...TRANSITION_RULES, ...POOL_RULES, ...CLUSTER_RULES].sort()).toEqual([...SPIDERIPPOOL_RULES].sort());
+    expect(CLUSTER_RULES).toEqual(['pair-unsynced']);
     expect(new Set(SPIDERIPPOOL_RULES).size).toBe(SPIDERIPPOOL_RULES.length);
     expect(TRANSITION_RULES).toEqual(['provider-fixed-in-use', 'parent-nic-fixed-in-use', 'category-fixed', 'mode-fixed']);
     expect(POOL_RULES).toContain('pair-capacity');
@@ -27,6 +28,6 @@ describe('the rule names (one list)', () => {
   });
 
   it("is what the README's refusals_total row lists as the counter's rule label, beside the pool rules", async () => {
-    expect((await namedInReadme('spiderpool_iaas_webhook_refusals_total')).sort()).toEqual([...TRANSITION_RULES, ...CONFIGMAP_RULES].sort());
+    expect((await namedInReadme('spiderpool_iaas_webhook_refusals_total')).sort()).toEqual([...TRANSITION_RULES, ...CLUSTER_RULES, ...CONFIGMAP_RULES].sort());
   });
 });
