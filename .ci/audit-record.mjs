@@ -7,20 +7,11 @@
 //   node .ci/audit-record.mjs check   → one line; exit 0 when the lock's production
 //                                       dependencies are the audited ones, else 1
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { productionPackages } from './lock-packages.mjs';
 
-const LOCK = 'package-lock.json';
 const RECORD = '.ci/audit-record.json';
 /** How many changed packages the failure line names before "and N more". */
 const SHOWN_CHANGES = 5;
-
-/** `name@version` of every package `npm audit --omit=dev` audits (dev: true is left out), sorted, once each. */
-function productionPackages() {
-  const { packages = {} } = JSON.parse(readFileSync(LOCK, 'utf8'));
-  const names = Object.entries(packages)
-    .filter(([path, entry]) => path !== '' && entry.dev !== true && entry.version !== undefined)
-    .map(([path, entry]) => `${entry.name ?? path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)}@${entry.version}`);
-  return [...new Set(names)].sort();
-}
 
 /** The changes from `before` to `after`, as `+added`, `-removed`, the first few named. */
 function changes(before, after) {
@@ -32,7 +23,7 @@ function changes(before, after) {
 }
 
 const command = process.argv[2];
-const current = productionPackages();
+const current = productionPackages().map(({ name, version }) => `${name}@${version}`);
 if (command === 'write') {
   writeFileSync(RECORD, `${JSON.stringify({ auditedAt: new Date().toISOString().slice(0, 10), production: current }, null, 2)}\n`);
   console.log(`${RECORD} refreshed: ${current.length} production dependencies audited today (commit it when it changed)`);
