@@ -26,7 +26,7 @@ export const advisorySchema = z
     package: z.string().min(1),
     severity: z.enum(['moderate', 'high', 'critical']),
     ranges: z.array(rangeSchema).min(1),
-    source: z.string().url().startsWith('https://'),
+    source: z.url().startsWith('https://'),
     note: z.string().optional(),
   })
   .strict();
