@@ -3,7 +3,7 @@
  * decision only, from the Secret's PEM texts and the time; reading and writing the Secret is
  * the caller's (src/cluster/tls-secret.ts).
  *
- * The Secret is `kubernetes.io/tls` with two keys of its own:
+ * The Secret (created empty by the install, src/cluster/tls-secret.ts) holds these keys:
  *
  * | key           | content                                                                 |
  * |---------------|-------------------------------------------------------------------------|

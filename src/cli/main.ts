@@ -93,7 +93,7 @@ configMapOptions(
     .option('--host <address>', 'address to bind (default: all interfaces)')
     .option('--cert-dir <dir>', 'directory with tls.crt and tls.key', DEFAULT_CERT_DIR)
     .option('--no-generate-certs', 'fail instead of generating a CA and serving certificate when none are in --cert-dir')
-    .option('--tls-secret <name>', 'keep a CA and serving certificate in this Secret of --namespace (created when absent, renewed before expiry) and serve them from --cert-dir', parseObjectName)
+    .option('--tls-secret <name>', 'keep a CA and serving certificate in this Secret of --namespace (which must exist: the install creates it empty; filled, renewed before expiry) and serve them from --cert-dir', parseObjectName)
     .option('--manage-webhook-configuration <name>', 'write the ValidatingWebhookConfiguration of deploy/ under this name once serving, its caBundle kept trusting --cert-dir/ca.crt (equal to it with --tls-secret)', parseObjectName)
     .option('--owner-cluster-role <name>', "ClusterRole of the install made owner of the Secret and the configuration: deleting it deletes them (garbage collection)", parseObjectName)
     .option('--webhook-configuration-annotation <key=value>', 'annotation of that configuration (repeatable), e.g. example.com/owner=network-team (not cert-manager.io/inject-ca-from: the pods keep caBundle)', collectAnnotation, [])

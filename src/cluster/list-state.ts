@@ -6,10 +6,11 @@
  * page of the pools') is bounded in time. Loads `@kubernetes/client-node`, so only
  * commands given a cluster import this module.
  */
-import { CoreV1Api, Observable, type KubeConfig, type ObservableMiddleware, type RequestContext } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../kubernetes/build.js';
 import { isKubeObject } from '../manifest/read.js';
 import { summarizeApiError } from './api-error.js';
+import { withDeadline } from './deadline.js';
 import { listPages } from './list-pages.js';
 import { POOLS_PATH, SPIDERIPPOOL_RESOURCE } from './pool-cache.js';
 import { slimPool } from '../state/pool-index.js';
@@ -20,22 +21,6 @@ const LIST_TIMEOUT_MS = 30_000;
 /** A list that failed: what was listed and why, in one line. */
 export class ClusterListError extends Error {
   override name = 'ClusterListError';
-}
-
-/**
- * Request options for client-node's generated API calls that abort the request after
- * `ms` milliseconds, so a list stuck on a dead connection fails instead of hanging for
- * good (client-node sets no timeout on it).
- */
-function abortAfter(ms: number): { middleware: ObservableMiddleware[]; middlewareMergeStrategy: 'append' } {
-  const middleware: ObservableMiddleware = {
-    pre: (context: RequestContext) => {
-      context.setSignal(AbortSignal.timeout(ms));
-      return new Observable(Promise.resolve(context));
-    },
-    post: (response) => new Observable(Promise.resolve(response)),
-  };
-  return { middleware: [middleware], middlewareMergeStrategy: 'append' };
 }
 
 /** Every SpiderIPPool, slimmed as each is parsed; one that is not shaped like one is kept whole, for the state to refuse by name. */
@@ -64,8 +49,8 @@ async function listing<T>(what: string, call: () => Promise<T>, timeout: { ms: n
     return await call();
   } catch (e) {
     const name = (e as { name?: unknown } | null)?.name;
-    // The request's timeout aborts it; the fetch error then says only "The user aborted a request."
-    if (name === 'AbortError' || name === 'TimeoutError') {
+    // A page's timeout (list-pages.ts) or a call's deadline (deadline.ts) aborted it.
+    if (name === 'AbortError' || name === 'TimeoutError' || name === 'ApiTimeoutError') {
       throw new ClusterListError(`cannot list ${what} from the cluster: no answer within ${timeout.ms / 1000}s from ${timeout.server}; check that the API server is reachable`);
     }
     const { statusCode, message } = summarizeApiError(e);
@@ -83,17 +68,16 @@ async function listing<T>(what: string, call: () => Promise<T>, timeout: { ms: n
  */
 export async function listClusterState(config: KubeConfig, configMapName?: string, timeoutMs = LIST_TIMEOUT_MS): Promise<KubeObject[]> {
   const core = config.makeApiClient(CoreV1Api);
-  const options = abortAfter(timeoutMs);
   const timeout = { ms: timeoutMs, server: config.getCurrentCluster()?.server ?? 'the API server' };
   const none: RawList = { items: [] };
   const [pools, namespaces, configMaps] = await Promise.all([
     listing('SpiderIPPools', () => listPools(config, timeoutMs), timeout),
     // Typed lists come back as client-node's models; serialize them back to the JSON the API sent.
-    configMapName === undefined ? none : listing('Namespaces', async () => JSON.parse(JSON.stringify(await core.listNamespace({}, options))) as RawList, timeout),
+    configMapName === undefined ? none : listing('Namespaces', async () => JSON.parse(JSON.stringify(await withDeadline((options) => core.listNamespace({}, options), timeoutMs))) as RawList, timeout),
     configMapName === undefined
       ? none
       : listing(`ConfigMaps named ${JSON.stringify(configMapName)}`, async () =>
-          JSON.parse(JSON.stringify(await core.listConfigMapForAllNamespaces({ fieldSelector: `metadata.name=${configMapName}` }, options))) as RawList,
+          JSON.parse(JSON.stringify(await withDeadline((options) => core.listConfigMapForAllNamespaces({ fieldSelector: `metadata.name=${configMapName}` }, options), timeoutMs))) as RawList,
           timeout,
         ),
   ]);

@@ -7,17 +7,20 @@
  */
 import { ApiException, RbacAuthorizationV1Api, type KubeConfig, type V1OwnerReference } from '@kubernetes/client-node';
 import { summarizeApiError } from './api-error.js';
+import { withDeadline } from './deadline.js';
 
 /**
  * The owner reference to ClusterRole `name`, or `'absent'` when it does not exist (the
  * install is being deleted: nothing should be written then).
  *
- * @throws Error with one line for any other failure (a 403 names the RBAC it needs), never
- *   client-node's whole HTTP exchange.
+ * @param timeoutMs the call's deadline, in milliseconds (deadline.ts's default when absent).
+ * @throws Error with one line for any other failure (no answer within the deadline; a 403
+ *   names the RBAC it needs), never client-node's whole HTTP exchange.
  */
-export async function clusterRoleOwner(kubeConfig: KubeConfig, name: string): Promise<V1OwnerReference | 'absent'> {
+export async function clusterRoleOwner(kubeConfig: KubeConfig, name: string, timeoutMs?: number): Promise<V1OwnerReference | 'absent'> {
   try {
-    const role = await kubeConfig.makeApiClient(RbacAuthorizationV1Api).readClusterRole({ name });
+    const api = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    const role = await withDeadline((options) => api.readClusterRole({ name }, options), timeoutMs);
     return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name, uid: role.metadata?.uid ?? '' };
   } catch (err) {
     if (err instanceof ApiException && err.code === 404) return 'absent';

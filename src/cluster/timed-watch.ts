@@ -5,10 +5,12 @@
  * - it asks the API server to end the watch after 5-10 minutes (`timeoutSeconds`, as
  *   client-go's `minWatchTimeout` × (1 + rand)), so a healthy watch always ends or speaks
  *   within that time;
- * - a watch with no event and no end for `idleMs` (longer than that) is given up as dead
- *   (a half-open connection, an API server that never sends the response headers), which
- *   the informer sees as a watch error and retries; client-node 1.4 itself has no timeout
- *   (its `Watch` overwrites its own `AbortSignal.timeout`);
+ * - a watch whose response has not begun within `headersMs`, or with no event and no end
+ *   for `idleMs` (longer than the above), is given up as dead (an API server that never
+ *   sends the response headers, a half-open connection), which the informer sees as a watch
+ *   error and retries; its request is aborted, so the socket is released even before the
+ *   response began. client-node 1.4 itself has no timeout (its `Watch` overwrites its own
+ *   `AbortSignal.timeout` and the signal of the fetch options: {@link abortingConfig});
  * - a watch that cannot even start (an exec credential plugin that fails, no current
  *   cluster) is reported through `done`, like any watch error, instead of rejecting
  *   `ListWatch.start()` (an unhandled rejection would end the process);
@@ -18,6 +20,38 @@
  *   TypeError would be an unhandled rejection and end the process.
  */
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
+
+/**
+ * How long a watch's response may take to begin, in milliseconds: the API server sends
+ * the headers of a watch at once (client-node 1.4 meant 30 s too, watch.js).
+ */
+export const WATCH_HEADERS_TIMEOUT_MS = 30_000;
+
+/**
+ * `config` whose fetch options also abort when `signal` does: client-node's `Watch.watch`
+ * replaces the options' `signal` by its own controller's (watch.js), so the property keeps
+ * both: what client-node sets, and `signal`.
+ */
+function abortingConfig(config: KubeConfig, signal: AbortSignal): KubeConfig {
+  const applyToFetchOptions: KubeConfig['applyToFetchOptions'] = async (options) => {
+    const init = await config.applyToFetchOptions(options);
+    let combined = signal;
+    Object.defineProperty(init, 'signal', {
+      configurable: true,
+      enumerable: true,
+      get: () => combined,
+      set: (theirs: AbortSignal | undefined) => (combined = theirs === undefined ? signal : AbortSignal.any([theirs, signal])),
+    });
+    return init;
+  };
+  return new Proxy(config, {
+    get: (target, key) => {
+      if (key === 'applyToFetchOptions') return applyToFetchOptions;
+      const value: unknown = Reflect.get(target, key);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
 
 /** client-go's `minWatchTimeout`: the API server is asked to end each watch after 1-2 times this. */
 const MIN_WATCH_TIMEOUT_SECONDS = 300;
@@ -58,6 +92,7 @@ export class TimedWatch extends Watch {
     config: KubeConfig,
     private readonly idleMs: number,
     private readonly activity: WatchActivity,
+    private readonly headersMs: number = WATCH_HEADERS_TIMEOUT_MS,
   ) {
     super(config);
   }
@@ -68,6 +103,8 @@ export class TimedWatch extends Watch {
    */
   override async watch(path: string, queryParams: WatchQuery, callback: WatchCallback, done: WatchDone): Promise<AbortController> {
     const own = new AbortController();
+    // Aborts the request itself, also before its response began (client-node's `inner` exists only after).
+    const request = new AbortController();
     let inner: AbortController | undefined;
     let finished = false;
     let silence: NodeJS.Timeout | undefined;
@@ -76,16 +113,20 @@ export class TimedWatch extends Watch {
       finished = true;
       clearTimeout(silence);
       inner?.abort();
+      request.abort();
       if (err === null || err === undefined) this.activity.current('ended');
       done(err);
     };
-    const listen = () => {
+    const listen = (limitMs = this.idleMs) => {
       clearTimeout(silence);
-      silence = setTimeout(() => finish(new WatchSilentError(this.idleMs)), this.idleMs);
+      silence = setTimeout(() => finish(new WatchSilentError(limitMs)), limitMs);
       silence.unref();
     };
     // Aborting ours aborts client-node's, whose done() then reports it (as client-node does).
-    own.signal.addEventListener('abort', () => inner?.abort());
+    own.signal.addEventListener('abort', () => {
+      inner?.abort();
+      request.abort();
+    });
     const timeoutSeconds = Math.floor(MIN_WATCH_TIMEOUT_SECONDS * (1 + Math.random()));
     const onEvent: WatchCallback = (phase, apiObj, watchObj) => {
       if (finished) return;
@@ -94,15 +135,19 @@ export class TimedWatch extends Watch {
       if (phase !== 'ERROR') this.activity.current('event');
       callback(phase, apiObj, watchObj);
     };
-    listen();
+    listen(Math.min(this.headersMs, this.idleMs));
     try {
-      inner = await super.watch(path, { ...queryParams, timeoutSeconds }, onEvent, finish);
+      inner = await new Watch(abortingConfig(this.config, request.signal)).watch(path, { ...queryParams, timeoutSeconds }, onEvent, finish);
     } catch (err) {
       finish(err);
       return own;
     }
-    if (finished || own.signal.aborted) inner.abort();
-    else this.activity.current('opened');
+    if (finished || own.signal.aborted) {
+      inner.abort();
+      return own;
+    }
+    listen();
+    this.activity.current('opened');
     return own;
   }
 }

@@ -1,20 +1,23 @@
 /**
  * `serve --tls-secret`: the webhook's CA and serving certificate kept in a Secret of its
- * namespace (layout and renewal: src/certs/rotation.ts), created when absent and renewed
+ * namespace (layout and renewal: src/certs/rotation.ts), filled when empty and renewed
  * before expiry, and the served pair written to the certificate directory, where the hot
  * reload (src/certs/reload.ts) takes it up.
  *
- * Replicas agree through the API server's optimistic concurrency: every write is a create
- * (refused with 409 AlreadyExists when another replica created it first) or an update
- * carrying the resourceVersion read (409 Conflict when another replica wrote in between).
- * The loser reads again and continues from the winner's content, so two replicas starting
- * at once end with one CA.
+ * The Secret exists before the pods start, empty (deploy/base/tls-secret.yaml, the chart's
+ * tls.method auto): the pods only read and update it, so their Role needs no `create` on
+ * Secrets (docs/adr/0031-outbound-tls-secret-precreated.md). Replicas agree through the API
+ * server's optimistic concurrency: every write is an update carrying the resourceVersion
+ * read (409 Conflict when another replica wrote in between); the loser reads again and
+ * continues from the winner's content, so two replicas starting at once end with one CA.
+ * Every call has a deadline (deadline.ts), so a round ends even when the API server does not answer.
  */
-import { ApiException, CoreV1Api, type KubeConfig, type V1OwnerReference, type V1Secret } from '@kubernetes/client-node';
+import { ApiException, CoreV1Api, type KubeConfig, type ConfigurationOptions, type V1OwnerReference, type V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { writeServingDirectory } from '../certs/files.js';
 import { planRotation, SecretContentError, type RotationPlan, type RotationPolicy, type SecretPems } from '../certs/rotation.js';
 import { summarizeApiError } from './api-error.js';
+import { withDeadline } from './deadline.js';
 import { clusterRoleOwner } from './owner.js';
 
 /** Where the Secret is. */
@@ -30,10 +33,9 @@ export interface SecretSync {
   reason?: string;
 }
 
-/** Reads and writes one Secret; 409s are returned as `'conflict'`, absence as `undefined`. */
+/** Reads and updates one Secret; a 409 is returned as `'conflict'`. */
 interface SecretStore {
-  read(): Promise<V1Secret | undefined>;
-  create(body: V1Secret): Promise<'created' | 'conflict'>;
+  read(): Promise<V1Secret>;
   replace(body: V1Secret): Promise<'replaced' | 'conflict'>;
 }
 
@@ -43,47 +45,61 @@ const MAX_ATTEMPTS = 5;
 function describeRefusal(verb: string, ref: SecretRef, err: unknown): Error {
   const { statusCode, message } = summarizeApiError(err);
   if (!(err instanceof ApiException)) return new Error(`cannot reach the API server to ${verb} Secret ${ref.namespace}/${ref.name}: ${message}`);
-  const hint = statusCode === 403 ? ' (the ServiceAccount needs get, create and update on this Secret: deploy/base/rbac.yaml)' : '';
+  const hint = statusCode === 403 ? ' (the ServiceAccount needs get and update on this Secret: deploy/base/rbac.yaml)' : '';
   return new Error(`the API server refused to ${verb} Secret ${ref.namespace}/${ref.name}: ${message}${hint}`);
 }
 
-function store(api: CoreV1Api, ref: SecretRef): SecretStore {
-  const conflictOr = async <T>(verb: string, call: () => Promise<unknown>, done: T): Promise<T | 'conflict'> => {
-    try {
-      await call();
-      return done;
-    } catch (err) {
-      if (err instanceof ApiException && err.code === 409) return 'conflict';
-      throw describeRefusal(verb, ref, err);
-    }
-  };
+/** The one line for a Secret that is not there: the pods never create it. */
+export function missingSecretMessage(ref: SecretRef): string {
+  return (
+    `Secret ${ref.namespace}/${ref.name} does not exist: the install creates it, empty, before the pods start; ` +
+    `re-apply the install (kubectl apply -k, helm upgrade) or run kubectl -n ${ref.namespace} create secret generic ${ref.name}; will try again`
+  );
+}
+
+function store(api: CoreV1Api, ref: SecretRef, timeoutMs: number | undefined): SecretStore {
   return {
     async read() {
       try {
-        return await api.readNamespacedSecret(ref);
+        return await withDeadline((options) => api.readNamespacedSecret(ref, options), timeoutMs);
       } catch (err) {
-        if (err instanceof ApiException && err.code === 404) return undefined;
+        if (err instanceof ApiException && err.code === 404) throw new Error(missingSecretMessage(ref));
         throw describeRefusal('read', ref, err);
       }
     },
-    create: (body) => conflictOr('create', () => api.createNamespacedSecret({ namespace: ref.namespace, body }), 'created' as const),
-    replace: (body) => conflictOr('update', () => api.replaceNamespacedSecret({ ...ref, body }), 'replaced' as const),
+    async replace(body) {
+      try {
+        await withDeadline((options: ConfigurationOptions) => api.replaceNamespacedSecret({ ...ref, body }, options), timeoutMs);
+        return 'replaced';
+      } catch (err) {
+        if (err instanceof ApiException && err.code === 409) return 'conflict';
+        // 404: deleted since it was read.
+        if (err instanceof ApiException && err.code === 404) throw new Error(missingSecretMessage(ref));
+        throw describeRefusal('update', ref, err);
+      }
+    },
   };
 }
 
-const decode = (data: Record<string, string> | undefined): SecretPems =>
-  Object.fromEntries(Object.entries(data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
+/** The Secret's PEM texts; `undefined` for one without data (as the install creates it). */
+const decode = (data: Record<string, string> | undefined): SecretPems | undefined =>
+  data === undefined || Object.keys(data).length === 0
+    ? undefined
+    : Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
 
 const encode = (pems: RotationPlan['pems']): Record<string, string> =>
   Object.fromEntries(Object.entries(pems).map(([key, value]) => [key, Buffer.from(value, 'utf8').toString('base64')]));
 
 /**
- * Brings the Secret up to date once: reads it, decides (`planRotation`) and writes when
- * something changed, reading again after every write another replica won.
+ * Brings the Secret up to date once: reads it, decides (`planRotation`, a new CA for an
+ * empty Secret) and updates it when something changed, reading again after every write
+ * another replica won.
  *
- * @throws Error with one line when the API server cannot be reached or refuses (a 403
- *   names the RBAC it needs), when the Secret holds content this webhook did not write,
- *   or when other replicas won {@link MAX_ATTEMPTS} writes in a row.
+ * @param timeoutMs each API call's deadline, in milliseconds (deadline.ts's default when absent).
+ * @throws Error with one line when the Secret does not exist (what to do), when the API
+ *   server cannot be reached, does not answer in time or refuses (a 403 names the RBAC it
+ *   needs), when the Secret holds content this webhook did not write, or when other
+ *   replicas won {@link MAX_ATTEMPTS} writes in a row.
  */
 export async function syncTlsSecret(
   kubeConfig: KubeConfig,
@@ -91,36 +107,23 @@ export async function syncTlsSecret(
   policy: RotationPolicy,
   now: () => Date = () => new Date(),
   owner?: V1OwnerReference,
+  timeoutMs?: number,
 ): Promise<SecretSync> {
-  const secrets = store(kubeConfig.makeApiClient(CoreV1Api), ref);
+  const secrets = store(kubeConfig.makeApiClient(CoreV1Api), ref, timeoutMs);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
     const secret = await secrets.read();
     let plan: RotationPlan;
     try {
-      plan = await planRotation(secret === undefined ? undefined : decode(secret.data), policy, now());
+      plan = await planRotation(decode(secret.data), policy, now());
     } catch (err) {
       if (!(err instanceof SecretContentError)) throw err;
       throw new Error(
-        `Secret ${ref.namespace}/${ref.name} cannot be used: ${err.message}; delete it to have a new CA made, or name another Secret with --tls-secret`,
+        `Secret ${ref.namespace}/${ref.name} cannot be used: ${err.message}; empty its data to have a new CA made, or name another Secret with --tls-secret`,
       );
     }
     if (plan.reason === undefined) return { pems: plan.pems };
-    const outcome =
-      secret === undefined
-        ? await secrets.create({
-            apiVersion: 'v1',
-            kind: 'Secret',
-            metadata: {
-              name: ref.name,
-              namespace: ref.namespace,
-              labels: { 'app.kubernetes.io/name': 'spiderpool-iaas-webhook' },
-              ...(owner === undefined ? {} : { ownerReferences: [owner] }),
-            },
-            type: 'kubernetes.io/tls',
-            data: encode(plan.pems),
-          })
-        : // Keys of others stay; ca-next.key goes when the plan has none.
-          await secrets.replace({ ...secret, metadata: withOwner(secret.metadata, owner), data: { ...withoutNextKey(secret.data), ...encode(plan.pems) } });
+    // Keys of others stay; ca-next.key goes when the plan has none.
+    const outcome = await secrets.replace({ ...secret, metadata: withOwner(secret.metadata, owner), data: { ...withoutNextKey(secret.data), ...encode(plan.pems) } });
     if (outcome !== 'conflict') return { pems: plan.pems, reason: plan.reason };
   }
   throw new Error(`Secret ${ref.namespace}/${ref.name}: other writers changed it ${MAX_ATTEMPTS} times in a row while it was being renewed; will try again`);
@@ -146,6 +149,8 @@ export interface TlsSecretOptions {
   certDir: string;
   /** How often the Secret is read again (renewals, other replicas' writes), in milliseconds. */
   intervalMs: number;
+  /** Each API call's deadline, in milliseconds (default: deadline.ts's `API_CALL_TIMEOUT_MS`). */
+  callTimeoutMs?: number;
   /** A ClusterRole of the install to own the Secret (src/cluster/owner.ts); no owner when absent. */
   ownerClusterRole?: string;
   logger: Logger;
@@ -161,20 +166,21 @@ const servedKey = (pems: RotationPlan['pems']) => [pems['tls.crt'], pems['tls.ke
 /**
  * Synchronises the Secret once and writes the served files into `certDir` (so the server
  * can start with them), then again every `intervalMs`, rewriting the files whenever the
- * Secret's serving pair or CA bundle changed. A failed round is logged and retried at the
- * next; the files in place are kept meanwhile.
+ * Secret's serving pair or CA bundle changed. A failed round (every call bounded by
+ * `callTimeoutMs`, so a silent API server ends it too) is logged, at warn when its line
+ * differs from the last one, and retried at the next; the files in place are kept meanwhile.
  *
  * @throws Error as {@link syncTlsSecret}, when the owner ClusterRole does not exist, or the
  *   filesystem error when `certDir` cannot be written, from the first round only.
  */
 export async function startTlsSecretSync(options: TlsSecretOptions): Promise<TlsSecretSync> {
-  const { logger, secret } = options;
+  const { logger, secret, callTimeoutMs } = options;
   const where = { secret: `${secret.namespace}/${secret.name}`, certDir: options.certDir };
   let written = '';
   const round = async () => {
-    const owner = options.ownerClusterRole === undefined ? undefined : await clusterRoleOwner(options.kubeConfig, options.ownerClusterRole);
+    const owner = options.ownerClusterRole === undefined ? undefined : await clusterRoleOwner(options.kubeConfig, options.ownerClusterRole, callTimeoutMs);
     if (owner === 'absent') throw new Error(`ClusterRole ${options.ownerClusterRole}, the Secret's owner (--owner-cluster-role), does not exist: the install is incomplete or being deleted`);
-    const synced = await syncTlsSecret(options.kubeConfig, secret, options.policy, undefined, owner);
+    const synced = await syncTlsSecret(options.kubeConfig, secret, options.policy, undefined, owner, callTimeoutMs);
     if (synced.reason !== undefined) logger.info(where, `TLS Secret: ${synced.reason}`);
     const key = servedKey(synced.pems);
     if (key === written) return;
@@ -183,11 +189,20 @@ export async function startTlsSecretSync(options: TlsSecretOptions): Promise<Tls
   };
   await round();
   let running = false;
+  let lastFailure: string | undefined;
+  const failed = (err: unknown) => {
+    const message = (err as Error).message;
+    (message === lastFailure ? logger.debug.bind(logger) : logger.error.bind(logger))({ ...where, err: message }, 'TLS Secret synchronisation failed; keeping the certificates in use');
+    lastFailure = message;
+  };
   const timer = setInterval(() => {
     if (running) return;
     running = true;
     round()
-      .catch((err: unknown) => logger.error({ ...where, err: (err as Error).message }, 'TLS Secret synchronisation failed; keeping the certificates in use'))
+      .then(() => {
+        if (lastFailure !== undefined) logger.info(where, 'TLS Secret synchronisation works again');
+        lastFailure = undefined;
+      }, failed)
       .finally(() => (running = false));
   }, options.intervalMs);
   timer.unref();

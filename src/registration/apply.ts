@@ -10,6 +10,7 @@
  */
 import { AdmissionregistrationV1Api, ApiException, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { summarizeApiError } from '../cluster/api-error.js';
+import { withDeadline } from '../cluster/deadline.js';
 import type { WebhookConfiguration } from './webhook-configuration.js';
 
 /** `metadata.managedFields[].manager` of what `register` writes. */
@@ -36,18 +37,25 @@ function refusal(server: string, e: ApiException<unknown>): string {
  * sends: it is the registration's owner).
  *
  * @param kubeConfig the cluster connection (from `loadKubeConfig`).
+ * @param timeoutMs each call's deadline (a read, then the apply), in milliseconds
+ *   (src/cluster/deadline.ts's default when absent).
  * @throws Error with one line (no stack, no HTTP dump) when the API server cannot be
- *   reached or refuses the request (authentication, authorization, validation).
+ *   reached, does not answer in time, or refuses the request (authentication,
+ *   authorization, validation).
  */
-export async function applyWebhookConfiguration(kubeConfig: KubeConfig, configuration: WebhookConfiguration): Promise<AppliedWebhookConfiguration> {
+export async function applyWebhookConfiguration(kubeConfig: KubeConfig, configuration: WebhookConfiguration, timeoutMs?: number): Promise<AppliedWebhookConfiguration> {
   const server = kubeConfig.getCurrentCluster()?.server ?? '(no server in the kubeconfig)';
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const name = configuration.metadata.name;
   try {
-    const before = await currentResourceVersion(api, name);
-    const applied = await api.patchValidatingWebhookConfiguration(
-      { name, body: configuration, fieldManager: FIELD_MANAGER, force: true },
-      setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
+    const before = await currentResourceVersion(api, name, timeoutMs);
+    const applied = await withDeadline(
+      (options) =>
+        api.patchValidatingWebhookConfiguration(
+          { name, body: configuration, fieldManager: FIELD_MANAGER, force: true },
+          setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply, options),
+        ),
+      timeoutMs,
     );
     const resourceVersion = applied.metadata?.resourceVersion;
     return { name, resourceVersion, changed: before !== resourceVersion };
@@ -58,9 +66,9 @@ export async function applyWebhookConfiguration(kubeConfig: KubeConfig, configur
 }
 
 /** The stored object's resourceVersion, or `undefined` when there is none yet. */
-async function currentResourceVersion(api: AdmissionregistrationV1Api, name: string): Promise<string | undefined> {
+async function currentResourceVersion(api: AdmissionregistrationV1Api, name: string, timeoutMs: number | undefined): Promise<string | undefined> {
   try {
-    return (await api.readValidatingWebhookConfiguration({ name })).metadata?.resourceVersion;
+    return (await withDeadline((options) => api.readValidatingWebhookConfiguration({ name }, options), timeoutMs)).metadata?.resourceVersion;
   } catch (e) {
     if (e instanceof ApiException && e.code === 404) return undefined;
     throw e;

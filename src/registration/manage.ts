@@ -19,6 +19,7 @@ import { AdmissionregistrationV1Api, ApiException, DiscoveryV1Api, type KubeConf
 import type { Logger } from 'pino';
 import { caBundleBase64 } from '../certs/files.js';
 import { summarizeApiError } from '../cluster/api-error.js';
+import { withDeadline } from '../cluster/deadline.js';
 import { clusterRoleOwner } from '../cluster/owner.js';
 import { applyWebhookConfiguration } from './apply.js';
 import { NO_CA_MEMORY, overlappedBundle, stillBehind, type Behind, type CaMemory } from './ca-bundle.js';
@@ -67,14 +68,14 @@ export function servingProblem(endpoint: ServingEndpoint, caPem: string): Promis
  * server sends a webhook's calls to the Service's ready endpoints; a pod answers its own
  * `/readyz` a moment before the EndpointSlice controller lists it, and a configuration
  * written in that moment refuses guarded writes ("no endpoints available for service",
- * failurePolicy Fail) until it does.
+ * failurePolicy Fail) until it does. `timeoutMs`: the list's deadline (src/cluster/deadline.ts's default when absent).
  */
-export async function serviceEndpointProblem(kubeConfig: KubeConfig, service: { name: string; namespace: string }): Promise<string | undefined> {
+export async function serviceEndpointProblem(kubeConfig: KubeConfig, service: { name: string; namespace: string }, timeoutMs?: number): Promise<string | undefined> {
   const where = `Service ${service.namespace}/${service.name}`;
   try {
-    const slices = await kubeConfig
-      .makeApiClient(DiscoveryV1Api)
-      .listNamespacedEndpointSlice({ namespace: service.namespace, labelSelector: `kubernetes.io/service-name=${service.name}` });
+    const api = kubeConfig.makeApiClient(DiscoveryV1Api);
+    const labelSelector = `kubernetes.io/service-name=${service.name}`;
+    const slices = await withDeadline((options) => api.listNamespacedEndpointSlice({ namespace: service.namespace, labelSelector }, options), timeoutMs);
     const ready = slices.items.some((slice) => (slice.endpoints ?? []).some((e) => e.addresses.length > 0 && e.conditions?.ready !== false));
     return ready ? undefined : `${where} has no ready endpoint yet, so the API server could not call it`;
   } catch (err) {
@@ -108,11 +109,16 @@ export interface WebhookConfigurationManagerOptions {
   now?: () => number;
   /** How often the stored configuration is compared with the bundle, in milliseconds. */
   intervalMs: number;
+  /** Each API call's deadline, in milliseconds (src/cluster/deadline.ts's default when absent). */
+  callTimeoutMs?: number;
   logger: Logger;
 }
 
 export interface WebhookConfigurationManager {
-  /** Checks now (e.g. after a new certificate was loaded); rounds never overlap. */
+  /**
+   * Checks now (e.g. after a new certificate was loaded): resolves after a round that began
+   * after the call. Rounds never overlap; calls during a round share one round after it.
+   */
   sync(): Promise<void>;
   /**
    * Why this replica must not be Ready (one line), or `undefined`: the last configuration
@@ -166,10 +172,11 @@ export function startWebhookConfigurationManager(options: WebhookConfigurationMa
     judged = next;
   };
 
-  const owner = async () => (options.ownerClusterRole === undefined ? undefined : clusterRoleOwner(options.kubeConfig, options.ownerClusterRole));
+  const { callTimeoutMs } = options;
+  const owner = async () => (options.ownerClusterRole === undefined ? undefined : clusterRoleOwner(options.kubeConfig, options.ownerClusterRole, callTimeoutMs));
   const stored = async () => {
     try {
-      return await admission.readValidatingWebhookConfiguration({ name });
+      return await withDeadline((call) => admission.readValidatingWebhookConfiguration({ name }, call), callTimeoutMs);
     } catch (err) {
       if (err instanceof ApiException && err.code === 404) return undefined;
       throw err;
@@ -201,7 +208,7 @@ export function startWebhookConfigurationManager(options: WebhookConfigurationMa
     const ownedBy = await owner();
     if (ownedBy === 'absent') return wait(`its owner, ClusterRole ${options.ownerClusterRole}, does not exist (an uninstall?)`);
     const body = ownedBy === undefined ? desired : { ...desired, metadata: { ...desired.metadata, ownerReferences: [ownedBy] } };
-    const applied = await applyWebhookConfiguration(options.kubeConfig, body);
+    const applied = await applyWebhookConfiguration(options.kubeConfig, body, callTimeoutMs);
     written = true;
     lastWait = undefined;
     logger.info(
@@ -210,11 +217,22 @@ export function startWebhookConfigurationManager(options: WebhookConfigurationMa
     );
   };
 
-  let running: Promise<void> = Promise.resolve();
-  const sync = () =>
-    (running = running.then(() =>
-      round().catch((err: unknown) => logger.error({ webhookConfiguration: name, err: summarizeApiError(err).message }, 'webhook configuration not written; trying again')),
-    ));
+  // Every call of a round has a deadline, so a round ends; what asks meanwhile waits for one more, never a queue.
+  let running: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
+  const sync = (): Promise<void> => {
+    if (running !== undefined) {
+      queued ??= running.then(() => {
+        queued = undefined;
+        return sync();
+      });
+      return queued;
+    }
+    running = round()
+      .catch((err: unknown) => logger.error({ webhookConfiguration: name, err: summarizeApiError(err).message }, 'webhook configuration not written; trying again'))
+      .finally(() => (running = undefined));
+    return running;
+  };
   const timer = setInterval(() => void sync(), options.intervalMs);
   timer.unref();
   return {

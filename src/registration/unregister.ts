@@ -5,6 +5,7 @@
  */
 import { AdmissionregistrationV1Api, ApiException, type KubeConfig } from '@kubernetes/client-node';
 import { summarizeApiError } from '../cluster/api-error.js';
+import { withDeadline } from '../cluster/deadline.js';
 
 /** `deleted`, or `absent` when there was nothing to delete (running it twice is fine). */
 export type Unregistration = 'deleted' | 'absent';
@@ -12,13 +13,14 @@ export type Unregistration = 'deleted' | 'absent';
 /**
  * Deletes the ValidatingWebhookConfiguration `name`.
  *
- * @throws Error with one line when the API server cannot be reached or refuses (a 403
- *   names the permission needed).
+ * @throws Error with one line when the API server cannot be reached, does not answer
+ *   within src/cluster/deadline.ts's default deadline, or refuses (a 403 names the permission needed).
  */
 export async function unregisterWebhook(kubeConfig: KubeConfig, name: string): Promise<Unregistration> {
   const server = kubeConfig.getCurrentCluster()?.server ?? '(no server in the kubeconfig)';
   try {
-    await kubeConfig.makeApiClient(AdmissionregistrationV1Api).deleteValidatingWebhookConfiguration({ name });
+    const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+    await withDeadline((options) => api.deleteValidatingWebhookConfiguration({ name }, options));
     return 'deleted';
   } catch (err) {
     if (err instanceof ApiException && err.code === 404) return 'absent';

@@ -24,6 +24,8 @@ let dir: string;
 let flags: LifecycleFlags;
 beforeEach(async () => {
   store = await startFakeObjectStore();
+  // As the install creates it: empty, for the pods to fill.
+  store.put(SECRETS('ns'), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'webhook-tls', namespace: 'ns' } });
   dir = await mkdtemp(join(tmpdir(), 'lifecycle-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const server = store.kubeConfig.getCurrentCluster()!.server;

@@ -44,6 +44,8 @@ export class FakePoolApiServer {
   /** End every watch right after its response headers, with no event (a proxy or an API server that closes watches at once). */
   endWatchesAtOnce = false;
   readonly watchQueries: URLSearchParams[] = [];
+  /** Watch connections the client closed (or that ended), counted as they close. */
+  closedWatches = 0;
   private watches: http.ServerResponse[] = [];
 
   async start(): Promise<string> {
@@ -56,6 +58,7 @@ export class FakePoolApiServer {
     if (url.pathname !== PATH) return void res.writeHead(404).end();
     if (url.searchParams.get('watch') === 'true') {
       this.watchQueries.push(url.searchParams);
+      res.on('close', () => this.closedWatches++);
       const status = this.watchStatuses.shift() ?? 200;
       if (status !== 200) {
         return void res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ kind: 'Status', code: status }));

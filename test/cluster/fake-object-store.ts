@@ -5,6 +5,7 @@
  * bumps one resourceVersion counter — so replicas racing through it behave as against the
  * real one. PATCH stores the object sent (server-side apply's merging with other managers
  * is the real API server's part, tested in the cluster e2e). Records every request.
+ * `hang` plays an API server that accepts a request and never answers it.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -40,6 +41,10 @@ export interface FakeObjectStore {
   beforeWrite: ((request: StoreRequest) => Promise<void> | void) | undefined;
   /** When set, requests whose method and path it returns a status for are answered with it. */
   refuse: ((request: StoreRequest) => { status: number; message: string } | undefined) | undefined;
+  /** When set, requests it returns true for are read and never answered (the connection stays open). */
+  hang: ((request: StoreRequest) => boolean) | undefined;
+  /** Requests left unanswered by `hang`, and how many of their connections the client has closed since. */
+  hung: { count: number; closedByClient: number };
   kubeConfig: KubeConfig;
   /** Puts `object` at `collection/name` as a write would (a new resourceVersion). */
   put(collection: string, object: Record<string, any>): void;
@@ -67,6 +72,8 @@ export async function startFakeObjectStore(): Promise<FakeObjectStore> {
     requests: [],
     beforeWrite: undefined,
     refuse: undefined,
+    hang: undefined,
+    hung: { count: 0, closedByClient: 0 },
     put: (collection, object) => void objects.set(`${collection}/${object['metadata'].name}`, stamp(object, objects.get(`${collection}/${object['metadata'].name}`))),
   };
   const server = createServer(async (req, res) => {
@@ -76,6 +83,11 @@ export async function startFakeObjectStore(): Promise<FakeObjectStore> {
     const request = { method: req.method ?? '', path, body };
     store.requests.push(request);
     const send = (code: number, payload: string) => res.writeHead(code, { 'content-type': 'application/json' }).end(payload);
+    if (store.hang?.(request)) {
+      store.hung.count++;
+      res.on('close', () => store.hung.closedByClient++);
+      return;
+    }
     const refusal = store.refuse?.(request);
     if (refusal) return send(refusal.status, status(refusal.status, 'Forbidden', refusal.message));
     if (request.method !== 'GET') await store.beforeWrite?.(request);
@@ -126,6 +138,10 @@ export async function startFakeObjectStore(): Promise<FakeObjectStore> {
   const { port } = server.address() as { port: number };
   return Object.assign(store, {
     kubeConfig: kubeConfigFor(`http://127.0.0.1:${port}`),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   });
 }

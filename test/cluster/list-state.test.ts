@@ -18,7 +18,7 @@ describe('listClusterState', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  it('says the API server did not answer in time, not "The user aborted a request."', async () => {
+  const kubeConfig = () => {
     const config = new KubeConfig();
     config.loadFromOptions({
       clusters: [{ name: 'c', server: `https://127.0.0.1:${port}`, skipTLSVerify: true }],
@@ -26,8 +26,18 @@ describe('listClusterState', () => {
       contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
       currentContext: 'x',
     });
-    await expect(listClusterState(config, undefined, 300)).rejects.toThrow(
+    return config;
+  };
+
+  it('says the API server did not answer in time, not "The user aborted a request."', async () => {
+    await expect(listClusterState(kubeConfig(), undefined, 300)).rejects.toThrow(
       /^cannot list SpiderIPPools from the cluster: no answer within 0\.3s from https:\/\/127\.0\.0\.1:\d+; check that the API server is reachable$/,
+    );
+  });
+
+  it('ends the Namespace and ConfigMap lists at the deadline too, in the same words', async () => {
+    await expect(listClusterState(kubeConfig(), 'spiderpool-conf', 300)).rejects.toThrow(
+      /^cannot list (SpiderIPPools|Namespaces|ConfigMaps named "spiderpool-conf") from the cluster: no answer within 0\.3s from https:\/\/127\.0\.0\.1:\d+; check that the API server is reachable$/,
     );
   });
 });

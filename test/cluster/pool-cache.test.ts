@@ -154,12 +154,14 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     expect(api.watchQueries[1]!.get('resourceVersion')).toBe('3');
   });
 
-  it('abandons a watch whose response never begins', async () => {
+  it('abandons a watch whose response never begins, closing its connection', async () => {
     api.lists = [{ status: 200, items: [] }];
     api.holdWatchHeaders = true;
     cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 5, watchIdleMs: 100 });
     await until(() => api.watchQueries.length >= 2, 'a second watch');
     expect(cache.errors().watch).toBeGreaterThanOrEqual(1);
+    // The abandoned request's socket is released, not left waiting for headers.
+    await until(() => api.closedWatches >= 1, 'the abandoned watch connection to close', { describe: () => `${api.closedWatches} closed of ${api.watchQueries.length}` });
   });
 
   it('asks the API server to end each watch within 5-10 minutes, as client-go does', async () => {

@@ -365,6 +365,7 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
       if (obj(volume?.['emptyDir']) === undefined) problems.push(`${dep}: volume ${show(mount["name"])} mounted at ${certDir} is not an emptyDir; with --tls-secret the server writes it`);
       problems.push(...checkPodNamespace(args, container, c));
       problems.push(...checkSecretAccess(all, saName, namespaceOf(deployment!) ?? namespace, keptSecret));
+      problems.push(...checkKeptSecret(ofKind('Secret').find((o) => nameOf(o) === keptSecret), keptSecret, namespaceOf(deployment!) ?? namespace));
     } else {
       if (mount['readOnly'] !== true) problems.push(`${c}: the mount at ${certDir} is not readOnly`);
       problems.push(...checkNoSecretAccess(all, saName, namespaceOf(deployment!) ?? namespace));
@@ -604,13 +605,39 @@ function grants(all: readonly Obj[], subject: { name: string; namespace: string 
   });
 }
 
-/** --tls-secret: get and update on that Secret (by name) and create of Secrets, in the pod's namespace. */
+/**
+ * --tls-secret: get and update on that Secret, by name, in the pod's namespace, and no other
+ * verb on Secrets (no create: the install makes it; a create would let a compromised pod
+ * mint service-account tokens there).
+ */
 function checkSecretAccess(all: readonly Obj[], saName: string, saNamespace: string, secret: string): string[] {
   const subject = { name: saName, namespace: saNamespace };
   const where = { kind: 'Role' as const, namespace: saNamespace };
-  return (['get', 'update', 'create'] as const)
-    .filter((verb) => !grants(all, subject, where, '', 'secrets', verb, verb === 'create' ? undefined : secret))
-    .map((verb) => `ServiceAccount "${saNamespace}/${saName}" may not ${verb} Secret "${secret}" in "${saNamespace}" (--tls-secret needs get, create and update)`);
+  const missing = (['get', 'update'] as const)
+    .filter((verb) => !grants(all, subject, where, '', 'secrets', verb, secret))
+    .map((verb) => `ServiceAccount "${saNamespace}/${saName}" may not ${verb} Secret "${secret}" in "${saNamespace}" (--tls-secret needs get and update)`);
+  const extra = SECRET_VERBS.filter(
+    (verb) =>
+      (verb !== 'get' && verb !== 'update' && grants(all, subject, where, '', 'secrets', verb, secret)) ||
+      // `undefined`: a rule without resourceNames, on every Secret.
+      grants(all, subject, where, '', 'secrets', verb, undefined) ||
+      grants(all, subject, { kind: 'ClusterRole' }, '', 'secrets', verb, ANY_NAME),
+  );
+  return extra.length === 0 ? missing : [...missing, `ServiceAccount "${saNamespace}/${saName}" may ${extra.join(', ')} Secrets beyond get and update of "${secret}"`];
+}
+
+/**
+ * --tls-secret: the Secret is among the manifests (the pods never create it), without data
+ * (so an apply never changes what the pods wrote) and of a type an empty Secret may have.
+ */
+function checkKeptSecret(secret: Obj | undefined, name: string, namespace: string): string[] {
+  const s = `Secret "${name}"`;
+  if (secret === undefined) return [`${s} (--tls-secret) is not among the manifests; the pods do not create it`];
+  return [
+    ...(namespaceOf(secret) === namespace ? [] : [`${s}: namespace is ${show(namespaceOf(secret))}, expected "${namespace}"`]),
+    ...(secret['type'] === undefined || secret['type'] === 'Opaque' ? [] : [`${s}: type is ${show(secret['type'])}; the empty Secret the pods fill has none (Opaque)`]),
+    ...('data' in secret || 'stringData' in secret ? [`${s}: has data; an apply would overwrite what the pods wrote`] : []),
+  ];
 }
 
 /** RBAC verbs on Secrets. */

@@ -52,8 +52,11 @@ describe('deploy/ rendered without kubectl', () => {
     expect(checkManifests(rendered)).toEqual([]);
   });
 
-  test('renders no Secret and no ValidatingWebhookConfiguration: the pods keep the one and write the other once they serve', () => {
-    expect(rendered.filter((o) => o['kind'] === 'Secret' || o['kind'] === 'ValidatingWebhookConfiguration')).toEqual([]);
+  test('renders the Secret empty and no ValidatingWebhookConfiguration: the pods fill the one and write the other once they serve', () => {
+    expect(rendered.filter((o) => o['kind'] === 'ValidatingWebhookConfiguration')).toEqual([]);
+    expect(rendered.filter((o) => o['kind'] === 'Secret')).toEqual([
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'spiderpool-iaas-webhook-tls', namespace: 'spiderpool-iaas-webhook', labels: { 'app.kubernetes.io/name': 'spiderpool-iaas-webhook' } } },
+    ]);
     const args: string[] = container(rendered)['args'];
     expect(args).toEqual(
       expect.arrayContaining(['--tls-secret=spiderpool-iaas-webhook-tls', '--manage-webhook-configuration=spiderpool-iaas-webhook', '--owner-cluster-role=spiderpool-iaas-webhook']),
@@ -61,12 +64,11 @@ describe('deploy/ rendered without kubectl', () => {
     expect(one(rendered, 'Deployment')['spec']['template']['spec']['volumes']).toEqual([{ name: 'certs', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } }]);
   });
 
-  test('grants the Secret and the configuration by name; create of Secrets and list of EndpointSlices only in its namespace', () => {
+  test('grants the Secret (get, update: no create) and the configuration by name; list of EndpointSlices only in its namespace', () => {
     const role = rendered.find((o) => o['kind'] === 'Role' && o['metadata']['name'] === 'spiderpool-iaas-webhook-tls')!;
     expect(role['metadata']['namespace']).toBe('spiderpool-iaas-webhook');
     expect(role['rules']).toEqual([
       { apiGroups: [''], resources: ['secrets'], resourceNames: ['spiderpool-iaas-webhook-tls'], verbs: ['get', 'update'] },
-      { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
       { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
     ]);
     const clusterRole = one(rendered, 'ClusterRole');
@@ -613,13 +615,17 @@ describe('the checker reports', () => {
       /volume "certs" mounted at \/etc\/webhook\/certs is not an emptyDir/,
     ],
     [
-      'no create of Secrets',
-      (o: Obj[]) => {
-        const rules = o.find((x) => x['metadata']['name'] === 'spiderpool-iaas-webhook-tls')!['rules'];
-        rules.splice(rules.findIndex((r: Obj) => r['resources'].includes('secrets') && r['verbs'].includes('create')), 1);
-      },
-      /may not create Secret "spiderpool-iaas-webhook-tls" in "spiderpool-iaas-webhook" \(--tls-secret needs get, create and update\)/,
+      'create of Secrets granted again',
+      (o: Obj[]) => o.find((x) => x['metadata']['name'] === 'spiderpool-iaas-webhook-tls')!['rules'].push({ apiGroups: [''], resources: ['secrets'], verbs: ['create'] }),
+      /may create Secrets beyond get and update of "spiderpool-iaas-webhook-tls"/,
     ],
+    ['the Secret left out', (o: Obj[]) => o.splice(o.findIndex((x) => x['kind'] === 'Secret'), 1), /Secret "spiderpool-iaas-webhook-tls" \(--tls-secret\) is not among the manifests; the pods do not create it/],
+    [
+      'the Secret with data',
+      (o: Obj[]) => (o.find((x) => x['kind'] === 'Secret')!['data'] = { 'tls.crt': '' }),
+      /Secret "spiderpool-iaas-webhook-tls": has data; an apply would overwrite what the pods wrote/,
+    ],
+    ['the Secret typed kubernetes.io/tls', (o: Obj[]) => (o.find((x) => x['kind'] === 'Secret')!['type'] = 'kubernetes.io/tls'), /type is "kubernetes.io\/tls"; the empty Secret the pods fill has none/],
     [
       'update of another Secret only',
       (o: Obj[]) => (o.find((x) => x['metadata']['name'] === 'spiderpool-iaas-webhook-tls')!['rules'][0]['resourceNames'] = ['other']),

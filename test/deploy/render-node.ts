@@ -348,9 +348,14 @@ export async function renderWithNode(deployDir: string): Promise<Obj[]> {
 
   for (const { target, patch } of k.patches ?? []) {
     const operations: unknown = parse(patch);
-    if (!Array.isArray(operations)) throw new Error('render-node implements only JSON 6902 patches (a list of operations)');
     const targets = objects.filter((o) => matches(o, target, originalNames));
     if (targets.length === 0) throw new Error(`patch target ${JSON.stringify(target)} matched nothing`);
+    // The one strategic-merge patch implemented: `$patch: delete`, which removes its targets.
+    if (isObj(operations) && operations['$patch'] === 'delete') {
+      for (const o of targets) objects.splice(objects.indexOf(o), 1);
+      continue;
+    }
+    if (!Array.isArray(operations)) throw new Error('render-node implements only JSON 6902 patches (a list of operations) and $patch: delete');
     for (const o of targets) for (const operation of operations as JsonPatchOperation[]) applyJsonPatch(o, operation);
   }
 

@@ -241,7 +241,7 @@ describe('values', () => {
     }
   });
 
-  test('tls.method provided and certmanager grant nothing on Secrets (the kustomize overlay: test/deploy/deploy.test.ts); auto keeps get/update of its Secret and create', async () => {
+  test('tls.method provided and certmanager grant nothing on Secrets (the kustomize overlay: test/deploy/deploy.test.ts); auto keeps get/update of its Secret (no create), which it renders empty', async () => {
     const roleRules = (objects: Obj[]) => objects.filter((o) => o['kind'] === 'Role' && !o['metadata']['name'].endsWith('-conf-reader')).map((o) => o['rules']);
     const endpointSlices = { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] };
     const provided = ['--set', 'tls.method=provided', '--set', 'tls.provided.tlsCert=Y2VydA==', '--set', 'tls.provided.tlsKey=a2V5', '--set', 'tls.provided.tlsCa=Y2E='];
@@ -253,10 +253,10 @@ describe('values', () => {
     expect(roleRules(defaults)).toEqual([
       [
         { apiGroups: [''], resources: ['secrets'], resourceNames: ['spiderpool-iaas-webhook-tls'], verbs: ['get', 'update'] },
-        { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
         endpointSlices,
       ],
     ]);
+    expect(ofKind(defaults, 'Secret').map((o) => [o['metadata']['name'], o['type'], o['data']])).toEqual([['spiderpool-iaas-webhook-tls', undefined, undefined]]);
   });
 
   test('tls.method certmanager: the overlay\'s own CA and serving Certificate in the release namespace, for its Service names', async () => {

@@ -2,9 +2,9 @@
  * README "Install" as an operator runs it, with the real kustomize (`kubectl kustomize`)
  * and the real kube-apiserver (test/e2e/cluster/apiserver.ts): the overlays the README
  * shows render and are consistent (test/deploy/consistency.ts) without deploy/tls/; the
- * one `kubectl apply -k` installs everything but the Secret and the webhook configuration,
- * which `serve --tls-secret --manage-webhook-configuration` (run here as a process against
- * the same API server) then makes: the Secret created, the configuration written with its
+ * one `kubectl apply -k` installs everything but the webhook configuration (the Secret
+ * empty), which `serve --tls-secret --manage-webhook-configuration` (run here as a process
+ * against the same API server) then makes: the Secret filled, the configuration written with its
  * ca.crt and owned by the ClusterRole; `unregister` and `kubectl delete -k` remove it all.
  * This API server runs no controllers, nodes or cert-manager, so the pods themselves and
  * garbage collection are the one-node cluster test's. The pool cache's errors for a missing
@@ -75,13 +75,16 @@ describe("README's overlays rendered by kubectl kustomize", () => {
     }
   });
 
-  test('deploy/ and deploy/overlays/cert-manager render without deploy/tls/, neither with a Secret or a webhook configuration', async () => {
+  test('deploy/ and deploy/overlays/cert-manager render without deploy/tls/, with no webhook configuration and, but for deploy/\'s empty one, no Secret', async () => {
     const { dir, deployDir } = await writeOverlayBesideDeploy('');
     dirs.push(dir);
     for (const [where, options] of [[deployDir, {}], [path.join(deployDir, 'overlays/cert-manager'), { certificates: 'cert-manager' }]] as const) {
       const objects = await kustomize(where);
       expect(checkManifests(objects, options)).toEqual([]);
-      expect(objects.filter((o) => o['kind'] === 'Secret' || o['kind'] === 'ValidatingWebhookConfiguration')).toEqual([]);
+      expect(objects.filter((o) => o['kind'] === 'ValidatingWebhookConfiguration')).toEqual([]);
+      const secrets = objects.filter((o) => o['kind'] === 'Secret');
+      expect(secrets).toEqual(where === deployDir ? [expect.objectContaining({ metadata: expect.objectContaining({ name: 'spiderpool-iaas-webhook-tls' }) })] : []);
+      expect(secrets.filter((o) => 'data' in o || 'type' in o)).toEqual([]);
     }
   });
 });
@@ -109,7 +112,7 @@ describe('README install against the real API server', () => {
     await apiServer?.stop();
   });
 
-  test('one apply installs all but the Secret and the configuration, a serving webhook makes both, unregister and delete -k remove it all', async () => {
+  test('one apply installs all but the configuration (the Secret empty), a serving webhook fills the one and writes the other, unregister and delete -k remove it all', async () => {
     const applied = await kubectl(['apply', '-k', overlayDir]);
     expect(applied).toMatchObject({ code: 0, stderr: '' });
     expect(applied.stdout.trim().split('\n').map((line) => line.replace(/ (created|configured|unchanged)$/, ''))).toEqual([
@@ -121,6 +124,7 @@ describe('README install against the real API server', () => {
       'rolebinding.rbac.authorization.k8s.io/spiderpool-iaas-webhook-conf-reader',
       'rolebinding.rbac.authorization.k8s.io/spiderpool-iaas-webhook-tls',
       'clusterrolebinding.rbac.authorization.k8s.io/spiderpool-iaas-webhook',
+      'secret/spiderpool-iaas-webhook-tls',
       'service/spiderpool-iaas-webhook',
       'deployment.apps/spiderpool-iaas-webhook',
       'poddisruptionbudget.policy/spiderpool-iaas-webhook',
@@ -157,7 +161,7 @@ describe('README install against the real API server', () => {
     expect(await kubectl(['apply', '-f', slice])).toMatchObject({ code: 0 });
     const written = await until(async () => (await getJson('validatingwebhookconfiguration/spiderpool-iaas-webhook')) ?? undefined, 'the configuration', { timeoutMs: 60_000, intervalMs: 500 });
     const secret = await getJson('secret/spiderpool-iaas-webhook-tls', NS);
-    expect(secret.type).toBe('kubernetes.io/tls');
+    expect(secret.type).toBe('Opaque');
     expect(Object.keys(secret.data).sort()).toEqual(['ca.crt', 'ca.key', 'tls.crt', 'tls.key']);
     expect(written.webhooks.length).toBeGreaterThan(1);
     expect(written.webhooks.map((w: any) => w.clientConfig.caBundle)).toEqual(written.webhooks.map(() => secret.data['ca.crt']));

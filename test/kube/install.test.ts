@@ -153,12 +153,12 @@ beforeAll(async () => {
 }, 400_000);
 
 describe('install', () => {
-  it('applied no webhook configuration: a serving pod wrote it, with the Secret it made', async () => {
+  it('applied no webhook configuration and an empty Secret: a serving pod wrote the one and filled the other', async () => {
     const transcript = await readFile(path.join(clusterDir(), 'kubectl-transcript.txt'), 'utf8');
     const first = transcript.split('\n\n').find((entry) => entry.startsWith(`$ kubectl apply -k ${overlay}`))!;
     expect(first).toContain('deployment.apps/spiderpool-iaas-webhook created');
     expect(first).not.toContain('validatingwebhookconfiguration');
-    expect(first).not.toContain('secret/');
+    expect(first).toContain('secret/spiderpool-iaas-webhook-tls created');
     // kubectl get leaves managedFields out unless asked.
     const vwc = JSON.parse(await mustKubectl(['get', 'validatingwebhookconfiguration', 'spiderpool-iaas-webhook', '-o', 'json', '--show-managed-fields']));
     expect(vwc.metadata.managedFields.map((f: any) => f.manager)).toContain('spiderpool-iaas-webhook');

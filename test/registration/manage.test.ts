@@ -8,6 +8,7 @@ import { caBundlesMatch, servingProblem, startWebhookConfigurationManager, type 
 import { unregisterWebhook } from '../../src/registration/unregister.js';
 import { forSpiderpoolConf, readWebhookManifest, webhookConfigurationFor, type WebhookManifest } from '../../src/registration/webhook-configuration.js';
 import { CLUSTER_ROLES, startFakeObjectStore, WEBHOOK_CONFIGURATIONS, type FakeObjectStore } from '../cluster/fake-object-store.js';
+import { until } from '../helpers/until.js';
 
 jest.setTimeout(60_000);
 
@@ -127,6 +128,35 @@ describe('startWebhookConfigurationManager', () => {
     m.stop();
     expect(lines[0]).toMatchObject({ msg: 'webhook configuration not written; trying again', err: expect.stringMatching(/refused the ValidatingWebhookConfiguration: validatingwebhookconfigurations "my-webhook" is forbidden$/) });
     expect(store.objects.has(PATH)).toBe(true);
+  });
+
+  it('abandons a round the API server stops answering mid-round, runs the next ones, and writes at the first after it answers again', async () => {
+    let pem = PEM_A;
+    store.put(CLUSTER_ROLES, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'owner' } });
+    const m = manager({ caBundlePem: () => pem, ownerClusterRole: 'owner', intervalMs: 100, callTimeoutMs: 500 });
+    try {
+      await m.sync();
+      expect(storedBundles().every((bundle) => bundle === b64(PEM_A))).toBe(true);
+      // A renewal: the round reads the configuration (answered), then the owner's read is accepted and never answered.
+      pem = PEM_A + PEM_B;
+      store.hang = (request) => request.path.startsWith(CLUSTER_ROLES);
+      await until(() => store.hung.count >= 3, 'three rounds to reach the silent API server', { timeoutMs: 20_000, describe: () => JSON.stringify(store.hung) });
+      // A sync asked meanwhile ends (with the deadline) instead of queueing behind the hung round.
+      await m.sync();
+      await until(() => store.hung.closedByClient >= 2, 'the abandoned requests to close their connections', { describe: () => JSON.stringify(store.hung) });
+      expect(patches()).toHaveLength(1);
+      const ownerReads = () => store.requests.filter((r) => r.path.startsWith(CLUSTER_ROLES)).length;
+      const roundsBefore = ownerReads();
+      store.hang = undefined;
+      await until(() => patches().length === 2, 'the new bundle to be written', { timeoutMs: 20_000 });
+      expect(new Set(storedBundles())).toEqual(new Set([b64(PEM_A + PEM_B)]));
+      // The first round after it answers again writes (two when a round began while the last check ran).
+      const rounds = ownerReads() - roundsBefore;
+      expect(rounds).toBeGreaterThanOrEqual(1);
+      expect(rounds).toBeLessThanOrEqual(2);
+    } finally {
+      m.stop();
+    }
   });
 });
 
