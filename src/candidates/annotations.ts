@@ -32,7 +32,15 @@ export interface NicCandidates {
   ipv6: string[];
 }
 
-export type Parsed = { ok: true; nics: NicCandidates[] } | { ok: false; reason: string };
+/** `unchecked`: not read at all (too long), so not known to be refused by Spiderpool. */
+export type Parsed = { ok: true; nics: NicCandidates[] } | { ok: false; reason: string; unchecked?: true };
+
+/**
+ * Kubernetes' limit on all annotations of an object together (`TotalAnnotationSizeLimitB`,
+ * apimachinery's ValidateAnnotationsSize): the API server sends no longer value, and a
+ * longer one (a hand-made review) is not parsed.
+ */
+export const MAX_ANNOTATION_BYTES = 256 * 1024;
 
 /** A Go `encoding/json` type error, carried to the caller as the reason. */
 class GoTypeError extends Error {}
@@ -44,7 +52,9 @@ function jsonType(value: unknown): string {
   return typeof value === 'object' ? 'object' : typeof value;
 }
 
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false; reason: string } {
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; reason: string; unchecked?: true } {
+  // A UTF-16 unit is at least one UTF-8 byte: a text this long is over the limit in bytes too.
+  if (text.length > MAX_ANNOTATION_BYTES) return { ok: false, reason: `the value is longer than ${MAX_ANNOTATION_BYTES} bytes, the API server's limit for all annotations of an object`, unchecked: true };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch {
