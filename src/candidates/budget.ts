@@ -2,8 +2,8 @@
  * The per-review bound on candidate-pool work, in steps: Kubernetes bounds tenant input by
  * cost (CEL's per-request budget), and the warn-only webhooks share one event loop with the
  * refusing ones. A step is one pattern element read at one name position by Go's
- * `filepath.Match` (counted as it matches, go/filepath-match.ts); the fixed work per pattern
- * and pool, and per name grouped, is priced in steps and charged before it is done
+ * `filepath.Match` (counted as it matches, go/filepath-match.ts); the fixed work per list,
+ * per pattern and pool, and per name grouped is priced in steps and charged before it is done
  * (docs/adr/0513-candidate-step-budget.md).
  */
 import type { StepMeter } from '../go/filepath-match.js';
@@ -22,8 +22,11 @@ export const STEPS_PER_PAIR = 8;
 /** A name grouped (Map, Set and WeakMap accesses): about 100 ns, priced as steps. */
 export const STEPS_PER_NAME = 32;
 
+/** A list resolved and warned about (keyed, looked up, its warnings written): about 12 µs under load, priced as steps. */
+export const STEPS_PER_LIST = 4096;
+
 /** A name of a remembered list read again (copied and compared while warning, no lookup). */
-export const STEPS_PER_REMEMBERED_NAME = 4;
+export const STEPS_PER_REMEMBERED_NAME = 16;
 
 /** What one review may still spend; matching takes its steps from it as a {@link StepMeter}. */
 export interface StepBudget extends StepMeter {

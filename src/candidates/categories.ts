@@ -15,7 +15,7 @@
 import type { IPVersion } from '../ip/ranges.js';
 import { PAIR_POOL_ANNOTATION, annotation, iaasProvider, ipVersionOf, type SpiderIPPool } from '../spiderpool/pool.js';
 import { BAD_PATTERN, compileGoPattern, OUT_OF_STEPS } from '../go/filepath-match.js';
-import { charge, encodedNames, STEPS_PER_NAME, STEPS_PER_PAIR, STEPS_PER_REMEMBERED_NAME, type StepBudget } from './budget.js';
+import { charge, encodedNames, STEPS_PER_LIST, STEPS_PER_NAME, STEPS_PER_PAIR, STEPS_PER_REMEMBERED_NAME, type StepBudget } from './budget.js';
 import { ByteBoundedMemo, stringBytes } from './memo.js';
 import { hasWildcard } from './wildcard.js';
 
@@ -183,13 +183,13 @@ function memoKey(names: readonly string[], pools: readonly PoolEntry[], enableIP
 
 /**
  * The fixed work of resolving `names` against `pools`, in steps, charged before any of it
- * is done: each name written without a wildcard (grouped), each pool a wildcard is tried
- * on. Matching takes its steps as it goes (go/filepath-match.ts); the names wildcards
- * matched are charged before they are grouped.
+ * is done: the list, each name written without a wildcard (grouped), each pool a wildcard
+ * is tried on. Matching takes its steps as it goes (go/filepath-match.ts); the names
+ * wildcards matched are charged before they are grouped.
  */
 export function resolveSteps(names: readonly string[], pools: readonly PoolEntry[]): number {
   const wildcards = names.filter(hasWildcard).length;
-  return (names.length - wildcards) * STEPS_PER_NAME + wildcards * pools.length * STEPS_PER_PAIR;
+  return STEPS_PER_LIST + (names.length - wildcards) * STEPS_PER_NAME + wildcards * pools.length * STEPS_PER_PAIR;
 }
 
 /** Remembers `resolved` under `key`, weighed by the names it holds (memo.ts). */
@@ -211,7 +211,7 @@ export function resolve(names: readonly string[], version: IPVersion, catalog: P
   const pools = catalog.ofVersion(version);
   const key = memoKey(names, pools, enableIPv6);
   const known = key === undefined ? undefined : remembered.get(key);
-  if (known !== undefined) return charge(budget, known.names * STEPS_PER_REMEMBERED_NAME) ? known.resolved : 'over budget';
+  if (known !== undefined) return charge(budget, STEPS_PER_LIST + known.names * STEPS_PER_REMEMBERED_NAME) ? known.resolved : 'over budget';
   if (!charge(budget, resolveSteps(names, pools))) return 'over budget';
   const expansion = expand(names, version, catalog, budget);
   if (expansion === 'over budget') return expansion;

@@ -1,5 +1,5 @@
 import { parseIPPools } from '../../src/candidates/annotations.js';
-import { charge, encodedNames, stepBudget, STEPS_PER_NAME, STEPS_PER_PAIR, STEPS_PER_REVIEW } from '../../src/candidates/budget.js';
+import { charge, encodedNames, stepBudget, STEPS_PER_LIST, STEPS_PER_NAME, STEPS_PER_PAIR, STEPS_PER_REVIEW } from '../../src/candidates/budget.js';
 import { resolveSteps, type PoolEntry } from '../../src/candidates/categories.js';
 import { candidateWarnings, overBudgetWarning } from '../../src/candidates/warnings.js';
 import type { SpiderIPPool } from '../../src/spiderpool/pool.js';
@@ -8,10 +8,10 @@ import { indexOf } from './pools.js';
 const entries = (...names: string[]): PoolEntry[] => names.map((name) => ({ name, pool: {} as SpiderIPPool }));
 
 describe('the fixed work, charged before it is done', () => {
-  test('each name written without a wildcard, and each pool a wildcard is tried on', () => {
+  test('the list, each name written without a wildcard, and each pool a wildcard is tried on', () => {
     const pools = entries('a', 'bb', 'ccc');
-    expect(resolveSteps(['x', 'y*', '[ab]'], pools)).toBe(STEPS_PER_NAME + 2 * 3 * STEPS_PER_PAIR);
-    expect(resolveSteps(['x', 'a[b'], pools)).toBe(2 * STEPS_PER_NAME); // "a[b" is no wildcard (no "]")
+    expect(resolveSteps(['x', 'y*', '[ab]'], pools)).toBe(STEPS_PER_LIST + STEPS_PER_NAME + 2 * 3 * STEPS_PER_PAIR);
+    expect(resolveSteps(['x', 'a[b'], pools)).toBe(STEPS_PER_LIST + 2 * STEPS_PER_NAME); // "a[b" is no wildcard (no "]")
   });
 
   test('a pool list\'s names in one UTF-8 buffer', () => {
@@ -47,9 +47,9 @@ describe('a review within and over its budget', () => {
     return { warnings: candidateWarnings(source(names), { pools, dualStack: { known: true, enableIPv6: false }, budget }), budget };
   };
   const names = ['iaas-a', 'plain-*'];
-  // Before: "iaas-a" and 3 pools to try "plain-*" on; Go's steps: 1 byte of "iaas-a", 6 of
+  // Before: the list, "iaas-a" and 3 pools to try "plain-*" on; Go's steps: 1 byte of "iaas-a", 6 of
   // each "plain-x" and the star's scan of the rest ("a" or "b"); then the 2 names it matched.
-  const fixed = STEPS_PER_NAME + 3 * STEPS_PER_PAIR;
+  const fixed = STEPS_PER_LIST + STEPS_PER_NAME + 3 * STEPS_PER_PAIR;
   const exact = fixed + 1 + 2 * (6 + 1) + 2 * STEPS_PER_NAME;
 
   test('the steps taken are the fixed work and Go\'s steps, exactly', () => {
