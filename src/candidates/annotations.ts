@@ -32,7 +32,15 @@ export interface NicCandidates {
   ipv6: string[];
 }
 
-export type Parsed = { ok: true; nics: NicCandidates[] } | { ok: false; reason: string };
+/** `unchecked`: not read at all (too large to read within a review's bound), so not known to be refused by Spiderpool. */
+export type Parsed = { ok: true; nics: NicCandidates[] } | { ok: false; reason: string; unchecked?: true };
+
+/**
+ * Kubernetes' limit on all annotations of an object together (`TotalAnnotationSizeLimitB`,
+ * apimachinery's ValidateAnnotationsSize): the API server sends no longer value, and a
+ * longer one (a hand-made review) is not parsed.
+ */
+export const MAX_ANNOTATION_BYTES = 256 * 1024;
 
 /** A Go `encoding/json` type error, carried to the caller as the reason. */
 class GoTypeError extends Error {}
@@ -44,7 +52,39 @@ function jsonType(value: unknown): string {
   return typeof value === 'object' ? 'object' : typeof value;
 }
 
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false; reason: string } {
+/**
+ * Deepest nesting read. Spiderpool's annotations nest 3 deep (a list of objects of lists);
+ * 256 KiB of `[` took 20 ms to parse, for nothing this webhook reads.
+ */
+export const MAX_JSON_DEPTH = 16;
+
+/** Most JSON objects and lists read: 80 000 empty NIC items took 85 ms to read; a Pod has a few NICs. */
+export const MAX_JSON_CONTAINERS = 4096;
+
+/** Why `text` is not parsed (its length, its nesting or its number of objects and lists), found in one pass before `JSON.parse`; undefined when it is. */
+function tooLarge(text: string): string | undefined {
+  // A UTF-16 unit is at least one UTF-8 byte: a text this long is over the limit in bytes too.
+  if (text.length > MAX_ANNOTATION_BYTES) return `the value is longer than ${MAX_ANNOTATION_BYTES} bytes, the API server's limit for all annotations of an object`;
+  let depth = 0;
+  let containers = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_JSON_DEPTH) return `the value nests JSON deeper than ${MAX_JSON_DEPTH} levels, more than this webhook reads`;
+      if (++containers > MAX_JSON_CONTAINERS) return `the value holds more than ${MAX_JSON_CONTAINERS} JSON objects and lists, more than this webhook reads`;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return undefined;
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; reason: string; unchecked?: true } {
+  const large = tooLarge(text);
+  if (large !== undefined) return { ok: false, reason: large, unchecked: true };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch {

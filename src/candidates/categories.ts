@@ -14,7 +14,9 @@
  */
 import type { IPVersion } from '../ip/ranges.js';
 import { PAIR_POOL_ANNOTATION, annotation, iaasProvider, ipVersionOf, type SpiderIPPool } from '../spiderpool/pool.js';
-import { BAD_PATTERN, compileGoPattern } from '../go/filepath-match.js';
+import { BAD_PATTERN, compileGoPattern, OUT_OF_STEPS } from '../go/filepath-match.js';
+import { charge, encodedNames, STEPS_PER_LIST, STEPS_PER_NAME, STEPS_PER_PAIR, STEPS_PER_REMEMBERED_NAME, type StepBudget } from './budget.js';
+import { ByteBoundedMemo, stringBytes } from './memo.js';
 import { hasWildcard } from './wildcard.js';
 
 export type Category = 'paired' | 'iaas' | 'traditional';
@@ -70,9 +72,10 @@ export type Expansion =
 /**
  * Spiderpool's `ParseWildcardPoolNameList`: when any name of `names` is a wildcard, each
  * wildcard is replaced by the pools of `version` it matches (Go's `filepath.Match`), the
- * others kept as written; a pattern Go refuses against any pool refuses the list.
+ * others kept as written; a pattern Go refuses against any pool refuses the list. Matching
+ * takes its steps from `budget`: `'over budget'` once it has none left.
  */
-export function expand(names: readonly string[], version: IPVersion, catalog: PoolCatalog): Expansion {
+export function expand(names: readonly string[], version: IPVersion, catalog: PoolCatalog, budget: StepBudget): Expansion | 'over budget' {
   if (!names.some(hasWildcard)) return { ok: true, names: [...names], unmatched: [] };
   const pools = catalog.ofVersion(version);
   const out: string[] = [];
@@ -82,22 +85,28 @@ export function expand(names: readonly string[], version: IPVersion, catalog: Po
       out.push(name);
       continue;
     }
-    const matched = matchAll(name, pools);
+    const matched = matchAll(name, pools, budget);
+    if (matched === 'over budget') return matched;
     if (matched === BAD_PATTERN) return { ok: false, pattern: name };
     if (matched.length === 0) unmatched.push(name);
-    out.push(...matched);
+    for (const poolName of matched) out.push(poolName); // not push(...): a spread of 100 000 names overflows the stack
   }
   return { ok: true, names: out, unmatched };
 }
 
-/** The names of `pools` that `pattern` matches, or `BAD_PATTERN` when Go refuses it against any of them. */
-function matchAll(pattern: string, pools: readonly PoolEntry[]): readonly string[] | typeof BAD_PATTERN {
+/** The names of `pools` that `pattern` matches, `BAD_PATTERN` when Go refuses it against any of them, or `'over budget'`. */
+function matchAll(pattern: string, pools: readonly PoolEntry[], budget: StepBudget): readonly string[] | typeof BAD_PATTERN | 'over budget' {
   const compiled = compileGoPattern(pattern);
+  const { bytes, offsets } = encodedNames(pools);
   const result: string[] = [];
-  for (const entry of pools) {
-    const match = compiled.match(entry.name);
+  for (let i = 0; i < pools.length; i++) {
+    const match = compiled.matchWithin(bytes, offsets[i]!, offsets[i + 1]!, budget);
+    if (match === OUT_OF_STEPS) {
+      budget.exceeded = true;
+      return 'over budget';
+    }
     if (match === BAD_PATTERN) return BAD_PATTERN;
-    if (match) result.push(entry.name);
+    if (match) result.push(pools[i]!.name);
   }
   return result;
 }
@@ -145,46 +154,78 @@ export interface Mix {
 /** A candidate list resolved: expanded and grouped, or the pattern Go refuses. */
 export type Resolved = { ok: true; unmatched: string[]; grouped: Grouped } | { ok: false; pattern: string };
 
-/**
- * How many pattern-against-pool matches one review may still make (Spiderpool makes them
- * all at Pod start; the webhook shares its event loop with the refusing webhooks, so a
- * hostile template with 50 000 patterns must not hold it for seconds).
- */
-export interface MatchBudget {
-  matches: number;
+/** The names a resolved list holds, each read again when it is warned about. */
+function namesIn(resolved: Resolved): readonly string[][] {
+  if (!resolved.ok) return [];
+  const { grouped } = resolved;
+  return [resolved.unmatched, grouped.missing, grouped.otherVersion, ...grouped.byCategory.values()];
 }
 
-/** Per review: ~10 ms of matching; real templates name a few patterns against a few thousand pools. */
-export const MATCHES_PER_REVIEW = 200_000;
+/** Lists resolved before, with the names they hold, while their pools stay the same. */
+const remembered = new ByteBoundedMemo<{ resolved: Resolved; names: number }>();
 
-/** Lists remembered per pool list; a pool list is replaced whenever a pool changes, and its memo with it. */
-const MAX_REMEMBERED_LISTS = 1024;
-const remembered = new WeakMap<readonly PoolEntry[], Map<string, Resolved>>();
+/** Longest key remembered, in UTF-16 units: templates name a few pools; a longer list is resolved each time, within the budget. */
+const MAX_KEY_CHARS = 4096;
+
+/** A number per pool list, for the memo's keys: a list is replaced whenever a pool changes. */
+const listIds = new WeakMap<readonly PoolEntry[], number>();
+let nextListId = 0;
+
+/** The memo key of `names` against `pools`, or undefined when the list is not remembered: no wildcard (cheaper to group again than to key) or too long. */
+function memoKey(names: readonly string[], pools: readonly PoolEntry[], enableIPv6: boolean): string | undefined {
+  if (!names.some(hasWildcard)) return undefined;
+  let chars = 0;
+  for (const name of names) if ((chars += name.length + 3) > MAX_KEY_CHARS) return undefined;
+  let id = listIds.get(pools);
+  if (id === undefined) listIds.set(pools, (id = nextListId++));
+  return `${id}:${enableIPv6 ? 1 : 0}:${JSON.stringify(names)}`;
+}
 
 /**
- * {@link expand} then {@link group}, remembered while the pools stay the same: the same
- * templates are reviewed again and again (every apply, every rollout). At most
- * {@link MAX_REMEMBERED_LISTS} lists per pool list, so hostile reviews with ever new lists
- * cannot grow memory. Callers must not change the result.
+ * The fixed work of resolving `names` against `pools`, in steps, charged before any of it
+ * is done: the list, each name written without a wildcard (grouped), each pool a wildcard
+ * is tried on. Matching takes its steps as it goes (go/filepath-match.ts); the names
+ * wildcards matched are charged before they are grouped.
  */
-export function resolve(names: readonly string[], version: IPVersion, catalog: PoolCatalog, enableIPv6: boolean, budget: MatchBudget): Resolved | 'over budget' {
+export function resolveSteps(names: readonly string[], pools: readonly PoolEntry[]): number {
+  const wildcards = names.filter(hasWildcard).length;
+  return STEPS_PER_LIST + (names.length - wildcards) * STEPS_PER_NAME + wildcards * pools.length * STEPS_PER_PAIR;
+}
+
+/** Remembers `resolved` under `key`, weighed by the names it holds (memo.ts). */
+function remember(key: string, resolved: Resolved): void {
+  const lists = namesIn(resolved);
+  const count = lists.reduce((sum, list) => sum + list.length, 0);
+  const bytes = lists.reduce((sum, list) => list.reduce((listSum, name) => listSum + stringBytes(name), sum + 16 + 8 * list.length), 0);
+  remembered.set(key, { resolved, names: count }, bytes);
+}
+
+/**
+ * {@link expand} then {@link group}, within `budget` (budget.ts): `'over budget'` when the
+ * fixed work does not fit (nothing done) or matching runs out of steps. Wildcard lists are
+ * remembered while the pools stay the same (the same templates are reviewed on every apply
+ * and rollout), in a memo bounded in bytes (memo.ts); reading one again costs a few steps
+ * per name it holds. Callers must not change the result.
+ */
+export function resolve(names: readonly string[], version: IPVersion, catalog: PoolCatalog, enableIPv6: boolean, budget: StepBudget): Resolved | 'over budget' {
   const pools = catalog.ofVersion(version);
-  const key = `${enableIPv6}${JSON.stringify(names)}`;
-  let memo = remembered.get(pools);
-  const known = memo?.get(key);
-  if (known !== undefined) return known;
-  const cost = names.filter(hasWildcard).length * pools.length;
-  if (cost > budget.matches) return 'over budget';
-  budget.matches -= cost;
-  const expansion = expand(names, version, catalog);
+  const key = memoKey(names, pools, enableIPv6);
+  const known = key === undefined ? undefined : remembered.get(key);
+  if (known !== undefined) return charge(budget, STEPS_PER_LIST + known.names * STEPS_PER_REMEMBERED_NAME) ? known.resolved : 'over budget';
+  if (!charge(budget, resolveSteps(names, pools))) return 'over budget';
+  const expansion = expand(names, version, catalog, budget);
+  if (expansion === 'over budget') return expansion;
+  const literals = names.length - names.filter(hasWildcard).length;
+  if (expansion.ok && !charge(budget, (expansion.names.length - literals) * STEPS_PER_NAME)) return 'over budget';
   const resolved: Resolved = expansion.ok
     ? { ok: true, unmatched: expansion.unmatched, grouped: group(expansion.names, version, catalog, enableIPv6) }
     : expansion;
-  if (memo === undefined) remembered.set(pools, (memo = new Map()));
-  if (memo.size >= MAX_REMEMBERED_LISTS) memo.clear();
-  memo.set(key, resolved);
+  if (key !== undefined) remember(key, resolved);
   return resolved;
 }
+
+/** Bytes the memo of resolved lists holds now (for tests and the bound's check). */
+export const rememberedBytes = (): number => remembered.bytes;
 
 export function mixOf(grouped: Grouped): Mix | undefined {
   const present = CATEGORY_RANK.filter((c) => grouped.byCategory.has(c));

@@ -11,7 +11,8 @@ import { escapeUnprintable, quoteGoString } from '../field/quote.js';
 import type { IPVersion } from '../ip/ranges.js';
 import type { Parsed } from './annotations.js';
 import { BAD_PATTERN } from '../go/filepath-match.js';
-import { MATCHES_PER_REVIEW, mixOf, resolve, type Category, type DualStack, type MatchBudget, type Mix, type PoolCatalog } from './categories.js';
+import { STEPS_PER_REVIEW, type StepBudget } from './budget.js';
+import { mixOf, resolve, type Category, type DualStack, type Mix, type PoolCatalog } from './categories.js';
 
 /** Where candidates were written and what a refusal of them costs. */
 export interface CandidateSource {
@@ -27,6 +28,8 @@ export interface CandidateSource {
 export interface CandidateContext {
   pools: PoolCatalog;
   dualStack: DualStack;
+  /** The review's own, shared by every source it checks (budget.ts). */
+  budget: StepBudget;
 }
 
 /** Names listed before the rest is counted. */
@@ -88,9 +91,8 @@ function nicWarnings(
   version: IPVersion,
   names: readonly string[],
   context: CandidateContext,
-  budget: MatchBudget,
 ): string[] | { badPattern: string } | 'over budget' {
-  const { dualStack } = context;
+  const { dualStack, budget } = context;
   const on = resolve(names, version, context.pools, dualStack.known ? dualStack.enableIPv6 : true, budget);
   if (on === 'over budget') return on;
   if (!on.ok) return { badPattern: on.pattern };
@@ -127,33 +129,35 @@ function nicWarnings(
   return warnings;
 }
 
+/** The one warning of a review that stopped checking at its step budget (budget.ts). */
+export function overBudgetWarning(field: string, pools: number, version: IPVersion): string {
+  return `spiderpool: ${field}: candidate pools were not checked: their names and wildcards need more than ${STEPS_PER_REVIEW} steps against ${pools} IPv${version} pools, this webhook's per-review bound`;
+}
+
 /**
- * The warnings for `source`, given the pools and dual-stack setting known now.
+ * The warnings for `source`, given the pools and dual-stack setting known now, within the
+ * review's step budget.
  *
  * @returns one warning when the annotation is refused by Spiderpool (malformed, or a
- *   pattern Go's `filepath.Match` refuses) or when the pools are not known yet; else, per NIC
+ *   pattern Go's `filepath.Match` refuses), when the pools are not known yet, or when the
+ *   review's step budget runs out (the budget is then marked exceeded); else, per NIC
  *   and IP version, one for a category mix, one for missing pools, one for patterns that match
  *   nothing, one for pools of the other version.
  */
 export function candidateWarnings(source: CandidateSource, context: CandidateContext): string[] {
   const { parsed } = source;
+  if (!parsed.ok && parsed.unchecked) return [`spiderpool: ${source.field}: candidate pools were not checked: ${parsed.reason}`];
   if (!parsed.ok) return [fit(() => `spiderpool: ${source.field}: ${escapeUnprintable(parsed.reason)}; Spiderpool refuses it, so ${source.refusal}`)];
   const unavailable = context.pools.unavailable();
   if (unavailable !== undefined) return [fit(() => `spiderpool: ${source.field}: candidate pools were not checked: ${unavailable}`)];
   const warnings: string[] = [];
-  const budget: MatchBudget = { matches: MATCHES_PER_REVIEW };
   for (const { nic, ipv4, ipv6 } of parsed.nics) {
     for (const [version, names] of [[4, ipv4], [6, ipv6]] as const) {
       if (names.length === 0) continue;
       // With IPv6 off Spiderpool drops the IPv6 candidates (`filterPoolMisspecified`, pkg/ipam/config.go).
       if (version === 6 && context.dualStack.known && !context.dualStack.enableIPv6) continue;
-      const found = nicWarnings(source, nic, version, names, context, budget);
-      if (found === 'over budget') {
-        return [
-          ...warnings,
-          `spiderpool: ${source.field}: the rest of the candidate pools were not checked: their wildcard patterns would take more than ${MATCHES_PER_REVIEW} matches against the pools`,
-        ];
-      }
+      const found = nicWarnings(source, nic, version, names, context);
+      if (found === 'over budget') return [overBudgetWarning(source.field, context.pools.ofVersion(version).length, version)];
       if (!Array.isArray(found)) {
         return [fit((m) => `spiderpool: ${source.field}: pattern ${quoteGoString(cut(found.badPattern, m))} is malformed (Go filepath.Match: ${BAD_PATTERN}); Spiderpool refuses it, so ${source.refusal}`)];
       }

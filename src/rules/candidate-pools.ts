@@ -29,6 +29,7 @@ import {
   parseNamespaceDefault,
   type Parsed,
 } from '../candidates/annotations.js';
+import { stepBudget } from '../candidates/budget.js';
 import type { DualStack, PoolCatalog } from '../candidates/categories.js';
 import { candidateWarnings, type CandidateSource } from '../candidates/warnings.js';
 import { annotationField } from '../spiderpool/pool.js';
@@ -72,12 +73,14 @@ function podWarnings(annotations: PodAnnotations | null | undefined, template: P
   if (!annotations || SUBNET_ANNOTATIONS.some((key) => annotations[key] !== undefined)) return [];
   const field = (key: string) => annotationField(key, template);
   const source = (annotation: string, parsed: Parsed): CandidateSource => ({ annotation, field: field(annotation), refusal, parsed });
-  const context = { pools: state.pools, dualStack: state.dualStack() };
+  const context = { pools: state.pools, dualStack: state.dualStack(), budget: stepBudget() };
   const pools = annotations[IPPOOLS_ANNOTATION];
   const pool = annotations[IPPOOL_ANNOTATION];
   if (pools !== undefined) {
-    const ignored = pool === undefined ? [] : [`spiderpool: ${field(IPPOOL_ANNOTATION)}: is not read: ${IPPOOLS_ANNOTATION} is set too and takes precedence`];
-    return [...ignored, ...candidateWarnings(source(IPPOOLS_ANNOTATION, parseIPPools(pools)), context)];
+    const found = candidateWarnings(source(IPPOOLS_ANNOTATION, parseIPPools(pools)), context);
+    // A review that ran out of steps answers with that one warning.
+    if (pool === undefined || context.budget.exceeded) return found;
+    return [`spiderpool: ${field(IPPOOL_ANNOTATION)}: is not read: ${IPPOOLS_ANNOTATION} is set too and takes precedence`, ...found];
   }
   return pool === undefined ? [] : candidateWarnings(source(IPPOOL_ANNOTATION, parseIPPool(pool)), context);
 }
@@ -129,7 +132,7 @@ function workloadValidator<T>(
 function namespaceWarnings(namespace: Namespace, state: CandidateState): string[] {
   const annotations = namespace.metadata.annotations;
   if (!annotations) return [];
-  const context = { pools: state.pools, dualStack: state.dualStack() };
+  const context = { pools: state.pools, dualStack: state.dualStack(), budget: stepBudget() };
   const sources = ([[NS_DEFAULT_IPV4_ANNOTATION, 4], [NS_DEFAULT_IPV6_ANNOTATION, 6]] as const).flatMap(([key, version]): CandidateSource[] => {
     const text = annotations[key];
     if (text === undefined) return [];
@@ -139,7 +142,14 @@ function namespaceWarnings(namespace: Namespace, state: CandidateState): string[
       : names;
     return [{ annotation: key, field: annotationField(key), refusal: NAMESPACE_REFUSAL, parsed }];
   });
-  return sources.flatMap((source) => candidateWarnings(source, context));
+  const warnings: string[] = [];
+  for (const source of sources) {
+    const found = candidateWarnings(source, context);
+    // A review that ran out of steps answers with that one warning.
+    if (context.budget.exceeded) return found;
+    warnings.push(...found);
+  }
+  return warnings;
 }
 
 /**

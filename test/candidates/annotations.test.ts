@@ -1,4 +1,4 @@
-import { parseIPPool, parseIPPools, parseNamespaceDefault } from '../../src/candidates/annotations.js';
+import { MAX_ANNOTATION_BYTES, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, parseIPPool, parseIPPools, parseNamespaceDefault } from '../../src/candidates/annotations.js';
 
 describe('parseIPPools: ipam.spidernet.io/ippools as Spiderpool decodes and checks it', () => {
   test('interface on every item names each NIC', () => {
@@ -88,5 +88,23 @@ describe('parseNamespaceDefault: ipam.spidernet.io/default-ipv4-ippool and -ipv6
 
   test.each([['a'], ['"a"'], ['{"a":1}'], ['[1]']])('%j is refused', (text) => {
     expect(parseNamespaceDefault(text).ok).toBe(false);
+  });
+});
+
+describe('values too large to read within a review are not parsed', () => {
+  test.each([
+    ['longer than the API server allows', JSON.stringify([{ ipv4: ['x'.repeat(MAX_ANNOTATION_BYTES)] }]), `the value is longer than ${MAX_ANNOTATION_BYTES} bytes, the API server's limit for all annotations of an object`],
+    ['nested deeper than read', '['.repeat(MAX_JSON_DEPTH + 1) + ']'.repeat(MAX_JSON_DEPTH + 1), `the value nests JSON deeper than ${MAX_JSON_DEPTH} levels, more than this webhook reads`],
+    ['more objects than read', JSON.stringify(Array.from({ length: MAX_JSON_CONTAINERS }, () => ({}))), `the value holds more than ${MAX_JSON_CONTAINERS} JSON objects and lists, more than this webhook reads`],
+  ])('%s', (_what, text, reason) => {
+    expect(parseIPPools(text)).toEqual({ ok: false, reason, unchecked: true });
+  });
+
+  test('brackets inside strings are not counted; the bounds themselves are read', () => {
+    expect(parseIPPool(JSON.stringify({ ipv4: ['['.repeat(100), '{\\"'] }))).toEqual({ ok: true, nics: [{ nic: undefined, ipv4: ['['.repeat(100), '{\\"'], ipv6: [] }] });
+    // The list and 4 095 items: 4 096 objects and lists, read.
+    const read = parseIPPools(JSON.stringify(Array.from({ length: MAX_JSON_CONTAINERS - 1 }, () => ({}))));
+    expect(read.ok && read.nics.length).toBe(MAX_JSON_CONTAINERS - 1);
+    expect(parseIPPools('['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH))).toEqual({ ok: false, reason: 'item 0 must be a JSON object, not a JSON array' });
   });
 });

@@ -1,4 +1,5 @@
-import { parseIPPool, parseIPPools, type Parsed } from '../../src/candidates/annotations.js';
+import { MAX_ANNOTATION_BYTES, parseIPPool, parseIPPools, type Parsed } from '../../src/candidates/annotations.js';
+import { stepBudget, STEPS_PER_REVIEW } from '../../src/candidates/budget.js';
 import type { DualStack } from '../../src/candidates/categories.js';
 import { candidateWarnings, type CandidateSource } from '../../src/candidates/warnings.js';
 import { PoolIndex } from '../../src/state/pool-index.js';
@@ -16,7 +17,7 @@ const source = (parsed: Parsed, annotation = 'ipam.spidernet.io/ippools'): Candi
 });
 
 const pools = (nics: object[]) => source(parseIPPools(JSON.stringify(nics)));
-const warn = (s: CandidateSource, dualStack: DualStack = ON, index: PoolIndex = indexOf(STANDARD)) => candidateWarnings(s, { pools: index, dualStack });
+const warn = (s: CandidateSource, dualStack: DualStack = ON, index: PoolIndex = indexOf(STANDARD)) => candidateWarnings(s, { pools: index, dualStack, budget: stepBudget() });
 
 describe('category mix per NIC and IP version', () => {
   test('IaaS beside traditional: the issue\'s example', () => {
@@ -207,13 +208,19 @@ describe('bounds: one line under 256 characters without control characters', () 
   });
 });
 
-describe('a bounded amount of matching per review', () => {
-  test('ever more patterns against many pools: checked up to the bound, then said so', () => {
+describe('a bounded amount of work per review', () => {
+  test('ever more patterns against many pools: one warning, that it stopped checking and why', () => {
     const many = indexOf(Object.fromEntries([...Array(1000).keys()].map((i) => [`p${i}`, i === 0 ? { iaas: true } : {}])));
     const nics = [{ interface: 'eth0', ipv4: ['p0', 'p1*'] }, { interface: 'net1', ipv4: [...Array(300).keys()].map((i) => `x${i}*`) }];
     expect(warn(pools(nics), OFF, many)).toEqual([
-      expect.stringMatching(/^spiderpool: NIC "eth0" IPv4 \(ipam\.spidernet\.io\/ippools\): only IaaS pools \[p0\] will be used; traditional pools \[p1, p10, p11 \(\+108\)\] are ignored, with no fallback$/),
-      'spiderpool: metadata.annotations[ipam.spidernet.io/ippools]: the rest of the candidate pools were not checked: their wildcard patterns would take more than 200000 matches against the pools',
+      `spiderpool: metadata.annotations[ipam.spidernet.io/ippools]: candidate pools were not checked: their names and wildcards need more than ${STEPS_PER_REVIEW} steps against 1000 IPv4 pools, this webhook's per-review bound`,
+    ]);
+  });
+
+  test('an annotation longer than the API server allows is not parsed', () => {
+    const text = JSON.stringify([{ interface: 'eth0', ipv4: ['x'.repeat(MAX_ANNOTATION_BYTES)] }]);
+    expect(warn(source(parseIPPools(text)))).toEqual([
+      `spiderpool: metadata.annotations[ipam.spidernet.io/ippools]: candidate pools were not checked: the value is longer than ${MAX_ANNOTATION_BYTES} bytes, the API server's limit for all annotations of an object`,
     ]);
   });
 });

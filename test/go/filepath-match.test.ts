@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { BAD_PATTERN, compileGoPattern, goMatch } from '../../src/go/filepath-match.js';
+import { BAD_PATTERN, compileGoPattern, goMatch, OUT_OF_STEPS } from '../../src/go/filepath-match.js';
 
 /** Go's own table (src/path/filepath/match_test.go, matchTests). */
 const GO_MATCH_TESTS: [pattern: string, name: string, result: boolean | typeof BAD_PATTERN][] = [
@@ -121,6 +121,56 @@ describe('the compiled pattern agrees with the step-by-step port', () => {
         const pattern = p.join('');
         const name = n.join('');
         expect(compileGoPattern(pattern).match(name)).toBe(goMatch(pattern, name));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+});
+
+describe('steps, counted as Go takes them', () => {
+  const encoder = new TextEncoder();
+  /** The answer for `name` and the steps taken, with `remaining` steps to spend. */
+  const metered = (pattern: string, name: string, remaining = 1e12) => {
+    const bytes = encoder.encode(name);
+    const meter = { remaining };
+    const answer = compileGoPattern(pattern).matchWithin(bytes, 0, bytes.length, meter);
+    return { answer, steps: remaining - meter.remaining };
+  };
+
+  test.each([
+    ['abc', 'abd', false, 3],
+    ['abc', 'xbc', false, 1], // Go stops at the first mismatch of a chunk it accepts
+    ['*c', 'abc', true, 3], // "c" tried at positions 0, 1 and 2
+    ['*', 'abc', true, 3], // the star's scan for '/'
+    ['a[x-z0-9][^q]', 'a5r', true, 1 + 2 + 2], // a class: one step, and one per range that does not hold
+    ['*'.repeat(13) + '?'.repeat(64), 'a'.repeat(64), true, 64],
+  ])('%j against %j: %j in %d steps', (pattern, name, answer, steps) => {
+    expect(metered(pattern, name)).toEqual({ answer, steps });
+  });
+
+  test('a match that runs out of steps says so, at most one chunk over', () => {
+    expect(metered('*c', 'abc', 2)).toEqual({ answer: OUT_OF_STEPS, steps: 3 });
+    expect(metered('*c', 'abc', 3)).toEqual({ answer: true, steps: 3 });
+    const long = metered('*' + '?'.repeat(64), 'a'.repeat(63), 1_000);
+    expect(long.answer).toBe(OUT_OF_STEPS);
+    expect(long.steps).toBeLessThanOrEqual(1_000 + 64);
+  });
+
+  test('13 stars then 64 "?" against 253-byte names: Go\'s answers, linear steps', () => {
+    const pattern = '*'.repeat(13) + '?'.repeat(64);
+    // The last chunk must end the name: Go reads its 64 "?" at each of the 190 first positions.
+    expect(metered(pattern, 'a'.repeat(253))).toEqual({ answer: true, steps: 190 * 64 });
+    // Too short: at position k, 63 - k "?" are read before the name ends.
+    expect(metered(pattern, 'a'.repeat(63))).toEqual({ answer: false, steps: (63 * 64) / 2 });
+  });
+
+  test('at most |pattern| × (|name| + 1) steps, and Go\'s answer, on random patterns and names', () => {
+    const piece = fc.constantFrom('a', 'b', '-', '/', '*', '?', '[', ']', '^', '\\', 'é', '☺');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 10 }), fc.array(fc.constantFrom('a', 'b', '-', '/', ']', 'é', '☺'), { maxLength: 8 }), (p, n) => {
+        const { answer, steps } = metered(p.join(''), n.join(''));
+        expect(answer).toBe(goMatch(p.join(''), n.join('')));
+        expect(steps).toBeLessThanOrEqual(encoder.encode(p.join('')).length * (encoder.encode(n.join('')).length + 1));
       }),
       { numRuns: 20_000 },
     );

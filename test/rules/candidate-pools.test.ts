@@ -1,5 +1,6 @@
 /** Candidate-pool warnings through the reviewer: fixture AdmissionReviews of every kind the warnings cover. */
 import { createReviewer, type ReviewOptions } from '../../src/validators.js';
+import { STEPS_PER_REVIEW } from '../../src/candidates/budget.js';
 import { PoolIndex } from '../../src/state/pool-index.js';
 import { loadReview } from '../fixtures/load.js';
 import { indexOf, poolObject, STANDARD } from '../candidates/pools.js';
@@ -160,5 +161,31 @@ describe('cluster default SpiderIPPools (spec.default: true), through the pool v
     expect(warnings.filter((w) => w.startsWith('spiderpool: spec.default:'))).toEqual([
       expect.stringMatching(/^spiderpool: spec\.default: Pod NICs left to the cluster default IPv4 pools: only IaaS pools \[.+\] will be used; traditional pools \[plain-default\] are ignored, with no fallback$/),
     ]);
+  });
+});
+
+describe('a review over its step budget: one warning, whatever else it carries', () => {
+  const many = indexOf(Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`p-${i}`, { iaas: i % 2 === 0 }])));
+  /** More patterns than one review's steps can try on 2 000 pools. */
+  const tooMany = JSON.stringify(Array.from({ length: 100 }, (_, i) => `p-${i}*`));
+  const notChecked = (field: string) =>
+    `spiderpool: ${field}: candidate pools were not checked: their names and wildcards need more than ${STEPS_PER_REVIEW} steps against 2000 IPv4 pools, this webhook's per-review bound`;
+
+  test('a template with ippools over the budget and ippool beside it', () => {
+    const body = loadReview('deployment-create-mixed-pools');
+    body.request['object'].spec.template.metadata.annotations = {
+      'ipam.spidernet.io/ippools': `[{"interface":"eth0","ipv4":${tooMany}}]`,
+      'ipam.spidernet.io/ippool': '{"ipv4":["p-1"]}',
+    };
+    expect(createReviewer({ pools: many, dualStack: OFF })(body).review.response.warnings).toEqual([notChecked('spec.template.metadata.annotations[ipam.spidernet.io/ippools]')]);
+  });
+
+  test('a Namespace whose IPv4 defaults are over the budget and IPv6 defaults are named too', () => {
+    const body = loadReview('namespace-update-mixed-defaults');
+    body.request['object'].metadata.annotations = {
+      'ipam.spidernet.io/default-ipv4-ippool': tooMany,
+      'ipam.spidernet.io/default-ipv6-ippool': '["missing-v6"]',
+    };
+    expect(createReviewer({ pools: many, dualStack: ON })(body).review.response.warnings).toEqual([notChecked('metadata.annotations[ipam.spidernet.io/default-ipv4-ippool]')]);
   });
 });
