@@ -10,7 +10,7 @@ import type { AdmissionReviewResponse } from './kubernetes/schema.js';
 import type { DualStack } from './candidates/categories.js';
 import { dualStackInCluster } from './candidates/spiderpool-conf.js';
 import type { ClusterObjects } from './kubernetes/cluster-objects.js';
-import { candidatePoolValidators } from './rules/candidate-pools.js';
+import { candidatePoolValidators, type CandidateState } from './rules/candidate-pools.js';
 import { configMapValidator, type SpiderpoolConfigMapRef } from './rules/configmap.js';
 import { noPoolDirectory, type PoolDirectory } from './rules/pool-pair.js';
 import { spiderIPPoolValidator } from './rules/spiderippool.js';
@@ -41,7 +41,7 @@ export const NO_CLUSTER_REASON = 'no cluster connection, so other SpiderIPPools 
 export const NO_CONF_REASON = 'no cluster connection, so spiderpool-conf is not known';
 
 /** Where the candidate-pool warnings learn whether dual-stack is on. */
-function dualStackSource(context: ReviewContext): () => DualStack {
+export function dualStackSource(context: ReviewContext): () => DualStack {
   if (context.dualStack) return context.dualStack;
   const { cluster } = context;
   if (cluster === undefined) return () => ({ known: false, reason: NO_CONF_REASON });
@@ -94,6 +94,26 @@ export type ReviewOptions = ReviewContext;
  */
 export function createReviewer(options: ReviewOptions = {}): (body: unknown) => ReviewOutcome {
   return createDispatcher(wireValidators(options));
+}
+
+/** The URL path of the webhook named `name` (a `name` of {@link WEBHOOKS}). */
+const pathOfWebhook = (name: string): string => Object.values(WEBHOOKS).find((webhook) => webhook.name === name)!.path;
+
+/**
+ * {@link createReviewer} judging only the kinds whose webhook is served at one of `paths`;
+ * any other kind is allowed unchecked, as the API server never sends it there. So a Pod
+ * posted to `/validate-spiderippool` costs the refusing path no candidate matching.
+ */
+export function createPathReviewer(options: ReviewOptions, paths: readonly string[]): (body: unknown) => ReviewOutcome {
+  return createDispatcher(wireValidators(options).filter(({ webhook }) => paths.includes(pathOfWebhook(webhook))));
+}
+
+/**
+ * The reviewer of the warn-only candidate-pool webhooks alone, for a thread that holds no
+ * pool cache, only what those validators read (`CandidateState`, e.g. a `PoolMirror`).
+ */
+export function createCandidateReviewer(state: CandidateState): (body: unknown) => ReviewOutcome {
+  return createDispatcher(candidatePoolValidators(state).map((validator) => ({ webhook: webhookOf(validator), validator })));
 }
 
 const defaultReviewer = createReviewer();
