@@ -48,7 +48,7 @@ export const DEFAULT_WARN_ONLY_LIMITS: WarnOnlyLimits = {
   stuckMs: 5_000,
   maxQueued: 256,
   maxQueuedBytes: MAX_BODY_BYTES_IN_FLIGHT,
-  heapMb: 160,
+  heapMb: 128,
   restartMinMs: 100,
   restartMaxMs: 5_000,
 };
