@@ -5,18 +5,17 @@
  * the tests all get their reviewer through `createReviewer`; plug a new validator in here,
  * nowhere else.
  */
-import { createDispatcher, type ReviewOutcome, type WiredValidator } from './admission/review.js';
+import { createDispatcher, withWebhooks, type ReviewOutcome, type WiredValidator } from './admission/review.js';
 import type { AdmissionReviewResponse } from './kubernetes/schema.js';
 import type { DualStack } from './candidates/categories.js';
 import { dualStackInCluster } from './candidates/spiderpool-conf.js';
 import type { ClusterObjects } from './kubernetes/cluster-objects.js';
-import { candidatePoolValidators, type CandidateState } from './rules/candidate-pools.js';
+import { candidatePoolValidators } from './rules/candidate-pools.js';
 import { configMapValidator, type SpiderpoolConfigMapRef } from './rules/configmap.js';
 import { noPoolDirectory, type PoolDirectory } from './rules/pool-pair.js';
 import { spiderIPPoolValidator } from './rules/spiderippool.js';
-import { someValidator, type SomeValidator } from './rules/validator.js';
+import { someValidator } from './rules/validator.js';
 import type { RuleName } from './rules/rule-names.js';
-import { resourceOf } from './kubernetes/resources.js';
 import { DEFAULT_CONFIGMAP_NAME, WEBHOOKS } from './defaults.js';
 
 /** What the validators may read besides the request: settings and the cluster's state, from memory only. */
@@ -50,20 +49,6 @@ export function dualStackSource(context: ReviewContext): () => DualStack {
   return () => known;
 }
 
-/**
- * The webhook that sends `validator`'s kind: the first row of {@link WEBHOOKS} listing its
- * group and resource (the SpiderIPPool one before the default pools' warn-only one).
- *
- * @throws Error when no webhook sends the kind (a validator no configuration would call).
- */
-function webhookOf(validator: SomeValidator): string {
-  const { group, kind } = validator.groupKind;
-  const { resource } = resourceOf(validator.groupKind, false);
-  const row = Object.values(WEBHOOKS).find((webhook) => (webhook.apiGroups as readonly string[]).includes(group) && (webhook.resources as readonly string[]).includes(resource));
-  if (row === undefined) throw new Error(`no webhook of WEBHOOKS sends ${kind}${group ? `.${group}` : ''} (${resource})`);
-  return row.name;
-}
-
 /** Every validator, bound to `context`, with the webhook that calls it. */
 export function wireValidators(context: ReviewContext): WiredValidator[] {
   const dualStack = dualStackSource(context);
@@ -73,7 +58,7 @@ export function wireValidators(context: ReviewContext): WiredValidator[] {
     someValidator(configMapValidator(context.configMap)),
     ...candidatePoolValidators({ pools, dualStack }),
   ];
-  return validators.map((validator) => ({ webhook: webhookOf(validator), validator }));
+  return withWebhooks(validators);
 }
 
 /**
@@ -108,13 +93,6 @@ export function createPathReviewer(options: ReviewOptions, paths: readonly strin
   return createDispatcher(wireValidators(options).filter(({ webhook }) => paths.includes(pathOfWebhook(webhook))));
 }
 
-/**
- * The reviewer of the warn-only candidate-pool webhooks alone, for a thread that holds no
- * pool cache, only what those validators read (`CandidateState`, e.g. a `PoolMirror`).
- */
-export function createCandidateReviewer(state: CandidateState): (body: unknown) => ReviewOutcome {
-  return createDispatcher(candidatePoolValidators(state).map((validator) => ({ webhook: webhookOf(validator), validator })));
-}
 
 const defaultReviewer = createReviewer();
 

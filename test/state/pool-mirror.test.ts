@@ -5,7 +5,8 @@
  */
 import { PoolIndex } from '../../src/state/pool-index.js';
 import { MirrorMessageSchema, PoolMirror, mirrorMessages, snapshot } from '../../src/state/pool-mirror.js';
-import { createCandidateReviewer, createReviewer } from '../../src/validators.js';
+import { createCandidateReviewer } from '../../src/candidate-reviewer.js';
+import { createReviewer } from '../../src/validators.js';
 import { loadReview } from '../fixtures/load.js';
 import { poolObject, STANDARD, type PoolSpec } from '../candidates/pools.js';
 
