@@ -2,7 +2,8 @@
  * The warn-only bodies of the isolation bench (isolation.ts), posted to `/validate-pod`:
  * an ordinary Pod CREATE naming candidate pools (two by name, one wildcard), and the
  * hostile mix a tenant can send: a Pod of ~6 MiB (many small objects to parse), a body
- * nested 1 000 000 deep, and a Pod whose pool pattern makes a backtracking matcher slow.
+ * nested 1 000 000 deep (no AdmissionReview, as a stray client's: 400 once parsed), and a Pod
+ * whose pool pattern makes a backtracking matcher slow.
  */
 import { readFileSync } from 'node:fs';
 import type { BenchBody } from './bodies.js';
