@@ -5,14 +5,13 @@
  * dual-stack on, the warn-only webhooks in the worker (`worker`) or in-process
  * (`in-process`). Prints `{"port":N}` once it listens; stops on SIGTERM.
  *
- * Usage: node dist-bench/bench/isolation-server.js <cert-dir> worker|in-process
+ * Usage: node dist-bench/bench/isolation-server.js <cert-dir> worker|in-process [pools, default 10 000]
  */
 import { pino } from 'pino';
 import { PoolIndex } from '../src/state/pool-index.js';
 import { DEFAULT_MAX_CONNECTIONS } from '../src/server/limits.js';
 import { startServer } from '../src/server/serve.js';
 
-const POOLS = 10_000;
 const ALLOCATIONS = 64;
 
 function allocated(i: number): string {
@@ -33,19 +32,19 @@ function pool(name: string, i: number, { version = 4, iaas = true, pair }: { ver
   };
 }
 
-/** 1 000 pairs (2 000 pools), 5 000 IaaS node pools, 3 000 traditional pools. */
-function pools(): unknown[] {
+/** `total` pools: 1 000 pairs (2 000 pools), up to 5 000 IaaS node pools, the rest traditional (10 000: 3 000). */
+function pools(total: number): unknown[] {
   const out: unknown[] = [];
   for (let i = 0; i < 1_000; i++) out.push(pool(`pair-v4-${i}`, out.length, { pair: `pair-v6-${i}` }), pool(`pair-v6-${i}`, out.length + 1, { version: 6, pair: `pair-v4-${i}` }));
-  for (let i = 0; i < 5_000; i++) out.push(pool(`iaas-v4-${i}`, out.length, {}));
-  while (out.length < POOLS) out.push(pool(`plain-v4-${out.length}`, out.length, { iaas: false }));
+  for (let i = 0; i < 5_000 && out.length < total; i++) out.push(pool(`iaas-v4-${i}`, out.length, {}));
+  while (out.length < total) out.push(pool(`plain-v4-${out.length}`, out.length, { iaas: false }));
   return out;
 }
 
-const [certDir, mode] = process.argv.slice(2);
+const [certDir, mode, count = '10000'] = process.argv.slice(2);
 if (certDir === undefined || (mode !== 'worker' && mode !== 'in-process')) throw new Error('usage: isolation-server.js <cert-dir> worker|in-process');
 const index = new PoolIndex();
-index.replaceAll(pools());
+index.replaceAll(pools(Number(count)));
 const server = await startServer({
   port: 0,
   host: '127.0.0.1',

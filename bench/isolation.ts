@@ -13,7 +13,8 @@
  * Target: the refusing p99 under load at most 2× quiet. Latency is charged from each
  * request's due time (loadgen.ts `paced`). Also the server's RSS (worker thread included)
  * after start and at its peak. Writes bench/results/isolation.json (not with `--quick`, a
- * seconds-long smoke run of the worker mode that fails only on a wrong answer).
+ * seconds-long smoke run of the worker mode at 2 000 pools that fails only on a refused or
+ * failed refusing review).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -31,8 +32,8 @@ type Phase = (typeof PHASES)[number];
 const REFUSING = ['a', 'c'] as const;
 
 const PLAN = {
-  full: { modes: MODES, latencyS: 5, refusingPerS: 50, podsPerS: 1_000, settleMs: 1_500 },
-  quick: { modes: ['worker'] as const, latencyS: 1, refusingPerS: 50, podsPerS: 200, settleMs: 500 },
+  full: { modes: MODES, latencyS: 5, refusingPerS: 50, podsPerS: 1_000, settleMs: 1_500, backgroundSettleMs: 2_000, warmupS: 1, pools: 10_000 },
+  quick: { modes: ['worker'] as const, latencyS: 1, refusingPerS: 50, podsPerS: 200, settleMs: 500, backgroundSettleMs: 300, warmupS: 0.2, pools: 2_000 },
 };
 
 /** Background load per phase: body and offered rate. */
@@ -58,10 +59,10 @@ export interface IsolationRow {
 async function measurePhase(server: BenchServer<string>, mode: Mode, phase: Phase, plan: (typeof PLAN)['full'] | (typeof PLAN)['quick'], loaders: LoadGenerator[]): Promise<IsolationRow[]> {
   const [measurer, ...others] = loaders;
   const load = background(phase, mode, plan.podsPerS);
-  const durationS = REFUSING.length * plan.latencyS + 3;
+  const durationS = REFUSING.length * plan.latencyS + plan.backgroundSettleMs / 1000 + 1;
   const jobs = load.map((b, i) => others[i]!.run<PacedResult>({ op: 'paced', port: server.port, durationS, ...b } satisfies PacedJob));
   // The background's connections open first (TLS handshakes by the dozen): measured from its steady state.
-  if (load.length > 0) await sleep(2_000);
+  if (load.length > 0) await sleep(plan.backgroundSettleMs);
   const rows: IsolationRow[] = [];
   for (const body of REFUSING) {
     const r = await measurer!.run<PacedResult>({ op: 'paced', port: server.port, bodyId: body, ratePerS: plan.refusingPerS, durationS: plan.latencyS });
@@ -94,13 +95,13 @@ async function main(): Promise<void> {
   const memory: Record<string, { idleMiB: number; peakMiB: number }> = {};
   try {
     for (const mode of plan.modes) {
-      const args = [...startNodeFlags(REPO_DIR), join(REPO_DIR, 'dist-bench/bench/isolation-server.js'), certDir, mode];
+      const args = [...startNodeFlags(REPO_DIR), join(REPO_DIR, 'dist-bench/bench/isolation-server.js'), certDir, mode, String(plan.pools)];
       const server = await startBenchServer({ id: `isolation-${mode}`, title: `isolation server (${mode})`, command: process.execPath, args, allowsAll: false }, work, ca);
       try {
         await sleep(plan.settleMs);
         const idleMiB = server.memory().rssMiB;
         // Warm-up, not recorded: the first phase must not pay for the JIT.
-        for (const bodyId of [...REFUSING, 'iso-pod']) await loaders[0]!.run<PacedResult>({ op: 'paced', port: server.port, bodyId, ratePerS: plan.refusingPerS, durationS: 1 });
+        for (const bodyId of [...REFUSING, 'iso-pod']) await loaders[0]!.run<PacedResult>({ op: 'paced', port: server.port, bodyId, ratePerS: plan.refusingPerS, durationS: plan.warmupS });
         for (const phase of PHASES) rows.push(...(await measurePhase(server, mode, phase, plan, loaders)));
         memory[mode] = { idleMiB, peakMiB: server.memory().peakMiB };
       } finally {
