@@ -14,6 +14,7 @@ import https from 'node:https';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { benchBodies, type BenchBody } from './bodies.js';
+import { isolationBodies } from './isolation-bodies.js';
 import { quantile } from './results.js';
 
 export interface ThroughputJob {
@@ -50,10 +51,13 @@ export interface PacedResult {
   failures: number;
 }
 
-const bodies = new Map<string, BenchBody>(benchBodies().map((b) => [b.id, b]));
+const byId = (list: BenchBody[]) => new Map<string, BenchBody>(list.map((b) => [b.id, b]));
+const bodies = byId(benchBodies());
+/** The isolation bench's bodies (several MiB), built on first use. */
+let isolation: Map<string, BenchBody> | undefined;
 
 function bodyOf(id: string): BenchBody {
-  const body = bodies.get(id);
+  const body = bodies.get(id) ?? (isolation ??= byId(isolationBodies())).get(id);
   if (body === undefined) throw new Error(`unknown body ${id}`);
   return body;
 }

@@ -16,7 +16,8 @@
  * short run of each pair, nothing written), `--admission` (see admission.ts: the latency
  * the API server adds with the ValidatingAdmissionPolicy and the webhook; needs the e2e
  * API server built), `--scale` (the pool cache at Spiderpool's scale against the e2e
- * kube-apiserver, beside the Go reference's cache: see scale.ts).
+ * kube-apiserver, beside the Go reference's cache: see scale.ts), `--isolation` (the refusing
+ * webhooks' latency under warn-only load, worker against in-process: see isolation.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -78,6 +79,11 @@ const perServer = (): PerServer => ({ webhook: [], floor: [], ceiling: [], go: [
 
 async function main(): Promise<void> {
   // The cache at scale is its own run (scale.ts), with its own flags.
+  // The refusing path under warn-only load is its own run too (isolation.ts).
+  if (process.argv.includes('--isolation')) {
+    execFileSync(process.execPath, [join(REPO_DIR, 'dist-bench/bench/isolation.js'), ...(process.argv.includes('--quick') ? ['--quick'] : [])], { stdio: 'inherit' });
+    return;
+  }
   if (process.argv.includes('--scale')) {
     buildGoReference();
     return runScale(process.argv.slice(2).filter((a) => a !== '--scale'), GO_BINARY);
@@ -125,6 +131,8 @@ async function main(): Promise<void> {
     // First part: the pool judgement at scale; with --quick it writes no result file, so the
     // smoke run (CI) leaves the committed bench/results/pools.json alone.
     execFileSync(process.execPath, [join(REPO_DIR, 'dist-bench/bench/pools.js'), ...(flags.quick ? ['--quick'] : [])], { stdio: 'inherit' });
+    // The smoke run covers the isolation bench's worker mode too (seconds; only a wrong answer fails it).
+    if (flags.quick) execFileSync(process.execPath, [join(REPO_DIR, 'dist-bench/bench/isolation.js'), '--quick'], { stdio: 'inherit' });
     const go = buildGoReference();
     // Read first: --save-baseline replaces it, and the targets and --compare judge against the old one.
     const baselineFile = join(RESULTS_DIR, 'baseline.json');

@@ -5,7 +5,7 @@
  * the tests all get their reviewer through `createReviewer`; plug a new validator in here,
  * nowhere else.
  */
-import { createDispatcher, type ReviewOutcome, type WiredValidator } from './admission/review.js';
+import { createDispatcher, withWebhooks, type ReviewOutcome, type WiredValidator } from './admission/review.js';
 import type { AdmissionReviewResponse } from './kubernetes/schema.js';
 import type { DualStack } from './candidates/categories.js';
 import { dualStackInCluster } from './candidates/spiderpool-conf.js';
@@ -14,9 +14,8 @@ import { candidatePoolValidators } from './rules/candidate-pools.js';
 import { configMapValidator, type SpiderpoolConfigMapRef } from './rules/configmap.js';
 import { noPoolDirectory, type PoolDirectory, type UnsyncedPools } from './rules/pool-pair.js';
 import { spiderIPPoolValidator } from './rules/spiderippool.js';
-import { someValidator, type SomeValidator } from './rules/validator.js';
+import { someValidator } from './rules/validator.js';
 import type { RuleName } from './rules/rule-names.js';
-import { resourceOf } from './kubernetes/resources.js';
 import { DEFAULT_CONFIGMAP_NAME, WEBHOOKS } from './defaults.js';
 
 /** What the validators may read besides the request: settings and the cluster's state, from memory only. */
@@ -46,27 +45,13 @@ export const NO_CLUSTER_REASON = 'no cluster connection, so other SpiderIPPools 
 export const NO_CONF_REASON = 'no cluster connection, so spiderpool-conf is not known';
 
 /** Where the candidate-pool warnings learn whether dual-stack is on. */
-function dualStackSource(context: ReviewContext): () => DualStack {
+export function dualStackSource(context: ReviewContext): () => DualStack {
   if (context.dualStack) return context.dualStack;
   const { cluster } = context;
   if (cluster === undefined) return () => ({ known: false, reason: NO_CONF_REASON });
   const ref = { name: context.configMap?.name ?? DEFAULT_CONFIGMAP_NAME, ...(context.configMap?.namespace ? { namespace: context.configMap.namespace } : {}) };
   const known = dualStackInCluster(cluster, ref); // a state read from manifests or one list does not change
   return () => known;
-}
-
-/**
- * The webhook that sends `validator`'s kind: the first row of {@link WEBHOOKS} listing its
- * group and resource (the SpiderIPPool one before the default pools' warn-only one).
- *
- * @throws Error when no webhook sends the kind (a validator no configuration would call).
- */
-function webhookOf(validator: SomeValidator): string {
-  const { group, kind } = validator.groupKind;
-  const { resource } = resourceOf(validator.groupKind, false);
-  const row = Object.values(WEBHOOKS).find((webhook) => (webhook.apiGroups as readonly string[]).includes(group) && (webhook.resources as readonly string[]).includes(resource));
-  if (row === undefined) throw new Error(`no webhook of WEBHOOKS sends ${kind}${group ? `.${group}` : ''} (${resource})`);
-  return row.name;
 }
 
 /** Every validator, bound to `context`, with the webhook that calls it. */
@@ -79,7 +64,7 @@ export function wireValidators(context: ReviewContext): WiredValidator[] {
     someValidator(configMapValidator(context.configMap)),
     ...candidatePoolValidators({ pools, dualStack }),
   ];
-  return validators.map((validator) => ({ webhook: webhookOf(validator), validator }));
+  return withWebhooks(validators);
 }
 
 /**
@@ -101,6 +86,19 @@ export type ReviewOptions = ReviewContext;
 export function createReviewer(options: ReviewOptions = {}): (body: unknown) => ReviewOutcome {
   return createDispatcher(wireValidators(options));
 }
+
+/** The URL path of the webhook named `name` (a `name` of {@link WEBHOOKS}). */
+const pathOfWebhook = (name: string): string => Object.values(WEBHOOKS).find((webhook) => webhook.name === name)!.path;
+
+/**
+ * {@link createReviewer} judging only the kinds whose webhook is served at one of `paths`;
+ * any other kind is allowed unchecked, as the API server never sends it there. So a Pod
+ * posted to `/validate-spiderippool` costs the refusing path no candidate matching.
+ */
+export function createPathReviewer(options: ReviewOptions, paths: readonly string[]): (body: unknown) => ReviewOutcome {
+  return createDispatcher(wireValidators(options).filter(({ webhook }) => paths.includes(pathOfWebhook(webhook))));
+}
+
 
 const defaultReviewer = createReviewer();
 

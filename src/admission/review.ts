@@ -3,7 +3,9 @@
  * AdmissionReview for the validators it is handed (src/validators.ts hands it every one),
  * shared by the HTTPS server and the CLI. It knows no guarded kind.
  */
+import { WEBHOOKS } from '../defaults.js';
 import { firstIssue } from '../field/issue.js';
+import { resourceOf } from '../kubernetes/resources.js';
 import { compiled } from '../kubernetes/fast-schema.js';
 import type { SomeValidator } from '../rules/validator.js';
 import { allowed } from './response.js';
@@ -44,6 +46,29 @@ export interface WiredValidator {
   webhook: string;
   /** Each validator decodes its own object type; the dispatch opens it to hand it requests. */
   validator: SomeValidator;
+}
+
+/**
+ * The webhook that sends `validator`'s kind: the first row of {@link WEBHOOKS} listing its
+ * group and resource (the SpiderIPPool one before the default pools' warn-only one).
+ *
+ * @throws Error when no webhook sends the kind (a validator no configuration would call).
+ */
+function webhookOf(validator: SomeValidator): string {
+  const { group, kind } = validator.groupKind;
+  const { resource } = resourceOf(validator.groupKind, false);
+  const row = Object.values(WEBHOOKS).find((webhook) => (webhook.apiGroups as readonly string[]).includes(group) && (webhook.resources as readonly string[]).includes(resource));
+  if (row === undefined) throw new Error(`no webhook of WEBHOOKS sends ${kind}${group ? `.${group}` : ''} (${resource})`);
+  return row.name;
+}
+
+/**
+ * Each of `validators` with the webhook that sends its kind.
+ *
+ * @throws Error when no webhook of `WEBHOOKS` sends one of the kinds.
+ */
+export function withWebhooks(validators: readonly SomeValidator[]): WiredValidator[] {
+  return validators.map((validator) => ({ webhook: webhookOf(validator), validator }));
 }
 
 /** A validator bound to the generic dispatch, so validators of different object types share one list. */

@@ -12,6 +12,7 @@ import type { WebhookMetrics } from '../metrics/webhook.js';
 import { BodyBudget, MAX_PARSED_BYTES_IN_FLIGHT } from './body-budget.js';
 import { readinessReport, type ReadinessCheck } from './readiness.js';
 import { ReviewRoute } from './review-route.js';
+import type { WarnOnlyReviews } from './warn-only-reviews.js';
 import { refuse, sendJson, statusBody } from './status.js';
 
 export interface AppOptions {
@@ -30,6 +31,11 @@ export interface AppOptions {
   parsedBytesInFlight?: number;
   /** How long a review waits for room before a 429, in milliseconds (default {@link BODY_WAIT_MS}). */
   bodyWaitMs?: number;
+  /**
+   * The warn-only worker and the paths it reviews (see warn-only-reviews.ts); those paths
+   * get a body budget of their own, so that their bodies never hold the refusing paths' room.
+   */
+  isolated?: { reviews: WarnOnlyReviews; paths: readonly string[] };
 }
 
 /**
@@ -48,6 +54,7 @@ export function createApp({
   verifyClientCertificates,
   parsedBytesInFlight = MAX_PARSED_BYTES_IN_FLIGHT,
   bodyWaitMs = BODY_WAIT_MS,
+  isolated,
 }: AppOptions): express.Express {
   const app = express();
   // Paths are exact: /validate-configmap only, not /VALIDATE-CONFIGMAP/.
@@ -57,9 +64,11 @@ export function createApp({
   app.set('etag', false);
 
   // The webhook paths first: a review is matched by the first route express tries.
-  const budget = new BodyBudget(parsedBytesInFlight); // one budget for all paths
+  const budget = new BodyBudget(parsedBytesInFlight); // one budget for all paths but the isolated ones
+  const worker = isolated && { budget: new BodyBudget(parsedBytesInFlight), isolated: isolated.reviews, paths: isolated.paths };
   for (const path of WEBHOOK_SERVED_PATHS) {
-    const route = new ReviewRoute({ path, review, logger, metrics: metrics.route(path), verifyClientCertificates, budget, bodyWaitMs });
+    const own = worker?.paths.includes(path) ? { budget: worker.budget, isolated: worker.isolated } : { budget };
+    const route = new ReviewRoute({ path, review, logger, metrics: metrics.route(path), verifyClientCertificates, bodyWaitMs, ...own });
     app.post(path, route.handle);
     app.all(path, (req, res) => {
       res.setHeader('Allow', 'POST');

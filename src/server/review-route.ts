@@ -12,14 +12,15 @@ import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { InvalidAdmissionReviewError, type ReviewOutcome } from '../admission/review.js';
+import type { ReviewOutcome } from '../admission/review.js';
 import type { AdmissionRequest, AdmissionReviewResponse } from '../kubernetes/schema.js';
 import { MAX_BODY_BYTES } from '../defaults.js';
 import { quoteShown, truncate } from '../field/quote.js';
 import type { RouteMetrics } from '../metrics/webhook.js';
 import type { BodyBudget, BodyHolder } from './body-budget.js';
-import { parseReviewBody } from './review-body.js';
-import { logRefusal, sendJson, statusBody } from './status.js';
+import { answerReview, type ReviewAnswer } from './review-answer.js';
+import { logRefusal, sendJson, sendJsonText, statusBody } from './status.js';
+import type { WarnOnlyReviews } from './warn-only-reviews.js';
 
 export interface ReviewRouteOptions {
   /** The URL path served (a `path` of `WEBHOOKS`), also its metrics' and log lines' `webhook`/`path`. */
@@ -34,6 +35,8 @@ export interface ReviewRouteOptions {
   budget: BodyBudget;
   /** How long a review waits for room in `budget` before a 429, in milliseconds. */
   bodyWaitMs: number;
+  /** Reviews the bodies in the warn-only worker instead of with `review` (the warn-only paths of `serve`). */
+  isolated?: WarnOnlyReviews;
 }
 
 /**
@@ -234,37 +237,36 @@ class Exchange implements BodyHolder {
     }
   }
 
-  /** The whole body arrived: parse, review, answer. */
+  /** The whole body arrived: parse, review, answer (here, or in the warn-only worker when the route has one). */
   answer(): void {
     this.done = true;
     const { route } = this;
     const body = this.chunks === undefined ? (this.body ?? Buffer.alloc(0)) : Buffer.concat(this.chunks, this.receivedBytes);
     this.body = this.chunks = undefined;
     if (this.declaredBytes >= 0 && this.receivedBytes !== this.declaredBytes) return this.refuse(400, 'request body was truncated');
-    const parsed = parseReviewBody(body);
-    if (!parsed.ok) return this.refuse(parsed.code, parsed.message);
-    let outcome: ReviewOutcome;
-    try {
-      outcome = route.review(parsed.value);
-    } catch (e) {
-      if (e instanceof InvalidAdmissionReviewError) return this.refuse(400, e.message);
-      throw e;
-    }
-    const { request, review, refusedBy } = outcome;
-    const allowed = review.response.allowed;
-    this.send(200, review, request.operation, allowed ? 'true' : 'false');
-    if (refusedBy.length > 0) route.metrics.refused(refusedBy);
-    // controller-runtime logs every review at V(5); a denial is what an operator looks for.
-    const level = allowed ? 'debug' : 'info';
-    if (!route.logger.isLevelEnabled(level)) return;
-    route.logger[level](reviewLogFields(route.path, request, review, performance.now() - this.arrivedMs), REVIEW_LOG_MESSAGE);
+    if (route.isolated !== undefined) return route.isolated.submit(route.path, body, (answer) => this.write(answer));
+    const { logger } = route;
+    this.write(answerReview(body, route.path, route.review, (allowed) => logger.isLevelEnabled(allowed ? 'debug' : 'info')));
+  }
+
+  /** Writes `answer`; the review's log line (at debug when allowed, at info when not, as controller-runtime's V(5)). */
+  write(answer: ReviewAnswer): void {
+    if (this.counted) return; // a worker's answer for a client that left
+    if (answer.type === 'refuse') return this.refuse(answer.code, answer.message);
+    if (answer.type === 'error') return this.fail(new Error(answer.message));
+    const { route } = this;
+    this.done = true;
+    sendJsonText(this.res, 200, answer.json);
+    this.count('200', answer.operation, String(answer.allowed));
+    if (answer.refusedBy.length > 0) route.metrics.refused(answer.refusedBy);
+    if (answer.log) route.logger[answer.allowed ? 'debug' : 'info']({ ...answer.log, latencyMs: performance.now() - this.arrivedMs }, REVIEW_LOG_MESSAGE);
   }
 
   /** Writes the answer, gives back the budget and counts the request by `code`. */
-  send(code: number, body: unknown, operation = '', allowed = ''): void {
+  send(code: number, body: unknown): void {
     this.done = true;
     sendJson(this.res, code, body);
-    this.count(String(code), operation, allowed);
+    this.count(String(code), '', '');
   }
 
   /**
@@ -382,6 +384,7 @@ export class ReviewRoute {
   readonly metrics: RouteMetrics;
   readonly budget: BodyBudget;
   readonly bodyWaitMs: number;
+  readonly isolated: WarnOnlyReviews | undefined;
   private readonly verifyClientCertificates: boolean;
 
   constructor(options: ReviewRouteOptions) {
@@ -392,6 +395,7 @@ export class ReviewRoute {
     this.budget = options.budget;
     this.verifyClientCertificates = options.verifyClientCertificates;
     this.bodyWaitMs = options.bodyWaitMs;
+    this.isolated = options.isolated;
   }
 
   /**

@@ -9,12 +9,14 @@ import type { Duplex } from 'node:stream';
 import type { SecureContextOptions } from 'node:tls';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
-import { createReviewer, type ReviewOptions } from '../validators.js';
+import { createPathReviewer, createReviewer, dualStackSource, NO_CLUSTER_REASON, type ReviewOptions } from '../validators.js';
 import { loadOrCreateCertificates, MissingCertificateError } from '../certs/files.js';
 import { certificateValidityProblem, readTlsMaterial, watchCertificates, type CertificateReloader, type ServedCertificate, type TlsMaterial } from '../certs/reload.js';
-import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME } from '../defaults.js';
+import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME, WEBHOOK_SERVED_PATHS } from '../defaults.js';
 import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js';
-import { createApp } from './app.js';
+import { PoolIndex } from '../state/pool-index.js';
+import type { PoolDirectory } from '../rules/pool-pair.js';
+import { createApp, type AppOptions } from './app.js';
 import { defaultMaxActivePerAddress, defaultMaxPerAddress } from './connection-table.js';
 import { guardConnections, type ConnectionGuard } from './connections.js';
 import { answerPlainHttpWithHint } from './plain-http.js';
@@ -22,6 +24,7 @@ import type { ReadinessCheck } from './readiness.js';
 import { statusBody } from './status.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_TIMEOUTS, type ServerTimeouts } from './limits.js';
 import { TLS_CIPHERS, TLS_MIN_VERSION } from './tls-ciphers.js';
+import { WARN_ONLY_PATHS, WarnOnlyReviews, type WarnOnlyOptions } from './warn-only-reviews.js';
 
 /** How often the certificate files are re-read even without a watch event. */
 export const DEFAULT_CERT_RELOAD_INTERVAL_MS = 10_000;
@@ -59,6 +62,12 @@ export interface ServeOptions {
   metrics?: WebhookMetrics;
   /** Told of every new content of the certificate directory put into service (a renewal, a new `ca.crt`). */
   onCertificateReloaded?: (cert: ServedCertificate) => void;
+  /**
+   * Review the warn-only webhooks in a worker thread (`serve` does; warn-only-reviews.ts),
+   * its module and limits as given; in-process when absent. The worker mirrors
+   * `review.pools` when it is a `PoolIndex`; any other directory it sees as unavailable.
+   */
+  isolateWarnOnly?: Pick<WarnOnlyOptions, 'entry' | 'limits'>;
 }
 
 export interface RunningServer {
@@ -201,6 +210,20 @@ function listen(server: https.Server, port: number, host: string | undefined): P
   });
 }
 
+/** The reviewers of `createApp`: with a warn-only worker, the main thread's judges the refusing webhooks' kinds alone. */
+function reviewers(review: ReviewOptions | undefined, warnOnly: WarnOnlyReviews | undefined): Pick<AppOptions, 'review' | 'isolated'> {
+  if (warnOnly === undefined) return { review: createReviewer(review) };
+  const refusing = WEBHOOK_SERVED_PATHS.filter((path) => !WARN_ONLY_PATHS.includes(path));
+  return { review: createPathReviewer(review ?? {}, refusing), isolated: { reviews: warnOnly, paths: WARN_ONLY_PATHS } };
+}
+
+/** What the worker mirrors: the cache's index, followed; any other directory only as unavailable. */
+function mirrorSource(pools: PoolDirectory | undefined): WarnOnlyOptions['pools'] {
+  if (pools instanceof PoolIndex) return pools;
+  const reason = pools?.unavailable() ?? NO_CLUSTER_REASON;
+  return { unavailable: () => reason, get: () => undefined, entries: () => [] };
+}
+
 /**
  * Loads (or, with `generateCerts`, creates) the certificates and serves the webhook over
  * HTTPS (TLS 1.2 or newer), reloading the pair when the files change.
@@ -221,7 +244,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     { name: 'serving-certificate', check: () => certificateValidityProblem(reloader.current(), new Date()) },
     ...(options.readinessChecks ?? []),
   ];
-  const app = createApp({ review: createReviewer(options.review), logger, readinessChecks: checks, metrics, verifyClientCertificates: options.clientCaFile !== undefined });
+  const warnOnly = options.isolateWarnOnly && new WarnOnlyReviews({ ...options.isolateWarnOnly, pools: mirrorSource(options.review?.pools), dualStack: dualStackSource(options.review ?? {}), logger });
+  const app = createApp({ ...reviewers(options.review, warnOnly), logger, readinessChecks: checks, metrics, verifyClientCertificates: options.clientCaFile !== undefined });
   const { server, guard } = createHttpsServer(options, app, served.material, metrics);
   const reloader = reloadCertificates(options, server, served, metrics);
   const problem = certificateValidityProblem(served, new Date());
@@ -232,6 +256,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     port = await listen(server, options.port, options.host);
   } catch (err) {
     reloader.close();
+    await warnOnly?.stop();
     throw err;
   }
   logger.info({ port, certDir: options.certDir, ...describe(served) }, 'serving admission reviews over HTTPS');
@@ -246,7 +271,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       grace.unref();
       server.close(() => {
         clearTimeout(grace);
-        resolve();
+        void (warnOnly?.stop() ?? Promise.resolve()).then(resolve);
       });
       server.closeIdleConnections();
     });

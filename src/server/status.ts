@@ -18,7 +18,11 @@ export function statusBody(code: number, message: string) {
 
 /** Answers `code` with `value` as JSON; headers set before (`Allow`, `Retry-After`) are kept. */
 export function sendJson(res: ServerResponse, code: number, value: unknown): void {
-  const json = JSON.stringify(value);
+  sendJsonText(res, code, JSON.stringify(value));
+}
+
+/** Answers `code` with `json`, JSON already encoded. */
+export function sendJsonText(res: ServerResponse, code: number, json: string): void {
   res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json) });
   res.end(json);
 }

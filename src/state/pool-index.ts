@@ -262,14 +262,7 @@ export class PoolIndex implements PoolDirectory {
   }
 
   ofVersion(version: IPVersion): readonly PoolEntry[] {
-    if (this.byVersion === undefined) {
-      const lists = new Map<IPVersion, PoolEntry[]>([[4, []], [6, []]]);
-      for (const [name, pool] of this.pools) {
-        const v = ipVersionOf(pool);
-        if (v !== undefined) lists.get(v)!.push({ name, pool });
-      }
-      this.byVersion = lists;
-    }
+    this.byVersion ??= byIpVersion(this.pools);
     return this.byVersion.get(version)!;
   }
 
@@ -277,6 +270,16 @@ export class PoolIndex implements PoolDirectory {
   pairedWith(name: string): SpiderIPPool[] {
     return [...this.namers(name)].map((other) => this.pools.get(other)!);
   }
+}
+
+/** `pools` by IP version (`ipVersionOf`; pools of neither are left out), in their order: `PoolCatalog.ofVersion`'s lists. */
+export function byIpVersion(pools: Iterable<[string, SpiderIPPool]>): Map<IPVersion, PoolEntry[]> {
+  const lists = new Map<IPVersion, PoolEntry[]>([[4, []], [6, []]]);
+  for (const [name, pool] of pools) {
+    const v = ipVersionOf(pool);
+    if (v !== undefined) lists.get(v)!.push({ name, pool });
+  }
+  return lists;
 }
 
 /** What {@link PoolIndex.ofVersion}'s readers (the candidate-pool rules) read of a pool. */

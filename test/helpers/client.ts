@@ -27,6 +27,8 @@ export interface RequestOptions {
   /** A client certificate and key to present. */
   cert?: string;
   key?: string;
+  /** The local address to connect from (another loopback address, e.g. `127.0.0.2`). */
+  localAddress?: string;
 }
 
 /** One HTTPS request; resolves with the whole answer, rejects on a connection or TLS error. */
@@ -43,6 +45,7 @@ export function httpsRequest(opts: RequestOptions): Promise<Reply> {
         headers: opts.headers ?? (opts.body === undefined ? {} : { 'content-type': 'application/json' }),
         agent: opts.agent ?? false,
         ...(opts.cert === undefined ? {} : { cert: opts.cert, key: opts.key }),
+        ...(opts.localAddress === undefined ? {} : { localAddress: opts.localAddress }),
       },
       (res) => {
         const chunks: Buffer[] = [];
