@@ -68,7 +68,8 @@ describe('WarnOnlyReviews', () => {
   test('a body past the heap kills the worker, not the process: allowed with a warning, and the worker comes back', async () => {
     const pools = indexOf(STANDARD);
     const reviews = start({ heapMb: 16, restartMinMs: 50, answerMs: 20_000, stuckMs: 60_000 }, pools); // the heap, not a deadline, decides
-    const big = Buffer.from(`{"request":{"uid":"pod-create"},"x":[${Array.from({ length: 400_000 }, (_, i) => `{"k${i}":[${i}]}`).join(',')}]}`);
+    // Within the JSON shape bounds (under 1 Mi tokens), past a 16 MiB heap once parsed.
+    const big = Buffer.from(`{"request":{"uid":"pod-create"},"x":[${Array.from({ length: 240_000 }, (_, i) => `{"k${i}":[${i}]}`).join(',')}]}`);
     expect(uncheckedWarning(await submit(reviews, big))).toMatch(/ran out of its 16 MiB heap; it restarts/);
     const checked = JSON.stringify(createReviewer({ pools, dualStack: ON })(loadReview('pod-create-mixed-pools')).review);
     await until(async () => {
