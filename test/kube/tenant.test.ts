@@ -120,6 +120,20 @@ function slowPlan(host: string): AttackPlan {
   };
 }
 
+const mib = (kib: number | undefined) => (kib === undefined ? '?' : (kib / 1024).toFixed(0));
+
+/** Per pod: the highest VmHWM and cgroup peak seen after any attack, against its VmHWM before them, and its restarts. */
+function peakSummary(before: WebhookPodState[], snapshots: WebhookPodState[][]): string {
+  return before
+    .map(({ name, peakRssKiB }) => {
+      const seen = snapshots.flat().filter((s) => s.name === name);
+      const highest = (f: (s: WebhookPodState) => number | undefined) => Math.max(...seen.map((s) => f(s) ?? 0));
+      const last = seen[seen.length - 1];
+      return `${name} ${mib(highest((s) => s.peakRssKiB))} MiB (VmHWM; before the attacks ${mib(peakRssKiB)}; cgroup peak ${mib(highest((s) => s.cgroupPeakBytes) / 1024)} MiB; restarts ${last?.restarts ?? '?'}${last?.lastTermination ? `, last ${last.lastTermination}` : ''})`;
+    })
+    .join(', ');
+}
+
 const sumOf = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
 
 describe('hostile tenants while the fault load writes guarded objects', () => {
@@ -163,10 +177,8 @@ describe('hostile tenants while the fault load writes guarded objects', () => {
       client.close();
     }
     report('tenant attacks', result);
-    const after = statesAfter['tenant-all'] ?? [];
-    const mib = (kib: number | undefined) => (kib === undefined ? '?' : (kib / 1024).toFixed(0));
     console.log(
-      `tenant attacks: webhook pods' peak RSS (VmHWM of PID 1) ${after.map((s) => `${s.name} ${mib(s.peakRssKiB)} MiB (before the attacks ${mib(before.find((b) => b.name === s.name)?.peakRssKiB)}; cgroup peak ${mib(s.cgroupPeakBytes && s.cgroupPeakBytes / 1024)} MiB; restarts ${s.restarts}${s.lastTermination ? `, last ${s.lastTermination}` : ''})`).join(', ')}` +
+      `tenant attacks: webhook pods' peak RSS ${peakSummary(before, Object.values(statesAfter))} (a restart starts its count again; OOMKilled: it reached the 512Mi limit)` +
         `; steady after each attack: ${unsteady.length === 0 ? 'yes' : JSON.stringify(unsteady)}`,
     );
     await writeFile(path.join(clusterDir(), 'tenant-attack.json'), JSON.stringify({ admission: result, reports, before, statesAfter, unsteady }, null, 2));
