@@ -15,12 +15,20 @@ import type { AttackPlan, PlanReport } from './attackers.js';
 
 const SOURCE = join(dirname(fileURLToPath(import.meta.url)), 'attackers.ts');
 
-/** The attacker as one ES module: `node attacker.mjs '<AttackPlan as JSON>'`. */
-export function attackerScript(): string {
-  const { outputText } = ts.transpileModule(readFileSync(SOURCE, 'utf8'), {
+/**
+ * The TypeScript module at `source` (Node builtins only, no relative import) as one ES
+ * module whose last line is `main`, e.g. `await run(JSON.parse(process.argv[2]));`.
+ */
+export function moduleScript(source: string, main: string): string {
+  const { outputText } = ts.transpileModule(readFileSync(source, 'utf8'), {
     compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
   });
-  return `${outputText}\nawait runPlan(JSON.parse(process.argv[2]));\n`;
+  return `${outputText}\n${main}\n`;
+}
+
+/** The attacker as one ES module: `node attacker.mjs '<AttackPlan as JSON>'`. */
+export function attackerScript(): string {
+  return moduleScript(SOURCE, 'await runPlan(JSON.parse(process.argv[2]));');
 }
 
 export interface AttackerProcess {
