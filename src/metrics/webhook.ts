@@ -179,7 +179,7 @@ export function createWebhookMetrics(registry = new Registry()): WebhookMetrics 
     }),
     connectionRejectionsTotal: new Counter({
       name: `${PREFIX}connection_rejections_total`,
-      help: 'Connections closed on arrival: all_busy (at the cap, every connection serving a request).',
+      help: 'Connections closed on arrival: all_busy (at the cap, every connection serving a request); over_share (at the cap, its address held its fair share and none of its own could give way).',
       labelNames: ['reason'],
       registers,
     }),

@@ -6,14 +6,19 @@
  * address holds at most `maxPerAddress` connections still waiting for their TLS handshake;
  * a newcomer from an address at that share takes the slot of that address's own oldest
  * handshake, never another's (so the share is never a refusal). At `maxConnections` (all
- * connections, active included: the memory bound), the newcomer takes a slot of the
- * address that holds the most handshaking, idle and lagging connections: first the one that
- * has waited longest for its TLS handshake, else the one idle (handshake done, no request in
- * flight) for longest, else the oldest lagging one (a request whose body has arrived slower
- * than the API server sends: it trickles, or waits unread for room). A connection serving a
- * request at speed is never evicted; only when every one does is the newcomer refused. An
- * address with more than `maxActivePerAddress` requests in flight loses its own oldest
- * lagging one (the API server's never lag; see docs/adr/0401-http-connections.md).
+ * connections, active included: the memory bound), a newcomer whose address already holds
+ * its fair share of the cap (`fairShare`: the cap split evenly among the addresses holding
+ * connections and the newcomer's) takes a slot of its own address only, and is refused
+ * (`over_share`) when none of its own may give way; a newcomer within its share takes a
+ * slot of the address that holds the most handshaking, idle and lagging connections. From
+ * the address chosen, first the one that has waited longest for its TLS handshake, else the
+ * one idle (handshake done, no request in flight) for longest, else the oldest lagging one
+ * (a request whose body has arrived slower than the API server sends: it trickles, or waits
+ * unread for room); as a last resort, for a newcomer within its share, the oldest request
+ * not received whole of the address holding the most connections, if past its share. A request received whole
+ * is never evicted; when every one is, the newcomer is refused (`all_busy`). An address with more than
+ * `maxActivePerAddress` requests in flight loses its own oldest lagging one (the API
+ * server's never lag; see docs/adr/0401-http-connections.md).
  *
  * Why only handshakes count against the share: the kube-apiserver opens a connection per
  * concurrent call it has no idle one for (client-go's http.Transport sets no
@@ -41,13 +46,18 @@ export type ConnectionState = (typeof CONNECTION_STATES)[number];
  * (its address was at its share of connections waiting for their TLS handshake: a newcomer from the
  * same address took its slot), `active_share` (its address had more than its share of
  * requests in flight and this one was lagging), `evicted_handshaking`, `evicted_idle` and
- * `evicted_lagging` (at the cap, its slot went to a newcomer).
+ * `evicted_lagging` (at the cap, its slot went to a newcomer; for `evicted_lagging`, a
+ * lagging request, or one not received whole taken as a last resort).
  */
 export const EVICTION_REASONS = ['handshake_timeout', 'address_share', 'active_share', 'evicted_handshaking', 'evicted_idle', 'evicted_lagging'] as const;
 export type EvictionReason = (typeof EVICTION_REASONS)[number];
 
-/** Why a newcomer was closed on arrival: `all_busy` (at the cap, every connection serving a request). */
-export const REJECTION_REASONS = ['all_busy'] as const;
+/**
+ * Why a newcomer was closed on arrival: `all_busy` (at the cap, every connection serving a
+ * request), `over_share` (at the cap, its address held its fair share and none of its own
+ * connections may give way; another address's are not taken for it).
+ */
+export const REJECTION_REASONS = ['all_busy', 'over_share'] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 
 export interface ConnectionLimits {
@@ -116,19 +126,19 @@ export class ConnectionTable<C> {
   /**
    * Decides on a newcomer from `address`. When admitted it is tracked as `handshaking`, and
    * an evicted connection is no longer tracked (the caller closes it). At the cap, active
-   * connections that `lagging` names give way like idle ones.
+   * connections that `lagging` names give way like idle ones, and those `incomplete` names
+   * (a request not received whole) only as a last resort, for a newcomer within its share.
    */
-  admit(connection: C, address: string, lagging: Lagging<C> = () => false): Admission<C> {
+  admit(connection: C, address: string, lagging: Lagging<C> = () => false, incomplete: Lagging<C> = () => false): Admission<C> {
     let evicted: Eviction<C> | undefined;
     const own = this.addresses.get(address);
     if (own !== undefined && own.byState.handshaking.size >= this.limits.maxPerAddress) {
       // At its share: its own oldest handshake gives way.
       evicted = { connection: first(own.byState.handshaking)!, reason: 'address_share' };
     } else if (this.entries.size >= this.limits.maxConnections) {
-      const from = this.largestUnproductiveHold(lagging);
-      const victim = from === undefined ? undefined : victimOf(from, lagging);
-      if (victim === undefined) return { admitted: false, reason: 'all_busy' };
-      evicted = { connection: victim, reason: EVICTED_AT_CAP[this.entries.get(victim)!.state] };
+      const choice = this.choiceAtCap(own, lagging, incomplete);
+      if ('refused' in choice) return { admitted: false, reason: choice.refused };
+      evicted = { connection: choice.victim, reason: EVICTED_AT_CAP[this.entries.get(choice.victim)!.state] };
     }
     if (evicted !== undefined) this.remove(evicted.connection);
     let hold = this.addresses.get(address);
@@ -198,8 +208,33 @@ export class ConnectionTable<C> {
   }
 
   /**
-   * The address holding the most handshaking and idle connections, if any (the first seen
-   * on a tie): an address busy with many requests is not the one to give way.
+   * At the cap, whose slot a newcomer from `own`'s address takes, or why it is refused. At
+   * its fair share it takes only its own; within it, from the address holding the most that
+   * do no work, else the oldest request not received whole of an address past its share
+   * (under load, a flood's requests are younger than the 1 s that makes them lagging).
+   */
+  private choiceAtCap(own: AddressHold<C> | undefined, lagging: Lagging<C>, incomplete: Lagging<C>): { victim: C } | { refused: RejectionReason } {
+    const share = fairShare(this.limits.maxConnections, this.addresses.size + (own === undefined ? 1 : 0));
+    const idlest = this.largestUnproductiveHold(lagging);
+    if (own !== undefined && own.count >= share) {
+      const victim = victimOf(own, lagging);
+      if (victim !== undefined) return { victim };
+      return { refused: idlest === undefined ? 'all_busy' : 'over_share' };
+    }
+    const victim = (idlest === undefined ? undefined : victimOf(idlest, lagging)) ?? this.oldestIncompletePast(share, incomplete);
+    return victim === undefined ? { refused: 'all_busy' } : { victim };
+  }
+
+  /** The oldest connection `incomplete` names of the address holding the most connections, if it holds more than `share`. */
+  private oldestIncompletePast(share: number, incomplete: Lagging<C>): C | undefined {
+    let largest: AddressHold<C> | undefined;
+    for (const hold of this.addresses.values()) if (hold.count > (largest?.count ?? share)) largest = hold;
+    return largest === undefined ? undefined : firstWhere(largest.byState.active, incomplete);
+  }
+
+  /**
+   * The address holding the most handshaking, idle and lagging connections, if any (the
+   * first seen on a tie): an address busy with many requests at speed is not the one to give way.
    */
   private largestUnproductiveHold(lagging: Lagging<C>): AddressHold<C> | undefined {
     let largest: AddressHold<C> | undefined;
@@ -236,6 +271,15 @@ function count<T>(set: Set<T>, test: (value: T) => boolean): number {
   let n = 0;
   for (const value of set) if (test(value)) n++;
   return n;
+}
+
+/**
+ * One address's fair share of the cap, in connections: `maxConnections` split evenly among
+ * `addresses` (those holding connections and the newcomer's), at least 1
+ * (docs/adr/0401-http-connections.md).
+ */
+export function fairShare(maxConnections: number, addresses: number): number {
+  return Math.max(1, Math.floor(maxConnections / addresses));
 }
 
 /**

@@ -56,6 +56,8 @@ export function guardConnections(server: HttpsServer, options: ConnectionGuardOp
     const ageMs = performance.now() - since.sinceMs;
     return ageMs >= BODY_STALL_MS && socket.bytesRead - since.bytesThen < MIN_BODY_BYTES_PER_MS * ageMs;
   };
+  /** A request in flight not yet received whole, at any age. */
+  const incomplete = (socket: Socket): boolean => progress.get(socket)?.req.complete === false;
   const evict = (evicted: Eviction<Socket>) => {
     metrics.connectionEvictionsTotal.inc({ reason: evicted.reason });
     logger.debug({ remoteAddress: evicted.connection.remoteAddress, reason: evicted.reason }, 'connection closed for a newcomer');
@@ -72,7 +74,7 @@ export function guardConnections(server: HttpsServer, options: ConnectionGuardOp
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress;
     if (address === undefined) return void socket.destroy(); // already gone
-    const admission = table.admit(socket, address, lagging);
+    const admission = table.admit(socket, address, lagging, incomplete);
     if (!admission.admitted) {
       metrics.connectionRejectionsTotal.inc({ reason: admission.reason });
       logger.debug({ remoteAddress: address, reason: admission.reason }, 'connection refused on arrival');

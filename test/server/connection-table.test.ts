@@ -3,7 +3,7 @@
  * waiting for their handshake (established ones not counted), who is evicted at the cap (handshaking oldest,
  * then idle longest, never an active one), and when a newcomer is refused.
  */
-import { ConnectionTable, defaultMaxPerAddress } from '../../src/server/connection-table.js';
+import { ConnectionTable, defaultMaxPerAddress, fairShare } from '../../src/server/connection-table.js';
 
 const table = (maxConnections: number, maxPerAddress = maxConnections, maxActivePerAddress = maxConnections) =>
   new ConnectionTable<string>({ maxConnections, maxPerAddress, maxActivePerAddress });
@@ -244,6 +244,53 @@ describe('lagging requests (a body trickled, or unread) give way like idle conne
     t.admit('idle', 'slow');
     t.secured('idle');
     expect(t.admit('new', 'api', () => true)).toEqual({ admitted: true, evicted: { connection: 'idle', reason: 'evicted_idle' } });
+  });
+
+  it("at the cap, an address at its fair share gives way from its own connections, never another address's handshake", () => {
+    // 3 of the attacker's 4 requests are fresh (not lagging yet); the client's one handshake is the cap's only idle slot.
+    const t = table(5);
+    busy(t, 'attacker', 4);
+    t.admit('client', 'client');
+    const lagging = (c: string) => c === 'attacker-0';
+    expect(t.admit('attacker-new', 'attacker', lagging)).toEqual({ admitted: true, evicted: { connection: 'attacker-0', reason: 'evicted_lagging' } });
+    t.secured('attacker-new');
+    t.requestStarted('attacker-new');
+    // None of its own may give way now: refused, and the client keeps its slot.
+    expect(t.admit('attacker-newer', 'attacker', () => false)).toEqual({ admitted: false, reason: 'over_share' });
+    expect(t.state('client')).toBe('handshaking');
+  });
+
+  it('at the cap, an address within its fair share still takes the slot of the one holding the most that do no work', () => {
+    const t = table(5);
+    busy(t, 'attacker', 3);
+    t.admit('idle', 'attacker');
+    t.secured('idle');
+    t.admit('client', 'client');
+    // The attacker holds 4 of 5: past its share of 2, the client's second within it.
+    expect(t.admit('client-2', 'client', () => false)).toEqual({ admitted: true, evicted: { connection: 'idle', reason: 'evicted_idle' } });
+  });
+
+  it('when nothing does no work, a newcomer within its share takes the oldest request not received whole of the address holding the most', () => {
+    // Under load the flood's requests are younger than the 1 s that makes them lagging.
+    const t = table(4);
+    busy(t, 'attacker', 3);
+    busy(t, 'api', 1);
+    const incomplete = (c: string) => c !== 'attacker-0';
+    expect(t.admit('api-new', 'api', () => false, incomplete)).toEqual({ admitted: true, evicted: { connection: 'attacker-1', reason: 'evicted_lagging' } });
+    // The attacker, at its share, does not get it back from the other address.
+    expect(t.admit('attacker-new', 'attacker', () => false, () => true)).toEqual({ admitted: false, reason: 'over_share' });
+    expect(t.state('api-new')).toBe('handshaking');
+    // An address within its share keeps its requests: with every slot at work, refused.
+    const even = table(2);
+    busy(even, 'a', 1);
+    busy(even, 'b', 1);
+    expect(even.admit('c-new', 'c', () => false, () => true)).toEqual({ admitted: false, reason: 'all_busy' });
+  });
+
+  it('splits the cap evenly among the addresses holding connections, at least 1', () => {
+    expect(fairShare(128, 2)).toBe(64);
+    expect(fairShare(128, 9)).toBe(14);
+    expect(fairShare(2, 5)).toBe(1);
   });
 
   it('an address past its share of requests in flight loses its own oldest lagging one, never one at work', () => {

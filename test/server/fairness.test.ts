@@ -5,8 +5,8 @@
  * ClientHellos or review bodies, or opens and closes connections at line rate, a
  * well-behaved client (another loopback address, a
  * new connection for every review, as the kube-apiserver opens one when it has none idle)
- * gets every SpiderIPPool and spiderpool-conf review answered, and rightly, each within a
- * bound far above what it takes (the webhooks' `timeoutSeconds: 5` minus a second). The measured latencies and the
+ * gets every SpiderIPPool and spiderpool-conf review answered, and rightly, each before the
+ * webhooks' deadline (`timeoutSeconds: 5`), far above what it takes. The measured latencies and the
  * attacker's counts are printed; speed itself is `npm run bench`'s.
  *
  * The attacker connects from 127.0.0.2 and up (Linux routes all of 127.0.0.0/8 to the
@@ -29,8 +29,11 @@ import { loadReview } from '../fixtures/load.js';
 
 jest.setTimeout(90_000);
 
-/** Far above a review's milliseconds, below the webhooks' `timeoutSeconds: 5`. */
-const LATENCY_BOUND_MS = 4_000;
+/**
+ * The refusing webhooks' `timeoutSeconds: 5` (deploy/base/validatingwebhookconfiguration.yaml):
+ * a review answered later is a refused write; the deadline, not a latency figure.
+ */
+const WEBHOOK_DEADLINE_MS = 5_000;
 const REVIEWS = 15;
 const ATTACKER_SOURCES = (n: number) => Array.from({ length: n }, (_, i) => `127.0.0.${i + 2}`);
 
@@ -81,7 +84,7 @@ async function wellBehavedReviews(): Promise<{ statuses: (number | string)[]; la
  * Starts the attack, waits until it holds `held` connections (or has opened them, for
  * churn), runs the well-behaved client, stops the attack; prints and returns what happened.
  */
-async function underAttack(what: string, kind: AttackKind, sources: number, perSource: number, ready: (report: PlanReport) => boolean, declaredBytes = MAX_BODY_BYTES) {
+async function underAttack(what: string, kind: AttackKind, sources: number, perSource: number, ready: (report: PlanReport) => boolean | Promise<boolean>, declaredBytes = MAX_BODY_BYTES) {
   const evictionsBefore = await evictions();
   const attacker = await spawnAttacker({
     host: '127.0.0.1',
@@ -138,9 +141,12 @@ async function evictions(): Promise<Record<string, number>> {
   );
 }
 
+/** Lagging requests that gave way: at the cap, or past their address's share of requests in flight. */
+const lagged = (evicted: Record<string, number>) => evicted['evicted_lagging']! + evicted['active_share']!;
+
 function expectServed(run: { statuses: (number | string)[]; latenciesMs: number[] }): void {
   expect(run.statuses).toEqual(Array(REVIEWS).fill(200));
-  for (const ms of run.latenciesMs) expect(ms).toBeLessThan(LATENCY_BOUND_MS);
+  for (const ms of run.latenciesMs) expect(ms).toBeLessThan(WEBHOOK_DEADLINE_MS);
 }
 
 describe('a well-behaved client is served while an attacker', () => {
@@ -195,9 +201,14 @@ describe('afterwards', () => {
 
 describe('an attacker holding every slot with trickled bodies', () => {
   it('128 connections from one address, each a 1 KiB review trickled (they fit the body budget, so none is preempted for room): its lagging requests give way', async () => {
-    const result = await underAttack('1 address x 128 reviews declaring 1 KiB, a byte every 500 ms', 'slow-body', 1, 128, (r) => r.stats['slow-body']!.opened >= 128 && r.atMs > 1_500, 1024);
+    // Under way once the server holds every slot, or, under load (it may never hold all 128
+    // at once), once the attacker's lagging requests began to give way.
+    const before = lagged(await evictions());
+    const holdsCap = () => Object.values(openOnServer()).reduce((a, b) => a + b) >= 128;
+    const underWay = async (r: PlanReport) => r.stats['slow-body']!.opened >= 128 && r.atMs > 1_500 && (holdsCap() || lagged(await evictions()) > before);
+    const result = await underAttack('1 address x 128 reviews declaring 1 KiB, a byte every 500 ms', 'slow-body', 1, 128, underWay, 1024);
     expectServed(result);
-    expect(result.evicted['evicted_lagging']! + result.evicted['active_share']!).toBeGreaterThan(0);
+    expect(lagged(result.evicted)).toBeGreaterThan(0);
     expect((await httpsRequest({ port: server.port, ca: server.caCertPem!, path: '/healthz' })).status).toBe(200);
   });
 });

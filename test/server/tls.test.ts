@@ -128,8 +128,8 @@ describe('socket limits', () => {
   const metric = async (server: RunningServer, series: string) => sampleValue(await server.metrics.registry.metrics(), series);
   const closed = (socket: { once(event: 'close', listener: () => void): unknown }) => new Promise<void>((resolve) => socket.once('close', () => resolve()));
   /** A TLS connection with a review whose body is half sent: active until it is destroyed. */
-  async function busyConnection(server: RunningServer) {
-    const socket = await connectTls(server.port, { ca: serving.caCertPem });
+  async function busyConnection(server: RunningServer, localAddress = '127.0.0.1') {
+    const socket = await connectTls(server.port, { ca: serving.caCertPem, localAddress });
     socket.on('error', () => undefined);
     socket.write(`POST ${WEBHOOKS.configMap.path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
     return socket;
@@ -174,7 +174,8 @@ describe('socket limits', () => {
   it('at the cap with every connection serving a request, closes the newcomer on arrival, counts it, and serves again once one ends', async () => {
     const server = await start({ maxConnections: 2, maxConnectionsPerAddress: 2 });
     try {
-      const busy = [await busyConnection(server), await busyConnection(server)];
+      // From two addresses, each within its fair share of the cap (one of two slots).
+      const busy = [await busyConnection(server), await busyConnection(server, '127.0.0.3')];
       await until(async () => (await metric(server, 'spiderpool_iaas_webhook_connections{state="active"}')) === 2, 'two active connections');
       // From another address: the share of 127.0.0.1 is not what refuses it.
       await expect(connectTls(server.port, { ca: serving.caCertPem, localAddress: '127.0.0.2' })).rejects.toThrow();
