@@ -1,6 +1,6 @@
 // The lock's production packages checked against the pinned advisory list
 // (.ci/advisories.json), for when npm audit gets no report and no matching record of a
-// past audit exists. docs/adr/0731-audit-pinned-advisories.md says why and how it is kept.
+// past audit exists. docs/adr/0007-pinned-advisory-list.md says why and how it is kept.
 //
 //   node .ci/audit-pinned.mjs check  → one line; exit 0 when no locked production package
 //                                      is in a listed range; else 1, and one line per hit

@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- --isolation`: the refusing webhooks' latency while tenants load the
- * warn-only ones (docs/adr/0001-isolate-warn-only-worker.md). One server with 10 000 pools
+ * warn-only ones (docs/adr/0001-warn-only-worker-thread.md). One server with 10 000 pools
  * (isolation-server.ts) per mode: the warn-only webhooks in the worker (what `serve` runs)
  * and in-process (before the worker), each measured in three phases, in one run:
  *

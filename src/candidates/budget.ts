@@ -4,7 +4,7 @@
  * refusing ones. A step is one pattern element read at one name position by Go's
  * `filepath.Match` (counted as it matches, go/filepath-match.ts); the fixed work per list,
  * per pattern and pool, and per name grouped is priced in steps and charged before it is done
- * (docs/adr/0513-candidate-step-budget.md).
+ * (docs/adr/0004-candidate-step-budget.md).
  */
 import type { StepMeter } from '../go/filepath-match.js';
 import type { PoolEntry } from './categories.js';

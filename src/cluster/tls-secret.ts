@@ -6,7 +6,7 @@
  *
  * The Secret exists before the pods start, empty (deploy/base/tls-secret.yaml, the chart's
  * tls.method auto): the pods only read and update it, so their Role needs no `create` on
- * Secrets (docs/adr/0031-outbound-tls-secret-precreated.md). Replicas agree through the API
+ * Secrets (docs/adr/0005-tls-secret-precreated.md). Replicas agree through the API
  * server's optimistic concurrency: every write is an update carrying the resourceVersion
  * read (409 Conflict when another replica wrote in between); the loser reads again and
  * continues from the winner's content, so two replicas starting at once end with one CA.

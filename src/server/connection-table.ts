@@ -18,7 +18,7 @@
  * not received whole of the address holding the most connections, if past its share. A request received whole
  * is never evicted; when every one is, the newcomer is refused (`all_busy`). An address with more than
  * `maxActivePerAddress` requests in flight loses its own oldest lagging one (the API
- * server's never lag; see docs/adr/0401-http-connections.md).
+ * server's never lag; see docs/adr/0003-connection-policy.md).
  *
  * Why only handshakes count against the share: the kube-apiserver opens a connection per
  * concurrent call it has no idle one for (client-go's http.Transport sets no
@@ -276,7 +276,7 @@ function count<T>(set: Set<T>, test: (value: T) => boolean): number {
 /**
  * One address's fair share of the cap, in connections: `maxConnections` split evenly among
  * `addresses` (those holding connections and the newcomer's), at least 1
- * (docs/adr/0401-http-connections.md).
+ * (docs/adr/0003-connection-policy.md).
  */
 export function fairShare(maxConnections: number, addresses: number): number {
   return Math.max(1, Math.floor(maxConnections / addresses));

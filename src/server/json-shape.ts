@@ -2,7 +2,7 @@
  * The shape of a JSON body, read before `JSON.parse`: nesting depth and token count, in one
  * linear pass over the bytes, no I/O. Parsed memory follows the token count (an empty
  * object or array costs ~40–70 bytes of heap, its text 2–3 bytes), and depth is what the
- * API server bounds itself; the bounds and measurements are docs/adr/0400-http-json-shape.md.
+ * API server bounds itself; the bounds and measurements are docs/adr/0002-json-shape-bounds.md.
  */
 /**
  * Deepest nesting a review body may have: 10 000 for the object, as the kube-apiserver's

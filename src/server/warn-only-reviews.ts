@@ -2,7 +2,7 @@
  * The warn-only candidate-pool webhooks (`/validate-pod`, `/validate-workload`,
  * `/validate-namespace`: tenant-written, `failurePolicy: Ignore`, `timeoutSeconds: 2`)
  * reviewed in a `node:worker_threads` Worker, so that nothing they are sent delays the
- * refusing webhooks on the main thread (docs/adr/0001-isolate-warn-only-worker.md).
+ * refusing webhooks on the main thread (docs/adr/0001-warn-only-worker-thread.md).
  *
  * The main thread hands the raw body over (transferred, not copied) and writes the answer
  * the worker sends back. Whatever goes wrong in the worker — a heap over its limit, a

@@ -1,6 +1,6 @@
 /**
  * A copy of what the candidate-pool rules read of the SpiderIPPools, for a thread that
- * reviews without the pool cache (the warn-only reviews' worker, docs/adr/0001-isolate-warn-only-worker.md):
+ * reviews without the pool cache (the warn-only reviews' worker, docs/adr/0001-warn-only-worker-thread.md):
  * per pool its name, IP version and the two annotations `classify` reads
  * (src/candidates/categories.ts), ~100 bytes, never the object. The main thread turns the
  * {@link PoolIndex}'s changes into small messages ({@link mirrorMessages}); the worker
