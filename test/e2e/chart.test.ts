@@ -325,6 +325,23 @@ describe('values', () => {
     expect(args(await helmTemplate(['--set', 'unsyncedPools=Warn'])).filter((a) => a.startsWith('--unsynced-pools'))).toEqual(['--unsynced-pools=Warn']);
   });
 
+  test('`helm upgrade --reuse-values` from a release made before clientCA and unsyncedPools: renders, with their defaults', async () => {
+    // --reuse-values takes the previous release's values, not the new chart's defaults: a chart whose values lack the new keys.
+    const dir = await mkdtemp(path.join(tmpdir(), 'chart-reuse-'));
+    try {
+      await cp(CHART_DIR, dir, { recursive: true, dereference: true });
+      const values = parse(await readFile(path.join(CHART_DIR, 'values.yaml'), 'utf8')) as Obj;
+      delete values['clientCA'];
+      delete values['unsyncedPools'];
+      await writeFile(path.join(dir, 'values.yaml'), stringify(values));
+      const result = await helm(['template', RELEASE, dir, '--namespace', RELEASE_NAMESPACE, `--kube-version=${MIN_KUBE_VERSION}`]);
+      expect(result.stderr).not.toContain('Error');
+      expect(args(parseManifests(result.stdout)).filter((a) => a.startsWith('--unsynced-pools') || a.startsWith('--client-ca'))).toEqual(['--unsynced-pools=Refuse']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   test('values.schema.json refuses a misspelt key, an unknown key and a wrong type, naming them', async () => {
     for (const [set, named] of [
       ['spiderpool.namespce=spiderpool', 'namespce'],
