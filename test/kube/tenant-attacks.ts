@@ -191,10 +191,17 @@ async function runWrites(plan: WritesPlan, tallies: Record<string, Tally>): Prom
   agent.destroy();
 }
 
-/** `[[[…]]]` or `[{},{},…]` of `bytes` bytes. */
+/** Objects in a wide body: just under the server's 1 Mi token bound, so it is parsed. */
+const WIDE_OBJECTS = 1_000_000;
+
+/**
+ * `[[[…]]]` of `bytes` bytes, or a wide body the server parses: `{"x":[{},{},…],"pad":"…"}`
+ * of `bytes` bytes, {@link WIDE_OBJECTS} empty objects padded with a string.
+ */
 export function hostileBody(kind: 'deep' | 'wide', bytes: number): string {
   if (kind === 'deep') return '['.repeat(bytes / 2) + ']'.repeat(bytes / 2);
-  return `[${'{},'.repeat(Math.floor((bytes - 4) / 3))}{}]`;
+  const head = `{"x":[${'{},'.repeat(WIDE_OBJECTS - 1)}{}],"pad":"`;
+  return `${head}${'p'.repeat(Math.max(0, bytes - head.length - 2))}"}`;
 }
 
 /**
