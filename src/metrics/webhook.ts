@@ -179,7 +179,7 @@ export function createWebhookMetrics(registry = new Registry()): WebhookMetrics 
     }),
     connectionRejectionsTotal: new Counter({
       name: `${PREFIX}connection_rejections_total`,
-      help: 'Connections closed on arrival: all_busy (at the cap, every connection serving a request); over_share (at the cap, its address held its fair share and none of its own could give way).',
+      help: 'Connections closed on arrival: all_busy (at the cap, every connection serving a request); over_share (at the cap, its address held its fair share, none was idle, and none of its own or of an address past its share was handshaking or lagging).',
       labelNames: ['reason'],
       registers,
     }),

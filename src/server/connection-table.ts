@@ -8,10 +8,13 @@
  * handshake, never another's (so the share is never a refusal). At `maxConnections` (all
  * connections, active included: the memory bound), a newcomer whose address already holds
  * its fair share of the cap (`fairShare`: the cap split evenly among the addresses holding
- * connections and the newcomer's) takes a slot of its own address only, and is refused
- * (`over_share`) when none of its own may give way; a newcomer within its share takes a
- * slot of the address that holds the most handshaking, idle and lagging connections. From
- * the address chosen, first the one that has waited longest for its TLS handshake, else the
+ * connections and the newcomer's) takes first a slot of its own, else the longest idle one
+ * of an address at or over its share, else a handshaking or lagging one of the address past
+ * its share holding the most, else the longest idle one of any address; it never takes a
+ * handshaking or lagging slot of an address at most at its share, and is refused
+ * (`over_share`) when nothing else may give way. A newcomer within its share takes a slot
+ * of the address that holds the most handshaking, idle and lagging connections. From the
+ * address chosen, first the one that has waited longest for its TLS handshake, else the
  * one idle (handshake done, no request in flight) for longest, else the oldest lagging one
  * (a request whose body has arrived slower than the API server sends: it trickles, or waits
  * unread for room); as a last resort, for a newcomer within its share, the oldest request
@@ -54,8 +57,8 @@ export type EvictionReason = (typeof EVICTION_REASONS)[number];
 
 /**
  * Why a newcomer was closed on arrival: `all_busy` (at the cap, every connection serving a
- * request), `over_share` (at the cap, its address held its fair share and none of its own
- * connections may give way; another address's are not taken for it).
+ * request), `over_share` (at the cap, its address held its fair share, no connection was
+ * idle, and the handshaking or lagging ones were all of addresses not past their share).
  */
 export const REJECTION_REASONS = ['all_busy', 'over_share'] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
@@ -104,6 +107,8 @@ const unproductive = <C>(hold: AddressHold<C>, lagging: Lagging<C>): number => h
 /** The oldest handshaking connection of `hold`, else its longest idle one, else its oldest lagging one. */
 const victimOf = <C>(hold: AddressHold<C>, lagging: Lagging<C>): C | undefined => first(hold.byState.handshaking) ?? first(hold.byState.idle) ?? firstWhere(hold.byState.active, lagging);
 
+const victimIn = <C>(hold: AddressHold<C> | undefined, lagging: Lagging<C>): C | undefined => (hold === undefined ? undefined : victimOf(hold, lagging));
+
 const EVICTED_AT_CAP = { handshaking: 'evicted_handshaking', idle: 'evicted_idle', active: 'evicted_lagging' } as const;
 
 const emptyStates = <C>(): Record<ConnectionState, Set<C>> => ({ handshaking: new Set(), idle: new Set(), active: new Set() });
@@ -111,7 +116,7 @@ const emptyStates = <C>(): Record<ConnectionState, Set<C>> => ({ handshaking: ne
 /**
  * The connections of one server, by state and client address. `C` is whatever identifies
  * a connection to the caller (a socket). Every method is O(1) but `admit` at the cap,
- * which looks through the client addresses (at most `maxConnections`).
+ * which looks through the client addresses and idle connections (each at most `maxConnections`).
  */
 export class ConnectionTable<C> {
   private readonly entries = new Map<C, Entry>();
@@ -209,20 +214,31 @@ export class ConnectionTable<C> {
 
   /**
    * At the cap, whose slot a newcomer from `own`'s address takes, or why it is refused. At
-   * its fair share it takes only its own; within it, from the address holding the most that
-   * do no work, else the oldest request not received whole of an address past its share
-   * (under load, a flood's requests are younger than the 1 s that makes them lagging).
+   * its fair share: its own, else the longest idle of an address at its share, else a slot
+   * doing no work of an address past it, else any idle one (docs/adr/0003-connection-policy.md);
+   * within it, from the address holding the most that do no work, else the oldest request not received whole of an
+   * address past its share (under load, a flood's requests are younger than the 1 s that
+   * makes them lagging).
    */
   private choiceAtCap(own: AddressHold<C> | undefined, lagging: Lagging<C>, incomplete: Lagging<C>): { victim: C } | { refused: RejectionReason } {
     const share = fairShare(this.limits.maxConnections, this.addresses.size + (own === undefined ? 1 : 0));
-    const idlest = this.largestUnproductiveHold(lagging);
+    const idlest = this.largestUnproductiveHold(lagging, () => true);
     if (own !== undefined && own.count >= share) {
-      const victim = victimOf(own, lagging);
+      // Idle slots of addresses at their share go first; handshakes only of those past it (an even split is fair).
+      const atShare = (hold: AddressHold<C>) => hold.count >= share;
+      const pastShare = (hold: AddressHold<C>) => hold.count > share;
+      const victim =
+        victimOf(own, lagging) ?? this.longestIdle(atShare) ?? victimIn(this.largestUnproductiveHold(lagging, pastShare), lagging) ?? this.longestIdle(() => true);
       if (victim !== undefined) return { victim };
       return { refused: idlest === undefined ? 'all_busy' : 'over_share' };
     }
-    const victim = (idlest === undefined ? undefined : victimOf(idlest, lagging)) ?? this.oldestIncompletePast(share, incomplete);
+    const victim = victimIn(idlest, lagging) ?? this.oldestIncompletePast(share, incomplete);
     return victim === undefined ? { refused: 'all_busy' } : { victim };
+  }
+
+  /** The connection idle for longest among those of addresses `test` accepts, if any. */
+  private longestIdle(test: (hold: AddressHold<C>) => boolean): C | undefined {
+    return firstWhere(this.byState.idle, (c) => test(this.addresses.get(this.entries.get(c)!.address)!));
   }
 
   /** The oldest connection `incomplete` names of the address holding the most connections, if it holds more than `share`. */
@@ -233,14 +249,15 @@ export class ConnectionTable<C> {
   }
 
   /**
-   * The address holding the most handshaking, idle and lagging connections, if any (the
-   * first seen on a tie): an address busy with many requests at speed is not the one to give way.
+   * Of the addresses `test` accepts, the one holding the most handshaking, idle and lagging
+   * connections, if any (the first seen on a tie): an address busy with many requests at
+   * speed is not the one to give way.
    */
-  private largestUnproductiveHold(lagging: Lagging<C>): AddressHold<C> | undefined {
+  private largestUnproductiveHold(lagging: Lagging<C>, test: (hold: AddressHold<C>) => boolean): AddressHold<C> | undefined {
     let largest: AddressHold<C> | undefined;
     let most = 0;
     for (const hold of this.addresses.values()) {
-      const n = unproductive(hold, lagging);
+      const n = test(hold) ? unproductive(hold, lagging) : 0;
       if (n > most) [largest, most] = [hold, n];
     }
     return largest;

@@ -260,6 +260,78 @@ describe('lagging requests (a body trickled, or unread) give way like idle conne
     expect(t.state('client')).toBe('handshaking');
   });
 
+  it("a newcomer at its fair share never takes another address's handshake, not even with its own slots all at work", () => {
+    // The flake under load: the attacker's requests are too young to lag, the client is mid-handshake.
+    const t = table(5);
+    busy(t, 'attacker', 4);
+    t.admit('client', 'client');
+    expect(t.admit('attacker-new', 'attacker', () => false, () => true)).toEqual({ admitted: false, reason: 'over_share' });
+    expect(t.state('client')).toBe('handshaking');
+  });
+
+  it.each([1, 31, 126])('an API server at its fair share takes the idle slots of an attacker spread over %i addresses, never refused', (attackers) => {
+    // The API server's first call is in flight; 127 idle connections fill the rest of the cap.
+    const t = table(128);
+    busy(t, 'api', 1);
+    for (let i = 0; i < 127; i++) {
+      t.admit(`idle-${i}`, `pod-${i % attackers}`);
+      t.secured(`idle-${i}`);
+    }
+    for (let i = 1; i <= 127; i++) {
+      const admission = t.admit(`api-${i}`, 'api');
+      expect(admission).toMatchObject({ admitted: true, evicted: { reason: 'evicted_idle' } });
+      expect(admission.admitted && admission.evicted?.connection).toMatch(/^idle-/);
+      t.secured(`api-${i}`);
+      t.requestStarted(`api-${i}`);
+    }
+    expect(t.counts()).toEqual({ handshaking: 0, idle: 0, active: 128 });
+  });
+
+  it("an API server over its fair share with many reviews in flight takes an attacker's idle slot", () => {
+    const t = table(128);
+    busy(t, 'api', 100);
+    for (let i = 0; i < 28; i++) {
+      t.admit(`idle-${i}`, 'attacker');
+      t.secured(`idle-${i}`);
+    }
+    expect(t.admit('api-new', 'api')).toEqual({ admitted: true, evicted: { connection: 'idle-0', reason: 'evicted_idle' } });
+  });
+
+  it('a newcomer at its fair share takes its own, then the longest idle of an address at its share, then slots of one past it, then any idle', () => {
+    // Cap 8 among 'a' (the newcomer's, 2), 'big' (5) and 'small' (1): share 2.
+    const t = table(8);
+    busy(t, 'a', 1);
+    t.admit('a-hs', 'a');
+    t.admit('small-idle', 'small'); // idle longer than big-idle, but 'small' is within its share
+    t.secured('small-idle');
+    busy(t, 'big', 2);
+    t.admit('big-hs', 'big');
+    t.admit('big-idle', 'big');
+    t.secured('big-idle');
+    t.admit('big-lag', 'big');
+    t.secured('big-lag');
+    t.requestStarted('big-lag');
+    const lagging = (c: string) => c === 'big-lag';
+    // 'big' is past its share until it holds 2: then its last slot at work stays.
+    for (const [i, victim] of ['a-hs', 'big-idle', 'big-hs', 'big-lag', 'small-idle'].entries()) {
+      expect(t.admit(`new-${i}`, 'a', lagging)).toMatchObject({ admitted: true, evicted: { connection: victim } });
+      t.secured(`new-${i}`);
+      t.requestStarted(`new-${i}`);
+    }
+    expect(t.admit('new-last', 'a', lagging)).toEqual({ admitted: false, reason: 'all_busy' });
+  });
+
+  it('a newcomer at its fair share does not take the handshake of an address holding exactly its share', () => {
+    const t = table(4);
+    busy(t, 'attacker', 2);
+    busy(t, 'api', 1);
+    t.admit('api-hs', 'api');
+    // Even were the API server's request lagging: 2 of 4 is its share, not past it.
+    const lagging = (c: string) => c.startsWith('api');
+    expect(t.admit('attacker-new', 'attacker', lagging, () => true)).toEqual({ admitted: false, reason: 'over_share' });
+    expect([t.state('api-hs'), t.state('api-0')]).toEqual(['handshaking', 'active']);
+  });
+
   it('at the cap, an address within its fair share still takes the slot of the one holding the most that do no work', () => {
     const t = table(5);
     busy(t, 'attacker', 3);
