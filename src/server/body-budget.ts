@@ -1,14 +1,17 @@
 import { BODY_STALL_MS, MAX_BODY_BYTES } from '../defaults.js';
+import { nextToLetIn, type AddressShare } from './fair-order.js';
 import { worstParsedBytes } from './json-shape.js';
 
 /**
- * A body holding room while it arrives, or waiting for room: `arrivedMs` is when its request
+ * A body holding room while it arrives, or waiting for room: `address` is its client's (the
+ * unit of fairness), `arrivedMs` is when its request
  * arrived (`performance.now()`), `declaredBytes` its `Content-Length` (-1 when chunked),
  * `receivedBytes` how much of it has been read so far, `unreadBytes()` how much arrived
  * unread while it waits (Infinity once whole); `preempt` drops it (the holder answers, closes
  * and gives its room back through {@link BodyBudget.give}, or leaves the queue).
  */
 export interface BodyHolder {
+  readonly address?: string;
   readonly arrivedMs: number;
   readonly declaredBytes: number;
   readonly receivedBytes: number;
@@ -24,7 +27,8 @@ interface Progress {
 
 /**
  * The heap of request bodies being read and parsed at once, each weighed by the most it can
- * cost once parsed ({@link worstParsedBytes}), handed out in arrival order. Taking room is
+ * cost once parsed ({@link worstParsedBytes}), handed out fairly per client address
+ * ({@link nextToLetIn}: round robin across addresses, in arrival order within one). Taking room is
  * synchronous while nobody waits and it fits (the uncontended case: no promise, no timer, no await per body); only a body that
  * has to wait gets a queue entry and a timer.
  *
@@ -43,7 +47,11 @@ interface Progress {
  */
 export class BodyBudget {
   private freeBytes: number;
+  /** In arrival order. */
   private readonly waiting: Waiter[] = [];
+  /** Every address holding room (none holding 0 bytes), and a counter of grants for the round robin. */
+  private readonly shares = new Map<string, AddressShare>();
+  private grants = 0;
   /** Each holder and its rate window (`performance.now()`, ms). */
   private readonly holders = new Map<BodyHolder, Progress>();
   private stallCheck: NodeJS.Timeout | undefined;
@@ -70,18 +78,21 @@ export class BodyBudget {
   }
 
   /**
-   * Takes `bytes` (a {@link weigh}ed size) for `holder` now if nobody is waiting and they
-   * fit; false otherwise.
+   * Takes `bytes` (a {@link weigh}ed size) for `holder` now if they fit and nobody waits, or
+   * it would be let in before every waiting body ({@link nextToLetIn}); false otherwise.
    */
   tryTake(bytes: number, holder?: BodyHolder): boolean {
-    if (this.waiting.length > 0 || bytes > this.freeBytes) return false;
-    this.freeBytes -= bytes;
-    if (holder !== undefined) this.track(holder);
+    if (bytes > this.freeBytes) return false;
+    if (this.waiting.length > 0) {
+      const newcomer = { bytes, address: addressOf(holder) };
+      if (nextToLetIn([...this.waiting, newcomer], this.shares, this.capacityBytes) !== newcomer) return false;
+    }
+    this.take(bytes, holder);
     return true;
   }
 
   /**
-   * Queues for `bytes` behind the bodies already waiting. Exactly one of `granted` (the
+   * Queues for `bytes`, let in in {@link nextToLetIn}'s order. Exactly one of `granted` (the
    * bytes are taken, for `holder`) or `timedOut` (after `waitMs`, nothing taken) is called,
    * unless the returned `cancel` is called first (the client left). Meanwhile stalled
    * holders are preempted.
@@ -93,7 +104,7 @@ export class BodyBudget {
       then?.();
       this.grantWaiting();
     };
-    const waiter: Waiter = { bytes, granted, holder, timer: setTimeout(() => leave(timedOut), waitMs) };
+    const waiter: Waiter = { bytes, address: addressOf(holder), granted, holder, timer: setTimeout(() => leave(timedOut), waitMs) };
     this.waiting.push(waiter);
     if (this.stallCheck === undefined) {
       this.lastCheckMs = performance.now();
@@ -105,8 +116,21 @@ export class BodyBudget {
   /** Gives back bytes taken by {@link tryTake} or granted by {@link wait}, and lets waiting bodies in. */
   give(bytes: number, holder?: BodyHolder): void {
     this.freeBytes += bytes;
+    const address = addressOf(holder);
+    const share = this.shares.get(address);
+    if (share !== undefined && (share.heldBytes -= bytes) <= 0) this.shares.delete(address);
     if (holder !== undefined) this.holders.delete(holder);
     this.grantWaiting();
+  }
+
+  private take(bytes: number, holder: BodyHolder | undefined): void {
+    this.freeBytes -= bytes;
+    const address = addressOf(holder);
+    const share = this.shares.get(address) ?? { heldBytes: 0, grantedSeq: 0 };
+    share.heldBytes += bytes;
+    share.grantedSeq = this.grants++;
+    this.shares.set(address, share);
+    if (holder !== undefined) this.track(holder);
   }
 
   private track(holder: BodyHolder): void {
@@ -162,13 +186,14 @@ export class BodyBudget {
     this.stallCheck = undefined;
   }
 
-  /** Strictly in order: a large body at the head keeps smaller ones behind it waiting. */
+  /** In {@link nextToLetIn}'s order: a large body next in it keeps the others waiting. */
   private grantWaiting(): void {
-    while (this.waiting.length > 0 && this.waiting[0]!.bytes <= this.freeBytes) {
-      const waiter = this.waiting.shift()!;
+    for (;;) {
+      const waiter = nextToLetIn(this.waiting, this.shares, this.capacityBytes);
+      if (waiter === undefined || waiter.bytes > this.freeBytes) break;
+      this.waiting.splice(this.waiting.indexOf(waiter), 1);
       clearTimeout(waiter.timer);
-      this.freeBytes -= waiter.bytes;
-      if (waiter.holder !== undefined) this.track(waiter.holder);
+      this.take(waiter.bytes, waiter.holder);
       waiter.granted();
     }
     this.stopStallCheckWhenNoneWait();
@@ -209,8 +234,14 @@ const RATE_WINDOW_MS = 250;
 /** How often holders are checked while a body waits, in milliseconds. */
 const STALL_CHECK_MS = 25;
 
+/** The address `holder`'s room is counted under ('' for a body without one). */
+function addressOf(holder: BodyHolder | undefined): string {
+  return holder?.address ?? '';
+}
+
 interface Waiter {
   bytes: number;
+  address: string;
   granted: () => void;
   holder: BodyHolder | undefined;
   timer: NodeJS.Timeout;

@@ -166,6 +166,8 @@ function bodyRefusal(head: BodyHead, declaredBytes: number): Refusal | undefined
  */
 class Exchange implements BodyHolder {
   readonly arrivedMs = performance.now();
+  /** The client's address: the budget lets bodies in fairly per address. */
+  readonly address: string;
   /** From `Content-Length`; -1 for a chunked body; 0 for none. */
   readonly declaredBytes: number;
   /** Budget bytes held until the body is reviewed or dropped. */
@@ -191,6 +193,7 @@ class Exchange implements BodyHolder {
     readonly next: NextFunction,
     head: BodyHead,
   ) {
+    this.address = req.socket.remoteAddress ?? '';
     this.declaredBytes = head.transferEncoding !== undefined ? -1 : head.contentLength === undefined ? 0 : Number(head.contentLength);
   }
 
@@ -400,7 +403,7 @@ export class ReviewRoute {
 
   /**
    * Lets the body be read only while the bodies being read and parsed fit in the budget,
-   * in arrival order; the rest wait (their bytes stay in the kernel's socket buffers) up
+   * fairly per client address; the rest wait (their bytes stay in the kernel's socket buffers) up
    * to `bodyWaitMs`, then get 429 with `Retry-After: 1`. Waiting comes first because under
    * `failurePolicy: Fail` any answer but 200 refuses the write; 429 is for a backlog the
    * API server would time out on anyway. A chunked body weighs `MAX_BODY_BYTES`.

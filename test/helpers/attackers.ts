@@ -1,8 +1,9 @@
 /**
  * Hostile clients of the webhook's port, as a neighbour pod could run them: connections
  * that send nothing, TLS connections that send no request, TLS ClientHellos trickled a
- * byte at a time, connections opened and closed as fast as the machine allows, and
- * reviews that declare the largest body and trickle it.
+ * byte at a time, connections opened and closed as fast as the machine allows,
+ * reviews that declare the largest body and trickle it, and large valid reviews sent whole
+ * in a loop.
  *
  * Node builtins only: attacker-process.ts transpiles this file as it is and runs
  * `runPlan` in a process of its own (on loopback for test/server/fairness.test.ts, in the
@@ -126,17 +127,23 @@ function tlsOver(socket: net.Socket, servername: string): tls.TLSSocket {
   return secure;
 }
 
-/** Connections that finish a TLS handshake (certificate unchecked) and send no request. */
-export function holdTlsIdle(target: AttackTarget, perSource: number, servername: string, reopenMs = 50): Attack {
+/** Keeps TLS connections open (see {@link keepOpen}), each handed to `onSecure` once its handshake is done. */
+function keepTlsOpen(target: AttackTarget, perSource: number, servername: string, reopenMs: number, onSecure: (secure: tls.TLSSocket) => void): Attack {
   return keepOpen({
     target,
     perSource,
     reopenMs,
     onConnect: (socket) => {
       const secure = tlsOver(socket, servername);
+      secure.once('secureConnect', () => onSecure(secure));
       return () => secure.destroy();
     },
   });
+}
+
+/** Connections that finish a TLS handshake (certificate unchecked) and send no request. */
+export function holdTlsIdle(target: AttackTarget, perSource: number, servername: string, reopenMs = 50): Attack {
+  return keepTlsOpen(target, perSource, servername, reopenMs, () => undefined);
 }
 
 /** What a slow body is sent to: a review path and the `Content-Length` declared. */
@@ -170,6 +177,59 @@ export function trickleBody(target: AttackTarget, perSource: number, servername:
   });
 }
 
+/** A large body: `review` (an AdmissionReview of a SpiderIPPool) grown to about `bytes`, posted whole to `path`. */
+export interface LargeBody {
+  path: string;
+  review: { request: { object: { spec: Record<string, unknown> }; oldObject?: { spec: Record<string, unknown> } } };
+  bytes: number;
+}
+
+/**
+ * `body.review` grown to about `body.bytes` by `spec.filler` in its object and old object:
+ * distinct 5-letter strings, 8 bytes a token, near the densest the JSON shape bounds let through
+ * at 7 MiB (the most parse work per byte); an unknown field, which the webhook tolerates.
+ */
+export function largeReviewBody(body: LargeBody): Buffer {
+  const { request } = body.review;
+  const copies = request.oldObject === undefined ? 1 : 2;
+  const count = Math.floor((body.bytes - JSON.stringify(body.review).length) / copies / 8) - 8;
+  const filler = Array.from({ length: count }, (_, i) => i.toString(36).padStart(5, 'a').slice(-5));
+  const grown = (object: { spec: Record<string, unknown> }) => ({ ...object, spec: { ...object.spec, filler } });
+  const review = { ...body.review, request: { ...request, object: grown(request.object) } };
+  if (request.oldObject !== undefined) review.request.oldObject = grown(request.oldObject);
+  return Buffer.from(JSON.stringify(review));
+}
+
+/**
+ * TLS connections that each post `body` whole (as the API server writes a review) with
+ * `Connection: close`; the server answers and closes, and the connection is reopened.
+ */
+export function floodBodies(target: AttackTarget, perSource: number, servername: string, body: LargeBody, reopenMs = 0): Attack {
+  const bytes = largeReviewBody(body);
+  const head = `POST ${body.path} HTTP/1.1\r\nHost: ${servername}\r\nContent-Type: application/json\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`;
+  const request = Buffer.concat([Buffer.from(head), bytes]);
+  return keepTlsOpen(target, perSource, servername, reopenMs, (secure) => {
+    secure.resume(); // the answer is not read
+    writeDraining(secure, request);
+  });
+}
+
+/**
+ * Writes `bytes` to `stream` a slice at a time as it drains, then ends it: as fast as the
+ * reader reads, holding no copy per connection (TLS would buffer the whole request encrypted).
+ */
+function writeDraining(stream: tls.TLSSocket, bytes: Buffer, sliceBytes = 64 * 1024): void {
+  let at = 0;
+  const more = () => {
+    while (at < bytes.length) {
+      const slice = bytes.subarray(at, (at += sliceBytes));
+      if (!stream.write(slice)) return void stream.once('drain', more);
+    }
+    stream.end();
+  };
+  more();
+}
+
 /** `concurrency` loops per source, each opening a connection and closing it as soon as it is established. */
 export function churn(target: AttackTarget, concurrency: number): Attack {
   return keepOpen({ target, perSource: concurrency, reopenMs: 0, onConnect: (_socket, close) => (close(), () => undefined) });
@@ -193,7 +253,7 @@ export function captureClientHello(servername: string): Promise<Buffer> {
   });
 }
 
-export type AttackKind = 'idle' | 'tls-idle' | 'trickle' | 'churn' | 'slow-body';
+export type AttackKind = 'idle' | 'tls-idle' | 'trickle' | 'churn' | 'slow-body' | 'large-body';
 
 /** What an attacker process runs: attacks side by side for `durationMs`. */
 export interface AttackPlan extends AttackTarget {
@@ -204,6 +264,8 @@ export interface AttackPlan extends AttackTarget {
   attacks: { kind: AttackKind; perSource: number; reopenMs?: number }[];
   /** Where `slow-body` attacks send (required for them). */
   slowBody?: SlowBody;
+  /** What `large-body` attacks send (required for them). */
+  largeBody?: LargeBody;
   /** How often a stats line is printed, in milliseconds. */
   reportEveryMs: number;
 }
@@ -215,9 +277,11 @@ export interface PlanReport {
   stats: Partial<Record<AttackKind, AttackStats>>;
 }
 
-function slowBodyOf(plan: AttackPlan): SlowBody {
-  if (plan.slowBody === undefined) throw new Error('a slow-body attack needs plan.slowBody');
-  return plan.slowBody;
+/** `plan[key]`, required by the attack `kind`. */
+function bodyOf<K extends 'slowBody' | 'largeBody'>(plan: AttackPlan, key: K, kind: AttackKind): NonNullable<AttackPlan[K]> {
+  const body = plan[key];
+  if (body === undefined) throw new Error(`a ${kind} attack needs plan.${key}`);
+  return body!;
 }
 
 /**
@@ -236,8 +300,10 @@ export async function runPlan(plan: AttackPlan, print: (line: string) => void = 
           : kind === 'trickle'
             ? trickleClientHello(plan, perSource, clientHello, 1000, reopenMs)
             : kind === 'slow-body'
-              ? trickleBody(plan, perSource, plan.servername, slowBodyOf(plan), 500, reopenMs)
-              : churn(plan, perSource);
+              ? trickleBody(plan, perSource, plan.servername, bodyOf(plan, 'slowBody', kind), 500, reopenMs)
+              : kind === 'large-body'
+                ? floodBodies(plan, perSource, plan.servername, bodyOf(plan, 'largeBody', kind), reopenMs)
+                : churn(plan, perSource);
     return { kind, attack };
   });
   const report = (final: boolean) => {

@@ -68,6 +68,63 @@ describe('BodyBudget', () => {
   });
 });
 
+describe('BodyBudget lets bodies in fairly per client address', () => {
+  /** A body from `address` that sends at once (never stalled). */
+  const from = (address: string) => ({ address, arrivedMs: performance.now(), declaredBytes: 1, receivedBytes: 1, unreadBytes: () => Infinity, preempt: () => undefined });
+  const queue = (budget: BodyBudget, order: string[], name: string, bytes: number) =>
+    budget.wait(bytes, 4000, () => order.push(name), () => order.push(`${name} timed out`), from(name[0]!));
+
+  it('lets a waiter from an address that holds nothing in before the queued bodies of one that holds room', () => {
+    jest.useFakeTimers();
+    const budget = new BodyBudget(10);
+    const order: string[] = [];
+    const [a1, a2] = [from('a'), from('a')];
+    expect(budget.tryTake(5, a1)).toBe(true);
+    expect(budget.tryTake(5, a2)).toBe(true);
+    queue(budget, order, 'a3', 5);
+    queue(budget, order, 'a4', 5);
+    queue(budget, order, 'b1', 1); // the API server's review, behind the flood
+    budget.give(5, a1);
+    expect(order).toEqual(['b1']); // a3 fits too, but its address holds its share while b waits
+    budget.give(5, a2);
+    expect(order).toEqual(['b1', 'a3']);
+  });
+
+  it('serves addresses round robin, each in arrival order', () => {
+    jest.useFakeTimers();
+    const budget = new BodyBudget(6);
+    const order: string[] = [];
+    const other = from('x');
+    expect(budget.tryTake(6, other)).toBe(true);
+    for (const name of ['a1', 'a2', 'a3', 'b1', 'b2', 'c1']) queue(budget, order, name, 1);
+    budget.give(6, other);
+    // Each holds nothing first, then up to its share (6 / 3 addresses) while others wait; the last alone takes what is free.
+    expect(order).toEqual(['a1', 'b1', 'c1', 'a2', 'b2', 'a3']);
+  });
+
+  it('tells a body that fits to wait while its address holds room and one that holds nothing waits', () => {
+    jest.useFakeTimers();
+    const budget = new BodyBudget(10);
+    const order: string[] = [];
+    expect(budget.tryTake(6, from('a'))).toBe(true);
+    queue(budget, order, 'b1', 5);
+    expect(budget.tryTake(1, from('a'))).toBe(false);
+    expect(budget.tryTake(1, from('c'))).toBe(false); // b1 came first among those holding nothing
+    expect(budget.tryTake(1)).toBe(false);
+    expect(order).toEqual([]);
+  });
+
+  it('lets a body from an address that holds nothing take room at once past waiters whose addresses hold room', () => {
+    jest.useFakeTimers();
+    const budget = new BodyBudget(10);
+    const order: string[] = [];
+    expect(budget.tryTake(8, from('a'))).toBe(true);
+    queue(budget, order, 'a2', 5);
+    expect(budget.tryTake(2, from('b'))).toBe(true);
+    expect(order).toEqual([]);
+  });
+});
+
 describe('BodyBudget preempts a body that does not arrive while others wait', () => {
   /**
    * A holder of `bytes` that gives its room back when preempted; `receivedBytes` and

@@ -24,8 +24,8 @@ import { startServer, type RunningServer } from '../../src/server/serve.js';
 import type { AttackKind, PlanReport } from '../helpers/attackers.js';
 import { spawnAttacker } from '../helpers/attacker-process.js';
 import { httpsRequest, sampleValue } from '../helpers/client.js';
+import { guardedReviews, type GuardedRun } from '../helpers/guarded-reviews.js';
 import { until } from '../helpers/until.js';
-import { loadReview } from '../fixtures/load.js';
 
 jest.setTimeout(90_000);
 
@@ -39,13 +39,6 @@ const ATTACKER_SOURCES = (n: number) => Array.from({ length: n }, (_, i) => `127
 
 let certDir: string;
 let server: RunningServer;
-/** The refusing webhooks' reviews, alternated, with the answer each must get. */
-const GUARDED = [
-  { path: WEBHOOKS.spiderIPPool.path, body: JSON.stringify(loadReview('pool-update-node-to-global')), allowed: false },
-  { path: WEBHOOKS.configMap.path, body: JSON.stringify(loadReview('configmap-update-timeout-100s')), allowed: false },
-  { path: WEBHOOKS.configMap.path, body: JSON.stringify(loadReview('configmap-update-timeout-50s')), allowed: true },
-];
-
 beforeAll(async () => {
   certDir = await mkdtemp(join(tmpdir(), 'webhook-fairness-'));
   server = await startServer({ port: 0, host: '127.0.0.1', certDir, generateCerts: true, logger: pino({ level: 'silent' }) });
@@ -57,28 +50,6 @@ afterAll(async () => {
 });
 
 const series = async (name: string) => sampleValue(await server.metrics.registry.metrics(), name);
-
-/**
- * `REVIEWS` reviews one after the other, each on a new connection; their statuses (a 200
- * with the wrong decision is reported as its body) and latencies.
- */
-async function wellBehavedReviews(): Promise<{ statuses: (number | string)[]; latenciesMs: number[] }> {
-  const statuses: (number | string)[] = [];
-  const latenciesMs: number[] = [];
-  for (let i = 0; i < REVIEWS; i++) {
-    const { path, body, allowed } = GUARDED[i % GUARDED.length]!;
-    const sent = performance.now();
-    try {
-      const reply = await httpsRequest({ port: server.port, ca: server.caCertPem!, path, body });
-      statuses.push(reply.status !== 200 || JSON.parse(reply.body).response.allowed === allowed ? reply.status : reply.body);
-    } catch (e) {
-      statuses.push((e as Error).message);
-    }
-    latenciesMs.push(Math.round(performance.now() - sent));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return { statuses, latenciesMs };
-}
 
 /**
  * Starts the attack, waits until it holds `held` connections (or has opened them, for
@@ -96,7 +67,7 @@ async function underAttack(what: string, kind: AttackKind, sources: number, perS
     slowBody: { path: WEBHOOKS.spiderIPPool.path, declaredBytes },
     reportEveryMs: 200,
   });
-  let run: Awaited<ReturnType<typeof wellBehavedReviews>>;
+  let run: GuardedRun;
   let report: PlanReport;
   let heldByAttacker: number;
   let maxOpenOnServer = 0;
@@ -107,7 +78,7 @@ async function underAttack(what: string, kind: AttackKind, sources: number, perS
       const { handshaking, idle, active } = openOnServer();
       maxOpenOnServer = Math.max(maxOpenOnServer, handshaking + idle + active);
     }, 20);
-    run = await wellBehavedReviews().finally(() => clearInterval(sampler));
+    run = await guardedReviews(server.port, server.caCertPem!, REVIEWS).finally(() => clearInterval(sampler));
   } finally {
     report = await attacker.stop();
   }
@@ -144,7 +115,7 @@ async function evictions(): Promise<Record<string, number>> {
 /** Lagging requests that gave way: at the cap, or past their address's share of requests in flight. */
 const lagged = (evicted: Record<string, number>) => evicted['evicted_lagging']! + evicted['active_share']!;
 
-function expectServed(run: { statuses: (number | string)[]; latenciesMs: number[] }): void {
+function expectServed(run: GuardedRun): void {
   expect(run.statuses).toEqual(Array(REVIEWS).fill(200));
   for (const ms of run.latenciesMs) expect(ms).toBeLessThan(WEBHOOK_DEADLINE_MS);
 }

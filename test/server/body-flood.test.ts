@@ -1,0 +1,75 @@
+/**
+ * A stray client floods the refusing path with large valid reviews: from 127.0.0.1, on
+ * several connections in a loop, SpiderIPPool UPDATEs just under 7 MiB (half the body budget
+ * each) sent whole. The API server's stand-in, on 127.0.0.2, sends ordinary SpiderIPPool
+ * and spiderpool-conf reviews one after the other: each must be answered 200, rightly,
+ * before the refusing webhooks' `timeoutSeconds: 5`. When the budget let bodies in in
+ * arrival order, each of its reviews waited for every flood body queued ahead of it, and
+ * sustained, got 429. The latencies are printed; speed itself is `npm run bench`'s.
+ *
+ * The attacker runs in a child process (its own event loop) and ends by itself.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jest } from '@jest/globals';
+import { pino } from 'pino';
+import { MAX_BODY_BYTES, WEBHOOKS } from '../../src/defaults.js';
+import { startServer, type RunningServer } from '../../src/server/serve.js';
+import type { LargeBody } from '../helpers/attackers.js';
+import { spawnAttacker } from '../helpers/attacker-process.js';
+import { guardedReviews, type GuardedRun } from '../helpers/guarded-reviews.js';
+import { until } from '../helpers/until.js';
+import { loadReview } from '../fixtures/load.js';
+
+jest.setTimeout(120_000);
+
+/** The refusing webhooks' `timeoutSeconds: 5`: the deadline, not a latency figure. */
+const WEBHOOK_DEADLINE_MS = 5_000;
+const REVIEWS = 10;
+const FLOOD_CONNECTIONS = 24;
+const FLOOD: LargeBody = { path: WEBHOOKS.spiderIPPool.path, review: loadReview('pool-update-node-to-other-node') as LargeBody['review'], bytes: MAX_BODY_BYTES };
+
+let certDir: string;
+let server: RunningServer;
+
+beforeAll(async () => {
+  certDir = await mkdtemp(join(tmpdir(), 'webhook-body-flood-'));
+  server = await startServer({ port: 0, host: '127.0.0.1', certDir, generateCerts: true, logger: pino({ level: 'silent' }) });
+});
+
+afterAll(async () => {
+  await server.stop();
+  await rm(certDir, { recursive: true, force: true });
+});
+
+it('a flood of large valid reviews from one address does not make the API server wait for all of them', async () => {
+  const attacker = await spawnAttacker({
+    host: '127.0.0.1',
+    port: server.port,
+    sources: ['127.0.0.1'],
+    servername: 'localhost',
+    durationMs: 100_000,
+    attacks: [{ kind: 'large-body', perSource: FLOOD_CONNECTIONS, reopenMs: 0 }],
+    largeBody: FLOOD,
+    reportEveryMs: 200,
+  });
+  let run: GuardedRun;
+  try {
+    // Under way once bodies are being answered while every connection is open again.
+    await until(() => (attacker.last()?.stats['large-body']?.closedByServer ?? 0) >= 4, 'the flood to be under way', { timeoutMs: 30_000, describe: () => JSON.stringify(attacker.last()) });
+    run = await guardedReviews(server.port, server.caCertPem!, REVIEWS, '127.0.0.2');
+  } finally {
+    await attacker.stop();
+  }
+  const flood = attacker.last()!.stats['large-body']!;
+  const sorted = [...run.latenciesMs].sort((a, b) => a - b);
+  console.log(
+    `${FLOOD_CONNECTIONS} connections posting ${FLOOD.bytes} bytes in a loop from 127.0.0.1: ` +
+      `${run.statuses.filter((s) => s === 200).length}/${REVIEWS} reviews from 127.0.0.2 answered 200, ${run.statuses.filter((s) => s === 429).length} 429, ` +
+      `${run.latenciesMs.filter((ms) => ms > 1_000).length} over 1 s; latency median ${sorted[sorted.length >> 1]} ms, max ${sorted[sorted.length - 1]} ms; ` +
+      `flood bodies answered ${flood.closedByServer}`,
+  );
+  expect(run.statuses).toEqual(Array(REVIEWS).fill(200));
+  for (const ms of run.latenciesMs) expect(ms).toBeLessThan(WEBHOOK_DEADLINE_MS);
+});
