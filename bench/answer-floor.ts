@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdmissionReviewResponse } from '../src/kubernetes/schema.js';
 import { createLogger } from '../src/server/logger.js';
-import { REVIEW_LOG_MESSAGE, reviewLogFields } from '../src/server/review-route.js';
+import { REVIEW_LOG_MESSAGE, reviewLogFields } from '../src/server/review-answer.js';
 import { floorApp } from './floor-app.js';
 import { answerJson, onJsonBody } from './fixed-answer.js';
 import { serveReference } from './reference-server.js';

@@ -5,8 +5,9 @@
  * plain data.
  */
 import { InvalidAdmissionReviewError, type ReviewOutcome } from '../admission/review.js';
+import type { AdmissionRequest, AdmissionReviewResponse } from '../kubernetes/schema.js';
+import { truncate } from '../field/quote.js';
 import { parseReviewBody } from './review-body.js';
-import { reviewLogFields } from './review-route.js';
 
 /** What to write for a review body. */
 export type ReviewAnswer =
@@ -46,4 +47,34 @@ export function answerReview(body: Buffer, path: string, review: (body: unknown)
   const json = JSON.stringify(response);
   const log = logs(allowed) ? reviewLogFields(path, request, response, 0) : undefined;
   return { type: 'review', json, operation: request.operation, allowed, refusedBy, ...(log ? { log } : {}) };
+}
+
+/** The message of the line a review is logged with (at debug when allowed, at info when not). */
+export const REVIEW_LOG_MESSAGE = 'admission review';
+
+/**
+ * The fields of a review's log line: which object, what was decided, and `latencyMs`
+ * (milliseconds from the handler's call to the answer written). User strings are cut as
+ * {@link truncate} cuts them. Exported for the benchmark's answer floor, which logs the
+ * same line without reviewing.
+ */
+export function reviewLogFields(path: string, request: AdmissionRequest, review: AdmissionReviewResponse, latencyMs: number): Record<string, unknown> {
+  return {
+    path,
+    uid: shown(request.uid),
+    kind: shown(`${request.kind.kind}${request.kind.group ? '.' + request.kind.group : ''}`),
+    namespace: shown(request.namespace),
+    name: shown(request.name),
+    operation: request.operation,
+    subResource: shown(request.subResource),
+    dryRun: request.dryRun ?? false,
+    allowed: review.response.allowed,
+    code: review.response.status?.code,
+    latencyMs,
+  };
+}
+
+/** Every string from the request is bounded: a hostile review must not make a huge log line. */
+function shown(s: string | undefined): string | undefined {
+  return s === undefined ? undefined : truncate(s);
 }

@@ -13,12 +13,11 @@ import type { TLSSocket } from 'node:tls';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import type { ReviewOutcome } from '../admission/review.js';
-import type { AdmissionRequest, AdmissionReviewResponse } from '../kubernetes/schema.js';
 import { MAX_BODY_BYTES } from '../defaults.js';
-import { quoteShown, truncate } from '../field/quote.js';
+import { quoteShown } from '../field/quote.js';
 import type { RouteMetrics } from '../metrics/webhook.js';
 import type { BodyBudget, BodyHolder } from './body-budget.js';
-import { answerReview, type ReviewAnswer } from './review-answer.js';
+import { answerReview, REVIEW_LOG_MESSAGE, type ReviewAnswer } from './review-answer.js';
 import { logRefusal, sendJson, sendJsonText, statusBody } from './status.js';
 import type { WarnOnlyReviews } from './warn-only-reviews.js';
 
@@ -347,36 +346,6 @@ class Exchange implements BodyHolder {
       if (this.cancelWait !== undefined) this.gone();
     });
   }
-}
-
-/** The message of the line a review is logged with (at debug when allowed, at info when not). */
-export const REVIEW_LOG_MESSAGE = 'admission review';
-
-/**
- * The fields of a review's log line: which object, what was decided, and `latencyMs`
- * (milliseconds from the handler's call to the answer written). User strings are cut as
- * {@link truncate} cuts them. Exported for the benchmark's answer floor, which logs the
- * same line without reviewing.
- */
-export function reviewLogFields(path: string, request: AdmissionRequest, review: AdmissionReviewResponse, latencyMs: number): Record<string, unknown> {
-  return {
-    path,
-    uid: shown(request.uid),
-    kind: shown(`${request.kind.kind}${request.kind.group ? '.' + request.kind.group : ''}`),
-    namespace: shown(request.namespace),
-    name: shown(request.name),
-    operation: request.operation,
-    subResource: shown(request.subResource),
-    dryRun: request.dryRun ?? false,
-    allowed: review.response.allowed,
-    code: review.response.status?.code,
-    latencyMs,
-  };
-}
-
-/** Every string from the request is bounded: a hostile review must not make a huge log line. */
-function shown(s: string | undefined): string | undefined {
-  return s === undefined ? undefined : truncate(s);
 }
 
 /** The handler of one webhook path, as an express `RequestHandler` (`handle`). */
