@@ -185,7 +185,7 @@ describe('README install against the real API server', () => {
       stdout: 'validatingwebhookconfiguration.admissionregistration.k8s.io "spiderpool-iaas-webhook" not found: nothing to delete\n',
     });
     expect(await unregister('Not_A_Name')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: option '--name <name>' argument 'Not_A_Name' is invalid\. must be a Kubernetes object name/) });
-    const deleted = await kubectl(['delete', '-k', overlayDir, '--wait=false']);
+    const deleted = await kubectl(['delete', '-k', overlayDir, '--ignore-not-found', '--wait=false']);
     expect(deleted).toMatchObject({ code: 0, stderr: '' });
     expect(await exists('clusterrole/spiderpool-iaas-webhook')).toBe(false);
     expect(await exists('clusterrolebinding/spiderpool-iaas-webhook')).toBe(false);
