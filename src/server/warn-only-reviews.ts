@@ -48,7 +48,7 @@ export const DEFAULT_WARN_ONLY_LIMITS: WarnOnlyLimits = {
   stuckMs: 5_000,
   maxQueued: 256,
   maxQueuedBytes: 2 * MAX_BODY_BYTES, // the worker parses one at a time: two of the largest wait at most
-  heapMb: 64, // a Pod body (≤ 1.5 MiB in etcd) parses in a few MiB; the main thread's 192 and this fit 512Mi
+  heapMb: 64, // a Pod body (≤ 1.5 MiB in etcd) parses in a few MiB; with the main thread's 192 it fits the pod's limit
   restartMinMs: 100,
   restartMaxMs: 5_000,
 };

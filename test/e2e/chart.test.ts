@@ -175,7 +175,7 @@ describe('values', () => {
     expect(container(objects)['image']).toBe('registry.example.com/spiderpool-iaas-webhook:0.1.1');
     expect(container(objects)['imagePullPolicy']).toBe('Always');
     // --set merges into the defaults, as a values file does.
-    expect(container(objects)['resources']).toEqual({ requests: { cpu: '100m', memory: '230Mi' }, limits: { memory: '512Mi' } });
+    expect(container(objects)['resources']).toEqual({ requests: { cpu: '100m', memory: '230Mi' }, limits: { memory: '640Mi' } });
     expect(one(objects, 'Deployment')['spec']['replicas']).toBe(3);
     expect(pod(objects)['nodeSelector']).toEqual({ role: 'infra' });
     expect(pod(objects)['tolerations']).toEqual([{ key: 'infra', operator: 'Exists' }]);

@@ -178,7 +178,7 @@ describe('hostile tenants while the fault load writes guarded objects', () => {
     }
     report('tenant attacks', result);
     console.log(
-      `tenant attacks: webhook pods' peak RSS ${peakSummary(before, Object.values(statesAfter))} (a restart starts its count again; OOMKilled: it reached the 512Mi limit)` +
+      `tenant attacks: webhook pods' peak RSS ${peakSummary(before, Object.values(statesAfter))} (a restart starts its count again; OOMKilled: it reached its memory limit)` +
         `; steady after each attack: ${unsteady.length === 0 ? 'yes' : JSON.stringify(unsteady)}`,
     );
     await writeFile(path.join(clusterDir(), 'tenant-attack.json'), JSON.stringify({ admission: result, reports, before, statesAfter, unsteady }, null, 2));
