@@ -7,6 +7,12 @@ import { WEBHOOKS } from '../../src/defaults.js';
 import { loadReview } from '../fixtures/load.js';
 import { httpsRequest } from './client.js';
 
+/**
+ * The refusing webhooks' `timeoutSeconds` (deploy/base/validatingwebhookconfiguration.yaml):
+ * the API server's own deadline, the only bound the attack tests put on an answer's time.
+ */
+export const REFUSING_WEBHOOK_TIMEOUT_MS = 5_000;
+
 /** The refusing webhooks' reviews, alternated, with the answer each must get. */
 const GUARDED = [
   { path: WEBHOOKS.spiderIPPool.path, body: JSON.stringify(loadReview('pool-update-node-to-global')), allowed: false },

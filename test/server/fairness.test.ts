@@ -24,16 +24,11 @@ import { startServer, type RunningServer } from '../../src/server/serve.js';
 import type { AttackKind, PlanReport } from '../helpers/attackers.js';
 import { spawnAttacker } from '../helpers/attacker-process.js';
 import { httpsRequest, sampleValue } from '../helpers/client.js';
-import { guardedReviews, type GuardedRun } from '../helpers/guarded-reviews.js';
+import { guardedReviews, type GuardedRun, REFUSING_WEBHOOK_TIMEOUT_MS } from '../helpers/guarded-reviews.js';
 import { until } from '../helpers/until.js';
 
 jest.setTimeout(90_000);
 
-/**
- * The refusing webhooks' `timeoutSeconds: 5` (deploy/base/validatingwebhookconfiguration.yaml):
- * a review answered later is a refused write; the deadline, not a latency figure.
- */
-const WEBHOOK_DEADLINE_MS = 5_000;
 const REVIEWS = 15;
 const ATTACKER_SOURCES = (n: number) => Array.from({ length: n }, (_, i) => `127.0.0.${i + 2}`);
 
@@ -117,7 +112,7 @@ const lagged = (evicted: Record<string, number>) => evicted['evicted_lagging']! 
 
 function expectServed(run: GuardedRun): void {
   expect(run.statuses).toEqual(Array(REVIEWS).fill(200));
-  for (const ms of run.latenciesMs) expect(ms).toBeLessThan(WEBHOOK_DEADLINE_MS);
+  for (const ms of run.latenciesMs) expect(ms).toBeLessThan(REFUSING_WEBHOOK_TIMEOUT_MS);
 }
 
 describe('a well-behaved client is served while an attacker', () => {

@@ -17,9 +17,8 @@ import { createReviewer } from '../../src/validators.js';
 import { loadReview } from '../fixtures/load.js';
 import { httpsRequest } from '../helpers/client.js';
 import { buildWorkerEntry, type BuiltWorker } from '../helpers/worker-entry.js';
+import { REFUSING_WEBHOOK_TIMEOUT_MS } from '../helpers/guarded-reviews.js';
 
-/** The refusing webhooks' `timeoutSeconds` (deploy/): a bound, not a latency figure. */
-const REFUSING_TIMEOUT_MS = 5_000;
 const FLOOD_CLIENTS = 10;
 const WELL_BEHAVED_REVIEWS = 16;
 
@@ -85,7 +84,7 @@ test('a flood of heavy Pod reviews does not delay SpiderIPPool and spiderpool-co
       const before = floodAnswers;
       const reply = await Promise.race([
         httpsRequest({ port: server.port, ca, path, body: JSON.stringify(review), localAddress: '127.0.0.2' }),
-        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), REFUSING_TIMEOUT_MS).unref()),
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), REFUSING_WEBHOOK_TIMEOUT_MS).unref()),
       ]);
       floodAnswersDuring.push(floodAnswers - before);
       if (reply?.status !== 200 || JSON.stringify(JSON.parse(reply.body)) !== JSON.stringify(expected(review).review)) wrong.push(`${name}: ${reply?.status ?? 'no answer within 5 s'}`);
