@@ -25,7 +25,7 @@ import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { generateCertificates, type CertificateAuthority, type CertificateOptions } from './generate.js';
 
 /** Data keys of the Secret. */
-export const SECRET_KEYS = { cert: 'tls.crt', key: 'tls.key', caBundle: 'ca.crt', caKey: 'ca.key', nextCaKey: 'ca-next.key' } as const;
+const SECRET_KEYS = { cert: 'tls.crt', key: 'tls.key', caBundle: 'ca.crt', caKey: 'ca.key', nextCaKey: 'ca-next.key' } as const;
 
 /** The Secret's content as PEM texts by data key (decoded from base64). */
 export type SecretPems = Partial<Record<(typeof SECRET_KEYS)[keyof typeof SECRET_KEYS], string>>;

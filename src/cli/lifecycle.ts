@@ -13,7 +13,7 @@ import type { ReadinessCheck } from '../kubernetes/healthz.js';
 import { parseObjectName } from './arguments.js';
 
 /** How often the Secret is read again and the webhook configuration compared, in milliseconds. */
-export const LIFECYCLE_INTERVAL_MS = 10_000;
+const LIFECYCLE_INTERVAL_MS = 10_000;
 /**
  * A CA change's overlap (a sixth of the CA validity, src/certs/rotation.ts) and a serving
  * certificate's renewal margin (a third of its validity) must each span at least three

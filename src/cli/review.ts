@@ -30,7 +30,7 @@ import { reviewText } from './review-file.js';
 import type { Operation } from './arguments.js';
 
 /** What `review` accepts, for errors about input it cannot use. */
-export const REVIEW_ACCEPTS =
+const REVIEW_ACCEPTS =
   'review accepts Kubernetes manifests (YAML or JSON; several documents or a kind: List) or one admission.k8s.io/v1 AdmissionReview in JSON';
 
 export interface ReviewCommand {
@@ -301,7 +301,7 @@ function unmatched(webhooks: readonly WebhookMatch[], request: MatchedRequest): 
 }
 
 /** Refuses `--old` naming the same file as FILE: old and new must be two objects (kyverno#9188). */
-export function sameFile(a: string, b: string): boolean {
+function sameFile(a: string, b: string): boolean {
   return a === '-' ? b === '-' : path.resolve(a) === path.resolve(b);
 }
 

@@ -13,10 +13,10 @@ import { Observable, type ConfigurationOptions, type ObservableMiddleware } from
  * How long one call may take by default, in milliseconds: a Secret, a ClusterRole or a
  * webhook configuration is one small object, answered in milliseconds by a working API server.
  */
-export const API_CALL_TIMEOUT_MS = 10_000;
+const API_CALL_TIMEOUT_MS = 10_000;
 
 /** A call abandoned at its deadline. */
-export class ApiTimeoutError extends Error {
+class ApiTimeoutError extends Error {
   override name = 'ApiTimeoutError';
   constructor(readonly timeoutMs: number) {
     super(`no answer from the API server within ${timeoutMs / 1000} s; the request was abandoned`);

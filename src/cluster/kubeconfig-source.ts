@@ -22,7 +22,7 @@ export interface KubeConfigEnvironment {
 export const processEnvironment = (): KubeConfigEnvironment => ({ env: process.env, home: homedir(), exists: existsSync });
 
 /** Which source the lookup chose, for logs and messages. */
-export type KubeConfigSource = 'flag' | 'KUBECONFIG' | 'in-cluster' | 'home';
+type KubeConfigSource = 'flag' | 'KUBECONFIG' | 'in-cluster' | 'home';
 
 /** Where the configuration is. */
 export interface KubeConfigLocation {

@@ -11,7 +11,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { findKubeConfig, IN_CLUSTER_TOKEN, processEnvironment, type KubeConfigEnvironment, type KubeConfigLocation } from './kubeconfig-source.js';
 
-export type { KubeConfigEnvironment, KubeConfigSource } from './kubeconfig-source.js';
+export type { KubeConfigEnvironment,  } from './kubeconfig-source.js';
 
 /** A loaded configuration and where it came from. */
 export interface LoadedKubeConfig extends KubeConfigLocation {
@@ -19,7 +19,7 @@ export interface LoadedKubeConfig extends KubeConfigLocation {
 }
 
 /** Where a configuration came from, as an operator would name it: the flag or variable and the file. */
-export function describeKubeConfigSource(location: KubeConfigLocation): string {
+function describeKubeConfigSource(location: KubeConfigLocation): string {
   switch (location.source) {
     case 'flag':
       return `the kubeconfig given by --kubeconfig (${location.from})`;

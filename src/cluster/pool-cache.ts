@@ -37,7 +37,7 @@ export interface PoolCacheOptions extends InformerTiming {
 }
 
 /** Errors by what failed, since the start. */
-export type PoolCacheErrors = InformerErrors;
+type PoolCacheErrors = InformerErrors;
 
 export interface PoolCache {
   /** What reviews read (pass as `ReviewOptions.pools`). */
@@ -70,7 +70,7 @@ const RESOURCE_NAME = `${SPIDERIPPOOL_RESOURCE.plural}.${SPIDERIPPOOL_RESOURCE.g
  * for the webhook's identity, with the verb refused and the resource from the API
  * server's Status `details` (a watch's answer has no body: then the resource watched).
  */
-export function describeCacheFailure(operation: 'list' | 'watch', err: unknown): CacheFailure {
+function describeCacheFailure(operation: 'list' | 'watch', err: unknown): CacheFailure {
   const { statusCode, reason, message, details } = summarizeApiError(err);
   // "404 page not found" (a path the API server does not serve) says its code already.
   const answered = statusCode === undefined ? '' : message.startsWith(`${statusCode} `) ? ` (${message})` : ` (${statusCode}${reason ? ` ${reason}` : ''}: ${message})`;

@@ -22,7 +22,7 @@ const isNamed = (object: KubernetesObject, name: string) => object.metadata?.nam
 const CONF_READER = 'spiderpool-iaas-webhook-conf-reader';
 
 /** A failed list or watch in one line; a 403 says which Role is missing and where. */
-export function describeConfCacheFailure(ref: Required<SpiderpoolConfRef>, operation: 'list' | 'watch', err: unknown): CacheFailure {
+function describeConfCacheFailure(ref: Required<SpiderpoolConfRef>, operation: 'list' | 'watch', err: unknown): CacheFailure {
   const failure = describeApiFailure(operation, err);
   if (failure.statusCode !== 403) return failure;
   return {

@@ -25,7 +25,7 @@ import { Watch, type KubeConfig } from '@kubernetes/client-node';
  * How long a watch's response may take to begin, in milliseconds: the API server sends
  * the headers of a watch at once (client-node 1.4 meant 30 s too, watch.js).
  */
-export const WATCH_HEADERS_TIMEOUT_MS = 30_000;
+const WATCH_HEADERS_TIMEOUT_MS = 30_000;
 
 /**
  * `config` whose fetch options also abort when `signal` does: client-node's `Watch.watch`
@@ -80,7 +80,7 @@ type WatchCallback = Parameters<Watch['watch']>[2];
 type WatchDone = Parameters<Watch['watch']>[3];
 
 /** A watch given up after `idleMs` without an event or an end. */
-export class WatchSilentError extends Error {
+class WatchSilentError extends Error {
   constructor(idleMs: number) {
     super(`no event and no end from the watch for ${Math.round(idleMs / 1000)} s; the connection is taken for dead`);
   }

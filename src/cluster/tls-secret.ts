@@ -50,7 +50,7 @@ function describeRefusal(verb: string, ref: SecretRef, err: unknown): Error {
 }
 
 /** The one line for a Secret that is not there: the pods never create it. */
-export function missingSecretMessage(ref: SecretRef): string {
+function missingSecretMessage(ref: SecretRef): string {
   return (
     `Secret ${ref.namespace}/${ref.name} does not exist: the install creates it, empty, before the pods start; ` +
     `re-apply the install (kubectl apply -k, helm upgrade) or run kubectl -n ${ref.namespace} create secret generic ${ref.name}; will try again`

@@ -282,7 +282,7 @@ function matchBytes(prepared: Prepared, s: Uint8Array, start: number, end: numbe
 const unmetered = (): StepMeter => ({ remaining: Infinity });
 
 /** Go's `filepath.Match(pattern, name)` on the UTF-8 bytes of both. */
-export function goMatchBytes(p: Uint8Array, name: Uint8Array): MatchResult {
+function goMatchBytes(p: Uint8Array, name: Uint8Array): MatchResult {
   return matchBytes(prepare(p), name, 0, name.length, unmetered()) as MatchResult;
 }
 

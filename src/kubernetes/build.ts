@@ -13,13 +13,13 @@ import { ADMISSION_API_VERSION, type AdmissionReviewRequest } from './schema.js'
 export type KubeObject = Record<string, unknown> & { apiVersion: string; kind: string; metadata?: Record<string, unknown> };
 
 /** Who the request is from: `userInfo` of the review. */
-export interface UserInfo {
+interface UserInfo {
   username: string;
   groups: string[];
 }
 
 /** The user offline reviews run as, unless told otherwise: an authenticated user with no other group. */
-export const REVIEW_USER: UserInfo = { username: 'spiderpool-iaas-webhook-review', groups: ['system:authenticated'] };
+const REVIEW_USER: UserInfo = { username: 'spiderpool-iaas-webhook-review', groups: ['system:authenticated'] };
 
 export interface AdmissionWrite {
   operation: 'CREATE' | 'UPDATE' | 'DELETE';

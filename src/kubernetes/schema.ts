@@ -19,9 +19,9 @@ const GroupVersionResourceSchema = z.object({
   resource: z.string(),
 });
 
-export const OperationSchema = z.enum(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
+const OperationSchema = z.enum(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
 
-export const AdmissionRequestSchema = z.object({
+const AdmissionRequestSchema = z.object({
   uid: z.string({ error: 'is required (a string)' }).min(1, { error: 'must not be empty' }),
   kind: GroupVersionKindSchema,
   resource: GroupVersionResourceSchema,
@@ -42,7 +42,7 @@ export const AdmissionReviewRequestSchema = z.object({
   request: AdmissionRequestSchema,
 });
 
-export const StatusCauseSchema = z.object({
+const StatusCauseSchema = z.object({
   reason: z.string(),
   message: z.string(),
   field: z.string(),
@@ -64,7 +64,7 @@ export const StatusSchema = z.object({
     .optional(),
 });
 
-export const AdmissionResponseSchema = z.object({
+const AdmissionResponseSchema = z.object({
   uid: z.string(),
   allowed: z.boolean(),
   status: StatusSchema.optional(),
@@ -80,7 +80,7 @@ export const AdmissionReviewResponseSchema = z.object({
 export type AdmissionRequest = z.infer<typeof AdmissionRequestSchema>;
 export type AdmissionReviewRequest = z.infer<typeof AdmissionReviewRequestSchema>;
 export type Status = z.infer<typeof StatusSchema>;
-export type AdmissionResponse = z.infer<typeof AdmissionResponseSchema>;
+type AdmissionResponse = z.infer<typeof AdmissionResponseSchema>;
 export type AdmissionReviewResponse = z.infer<typeof AdmissionReviewResponseSchema>;
 /** A decision before it is addressed to a request: an AdmissionResponse without its `uid`. */
 export type Verdict = Omit<AdmissionResponse, 'uid'>;

@@ -45,7 +45,7 @@ export type WebhookManifest = z.infer<typeof WebhookManifestSchema>;
 type Webhook = WebhookManifest['webhooks'][number];
 
 /** `webhooks[].clientConfig` as sent: a Service reference or a URL, with the caBundle. */
-export type ClientConfig = ({ service: Webhook['clientConfig']['service'] } | { url: string }) & { caBundle: string };
+type ClientConfig = ({ service: Webhook['clientConfig']['service'] } | { url: string }) & { caBundle: string };
 
 /** The ValidatingWebhookConfiguration `register` applies (other fields as in the manifest). */
 export type WebhookConfiguration = Pick<WebhookManifest, 'apiVersion' | 'kind' | 'metadata'> &

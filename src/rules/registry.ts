@@ -41,7 +41,7 @@ export interface ReviewContext {
 export const NO_CLUSTER_REASON = 'no cluster connection, so other SpiderIPPools are not known';
 
 /** Why dual-stack is not known when neither a watch nor a cluster state is given. */
-export const NO_CONF_REASON = 'no cluster connection, so spiderpool-conf is not known';
+const NO_CONF_REASON = 'no cluster connection, so spiderpool-conf is not known';
 
 /** Where the candidate-pool warnings learn whether dual-stack is on. */
 export function dualStackSource(context: ReviewContext): () => DualStack {

@@ -34,7 +34,7 @@ import { ratchet } from './ratchet.js';
 import type { Findings, Validator } from '../admission/contract.js';
 
 /** One refusal of a SpiderIPPool write: the rule, and the field error it renders as. */
-export interface PoolRefusal {
+interface PoolRefusal {
   rule: SpiderIPPoolRule;
   error: FieldError;
 }
@@ -140,7 +140,7 @@ const poolName = (pool: SpiderIPPool, request: AdmissionRequest): string => pool
  * traditional pools are allowed, warned only as a default pool of another category than the
  * other default pools (default-pools.ts). Denied with 422 `Invalid`, one cause per field.
  */
-export function validateSpiderIPPoolCreate(pool: SpiderIPPool, request: AdmissionRequest, pools: PoolDirectory, dualStack: DualStack = NO_DUAL_STACK): Findings {
+function validateSpiderIPPoolCreate(pool: SpiderIPPool, request: AdmissionRequest, pools: PoolDirectory, dualStack: DualStack = NO_DUAL_STACK): Findings {
   return findings(judgeSpiderIPPoolWrite(undefined, pool, poolName(pool, request), pools, dualStack));
 }
 
@@ -154,7 +154,7 @@ export function validateSpiderIPPoolCreate(pool: SpiderIPPool, request: Admissio
  * (`FieldValueForbidden`, that annotation's only cause). Moving a node pool to another
  * node is allowed.
  */
-export function validateSpiderIPPoolUpdate(
+function validateSpiderIPPoolUpdate(
   oldPool: SpiderIPPool,
   pool: SpiderIPPool,
   request: AdmissionRequest,
@@ -215,4 +215,4 @@ export function spiderIPPoolValidator(pools: PoolDirectory, dualStack: () => Dua
   };
 }
 
-export { IAAS_PROVIDER_ANNOTATION, SPIDERIPPOOL, SpiderIPPoolSchema, type SpiderIPPool };
+export {  SPIDERIPPOOL, SpiderIPPoolSchema, type SpiderIPPool };

@@ -218,7 +218,7 @@ const READ_AHEAD_BYTES = 16 * 1024;
  * what Node reads ahead of it: the API server writes a review at once, so its waiting
  * bodies are whole or past the read-ahead within milliseconds; a trickled one is not.
  */
-export function waiterStalled(holder: BodyHolder, nowMs: number, stallMs: number): boolean {
+function waiterStalled(holder: BodyHolder, nowMs: number, stallMs: number): boolean {
   const owedBytes = holder.declaredBytes < 0 ? READ_AHEAD_BYTES : Math.min(holder.declaredBytes, READ_AHEAD_BYTES);
   return nowMs - holder.arrivedMs >= stallMs && holder.unreadBytes() < owedBytes;
 }

@@ -39,7 +39,7 @@
  * least likely to be about to reuse.
  */
 
-export const CONNECTION_STATES = ['handshaking', 'idle', 'active'] as const;
+const CONNECTION_STATES = ['handshaking', 'idle', 'active'] as const;
 /** `handshaking`: accepted, TLS not finished; `idle`: no request in flight; `active`: serving one. */
 export type ConnectionState = (typeof CONNECTION_STATES)[number];
 
@@ -53,7 +53,7 @@ export type ConnectionState = (typeof CONNECTION_STATES)[number];
  * lagging request, or one not received whole taken as a last resort).
  */
 export const EVICTION_REASONS = ['handshake_timeout', 'address_share', 'active_share', 'evicted_handshaking', 'evicted_idle', 'evicted_lagging'] as const;
-export type EvictionReason = (typeof EVICTION_REASONS)[number];
+type EvictionReason = (typeof EVICTION_REASONS)[number];
 
 /**
  * Why a newcomer was closed on arrival: `all_busy` (at the cap, every connection serving a

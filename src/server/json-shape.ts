@@ -25,9 +25,9 @@ export const MAX_JSON_TOKENS = 1024 * 1024;
  * Heap bytes one token may cost once parsed: 80, above the 64–65 measured for an empty
  * object (Node 24.22.3 and 20.20, `bench/json-shapes.ts`; arrays 40, numbers 8–9).
  */
-export const PARSED_BYTES_PER_TOKEN = 80;
+const PARSED_BYTES_PER_TOKEN = 80;
 /** Heap bytes per body byte besides the tokens: the body itself, its text and its strings' copies. */
-export const PARSED_BYTES_PER_BODY_BYTE = 4;
+const PARSED_BYTES_PER_BODY_BYTE = 4;
 
 /**
  * The most heap a body of `bodyBytes` can cost while read and parsed within the bounds: a

@@ -68,7 +68,7 @@ export interface WebhookMetrics {
 }
 
 /** Where the `connections` gauge reads its counts: the server's connection table. */
-export interface ConnectionStates {
+interface ConnectionStates {
   /** `read` returns the open connections per state (`handshaking`, `idle`, `active`). */
   readFrom(read: () => Readonly<Record<string, number>>): void;
   /** The counts a scrape would show now (0 for each state before `readFrom`). */

@@ -43,7 +43,7 @@ export interface ReviewRouteOptions {
  * its body was arriving or waiting for room, e.g. at the kube-apiserver's timeout), so that
  * it is not counted under a status nobody was sent.
  */
-export const ABORTED_CODE_LABEL = 'aborted';
+const ABORTED_CODE_LABEL = 'aborted';
 
 /** Only JSON is accepted, as the kube-apiserver sends it (`application/json`, maybe with parameters). */
 const JSON_CONTENT_TYPE = /^application\/json[ \t]*(;|$)/i;

@@ -27,7 +27,7 @@ import { TLS_CIPHERS, TLS_MIN_VERSION } from './tls-ciphers.js';
 import { WARN_ONLY_PATHS, WarnOnlyReviews, type WarnOnlyOptions } from './warn-only-reviews.js';
 
 /** How often the certificate files are re-read even without a watch event. */
-export const DEFAULT_CERT_RELOAD_INTERVAL_MS = 10_000;
+const DEFAULT_CERT_RELOAD_INTERVAL_MS = 10_000;
 /** How often Node enforces the header and request timeouts (its default, 30 s, lets them slip). */
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 

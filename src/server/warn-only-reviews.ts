@@ -25,7 +25,7 @@ import type { ReviewAnswer } from './review-answer.js';
 export const WARN_ONLY_PATHS: readonly string[] = [WEBHOOKS.pod.path, WEBHOOKS.workload.path, WEBHOOKS.namespace.path];
 
 /** The worker module as built beside this one (dist/server/); tests hand in a transpiled copy. */
-export const WARN_ONLY_WORKER_ENTRY = new URL('./warn-only-worker.js', import.meta.url);
+const WARN_ONLY_WORKER_ENTRY = new URL('./warn-only-worker.js', import.meta.url);
 
 export interface WarnOnlyLimits {
   /** A review not answered by the worker within this is answered allowed, unchecked; below the webhooks' 2 s `timeoutSeconds`. */
@@ -43,7 +43,7 @@ export interface WarnOnlyLimits {
   restartMaxMs: number;
 }
 
-export const DEFAULT_WARN_ONLY_LIMITS: WarnOnlyLimits = {
+const DEFAULT_WARN_ONLY_LIMITS: WarnOnlyLimits = {
   answerMs: 1_500,
   stuckMs: 5_000,
   maxQueued: 256,

@@ -26,7 +26,7 @@ export const POD_ANNOTATIONS = [IPPOOLS_ANNOTATION, IPPOOL_ANNOTATION, ...SUBNET
 export const NAMESPACE_ANNOTATIONS = [NS_DEFAULT_IPV4_ANNOTATION, NS_DEFAULT_IPV6_ANNOTATION] as const;
 
 /** One NIC's candidates as written; `nic` undefined means every NIC of the Pod. */
-export interface NicCandidates {
+interface NicCandidates {
   nic: string | undefined;
   ipv4: string[];
   ipv6: string[];

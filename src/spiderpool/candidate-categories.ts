@@ -22,7 +22,7 @@ import { hasWildcard } from './candidate-wildcard.js';
 export type Category = 'paired' | 'iaas' | 'traditional';
 
 /** Highest first. */
-export const CATEGORY_RANK: readonly Category[] = ['paired', 'iaas', 'traditional'];
+const CATEGORY_RANK: readonly Category[] = ['paired', 'iaas', 'traditional'];
 
 /** A stored pool as the expansion reads it. */
 export interface PoolEntry {
@@ -64,7 +64,7 @@ export function categoryOf(pool: SpiderIPPool, enableIPv6: boolean): Category {
 }
 
 /** A candidate list after wildcard expansion: the names, and the patterns that matched no pool. */
-export type Expansion =
+type Expansion =
   | { ok: true; names: string[]; unmatched: string[] }
   /** Go's `filepath.Match` refused `pattern`: Spiderpool refuses the whole annotation. */
   | { ok: false; pattern: string };
@@ -75,7 +75,7 @@ export type Expansion =
  * others kept as written; a pattern Go refuses against any pool refuses the list. Matching
  * takes its steps from `budget`: `'over budget'` once it has none left.
  */
-export function expand(names: readonly string[], version: IPVersion, catalog: PoolCatalog, budget: StepBudget): Expansion | 'over budget' {
+function expand(names: readonly string[], version: IPVersion, catalog: PoolCatalog, budget: StepBudget): Expansion | 'over budget' {
   if (!names.some(hasWildcard)) return { ok: true, names: [...names], unmatched: [] };
   const pools = catalog.ofVersion(version);
   const out: string[] = [];

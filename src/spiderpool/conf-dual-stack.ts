@@ -18,7 +18,7 @@ export interface SpiderpoolConfRef {
 const where = (ref: SpiderpoolConfRef) => `ConfigMap ${ref.namespace === undefined ? '' : `${ref.namespace}/`}${ref.name}`;
 
 /** The {@link DualStack} a stored ConfigMap (or `undefined`: none) gives. */
-export function dualStackOf(configMap: unknown, ref: SpiderpoolConfRef): DualStack {
+function dualStackOf(configMap: unknown, ref: SpiderpoolConfRef): DualStack {
   if (configMap === undefined) return { known: false, reason: `${where(ref)} does not exist` };
   const confYml = (configMap as { data?: Record<string, unknown> | null } | null)?.data?.[CONF_YML_KEY];
   if (typeof confYml !== 'string') return { known: false, reason: `${where(ref)} has no ${CONF_YML_KEY}` };

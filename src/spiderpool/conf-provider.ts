@@ -14,16 +14,13 @@ import { CONF_YML_KEY } from '../defaults.js';
 import type { ProviderSettings } from './conf-yml.js';
 import { parseGoUrl } from '../go/url.js';
 
-/** Used by Spiderpool when `httpRequestTimeout` is empty: the provider's ~48s worst case plus margin. */
-export const DEFAULT_HTTP_REQUEST_TIMEOUT = '50s';
-
 /** Static safety limit: kubelet gives the whole Pod sandbox creation 2 minutes. */
 const STATIC_LIMIT_NS = 2n * MINUTE;
 /** The Spiderpool CNI plugin waits 100s for the agent on ADD and DEL; one provider call must fit in it. */
 const CNI_AGENT_BUDGET_NS = 100n * SECOND;
 
 /** Who refuses to start, by default: both components read the same provider settings. */
-export const BOTH_REFUSE = "Spiderpool's agent and controller refuse to start with it";
+const BOTH_REFUSE = "Spiderpool's agent and controller refuse to start with it";
 const ADVICE = "use 50s (the default, above the provider's ~48s worst case) or 55s-59s under heavy rate limiting";
 
 /** Outcome of checking the provider block: errors deny; warnings are shown to the user. */
@@ -120,7 +117,7 @@ export function httpRequestTimeoutProblem(text: string): { why: string; advice: 
  * the Go release of go/version.ts), the scheme is http or https, and `URL.Host` is not
  * empty. Only the host-with-port is checked, so `http://:80` passes, as it does there.
  */
-export function checkServerUrl(text: string, refusing: string = BOTH_REFUSE): FieldError | undefined {
+function checkServerUrl(text: string, refusing: string = BOTH_REFUSE): FieldError | undefined {
   const url = parseGoUrl(text);
   const why = !url.ok
     ? `is not a URL Go can parse (${truncate(url.error)})`

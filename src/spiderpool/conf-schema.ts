@@ -28,7 +28,7 @@ const STRINGS: GoType = { go: 'slice', name: '[]string', of: STRING };
 const struct = (name: string, fields: Record<string, GoType>): StructType => ({ go: 'struct', name, fields });
 
 /** `metav1.LabelSelector`, read through its lower-cased Go field names. */
-export const LABEL_SELECTOR: StructType = {
+const LABEL_SELECTOR: StructType = {
   ...struct('v1.LabelSelector', {
     matchlabels: { go: 'map', name: 'map[string]string' },
     matchexpressions: {

@@ -159,7 +159,7 @@ const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** `validation.IsQualifiedName` (apimachinery pkg/api/validate/content/kube.go `IsLabelKey`), in short words. */
-export function qualifiedNameErrors(value: string): string[] {
+function qualifiedNameErrors(value: string): string[] {
   const parts = value.split('/');
   if (parts.length > 2) return ["a qualified name is a name with an optional DNS subdomain prefix and one '/' (e.g. 'example.com/MyName')"];
   const errors: string[] = [];

@@ -81,7 +81,7 @@ const AGENT_ONLY_STOPS = "Spiderpool's agent refuses to start (the controller do
  * The start-time checks on each decoder's reading (a decoder that refused the document
  * has no reading): one error per problem, naming the components it stops.
  */
-export function startErrors(agent: GoStruct | undefined, controller: GoStruct | undefined): { errors: FieldError[]; stops: Stops } {
+function startErrors(agent: GoStruct | undefined, controller: GoStruct | undefined): { errors: FieldError[]; stops: Stops } {
   const socket = agent ? agentSocketProblems(agent) : [];
   const v3 = agent ? startProblems(agent) : [];
   const v2 = controller ? startProblems(controller) : [];

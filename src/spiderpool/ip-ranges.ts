@@ -21,7 +21,7 @@ interface Interval {
 }
 
 /** An entry Spiderpool would not accept, with where it is (`spec[field][index]`) and why. */
-export interface MalformedEntry {
+interface MalformedEntry {
   field: 'ips' | 'excludeIPs';
   index: number;
   value: string;

@@ -102,7 +102,7 @@ export interface AllocationStatus {
 }
 
 /** What {@link allocationStatus} keeps of a non-empty `status.allocatedIPs`: a non-empty JSON map, the allocations left out. */
-export const ALLOCATED_IPS_NOT_KEPT = '{"(allocations not kept)":""}';
+const ALLOCATED_IPS_NOT_KEPT = '{"(allocations not kept)":""}';
 
 /**
  * The pool's status reduced to what {@link allocations} reads, `undefined` when no address

@@ -13,14 +13,14 @@ import { byIpVersion } from './pool-index.js';
 import { IAAS_PROVIDER_ANNOTATION, PAIR_POOL_ANNOTATION, annotation, ipVersionOf, type SpiderIPPool } from '../spiderpool/pool.js';
 
 /** One pool as mirrored: the fields the candidate rules read, nothing else. */
-export const MirroredPoolSchema = z.object({
+const MirroredPoolSchema = z.object({
   name: z.string(),
   /** `ipVersionOf`: absent when neither `spec.ipVersion` nor `spec.subnet` tells. */
   version: z.union([z.literal(4), z.literal(6)]).optional(),
   iaasProvider: z.string().optional(),
   pairPool: z.string().optional(),
 });
-export type MirroredPool = z.infer<typeof MirroredPoolSchema>;
+type MirroredPool = z.infer<typeof MirroredPoolSchema>;
 
 const DualStackSchema = z.union([z.object({ known: z.literal(true), enableIPv6: z.boolean() }), z.object({ known: z.literal(false), reason: z.string() })]);
 
@@ -42,7 +42,7 @@ export interface MirrorSource {
 }
 
 /** `pool` reduced to what the candidate rules read. */
-export function mirroredPool(name: string, pool: SpiderIPPool): MirroredPool {
+function mirroredPool(name: string, pool: SpiderIPPool): MirroredPool {
   const version = ipVersionOf(pool);
   const iaasProvider = annotation(pool, IAAS_PROVIDER_ANNOTATION);
   const pairPool = annotation(pool, PAIR_POOL_ANNOTATION);

@@ -34,7 +34,7 @@ export interface PoolViolation {
   message: string;
 }
 
-export function describeViolation(pool: string, violation: Violation): PoolViolation {
+function describeViolation(pool: string, violation: Violation): PoolViolation {
   return { pool, rule: violation.rule, field: violation.error.field, reason: violation.error.type, message: fieldErrorBody(violation.error) };
 }
 

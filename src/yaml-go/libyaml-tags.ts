@@ -264,7 +264,7 @@ function tagProblem(problem: string): string {
 }
 
 /** The line for a `%` in a tag or %TAG prefix libyaml refuses, with Go's `problem`. */
-export const tagEscapeProblem = (problem: string): string =>
+const tagEscapeProblem = (problem: string): string =>
   `a "%" in a tag must start two hex digits of UTF-8 octets (Go's decoders: "${problem}")`;
 
 /**

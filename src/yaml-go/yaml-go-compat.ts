@@ -30,7 +30,7 @@ const MAX_COMPACT_INDICATORS = 100;
  */
 const MAX_TEXT_CHARS = 64 * 1024;
 /** Longer than any real conf.yml: read, with a warning that a text over MAX_TEXT_CHARS is refused. */
-export const LARGE_TEXT_CHARS = 32 * 1024;
+const LARGE_TEXT_CHARS = 32 * 1024;
 
 /** The warning for a conf.yml longer than {@link LARGE_TEXT_CHARS} (still read), naming the refusal's bound. */
 export function largeTextWarning(length: number): string | undefined {
