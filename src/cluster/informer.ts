@@ -139,228 +139,327 @@ export function describeApiFailure(operation: 'list' | 'watch', err: unknown): C
   return { operation, statusCode, message: message.includes(String(statusCode)) ? message : `${statusCode}: ${message}` };
 }
 
-/**
- * Starts listing and watching through `config` (from `loadKubeConfig`). Returns at once; the
- * first list completes in the background.
- */
-export function startInformer(config: KubeConfig, spec: InformerSpec, timing: InformerTiming = {}): Informer {
-  const { logger, what } = spec;
-  const initialBackoffMs = timing.initialBackoffMs ?? 1000;
-  const maxBackoffMs = timing.maxBackoffMs ?? 30_000;
-  const listTimeoutMs = timing.listTimeoutMs ?? 60_000;
-  const pageSize = timing.pageSize ?? DEFAULT_PAGE_SIZE;
-  const watchIdleMs = timing.watchIdleMs ?? MAX_WATCH_TIMEOUT_MS + 60_000;
-  const slim = spec.slim ?? ((object: KubernetesObject) => object);
-  const errors: InformerErrors = { list: 0, watch: 0 };
-  let lastSyncSeconds: number | undefined;
-  let failures = 0;
-  let stopped = false;
-  /** Where the next watch starts; `undefined`: list first. */
-  let resourceVersion: string | undefined;
-  const stopping = new AbortController();
-  /** The retry wait in progress, ended early by stop(). */
-  let waiting: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
-  /** The watch request in flight (resolves once its response began) and its controller. */
-  let watchRequest: Promise<AbortController> | undefined;
-  // A failure is logged at warn when it differs from the last one logged, or follows a
-  // success; its repeats, retried every few seconds for as long as it lasts, at debug.
-  let lastLogged: string | undefined;
-  let lastFailure: CacheFailure | undefined;
-  let failedSinceLogged = 0;
-  // Recovery is a list that succeeded, or a watch that delivered an event or lasted
-  // SHORT_WATCH_MS: a watch that opens and ends at once (a ShortWatchError) recovers nothing.
-  const recovered = () => {
-    lastFailure = undefined;
-    if (lastLogged === undefined) return;
-    logger.info({ failedAttempts: failedSinceLogged }, `${what} list and watch work again`);
-    lastLogged = undefined;
-    failedSinceLogged = 0;
-  };
-  /** Set while a watch that opened has not lasted SHORT_WATCH_MS yet: then it has recovered. */
-  let lasting: NodeJS.Timeout | undefined;
-  const current = () => {
-    if (spec.synced()) lastSyncSeconds = Date.now() / 1000;
-  };
-  const describeFailure = spec.describeFailure ?? describeApiFailure;
+/** The retry delay after `failures` failures in a row: doubled each time, capped (client-go's backoff without jitter). */
+export function backoffMs(failures: number, initialMs: number, maxMs: number): number {
+  return Math.min(maxMs, initialMs * 2 ** failures);
+}
 
-  const list = async (): Promise<void> => {
+/**
+ * A failure is logged at warn when it differs from the last one logged, or follows a
+ * success; its repeats, retried every few seconds for as long as it lasts, at debug.
+ */
+export class FailureLog {
+  private lastLogged: string | undefined;
+  private failedSinceLogged = 0;
+  /** The last failure, until {@link recovered}. */
+  last: CacheFailure | undefined;
+
+  /** Records `failure`; true when it repeats the last one logged (log it at debug). */
+  record(failure: CacheFailure): boolean {
+    this.last = failure;
+    const key = JSON.stringify(failure);
+    const repeated = key === this.lastLogged;
+    this.lastLogged = key;
+    this.failedSinceLogged++;
+    return repeated;
+  }
+
+  /** Clears the failure; the count of failed attempts when a failure had been logged, to report recovery once. */
+  recovered(): number | undefined {
+    this.last = undefined;
+    if (this.lastLogged === undefined) return undefined;
+    const failed = this.failedSinceLogged;
+    this.lastLogged = undefined;
+    this.failedSinceLogged = 0;
+    return failed;
+  }
+}
+
+/** A watch's progress, for the decision at its end. */
+interface WatchRun {
+  startedMs: number;
+  /** Events other than ERROR. */
+  read: number;
+  /** Every event, ERROR included. */
+  events: number;
+  /** An ERROR event with code 410 came: the watch expired. */
+  gone: boolean;
+}
+
+/**
+ * How a watch ended: `expired` (410 Gone: list afresh), `ended` (normally, after an event or
+ * {@link SHORT_WATCH_MS}), or an error to retry with backoff ({@link ShortWatchError} for a
+ * watch that ended at once without an event).
+ */
+export function watchEnd(run: WatchRun, err: unknown, nowMs: number): 'expired' | 'ended' | Error {
+  if (run.gone || (err as { statusCode?: unknown } | null)?.statusCode === 410) return 'expired';
+  if (err !== null && err !== undefined) return err instanceof Error ? err : new Error(String(err));
+  if (run.events === 0 && nowMs - run.startedMs < SHORT_WATCH_MS) return new ShortWatchError();
+  return 'ended';
+}
+
+/** Timing with every default applied. */
+type Timing = Required<InformerTiming>;
+
+function withDefaults(timing: InformerTiming): Timing {
+  return {
+    initialBackoffMs: timing.initialBackoffMs ?? 1000,
+    maxBackoffMs: timing.maxBackoffMs ?? 30_000,
+    listTimeoutMs: timing.listTimeoutMs ?? 60_000,
+    pageSize: timing.pageSize ?? DEFAULT_PAGE_SIZE,
+    watchIdleMs: timing.watchIdleMs ?? MAX_WATCH_TIMEOUT_MS + 60_000,
+  };
+}
+
+/**
+ * client-go's reflector, small: `run` lists, then watches from the listed resourceVersion,
+ * relisting on 410 and backing off on errors, until `stop`. State lives in fields.
+ */
+class Reflector implements Informer {
+  private readonly timing: Timing;
+  private readonly slim: (object: KubernetesObject) => KubernetesObject;
+  private readonly describeFailure: NonNullable<InformerSpec['describeFailure']>;
+  private readonly counts: InformerErrors = { list: 0, watch: 0 };
+  private readonly failureLog = new FailureLog();
+  private readonly stopping = new AbortController();
+  private readonly watcher: TimedWatch;
+  private syncedAtSeconds: number | undefined;
+  /** Failures in a row, for the backoff. */
+  private failures = 0;
+  private stopped = false;
+  /** Where the next watch starts; `undefined`: list first. */
+  private resourceVersion: string | undefined;
+  /** The retry wait in progress, ended early by stop(). */
+  private waiting: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
+  /** The watch request in flight (resolves once its response began). */
+  private watchRequest: Promise<AbortController> | undefined;
+  /** Set while a watch that opened has not lasted SHORT_WATCH_MS yet: then it has recovered. */
+  private lasting: NodeJS.Timeout | undefined;
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly config: KubeConfig,
+    private readonly spec: InformerSpec,
+    timing: InformerTiming,
+  ) {
+    this.timing = withDefaults(timing);
+    this.slim = spec.slim ?? ((object) => object);
+    this.describeFailure = spec.describeFailure ?? describeApiFailure;
+    this.watcher = new TimedWatch(config, this.timing.watchIdleMs, {
+      current: (activity) => this.onWatchActivity(activity),
+      malformed: (phase) => spec.logger.warn({ phase }, `${spec.what} watch event without metadata.name ignored`),
+    });
+  }
+
+  start(): this {
+    this.running = this.run();
+    return this;
+  }
+
+  lastSyncSeconds(): number | undefined {
+    return this.syncedAtSeconds;
+  }
+
+  errors(): InformerErrors {
+    return { ...this.counts };
+  }
+
+  lastFailure(): CacheFailure | undefined {
+    return this.failureLog.last;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.stopping.abort();
+    if (this.waiting !== undefined) {
+      clearTimeout(this.waiting.timer);
+      this.waiting.resolve();
+    }
+    // client-node's Watch cannot abort a watch whose response has not begun; once it
+    // has, abort it so that the watch's connection closes and the process can exit.
+    const waited = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), STOP_WAIT_MS).unref());
+    const controller = await Promise.race([this.watchRequest, waited]);
+    controller?.abort();
+    await Promise.race([this.running, waited]);
+  }
+
+  /** Recovery is a list that succeeded, or a watch that delivered an event or lasted SHORT_WATCH_MS. */
+  private recovered(): void {
+    const failedAttempts = this.failureLog.recovered();
+    if (failedAttempts !== undefined) this.spec.logger.info({ failedAttempts }, `${this.spec.what} list and watch work again`);
+  }
+
+  private markCurrent(): void {
+    if (this.spec.synced()) this.syncedAtSeconds = Date.now() / 1000;
+  }
+
+  private onWatchActivity(activity: 'opened' | 'event' | 'ended'): void {
+    // The first event after a reconnect shows the connection works again: the next error starts the backoff afresh.
+    if (activity === 'event') {
+      this.failures = 0;
+      this.recovered();
+    } else if (activity === 'opened') {
+      this.lasting = setTimeout(() => this.recovered(), SHORT_WATCH_MS);
+      this.lasting.unref();
+    }
+    this.markCurrent();
+  }
+
+  /** Lists every page; the old store serves until the new list is complete (a 410 relist never empties it). */
+  private async list(): Promise<void> {
+    const { spec } = this;
     const startedMs = Date.now();
-    // The old store serves until the new list is complete (a 410 relist never empties it).
     const items: KubernetesObject[] = [];
     let dropped = 0;
-    const listed = await listPages(config, {
+    const listed = await listPages(this.config, {
       path: spec.path,
       ...(spec.fieldSelector === undefined ? {} : { fieldSelector: spec.fieldSelector }),
-      limit: pageSize,
-      pageTimeoutMs: listTimeoutMs,
-      signal: stopping.signal,
+      limit: this.timing.pageSize,
+      pageTimeoutMs: this.timing.listTimeoutMs,
+      signal: this.stopping.signal,
       onItem: (item) => {
         // Only objects the store can key by name reach it.
-        if (isWatchableObject('ADDED', item)) items.push(slim(item as KubernetesObject));
+        if (isWatchableObject('ADDED', item)) items.push(this.slim(item as KubernetesObject));
         else dropped++;
       },
     });
-    if (stopped) return;
-    if (dropped > 0) logger.warn({ dropped }, `${what} list items without metadata.name ignored`);
+    if (this.stopped) return;
+    if (dropped > 0) spec.logger.warn({ dropped }, `${spec.what} list items without metadata.name ignored`);
     const firstSync = !spec.synced();
     await spec.replaceAll(items);
-    if (stopped) return;
-    resourceVersion = listed ?? '';
-    failures = 0;
-    recovered();
-    current();
-    (firstSync ? logger.info.bind(logger) : logger.debug.bind(logger))({ objects: items.length, durationMs: Date.now() - startedMs }, `${what} cache listed`);
-  };
+    if (this.stopped) return;
+    this.resourceVersion = listed ?? '';
+    this.failures = 0;
+    this.recovered();
+    this.markCurrent();
+    const log = firstSync ? spec.logger.info.bind(spec.logger) : spec.logger.debug.bind(spec.logger);
+    log({ objects: items.length, durationMs: Date.now() - startedMs }, `${spec.what} cache listed`);
+  }
 
-  const watcher = new TimedWatch(config, watchIdleMs, {
-    current: (activity) => {
-      // The first event after a reconnect shows the connection works again: the next
-      // error starts the backoff afresh.
-      if (activity === 'event') {
-        failures = 0;
-        recovered();
-      } else if (activity === 'opened') {
-        lasting = setTimeout(recovered, SHORT_WATCH_MS);
-        lasting.unref();
-      }
-      current();
-    },
-    malformed: (phase) => logger.warn({ phase }, `${what} watch event without metadata.name ignored`),
-  });
+  /** One watch event into the store; ERROR events are left to the watch's end, as client-node does. */
+  private onEvent(run: WatchRun, phase: string, object: KubernetesObject): void {
+    if (run.gone || this.stopped) return;
+    run.events++;
+    if (phase === 'ERROR') {
+      if ((object as { code?: unknown }).code === 410) run.gone = true;
+      return;
+    }
+    run.read++;
+    if (phase === 'ADDED' || phase === 'MODIFIED') this.spec.upsert(this.slim(object));
+    else if (phase === 'DELETED') this.spec.remove(this.slim(object));
+    const version = object.metadata?.resourceVersion;
+    if (typeof version === 'string' && version !== '') this.resourceVersion = version;
+  }
 
   /**
    * One watch from `resourceVersion`: resolves with the number of events it read other than
    * ERROR when it ends normally or with 410 Gone (then `resourceVersion` is cleared), rejects
    * on an error.
    */
-  const watch = () =>
-    new Promise<number>((resolve, reject) => {
-      let read = 0;
-      const expired = () => {
-        resourceVersion = undefined;
-        resolve(read);
+  private watch(): Promise<number> {
+    const { spec } = this;
+    const run: WatchRun = { startedMs: Date.now(), read: 0, events: 0, gone: false };
+    const query = {
+      allowWatchBookmarks: true,
+      ...(this.resourceVersion ? { resourceVersion: this.resourceVersion } : {}),
+      ...(spec.fieldSelector === undefined ? {} : { fieldSelector: spec.fieldSelector }),
+    };
+    return new Promise<number>((resolve, reject) => {
+      const onDone = (err: unknown) => {
+        clearTimeout(this.lasting);
+        const end = watchEnd(run, err, Date.now());
+        if (end instanceof Error) return reject(end);
+        if (end === 'expired') this.resourceVersion = undefined;
+        // Lasted SHORT_WATCH_MS (its timer may not have run yet on a busy event loop) or delivered an event.
+        else if (run.read > 0 || Date.now() - run.startedMs >= SHORT_WATCH_MS) this.recovered();
+        resolve(run.read);
       };
-      let gone = false;
-      let events = 0;
-      const startedMs = Date.now();
-      const query = {
-        allowWatchBookmarks: true,
-        ...(resourceVersion ? { resourceVersion } : {}),
-        ...(spec.fieldSelector === undefined ? {} : { fieldSelector: spec.fieldSelector }),
-      };
-      watchRequest = watcher.watch(
-        spec.path,
-        query,
-        (phase, object: KubernetesObject) => {
-          if (gone || stopped) return;
-          events++;
-          if (phase === 'ERROR') {
-            // The API server ends the watch after it; other ERROR events are left to that end, as client-node does.
-            if ((object as { code?: unknown }).code === 410) gone = true;
-            return;
-          }
-          read++;
-          if (phase === 'ADDED' || phase === 'MODIFIED') spec.upsert(slim(object));
-          else if (phase === 'DELETED') spec.remove(slim(object));
-          const version = object.metadata?.resourceVersion;
-          if (typeof version === 'string' && version !== '') resourceVersion = version;
-        },
-        (err: unknown) => {
-          clearTimeout(lasting);
-          if (gone || (err as { statusCode?: unknown } | null)?.statusCode === 410) expired();
-          else if (err !== null && err !== undefined) reject(err);
-          else if (events === 0 && Date.now() - startedMs < SHORT_WATCH_MS) reject(new ShortWatchError());
-          else {
-            // Lasted SHORT_WATCH_MS (its timer may not have run yet on a busy event loop) or delivered an event.
-            if (read > 0 || Date.now() - startedMs >= SHORT_WATCH_MS) recovered();
-            resolve(read);
-          }
-        },
-      );
+      this.watchRequest = this.watcher.watch(spec.path, query, (phase, object: KubernetesObject) => this.onEvent(run, phase, object), onDone);
     });
+  }
 
   /** Waits `ms`, or less if stop() is called. */
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
       timer.unref();
-      waiting = { timer, resolve };
+      this.waiting = { timer, resolve };
     });
+  }
 
-  const failed = async (operation: 'list' | 'watch', err: unknown) => {
-    errors[operation]++;
-    const delayMs = Math.min(maxBackoffMs, initialBackoffMs * 2 ** failures);
-    failures++;
+  private async failed(operation: 'list' | 'watch', err: unknown): Promise<void> {
+    const { spec } = this;
+    this.counts[operation]++;
+    const delayMs = backoffMs(this.failures, this.timing.initialBackoffMs, this.timing.maxBackoffMs);
+    this.failures++;
     const synced = spec.synced();
-    const failure = describeFailure(operation, err);
-    lastFailure = failure;
-    const key = JSON.stringify(failure);
-    const repeated = key === lastLogged;
-    lastLogged = key;
-    failedSinceLogged++;
-    (repeated ? logger.debug.bind(logger) : logger.warn.bind(logger))(
+    const failure = this.describeFailure(operation, err);
+    const repeated = this.failureLog.record(failure);
+    (repeated ? spec.logger.debug.bind(spec.logger) : spec.logger.warn.bind(spec.logger))(
       { ...failure, retryInMs: delayMs, synced },
-      synced ? `${what} list or watch failed; ${spec.degraded.stale} until it reconnects` : `${what} list failed; ${spec.degraded.unsynced} until it succeeds`,
+      synced ? `${spec.what} list or watch failed; ${spec.degraded.stale} until it reconnects` : `${spec.what} list failed; ${spec.degraded.unsynced} until it succeeds`,
     );
-    await pause(delayMs);
-  };
+    await this.pause(delayMs);
+  }
 
-  const run = async () => {
-    let expiredBefore = false;
+  /**
+   * A list (when no resourceVersion is held) then a watch. A watch from a fresh list that
+   * expires at once twice in a row throws {@link ExpiredAtOnceError}, with the failures of
+   * before, so the relist backs off. Returns whether this round expired at once.
+   */
+  private async listAndWatch(expiredAtOnceBefore: boolean, setOperation: (op: 'watch') => void): Promise<boolean> {
+    const listed = this.resourceVersion === undefined;
+    // A list resets the failures; a relist paced for an expiry at once keeps them, so its backoff grows.
+    const failuresBefore = this.failures;
+    if (listed) await this.list();
+    setOperation('watch');
+    const watchedMs = Date.now();
+    const read = this.stopped ? 0 : await this.watch();
+    const expiredAtOnce = listed && this.resourceVersion === undefined && !this.stopped && read === 0 && Date.now() - watchedMs < SHORT_WATCH_MS;
+    if (expiredAtOnce && expiredAtOnceBefore) {
+      this.failures = failuresBefore;
+      throw new ExpiredAtOnceError();
+    }
+    return expiredAtOnce;
+  }
+
+  private async run(): Promise<void> {
+    let continueExpiredBefore = false;
     let expiredAtOnceBefore = false;
-    while (!stopped) {
+    while (!this.stopped) {
       let operation: 'list' | 'watch' = 'list';
       try {
-        const listed = resourceVersion === undefined;
-        // A list resets the failures; a relist paced for an expiry at once keeps them, so its backoff grows.
-        const failuresBefore = failures;
-        if (listed) await list();
-        operation = 'watch';
-        const watchedMs = Date.now();
-        const read = stopped ? 0 : await watch();
-        const expiredMs = Date.now() - watchedMs;
-        const expiredAtOnce = listed && resourceVersion === undefined && !stopped && read === 0 && expiredMs < SHORT_WATCH_MS;
-        const expiredAtOnceAgain = expiredAtOnce && expiredAtOnceBefore;
-        expiredAtOnceBefore = expiredAtOnce;
-        if (expiredAtOnceAgain) {
-          failures = failuresBefore;
-          throw new ExpiredAtOnceError();
-        }
+        expiredAtOnceBefore = await this.listAndWatch(expiredAtOnceBefore, (op) => (operation = op));
       } catch (err) {
-        if (stopped) return; // stop() aborts the list or watch, which reports as an error
+        if (this.stopped) return; // stop() aborts the list or watch, which reports as an error
+        if (err instanceof ExpiredAtOnceError) expiredAtOnceBefore = true;
         // A continue token that expired mid-list is not a failure: list again at once, as client-go's pager does.
         // Twice in a row, it is one (the pages come too slowly), and backs off.
-        const expired = err instanceof ContinueExpiredError;
-        const again = expired && expiredBefore;
-        expiredBefore = expired;
-        if (expired && !again) {
-          logger.info(`${what} ${err.message}`);
+        const continueExpired = err instanceof ContinueExpiredError;
+        const again = continueExpired && continueExpiredBefore;
+        continueExpiredBefore = continueExpired;
+        if (continueExpired && !again) {
+          this.spec.logger.info(`${this.spec.what} ${(err as Error).message}`);
           continue;
         }
-        await failed(operation, err);
+        await this.failed(operation, err);
       }
     }
-  };
-  const running = run();
+  }
+}
 
+/**
+ * Starts listing and watching through `config` (from `loadKubeConfig`). Returns at once; the
+ * first list completes in the background.
+ */
+export function startInformer(config: KubeConfig, spec: InformerSpec, timing: InformerTiming = {}): Informer {
+  const reflector = new Reflector(config, spec, timing).start();
+  // A plain object, so the caches can spread it into theirs.
   return {
-    lastSyncSeconds: () => lastSyncSeconds,
-    errors: () => ({ ...errors }),
-    lastFailure: () => lastFailure,
-    stop: async () => {
-      stopped = true;
-      stopping.abort();
-      if (waiting !== undefined) {
-        clearTimeout(waiting.timer);
-        waiting.resolve();
-      }
-      // client-node's Watch cannot abort a watch whose response has not begun; once it
-      // has, abort it so that the watch's connection closes and the process can exit.
-      const waited = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), STOP_WAIT_MS).unref());
-      const controller = await Promise.race([watchRequest, waited]);
-      controller?.abort();
-      await Promise.race([running, waited]);
-    },
+    lastSyncSeconds: () => reflector.lastSyncSeconds(),
+    errors: () => reflector.errors(),
+    lastFailure: () => reflector.lastFailure(),
+    stop: () => reflector.stop(),
   };
 }
 
