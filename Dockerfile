@@ -26,7 +26,7 @@ RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
 # --- compile cache: V8's code for every module, made by the runtime user ---------------
 # Node names the cache's folder after its version, the V8 flags and the uid, and keys each
 # entry by the file's path: the same base, files at the same paths, user 1000
-# (image/compile-cache.mjs; docs/performance.md, "The webhook's start").
+# (image/compile-cache.mjs; docs/adr/0022-compile-cache.md).
 FROM ${NODE_RUNTIME_IMAGE} AS compile-cache
 WORKDIR /app
 COPY --chown=0:0 package.json ./

@@ -99,7 +99,7 @@ export function benchBodies(): BenchBody[] {
  * The largest pool UPDATE a default cluster can store: `oldObject` and `object` each
  * 1,572,709 bytes, just under etcd's default `--max-request-bytes` (1.5 MiB = 1,572,864,
  * less room for the key), so the review is 3,146,218 bytes, a little over 3 MiB. Not
- * load-tested; sent once to each server to see which accept it (README, "Body limit").
+ * load-tested; sent once to each server to see which accept it (docs/performance.md, "Body limit").
  */
 export function nearLimitBody(): BenchBody {
   return body('limit', 'pool UPDATE at etcd limit', '/validate-spiderippool', poolUpdate('bench-limit-0000-0000-000000000005', 9_448, ['worker-2']), true);

@@ -47,7 +47,7 @@ export function resultsTable(results: BenchResults): string {
  * paced rate), peak RSS against the floor's, and, given the `baseline` this run replaces,
  * the ConfigMap review (c) not more than 10% worse than there (as ratios to the Node
  * ceiling, which every baseline has). The pure core's micro-benchmarks and the start time
- * keep the bounds of the performance comparison (README, Performance); hostile conf.yml
+ * keep the bounds of the performance comparison (docs/performance.md); hostile conf.yml
  * text, a ratio of its times at two sizes (conf-yml-cost.ts).
  */
 export function targets(results: BenchResults, baseline?: BenchResults): { target: string; measured: string; met: boolean }[] {

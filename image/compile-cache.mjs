@@ -1,12 +1,8 @@
 /**
  * Fills Node's compile cache with V8's code for every module of the webhook: each file
  * under APP_DIR/dist (the CLI's entry, dist/cli/main.js, run with --version) and all they
- * import from node_modules. The image runs it at build time as the user the webhook runs as
- * (Node names the cache's folder after its version, the V8 flags' hash and the uid) and
- * ships the folder read-only: Node reads it and writes nothing when every entry matches
- * (an entry is keyed by the file's path and checked against its content). `npm run bench
- * -- --scale` fills one the same way. Loading modules is most of the webhook's start
- * (docs/performance.md, "The webhook's start").
+ * import from node_modules. Run at image build time as the webhook's uid, and by `npm run
+ * bench -- --scale`; why and how it is shipped: docs/adr/0022-compile-cache.md.
  *
  * Usage: NODE_COMPILE_CACHE=DIR node image/compile-cache.mjs APP_DIR
  * Exit 2 when NODE_COMPILE_CACHE is unset or Node keeps no cache (before Node 22.1).

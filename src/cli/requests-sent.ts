@@ -1,10 +1,8 @@
 /**
- * `serve`'s start order: the caches' first list requests go out before the server's modules
- * are loaded. Loading modules is CPU on the one thread: begun right after the requests are
- * made, it holds back their connection and TLS handshake (measured: 140–600 ms later on the
- * wire), so the overlap with the API server's time to the first byte is lost. This waits
- * until the requests are written to their sockets (their `finish`), seen through Node's
- * `http.client.request.start` diagnostics channel.
+ * `serve`'s start order: the server's modules load once the caches' first list requests are
+ * written to their sockets (their `finish`, seen on Node's `http.client.request.start`
+ * diagnostics channel). Why: loading holds the one thread, and with it the requests'
+ * connections (docs/adr/0021-start-order.md).
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { ClientRequest } from 'node:http';

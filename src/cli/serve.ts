@@ -2,10 +2,8 @@
  * `serve`: the webhook server, with the SpiderIPPool and spiderpool-conf caches when a
  * cluster connection is found, until SIGTERM or SIGINT.
  *
- * Start order: the cluster side first (the kubeconfig, client-node, the first list requests
- * of the caches), then the server's modules (express, the reviewer, the certificates),
- * imported while the API server prepares the first page (0.25–0.55 s to its first byte at
- * 10 000 pools, docs/performance.md); readiness waits for the synced caches as before.
+ * Start order: the caches' first list requests go out before the server's modules load, so the
+ * API server prepares its first page meanwhile (docs/adr/0021-start-order.md).
  *
  * Exit codes: 0 after a clean stop; 2 when it cannot start (certificates, kubeconfig, the
  * port: input it cannot use, as for every command; 1 means findings elsewhere in the CLI);

@@ -9,7 +9,7 @@
  * refuses an IaaS pool write while the other pools are not known (`serve --unsynced-pools`,
  * pool-pair.ts), a fact of the webhook, not of the pool, so never ratcheted. The ConfigMap's one
  * rule, `conf-yml`: `data[conf.yml]` is present and lets Spiderpool's agent and controller
- * start (README, "Rules").
+ * start (docs/rules.md).
  */
 const RULES = {
   'provider-fixed-in-use': 'transition',

@@ -203,7 +203,7 @@ export class BodyBudget {
 /**
  * The parsed bytes of the bodies read and parsed at once: two of the largest (216 MiB), or
  * thousands of ordinary ones (a 4 KiB review weighs 180 KiB). This, not the connection cap,
- * bounds the memory reviews use; the Deployment's memory limit counts it (README Operations).
+ * bounds the memory reviews use; the Deployment's memory limit counts it (docs/operations.md, "Memory").
  */
 export const MAX_PARSED_BYTES_IN_FLIGHT = 2 * worstParsedBytes(MAX_BODY_BYTES);
 

@@ -1,42 +1,10 @@
 /**
  * Who holds the connection slots, and who gives one up when a newcomer arrives: the
  * policy of the connection cap, without sockets or timers (connections.ts applies it).
- *
- * Fairness comes before the limit, and it is about slots that do no work. A client
- * address holds at most `maxPerAddress` connections still waiting for their TLS handshake;
- * a newcomer from an address at that share takes the slot of that address's own oldest
- * handshake, never another's (so the share is never a refusal). At `maxConnections` (all
- * connections, active included: the memory bound), a newcomer whose address already holds
- * its fair share of the cap (`fairShare`: the cap split evenly among the addresses holding
- * connections and the newcomer's) takes first a slot of its own, else the longest idle one
- * of an address at or over its share, else a handshaking or lagging one of the address past
- * its share holding the most, else the longest idle one of any address; it never takes a
- * handshaking or lagging slot of an address at most at its share, and is refused
- * (`over_share`) when nothing else may give way. A newcomer within its share takes a slot
- * of the address that holds the most handshaking, idle and lagging connections. From the
- * address chosen, first the one that has waited longest for its TLS handshake, else the
- * one idle (handshake done, no request in flight) for longest, else the oldest lagging one
- * (a request whose body has arrived slower than the API server sends: it trickles, or waits
- * unread for room); as a last resort, for a newcomer within its share, the oldest request
- * not received whole of the address holding the most connections, if past its share. A request received whole
- * is never evicted; when every one is, the newcomer is refused (`all_busy`). An address with more than
- * `maxActivePerAddress` requests in flight loses its own oldest lagging one (the API
- * server's never lag; see docs/adr/0003-connection-policy.md).
- *
- * Why only handshakes count against the share: the kube-apiserver opens a connection per
- * concurrent call it has no idle one for (client-go's http.Transport sets no
- * MaxConnsPerHost), so a burst of calls from one API server replica is as many active
- * connections from one address, and afterwards it keeps up to 25 of them idle per webhook
- * client (client-go transport/cache.go, `MaxIdleConnsPerHost: idleConnsPerHost`, 25; one
- * client per clientConfig, k8s.io/apiserver pkg/util/webhook/client.go: per webhook path)
- * for 90 s (Go's IdleConnTimeout; this server keeps idle ones longer, `--idle-timeout`). A
- * share that closed its idle connections would close ones it is about to reuse: a review
- * written on one as it closes fails with EOF (a POST is not retried), a refused write under
- * failurePolicy Fail. Its handshakes take milliseconds, so a share of them only limits a
- * client that holds handshakes open. Why this order at the cap: a slot the API server needs
- * is never one waiting for a handshake for long; and Go's http.Transport reuses the idle
- * connection it used last (its idle list is LIFO), so the longest-idle one is the one it is
- * least likely to be about to reuse.
+ * Per address, only connections waiting for their TLS handshake count against `maxPerAddress`;
+ * at `maxConnections` a newcomer takes a slot doing no work (`choiceAtCap` says whose), never
+ * a request received whole. Why: the API server opens a connection per concurrent call and
+ * reuses its last idle one (docs/adr/0003-connection-policy.md, "Why only handshakes count").
  */
 
 const CONNECTION_STATES = ['handshaking', 'idle', 'active'] as const;

@@ -1,4 +1,4 @@
-/** kubectl's rendering of webhook denials (k8s.io/kubectl/pkg/cmd/util/helpers.go), as README "What kubectl shows" captured it. */
+/** kubectl's rendering of webhook denials (k8s.io/kubectl/pkg/cmd/util/helpers.go), as docs/rules.md "What kubectl shows" captured it. */
 import { invalidStatus, errored } from '../../src/admission/response.js';
 import { forbidden, invalid } from '../../src/kubernetes/field-errors.js';
 import { renderAccepted, renderRefusals, renderWarnings, type Refusal } from '../../src/cli/kubectl-output.js';

@@ -168,7 +168,7 @@ describe('deploy/overlays/cert-manager rendered without kubectl', () => {
   });
 });
 
-describe("README's overlays, rendered without kubectl", () => {
+describe("the documented overlays, rendered without kubectl", () => {
   let workDir: string | undefined;
   afterEach(async () => {
     if (workDir !== undefined) await rm(workDir, { recursive: true, force: true });

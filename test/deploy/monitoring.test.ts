@@ -268,13 +268,13 @@ describe('the shortened variant the one-node cluster evaluates', () => {
   });
 });
 
-describe('README, "What to alert on"', () => {
+describe('docs/operations.md, "What to alert on"', () => {
   it('shows the alerts of the rule file, rendered from it', async () => {
-    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
-    const start = readme.indexOf(README_TABLE_START);
-    const end = readme.indexOf(README_TABLE_END);
+    const doc = await readFile(path.join(ROOT, 'docs/operations.md'), 'utf8');
+    const start = doc.indexOf(README_TABLE_START);
+    const end = doc.indexOf(README_TABLE_END);
     expect({ start: start >= 0, end: end > start }).toEqual({ start: true, end: true });
-    const shown = readme.slice(start + README_TABLE_START.length, end).trim();
+    const shown = doc.slice(start + README_TABLE_START.length, end).trim();
     // On a difference, paste the expected table between the two markers.
     expect(shown).toBe(renderAlertTable(alerts));
   });

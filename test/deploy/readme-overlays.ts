@@ -1,5 +1,5 @@
 /**
- * The overlays README "Install" and docs/install.md tell an operator to write, taken from
+ * The overlays README "Install", docs/operations.md and docs/install.md tell an operator to write, taken from
  * those files themselves, so that what they show is what the tests render: every ```yaml
  * block whose first line is `# my-overlay/kustomization.yaml…`, written beside a copy of
  * deploy/ as they say.
@@ -18,9 +18,9 @@ export interface ReadmeOverlay {
   text: string;
 }
 
-/** The my-overlay blocks of README.md, then those of docs/install.md, each file's in order. */
+/** The my-overlay blocks of README.md, docs/operations.md, then docs/install.md, each file's in order. */
 export async function readmeOverlays(): Promise<ReadmeOverlay[]> {
-  const readme = (await Promise.all(['README.md', 'docs/install.md'].map((file) => readFile(path.join(REPO_ROOT, file), 'utf8')))).join('\n');
+  const readme = (await Promise.all(['README.md', 'docs/operations.md', 'docs/install.md'].map((file) => readFile(path.join(REPO_ROOT, file), 'utf8')))).join('\n');
   return [...readme.matchAll(/^```yaml\n(# my-overlay\/kustomization\.yaml(.*)\n[\s\S]*?)^```$/gm)].map((m) => ({ title: m[2]!.trim(), text: m[1]! }));
 }
 

@@ -27,10 +27,11 @@ import { CLI, WebhookProcess, type LogLine } from './cluster/webhook.js';
 const execFileAsync = promisify(execFile);
 const KUBECTL = process.env['KUBECTL'] ?? 'kubectl';
 
-/** What each overlay of README.md and docs/install.md is checked against, by its title. */
+/** What each overlay of README.md, docs/operations.md and docs/install.md is checked against, by its title. */
 const EXPECTED: [RegExp, ConsistencyOptions][] = [
   // README.md
   [/with your image$/, {}],
+  // docs/operations.md
   [/with monitoring/, {}],
   // docs/install.md
   [/cert-manager/, { certificates: 'cert-manager' }],
@@ -49,7 +50,7 @@ afterAll(async () => {
 });
 
 describe("README's overlays rendered by kubectl kustomize", () => {
-  test('README.md and docs/install.md show five overlays, each consistent with src/defaults.ts as it says', async () => {
+  test('README.md, docs/operations.md and docs/install.md show five overlays, each consistent with src/defaults.ts as it says', async () => {
     const overlays = await readmeOverlays();
     expect(overlays.map((o) => o.title)).toEqual(EXPECTED.map(([title]) => expect.stringMatching(title)));
     for (const [index, overlay] of overlays.entries()) {

@@ -11,7 +11,7 @@
  *   1         both replicas Ready through the Deployment's own probes
  *   2         the pods run as deploy/ says (uid, capabilities, seccomp, read-only root)
  *   3         the API server calls the webhook through its Service
- *   4         what kubectl prints (README, "What kubectl shows")
+ *   4         what kubectl prints (docs/rules.md, "What kubectl shows")
  *   outage    the webhook scaled to zero: the ValidatingAdmissionPolicy deploy/ installs
  *             still refuses removing spec.nodeName from an IaaS pool, with its message
  *   5         the pool cache syncs in-cluster with deploy/base/rbac.yaml, and does not
@@ -242,30 +242,30 @@ describe('3. the API server calls the webhook through its Service', () => {
   });
 });
 
-describe('4. what kubectl prints (README, "What kubectl shows")', () => {
+describe('4. what kubectl prints (docs/rules.md, "What kubectl shows")', () => {
   let readme: string;
   beforeAll(async () => {
-    readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+    readme = await readFile(path.join(ROOT, 'docs/rules.md'), 'utf8');
   });
 
-  it('a refused pool update: the README line, exit 1, nothing on stdout', async () => {
+  it('a refused pool update: the documented line, exit 1, nothing on stdout', async () => {
     const name = 'iaas-node-pool';
     expect((await apply(pool(name, ['worker-1']))).code).toBe(0);
     const result = await apply(pool(name));
     expect(result).toMatchObject({ code: 1, stdout: '' });
-    // The policy's refusal: the API server runs it before the webhook (README, "Rules", ³).
+    // The policy's refusal: the API server runs it before the webhook (docs/rules.md, ³).
     expect(result.stderr).toMatch(/^The spiderippools "iaas-node-pool" is invalid: : ValidatingAdmissionPolicy 'spiderippool\.iaas-webhook\.spidernet\.io' with binding 'spiderippool\.iaas-webhook\.spidernet\.io' denied request: spec\.nodeName: Forbidden: /);
     expect(readme).toContain(result.stderr.trim());
   });
 
-  it('a refused spiderpool-conf: the README line, exit 1', async () => {
+  it('a refused spiderpool-conf: the documented line, exit 1', async () => {
     const result = await apply(spiderpoolConf('http://iaas-provider.kube-system.svc:80', '100s'));
     expect(result).toMatchObject({ code: 1, stdout: '' });
     expect(result.stderr).toMatch(/^The ConfigMap "spiderpool-conf" is invalid: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: Invalid value: "100s": /);
     expect(readme).toContain(result.stderr.trim());
   });
 
-  it('a warning: the README lines, exit 0', async () => {
+  it('a warning: the documented lines, exit 0', async () => {
     const result = await apply(spiderpoolConf('', 'abc'));
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^Warning: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: "abc" is ignored while serverUrl and service\.name are empty/);
