@@ -1,7 +1,7 @@
 /**
  * The reviewer of the warn-only candidate-pool webhooks alone, for a thread that holds no
  * pool cache, only what those validators read (`CandidateState`, e.g. a `PoolMirror`): the
- * warn-only worker (src/server/warn-only-worker.ts). Apart from validators.ts so that the
+ * warn-only worker (src/server/warn-only-worker.ts). Apart from registry.ts so that the
  * worker loads none of the refusing rules' modules (conf.yml's decoders, the pool rules):
  * ~12 MiB less resident per worker.
  */

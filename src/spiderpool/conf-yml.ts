@@ -1,7 +1,7 @@
 /**
  * Spiderpool's reading of `conf.yml` (main @ a7fbd3b, `LoadConfigmap` of both daemons):
  * the agent decodes it with `gopkg.in/yaml.v3`, the controller with `gopkg.in/yaml.v2`
- * (go-yaml.ts), into `SpiderpoolConfigmapConfig` (schema.ts); each exits when its decoder
+ * (conf-decode.ts), into `SpiderpoolConfigmapConfig` (conf-schema.ts); each exits when its decoder
  * refuses the file. Only the first document is read, an empty file starts with every
  * default, and a setting the two decoders read differently starts each component with
  * its own value (a warning).
