@@ -1,13 +1,14 @@
 /**
- * The Helm chart (deploy/helm/spiderpool-iaas-webhook), Node only: it reads deploy/'s own
- * files (its one source of truth with kustomize), its defaults are deploy/base's, every
+ * The Helm chart (deploy/helm/spiderpool-iaas-webhook), Node only: it reads copies of
+ * deploy/'s own files (its one source of truth with kustomize), its defaults are deploy/base's, every
  * value a template reads exists, and values.schema.json refuses unknown keys everywhere
  * (a typo such as spiderpool.namespce must fail `helm install`). Rendering needs helm:
  * test/e2e/chart.test.ts renders it and compares it with `kubectl kustomize deploy/base`.
  */
-import { readdir, readFile, readlink, realpath } from 'node:fs/promises';
+import { readdir, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
+import generateChartFiles from '../../scripts/generate/chart-files.js';
 import { DEFAULT_CONFIGMAP_NAME } from '../../src/defaults.js';
 import { DEPLOY_DIR, REPO_ROOT } from './readme-overlays.js';
 import { renderWithNode } from './render-node.js';
@@ -43,14 +44,11 @@ const flag = (name: string): string | undefined =>
   (container()['args'] as string[]).find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
 
 describe('the chart reads deploy/ itself', () => {
-  test.each([
-    ['files/base', 'base'],
-    ['files/components', 'components'],
-    ['files/cert-manager', 'overlays/cert-manager'],
-  ])('%s is a relative symlink to deploy/%s', async (link, target) => {
-    const linkPath = path.join(CHART_DIR, link);
-    expect(path.isAbsolute(await readlink(linkPath))).toBe(false);
-    expect(await realpath(linkPath)).toBe(await realpath(path.join(DEPLOY_DIR, target)));
+  test('files/ holds exactly the copies scripts/generate/chart-files.ts writes (test/generate.test.ts: equal to deploy/), no symbolic link', async () => {
+    const entries = await readdir(path.join(CHART_DIR, 'files'), { withFileTypes: true, recursive: true });
+    const links = entries.filter((e) => e.isSymbolicLink()).map((e) => path.relative(REPO_ROOT, path.join(e.parentPath, e.name)));
+    const files = entries.filter((e) => e.isFile()).map((e) => path.relative(REPO_ROOT, path.join(e.parentPath, e.name)));
+    expect({ links, files: files.sort() }).toEqual({ links: [], files: generateChartFiles().map((f) => f.path).sort() });
   });
 
   test('every file a template names under files/ exists', async () => {
