@@ -1,10 +1,13 @@
 /**
  * deploy/base/validatingwebhookconfiguration.yaml (the chart's copy follows through
  * chart-files.ts): each webhook's name, path, API groups and resources from `WEBHOOKS`
- * (src/defaults.ts), what the API server needs beside them and why, from here.
+ * (src/defaults.ts), the annotations its match conditions test from src/spiderpool/, what
+ * the API server needs beside them and why, from here.
  * Fields as k8s.io/api/admissionregistration/v1 ValidatingWebhook.
  */
 import { DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME, DEFAULT_SPIDERPOOL_NAMESPACE, WEBHOOKS } from '../../src/defaults.js';
+import { IPPOOL_ANNOTATION, IPPOOLS_ANNOTATION, NS_DEFAULT_IPV4_ANNOTATION, NS_DEFAULT_IPV6_ANNOTATION } from '../../src/spiderpool/candidate-annotations.js';
+import { IAAS_PROVIDER_ANNOTATION } from '../../src/spiderpool/pool.js';
 import type { GeneratedFile } from './index.js';
 import { note, yamlText } from './lib/yaml-notes.js';
 
@@ -40,8 +43,7 @@ function webhook(row: Row, policy: { failurePolicy: 'Fail' | 'Ignore'; timeoutSe
 const REFUSING = { failurePolicy: 'Fail', timeoutSeconds: 5 } as const;
 const WARNING = { failurePolicy: 'Ignore', timeoutSeconds: 2 } as const;
 const CREATE_UPDATE = ['CREATE', 'UPDATE'];
-const IAAS_PROVIDER = 'ipam.spidernet.io/iaas-provider';
-const POOL_ANNOTATIONS = ['ipam.spidernet.io/ippools', 'ipam.spidernet.io/ippool'];
+const POOL_ANNOTATIONS = [IPPOOLS_ANNOTATION, IPPOOL_ANNOTATION];
 
 /** CEL: the metadata at `metadata` has one of `keys` among its annotations; each step below `known` (present) tested with has() first. */
 function hasAnnotation(known: string, metadata: string, keys: readonly string[]): string {
@@ -50,8 +52,8 @@ function hasAnnotation(known: string, metadata: string, keys: readonly string[])
   return `${steps.join(' && ')} && (${keys.map((key) => `'${key}' in ${metadata}.annotations`).join(' || ')})`;
 }
 
-const OLD_IS_IAAS = `oldObject != null && has(oldObject.metadata.annotations) && '${IAAS_PROVIDER}' in oldObject.metadata.annotations`;
-const NEW_IS_IAAS = `has(object.metadata.annotations) && '${IAAS_PROVIDER}' in object.metadata.annotations`;
+const OLD_IS_IAAS = `oldObject != null && has(oldObject.metadata.annotations) && '${IAAS_PROVIDER_ANNOTATION}' in oldObject.metadata.annotations`;
+const NEW_IS_IAAS = `has(object.metadata.annotations) && '${IAAS_PROVIDER_ANNOTATION}' in object.metadata.annotations`;
 
 const spiderIPPool = webhook(
   WEBHOOKS.spiderIPPool,
@@ -108,7 +110,7 @@ const workload = webhook(WEBHOOKS.workload, WARNING, { apiVersions: ['v1'], oper
 
 const namespace = webhook(WEBHOOKS.namespace, WARNING, { apiVersions: ['v1'], operations: CREATE_UPDATE, scope: 'Cluster' }, undefined, {
   matchConditions: [
-    { name: 'has-default-pool-annotation', expression: hasAnnotation('object.metadata', 'object.metadata', ['ipam.spidernet.io/default-ipv4-ippool', 'ipam.spidernet.io/default-ipv6-ippool']) },
+    { name: 'has-default-pool-annotation', expression: hasAnnotation('object.metadata', 'object.metadata', [NS_DEFAULT_IPV4_ANNOTATION, NS_DEFAULT_IPV6_ANNOTATION]) },
   ],
 });
 
