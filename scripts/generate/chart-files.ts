@@ -7,10 +7,10 @@
 import type { GeneratedFile } from './index.js';
 import { listRepoFiles, readRepoFile } from './lib/files.js';
 
-export const CHART_FILES_DIR = 'deploy/helm/spiderpool-iaas-webhook/files';
+const CHART_FILES_DIR = 'deploy/helm/spiderpool-iaas-webhook/files';
 
 /** Each directory of deploy/ the chart reads, and its name under files/. */
-export const CHART_COPIES = [
+const CHART_COPIES = [
   { from: 'deploy/base', to: 'base' },
   { from: 'deploy/components', to: 'components' },
   { from: 'deploy/overlays/cert-manager', to: 'cert-manager' },

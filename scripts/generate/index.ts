@@ -34,7 +34,7 @@ export interface Generator {
 }
 
 /** A generated file and the generator that made it. */
-export interface Output extends GeneratedFile {
+interface Output extends GeneratedFile {
   source: string;
 }
 

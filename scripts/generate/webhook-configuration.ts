@@ -11,7 +11,7 @@ import { IAAS_PROVIDER_ANNOTATION } from '../../src/spiderpool/pool.js';
 import type { GeneratedFile } from './index.js';
 import { note, yamlText } from './lib/yaml-notes.js';
 
-export const WEBHOOK_CONFIGURATION_FILE = 'deploy/base/validatingwebhookconfiguration.yaml';
+const WEBHOOK_CONFIGURATION_FILE = 'deploy/base/validatingwebhookconfiguration.yaml';
 
 /** The Service port the API server calls (deploy/base/service.yaml maps it to the server's). */
 const SERVICE_PORT = 443;

@@ -9,7 +9,7 @@ import { Document, type Node, Pair, parse, Scalar, YAMLMap, YAMLSeq } from 'yaml
 const FOLD_AT = 80;
 
 /** A value with the comment written above it. */
-export class Note {
+class Note {
   constructor(
     readonly comment: string,
     readonly value: unknown,
