@@ -1,12 +1,13 @@
 /**
  * Names shared by the server, the CLI, the generated certificates and the manifests in
- * `deploy/`. `test/deploy` checks that the manifests agree with these values.
+ * `deploy/`: `npm run generate` writes the webhook configuration from them, `test/deploy`
+ * checks that the other manifests agree with them.
  */
 
 /**
  * The webhooks of deploy/base/validatingwebhookconfiguration.yaml, one row each: the name the
  * API server shows in its messages, the URL path it calls, and the API groups and resources it
- * sends (test/deploy checks the manifest against these rows). The server serves each path;
+ * sends (scripts/generate/webhook-configuration.ts writes the manifest from these rows). The server serves each path;
  * a validator answers for the first webhook sending its kind. The IaaS pools' refusing webhook
  * and the traditional default pools' warn-only one share the SpiderIPPool path.
  */

@@ -1,6 +1,6 @@
 /**
- * The ValidatingWebhookConfiguration `register` sends. Its one source is
- * `deploy/base/validatingwebhookconfiguration.yaml` (what `kubectl apply -k deploy` installs):
+ * The ValidatingWebhookConfiguration `register` sends. It starts from
+ * `deploy/base/validatingwebhookconfiguration.yaml` (generated from `WEBHOOKS` by `npm run generate`):
  * `register` reads that manifest and fills in only what differs per installation, the
  * `caBundle` and where the API server reaches the webhook. Rules, match conditions,
  * failure policy and timeouts are never written a second time here.

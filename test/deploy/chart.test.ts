@@ -1,17 +1,18 @@
 /**
- * The Helm chart (deploy/helm/spiderpool-iaas-webhook), Node only: it reads deploy/'s own
- * files (its one source of truth with kustomize), its defaults are deploy/base's, every
+ * The Helm chart (deploy/helm/spiderpool-iaas-webhook), Node only: it reads copies of
+ * deploy/'s own files (its one source of truth with kustomize), its defaults are deploy/base's, every
  * value a template reads exists, and values.schema.json refuses unknown keys everywhere
  * (a typo such as spiderpool.namespce must fail `helm install`). Rendering needs helm:
  * test/e2e/chart.test.ts renders it and compares it with `kubectl kustomize deploy/base`.
  */
-import { readdir, readFile, readlink, realpath } from 'node:fs/promises';
+import { readdir, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { parse } from 'yaml';
+import generateChartFiles from '../../scripts/generate/chart-files.js';
 import { DEFAULT_CONFIGMAP_NAME } from '../../src/defaults.js';
 import { DEPLOY_DIR, REPO_ROOT } from './readme-overlays.js';
-import { renderWithNode } from './render-node.js';
-import { schemaProblems, valuesProblems, type JsonSchema } from './values-schema.js';
+import { readKustomization } from './render.js';
 
 // Tests reach into rendered manifests by known paths; `any` keeps that readable.
 type Obj = Record<string, any>;
@@ -19,7 +20,9 @@ type Obj = Record<string, any>;
 const CHART_DIR = path.join(DEPLOY_DIR, 'helm/spiderpool-iaas-webhook');
 
 let values: Obj;
-let schema: JsonSchema;
+let schema: Obj;
+/** values.schema.json compiled as draft 7 (ajv's default; its `$schema` names draft 7 at an https address ajv does not hold); strict: an unknown keyword fails. */
+let validateValues: ValidateFunction;
 let base: Obj[];
 /** The namespace the component's second rule (the metrics) admits. */
 let metricsNamespaceOfComponent: string;
@@ -27,8 +30,10 @@ let metricsNamespaceOfComponent: string;
 beforeAll(async () => {
   values = parse(await readFile(path.join(CHART_DIR, 'values.yaml'), 'utf8'));
   schema = JSON.parse(await readFile(path.join(CHART_DIR, 'values.schema.json'), 'utf8'));
-  // deploy/ (base plus the replacements that keep the conf-reader in Spiderpool's namespace), as it installs.
-  base = await renderWithNode(DEPLOY_DIR);
+  const { $schema: _, ...draft7 } = schema;
+  validateValues = new Ajv({ allErrors: true, strict: true }).compile(draft7);
+  // deploy/ as its files hold it (kubectl kustomize renders the same: test/e2e/deploy.test.ts).
+  base = await readKustomization(DEPLOY_DIR);
   const component = parse(await readFile(path.join(DEPLOY_DIR, 'components/network-policy-api-server/networkpolicy.yaml'), 'utf8'));
   metricsNamespaceOfComponent = component.spec.ingress[1].from[0].namespaceSelector.matchLabels['kubernetes.io/metadata.name'];
 });
@@ -43,14 +48,11 @@ const flag = (name: string): string | undefined =>
   (container()['args'] as string[]).find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
 
 describe('the chart reads deploy/ itself', () => {
-  test.each([
-    ['files/base', 'base'],
-    ['files/components', 'components'],
-    ['files/cert-manager', 'overlays/cert-manager'],
-  ])('%s is a relative symlink to deploy/%s', async (link, target) => {
-    const linkPath = path.join(CHART_DIR, link);
-    expect(path.isAbsolute(await readlink(linkPath))).toBe(false);
-    expect(await realpath(linkPath)).toBe(await realpath(path.join(DEPLOY_DIR, target)));
+  test('files/ holds exactly the copies scripts/generate/chart-files.ts writes (test/generate.test.ts: equal to deploy/), no symbolic link', async () => {
+    const entries = await readdir(path.join(CHART_DIR, 'files'), { withFileTypes: true, recursive: true });
+    const links = entries.filter((e) => e.isSymbolicLink()).map((e) => path.relative(REPO_ROOT, path.join(e.parentPath, e.name)));
+    const files = entries.filter((e) => e.isFile()).map((e) => path.relative(REPO_ROOT, path.join(e.parentPath, e.name)));
+    expect({ links, files: files.sort() }).toEqual({ links: [], files: generateChartFiles().map((f) => f.path).sort() });
   });
 
   test('every file a template names under files/ exists', async () => {
@@ -165,29 +167,57 @@ describe('values and templates agree', () => {
   });
 });
 
+/** Where `value` breaks values.schema.json as Helm checks it (JSON Schema draft 7, by ajv), one line each: `path: what`. */
+function valuesProblems(value: unknown): string[] {
+  if (validateValues(value)) return [];
+  return (validateValues.errors ?? []).map((e) => {
+    const at = e.instancePath.slice(1).replaceAll('/', '.') || '(top)';
+    return e.keyword === 'additionalProperties' ? `${at}: unknown key "${String(e.params['additionalProperty'])}"` : `${at}: ${e.message ?? e.keyword}`;
+  });
+}
+
+/**
+ * Object schemas that take any keys: the Kubernetes types passed to the pod as given
+ * (affinity, a toleration, nodeSelector's string map) and Helm's `global`.
+ */
+const FREE_FORM = new Set(['global', 'affinity', 'tolerations.items', 'nodeSelector']);
+
+/** Object schemas (by path) without `additionalProperties: false`, which take misspelt keys. */
+function openObjects(schema: Obj, at = ''): string[] {
+  const open = schema['type'] === 'object' && !FREE_FORM.has(at) && schema['additionalProperties'] !== false ? [at || '(top)'] : [];
+  const children = [
+    ...Object.entries<Obj>(schema['properties'] ?? {}).map(([key, sub]) => [sub, at === '' ? key : `${at}.${key}`] as const),
+    ...(schema['items'] ? [[schema['items'], `${at}.items`] as const] : []),
+    ...(schema['anyOf'] ?? []).map((sub: Obj, i: number) => [sub, `${at}.anyOf.${i}`] as const),
+  ];
+  return [...open, ...children.flatMap(([sub, where]) => openObjects(sub, where))];
+}
+
 describe('values.schema.json', () => {
   test('refuses unknown keys in every object it describes (free-form only where Kubernetes types go)', () => {
-    expect(schemaProblems(schema)).toEqual([]);
+    expect(schema['$schema']).toBe('https://json-schema.org/draft-07/schema#');
+    expect(openObjects(schema)).toEqual([]);
+    expect(openObjects({ type: 'object', properties: { tls: { type: 'object' } } })).toEqual(['(top)', 'tls']);
   });
 
   test('accepts values.yaml', () => {
-    expect(valuesProblems(schema, values)).toEqual([]);
+    expect(valuesProblems(values)).toEqual([]);
   });
 
   test.each<[string, (v: Obj) => void, RegExp]>([
     ['a misspelt key', (v) => (v['spiderpool']['namespce'] = 'spiderpool'), /^spiderpool: unknown key "namespce"$/],
     ['an unknown top-level key', (v) => (v['replica'] = 3), /^\(top\): unknown key "replica"$/],
     ['a wrong type', (v) => (v['replicas'] = '2'), /^replicas: must be integer$/],
-    ['an unknown tls.method', (v) => (v['tls']['method'] = 'manual'), /^tls\.method: must be one of/],
+    ['an unknown tls.method', (v) => (v['tls']['method'] = 'manual'), /^tls\.method: must be equal to one of the allowed values$/],
     ['a key under tls.provided', (v) => (v['tls']['provided']['cert'] = 'x'), /^tls\.provided: unknown key "cert"$/],
-    ['a CIDR without a prefix length', (v) => (v['networkPolicy']['apiServerCIDRs'] = ['10.0.0.1']), /^networkPolicy\.apiServerCIDRs\.0: does not match/],
-    ['a metrics namespace that is no namespace name', (v) => (v['networkPolicy']['metricsNamespaces'] = ['Monitoring']), /^networkPolicy\.metricsNamespaces\.0: does not match/],
+    ['a CIDR without a prefix length', (v) => (v['networkPolicy']['apiServerCIDRs'] = ['10.0.0.1']), /^networkPolicy\.apiServerCIDRs\.0: must match pattern/],
+    ['a metrics namespace that is no namespace name', (v) => (v['networkPolicy']['metricsNamespaces'] = ['Monitoring']), /^networkPolicy\.metricsNamespaces\.0: must match pattern/],
     ['one metrics namespace not in a list', (v) => (v['networkPolicy']['metricsNamespaces'] = 'monitoring'), /^networkPolicy\.metricsNamespaces: must be array$/],
     ['a key under clientCA', (v) => (v['clientCA']['caFile'] = '/ca.crt'), /^clientCA: unknown key "caFile"$/],
-    ['an unsyncedPools setting the server does not know', (v) => (v['unsyncedPools'] = 'Deny'), /^unsyncedPools: must be one of/],
+    ['an unsyncedPools setting the server does not know', (v) => (v['unsyncedPools'] = 'Deny'), /^unsyncedPools: must be equal to one of the allowed values$/],
   ])('refuses %s', (_name, mutate, expected) => {
     const copy = structuredClone(values);
     mutate(copy);
-    expect(valuesProblems(schema, copy)).toEqual([expect.stringMatching(expected)]);
+    expect(valuesProblems(copy)).toEqual([expect.stringMatching(expected)]);
   });
 });

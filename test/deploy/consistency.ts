@@ -1,7 +1,9 @@
 /**
  * Checks that rendered `deploy/` manifests agree with `src/defaults.ts` and with each
- * other: the webhook paths, the port the server listens on, the Service the webhooks
- * call, the probes, the certificates, the admission rules and the pod hardening.
+ * other: the port the server listens on, the Service the webhooks call, the ConfigMap
+ * they guard against the server's flags, the probes, the certificates, RBAC against what
+ * the server calls, and the pod hardening. The webhooks' own rules are generated from
+ * WEBHOOKS (scripts/generate/webhook-configuration.ts, test/generate/).
  *
  * Pure: takes the rendered objects (plain JS, as parsed from `kubectl kustomize`
  * output) and returns human-readable problems; an empty list means consistent.
@@ -53,8 +55,6 @@ export const AKS_ENFORCER_DISABLED = 'admissions.enforcer/disabled';
 /** Service port the API server calls; the Service maps it to DEFAULT_PORT. */
 export const WEBHOOK_SERVICE_PORT = 443;
 export const SPIDERPOOL_GROUP = 'spiderpool.spidernet.io';
-export const SPIDERPOOL_VERSION = 'v2beta1';
-export const IAAS_PROVIDER_ANNOTATION = 'ipam.spidernet.io/iaas-provider';
 export const TLS_SECRET_KEYS = ['tls.crt', 'tls.key', 'ca.crt'] as const;
 
 type Obj = Record<string, unknown>;
@@ -469,7 +469,7 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
     problems.push(`expected exactly one ValidatingWebhookConfiguration, found ${vwcs.length}`);
   }
   // The pods fill caBundle with the bundle they serve with (tested in test/registration).
-  problems.push(...checkWebhookConfiguration(vwcs, certManager || podsWrite !== undefined ? 'injected' : tlsSecret));
+  problems.push(...checkCaBundles(vwcs, certManager || podsWrite !== undefined ? 'injected' : tlsSecret));
   for (const vwc of vwcs) {
     // AKS rewrites the namespaceSelector of a webhook reaching kube-system without it (Azure/AKS#1771).
     const got = obj(at(vwc, 'metadata.annotations'))?.[AKS_ENFORCER_DISABLED];
@@ -746,193 +746,20 @@ function checkConfReadAccess(all: readonly Obj[], saName: string, saNamespace: s
   return problems;
 }
 
-/** A row of `WEBHOOKS` (name, path, groups, resources) and what else the manifest must say of it. */
-interface ExpectedWebhook {
-  what: string;
-  /** How the webhook is found: the API server names it in every message. */
-  name: string;
-  resources: readonly string[];
-  path: string;
-  apiGroups: readonly string[];
-  apiVersions: readonly string[];
-  operations: readonly string[];
-  scope: string;
-  /** Fail where the webhook refuses; Ignore where it only warns (candidate pools). */
-  failurePolicy: 'Fail' | 'Ignore';
-  /** Annotation keys the matchConditions must test: only objects carrying one are sent. */
-  annotations?: readonly string[];
-}
-
-const POOL_ANNOTATIONS = ['ipam.spidernet.io/ippools', 'ipam.spidernet.io/ippool'];
-
-const EXPECTED_WEBHOOKS: readonly ExpectedWebhook[] = [
-  {
-    ...WEBHOOKS.spiderIPPool,
-    what: 'SpiderIPPool',
-    failurePolicy: 'Fail',
-    apiVersions: [SPIDERPOOL_VERSION],
-    // The IaaS pool shape: a new IaaS pool's shape on CREATE; UPDATE as before. DELETE is not restricted.
-    operations: ['CREATE', 'UPDATE'],
-    scope: 'Cluster',
-  },
-  {
-    ...WEBHOOKS.configMap,
-    what: 'ConfigMap',
-    failurePolicy: 'Fail',
-    apiVersions: ['v1'],
-    operations: ['CREATE', 'UPDATE'],
-    scope: 'Namespaced',
-  },
-  {
-    ...WEBHOOKS.pod,
-    what: 'Pod (candidate pools)',
-    failurePolicy: 'Ignore',
-    apiVersions: ['v1'],
-    operations: ['CREATE'],
-    scope: 'Namespaced',
-    annotations: POOL_ANNOTATIONS,
-  },
-  {
-    ...WEBHOOKS.workload,
-    what: 'workload Pod templates (candidate pools)',
-    failurePolicy: 'Ignore',
-    apiVersions: ['v1'],
-    operations: ['CREATE', 'UPDATE'],
-    scope: 'Namespaced',
-    annotations: POOL_ANNOTATIONS,
-  },
-  {
-    ...WEBHOOKS.namespace,
-    what: 'Namespace (default pools)',
-    failurePolicy: 'Ignore',
-    apiVersions: ['v1'],
-    operations: ['CREATE', 'UPDATE'],
-    scope: 'Cluster',
-    annotations: ['ipam.spidernet.io/default-ipv4-ippool', 'ipam.spidernet.io/default-ipv6-ippool'],
-  },
-  {
-    ...WEBHOOKS.defaultPools,
-    what: 'traditional default SpiderIPPool',
-    failurePolicy: 'Ignore',
-    apiVersions: [SPIDERPOOL_VERSION],
-    operations: ['CREATE', 'UPDATE'],
-    scope: 'Cluster',
-  },
-];
-
 /**
- * `tls` is the Secret the Deployment mounts, when found (caBundle must be its CA), or
- * `injected` when the pods write caBundle (then it is not checked here: test/registration).
+ * `tls` is the Secret the Deployment mounts, when found: each caBundle of a listed
+ * configuration must be its CA. `injected`: the pods fill caBundle (test/registration).
  */
-function checkWebhookConfiguration(vwcs: readonly Obj[], tls: Obj | 'injected' | undefined): string[] {
-  const problems: string[] = [];
-  const caCrt = tls === 'injected' ? 'injected' : str(obj(tls?.['data'])?.['ca.crt']);
-  const all = vwcs.flatMap((v) => arr(v['webhooks']).filter(isObj));
-  const claimed = new Set<Obj>();
-
-  for (const expected of EXPECTED_WEBHOOKS) {
-    const found = all.filter((w) => w['name'] === expected.name);
-    if (found.length !== 1) {
-      problems.push(`expected exactly one webhook for ${expected.what} (${expected.resources.join(', ')}), found ${found.length}`);
-    }
-    for (const webhook of found) {
-      claimed.add(webhook);
-      problems.push(...checkWebhook(webhook, expected, caCrt));
-    }
-  }
-  for (const webhook of all) {
-    if (!claimed.has(webhook)) problems.push(`webhook "${str(webhook['name']) ?? '?'}" guards nothing this server serves`);
-  }
-  const names = all.map((w) => w['name']);
-  if (new Set(names).size !== names.length) problems.push(`webhook names are not unique: ${show(names)}`);
-  return problems;
-}
-
-function checkWebhook(webhook: Obj, expected: ExpectedWebhook, caCrt: string | 'injected' | undefined): string[] {
-  const problems: string[] = [];
-  const name = str(webhook['name']) ?? '';
-  const w = `webhook "${name}" (${expected.what})`;
-
-  // Fully qualified: at least three DNS labels (the API server requires it).
-  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?){2,}$/.test(name)) {
-    problems.push(`${w}: name is not a fully qualified name like "x.example.io"`);
-  }
-  if (!arr(webhook['admissionReviewVersions']).includes('v1')) {
-    problems.push(`${w}: admissionReviewVersions ${show(webhook['admissionReviewVersions'])} lacks "v1"`);
-  }
-  if (webhook['sideEffects'] !== 'None') problems.push(`${w}: sideEffects is ${show(webhook['sideEffects'])}, expected "None"`);
-  if (webhook['failurePolicy'] !== expected.failurePolicy) {
-    problems.push(`${w}: failurePolicy is ${show(webhook['failurePolicy'])}, expected an explicit "${expected.failurePolicy}"`);
-  }
-  const timeout = webhook['timeoutSeconds'];
-  if (typeof timeout !== 'number' || timeout < 1 || timeout > 10) {
-    problems.push(`${w}: timeoutSeconds is ${show(timeout)}, expected an explicit value from 1 to 10 (5 in deploy/)`);
-  }
-  if (webhook['matchPolicy'] !== 'Equivalent') {
-    problems.push(`${w}: matchPolicy is ${show(webhook['matchPolicy'])}, expected "Equivalent"`);
-  }
-
-  const path = at(webhook, 'clientConfig.service.path');
-  if (path !== expected.path) problems.push(`${w}: clientConfig.service.path is ${show(path)}, expected "${expected.path}"`);
-
-  const caBundle = str(at(webhook, 'clientConfig.caBundle'));
-  if (caCrt === 'injected') {
-    // The pods fill it in the cluster.
-  } else if (caBundle === undefined || caBundle === '') {
-    problems.push(`${w}: clientConfig.caBundle is empty; the API server could not verify the webhook's certificate`);
-  } else {
-    if (!decodeBase64(caBundle)?.includes('-----BEGIN ')) {
-      problems.push(`${w}: clientConfig.caBundle is not base64 of a PEM certificate`);
-    }
-    if (caCrt !== undefined && unwrapBase64(caBundle) !== unwrapBase64(caCrt)) {
-      problems.push(`${w}: clientConfig.caBundle differs from the TLS Secret's ca.crt`);
-    }
-  }
-
-  const rules = arr(webhook['rules']).filter(isObj);
-  if (rules.length !== 1) problems.push(`${w}: expected exactly one rule, found ${rules.length}`);
-  for (const rule of rules) {
-    for (const [field, want] of [
-      ['apiGroups', expected.apiGroups],
-      ['apiVersions', expected.apiVersions],
-      ['resources', expected.resources],
-      ['operations', expected.operations],
-    ] as const) {
-      if (!sameSet(rule[field], want)) {
-        problems.push(`${w}: rules[].${field} is ${show(rule[field])}, expected ${show(want)}`);
-      }
-    }
-    if (arr(rule['resources']).some((r) => typeof r === 'string' && r.includes('/'))) {
-      problems.push(`${w}: rules[].resources matches a subresource (${show(rule['resources'])}); status writes must not reach the webhook`);
-    }
-    if (rule['scope'] !== expected.scope) problems.push(`${w}: rules[].scope is ${show(rule['scope'])}, expected "${expected.scope}"`);
-  }
-
-  if (expected.annotations !== undefined) {
-    // A warning-only webhook: only objects carrying one of the annotations are sent, and
-    // each step of the expression is guarded by has(), so no missing field is an error.
-    const expressions = arr(webhook['matchConditions']).map((m) => str(obj(m)?.['expression']) ?? '');
-    for (const key of expected.annotations) {
-      if (!expressions.some((e) => e.includes(`'${key}' in `))) problems.push(`${w}: no matchCondition tests the "${key}" annotation; objects without it would reach the webhook`);
-    }
-    if (!expressions.some((e) => /\bhas\(/.test(e))) problems.push(`${w}: matchConditions read fields without has() guards`);
-    if (expected.resources.includes('pods') && !expressions.some((e) => e.includes('ownerReferences') && e.includes('controller'))) {
-      problems.push(`${w}: no matchCondition skips controller-owned Pods; every ReplicaSet's Pod would reach the webhook`);
-    }
-  }
-  if (expected.resources.includes('spiderippools') && webhook['matchConditions'] !== undefined) {
-    // Optional narrowing to IaaS pools; it must let through the old object's annotation
-    // (mode and category changes of IaaS pools) and the new object's (the annotation added).
-    const expressions = arr(webhook['matchConditions']).map((m) => str(obj(m)?.['expression']) ?? '');
-    const onAnnotation = expressions.filter((e) => e.includes(IAAS_PROVIDER_ANNOTATION));
-    if (onAnnotation.length === 0 || !onAnnotation.every((e) => /\boldObject\b/.test(e) && /(?<![\w.])object\./.test(e))) {
-      problems.push(`${w}: matchConditions must test the "${IAAS_PROVIDER_ANNOTATION}" annotation on both oldObject and object (an IaaS pool on either side of the update)`);
-    }
-    // CREATE is matched: oldObject is null then, and reading its fields is an evaluation
-    // error that failurePolicy Fail turns into a refusal of every pool CREATE.
-    if (expressions.some((e) => /\boldObject\./.test(e) && !/\boldObject\s*!=\s*null\b/.test(e))) {
-      problems.push(`${w}: a matchCondition reads oldObject without testing oldObject != null first; on CREATE it is null`);
-    }
-  }
-  return problems;
+function checkCaBundles(vwcs: readonly Obj[], tls: Obj | 'injected' | undefined): string[] {
+  if (tls === 'injected') return [];
+  const caCrt = str(obj(tls?.['data'])?.['ca.crt']);
+  return vwcs.flatMap((vwc) => arr(vwc['webhooks']).filter(isObj)).flatMap((webhook) => {
+    const w = `webhook "${str(webhook['name']) ?? '?'}"`;
+    const caBundle = str(at(webhook, 'clientConfig.caBundle'));
+    if (caBundle === undefined || caBundle === '') return [`${w}: clientConfig.caBundle is empty; the API server could not verify the webhook's certificate`];
+    return [
+      ...(decodeBase64(caBundle)?.includes('-----BEGIN ') ? [] : [`${w}: clientConfig.caBundle is not base64 of a PEM certificate`]),
+      ...(caCrt !== undefined && unwrapBase64(caBundle) !== unwrapBase64(caCrt) ? [`${w}: clientConfig.caBundle differs from the TLS Secret's ca.crt`] : []),
+    ];
+  });
 }

@@ -1,5 +1,6 @@
 /**
- * Renders `deploy/` with the real kustomize (`kubectl kustomize`), for e2e tests.
+ * Renders `deploy/` with the real kustomize (`kubectl kustomize`), for e2e tests, and reads
+ * it without kustomize for the Node-only tests.
  *
  * `deploy/tls/` is gitignored and only exists after `spiderpool-iaas-webhook certs`
  * has run, so the directory is copied to a temporary one and stand-in certificate files
@@ -7,11 +8,12 @@
  * them. Set KUBECTL to use another kubectl binary.
  */
 import { execFile } from 'node:child_process';
-import { access, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
+import { z } from 'zod';
 
 const execFileAsync = promisify(execFile);
 
@@ -62,3 +64,22 @@ export async function renderWithKubectl(deployDir: string): Promise<Record<strin
     await rm(workDir, { recursive: true, force: true });
   }
 }
+
+/**
+ * The objects of the kustomization in `dir` as its files hold them: every document of each
+ * file of `resources:` (a directory: its kustomization, recursively) and of each
+ * `components:` entry's, in that order, with no kustomize transformation applied. For
+ * deploy/ as committed the transformations (namespace, images, replacements) change
+ * nothing; test/e2e/deploy.test.ts checks that `kubectl kustomize deploy` renders the same.
+ */
+export async function readKustomization(dir: string): Promise<Record<string, unknown>[]> {
+  const kustomization = KustomizationSchema.parse(parse(await readFile(path.join(dir, 'kustomization.yaml'), 'utf8')));
+  const objects: Record<string, unknown>[] = [];
+  for (const entry of [...kustomization.resources, ...kustomization.components]) {
+    const at = path.join(dir, entry);
+    objects.push(...((await stat(at)).isDirectory() ? await readKustomization(at) : parseManifests(await readFile(at, 'utf8'))));
+  }
+  return objects;
+}
+
+const KustomizationSchema = z.looseObject({ resources: z.array(z.string()).default([]), components: z.array(z.string()).default([]) });

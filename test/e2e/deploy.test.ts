@@ -15,8 +15,8 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse, stringify } from 'yaml';
-import { checkManifests, type ConsistencyOptions } from '../deploy/consistency.js';
-import { parseManifests } from '../deploy/render.js';
+import { AKS_ENFORCER_DISABLED, checkManifests, type ConsistencyOptions, INJECT_CA_FROM, webhookConfigurationOfPods } from '../deploy/consistency.js';
+import { parseManifests, readKustomization } from '../deploy/render.js';
 import { readmeOverlays, writeOverlayBesideDeploy } from '../deploy/readme-overlays.js';
 import { until } from '../helpers/until.js';
 import { startApiServer, type ApiServer } from './cluster/apiserver.js';
@@ -87,6 +87,156 @@ describe("README's overlays rendered by kubectl kustomize", () => {
       expect(secrets).toEqual(where === deployDir ? [expect.objectContaining({ metadata: expect.objectContaining({ name: 'spiderpool-iaas-webhook-tls' }) })] : []);
       expect(secrets.filter((o) => 'data' in o || 'type' in o)).toEqual([]);
     }
+  });
+});
+
+type Obj = Record<string, any>;
+const render = (dir: string): Promise<Obj[]> => kustomize(dir);
+const one = (objects: Obj[], kind: string): Obj => {
+  const found = objects.filter((o) => o['kind'] === kind);
+  if (found.length !== 1) throw new Error(`expected one ${kind}, found ${found.length}`);
+  return found[0]!;
+};
+const container = (objects: Obj[]): Obj => one(objects, 'Deployment')['spec']['template']['spec']['containers'][0];
+const objectKey = (o: Obj) => `${o['kind']} ${o['metadata']?.['namespace'] ?? ''}/${o['metadata']?.['name']}`;
+const byKey = (objects: Obj[]) => [...objects].sort((a, b) => objectKey(a).localeCompare(objectKey(b)));
+const VAP_KINDS = ['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'];
+
+describe('deploy/ and overlays/cert-manager rendered by kubectl kustomize', () => {
+  let deployDir: string;
+  let rendered: Obj[];
+  let certManager: Obj[];
+
+  beforeAll(async () => {
+    const copy = await writeOverlayBesideDeploy('');
+    dirs.push(copy.dir);
+    deployDir = copy.deployDir;
+    rendered = await render(deployDir);
+    certManager = await render(path.join(deployDir, 'overlays/cert-manager'));
+  });
+
+  test('deploy/ renders the objects its files hold, which the Node-only tests read (test/deploy/render.ts)', async () => {
+    // kustomize v5.5 writes the namespace into the policy kinds too (it does not know they are
+    // cluster-scoped); the API server drops it for a cluster-scoped kind.
+    const dropped = rendered.map((o) => (VAP_KINDS.includes(o['kind']) ? { ...o, metadata: { ...o['metadata'], namespace: undefined } } : o));
+    expect(JSON.parse(JSON.stringify(byKey(dropped)))).toEqual(byKey(await readKustomization(deployDir)));
+  });
+
+  test('deploy/ and overlays/cert-manager install the policy objects as the component file holds them', async () => {
+    const componentFile = path.join(deployDir, 'components/validating-admission-policy/validatingadmissionpolicy.yaml');
+    const expected = parseManifests(await readFile(componentFile, 'utf8')).map((o) => objectKey(o));
+    for (const objects of [rendered, certManager]) {
+      expect(objects.filter((o) => VAP_KINDS.includes(o['kind'])).map((o) => objectKey({ ...o, metadata: { ...o['metadata'], namespace: undefined } }))).toEqual(expected);
+    }
+  });
+
+  test('an overlay without the policy component installs neither policy object, the webhook stays', async () => {
+    const copy = await writeOverlayBesideDeploy('');
+    dirs.push(copy.dir);
+    const file = path.join(copy.deployDir, 'overlays/cert-manager/kustomization.yaml');
+    const k = parse(await readFile(file, 'utf8'));
+    delete k.components;
+    await writeFile(file, JSON.stringify(k));
+    const objects = await render(path.join(copy.deployDir, 'overlays/cert-manager'));
+    expect(objects.filter((o) => VAP_KINDS.includes(o['kind']))).toEqual([]);
+    expect(objects.filter((o) => o['kind'] === 'Deployment')).toHaveLength(1);
+  });
+
+  test('deploy/kustomization.yaml\'s `namespace:` carries the Service and the webhooks along, the conf-reader stays', async () => {
+    const copy = await writeOverlayBesideDeploy('');
+    dirs.push(copy.dir);
+    const file = path.join(copy.deployDir, 'kustomization.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace(/^namespace: .*$/m, 'namespace: webhooks'));
+    const objects = await render(copy.deployDir);
+    expect(checkManifests(objects, { namespace: 'webhooks' })).toEqual([]);
+    expect(checkManifests(objects)).toEqual(expect.arrayContaining([expect.stringMatching(/Namespace "spiderpool-iaas-webhook" is missing/)]));
+  });
+
+  test('the image-only overlay of the README changes the image and nothing else', async () => {
+    const [imageOnly] = await readmeOverlays();
+    const { dir, overlayDir } = await writeOverlayBesideDeploy(imageOnly!.text);
+    dirs.push(dir);
+    const objects = await render(overlayDir);
+    container(objects)['image'] = container(rendered)['image'];
+    expect(byKey(objects)).toEqual(byKey(rendered));
+  });
+
+  test('the cert-manager overlay of docs/install.md renders as many objects as overlays/cert-manager', async () => {
+    const withCertManager = (await readmeOverlays()).find((o) => /cert-manager/.test(o.title));
+    const { dir, overlayDir } = await writeOverlayBesideDeploy(withCertManager!.text);
+    dirs.push(dir);
+    expect((await render(overlayDir)).length).toBe(certManager.length);
+  });
+  test('is consistent with src/defaults.ts, with certificates from cert-manager', () => {
+    expect(checkManifests(certManager, { certificates: 'cert-manager' })).toEqual([]);
+  });
+
+  test("mounts cert-manager's Secret read-only, keeps no Secret itself, and writes the configuration without cainjector's annotation", () => {
+    expect(certManager.filter((o) => o['kind'] === 'Secret' || o['kind'] === 'ValidatingWebhookConfiguration')).toEqual([]);
+    const args: string[] = container(certManager)['args'];
+    expect(args.filter((a) => a.startsWith('--tls-secret'))).toEqual([]);
+    expect(args).toContain('--no-generate-certs');
+    expect(container(certManager)['volumeMounts']).toEqual([{ name: 'certs', mountPath: '/etc/webhook/certs', readOnly: true }]);
+    const vwc = webhookConfigurationOfPods(certManager) as Obj;
+    expect(vwc['metadata']['annotations']).toEqual({ [AKS_ENFORCER_DISABLED]: 'true' });
+    expect(vwc['webhooks'] as Obj[]).toHaveLength((webhookConfigurationOfPods(rendered)!['webhooks'] as Obj[]).length);
+  });
+
+  test("grants nothing on Secrets (cert-manager's holds the serving key), keeps the EndpointSlice list --manage-webhook-configuration needs", () => {
+    const role = certManager.find((o) => o['kind'] === 'Role' && o['metadata']['name'] === 'spiderpool-iaas-webhook-tls')!;
+    expect(role['rules']).toEqual([{ apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] }]);
+    expect(JSON.stringify(certManager.filter((o) => ['Role', 'ClusterRole'].includes(o['kind'])).map((o) => o['rules']))).not.toContain('secrets');
+  });
+
+  test('a self-signed Issuer makes the CA, the CA Issuer signs the serving certificate', () => {
+    const certificates = certManager.filter((o) => o['kind'] === 'Certificate');
+    const byName = (name: string) => certificates.find((c) => c['metadata']['name'] === name)!;
+    const ca = byName('spiderpool-iaas-webhook-ca');
+    expect(ca['spec']).toMatchObject({ isCA: true, secretName: 'spiderpool-iaas-webhook-ca', issuerRef: { kind: 'Issuer', name: 'spiderpool-iaas-webhook-selfsigned' } });
+    const issuers = certManager.filter((o) => o['kind'] === 'Issuer');
+    expect(issuers.map((i) => [i['metadata']['name'], i['spec']]).sort()).toEqual([
+      ['spiderpool-iaas-webhook-ca', { ca: { secretName: 'spiderpool-iaas-webhook-ca' } }],
+      ['spiderpool-iaas-webhook-selfsigned', { selfSigned: {} }],
+    ]);
+    const serving = byName('spiderpool-iaas-webhook-serving');
+    expect(serving['spec']['issuerRef']).toMatchObject({ kind: 'Issuer', name: 'spiderpool-iaas-webhook-ca' });
+    // The Secret the Deployment mounts, under the name base/ gives it (no hash suffix to follow).
+    const volumes: Obj[] = one(certManager, 'Deployment')['spec']['template']['spec']['volumes'];
+    expect(volumes.map((v) => v['secret']?.['secretName'])).toEqual([serving['spec']['secretName']]);
+    for (const o of [...certificates, ...issuers]) expect(o['metadata']['namespace']).toBe('spiderpool-iaas-webhook');
+  });
+
+  test.each([
+    [
+      "with cainjector's inject-ca-from annotation",
+      (o: Obj[]) => (container(o)['args'] as string[]).push(`--webhook-configuration-annotation=${INJECT_CA_FROM}=spiderpool-iaas-webhook/spiderpool-iaas-webhook-serving`),
+      /annotation cert-manager\.io\/inject-ca-from lets cainjector write caBundle, which during a CA change drops the old CA/,
+    ],
+    [
+      'with a Certificate for another name',
+      (o: Obj[]) => (o.find((x) => x['metadata']?.['name'] === 'spiderpool-iaas-webhook-serving')!['spec']['dnsNames'] = ['webhook.example']),
+      /spec\.dnsNames lack "spiderpool-iaas-webhook\.spiderpool-iaas-webhook\.svc"/,
+    ],
+    [
+      'with the serving certificate signed by the self-signed Issuer',
+      (o: Obj[]) => (o.find((x) => x['metadata']?.['name'] === 'spiderpool-iaas-webhook-serving')!['spec']['issuerRef']['name'] = 'spiderpool-iaas-webhook-selfsigned'),
+      /Issuer "spiderpool-iaas-webhook-selfsigned": not a CA issuer/,
+    ],
+    [
+      "with base/'s rules on Secrets",
+      (o: Obj[]) => o.find((x) => x['kind'] === 'Role' && x['metadata']['name'] === 'spiderpool-iaas-webhook-tls')!['rules'].unshift({ apiGroups: [''], resources: ['secrets'], resourceNames: ['spiderpool-iaas-webhook-tls'], verbs: ['get', 'update'] }),
+      /ServiceAccount "spiderpool-iaas-webhook\/spiderpool-iaas-webhook" may get, update Secrets, although without --tls-secret the pods keep none/,
+    ],
+    [
+      'with Secrets readable through a ClusterRole',
+      (o: Obj[]) => one(o, 'ClusterRole')['rules'].push({ apiGroups: [''], resources: ['secrets'], verbs: ['*'] }),
+      /may \* Secrets, although without --tls-secret/,
+    ],
+    ['without the Certificate', (o: Obj[]) => o.splice(o.findIndex((x) => x['metadata']?.['name'] === 'spiderpool-iaas-webhook-serving'), 1), /no Certificate writes the Secret "spiderpool-iaas-webhook-tls"/],
+  ])('the checker reports the overlay %s', (_name, mutate, expected) => {
+    const copy = structuredClone(certManager);
+    mutate(copy);
+    expect(checkManifests(copy, { certificates: 'cert-manager' })).toEqual(expect.arrayContaining([expect.stringMatching(expected)]));
   });
 });
 

@@ -1,9 +1,8 @@
 {{/*
 The chart renders the kustomize sources themselves: deploy/base, deploy/components/* and
-deploy/overlays/cert-manager, reached through the symlinks under files/ (Helm reads
-nothing outside its chart directory and follows symlinks when it loads one). Each
-kustomization's `resources:` decides which files are read, so a file added there is
-installed by both tools without a template edit. The templates change only what kustomize
+deploy/overlays/cert-manager, copied under files/ by `npm run generate` (Helm reads nothing
+outside its chart directory). Each kustomization's `resources:` decides which files are
+read, so a file added there is installed by both tools without a template edit. The templates change only what kustomize
 names differently (the namespace, Helm's labels) and what a value names.
 */}}
 
