@@ -9,9 +9,9 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { levels } from 'pino';
 import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME, DEFAULT_SYNC_WAIT_MS } from '../defaults.js';
-import { parseGoDuration } from '../duration/parse.js';
-import { suggestGoDuration } from '../duration/suggest.js';
-import { readText } from '../manifest/read.js';
+import { parseGoDuration } from '../go/duration-parse.js';
+import { suggestGoDuration } from '../go/duration-suggest.js';
+import { readText } from '../kubernetes/manifests.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_TIMEOUTS } from '../server/limits.js';
 import { collectAnnotation, parseObjectName, parseOperation, parseUnsyncedPools } from './arguments.js';
 import type { CertsArguments } from './certs.js';

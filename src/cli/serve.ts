@@ -12,14 +12,14 @@
  * 1 when stopping fails.
  */
 import type { Logger } from 'pino';
-import type { DualStack } from '../candidates/categories.js';
+import type { DualStack } from '../spiderpool/candidate-categories.js';
 import { findKubeConfig } from '../cluster/kubeconfig-source.js';
 import type { PoolCache } from '../cluster/pool-cache.js';
 import type { UnsyncedPools } from '../rules/pool-pair.js';
 import { DEFAULT_SPIDERPOOL_NAMESPACE } from '../defaults.js';
-import type { WebhookMetrics } from '../metrics/webhook.js';
+import type { WebhookMetrics } from '../server/metrics.js';
 import { closeLog, createLogger } from '../server/logger.js';
-import type { ReadinessCheck } from '../server/readiness.js';
+import type { ReadinessCheck } from '../kubernetes/healthz.js';
 import type { RunningServer } from '../server/serve.js';
 import type { LifecycleFlags } from './lifecycle.js';
 import { watchPeers, type PeerReadinessFlags } from './peer-readiness.js';
@@ -181,7 +181,7 @@ async function startWatching(
     import('../cluster/kubeconfig.js'),
     import('../cluster/pool-cache.js'),
     import('../cluster/spiderpool-conf-cache.js'),
-    import('../metrics/webhook.js'),
+    import('../server/metrics.js'),
   ]);
   const cluster = loadKubeConfig(kubeconfig);
   if (cluster === undefined) return void noCluster(); // removed since it was found
