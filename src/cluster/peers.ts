@@ -4,15 +4,15 @@
  * when it has peers: renews its heartbeat Lease (named after its pod, owned by it), lists
  * the peers' Leases, probes each ready peer's HTTPS port (peer-probe.ts), and writes what
  * `judgePeers` decides to pods/status. Alone (one replica) it only lists its pods.
- * Every call has a deadline (deadline.ts); a round that outlasts the interval is followed
- * at once by the next. Needs, in its own namespace: pods get/list, pods/status patch, leases
- * get/list/create/update (deploy/base/rbac.yaml).
+ * Every call has a deadline (deadline.ts); rounds.ts runs the rounds. Needs, in its own
+ * namespace: pods get/list, pods/status patch, leases get/list/create/update (deploy/base/rbac.yaml).
  */
 import { CoordinationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Lease, type V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { summarizeApiError } from './api-error.js';
 import { withDeadline } from './deadline.js';
 import { probeHealthz } from './peer-probe.js';
+import { startRounds, type Rounds } from './rounds.js';
 import { HeartbeatAges, judgePeers, PEER_UNREACHABLE_REASON, ProbeStreaks, type PeerAction, type PeerPolicy, type PodView } from './peer-verdict.js';
 
 export interface PeerWatchOptions {
@@ -36,12 +36,6 @@ export interface PeerWatchOptions {
   nowMs?: () => number;
   /** The probe (tests pass a fake one). */
   probe?: (host: string, port: number, timeoutMs: number) => Promise<boolean>;
-}
-
-export interface PeerWatch {
-  /** Runs one round now (tests; the timer runs them otherwise); resolves when it ends. */
-  round(): Promise<void>;
-  stop(): void;
 }
 
 /** The label that differs between the ReplicaSets of one Deployment, left out of the peer selector. */
@@ -78,7 +72,7 @@ export function readyPatch(resourceVersion: string, ready: boolean, message: str
 }
 
 /** Starts the rounds every `intervalMs`; the first runs at once. */
-export function startPeerWatch(options: PeerWatchOptions): PeerWatch {
+export function startPeerWatch(options: PeerWatchOptions): Rounds {
   const { kubeConfig, namespace, podName, logger } = options;
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const leases = kubeConfig.makeApiClient(CoordinationV1Api);
@@ -165,27 +159,7 @@ export function startPeerWatch(options: PeerWatchOptions): PeerWatch {
     }
   };
 
-  // Back to back when a round outlasts the interval (a silent peer's probe waits its whole deadline).
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  const tick = () => {
-    running ??= (async () => {
-      const startedMs = nowMs();
-      await guarded();
-      clearTimeout(timer);
-      if (!stopped) timer = setTimeout(() => void tick(), Math.max(0, options.intervalMs - (nowMs() - startedMs))).unref();
-    })().finally(() => (running = undefined));
-    return running;
-  };
-  void tick();
-  return {
-    round: tick,
-    stop: () => {
-      stopped = true;
-      clearTimeout(timer);
-    },
-  };
+  return startRounds(guarded, options.intervalMs, nowMs);
 }
 
 const optionalAge = (ageMs: number | undefined) => (ageMs === undefined ? {} : { heartbeatAgeMs: ageMs });

@@ -5,7 +5,8 @@
  * the API server).
  */
 import { pino } from 'pino';
-import { startPeerWatch, type PeerWatch } from '../../src/cluster/peers.js';
+import { startPeerWatch } from '../../src/cluster/peers.js';
+import type { Rounds } from '../../src/cluster/rounds.js';
 import { startFakeObjectStore, type FakeObjectStore } from './fake-object-store.js';
 
 const NS = 'spiderpool-iaas-webhook';
@@ -24,7 +25,7 @@ const ready = (store: FakeObjectStore, name: string) => store.objects.get(`${POD
 const writes = (store: FakeObjectStore) => store.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path.replace(/^.*\/namespaces\/[^/]+\//, '')}`);
 
 let store: FakeObjectStore;
-let watch: PeerWatch | undefined;
+let watch: Rounds | undefined;
 let nowMs: number;
 /** Whether b's port answers a probe. */
 let bAnswers: boolean;
@@ -41,7 +42,7 @@ afterEach(async () => {
 });
 
 /** Replica a's watch; rounds run only when the test calls them (the interval is an hour). */
-function watchFromA(selfServing = () => true): PeerWatch {
+function watchFromA(selfServing = () => true): Rounds {
   return startPeerWatch({
     kubeConfig: store.kubeConfig,
     namespace: NS,
