@@ -78,7 +78,7 @@ export function startPeerWatch(options: PeerWatchOptions): Rounds {
   const leases = kubeConfig.makeApiClient(CoordinationV1Api);
   const nowMs = options.nowMs ?? (() => performance.now());
   const probe = options.probe ?? probeHealthz;
-  const call = <T>(fn: Parameters<typeof withDeadline<T>>[0]) => withDeadline(fn, options.callTimeoutMs);
+  const call: Call = (fn) => withDeadline(fn, options.callTimeoutMs);
   const ages = new HeartbeatAges();
   const streaks = new ProbeStreaks();
   let selector: string | undefined;
@@ -86,29 +86,7 @@ export function startPeerWatch(options: PeerWatchOptions): Rounds {
 
   const ownSelector = async () => (selector ??= peerSelector((await call((o) => core.readNamespacedPod({ name: podName, namespace }, o))).metadata?.labels));
 
-  /** Renews this pod's Lease: an update against the version last written, read again after a conflict, created when absent. */
-  let leaseVersion: string | undefined;
-  const heartbeat = async (self: V1Pod, labels: string) => {
-    const body: V1Lease = {
-      apiVersion: 'coordination.k8s.io/v1',
-      kind: 'Lease',
-      metadata: {
-        name: podName,
-        labels: Object.fromEntries(labels.split(',').map((pair) => pair.split('=') as [string, string])),
-        ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: podName, uid: self.metadata?.uid ?? '' }],
-      },
-      spec: { holderIdentity: podName, leaseDurationSeconds: Math.ceil(options.policy.heartbeatStaleMs / 1000), renewTime: microTime(new Date()) as unknown as Date },
-    };
-    const replace = (resourceVersion: string) => call((o) => leases.replaceNamespacedLease({ name: podName, namespace, body: { ...body, metadata: { ...body.metadata, resourceVersion } } }, o));
-    try {
-      leaseVersion ??= (await call((o) => leases.readNamespacedLease({ name: podName, namespace }, o))).metadata?.resourceVersion ?? '';
-      leaseVersion = (await replace(leaseVersion)).metadata?.resourceVersion;
-    } catch (err) {
-      leaseVersion = undefined;
-      if (summarizeApiError(err).statusCode !== 404) throw err;
-      leaseVersion = (await call((o) => leases.createNamespacedLease({ namespace, body }, o))).metadata?.resourceVersion;
-    }
-  };
+  const heartbeat = leaseHeartbeat(kubeConfig.makeApiClient(CoordinationV1Api), call, { namespace, podName, durationSeconds: Math.ceil(options.policy.heartbeatStaleMs / 1000) });
 
   const leaseValues = async (labels: string) => {
     const list = await call((o) => leases.listNamespacedLease({ namespace, labelSelector: labels }, o));
@@ -119,6 +97,14 @@ export function startPeerWatch(options: PeerWatchOptions): Rounds {
     const probed = peers.filter((p) => p.podIP !== undefined && p.ready);
     const answers = await Promise.all(probed.map((p) => probe(p.podIP!, options.port, options.probeTimeoutMs)));
     streaks.record(new Map(probed.map((p, i) => [p.name, answers[i]!])));
+  };
+
+  /** This round's heartbeat, Lease list and probes, and what they add up to per peer. */
+  const observe = async (self: V1Pod, labels: string, peers: PodView[]) => {
+    const [, values] = await Promise.all([heartbeat(self, labels), leaseValues(labels), probeAll(peers)]);
+    const now = nowMs();
+    ages.observe(values, now);
+    return peers.map((p) => ({ ...p, failedProbes: streaks.failed(p.name), ...optionalAge(ages.ageMs(p.name, now)) }));
   };
 
   const write = async (action: PeerAction) => {
@@ -137,11 +123,8 @@ export function startPeerWatch(options: PeerWatchOptions): Rounds {
     const self = pods.find((p) => p.metadata?.name === podName);
     if (self === undefined) throw new Error(`pod ${namespace}/${podName} is not among the pods its own labels select`);
     const peers = pods.filter((p) => p !== self).map(podView);
-    if (peers.length === 0) return; // alone: nothing to watch, no heartbeat written
-    const [, values] = await Promise.all([heartbeat(self, labels), leaseValues(labels), probeAll(peers)]);
-    const now = nowMs();
-    ages.observe(values, now);
-    const observed = peers.map((p) => ({ ...p, failedProbes: streaks.failed(p.name), ...optionalAge(ages.ageMs(p.name, now)) }));
+    // Alone: nothing to watch and no heartbeat written; its own mark is still undone.
+    const observed = peers.length === 0 ? [] : await observe(self, labels, peers);
     const actions = judgePeers({ self: podView(self), selfServing: options.selfServing(), peers: observed }, options.policy);
     for (const action of actions) await write(action);
   };
@@ -163,3 +146,36 @@ export function startPeerWatch(options: PeerWatchOptions): Rounds {
 }
 
 const optionalAge = (ageMs: number | undefined) => (ageMs === undefined ? {} : { heartbeatAgeMs: ageMs });
+
+type Call = <T>(fn: Parameters<typeof withDeadline<T>>[0]) => Promise<T>;
+
+/**
+ * Renews this pod's Lease (named after it, labelled as its pods, owned by it): an update
+ * against the version last written; after a failure (a conflict: another writer) the next
+ * renewal reads it again; created when absent.
+ */
+function leaseHeartbeat(leases: CoordinationV1Api, call: Call, lease: { namespace: string; podName: string; durationSeconds: number }): (self: V1Pod, labels: string) => Promise<void> {
+  const { namespace, podName } = lease;
+  let version: string | undefined;
+  return async (self, labels) => {
+    const body: V1Lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: {
+        name: podName,
+        labels: Object.fromEntries(labels.split(',').map((pair) => pair.split('=') as [string, string])),
+        ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: podName, uid: self.metadata?.uid ?? '' }],
+      },
+      spec: { holderIdentity: podName, leaseDurationSeconds: lease.durationSeconds, renewTime: microTime(new Date()) as unknown as Date },
+    };
+    try {
+      version ??= (await call((o) => leases.readNamespacedLease({ name: podName, namespace }, o))).metadata?.resourceVersion ?? '';
+      const resourceVersion = version;
+      version = (await call((o) => leases.replaceNamespacedLease({ name: podName, namespace, body: { ...body, metadata: { ...body.metadata, resourceVersion } } }, o))).metadata?.resourceVersion;
+    } catch (err) {
+      version = undefined;
+      if (summarizeApiError(err).statusCode !== 404) throw err;
+      version = (await call((o) => leases.createNamespacedLease({ namespace, body }, o))).metadata?.resourceVersion;
+    }
+  };
+}

@@ -77,6 +77,14 @@ describe('startPeerWatch', () => {
     expect(store.requests.length).toBeGreaterThan(0);
   });
 
+  it('alone but marked by a peer that has gone since, sets its own pod ready again', async () => {
+    store.put(PODS, pod('a', '10.0.0.1', { status: 'False', reason: 'PeerUnreachable' }));
+    watch = watchFromA();
+    await roundsAt([0]);
+    expect(writes(store)).toEqual(['PATCH pods/a/status']);
+    expect(ready(store, 'a').status).toBe('True');
+  });
+
   it("renews its own Lease, owned by its pod and labelled as its pods but the template hash", async () => {
     store.put(PODS, pod('a', '10.0.0.1'));
     store.put(PODS, pod('b', '10.0.0.2'));
