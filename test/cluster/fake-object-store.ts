@@ -32,6 +32,8 @@ export interface StoreRequest {
   method: string;
   path: string;
   body: string;
+  /** The Content-Type header, when sent. */
+  contentType?: string;
 }
 
 export interface FakeObjectStore {
@@ -81,7 +83,7 @@ export async function startFakeObjectStore(): Promise<FakeObjectStore> {
     const body = await readBody(req);
     const url = new URL(req.url ?? '/', 'http://fake');
     const path = url.pathname;
-    const request = { method: req.method ?? '', path, body };
+    const request = { method: req.method ?? '', path, body, ...(req.headers['content-type'] ? { contentType: req.headers['content-type'] } : {}) };
     store.requests.push(request);
     const send = (code: number, payload: string) => res.writeHead(code, { 'content-type': 'application/json' }).end(payload);
     if (store.hang?.(request)) {

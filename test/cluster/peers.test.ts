@@ -109,6 +109,8 @@ describe('startPeerWatch', () => {
     expect(ready(store, 'b')).toMatchObject({ type: 'Ready', status: 'False', reason: 'PeerUnreachable' });
     expect(ready(store, 'b').message).toMatch(/^replica a found the port and the heartbeat of this pod silent/);
     expect(writes(store).filter((w) => w.startsWith('PATCH'))).toEqual(['PATCH pods/b/status']);
+    // The conditions merge by type only in a strategic-merge patch (a JSON patch would be refused).
+    expect(store.requests.find((r) => r.method === 'PATCH')!.contentType).toBe('application/strategic-merge-patch+json');
     // Marked once: a peer not ready is left to its kubelet (or to itself).
     await roundsAt([3_600, 4_600]);
     expect(writes(store).filter((w) => w.startsWith('PATCH'))).toEqual(['PATCH pods/b/status']);
