@@ -20,7 +20,7 @@ import { createApp, type AppOptions } from './app.js';
 import { defaultMaxActivePerAddress, defaultMaxPerAddress } from './connection-table.js';
 import { guardConnections, type ConnectionGuard } from './connections.js';
 import { answerPlainHttpWithHint } from './plain-http.js';
-import type { ReadinessCheck } from '../kubernetes/healthz.js';
+import { readinessReport, type ReadinessCheck } from '../kubernetes/healthz.js';
 import { statusBody } from './status.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_TIMEOUTS, type ServerTimeouts } from './limits.js';
 import { TLS_CIPHERS, TLS_MIN_VERSION } from './tls-ciphers.js';
@@ -76,6 +76,8 @@ export interface RunningServer {
   /** The CA that signed the serving certificate, when known (generated or `ca.crt`). */
   caCertPem?: string;
   metrics: WebhookMetrics;
+  /** Every `/readyz` check passes (informational ones aside), as the kubelet's probe would find. */
+  ready(): boolean;
   /**
    * Turns `/readyz` unready, stops accepting connections, closes idle keep-alive ones, lets
    * in-flight requests finish (then closes their connections) and resolves; connections
@@ -277,5 +279,5 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     });
     return stopped;
   };
-  return { port, ...(served.material.caCertPem ? { caCertPem: served.material.caCertPem } : {}), metrics, stop };
+  return { port, ...(served.material.caCertPem ? { caCertPem: served.material.caCertPem } : {}), metrics, ready: () => readinessReport(checks, false).ready, stop };
 }

@@ -331,6 +331,7 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
     if (!spreadByNode) {
       problems.push(`${dep}: replicas are not spread across nodes (no topologySpreadConstraints or podAntiAffinity on kubernetes.io/hostname)`);
     }
+    problems.push(...checkNodeSpread(podSpec, dep));
 
     // ServiceAccount: exists, the pod gets its token (the pool cache lists and watches
     // SpiderIPPools), and the account may read SpiderIPPools and nothing else.
@@ -420,8 +421,8 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
   if (pdb === undefined) {
     problems.push(`no PodDisruptionBudget selects the Deployment's pods`);
   } else {
-    if (at(pdb, 'spec.minAvailable') !== 1) {
-      problems.push(`PodDisruptionBudget "${nameOf(pdb)}": minAvailable is ${show(at(pdb, 'spec.minAvailable'))}, expected 1`);
+    if (at(pdb, 'spec.maxUnavailable') !== 1 || at(pdb, 'spec.minAvailable') !== undefined) {
+      problems.push(`PodDisruptionBudget "${nameOf(pdb)}": maxUnavailable is ${show(at(pdb, 'spec.maxUnavailable'))} and minAvailable ${show(at(pdb, 'spec.minAvailable'))}, expected maxUnavailable 1 alone (one replica at a time, whatever the count)`);
     }
     if (namespaceOf(pdb) !== namespace) {
       problems.push(`PodDisruptionBudget "${nameOf(pdb)}": namespace is ${show(namespaceOf(pdb))}, expected "${namespace}"`);
@@ -441,6 +442,7 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
     const args = arr(container?.['args']);
     const saName = str(podSpec?.['serviceAccountName']) ?? 'default';
     problems.push(...checkPodNamespace(args, container ?? {}, dep));
+    problems.push(...checkReplicaFlags(all, args, container ?? {}, saName, namespaceOf(deployment ?? {}) ?? namespace, dep));
     problems.push(...checkConfigurationAccess(all, saName, namespaceOf(deployment ?? {}) ?? namespace, nameOf(podsWrite), flagValue(args, 'owner-cluster-role')));
   }
   const vwcs = podsWrite !== undefined ? [podsWrite] : listed;
@@ -580,6 +582,44 @@ function checkPodNamespace(args: readonly unknown[], container: Obj, c: string):
   return at(env, 'valueFrom.fieldRef.fieldPath') === 'metadata.namespace'
     ? []
     : [`${c}: neither --namespace nor POD_NAMESPACE from the downward API (fieldRef metadata.namespace); the server would not know its namespace`];
+}
+
+/**
+ * The hostname spread refuses to put two replicas on one node (DoNotSchedule) and counts
+ * only nodes whose taints the pod tolerates (Honor), so a cordoned or dead node never holds
+ * a replica Pending.
+ */
+function checkNodeSpread(podSpec: Obj, dep: string): string[] {
+  const spread = arr(podSpec['topologySpreadConstraints']).map(obj).find((t) => t?.['topologyKey'] === 'kubernetes.io/hostname');
+  if (spread === undefined) return [];
+  return [
+    ...(spread['whenUnsatisfiable'] === 'DoNotSchedule' ? [] : [`${dep}: the kubernetes.io/hostname spread is ${show(spread['whenUnsatisfiable'])}, expected DoNotSchedule (one node's death must not take two replicas)`]),
+    ...(spread['nodeTaintsPolicy'] === 'Honor' ? [] : [`${dep}: the kubernetes.io/hostname spread's nodeTaintsPolicy is ${show(spread['nodeTaintsPolicy'])}, expected Honor (a cordoned or dead node would hold a replica Pending)`]),
+  ];
+}
+
+/** --peer-readiness and --rebalance: POD_NAME from the downward API, and the RBAC their rounds use (namespaced but the node list). */
+function checkReplicaFlags(all: readonly Obj[], args: readonly unknown[], container: Obj, saName: string, saNamespace: string, dep: string): string[] {
+  const flags = ['--peer-readiness', '--rebalance'].filter((f) => args.includes(f));
+  if (flags.length === 0) return [];
+  const env = arr(container['env']).map(obj).find((e) => e?.['name'] === 'POD_NAME');
+  const subject = { name: saName, namespace: saNamespace };
+  type Need = { resource: string; verb: string; group?: string; clusterWide?: true };
+  const needed: Need[] = [
+    { resource: 'pods', verb: 'get' },
+    { resource: 'pods', verb: 'list' },
+    ...(flags.includes('--peer-readiness')
+      ? [{ resource: 'pods/status', verb: 'patch' }, ...['get', 'list', 'create', 'update'].map((verb) => ({ resource: 'leases', verb, group: 'coordination.k8s.io' }))]
+      : []),
+    ...(flags.includes('--rebalance') ? [{ resource: 'pods/eviction', verb: 'create' }, { resource: 'nodes', verb: 'list', clusterWide: true as const }] : []),
+  ];
+  const granted = (n: Need) => grants(all, subject, n.clusterWide ? { kind: 'ClusterRole' } : { kind: 'Role', namespace: saNamespace }, n.group ?? '', n.resource, n.verb);
+  return [
+    ...(at(env, 'valueFrom.fieldRef.fieldPath') === 'metadata.name' ? [] : [`${dep}: ${flags.join(' and ')} without POD_NAME from the downward API (fieldRef metadata.name)`]),
+    ...needed
+      .filter((n) => !granted(n))
+      .map((n) => `ServiceAccount "${saNamespace}/${saName}" may not ${n.verb} ${n.resource}${n.clusterWide ? '' : ` in "${saNamespace}"`} (${flags.join(' and ')} needs it)`),
+  ];
 }
 
 /** For {@link grants}: a rule naming any resourceNames counts too. */

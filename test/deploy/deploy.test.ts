@@ -71,6 +71,8 @@ describe('deploy/ read without kubectl', () => {
     expect(clusterRole['rules'].slice(1)).toEqual([
       { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], resourceNames: ['spiderpool-iaas-webhook'], verbs: ['get', 'patch', 'create'] },
       { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], resourceNames: ['spiderpool-iaas-webhook'], verbs: ['get'] },
+      // --rebalance: which nodes could take a replica; read only.
+      { apiGroups: [''], resources: ['nodes'], verbs: ['list'] },
     ]);
   });
 
@@ -288,9 +290,34 @@ describe('the checker reports', () => {
       /spec\.replicas is 1/,
     ],
     [
-      'a PodDisruptionBudget allowing zero pods',
-      (o) => (one(o, 'PodDisruptionBudget')['spec']['minAvailable'] = 0),
-      /minAvailable is 0, expected 1/,
+      'a PodDisruptionBudget allowing no eviction',
+      (o) => (one(o, 'PodDisruptionBudget')['spec']['maxUnavailable'] = 0),
+      /maxUnavailable is 0 and minAvailable nothing, expected maxUnavailable 1 alone/,
+    ],
+    [
+      'replicas spread only if possible',
+      (o) => (one(o, 'Deployment')['spec']['template']['spec']['topologySpreadConstraints'][0]['whenUnsatisfiable'] = 'ScheduleAnyway'),
+      /the kubernetes\.io\/hostname spread is "ScheduleAnyway", expected DoNotSchedule/,
+    ],
+    [
+      'a spread counting tainted nodes',
+      (o) => delete one(o, 'Deployment')['spec']['template']['spec']['topologySpreadConstraints'][0]['nodeTaintsPolicy'],
+      /nodeTaintsPolicy is nothing, expected Honor/,
+    ],
+    [
+      'peer readiness without the pod name',
+      (o) => (one(o, 'Deployment')['spec']['template']['spec']['containers'][0]['env'] = one(o, 'Deployment')['spec']['template']['spec']['containers'][0]['env'].filter((e: Obj) => e['name'] !== 'POD_NAME')),
+      /--peer-readiness and --rebalance without POD_NAME/,
+    ],
+    [
+      'peer readiness without pods\/status',
+      (o) => (o.find((x) => x['kind'] === 'Role' && x['metadata']['name'] === 'spiderpool-iaas-webhook-peers')!['rules'][1]['verbs'] = []),
+      /may not patch pods\/status in "spiderpool-iaas-webhook" \(--peer-readiness and --rebalance needs it\)/,
+    ],
+    [
+      'rebalance without the node list',
+      (o) => (one(o, 'ClusterRole')['rules'] = one(o, 'ClusterRole')['rules'].filter((r: Obj) => !r['resources'].includes('nodes'))),
+      /may not list nodes \(--peer-readiness and --rebalance needs it\)/,
     ],
   ];
 
@@ -340,7 +367,7 @@ describe('the checker reports', () => {
       /may not update Secret "spiderpool-iaas-webhook-tls"/,
     ],
     ['no patch of the configuration', (o: Obj[]) => (one(o, 'ClusterRole')['rules'][1]['verbs'] = ['get']), /may not patch ValidatingWebhookConfiguration "spiderpool-iaas-webhook"/],
-    ['no read of the owner ClusterRole', (o: Obj[]) => one(o, 'ClusterRole')['rules'].pop(), /may not get ClusterRole "spiderpool-iaas-webhook" \(--owner-cluster-role reads its uid\)/],
+    ['no read of the owner ClusterRole', (o: Obj[]) => (one(o, 'ClusterRole')['rules'] = one(o, 'ClusterRole')['rules'].filter((r: Obj) => !r['resources'].includes('clusterroles'))), /may not get ClusterRole "spiderpool-iaas-webhook" \(--owner-cluster-role reads its uid\)/],
     ['no POD_NAMESPACE', (o: Obj[]) => delete container(o)['env'], /neither --namespace nor POD_NAMESPACE from the downward API/],
     [
       'the configuration among the manifests as well',
