@@ -1,5 +1,5 @@
 /**
- * The Helm chart with the real helm (v3.21.4, built from its Go module) and the real
+ * The Helm chart with the real helm (Helm 4, v4.3.2, built from its Go module) and the real
  * kustomize (`kubectl kustomize`): `helm lint --strict` is clean, the defaults render the
  * objects `kubectl kustomize deploy` renders apart from what each tool names differently,
  * every value changes what it names, values.schema.json refuses typos, and the
@@ -99,7 +99,8 @@ describe('helm lint --strict', () => {
     const result = await helm(['template', RELEASE, CHART_DIR, `--kube-version=${MIN_KUBE_VERSION}`]);
     expect(result.code).toBe(0);
     const lines = result.stderr.split('\n').filter((line) => line !== '');
-    expect(lines.filter((line) => !/found symbolic link in path: .*\/files\/(base|components|cert-manager) resolves to .*\/deploy\/.* Contents of linked file included and used$/.test(line))).toEqual([]);
+    // Helm 4 logs it as level=INFO msg="found symbolic link in path. …" path=… resolved=….
+    expect(lines.filter((line) => !/^level=INFO msg="found symbolic link in path\. Contents of linked file included and used" path=.*\/files\/(base|components|cert-manager) resolved=.*\/deploy\//.test(line))).toEqual([]);
   });
 
   test('installs only on Kubernetes 1.30 or later (matchConditions GA), naming the version', async () => {
@@ -185,6 +186,16 @@ describe('values', () => {
     const job = one(objects, 'Job')['spec']['template']['spec'];
     expect(job['containers'][0]['image']).toBe('registry.example.com/spiderpool-iaas-webhook:0.1.1');
     expect(job['nodeSelector']).toEqual({ role: 'infra' });
+  });
+
+  test('image.digest (what a released chart sets) installs repository@digest in the pods and the hook Job, the tag ignored', async () => {
+    const digest = `sha256:${'ab'.repeat(32)}`;
+    const objects = await helmTemplate(['--set', 'image.repository=127.0.0.1:5000/spiderpool-iaas-webhook', '--set', 'image.tag=0.1.1', '--set', `image.digest=${digest}`]);
+    expect(container(objects)['image']).toBe(`127.0.0.1:5000/spiderpool-iaas-webhook@${digest}`);
+    expect(one(objects, 'Job')['spec']['template']['spec']['containers'][0]['image']).toBe(`127.0.0.1:5000/spiderpool-iaas-webhook@${digest}`);
+    const bad = await helm(['template', RELEASE, CHART_DIR, `--kube-version=${MIN_KUBE_VERSION}`, '--set', 'image.digest=latest']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/'\/image\/digest': 'latest' does not match pattern/);
   });
 
   test('podDisruptionBudget and networkPolicy', async () => {
