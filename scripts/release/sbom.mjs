@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * The image's SBOM, CycloneDX 1.5 JSON, from its mounted root filesystem: what is in the
- * image, as syft would list it (docs/adr/0034-release-sbom-and-signing.md says why not syft).
+ * image, as syft would list it (docs/adr/0020-release-pipeline.md says why not syft).
  *
  *   node scripts/release/sbom.mjs ROOTFS IMAGE_REF NODE_VERSION > sbom.cdx.json
  *
