@@ -21,7 +21,7 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
-mkdir "$dir/blobs"
+mkdir "$dir/blobs" && : >"$dir/log"
 "$crane" registry serve --address 127.0.0.1:0 --disk "$dir/blobs" 2>"$dir/log" &
 registry_pid=$!
 port=''

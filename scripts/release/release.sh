@@ -4,9 +4,10 @@
 #   npm run release -- --registry HOST[:PORT][/PATH] [--plain-http] [--key COSIGN_KEY]
 #                      [--public-key FILE] [--out DIR]
 #
-# Pushes to the registry: the image REGISTRY/spiderpool-iaas-webhook:VERSION (linux/amd64,
-# built by image/build.sh), signed, with its SBOM (CycloneDX, scripts/release/sbom.mjs) as a
-# signed attestation; the chart as an OCI artifact, oci://REGISTRY/charts/spiderpool-iaas-webhook
+# Pushes to the registry: the image REGISTRY/spiderpool-iaas-webhook:VERSION, an index of
+# linux/amd64 (image/build.sh) and linux/arm64 (image/arm64.sh), signed with each platform's
+# image, with the amd64 image's SBOM (CycloneDX, scripts/release/sbom.mjs) as a signed
+# attestation; the chart as an OCI artifact, oci://REGISTRY/charts/spiderpool-iaas-webhook
 # VERSION, installing that image by digest, signed. Writes to DIR (default dist-release/): the
 # CLI's npm tarball, the packaged chart, the SBOM and the public key, then verifies every
 # signature offline with that key (no transparency log). --key signs with a cosign private
@@ -58,13 +59,19 @@ if [[ -z $key ]]; then
 else
   "$cosign" public-key --key "$key" >"$out/cosign.pub"
 fi
-sign() { "$cosign" sign --yes --key "$key" --tlog-upload=false "${cosign_http[@]}" "$1" >/dev/null 2>"$tmp/cosign.log" || { cat "$tmp/cosign.log" >&2; return 1; }; }
+sign() { "$cosign" sign --yes --key "$key" --tlog-upload=false "${cosign_http[@]}" "${@:2}" "$1" >/dev/null 2>"$tmp/cosign.log" || { cat "$tmp/cosign.log" >&2; return 1; }; }
 
 # --- the image ---------------------------------------------------------------------------
 export WEBHOOK_IMAGE=localhost/spiderpool-iaas-webhook:release-$version
 bash image/build.sh >&2
 source image/env.sh
-podman push --quiet --format oci --tls-verify="$tls_verify" --digestfile "$tmp/digest" "$WEBHOOK_IMAGE" "docker://$image:$version"
+arm64_image=$(bash image/arm64.sh "$WEBHOOK_IMAGE")
+list=$WEBHOOK_IMAGE-index
+podman manifest rm "$list" >/dev/null 2>&1 || true
+podman manifest create "$list" >/dev/null
+podman manifest add "$list" "containers-storage:$WEBHOOK_IMAGE" >/dev/null
+podman manifest add "$list" "containers-storage:$arm64_image" >/dev/null
+podman manifest push --quiet --all --format oci --tls-verify="$tls_verify" --digestfile "$tmp/digest" "$list" "docker://$image:$version"
 digest=$(cat "$tmp/digest")
 mnt=$(podman image mount "$WEBHOOK_IMAGE")
 leaked=$(find "$mnt/app" -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -print | head -5)
@@ -72,10 +79,15 @@ node_version=$(sed -n 's/^NODE_VERSION=\([^ ]*\).*/\1/p' image/base.sh)
 node scripts/release/sbom.mjs "$mnt" "$image@$digest" "$node_version" >"$out/sbom.cdx.json" 2>"$tmp/sbom.log" || { cat "$tmp/sbom.log" >&2; podman image unmount "$WEBHOOK_IMAGE" >/dev/null; exit 1; }
 podman image unmount "$WEBHOOK_IMAGE" >/dev/null
 [[ -z $leaked ]] || { echo "release: the image holds source maps or type declarations: ${leaked//$mnt/}" >&2; exit 1; }
-size=$(podman image inspect --format '{{.Size}}' "$WEBHOOK_IMAGE")
-pushed=$("$crane" manifest "${crane_http[@]}" "$image@$digest" | node -pe 'const m = JSON.parse(require("fs").readFileSync(0)); m.layers.reduce((n, l) => n + l.size, m.config.size)')
-say "image $image:$version = $image@$digest (linux/amd64): $(( size / 1000000 )) MB unpacked, $(( pushed / 1000000 )) MB pushed; $(sed -n 's/^sbom: //p' "$tmp/sbom.log")"
-sign "$image@$digest"
+sizes=()
+for arch in amd64 arm64; do
+  local_image=$WEBHOOK_IMAGE; [[ $arch == amd64 ]] || local_image=$arm64_image
+  size=$(podman image inspect --format '{{.Size}}' "$local_image")
+  pushed=$("$crane" manifest "${crane_http[@]}" --platform "linux/$arch" "$image@$digest" | node -pe 'const m = JSON.parse(require("fs").readFileSync(0)); m.layers.reduce((n, l) => n + l.size, m.config.size)')
+  sizes+=("linux/$arch $(( size / 1000000 )) MB unpacked, $(( pushed / 1000000 )) MB pushed")
+done
+say "image $image:$version = $image@$digest: ${sizes[0]}; ${sizes[1]}; $(sed -n 's/^sbom: //p' "$tmp/sbom.log") (linux/amd64)"
+sign "$image@$digest" --recursive
 "$cosign" attest --yes --key "$key" --tlog-upload=false "${cosign_http[@]}" --type cyclonedx --predicate "$out/sbom.cdx.json" "$image@$digest" >/dev/null 2>"$tmp/cosign.log" || { cat "$tmp/cosign.log" >&2; exit 1; }
 
 # --- the chart: a copy with the links resolved, pinned to the image's digest --------------
