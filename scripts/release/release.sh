@@ -103,8 +103,13 @@ chart_digest=$(sed -n 's/^Digest: //p' "$tmp/push.log")
 sign "$registry/charts/spiderpool-iaas-webhook@$chart_digest"
 say "chart oci://$registry/charts/spiderpool-iaas-webhook $version = @$chart_digest"
 
-# --- the CLI's npm tarball (prepack builds dist/) ----------------------------------------
-tarball=$(npm pack --silent --pack-destination "$out" | tail -1)
+# --- the CLI's npm tarball, packed from a copy: the checkout's dist/ may be in use (CI) ------
+pkg=$tmp/package
+mkdir -p "$pkg"
+cp package.json README.md LICENSE "$pkg/"
+node -p 'require("./package.json").files.filter((f) => !/^(!|dist\/)/.test(f)).join("\n")' | xargs -r cp --parents -t "$pkg"
+npx tsc -p tsconfig.build.json --outDir "$pkg/dist" --sourceMap false
+tarball=$(cd "$pkg" && npm pack --silent --ignore-scripts --pack-destination "$out" | tail -1)
 say "CLI $out/$tarball ($(tar -tzf "$out/$tarball" | wc -l) files)"
 
 # --- offline verification with the public key, no transparency log ------------------------
