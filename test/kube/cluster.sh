@@ -149,7 +149,7 @@ state = "$W/containerd/state"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$W/cni/net.d"
-  # Per-registry hosts.toml files, read at each pull (`cluster.sh registry` writes one).
+  # Per-registry hosts.toml files, read at each pull (cluster.sh registry writes one).
   [plugins."io.containerd.grpc.v1.cri".registry]
     config_path = "$W/containerd/certs.d"
 EOF
