@@ -65,6 +65,10 @@ sign() { "$cosign" sign --yes --key "$key" --tlog-upload=false "${cosign_http[@]
 export WEBHOOK_IMAGE=localhost/spiderpool-iaas-webhook:release-$version
 bash image/build.sh >&2
 source image/env.sh
+mnt=$(podman image mount "$WEBHOOK_IMAGE")
+leaked=$(find "$mnt/app" -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -print | head -5)
+podman image unmount "$WEBHOOK_IMAGE" >/dev/null
+[[ -z $leaked ]] || { echo "release: the image holds source maps or type declarations: ${leaked//$mnt/}" >&2; exit 1; }
 arm64_image=$(bash image/arm64.sh "$WEBHOOK_IMAGE")
 list=$WEBHOOK_IMAGE-index
 podman manifest rm "$list" >/dev/null 2>&1 || true
@@ -74,11 +78,9 @@ podman manifest add "$list" "containers-storage:$arm64_image" >/dev/null
 podman manifest push --quiet --all --format oci --tls-verify="$tls_verify" --digestfile "$tmp/digest" "$list" "docker://$image:$version"
 digest=$(cat "$tmp/digest")
 mnt=$(podman image mount "$WEBHOOK_IMAGE")
-leaked=$(find "$mnt/app" -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -print | head -5)
 node_version=$(sed -n 's/^NODE_VERSION=\([^ ]*\).*/\1/p' image/base.sh)
 node scripts/release/sbom.mjs "$mnt" "$image@$digest" "$node_version" >"$out/sbom.cdx.json" 2>"$tmp/sbom.log" || { cat "$tmp/sbom.log" >&2; podman image unmount "$WEBHOOK_IMAGE" >/dev/null; exit 1; }
 podman image unmount "$WEBHOOK_IMAGE" >/dev/null
-[[ -z $leaked ]] || { echo "release: the image holds source maps or type declarations: ${leaked//$mnt/}" >&2; exit 1; }
 sizes=()
 for arch in amd64 arm64; do
   local_image=$WEBHOOK_IMAGE; [[ $arch == amd64 ]] || local_image=$arm64_image
