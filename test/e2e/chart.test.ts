@@ -1,5 +1,5 @@
 /**
- * The Helm chart with the real helm (v3.21.4, built from its Go module) and the real
+ * The Helm chart with the real helm (Helm 4, v4.3.2, built from its Go module) and the real
  * kustomize (`kubectl kustomize`): `helm lint --strict` is clean, the defaults render the
  * objects `kubectl kustomize deploy` renders apart from what each tool names differently,
  * every value changes what it names, values.schema.json refuses typos, and the
@@ -184,6 +184,16 @@ describe('values', () => {
     const job = one(objects, 'Job')['spec']['template']['spec'];
     expect(job['containers'][0]['image']).toBe('registry.example.com/spiderpool-iaas-webhook:0.1.1');
     expect(job['nodeSelector']).toEqual({ role: 'infra' });
+  });
+
+  test('image.digest (what a released chart sets) installs repository@digest in the pods and the hook Job, the tag ignored', async () => {
+    const digest = `sha256:${'ab'.repeat(32)}`;
+    const objects = await helmTemplate(['--set', 'image.repository=127.0.0.1:5000/spiderpool-iaas-webhook', '--set', 'image.tag=0.1.1', '--set', `image.digest=${digest}`]);
+    expect(container(objects)['image']).toBe(`127.0.0.1:5000/spiderpool-iaas-webhook@${digest}`);
+    expect(one(objects, 'Job')['spec']['template']['spec']['containers'][0]['image']).toBe(`127.0.0.1:5000/spiderpool-iaas-webhook@${digest}`);
+    const bad = await helm(['template', RELEASE, CHART_DIR, `--kube-version=${MIN_KUBE_VERSION}`, '--set', 'image.digest=latest']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/'\/image\/digest': 'latest' does not match pattern/);
   });
 
   test('podDisruptionBudget and networkPolicy', async () => {

@@ -13,8 +13,8 @@ export const CHART_DIR = path.join(REPO_ROOT, 'deploy/helm/spiderpool-iaas-webho
 /** The release the README installs, in the namespace deploy/base uses. */
 export const RELEASE = 'spiderpool-iaas-webhook';
 export const RELEASE_NAMESPACE = 'spiderpool-iaas-webhook';
-/** The Helm release the tests build (v3.22.0 is served but not approved on these machines). */
-export const HELM_MODULE = 'helm.sh/helm/v3@v3.21.4';
+/** The Helm release the tests and scripts/release build (Helm 4: v3.22.0 is served but not approved here). */
+export const HELM_MODULE = 'helm.sh/helm/v4@v4.3.2';
 
 /**
  * Chart.yaml's kubeVersion (matchConditions are GA in 1.30). `helm template` assumes
@@ -28,7 +28,7 @@ let binary: Promise<string> | undefined;
 export function helmBinary(): Promise<string> {
   binary ??= (async () => {
     if (process.env['HELM']) return process.env['HELM'];
-    const built = await runProcess(path.join(REPO_ROOT, '.ci/go-tool'), ['helm', HELM_MODULE, 'helm.sh/helm/v3/cmd/helm'], { timeoutMs: 30 * 60_000 });
+    const built = await runProcess(path.join(REPO_ROOT, '.ci/go-tool'), ['helm', HELM_MODULE, `${HELM_MODULE.split('@')[0]}/cmd/helm`], { timeoutMs: 30 * 60_000 });
     if (built.code !== 0) throw new Error(`.ci/go-tool could not build helm:\n${built.stderr}`);
     return path.join(built.stdout.trim(), 'helm');
   })();

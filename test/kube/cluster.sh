@@ -5,6 +5,7 @@
 #   cluster.sh up DIR     start it; DIR (empty, outside the clone) holds all its state
 #   cluster.sh down DIR   stop everything, undo every host change, then check that nothing
 #                         is left; idempotent (safe after a failed or partial `up`, twice)
+#   cluster.sh registry DIR PORT   let the node pull from the host's registry 127.0.0.1:PORT
 #
 # Components, all from the same Kubernetes release (test/kube/tools, test/e2e/apiserver):
 # kube-apiserver with embedded etcd (the e2e launcher), kube-controller-manager,
@@ -148,6 +149,9 @@ state = "$W/containerd/state"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$W/cni/net.d"
+  # Per-registry hosts.toml files, read at each pull (cluster.sh registry writes one).
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "$W/containerd/certs.d"
 EOF
   daemon containerd containerd --config "$W/containerd/config.toml"
   local ctr=(ctr --address "$W/containerd/containerd.sock" -n k8s.io)
@@ -263,6 +267,22 @@ EOF
   log "up: node $NODE_NAME Ready ($(kc version -o json | node -pe 'JSON.parse(require("fs").readFileSync(0)).serverVersion.gitVersion')), kubeconfig $W/kubeconfig"
 }
 
+# The host's loopback registry 127.0.0.1:PORT (scripts/release/registry.sh) for the node:
+# the same address inside the netns, forwarded through a Unix socket in DIR (a socket file
+# crosses network namespaces), and a hosts.toml telling containerd it speaks plain HTTP.
+registry() {
+  local port=${1:?usage: cluster.sh registry DIR PORT}
+  [[ $port =~ ^[0-9]+$ && -S "$W/containerd/containerd.sock" ]] || { log "registry: PORT must be a number, DIR a running cluster"; exit 2; }
+  setsid socat "UNIX-LISTEN:$W/registry.sock,fork" "TCP:127.0.0.1:$port" >"$W/logs/registry-host.log" 2>&1 </dev/null &
+  echo $! >"$W/pids/registry-host"
+  daemon registry-node socat "TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork" "UNIX-CONNECT:$W/registry.sock"
+  mkdir -p "$W/containerd/certs.d/127.0.0.1:$port"
+  printf 'server = "http://127.0.0.1:%s"\n[host."http://127.0.0.1:%s"]\n  capabilities = ["pull", "resolve"]\n' "$port" "$port" \
+    >"$W/containerd/certs.d/127.0.0.1:$port/hosts.toml"
+  wait_for "the registry from the node" 30 in_netns curl -sf "http://127.0.0.1:$port/v2/"
+  log "registry: the node pulls from http://127.0.0.1:$port"
+}
+
 # Whether pid runs (a zombie does not: the daemons' parent, `up`, is gone, and whoever
 # inherited them may reap late).
 alive() {
@@ -334,6 +354,8 @@ down() {
   stop_daemon apiserver-node-ip
   stop_daemon apiserver
   stop_daemon apiserver-stdin
+  stop_daemon registry-node
+  stop_daemon registry-host
   took+=("control-plane $((SECONDS - t))s"); t=$SECONDS
   # 4. Anything still alive in the netns or naming DIR (container processes, shims).
   local pid
@@ -392,5 +414,6 @@ down() {
 case "$cmd" in
   up) up ;;
   down) down ;;
-  *) echo "usage: cluster.sh up|down DIR" >&2; exit 2 ;;
+  registry) registry "${3:-}" ;;
+  *) echo "usage: cluster.sh up|down DIR | cluster.sh registry DIR PORT" >&2; exit 2 ;;
 esac

@@ -31,7 +31,9 @@ trap 'exit 130' INT TERM
 start=$SECONDS
 bash test/kube/cluster.sh up "$dir"
 echo "cluster: up in $(( SECONDS - start ))s"
-KUBE_E2E_DIR="$dir" NODE_OPTIONS=--experimental-vm-modules npx jest -c jest.cluster.config.js --runInBand "$@"
+# Beside a loopback registry ($REGISTRY) that release.test.ts releases to and installs from.
+KUBE_E2E_DIR="$dir" NODE_OPTIONS=--experimental-vm-modules bash scripts/release/registry.sh --timeout-s 5400 \
+  npx jest -c jest.cluster.config.js --runInBand "$@"
 phases
 start=$SECONDS
 trap - EXIT INT TERM

@@ -84,9 +84,14 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end -}}
 
-{{/* The image reference: image.repository, and image.tag or the chart's appVersion. */}}
+{{/* The image reference: image.repository, then @image.digest when set (a released chart
+pins its image so), else :image.tag or the chart's appVersion. */}}
 {{- define "sw.image" -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- else -}}
 {{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
+{{- end -}}
 {{- end -}}
 
 {{/*
