@@ -229,7 +229,7 @@ function judge(
     const matched = matchedRequest(body.request, command.state);
     try {
       if (command.webhooks !== undefined && !command.webhooks.some((w) => webhookMatches(w, matched))) {
-        outcome = { request: body.request, review: encodeAdmissionReview(body.request.uid, allowed()), refusedBy: [] };
+        outcome = { request: body.request, review: encodeAdmissionReview(body.request.uid, allowed()), refusedBy: [], causes: [] };
         if (guarded(body.request)) stderr += `${shortName(write.object)}: not reviewed: no webhook of the configuration matches (${unmatched(command.webhooks, matched)})\n`;
       } else outcome = review(body);
     } catch (e) {

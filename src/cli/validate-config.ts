@@ -95,7 +95,8 @@ function check(configMap: unknown, configMapName: string, seen: Set<string>, fro
   if (!parsed.success) {
     return usageError(`not a ConfigMap: ${firstIssue(parsed.error)}`);
   }
-  const verdict = verdictFor(CONFIGMAP, configMapName, validateSpiderpoolConfigMap(parsed.data));
+  const findings = validateSpiderpoolConfigMap(parsed.data);
+  const verdict = verdictFor(CONFIGMAP, configMapName, findings.errors, findings.warnings);
   const warnings = renderWarnings(verdict.warnings, seen);
   const where = fromManifest ? `ConfigMap ${JSON.stringify(configMapName)}: ` : '';
   if (verdict.allowed) {
