@@ -38,13 +38,13 @@ export function parseEnforcement(values: readonly string[]): EnforcementTable {
     const at = value.indexOf('=');
     const action = actionNamed(at < 0 ? value : value.slice(at + 1), value);
     if (at < 0) {
-      if (fallback !== undefined && fallback !== action) throw new EnforcementError(`--enforcement ${quoteShown(value)}: the default action is already ${fallback}; give it once`);
+      if (fallback !== undefined && fallback !== action) throw new EnforcementError(`the default action is already ${fallback}, not ${action}; give it once`);
       fallback = action;
       continue;
     }
     const rule = ruleNamed(value.slice(0, at));
     const before = rules[rule];
-    if (before !== undefined && before !== action) throw new EnforcementError(`--enforcement ${quoteShown(value)}: rule ${rule} is already ${before}; give it once`);
+    if (before !== undefined && before !== action) throw new EnforcementError(`rule ${rule} is already ${before}, not ${action}; give it once`);
     rules[rule] = action;
   }
   return { default: fallback ?? 'Deny', rules };
@@ -54,7 +54,7 @@ export function parseEnforcement(values: readonly string[]): EnforcementTable {
 function actionNamed(name: string, value: string): EnforcementAction {
   const action = ENFORCEMENT_ACTIONS.find((a) => a.toLowerCase() === name.trim().toLowerCase());
   if (action !== undefined) return action;
-  throw new EnforcementError(`--enforcement ${quoteShown(value)}: the action must be ${ENFORCEMENT_ACTIONS.join(', ')} (any case), alone or after RULE=`);
+  throw new EnforcementError(`${quoteShown(value)}: the action must be ${ENFORCEMENT_ACTIONS.join(', ')} (any case), alone or after RULE=`);
 }
 
 /** The rule `name` names exactly. */
@@ -62,7 +62,7 @@ function ruleNamed(name: string): RuleName {
   if ((REFUSAL_RULES as readonly string[]).includes(name)) return name as RuleName;
   const near = closestName(name, REFUSAL_RULES);
   const hint = near === undefined ? `rules: ${REFUSAL_RULES.join(', ')}` : `did you mean ${near}?`;
-  throw new EnforcementError(`--enforcement: no rule is named ${quoteShown(name)}; ${hint}`);
+  throw new EnforcementError(`no rule is named ${quoteShown(name)}; ${hint}`);
 }
 
 /** The action of each rule of `table`; a name it does not know gets the default. */

@@ -14,18 +14,18 @@ describe('--enforcement', () => {
   });
 
   it.each([
-    ['mode-fixd=Warn', '--enforcement: no rule is named "mode-fixd"; did you mean mode-fixed?'],
-    ['Pair-IPVersion=Warn', '--enforcement: no rule is named "Pair-IPVersion"; did you mean pair-ipVersion?'],
-    ['nothing-like-it=Warn', `--enforcement: no rule is named "nothing-like-it"; rules: ${REFUSAL_RULES.join(', ')}`],
-    ['Dryrun', '--enforcement "Dryrun": the action must be Deny, Warn, Audit (any case), alone or after RULE='],
-    ['mode-fixed=', '--enforcement "mode-fixed=": the action must be Deny, Warn, Audit (any case), alone or after RULE='],
+    ['mode-fixd=Warn', 'no rule is named "mode-fixd"; did you mean mode-fixed?'],
+    ['Pair-IPVersion=Warn', 'no rule is named "Pair-IPVersion"; did you mean pair-ipVersion?'],
+    ['nothing-like-it=Warn', `no rule is named "nothing-like-it"; rules: ${REFUSAL_RULES.join(', ')}`],
+    ['Dryrun', '"Dryrun": the action must be Deny, Warn, Audit (any case), alone or after RULE='],
+    ['mode-fixed=', '"mode-fixed=": the action must be Deny, Warn, Audit (any case), alone or after RULE='],
   ])('%s: one line saying what is wrong and what to give', (value, message) => {
     expect(() => parseEnforcement([value])).toThrow(new EnforcementError(message));
   });
 
   it('refuses a rule or the default given two different actions', () => {
-    expect(() => parseEnforcement(['Warn', 'Audit'])).toThrow('--enforcement "Audit": the default action is already Warn; give it once');
-    expect(() => parseEnforcement(['conf-yml=Warn', 'conf-yml=Deny'])).toThrow('--enforcement "conf-yml=Deny": rule conf-yml is already Warn; give it once');
+    expect(() => parseEnforcement(['Warn', 'Audit'])).toThrow('the default action is already Warn, not Audit; give it once');
+    expect(() => parseEnforcement(['conf-yml=Warn', 'conf-yml=Deny'])).toThrow('rule conf-yml is already Warn, not Deny; give it once');
   });
 
   it('answers a huge or control-laden name on one bounded line', () => {
