@@ -29,11 +29,11 @@ export interface FiredCause {
 /** What is left of a validator's findings once each cause got its rule's action. */
 export interface Enforced {
   /** The `Deny` causes alone: any refuses the write. */
-  errors: FieldError[];
+  errors: readonly FieldError[];
   /** The findings' own warnings, then one per `Warn` cause. */
-  warnings: string[];
+  warnings: readonly string[];
   /** Every cause, in the validator's order. */
-  causes: FiredCause[];
+  causes: readonly FiredCause[];
 }
 
 /**
@@ -41,15 +41,18 @@ export interface Enforced {
  * `findings.errors[i]`).
  */
 export function enforce(findings: Findings, actionOf: ActionOf): Enforced {
-  const enforced: Enforced = { errors: [], warnings: [...findings.warnings], causes: [] };
-  findings.errors.forEach((error, i) => {
+  // Most reviews find nothing: they allocate nothing here.
+  if (findings.errors.length === 0) return { errors: [], warnings: findings.warnings, causes: [] };
+  const errors: FieldError[] = [];
+  const warnings = [...findings.warnings];
+  const causes = findings.errors.map((error, i): FiredCause => {
     const rule = findings.errorRules[i]!;
     const action = actionOf(rule);
-    enforced.causes.push({ rule, field: error.field, action });
-    if (action === 'Deny') enforced.errors.push(error);
-    else if (action === 'Warn') enforced.warnings.push(causeWarning(error));
+    if (action === 'Deny') errors.push(error);
+    else if (action === 'Warn') warnings.push(causeWarning(error));
+    return { rule, field: error.field, action };
   });
-  return enforced;
+  return { errors, warnings, causes };
 }
 
 /**
@@ -68,6 +71,7 @@ export type DecisionName = 'deny' | 'warn' | 'audit';
 
 /** The strongest action among `causes`; undefined when none fired. */
 export function decisionOf(causes: readonly FiredCause[]): DecisionName | undefined {
+  if (causes.length === 0) return undefined;
   const strongest = ENFORCEMENT_ACTIONS.find((action) => causes.some((cause) => cause.action === action));
   return strongest?.toLowerCase() as DecisionName | undefined;
 }
