@@ -16,16 +16,15 @@ export interface Findings {
   errors: readonly FieldError[];
   warnings: readonly string[];
   /**
-   * The rules whose errors `errors` are, each once, in the order of their first error
-   * (names from the validator's `rules`): empty exactly when `errors` is. The server
-   * counts refusals by them (`spiderpool_iaas_webhook_refusals_total{rule}`).
+   * The rule of each error, same order and length as `errors` (names from the validator's
+   * `rules`): each error gets its rule's enforcement action (enforcement.ts).
    */
-  refusedBy: readonly string[];
+  errorRules: readonly string[];
 }
 
 /** Findings with no error: the write is allowed, with `warnings`. */
 export function warningsOnly(warnings: readonly string[] = []): Findings {
-  return { errors: [], warnings, refusedBy: [] };
+  return { errors: [], warnings, errorRules: [] };
 }
 
 /**
@@ -39,8 +38,8 @@ export interface Validator<T> {
   /** The fields it reads; other fields are ignored, so any future field is tolerated. */
   schema: z.ZodType<T>;
   /**
-   * Every rule its findings' `refusedBy` can name (a fixed list: the `rule` label of the
-   * refusal counter); absent for a validator that only warns.
+   * Every rule its findings' `errorRules` can name (a fixed list: the `rule` label of the
+   * decision counters); absent for a validator that only warns.
    */
   rules?: readonly string[];
   /** CREATE: `object` is the object to be created. */

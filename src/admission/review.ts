@@ -17,6 +17,7 @@ import {
   type Verdict,
 } from '../kubernetes/schema.js';
 import { runValidator, type Decision } from './validator.js';
+import { DENY_ALL, firedRules, type ActionOf, type FiredCause } from './enforcement.js';
 
 /** A body that is not an `admission.k8s.io/v1` AdmissionReview with a `request.uid`. */
 export class InvalidAdmissionReviewError extends Error {
@@ -85,8 +86,8 @@ interface Guard {
   decide(request: AdmissionRequest): Decision;
 }
 
-function guard(validator: SomeValidator, webhook: string): Guard {
-  return { ...validator.groupKind, webhook, decide: validator.open((typed) => (request: AdmissionRequest) => runValidator(typed, request)) };
+function guard(validator: SomeValidator, webhook: string, actionOf: ActionOf): Guard {
+  return { ...validator.groupKind, webhook, decide: validator.open((typed) => (request: AdmissionRequest) => runValidator(typed, request, actionOf)) };
 }
 
 /** A review's decoded request (for logging and metrics) beside the response to send. */
@@ -95,24 +96,27 @@ export interface ReviewOutcome {
   review: AdmissionReviewResponse;
   /** The webhook whose validator judged it (kubectl names it in some denials); absent when no validator guards the kind. */
   webhook?: string;
-  /** The rules of that validator that refused the review, each once; empty when it was allowed or not decodable. */
+  /** The rules of that validator that refused the review (`Deny`), each once; empty when it was allowed or not decodable. */
   refusedBy: readonly string[];
+  /** Every cause a rule fired with, whatever its action (enforcement.ts); empty when none fired. */
+  causes: readonly FiredCause[];
 }
 
 /**
  * The reviewer for `validators` (routed by `request.kind` group and kind; every other kind
- * is allowed). The returned function is pure: same body in, same outcome out, no I/O.
+ * is allowed), each cause given `actionOf` its rule (default: every rule `Deny`). The
+ * returned function is pure: same body in, same outcome out, no I/O.
  *
  * @throws InvalidAdmissionReviewError when `body` is not an `admission.k8s.io/v1`
  *   AdmissionReview request with a `uid`.
  */
-export function createDispatcher(validators: readonly WiredValidator[]): (body: unknown) => ReviewOutcome {
-  const guards = validators.map(({ validator, webhook }) => guard(validator, webhook));
+export function createDispatcher(validators: readonly WiredValidator[], actionOf: ActionOf = DENY_ALL): (body: unknown) => ReviewOutcome {
+  const guards = validators.map(({ validator, webhook }) => guard(validator, webhook, actionOf));
   return (body) => {
     const { request } = decodeAdmissionReview(body);
     const match = guards.find((g) => g.group === request.kind.group && g.kind === request.kind.kind);
-    if (match === undefined) return { request, review: encodeAdmissionReview(request.uid, allowed()), refusedBy: [] };
-    const { verdict, refusedBy } = match.decide(request);
-    return { request, review: encodeAdmissionReview(request.uid, verdict), webhook: match.webhook, refusedBy };
+    if (match === undefined) return { request, review: encodeAdmissionReview(request.uid, allowed()), refusedBy: [], causes: [] };
+    const { verdict, causes } = match.decide(request);
+    return { request, review: encodeAdmissionReview(request.uid, verdict), webhook: match.webhook, refusedBy: firedRules(causes, 'Deny'), causes };
   };
 }

@@ -4,6 +4,7 @@
  * list of SpiderIPPools before the server's modules are loaded).
  */
 import { InvalidArgumentError } from 'commander';
+import { EnforcementError, parseEnforcement } from '../rules/enforcement-table.js';
 import { UNSYNCED_POOLS, type UnsyncedPools } from '../rules/pool-pair.js';
 
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -43,4 +44,19 @@ export function parseUnsyncedPools(value: string): UnsyncedPools {
     throw new InvalidArgumentError('must be Refuse (refuse IaaS pool writes while the pool cache has not synced) or Warn (let them through with a warning)');
   }
   return found;
+}
+
+/**
+ * commander argument collector of `--enforcement ACTION|RULE=ACTION` (repeatable): each
+ * value is checked with those before it, so a bad one is a one-line usage error (exit 2).
+ */
+export function collectEnforcement(value: string, previous: string[]): string[] {
+  const values = [...previous, value];
+  try {
+    parseEnforcement(values);
+  } catch (e) {
+    if (e instanceof EnforcementError) throw new InvalidArgumentError(e.message);
+    throw e;
+  }
+  return values;
 }

@@ -11,6 +11,8 @@ import type { CommandResult } from './review-file.js';
 import { loadState, UsageError } from './cluster-state.js';
 import { ManifestError, manifestFiles, listItems, parseDocuments, readText } from '../kubernetes/manifests.js';
 import { printed, type OutputFormat } from './kubectl-output.js';
+import { countByAction, enforcementTable } from './enforcement-notes.js';
+import { actionsOf, type EnforcementTable } from '../rules/enforcement-table.js';
 
 /** What `audit` found, as `-o json` prints it. */
 export interface AuditReport {
@@ -54,6 +56,8 @@ export interface AuditArguments {
   pools: string[];
   kubeconfig?: string;
   output?: OutputFormat;
+  /** `--enforcement` values (checked as parsed): each violation shown with its rule's action. */
+  enforcement?: string[];
 }
 
 /**
@@ -77,8 +81,23 @@ export async function auditFromArguments(args: AuditArguments): Promise<CommandR
   if (report.pools === 0 && args.kubeconfig === undefined && !(await holdEmptyList(args.pools))) {
     return { exitCode: 2, stdout: '', stderr: `${stderr}error: ${args.pools.join(', ')} ${noPools(loaded.state)}; give SpiderIPPools, e.g. kubectl get spiderippools -o yaml > pools.yaml (an empty List there is fine)\n` };
   }
+  const table = enforcementTable(args.enforcement);
+  if (table !== undefined) return withActions(report, table, args.output, stderr);
   const stdout = args.output === undefined ? renderAudit(report) : printed(report, args.output);
   return { exitCode: report.violations.length > 0 ? 1 : 0, stdout, stderr };
+}
+
+/**
+ * The report with `--enforcement`: each violation with the `action` a write breaking its
+ * rule would get, and the count by action; exit 1 only for a violation of a `Deny` rule.
+ */
+function withActions(report: AuditReport, table: EnforcementTable, output: OutputFormat | undefined, stderr: string): CommandResult {
+  const actionOf = actionsOf(table);
+  const actions = report.violations.map((v) => actionOf(v.rule));
+  const exitCode = actions.includes('Deny') ? 1 : 0;
+  if (output !== undefined) return { exitCode, stdout: printed({ ...report, violations: report.violations.map((v, i) => ({ ...v, action: actions[i] })) }, output), stderr };
+  const byAction = actions.length === 0 ? '' : `by action: ${countByAction(actions)}\n`;
+  return { exitCode, stdout: renderAudit(report) + byAction, stderr };
 }
 
 /** `holds no SpiderIPPool (found …)`: what `--pools` held instead, in one line. */

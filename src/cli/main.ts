@@ -13,7 +13,7 @@ import { parseGoDuration } from '../go/duration-parse.js';
 import { suggestGoDuration } from '../go/duration-suggest.js';
 import { readText } from '../kubernetes/manifests.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_TIMEOUTS } from '../server/limits.js';
-import { collectAnnotation, parseObjectName, parseOperation, parseUnsyncedPools } from './arguments.js';
+import { collectAnnotation, collectEnforcement, parseObjectName, parseOperation, parseUnsyncedPools } from './arguments.js';
 import type { CertsArguments } from './certs.js';
 import { OUTPUT_FORMATS } from './kubectl-output.js';
 import type { CommandResult } from './review-file.js';
@@ -78,6 +78,15 @@ const configMapOptions = (cmd: Command): Command =>
     .option('--configmap-name <name>', "name of Spiderpool's ConfigMap", DEFAULT_CONFIGMAP_NAME)
     .option('--configmap-namespace <namespace>', "namespace of Spiderpool's ConfigMap (default: any; serve watches it in kube-system)");
 
+/** `--enforcement`, the same on `serve`, `review`, `audit` and `validate-config`. */
+const enforcementOption = (cmd: Command): Command =>
+  cmd.option(
+    '--enforcement <ACTION|RULE=ACTION>',
+    'Deny (refuse), Warn (allow with a warning) or Audit (allow, record only): for every rule, or RULE=ACTION for one (repeatable; any case; default Deny)',
+    collectEnforcement,
+    [],
+  );
+
 const program = new Command('spiderpool-iaas-webhook')
   .description('Validating admission webhook for Spiderpool IaaS SpiderIPPools and the iaasNetworkProvider configuration')
   .version(packageVersion(), '-V, --version', 'print the version')
@@ -86,8 +95,7 @@ const program = new Command('spiderpool-iaas-webhook')
   .exitOverride();
 
 configMapOptions(
-  program
-    .command('serve')
+  enforcementOption(program.command('serve'))
     .description('serve the webhook over HTTPS')
     .addOption(new Option('--port <port>', 'HTTPS port').env('PORT').argParser(parsePort).default(DEFAULT_PORT))
     .option('--host <address>', 'address to bind (default: all interfaces)')
@@ -141,8 +149,7 @@ configMapOptions(
 });
 
 configMapOptions(
-  program
-    .command('review')
+  enforcementOption(program.command('review'))
     .description(
       'judge manifests as the API server would send them to the webhook and print what kubectl would (exit 0 allowed, 1 refused, 2 bad input); ' +
         'an AdmissionReview (JSON) gets the response AdmissionReview',
@@ -158,14 +165,14 @@ configMapOptions(
     .option('--kubeconfig <file>', 'list the cluster state from this cluster once, instead of --pools')
     .option('--manifest <file>', 'the ValidatingWebhookConfiguration whose rules and selectors decide which writes are reviewed (default: the one in deploy/)')
     .option('-n, --namespace <namespace>', 'namespace of namespaced objects that name none', 'default')
-    .addOption(new Option('-o, --output <format>', 'json or yaml: print the response AdmissionReviews').choices(OUTPUT_FORMATS)),
+    .addOption(new Option('-o, --output <format>', 'json or yaml: print the response AdmissionReviews').choices(OUTPUT_FORMATS))
+    .option('--warnings-as-errors', "exit 1 when a warning is printed, as kubectl's flag does (Warn findings included)"),
 ).action(async (file: string, opts) => {
   const { reviewFromArguments } = await import('./review.js');
   finish(await reviewFromArguments(file, opts, () => readInput('-')));
 });
 
-program
-  .command('audit')
+enforcementOption(program.command('audit'))
   .description('judge every stored IaaS pool as a CREATE would and list what breaks the rules; exit 0 none, 1 some, 2 bad input')
   .option('--pools <path>', 'the pools: a file or folder of manifests (kind: List included); repeatable', collect, [])
   .option('--kubeconfig <file>', 'list the pools from this cluster once, instead of --pools')
@@ -175,14 +182,18 @@ program
     finish(await auditFromArguments(opts));
   });
 
-program
-  .command('validate-config')
+enforcementOption(program.command('validate-config'))
   .description("check Spiderpool's conf.yml, or a manifest with its ConfigMap, as the webhook would; exit 1 when refused")
   .argument('<file>', 'conf.yml or a ConfigMap manifest, or - for standard input')
   .option('--configmap-name <name>', "name of Spiderpool's ConfigMap", DEFAULT_CONFIGMAP_NAME)
   .action(async (file: string, opts) => {
-    const { validateConfigText } = await import('./validate-config.js');
-    finish(validateConfigText(await readInput(file), opts.configmapName));
+    const [{ validateConfigText }, { enforcementTable }, { actionsOf }] = await Promise.all([
+      import('./validate-config.js'),
+      import('./enforcement-notes.js'),
+      import('../rules/enforcement-table.js'),
+    ]);
+    const table = enforcementTable(opts.enforcement);
+    finish(validateConfigText(await readInput(file), opts.configmapName, table && actionsOf(table)));
   });
 
 program

@@ -11,7 +11,7 @@ import { resourceOf, splitApiVersion } from '../kubernetes/resources.js';
 import { allowed } from '../admission/response.js';
 import { encodeAdmissionReview, InvalidAdmissionReviewError, type ReviewOutcome } from '../admission/review.js';
 import { createReviewer, wireValidators, type ReviewOptions } from '../rules/registry.js';
-import type { AdmissionRequest } from '../kubernetes/schema.js';
+import type { AdmissionRequest, AdmissionReviewResponse } from '../kubernetes/schema.js';
 import { webhookMatches, WebhookMatchSchema, type MatchedRequest, type WebhookMatch } from '../kubernetes/webhook-match.js';
 import { readWebhookManifest } from '../registration/webhook-configuration.js';
 import type { ClusterState } from '../store/state.js';
@@ -28,6 +28,8 @@ import { printed, renderAccepted, renderRefusals, renderWarnings, type OutputFor
 import type { CommandResult } from './review-file.js';
 import { reviewText } from './review-file.js';
 import type { Operation } from './arguments.js';
+import { enforcementNote, enforcementTable, warningsAsErrors } from './enforcement-notes.js';
+import type { EnforcementTable } from '../rules/enforcement-table.js';
 
 /** What `review` accepts, for errors about input it cannot use. */
 const REVIEW_ACCEPTS =
@@ -50,6 +52,10 @@ export interface ReviewCommand {
    */
   webhooks?: WebhookMatch[];
   configMap: ReviewOptions['configMap'];
+  /** `--enforcement`: each rule's action (every rule `Deny` when absent). */
+  enforcement?: EnforcementTable;
+  /** `--warnings-as-errors`: a warning exits 1, as kubectl's flag does. */
+  warningsAsErrors?: boolean;
 }
 
 /** Why pair checks are skipped in a review of manifests without a cluster state. */
@@ -80,13 +86,19 @@ function parsedJson(text: string): unknown {
  *   input (the message names the file and says what `review` accepts).
  */
 export function runReview(command: ReviewCommand): CommandResult {
-  const options: ReviewOptions = { configMap: command.configMap, ...(command.state ? { pools: command.state.pools, cluster: command.state } : {}) };
+  const options: ReviewOptions = {
+    configMap: command.configMap,
+    ...(command.state ? { pools: command.state.pools, cluster: command.state } : {}),
+    ...(command.enforcement ? { enforcement: command.enforcement } : {}),
+  };
   const [first] = command.inputs;
   if (command.inputs.length === 1 && isAdmissionReview(parsedJson(first!.text))) {
     if (command.old !== undefined || command.operation !== undefined) {
       return usage(`${first!.source} is an AdmissionReview already; --old and --operation build one from manifests`);
     }
-    return reviewText(first!.text, options);
+    const answered = reviewText(first!.text, options);
+    const warned = answered.exitCode === 0 && (JSON.parse(answered.stdout) as AdmissionReviewResponse).response.warnings !== undefined;
+    return warningsAsErrors(answered, warned, command.warningsAsErrors);
   }
   if (command.state === undefined) options.pools = noPoolDirectory(NO_STATE_REASON);
   let objects: ManifestObject[];
@@ -218,6 +230,7 @@ function judge(
   const seenWarnings = new Set<string>();
   let stdout = '';
   let stderr = '';
+  let warned = false;
   for (const write of writes) {
     const { operation } = write;
     const body = buildAdmissionReview({
@@ -229,7 +242,7 @@ function judge(
     const matched = matchedRequest(body.request, command.state);
     try {
       if (command.webhooks !== undefined && !command.webhooks.some((w) => webhookMatches(w, matched))) {
-        outcome = { request: body.request, review: encodeAdmissionReview(body.request.uid, allowed()), refusedBy: [] };
+        outcome = { request: body.request, review: encodeAdmissionReview(body.request.uid, allowed()), refusedBy: [], causes: [] };
         if (guarded(body.request)) stderr += `${shortName(write.object)}: not reviewed: no webhook of the configuration matches (${unmatched(command.webhooks, matched)})\n`;
       } else outcome = review(body);
     } catch (e) {
@@ -239,6 +252,8 @@ function judge(
     const { response } = outcome.review;
     responses.push(outcome.review);
     stderr += renderWarnings(response.warnings, seenWarnings);
+    warned ||= (response.warnings?.length ?? 0) > 0;
+    notes += enforcementNote(describe(write.object), outcome.causes);
     if (response.allowed) {
       const { group } = splitApiVersion(write.object.apiVersion);
       stdout += renderAccepted(write.object.kind, group, nameOf(write.object), operation);
@@ -257,9 +272,9 @@ function judge(
   const exitCode = refusals.length > 0 ? 1 : 0;
   if (command.output !== undefined) {
     const items = responses.length === 1 ? responses[0] : { apiVersion: 'v1', kind: 'List', items: responses };
-    return { exitCode, stdout: printed(items, command.output), stderr: '' };
+    return warningsAsErrors({ exitCode, stdout: printed(items, command.output), stderr: '' }, warned, command.warningsAsErrors);
   }
-  return { exitCode, stdout, stderr: stderr + renderRefusals(refusals) + notes };
+  return warningsAsErrors({ exitCode, stdout, stderr: stderr + renderRefusals(refusals) + notes }, warned, command.warningsAsErrors);
 }
 
 /**
@@ -317,6 +332,9 @@ export interface ReviewArguments {
   manifest?: string;
   configmapName: string;
   configmapNamespace?: string;
+  /** `--enforcement` values (checked as parsed). */
+  enforcement?: string[];
+  warningsAsErrors?: boolean;
 }
 
 /** Reads `file` (`-`: standard input, named `STDIN` as kubectl names it). */
@@ -354,6 +372,7 @@ export async function reviewFromArguments(file: string, args: ReviewArguments, s
       ...(loaded !== undefined ? { state: loaded.state } : {}),
       webhooks: await readWebhooks(args.manifest),
       configMap: { name: args.configmapName, ...(args.configmapNamespace !== undefined ? { namespace: args.configmapNamespace } : {}) },
+      ...enforcementOf(args),
     });
     const warnings = (loaded?.warnings ?? []).map((w) => `warning: ${w}\n`).join('');
     return { ...result, stderr: warnings + result.stderr };
@@ -361,4 +380,10 @@ export async function reviewFromArguments(file: string, args: ReviewArguments, s
     if (e instanceof UsageError || e instanceof ManifestError) return usage(e.message);
     throw e;
   }
+}
+
+/** `--enforcement` and `--warnings-as-errors` as {@link ReviewCommand} takes them. */
+function enforcementOf(args: ReviewArguments): Pick<ReviewCommand, 'enforcement' | 'warningsAsErrors'> {
+  const enforcement = enforcementTable(args.enforcement);
+  return { ...(enforcement ? { enforcement } : {}), ...(args.warningsAsErrors ? { warningsAsErrors: true } : {}) };
 }

@@ -22,6 +22,7 @@ import type { RunningServer } from '../server/serve.js';
 import type { LifecycleFlags } from './lifecycle.js';
 import { watchReplicas, type ReplicaFlags } from './replicas.js';
 import { afterRequestsSent } from './requests-sent.js';
+import { parseEnforcement } from '../rules/enforcement-table.js';
 
 /** `serve`'s options as the command line parses them. */
 export interface ServeArguments extends Omit<LifecycleFlags, 'configmapNamespace'>, ReplicaFlags {
@@ -45,6 +46,8 @@ export interface ServeArguments extends Omit<LifecycleFlags, 'configmapNamespace
   /** `--unsynced-pools`: IaaS pool writes while the pool cache has not synced. */
   unsyncedPools: UnsyncedPools;
   logLevel: string;
+  /** `--enforcement` values, checked as parsed (`collectEnforcement`). */
+  enforcement: string[];
   configmapName: string;
   configmapNamespace?: string;
 }
@@ -89,6 +92,7 @@ export async function serve(opts: ServeArguments): Promise<void> {
       shutdownGraceMs: opts.shutdownTimeout,
       review: {
         configMap: { name: opts.configmapName, namespace: opts.configmapNamespace },
+        enforcement: parseEnforcement(opts.enforcement),
         ...(watching ? { pools: watching.cache.pools, dualStack: watching.dualStack, unsyncedPools: opts.unsyncedPools } : {}),
       },
       readinessChecks: [...(watching?.readiness ?? []), ...webhookCaBundleReadiness(opts, () => manager)],

@@ -4,6 +4,8 @@ import { escapeUnprintable, truncate } from '../go/strconv-quote.js';
 import { nameOf } from '../kubernetes/metadata.js';
 import { documentData, listItems } from '../kubernetes/manifests.js';
 import { verdictFor } from '../admission/validator.js';
+import { DENY_ALL, enforce, type ActionOf } from '../admission/enforcement.js';
+import { enforcementNote } from './enforcement-notes.js';
 import { CONFIGMAP, ConfigMapSchema, validateSpiderpoolConfigMap } from '../rules/configmap.js';
 import { renderWarnings } from './kubectl-output.js';
 import type { CommandResult } from './review-file.js';
@@ -25,13 +27,13 @@ type ParsedDocument = ReturnType<typeof parseAllDocuments>[number];
  *   CI gate), or a manifest is not valid YAML (kubectl would refuse it before any webhook)
  *   or has no such ConfigMap.
  */
-export function validateConfigText(text: string, configMapName: string): CommandResult {
+export function validateConfigText(text: string, configMapName: string, actionOf: ActionOf = DENY_ALL): CommandResult {
   const documents = parseAllDocuments(text);
   if (documents.every((doc) => doc.contents === null && doc.errors.length === 0)) {
     return usageError(`the input is empty (no YAML document${text === '' ? '' : ', only blanks or comments'}); give conf.yml, or a manifest with Spiderpool's ConfigMap ${JSON.stringify(configMapName)}`);
   }
   if (!documents.some(isManifestDocument)) {
-    return check({ metadata: { name: configMapName }, data: { 'conf.yml': text } }, configMapName, new Set());
+    return check({ metadata: { name: configMapName }, data: { 'conf.yml': text } }, configMapName, new Set(), actionOf);
   }
   const objects: unknown[] = [];
   for (const doc of documents) {
@@ -50,7 +52,7 @@ export function validateConfigText(text: string, configMapName: string): Command
     return usageError(`the manifest has no ConfigMap named ${JSON.stringify(configMapName)} (${found}); pass --configmap-name to check one of another name`);
   }
   const seen = new Set<string>();
-  const results = configMaps.map((configMap) => check(configMap, configMapName, seen, true));
+  const results = configMaps.map((configMap) => check(configMap, configMapName, seen, actionOf, true));
   return {
     exitCode: results.reduce<number>((worst, r) => Math.max(worst, r.exitCode), 0) as CommandResult['exitCode'],
     stdout: results.map((r) => r.stdout).join(''),
@@ -90,14 +92,18 @@ function usageError(message: string): CommandResult {
  * what was checked; for a manifest's ConfigMap without conf.yml, the data keys it has.
  * Warnings print as kubectl prints them, once each across the run (`seen`).
  */
-function check(configMap: unknown, configMapName: string, seen: Set<string>, fromManifest = false): CommandResult {
+function check(configMap: unknown, configMapName: string, seen: Set<string>, actionOf: ActionOf, fromManifest = false): CommandResult {
   const parsed = ConfigMapSchema.safeParse(configMap);
   if (!parsed.success) {
     return usageError(`not a ConfigMap: ${firstIssue(parsed.error)}`);
   }
-  const verdict = verdictFor(CONFIGMAP, configMapName, validateSpiderpoolConfigMap(parsed.data));
+  const { errors, warnings: warned, causes } = enforce(validateSpiderpoolConfigMap(parsed.data), actionOf);
+  const verdict = verdictFor(CONFIGMAP, configMapName, errors, warned);
   const warnings = renderWarnings(verdict.warnings, seen);
   const where = fromManifest ? `ConfigMap ${JSON.stringify(configMapName)}: ` : '';
+  if (verdict.allowed && causes.length > 0) {
+    return { exitCode: 0, stdout: '', stderr: `${warnings}${enforcementNote(`ConfigMap ${JSON.stringify(configMapName)}`, causes)}` };
+  }
   if (verdict.allowed) {
     return { exitCode: 0, stdout: `${where}Spiderpool's agent and controller would start with this conf.yml\n`, stderr: warnings };
   }

@@ -34,6 +34,8 @@ const AdmissionRequestSchema = z.object({
   /** The object as stored; present on UPDATE and DELETE. */
   oldObject: z.unknown().optional(),
   dryRun: z.boolean().optional(),
+  /** Who asked (authentication.k8s.io/v1 `UserInfo`); only the name is read, for the log. */
+  userInfo: z.object({ username: z.string().optional() }).optional(),
 });
 
 export const AdmissionReviewRequestSchema = z.object({
@@ -69,6 +71,8 @@ const AdmissionResponseSchema = z.object({
   allowed: z.boolean(),
   status: StatusSchema.optional(),
   warnings: z.array(z.string()).optional(),
+  /** Recorded in the API server's audit log as `<webhook name>/<key>` (admission/v1 `AuditAnnotations`). */
+  auditAnnotations: z.record(z.string(), z.string()).optional(),
 });
 
 export const AdmissionReviewResponseSchema = z.object({

@@ -53,12 +53,12 @@ export function validateSpiderpoolConfigMap(configMap: ConfigMap): Findings {
       CONF_YML_FIELD,
       "Spiderpool's agent and controller read their configuration from this key and refuse to start without it",
     );
-    return { errors: [missing], warnings: [], refusedBy: [CONF_YML_RULE] };
+    return { errors: [missing], warnings: [], errorRules: [CONF_YML_RULE] };
   }
   const findings = validateConfYml(confYml);
   const errors: FieldError[] = underField(CONF_YML_FIELD, findings.errors);
   const warnings = underField(CONF_YML_FIELD, findings.warnings).map(fieldWarningString);
-  return { errors, warnings, refusedBy: errors.length > 0 ? [CONF_YML_RULE] : [] };
+  return { errors, warnings, errorRules: errors.map(() => CONF_YML_RULE) };
 }
 
 /** The ConfigMap validator for the Spiderpool ConfigMap `ref` names (CREATE and UPDATE). */

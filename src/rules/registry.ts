@@ -14,6 +14,7 @@ import { candidatePoolValidators } from './candidate-pools.js';
 import { configMapValidator, type SpiderpoolConfigMapRef } from './configmap.js';
 import { noPoolDirectory, type PoolDirectory, type UnsyncedPools } from './pool-pair.js';
 import { spiderIPPoolValidator } from './spiderippool.js';
+import { actionsOf, DENY_EVERY_RULE, type EnforcementTable } from './enforcement-table.js';
 import { someValidator } from '../admission/contract.js';
 import { DEFAULT_CONFIGMAP_NAME, WEBHOOKS } from '../defaults.js';
 
@@ -35,6 +36,8 @@ export interface ReviewContext {
   cluster?: ClusterObjects;
   /** `enableIPv6` of the watched spiderpool-conf (the server); else read from `cluster`, else not known. */
   dualStack?: () => DualStack;
+  /** Each rule's action (`--enforcement`); every rule `Deny` when absent. */
+  enforcement?: EnforcementTable;
 }
 
 /** Why pair checks are skipped when no pool directory is given. */
@@ -77,7 +80,7 @@ export type ReviewOptions = ReviewContext;
  *   AdmissionReview request with a `uid`.
  */
 export function createReviewer(options: ReviewOptions = {}): (body: unknown) => ReviewOutcome {
-  return createDispatcher(wireValidators(options));
+  return createDispatcher(wireValidators(options), actionsOf(options.enforcement ?? DENY_EVERY_RULE));
 }
 
 /** The URL path of the webhook named `name` (a `name` of {@link WEBHOOKS}). */
@@ -89,7 +92,8 @@ const pathOfWebhook = (name: string): string => Object.values(WEBHOOKS).find((we
  * posted to `/validate-spiderippool` costs the refusing path no candidate matching.
  */
 export function createPathReviewer(options: ReviewOptions, paths: readonly string[]): (body: unknown) => ReviewOutcome {
-  return createDispatcher(wireValidators(options).filter(({ webhook }) => paths.includes(pathOfWebhook(webhook))));
+  const wired = wireValidators(options).filter(({ webhook }) => paths.includes(pathOfWebhook(webhook)));
+  return createDispatcher(wired, actionsOf(options.enforcement ?? DENY_EVERY_RULE));
 }
 
 

@@ -129,7 +129,7 @@ export interface PoolJudgement {
 
 /** The judgement as a validator's findings: the refusals' field errors and rules, and the warnings. */
 function findings({ refused, warnings }: PoolJudgement): Findings {
-  return { errors: refused.map((r) => r.error), warnings, refusedBy: [...new Set(refused.map((r) => r.rule))] };
+  return { errors: refused.map((r) => r.error), warnings, errorRules: refused.map((r) => r.rule) };
 }
 
 const poolName = (pool: SpiderIPPool, request: AdmissionRequest): string => pool.metadata.name ?? request.name ?? '';
@@ -168,7 +168,7 @@ function validateSpiderIPPoolUpdate(
  * The refusals, each with its rule, and the warnings of a CREATE (`oldPool` undefined) or
  * UPDATE of pool `name`: what {@link validateSpiderIPPoolCreate} and
  * {@link validateSpiderIPPoolUpdate} decide, with the rule of each refusal (their
- * `refusedBy`, which `review`'s policy note reads from the review's outcome).
+ * `errorRules`, which `review`'s policy note reads from the review's outcome).
  */
 export function judgeSpiderIPPoolWrite(
   oldPool: SpiderIPPool | undefined,

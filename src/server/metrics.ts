@@ -9,6 +9,7 @@
  * What controller-runtime has no metric for carries this project's prefix.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { ENFORCEMENT_ACTIONS, type FiredCause } from '../admission/enforcement.js';
 import { REFUSAL_RULES } from '../rules/rule-names.js';
 
 const PREFIX = 'spiderpool_iaas_webhook_';
@@ -38,6 +39,11 @@ export interface RouteMetrics {
    * A name outside `REFUSAL_RULES` is not counted, so no label value is made up at run time.
    */
   refused(rules: readonly string[]): void;
+  /**
+   * A review in which rules fired (its outcome's `causes`): one decision for each rule, under
+   * its action. A rule outside `REFUSAL_RULES` is not counted (no label value made up at run time).
+   */
+  decided(causes: readonly FiredCause[]): void;
 }
 
 export interface WebhookMetrics {
@@ -50,6 +56,12 @@ export interface WebhookMetrics {
    * use, at 0.
    */
   refusalsTotal: Counter<'webhook' | 'rule'>;
+  /**
+   * Reviews in which a rule fired, by `webhook`, `rule` and `action` (`deny`, `warn`,
+   * `audit`: the rule's enforcement action), once per rule per review. Every triple exists
+   * from the path's first use, at 0.
+   */
+  decisionsTotal: Counter<'webhook' | 'rule' | 'action'>;
   /** Seconds from the request's arrival until its answer is written (or its client left), by `webhook`. */
   latencySeconds: Histogram<'webhook'>;
   requestsInFlight: Gauge<'webhook'>;
@@ -81,13 +93,17 @@ interface PendingCount {
   count: number;
 }
 
-/** A path's in-flight count, its `requests_total` label sets (keyed `code operation allowed`) and its refusals by rule. */
+/** A path's in-flight count, its `requests_total` label sets (keyed `code operation allowed`), its refusals by rule and decisions by `rule action`. */
 interface RouteCounts {
   labels: { webhook: string };
   inFlight: number;
   totals: Map<string, PendingCount>;
   refusals: Map<string, { labels: { webhook: string; rule: string }; count: number }>;
+  decisions: Map<string, { labels: { webhook: string; rule: string; action: string }; count: number }>;
 }
+
+/** The key of a `decisions_total` label set in {@link RouteCounts}' `decisions`. */
+const decisionKey = (rule: string, action: string): string => `${rule} ${action.toLowerCase()}`;
 
 /** Adds the counts pending in `pending` to `counter` and zeroes them (at a scrape). */
 function flush<L extends string>(counter: Counter<L>, pending: Iterable<{ labels: Record<L, string>; count: number }>): void {
@@ -123,6 +139,15 @@ export function createWebhookMetrics(registry = new Registry()): WebhookMetrics 
         for (const route of routes.values()) flush(this, route.refusals.values());
       },
     }),
+    decisionsTotal: new Counter({
+      name: `${PREFIX}decisions_total`,
+      help: 'Admission reviews in which a rule fired, by webhook path, rule and the action taken on it (deny refused, warn warned, audit recorded only); once per rule per review.',
+      labelNames: ['webhook', 'rule', 'action'],
+      registers,
+      collect() {
+        for (const route of routes.values()) flush(this, route.decisions.values());
+      },
+    }),
     latencySeconds: new Histogram({
       name: 'controller_runtime_webhook_latency_seconds',
       help: 'Histogram of the latency of processing admission requests',
@@ -147,9 +172,13 @@ export function createWebhookMetrics(registry = new Registry()): WebhookMetrics 
         // sees the first one after a start.
         const refusals = new Map(REFUSAL_RULES.map((rule) => [rule, { labels: { webhook, rule }, count: 0 }]));
         for (const { labels } of refusals.values()) metrics.refusalsTotal.inc(labels, 0);
+        const decisions = new Map(
+          REFUSAL_RULES.flatMap((rule) => ENFORCEMENT_ACTIONS.map((action) => [decisionKey(rule, action), { labels: { webhook, rule, action: action.toLowerCase() }, count: 0 }] as const)),
+        );
+        for (const { labels } of decisions.values()) metrics.decisionsTotal.inc(labels, 0);
         const internalError = { labels: { webhook, code: '500', operation: '', allowed: '' }, count: 0 };
         metrics.requestsTotal.inc(internalError.labels, 0);
-        counts = { labels: { webhook }, inFlight: 0, totals: new Map([[totalsKey('500', '', ''), internalError]]), refusals };
+        counts = { labels: { webhook }, inFlight: 0, totals: new Map([[totalsKey('500', '', ''), internalError]]), refusals, decisions };
         routes.set(webhook, counts);
       }
       return routeMetrics(counts, metrics.latencySeconds);
@@ -222,6 +251,14 @@ function routeMetrics(counts: RouteCounts, latencySeconds: Histogram<'webhook'>)
     refused: (rules) => {
       for (const rule of rules) {
         const pending = counts.refusals.get(rule);
+        if (pending !== undefined) pending.count++;
+      }
+    },
+    decided: (causes) => {
+      const seen = new Set<string>();
+      for (const { rule, action } of causes) {
+        const pending = seen.has(rule) ? undefined : counts.decisions.get(decisionKey(rule, action));
+        seen.add(rule);
         if (pending !== undefined) pending.count++;
       }
     },

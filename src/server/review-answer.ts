@@ -8,6 +8,8 @@ import { InvalidAdmissionReviewError, type ReviewOutcome } from '../admission/re
 import type { AdmissionRequest, AdmissionReviewResponse } from '../kubernetes/schema.js';
 import { truncate } from '../go/strconv-quote.js';
 import { parseReviewBody } from './review-body.js';
+import { decisionOf, firedRules, type FiredCause } from '../admission/enforcement.js';
+import { MAX_LISTED } from '../admission/response.js';
 
 /** What to write for a review body. */
 export type ReviewAnswer =
@@ -18,7 +20,9 @@ export type ReviewAnswer =
       operation: string;
       allowed: boolean;
       refusedBy: readonly string[];
-      /** The review's log line without `latencyMs` (added when written), when its level was asked for. */
+      /** Every cause a rule fired with (the decision counter's labels, the log line's rules). */
+      causes: readonly FiredCause[];
+      /** The review's log line without `latencyUs` (added when written), when its level was asked for. */
       log?: Record<string, unknown>;
     }
   /** A malformed body: a `Status` with `code` and `message`. */
@@ -27,12 +31,12 @@ export type ReviewAnswer =
   | { type: 'error'; message: string };
 
 /**
- * The answer for `body` sent to `path`, reviewed by `review`. `logs(allowed)` says whether
- * the review's log line is wanted (debug when allowed, info when not).
+ * The answer for `body` sent to `path`, reviewed by `review`. `logs(level)` says whether
+ * the review's log line is wanted at its {@link reviewLogLevel}.
  *
  * @throws whatever `review` throws besides `InvalidAdmissionReviewError` (a bug: the caller answers 500).
  */
-export function answerReview(body: Buffer, path: string, review: (body: unknown) => ReviewOutcome, logs: (allowed: boolean) => boolean): ReviewAnswer {
+export function answerReview(body: Buffer, path: string, review: (body: unknown) => ReviewOutcome, logs: (level: ReviewLogLevel) => boolean): ReviewAnswer {
   const parsed = parseReviewBody(body);
   if (!parsed.ok) return { type: 'refuse', code: parsed.code, message: parsed.message };
   let outcome: ReviewOutcome;
@@ -42,23 +46,41 @@ export function answerReview(body: Buffer, path: string, review: (body: unknown)
     if (e instanceof InvalidAdmissionReviewError) return { type: 'refuse', code: 400, message: e.message };
     throw e;
   }
-  const { request, review: response, refusedBy } = outcome;
+  const { request, review: response, refusedBy, causes } = outcome;
   const allowed = response.response.allowed;
   const json = JSON.stringify(response);
-  const log = logs(allowed) ? reviewLogFields(path, request, response, 0) : undefined;
-  return { type: 'review', json, operation: request.operation, allowed, refusedBy, ...(log ? { log } : {}) };
+  const log = logs(reviewLogLevel(allowed, causes)) ? reviewLogFields(path, request, response, 0, causes) : undefined;
+  return { type: 'review', json, operation: request.operation, allowed, refusedBy, causes, ...(log ? { log } : {}) };
 }
 
-/** The message of the line a review is logged with (at debug when allowed, at info when not). */
+/** The message of a review's log line. */
 export const REVIEW_LOG_MESSAGE = 'admission review';
 
+export type ReviewLogLevel = 'info' | 'debug';
+
 /**
- * The fields of a review's log line: which object, what was decided, and `latencyMs`
- * (milliseconds from the handler's call to the answer written). User strings are cut as
- * {@link truncate} cuts them. Exported for the benchmark's answer floor, which logs the
- * same line without reviewing.
+ * A review is logged at info when refused or when a rule fired (whatever its action: the
+ * record of a `Warn` or `Audit` rollout); a clean allowed one at debug, as controller-runtime's V(5).
  */
-export function reviewLogFields(path: string, request: AdmissionRequest, review: AdmissionReviewResponse, latencyMs: number): Record<string, unknown> {
+export function reviewLogLevel(allowed: boolean, causes: readonly FiredCause[]): ReviewLogLevel {
+  return allowed && causes.length === 0 ? 'debug' : 'info';
+}
+
+/**
+ * The fields of a review's log line: which object and who asked, what was decided (with the
+ * rules that fired, their fields and the strongest action, when any did), and `latencyUs`
+ * (whole microseconds from the handler's call to the answer written). User strings are cut
+ * as {@link truncate} cuts them, fields to {@link MAX_LISTED}. Exported for the benchmark's
+ * answer floor, which logs the same line without reviewing.
+ */
+export function reviewLogFields(
+  path: string,
+  request: AdmissionRequest,
+  review: AdmissionReviewResponse,
+  latencyUs: number,
+  causes: readonly FiredCause[] = [],
+): Record<string, unknown> {
+  const fired = causes.length > 0;
   return {
     path,
     uid: shown(request.uid),
@@ -67,10 +89,12 @@ export function reviewLogFields(path: string, request: AdmissionRequest, review:
     name: shown(request.name),
     operation: request.operation,
     subResource: shown(request.subResource),
+    user: shown(request.userInfo?.username),
     dryRun: request.dryRun ?? false,
     allowed: review.response.allowed,
     code: review.response.status?.code,
-    latencyMs,
+    ...(fired ? { decision: decisionOf(causes), rules: firedRules(causes), fields: [...new Set(causes.map((c) => truncate(c.field)))].slice(0, MAX_LISTED) } : {}),
+    latencyUs,
   };
 }
 

@@ -17,7 +17,7 @@ import { MAX_BODY_BYTES } from '../defaults.js';
 import { quoteShown } from '../go/strconv-quote.js';
 import type { RouteMetrics } from './metrics.js';
 import type { BodyBudget, BodyHolder } from './body-budget.js';
-import { answerReview, REVIEW_LOG_MESSAGE, type ReviewAnswer } from './review-answer.js';
+import { answerReview, REVIEW_LOG_MESSAGE, reviewLogLevel, type ReviewAnswer } from './review-answer.js';
 import { logRefusal, sendJson, sendJsonText, statusBody } from './status.js';
 import type { WarnOnlyReviews } from './warn-only-reviews.js';
 
@@ -248,10 +248,10 @@ class Exchange implements BodyHolder {
     if (this.declaredBytes >= 0 && this.receivedBytes !== this.declaredBytes) return this.refuse(400, 'request body was truncated');
     if (route.isolated !== undefined) return route.isolated.submit(route.path, body, (answer) => this.write(answer));
     const { logger } = route;
-    this.write(answerReview(body, route.path, route.review, (allowed) => logger.isLevelEnabled(allowed ? 'debug' : 'info')));
+    this.write(answerReview(body, route.path, route.review, (level) => logger.isLevelEnabled(level)));
   }
 
-  /** Writes `answer`; the review's log line (at debug when allowed, at info when not, as controller-runtime's V(5)). */
+  /** Writes `answer`, counts its decisions, and logs its line at its `reviewLogLevel`. */
   write(answer: ReviewAnswer): void {
     if (this.counted) return; // a worker's answer for a client that left
     if (answer.type === 'refuse') return this.refuse(answer.code, answer.message);
@@ -261,7 +261,8 @@ class Exchange implements BodyHolder {
     sendJsonText(this.res, 200, answer.json);
     this.count('200', answer.operation, String(answer.allowed));
     if (answer.refusedBy.length > 0) route.metrics.refused(answer.refusedBy);
-    if (answer.log) route.logger[answer.allowed ? 'debug' : 'info']({ ...answer.log, latencyMs: performance.now() - this.arrivedMs }, REVIEW_LOG_MESSAGE);
+    if (answer.causes.length > 0) route.metrics.decided(answer.causes);
+    if (answer.log) route.logger[reviewLogLevel(answer.allowed, answer.causes)]({ ...answer.log, latencyUs: Math.round((performance.now() - this.arrivedMs) * 1000) }, REVIEW_LOG_MESSAGE);
   }
 
   /** Writes the answer, gives back the budget and counts the request by `code`. */

@@ -101,7 +101,7 @@ const CANDIDATE_FIELD: Readonly<Record<string, string>> = {
 export function uncheckedAnswer(uid: string, path: string, reason: string): ReviewAnswer {
   const field = CANDIDATE_FIELD[path] ?? 'metadata.annotations';
   const warning = `spiderpool: ${field}: candidate pools were not checked: ${reason}; the write is allowed`;
-  return { type: 'review', json: JSON.stringify(encodeAdmissionReview(uid, allowed([warning]))), operation: '', allowed: true, refusedBy: [] };
+  return { type: 'review', json: JSON.stringify(encodeAdmissionReview(uid, allowed([warning]))), operation: '', allowed: true, refusedBy: [], causes: [] };
 }
 
 /** `body` as an ArrayBuffer of its own, to transfer (a slice of a shared one is copied: transferring it would detach its neighbours). */

@@ -2,6 +2,7 @@
  * Warnings for keys Spiderpool's decoders skip without a word (both decode with plain,
  * non-strict `yaml.Unmarshal`): the setting the writer meant does not apply.
  */
+import { closestName } from '../kubernetes/closest-name.js';
 import type { FieldWarning } from '../kubernetes/field-errors.js';
 import { escapeShort } from '../go/strconv-quote.js';
 import { trimBlanksEnd } from '../yaml-go/libyaml-chars.js';
@@ -59,25 +60,8 @@ export function unknownKeyWarning(key: string, parent: string, type: StructType)
       message: `is not ${meant} for Go: a ":" right before "," "}" or "]" is part of the key, so the value is ignored; put a space after ":"`,
     };
   }
-  const close = sameLetters ?? known.find((k) => key.length >= 4 && editDistance(k, key, 2) <= 2);
+  const close = closestName(key, known);
   const hint = close !== undefined ? `; did you mean ${close}?` : '';
   return { field, message: `is not a key Spiderpool reads (keys are case-sensitive): it is ignored${hint}` };
 }
 
-/** Levenshtein distance, or `limit + 1` once it is certain to exceed `limit`. */
-function editDistance(a: string, b: string, limit: number): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    let best = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-      best = Math.min(best, current[j]!);
-    }
-    if (best > limit) return limit + 1;
-    previous = current;
-  }
-  return previous[b.length]!;
-}

@@ -33,6 +33,7 @@ describe('serve that cannot start', () => {
     certValidity: 8760 * 3600_000,
     caValidity: 87600 * 3600_000,
     webhookConfigurationAnnotation: [],
+    enforcement: [],
     ...extra,
   });
 

@@ -7,7 +7,7 @@
  */
 import { readdir, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { Ajv, type ValidateFunction } from 'ajv';
+import { valuesProblems as problemsAgainst } from './values-schema.js';
 import { parse } from 'yaml';
 import generateChartFiles from '../../scripts/generate/chart-files.js';
 import { DEFAULT_CONFIGMAP_NAME } from '../../src/defaults.js';
@@ -21,8 +21,6 @@ const CHART_DIR = path.join(DEPLOY_DIR, 'helm/spiderpool-iaas-webhook');
 
 let values: Obj;
 let schema: Obj;
-/** values.schema.json compiled as draft 7 (ajv's default; its `$schema` names draft 7 at an https address ajv does not hold); strict: an unknown keyword fails. */
-let validateValues: ValidateFunction;
 let base: Obj[];
 /** The namespace the component's second rule (the metrics) admits. */
 let metricsNamespaceOfComponent: string;
@@ -30,8 +28,6 @@ let metricsNamespaceOfComponent: string;
 beforeAll(async () => {
   values = parse(await readFile(path.join(CHART_DIR, 'values.yaml'), 'utf8'));
   schema = JSON.parse(await readFile(path.join(CHART_DIR, 'values.schema.json'), 'utf8'));
-  const { $schema: _, ...draft7 } = schema;
-  validateValues = new Ajv({ allErrors: true, strict: true }).compile(draft7);
   // deploy/ as its files hold it (kubectl kustomize renders the same: test/e2e/deploy.test.ts).
   base = await readKustomization(DEPLOY_DIR);
   const component = parse(await readFile(path.join(DEPLOY_DIR, 'components/network-policy-api-server/networkpolicy.yaml'), 'utf8'));
@@ -178,14 +174,6 @@ describe('values and templates agree', () => {
   });
 });
 
-/** Where `value` breaks values.schema.json as Helm checks it (JSON Schema draft 7, by ajv), one line each: `path: what`. */
-function valuesProblems(value: unknown): string[] {
-  if (validateValues(value)) return [];
-  return (validateValues.errors ?? []).map((e) => {
-    const at = e.instancePath.slice(1).replaceAll('/', '.') || '(top)';
-    return e.keyword === 'additionalProperties' ? `${at}: unknown key "${String(e.params['additionalProperty'])}"` : `${at}: ${e.message ?? e.keyword}`;
-  });
-}
 
 /**
  * Object schemas that take any keys: the Kubernetes types passed to the pod as given
@@ -194,6 +182,8 @@ function valuesProblems(value: unknown): string[] {
 const FREE_FORM = new Set(['global', 'affinity', 'tolerations.items', 'topologySpread.extraConstraints.items', 'nodeSelector']);
 
 /** Object schemas (by path) without `additionalProperties: false`, which take misspelt keys. */
+const valuesProblems = (value: unknown): string[] => problemsAgainst(schema, value);
+
 function openObjects(schema: Obj, at = ''): string[] {
   const open = schema['type'] === 'object' && !FREE_FORM.has(at) && schema['additionalProperties'] !== false ? [at || '(top)'] : [];
   const children = [

@@ -164,6 +164,7 @@ describe('every alert', () => {
       'spiderpool_iaas_webhook_pool_violations',
       'spiderpool_iaas_webhook_connection_rejections_total',
       'spiderpool_iaas_webhook_connection_evictions_total',
+      'spiderpool_iaas_webhook_decisions_total',
     ]) {
       expect({ name, alerts: onSeries(name) }).toEqual({ name, alerts: expect.arrayContaining([expect.any(String)]) });
     }
@@ -244,7 +245,7 @@ describe('the component', () => {
     const exprs = (title: RegExp) => dashboardQueries(dashboard).filter((q) => title.test(q.panel)).map((q) => q.expr);
     expect(exprs(/Requests by webhook and outcome/).join(' ')).toMatch(/allowed="true".*allowed="false".*code!="200"/);
     expect(exprs(/Latency/).join(' ')).toMatch(/histogram_quantile\(0\.5,.*histogram_quantile\(0\.99,/);
-    expect(exprs(/Refusals by rule/).join(' ')).toContain('sum by (rule) (rate(spiderpool_iaas_webhook_refusals_total{');
+    expect(exprs(/Refusals by rule/).join(' ')).toContain('sum by (rule, action) (rate(spiderpool_iaas_webhook_decisions_total{');
     expect(exprs(/violations by rule/).join(' ')).toContain('max by (rule) (spiderpool_iaas_webhook_pool_violations');
     expect(exprs(/sync/).join(' ')).toContain('spiderpool_iaas_webhook_pool_cache_last_sync_timestamp_seconds');
     expect(exprs(/SpiderIPPools in the cache/).join(' ')).toContain('spiderpool_iaas_webhook_pool_cache_pools');

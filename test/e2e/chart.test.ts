@@ -234,6 +234,16 @@ describe('values', () => {
     expect(helmed['spec']['podSelector']).toEqual(policy['spec']['podSelector']);
   });
 
+  test('enforcement: serve gets --enforcement per value; Audit by default renders what kustomize renders with deploy/components/enforcement-audit', async () => {
+    expect(args(await helmTemplate([])).filter((a) => a.startsWith('--enforcement'))).toEqual([]);
+    const mixed = await helmTemplate(['--set', 'enforcement.default=Warn', '--set', 'enforcement.rules.mode-fixed=Deny', '--set', 'enforcement.rules.conf-yml=Audit']);
+    expect(args(mixed).filter((a) => a.startsWith('--enforcement'))).toEqual(['--enforcement=Warn', '--enforcement=conf-yml=Audit', '--enforcement=mode-fixed=Deny']);
+    const kustomized = one(await kustomizeBaseWith('enforcement-audit'), 'Deployment')['spec']['template']['spec']['containers'][0]['args'];
+    expect(args(await helmTemplate(['--set', 'enforcement.default=Audit'])).filter((a) => a.startsWith('--enforcement'))).toEqual(kustomized.filter((a: string) => a.startsWith('--enforcement')));
+    const refused = await helm(['template', RELEASE, CHART_DIR, `--kube-version=${MIN_KUBE_VERSION}`, '--set', 'enforcement.rules.mode-fixd=Deny']);
+    expect({ code: refused.code, stderr: refused.stderr }).toEqual({ code: 1, stderr: expect.stringContaining("additional properties 'mode-fixd' not allowed") });
+  });
+
   test('tls.method provided: the Secret from the values, mounted at the cert dir; each missing PEM is named', async () => {
     const pems = ['--set', 'tls.provided.tlsCert=Y2VydA==', '--set', 'tls.provided.tlsKey=a2V5', '--set', 'tls.provided.tlsCa=Y2E='];
     const objects = await helmTemplate(['--set', 'tls.method=provided', ...pems]);

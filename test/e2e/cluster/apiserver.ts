@@ -36,16 +36,17 @@ const PORT_ATTEMPTS = 3;
  * Starts the API server on a free loopback port and resolves once `/readyz` is ok.
  *
  * @param logFile where the API server's and etcd's output goes.
+ * @param extraArgs more kube-apiserver flags (e.g. `--audit-log-path=…`), after the program's own.
  * @throws Error when the binary has not been built, or the server exits or is not ready
  *   within 3 minutes (the error carries the last lines of its log).
  */
-export async function startApiServer(logFile: string): Promise<ApiServer> {
+export async function startApiServer(logFile: string, extraArgs: readonly string[] = []): Promise<ApiServer> {
   if (!existsSync(APISERVER_BINARY)) {
     throw new Error(`${APISERVER_BINARY} is missing: run test/e2e/apiserver/build.sh (npm run test:e2e does)`);
   }
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(await freePort(), logFile);
+      return await startOnce(await freePort(), logFile, extraArgs);
     } catch (e) {
       // Other test runs on this machine open ports too; a lost race is not a failure.
       if (attempt === PORT_ATTEMPTS || !/address already in use/.test((e as Error).message)) throw e;
@@ -53,8 +54,9 @@ export async function startApiServer(logFile: string): Promise<ApiServer> {
   }
 }
 
-async function startOnce(port: number, logFile: string): Promise<ApiServer> {
-  const child = spawn(APISERVER_BINARY, [`--port=${port}`], { stdio: ['pipe', 'pipe', 'pipe'] });
+async function startOnce(port: number, logFile: string, extraArgs: readonly string[]): Promise<ApiServer> {
+  // main.go hands the arguments after `--` to the kube-apiserver.
+  const child = spawn(APISERVER_BINARY, [`--port=${port}`, ...(extraArgs.length > 0 ? ['--', ...extraArgs] : [])], { stdio: ['pipe', 'pipe', 'pipe'] });
   const log = createWriteStream(logFile);
   child.stderr.pipe(log);
   let tail = '';

@@ -53,6 +53,12 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
+/** More flags for the kube-apiserver and for `serve`. */
+export interface ClusterOptions {
+  apiServerArgs?: readonly string[];
+  serveArgs?: readonly string[];
+}
+
 /**
  * Starts everything and resolves when Spiderpool's CRD ({@link CRD_FILE}) is Established and the API server calls
  * the webhook.
@@ -60,7 +66,7 @@ export interface Cluster {
  * @throws Error when a step fails (the API server binary missing, a command failing, a
  *   bounded wait running out); whatever was started is stopped first.
  */
-export async function startCluster(): Promise<Cluster> {
+export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const workDir = await mkdtemp(path.join(tmpdir(), 'webhook-cluster-e2e-'));
   const certDir = path.join(workDir, 'certs');
   const transcript = path.join(workDir, 'kubectl-transcript.txt');
@@ -74,7 +80,7 @@ export async function startCluster(): Promise<Cluster> {
   };
 
   try {
-    apiServer = await startApiServer(path.join(workDir, 'apiserver.log'));
+    apiServer = await startApiServer(path.join(workDir, 'apiserver.log'), options.apiServerArgs);
     const { kubeconfig } = apiServer;
     const kubectl = async (args: readonly string[], opts: { stdin?: string } = {}): Promise<Finished> => {
       // The discovery cache goes with the work dir, not into ~/.kube/cache.
@@ -95,7 +101,7 @@ export async function startCluster(): Promise<Cluster> {
     // The CRD first, so that the webhook's pool cache lists SpiderIPPools at its first try.
     await succeed('applying the CRD', kubectl(['apply', '-f', CRD_FILE]));
     await succeed('waiting for the CRD', kubectl(['wait', '--for=condition=Established', `crd/${CRD_NAME}`, '--timeout=60s']));
-    const started = new WebhookProcess(certDir, kubeconfig);
+    const started = new WebhookProcess(certDir, kubeconfig, options.serveArgs);
     webhook = started;
     await started.start();
 
