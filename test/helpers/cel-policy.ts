@@ -54,7 +54,7 @@ function celValue(value: unknown): unknown {
 export type PolicyVerdict = { matched: false } | { matched: true; failed: { expression: string; message: string }[] };
 
 /** A validation's failure, if it fails: false, or an evaluation error (failurePolicy Fail refuses then). */
-function failure(v: { expression: string; check: ParseResult; message: ParseResult }, context: Obj): { expression: string; message: string }[] {
+function failure(v: { expression: string; check: ParseResult; message: (context: Obj) => unknown }, context: Obj): { expression: string; message: string }[] {
   try {
     return v.check(context) === true ? [] : [{ expression: v.expression, message: String(v.message(context)) }];
   } catch (error) {
@@ -69,7 +69,11 @@ export function committedPolicy(): (object: Obj, oldObject: Obj | null) => Polic
   const compile = (expression: string): ParseResult => env.parse(asJavaScriptRegExp(expression));
   const conditions = (spec['matchConditions'] as Obj[]).map((c) => compile(c['expression']));
   const variables = (spec['variables'] as Obj[]).map((v) => [v['name'] as string, compile(v['expression'])] as const);
-  const validations = (spec['validations'] as Obj[]).map((v) => ({ expression: v['expression'] as string, check: compile(v['expression']), message: compile(v['messageExpression']) }));
+  const validations = (spec['validations'] as Obj[]).map((v) => ({
+    expression: v['expression'] as string,
+    check: compile(v['expression']),
+    message: v['messageExpression'] === undefined ? () => v['message'] : compile(v['messageExpression']),
+  }));
   return (object, oldObject) => {
     const context: Obj = { object: celValue(object), oldObject: oldObject === null ? null : celValue(oldObject), variables: {} };
     if (!conditions.every((c) => c(context) === true)) return { matched: false };
