@@ -2,7 +2,7 @@
  * The ValidatingAdmissionPolicy of the SpiderIPPool rules that need only `object` and
  * `oldObject`, written from their modules (src/rules/pool-rules/): the kustomize component's
  * file, and the Helm chart's template that installs the same objects with only the rules whose
- * enforcement action is Deny (docs/adr/0032-one-source-per-rule.md).
+ * enforcement action is Deny (docs/adr/0008-one-source-per-rule-cel.md).
  */
 import { Document, isMap, isSeq } from 'yaml';
 import { ADMISSION_POLICY_NAME } from '../../src/rules/admission-policy.js';

@@ -19,7 +19,7 @@ const POLICY_FILE = new URL('../../deploy/components/validating-admission-policy
 const QUOTED: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '\\': '\\\\', '"': '\\"' };
 
 /** cel-go's `strings.quote`. */
-export const celQuote = (s: string): string => `"${[...s].map((c) => QUOTED[c] ?? c).join('')}"`;
+const celQuote = (s: string): string => `"${[...s].map((c) => QUOTED[c] ?? c).join('')}"`;
 
 class Strings {}
 
@@ -51,7 +51,7 @@ function celValue(value: unknown): unknown {
 }
 
 /** What the policy decides: not matched (not judged), or the failed validations, in order, with their messages. */
-export type PolicyVerdict = { matched: false } | { matched: true; failed: { expression: string; message: string }[] };
+type PolicyVerdict = { matched: false } | { matched: true; failed: { expression: string; message: string }[] };
 
 /** A validation's failure, if it fails: false, or an evaluation error (failurePolicy Fail refuses then). */
 function failure(v: { expression: string; check: ParseResult; message: (context: Obj) => unknown }, context: Obj): { expression: string; message: string }[] {

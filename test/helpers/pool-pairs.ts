@@ -26,7 +26,7 @@ const ALLOCATED_IPS = [
   '"x"', '{"10.0.0.2/24":{"pod":"default/a"}}', '["10.0.0.2"]', 'garbage', '\u00a0{}', '{} x',
 ];
 
-export interface PoolShape {
+interface PoolShape {
   provider: string | undefined;
   nodes: string[] | undefined;
   nic: string | undefined;

@@ -3,7 +3,7 @@
  * ValidatingAdmissionPolicy (CEL, run inside the API server). A message is written once as a
  * template whose holes know how the webhook computes a value and which CEL expression gives the
  * same text; a policy twin is the CEL that is true when a write breaks the rule
- * (docs/adr/0032-one-source-per-rule.md).
+ * (docs/adr/0008-one-source-per-rule-cel.md).
  */
 import { forbidden, invalid, required, type FieldError } from '../../kubernetes/field-errors.js';
 import type { SpiderIPPoolRule } from '../rule-names.js';
@@ -81,7 +81,7 @@ export function causeError<C>(cause: Cause<C>, c: C): FieldError {
 }
 
 /** The same cause as a CEL string expression: `<field>: <Type>: [<value>: ]<detail>` (`fieldErrorString`). */
-export function causeCel<C>(cause: Cause<C>): string {
+function causeCel<C>(cause: Cause<C>): string {
   const type = literal<C>(TYPE_WORDS[cause.type]);
   const { field, badValue, detail } = cause;
   return (badValue === undefined ? text<C>`${field}: ${type}: ${detail}` : text<C>`${field}: ${type}: ${badValue}: ${detail}`).cel;

@@ -33,10 +33,10 @@ export const POLICY_TWINS = {
 export type TwinnedRule = keyof typeof POLICY_TWINS;
 
 /** The twins in the webhook's cause order ({@link SPIDERIPPOOL_RULES}). */
-export const TWINS_IN_ORDER: readonly PolicyTwin[] = SPIDERIPPOOL_RULES.flatMap((rule) => (rule in POLICY_TWINS ? [POLICY_TWINS[rule as TwinnedRule]] : []));
+const TWINS_IN_ORDER: readonly PolicyTwin[] = SPIDERIPPOOL_RULES.flatMap((rule) => (rule in POLICY_TWINS ? [POLICY_TWINS[rule as TwinnedRule]] : []));
 
 /** One validation of the policy: `!variables.<rule's variable>`, with its messages. */
-export interface PolicyValidation {
+interface PolicyValidation {
   rule: TwinnedRule;
   expression: string;
   message: string;
