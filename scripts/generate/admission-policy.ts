@@ -53,7 +53,15 @@ function objects(): Record<string, unknown>[] {
       // spiderippools/status, and none of these rules reads a status write.
       matchConstraints: {
         matchPolicy: 'Equivalent',
-        resourceRules: [{ apiGroups: [...webhook.apiGroups], apiVersions: ['v2beta1'], resources: [...webhook.resources], operations: ['CREATE', 'UPDATE'], scope: 'Cluster' }],
+        resourceRules: [
+          {
+            apiGroups: [...webhook.apiGroups],
+            apiVersions: ['v2beta1'],
+            resources: [...webhook.resources],
+            operations: ['CREATE', 'UPDATE'],
+            scope: 'Cluster',
+          },
+        ],
       },
       matchConditions: [IAAS_POOL_MATCH_CONDITION],
       variables: variables.map(({ name, expression }) => ({ name, expression })),
@@ -64,7 +72,11 @@ function objects(): Record<string, unknown>[] {
 }
 
 /** `text` as YAML comment lines. */
-const comment = (text: string): string => text.split('\n').map((line) => (line === '' ? '#' : `# ${line}`)).join('\n');
+const comment = (text: string): string =>
+  text
+    .split('\n')
+    .map((line) => (line === '' ? '#' : `# ${line}`))
+    .join('\n');
 
 /** The policy document, its variables and validations commented with their reason and rule. */
 function policyDocument(policy: Record<string, unknown>): string {
@@ -135,7 +147,9 @@ function unboundText(): string {
   const component = {
     apiVersion: 'kustomize.config.k8s.io/v1alpha1',
     kind: 'Component',
-    patches: [{ patch: new Document({ $patch: 'delete', apiVersion: BINDING.apiVersion, kind: BINDING.kind, metadata: { name: ADMISSION_POLICY_NAME } }).toString() }],
+    patches: [
+      { patch: new Document({ $patch: 'delete', apiVersion: BINDING.apiVersion, kind: BINDING.kind, metadata: { name: ADMISSION_POLICY_NAME } }).toString() },
+    ],
   };
   const why = `${GENERATED}
 

@@ -16,7 +16,17 @@ type Obj = Record<string, any>;
 
 const POLICY_FILE = new URL('../../deploy/components/validating-admission-policy/validatingadmissionpolicy.yaml', import.meta.url);
 
-const QUOTED: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '\\': '\\\\', '"': '\\"' };
+const QUOTED: Record<string, string> = {
+  '\x07': '\\a',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\v': '\\v',
+  '\\': '\\\\',
+  '"': '\\"',
+};
 
 /** cel-go's `strings.quote`. */
 const celQuote = (s: string): string => `"${[...s].map((c) => QUOTED[c] ?? c).join('')}"`;
@@ -27,8 +37,20 @@ function environment(): Environment {
   const env = new Environment({ unlistedVariablesAreDyn: true, enableOptionalTypes: true, homogeneousAggregateLiterals: false });
   env.registerType('Strings', Strings);
   env.registerConstant('strings', 'Strings', new Strings());
-  env.registerFunction({ name: 'quote', receiverType: 'Strings', returnType: 'string', handler: (_: unknown, s: string) => celQuote(s), params: [{ name: 's', type: 'string' }] });
-  env.registerFunction({ name: 'indexOf', receiverType: 'list', returnType: 'int', handler: (l: unknown[], v: unknown) => BigInt(l.indexOf(v)), params: [{ name: 'v', type: 'dyn' }] });
+  env.registerFunction({
+    name: 'quote',
+    receiverType: 'Strings',
+    returnType: 'string',
+    handler: (_: unknown, s: string) => celQuote(s),
+    params: [{ name: 's', type: 'string' }],
+  });
+  env.registerFunction({
+    name: 'indexOf',
+    receiverType: 'list',
+    returnType: 'int',
+    handler: (l: unknown[], v: unknown) => BigInt(l.indexOf(v)),
+    params: [{ name: 'v', type: 'dyn' }],
+  });
   return env;
 }
 
@@ -36,8 +58,7 @@ function environment(): Environment {
  * cel-js hands `matches` patterns to JavaScript's RegExp (no `u` flag), where RE2's `\x{HHHH}`
  * means something else: it is written as `\uHHHH` (every code point the policy names is in the BMP).
  */
-const asJavaScriptRegExp = (expression: string): string =>
-  expression.replace(/\\x\{([0-9A-Fa-f]{1,4})\}/g, (_, hex: string) => `\\u${hex.padStart(4, '0')}`);
+const asJavaScriptRegExp = (expression: string): string => expression.replace(/\\x\{([0-9A-Fa-f]{1,4})\}/g, (_, hex: string) => `\\u${hex.padStart(4, '0')}`);
 
 /**
  * JSON as the policy sees it: integers are int (bigint), and null fields are dropped, as the
@@ -47,7 +68,11 @@ function celValue(value: unknown): unknown {
   if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value);
   if (Array.isArray(value)) return value.map(celValue);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, celValue(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, celValue(v)]),
+  );
 }
 
 /** What the policy decides: not matched (not judged), or the failed validations, in order, with their messages. */
@@ -65,7 +90,9 @@ function failure(v: { expression: string; check: ParseResult; message: (context:
 /** An evaluator of the committed policy: `(object, oldObject)` (oldObject null on CREATE) to its verdict. */
 export function committedPolicy(): (object: Obj, oldObject: Obj | null) => PolicyVerdict {
   const env = environment();
-  const spec = parseAllDocuments(readFileSync(POLICY_FILE, 'utf8')).map((d) => d.toJS() as Obj).find((d) => d['kind'] === 'ValidatingAdmissionPolicy')!['spec'];
+  const spec = parseAllDocuments(readFileSync(POLICY_FILE, 'utf8'))
+    .map((d) => d.toJS() as Obj)
+    .find((d) => d['kind'] === 'ValidatingAdmissionPolicy')!['spec'];
   const compile = (expression: string): ParseResult => env.parse(asJavaScriptRegExp(expression));
   const conditions = (spec['matchConditions'] as Obj[]).map((c) => compile(c['expression']));
   const variables = (spec['variables'] as Obj[]).map((v) => [v['name'] as string, compile(v['expression'])] as const);

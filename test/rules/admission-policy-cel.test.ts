@@ -23,7 +23,10 @@ const policy = committedPolicy();
 
 /** Values both quotings show alike: printable ASCII, at most 256 characters (and lists of at most 256). */
 const plain = (o: Obj | null): boolean =>
-  o === null || [o['metadata']?.['name'], ...Object.values(o['metadata']?.['annotations'] ?? {}), ...(o['spec']?.['nodeName'] ?? [])].every((v) => typeof v !== 'string' || /^[\x20-\x7e]{0,256}$/.test(v));
+  o === null ||
+  [o['metadata']?.['name'], ...Object.values(o['metadata']?.['annotations'] ?? {}), ...(o['spec']?.['nodeName'] ?? [])].every(
+    (v) => typeof v !== 'string' || /^[\x20-\x7e]{0,256}$/.test(v),
+  );
 
 interface Judged {
   rules: string[];
@@ -44,7 +47,11 @@ function judge(object: Obj, oldObject: Obj | null): { webhook: Judged; policy: J
 }
 
 /** The disagreements over `writes`, the rules the policy refused with, and how many refusals' messages were compared. */
-function differential(writes: readonly { what: string; object: Obj; oldObject: Obj | null }[]): { disagreements: string[]; fired: Set<string>; worded: number } {
+function differential(writes: readonly { what: string; object: Obj; oldObject: Obj | null }[]): {
+  disagreements: string[];
+  fired: Set<string>;
+  worded: number;
+} {
   const disagreements: string[] = [];
   const fired = new Set<string>();
   let worded = 0;
@@ -53,8 +60,12 @@ function differential(writes: readonly { what: string; object: Obj; oldObject: O
     byPolicy.rules.forEach((rule) => fired.add(rule));
     const compared = plain(object) && plain(oldObject);
     if (compared && webhook.rules.length > 0) worded++;
-    const same = JSON.stringify(webhook.rules) === JSON.stringify(byPolicy.rules) && (!compared || JSON.stringify(webhook.messages) === JSON.stringify(byPolicy.messages));
-    if (!same) disagreements.push(`${what}: webhook ${JSON.stringify(webhook)}, policy ${JSON.stringify(byPolicy)}; old ${JSON.stringify(oldObject)}, new ${JSON.stringify(object)}`);
+    const same =
+      JSON.stringify(webhook.rules) === JSON.stringify(byPolicy.rules) && (!compared || JSON.stringify(webhook.messages) === JSON.stringify(byPolicy.messages));
+    if (!same)
+      disagreements.push(
+        `${what}: webhook ${JSON.stringify(webhook)}, policy ${JSON.stringify(byPolicy)}; old ${JSON.stringify(oldObject)}, new ${JSON.stringify(object)}`,
+      );
   }
   return { disagreements, fired, worded };
 }
@@ -76,7 +87,10 @@ describe('the policy and the webhook decide alike (CEL evaluated in Node)', () =
 
   test('over 3000 seeded generated (old, new) pairs, as UPDATE and CREATE: every twin fires', () => {
     const writes = fc.sample(pair, { seed: 20261207, numRuns: 3000 }).flatMap((p, i) => {
-      const status = { ...(p.status.count !== undefined ? { allocatedIPCount: p.status.count } : {}), ...(p.status.ips !== undefined ? { allocatedIPs: p.status.ips } : {}) };
+      const status = {
+        ...(p.status.count !== undefined ? { allocatedIPCount: p.status.count } : {}),
+        ...(p.status.ips !== undefined ? { allocatedIPs: p.status.ips } : {}),
+      };
       const old = { ...manifest(`d-${i}`, p.old), status };
       return [
         { what: `UPDATE of pair ${i}`, object: { ...manifest(`d-${i}`, p.next), status }, oldObject: old },

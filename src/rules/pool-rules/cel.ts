@@ -5,7 +5,7 @@
  * same text; a policy twin is the CEL that is true when a write breaks the rule
  * (docs/adr/0008-one-source-per-rule-cel.md).
  */
-import { forbidden, invalid, required, type FieldError } from '../../kubernetes/field-errors.js';
+import { fieldErrorBody, forbidden, invalid, required, type FieldError } from '../../kubernetes/field-errors.js';
 import type { SpiderIPPoolRule } from '../rule-names.js';
 
 /** A piece of message text: as the webhook computes it from context `C`, and as a CEL string expression. */
@@ -16,6 +16,8 @@ export interface Hole<C> {
   readonly plain?: string;
   /** Set when the piece is fixed text: adjacent ones are joined into one CEL literal. */
   readonly literal?: string;
+  /** The pieces of a template, spliced into a template that holds it. */
+  readonly pieces?: readonly Hole<C>[];
 }
 
 const plainOf = <C>(hole: Hole<C>): string => hole.plain ?? '…';
@@ -39,7 +41,7 @@ export function literal<C>(s: string): Hole<C> {
 /** A message template: literal text with holes, rendered by either judge. */
 export function text<C>(parts: TemplateStringsArray, ...holes: readonly Hole<C>[]): Hole<C> {
   const pieces: Hole<C>[] = [];
-  for (const piece of parts.flatMap((part, i) => [literal<C>(part), ...(i < holes.length ? [holes[i]!] : [])])) {
+  for (const piece of parts.flatMap((part, i) => [literal<C>(part), ...(i < holes.length ? (holes[i]!.pieces ?? [holes[i]!]) : [])])) {
     const last = pieces.at(-1);
     if (piece.literal === '') continue;
     if (last?.literal !== undefined && piece.literal !== undefined) pieces[pieces.length - 1] = literal(last.literal + piece.literal);
@@ -50,6 +52,7 @@ export function text<C>(parts: TemplateStringsArray, ...holes: readonly Hole<C>[
     ts: (c) => pieces.map((p) => p.ts(c)).join(''),
     cel: pieces.length === 0 ? "''" : pieces.map((p) => p.cel).join(' + '),
     plain: pieces.map(plainOf).join(''),
+    pieces,
   };
 }
 
@@ -58,15 +61,15 @@ export function either<C>(when: Condition<C>, yes: Hole<C>, no: Hole<C>): Hole<C
   return { ts: (c) => (when.ts(c) ? yes.ts(c) : no.ts(c)), cel: `(${when.cel} ? ${yes.cel} : ${no.cel})`, plain: plainOf(yes) };
 }
 
-/** Kubernetes' words for a cause type, as `field.Error.ErrorBody()` writes them. */
-const TYPE_WORDS = { FieldValueForbidden: 'Forbidden', FieldValueInvalid: 'Invalid value', FieldValueRequired: 'Required value' } as const;
+/** Kubernetes' words for a cause type (`Forbidden`, `Invalid value`), as the one renderer writes them. */
+const typeWords = (type: FieldError['type']): string => fieldErrorBody({ type, field: '', detail: '' });
 
 /**
  * One field error of a rule. `badValue` (Invalid only) is the value as written for the
  * webhook (its renderer quotes it) and the quoted, shown value in CEL.
  */
 export interface Cause<C> {
-  readonly type: keyof typeof TYPE_WORDS;
+  readonly type: 'FieldValueForbidden' | 'FieldValueInvalid' | 'FieldValueRequired';
   readonly field: Hole<C>;
   readonly badValue?: Hole<C>;
   readonly detail: Hole<C>;
@@ -82,14 +85,14 @@ export function causeError<C>(cause: Cause<C>, c: C): FieldError {
 
 /** The same cause as a CEL string expression: `<field>: <Type>: [<value>: ]<detail>` (`fieldErrorString`). */
 function causeCel<C>(cause: Cause<C>): string {
-  const type = literal<C>(TYPE_WORDS[cause.type]);
+  const type = literal<C>(typeWords(cause.type));
   const { field, badValue, detail } = cause;
   return (badValue === undefined ? text<C>`${field}: ${type}: ${detail}` : text<C>`${field}: ${type}: ${badValue}: ${detail}`).cel;
 }
 
 /** The cause without values, one line: the policy's static `message`, shown if its messageExpression fails. */
 export function causePlain<C>(cause: Cause<C>): string {
-  return `${plainOf(cause.field)}: ${TYPE_WORDS[cause.type]}: ${plainOf(cause.detail)}`;
+  return `${plainOf(cause.field)}: ${typeWords(cause.type)}: ${plainOf(cause.detail)}`;
 }
 
 /** A named CEL expression of the policy (`spec.variables[]`); `why`, when given, becomes its comment. */

@@ -7,7 +7,7 @@
 import { Path } from '../../kubernetes/field-path.js';
 import { nodeNames, type SpiderIPPool } from '../../spiderpool/pool.js';
 import type { Violation } from '../ratchet.js';
-import { bothSides, causeError, causePlain, celString, either, literal, ratcheted, text, twinMessage, type Cause, type PolicyTwin } from './cel.js';
+import { bothSides, causeError, causePlain, celString, either, literal, ratcheted, text, twinMessage, type Cause, type Hole, type PolicyTwin } from './cel.js';
 import { nodesShown } from './variables.js';
 
 /** Lists longer than this are not counted in CEL (the cost grows with the square of the length). */
@@ -15,10 +15,15 @@ const COUNTED_NODES = 256;
 
 const itself = (pool: SpiderIPPool) => pool;
 
+const nodeCount: Hole<SpiderIPPool> = { ts: (p) => String(nodeNames(p).length), cel: 'string(size(variables.newNodes))' };
+const ONE_NODE = literal<SpiderIPPool>(
+  'its addresses are sub-ENIs pre-warmed on that node and cannot serve Pods elsewhere; keep one node here and create one pool per node',
+);
+
 const COUNT_CAUSE: Cause<SpiderIPPool> = {
   type: 'FieldValueInvalid',
   field: literal('spec.nodeName'),
-  detail: text`lists ${{ ts: (p) => String(nodeNames(p).length), cel: 'string(size(variables.newNodes))' }} nodes (${nodesShown('new', itself)}), but an IaaS node pool is pinned to exactly one node: its addresses are sub-ENIs pre-warmed on that node and cannot serve Pods elsewhere; keep one node here and create one pool per node`,
+  detail: text`lists ${nodeCount} nodes (${nodesShown('new', itself)}), but an IaaS node pool is pinned to exactly one node: ${ONE_NODE}`,
 };
 
 const emptyCount = (pool: SpiderIPPool): number => nodeNames(pool).filter((node) => node === '').length;
@@ -26,7 +31,11 @@ const emptyCount = (pool: SpiderIPPool): number => nodeNames(pool).filter((node)
 // One cause for all empty entries, at the first: a list of many "" must not become as many causes.
 const EMPTY_CAUSE: Cause<SpiderIPPool> = {
   type: 'FieldValueInvalid',
-  field: { ts: (p) => Path.of('spec', 'nodeName').index(nodeNames(p).indexOf('')).toString(), cel: "'spec.nodeName[' + string(variables.newNodes.indexOf('')) + ']'", plain: 'spec.nodeName' },
+  field: {
+    ts: (p) => Path.of('spec', 'nodeName').index(nodeNames(p).indexOf('')).toString(),
+    cel: "'spec.nodeName[' + string(variables.newNodes.indexOf('')) + ']'",
+    plain: 'spec.nodeName',
+  },
   badValue: { ts: () => '', cel: celString('""') },
   detail: text`names no node${either(
     { ts: (p) => emptyCount(p) > 1, cel: `size(variables.newNodes) <= ${COUNTED_NODES} && variables.newEmptyNodes > 1` },
@@ -63,7 +72,8 @@ export const NODE_EMPTY: PolicyTwin = {
   variables: bothSides('EmptyNodes', (side) => `variables.${side}Nodes.filter(n, n == '').size()`),
   broken: ratcheted(
     "'' in variables.newNodes",
-    `'' in variables.oldNodes && size(variables.newNodes) <= ${COUNTED_NODES} && size(variables.oldNodes) <= ${COUNTED_NODES} && variables.newEmptyNodes <= variables.oldEmptyNodes`,
+    `'' in variables.oldNodes && size(variables.newNodes) <= ${COUNTED_NODES} && size(variables.oldNodes) <= ${COUNTED_NODES} && ` +
+      'variables.newEmptyNodes <= variables.oldEmptyNodes',
   ),
   messageExpression: twinMessage('emptyNodeName', EMPTY_CAUSE),
   message: causePlain(EMPTY_CAUSE),

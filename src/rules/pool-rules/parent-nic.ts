@@ -12,6 +12,16 @@ import { annotationShown, annotationShownVariables, hasAnnotationCel } from './v
 /** The kernel's limit for an interface name, `IFNAMSIZ` minus the terminating NUL. */
 const MAX_IFNAME_BYTES = 15;
 
+/** Why a parent NIC is refused, as both judges word it. */
+const WHY = {
+  blank: 'is empty after trimming whitespace',
+  comma: 'holds a ","',
+  space: 'contains whitespace',
+  dots: 'is not allowed as an interface name by Linux',
+  chars: 'contains "/", ":", a NUL or whitespace, which Linux does not allow in an interface name',
+  tooLong: ` bytes long, more than Linux allows for an interface name (${MAX_IFNAME_BYTES})`,
+} as const;
+
 /**
  * Why `name` is not a Linux interface name, or `undefined` when it is one. The rules are
  * the kernel's `dev_valid_name` (net/core/dev.c): 1-15 bytes, not `.` or `..`, and no
@@ -20,9 +30,9 @@ const MAX_IFNAME_BYTES = 15;
 export function interfaceNameProblem(name: string): string | undefined {
   const bytes = Buffer.byteLength(name, 'utf8');
   if (bytes === 0) return 'is empty';
-  if (bytes > MAX_IFNAME_BYTES) return `is ${bytes} bytes long, more than Linux allows for an interface name (${MAX_IFNAME_BYTES})`;
-  if (name === '.' || name === '..') return 'is not allowed as an interface name by Linux';
-  if (/[/:\0 \t\n\v\f\r]/.test(name)) return 'contains "/", ":", a NUL or whitespace, which Linux does not allow in an interface name';
+  if (bytes > MAX_IFNAME_BYTES) return `is ${bytes}${WHY.tooLong}`;
+  if (name === '.' || name === '..') return WHY.dots;
+  if (/[/:\0 \t\n\v\f\r]/.test(name)) return WHY.chars;
   return undefined;
 }
 
@@ -43,14 +53,15 @@ const GO_SPACE_RE2 = String.raw`[\t\n\v\f\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A
  * rule alone lets `eth0,eth1` through), or whitespace.
  */
 export function oneNicProblem(nic: string): string | undefined {
-  if (ONLY_GO_SPACE.test(nic)) return 'is empty after trimming whitespace';
-  if (nic.includes(',')) return 'holds a ","';
-  if (GO_SPACE.test(nic)) return 'contains whitespace';
+  if (ONLY_GO_SPACE.test(nic)) return WHY.blank;
+  if (nic.includes(',')) return WHY.comma;
+  if (GO_SPACE.test(nic)) return WHY.space;
   return undefined;
 }
 
 const FIELD = annotationField(PARENT_NIC_ANNOTATION);
 const NIC = `variables.newAnnotations[${celString(PARENT_NIC_ANNOTATION)}]`;
+const HAS_NIC = hasAnnotationCel('new', PARENT_NIC_ANNOTATION);
 /** A parent NIC longer than this is refused unread in CEL (no interface name is longer than 15 bytes; reading it would cost more). */
 const READ_NIC_CHARS = 4096;
 
@@ -60,14 +71,15 @@ const NIC_VARIABLES: readonly CelVariable[] = [
   {
     name: 'parentNicOneProblem',
     expression:
-      `!(${hasAnnotationCel('new', PARENT_NIC_ANNOTATION)}) ? '' : ${NIC}.size() > ${READ_NIC_CHARS} ? 'is longer than the ${READ_NIC_CHARS} characters this policy reads' : ` +
-      `${NIC}.matches(r'^${GO_SPACE_RE2}*$') ? 'is empty after trimming whitespace' : ${NIC}.contains(',') ? 'holds a ","' : ${NIC}.matches(r'${GO_SPACE_RE2}') ? 'contains whitespace' : ''`,
+      `!(${HAS_NIC}) ? '' : ${NIC}.size() > ${READ_NIC_CHARS} ? 'is longer than the ${READ_NIC_CHARS} characters this policy reads' : ` +
+      `${NIC}.matches(r'^${GO_SPACE_RE2}*$') ? ${celString(WHY.blank)} : ${NIC}.contains(',') ? ${celString(WHY.comma)} : ` +
+      `${NIC}.matches(r'${GO_SPACE_RE2}') ? ${celString(WHY.space)} : ''`,
   },
   {
     name: 'parentNicNameProblem',
     expression:
-      `!(${hasAnnotationCel('new', PARENT_NIC_ANNOTATION)}) ? '' : bytes(${NIC}).size() > ${MAX_IFNAME_BYTES} ? 'is ' + string(bytes(${NIC}).size()) + ' bytes long, more than Linux allows for an interface name (${MAX_IFNAME_BYTES})' : ` +
-      `${NIC} in ['.', '..'] ? 'is not allowed as an interface name by Linux' : ${NIC}.matches(r'[/:\\x00]') ? 'contains "/", ":", a NUL or whitespace, which Linux does not allow in an interface name' : ''`,
+      `!(${HAS_NIC}) ? '' : bytes(${NIC}).size() > ${MAX_IFNAME_BYTES} ? 'is ' + string(bytes(${NIC}).size()) + ${celString(WHY.tooLong)} : ` +
+      `${NIC} in ['.', '..'] ? ${celString(WHY.dots)} : ${NIC}.matches(r'[/:\\x00]') ? ${celString(WHY.chars)} : ''`,
   },
 ];
 
@@ -89,14 +101,20 @@ const CAUSES: Record<'parent-nic-missing' | 'parent-nic-one' | 'parent-nic-inval
     type: 'FieldValueRequired',
     field: literal(FIELD),
     detail: literal(
-      "an IaaS node pool must name the interface on its node that its sub-ENIs hang from, or the provider cannot attach them and Pods fail at start; add the annotation with the node's parent interface, e.g. eth0",
+      'an IaaS node pool must name the interface on its node that its sub-ENIs hang from, or the provider cannot attach them ' +
+        "and Pods fail at start; add the annotation with the node's parent interface, e.g. eth0",
     ),
   },
   'parent-nic-one': nicInvalid(oneNicProblem, 'variables.parentNicOneProblem'),
   'parent-nic-invalid': nicInvalid(interfaceNameProblem, 'variables.parentNicNameProblem'),
 };
 
-const violation = (rule: keyof typeof CAUSES, pool: SpiderIPPool, measure: string): Violation => ({ rule, key: rule, measure, error: causeError(CAUSES[rule], pool) });
+const violation = (rule: keyof typeof CAUSES, pool: SpiderIPPool, measure: string): Violation => ({
+  rule,
+  key: rule,
+  measure,
+  error: causeError(CAUSES[rule], pool),
+});
 
 /** Rule 3 for an IaaS pool: its parent-NIC violations, and the warning of a parent NIC on a global pool. */
 export function parentNic(pool: SpiderIPPool): Findings {

@@ -13,7 +13,8 @@ const CAUSE: Cause<SpiderIPPool> = {
   type: 'FieldValueRequired',
   field: literal(FIELD),
   detail: literal(
-    "the annotation marks an IaaS pool and its value names the IaaS provider that manages the pool's sub-ENIs; an empty name matches no provider, so Pods would fail at start; set it to the provider's name",
+    "the annotation marks an IaaS pool and its value names the IaaS provider that manages the pool's sub-ENIs; " +
+      "an empty name matches no provider, so Pods would fail at start; set it to the provider's name",
   ),
 };
 

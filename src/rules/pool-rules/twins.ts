@@ -69,6 +69,11 @@ export function policyParts(): { variables: CelVariable[]; validations: PolicyVa
     if (known !== undefined && known.expression !== variable.expression) throw new Error(`policy variable ${variable.name} is defined twice, differently`);
     byName.set(variable.name, known ?? variable);
   }
-  const validations = TWINS_IN_ORDER.map((t) => ({ rule: t.rule as TwinnedRule, expression: `!variables.${t.variable}`, message: t.message, messageExpression: t.messageExpression }));
+  const validations = TWINS_IN_ORDER.map((t) => ({
+    rule: t.rule as TwinnedRule,
+    expression: `!variables.${t.variable}`,
+    message: t.message,
+    messageExpression: t.messageExpression,
+  }));
   return { variables: [...byName.values()], validations };
 }

@@ -20,7 +20,13 @@ export const annotationCel = (side: Side, key: string): string => `${sided(side,
 export const hasAnnotationCel = (side: Side, key: string): string => `${celString(key)} in ${sided(side, 'Annotations')}`;
 
 /** The CEL variable name part of an annotation key: `ipam.spidernet.io/parent-nic` → `ParentNic`. */
-const keyName = (key: string): string => key.split('/').pop()!.split('-').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+const keyName = (key: string): string =>
+  key
+    .split('/')
+    .pop()!
+    .split('-')
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
 
 /** A string quoted as strings.quote does, cut to {@link SHOWN_CHARS} characters. */
 const shownCel = (value: string): string =>
@@ -30,14 +36,23 @@ const shownCel = (value: string): string =>
 export const SHARED_VARIABLES: readonly CelVariable[] = [
   { name: 'newAnnotations', expression: 'object.metadata.?annotations.orValue({})' },
   { name: 'oldAnnotations', expression: 'oldObject != null ? oldObject.metadata.?annotations.orValue({}) : {}' },
-  ...bothSides('IsIaas', (side) => hasAnnotationCel(side, 'ipam.spidernet.io/iaas-provider'), 'An IaaS pool carries the provider annotation, whatever its value.'),
-  { name: 'newNodes', expression: 'object.?spec.?nodeName.orValue([])', why: 'spec.nodeName is a list; absent, null (pruned by the API server) and [] are all "no node".' },
+  ...bothSides(
+    'IsIaas',
+    (side) => hasAnnotationCel(side, 'ipam.spidernet.io/iaas-provider'),
+    'An IaaS pool carries the provider annotation, whatever its value.',
+  ),
+  {
+    name: 'newNodes',
+    expression: 'object.?spec.?nodeName.orValue([])',
+    why: 'spec.nodeName is a list; absent, null (pruned by the API server) and [] are all "no node".',
+  },
   { name: 'oldNodes', expression: 'oldObject != null ? oldObject.?spec.?nodeName.orValue([]) : []' },
   { name: 'name', expression: 'strings.quote(object.metadata.name)' },
   ...bothSides(
     'NodesShown',
     (side) =>
-      `size(${sided(side, 'Nodes')}) == 0 ? 'none' : '[' + [0, 1, 2].filter(i, i < size(${sided(side, 'Nodes')})).map(i, strings.quote(${sided(side, 'Nodes')}[i])).join(', ') + ` +
+      `size(${sided(side, 'Nodes')}) == 0 ? 'none' : '[' + ` +
+      `[0, 1, 2].filter(i, i < size(${sided(side, 'Nodes')})).map(i, strings.quote(${sided(side, 'Nodes')}[i])).join(', ') + ` +
       `(size(${sided(side, 'Nodes')}) > 3 ? ', … ' + string(size(${sided(side, 'Nodes')}) - 3) + ' more' : '') + ']'`,
     'spec.nodeName as messages show it (showNodes): at most three entries.',
   ),
@@ -45,7 +60,11 @@ export const SHARED_VARIABLES: readonly CelVariable[] = [
 
 /** The shown value of annotation `key` on both sides, quoted and cut: `<side><Key>Shown`. */
 export function annotationShownVariables(key: string): CelVariable[] {
-  return bothSides(`${keyName(key)}Shown`, (side) => shownCel(annotationCel(side, key)), `${key} as messages show it: quoted, at most ${SHOWN_CHARS} characters.`);
+  return bothSides(
+    `${keyName(key)}Shown`,
+    (side) => shownCel(annotationCel(side, key)),
+    `${key} as messages show it: quoted, at most ${SHOWN_CHARS} characters.`,
+  );
 }
 
 /** The pool's name, quoted: a hole of any context with the name. */
