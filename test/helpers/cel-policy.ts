@@ -16,20 +16,12 @@ type Obj = Record<string, any>;
 
 const POLICY_FILE = new URL('../../deploy/components/validating-admission-policy/validatingadmissionpolicy.yaml', import.meta.url);
 
-const QUOTED: Record<string, string> = {
-  '\x07': '\\a',
-  '\b': '\\b',
-  '\f': '\\f',
-  '\n': '\\n',
-  '\r': '\\r',
-  '\t': '\\t',
-  '\v': '\\v',
-  '\\': '\\\\',
-  '"': '\\"',
-};
+/** The characters cel-go's `strings.quote` escapes, and the letter after the backslash of each. */
+const ESCAPED = '\x07\b\f\n\r\t\v"\\';
+const ESCAPE_LETTERS = 'abfnrtv"\\';
 
 /** cel-go's `strings.quote`. */
-const celQuote = (s: string): string => `"${[...s].map((c) => QUOTED[c] ?? c).join('')}"`;
+const celQuote = (s: string): string => `"${[...s].map((c) => (ESCAPED.includes(c) ? `\\${ESCAPE_LETTERS[ESCAPED.indexOf(c)]}` : c)).join('')}"`;
 
 class Strings {}
 
