@@ -3,11 +3,10 @@
  * ValidatingAdmissionPolicy of deploy/components/validating-admission-policy/ (Kubernetes
  * ≥ 1.30, in-process CEL: it holds while the webhook is down), or by the webhook only, and
  * why. A policy sees the request's `object` and `oldObject` and nothing else, so only the
- * rules that read those two stay true there. The policy holds each twin as a variable of
- * the name below, true when the write breaks the rule, and a validation
- * `!variables.<name>`; a test keeps the policy file and this table equal, and the
- * end-to-end differential (test/e2e/admission-policy.test.ts) proves each twin decides
- * as the webhook does.
+ * rules that read those two have a twin there: each is written with its twin in one module
+ * of pool-rules/, and the policy is generated from them (scripts/generate/admission-policy.ts).
+ * The end-to-end differential (test/e2e/admission-policy.test.ts) proves on a real API server
+ * that each twin decides as the webhook does.
  *
  * Where reading all of a value would cost the API server more than its CEL budget allows
  * (test/e2e/admission-policy-cost.test.ts), a twin reads less and refuses on the safe side,
@@ -16,7 +15,8 @@
  * over 256 entries with an empty entry is refused without ratcheting.
  */
 import { WEBHOOKS } from '../defaults.js';
-import type { SpiderIPPoolRule } from './rule-names.js';
+import { SPIDERIPPOOL_RULES, type SpiderIPPoolRule } from './rule-names.js';
+import { POLICY_TWINS, type TwinnedRule } from './pool-rules/twins.js';
 
 /** The ValidatingAdmissionPolicy and its binding (both bear this name). */
 export const ADMISSION_POLICY_NAME = 'spiderippool.iaas-webhook.spidernet.io';
@@ -28,28 +28,24 @@ const CANDIDATES = 'warns only, and compares the categories of other SpiderIPPoo
 
 const PAIR_PARTNER = 'compares the pool with the other pool of its dual-stack pair, which a policy cannot read';
 
-/** Every SpiderIPPool rule (the type makes a new rule need an entry). */
-export const SPIDERIPPOOL_ENFORCEMENT: Readonly<Record<SpiderIPPoolRule, Enforcement>> = {
-  'provider-fixed-in-use': { policyVariable: 'inUseProviderChanged' },
-  'parent-nic-fixed-in-use': { policyVariable: 'inUseParentNicChanged' },
-  'category-fixed': { policyVariable: 'categoryChanged' },
-  'mode-fixed': { policyVariable: 'modeChanged' },
-  'provider-empty': { policyVariable: 'providerEmpty' },
-  'nodes-count': { policyVariable: 'tooManyNodes' },
-  'node-empty': { policyVariable: 'emptyNodeName' },
-  'parent-nic-missing': { policyVariable: 'parentNicMissing' },
-  'parent-nic-one': { policyVariable: 'parentNicNotOne' },
-  'parent-nic-invalid': { policyVariable: 'parentNicInvalid' },
-  'pair-self': { policyVariable: 'pairSelf' },
-  'pair-entries': { webhookOnly: 'applies to a pool in a pair, and whether other pools name this one is in those pools' },
-  'pair-entry-malformed': { webhookOnly: PAIR_PARTNER },
-  'pair-not-iaas': { webhookOnly: PAIR_PARTNER },
-  'pair-ipVersion': { webhookOnly: PAIR_PARTNER },
-  'pair-capacity': { webhookOnly: PAIR_PARTNER },
-  'pair-nodeName': { webhookOnly: PAIR_PARTNER },
-  'pair-podAffinity': { webhookOnly: PAIR_PARTNER },
-  'pair-unsynced': { webhookOnly: "refuses while the webhook's pool cache has not synced, which a policy does not have" },
+/** Why each rule without a policy twin has none (the type makes a new rule need an entry or a twin). */
+const WEBHOOK_ONLY: Readonly<Record<Exclude<SpiderIPPoolRule, TwinnedRule>, string>> = {
+  'pair-entries': 'applies to a pool in a pair, and whether other pools name this one is in those pools',
+  'pair-entry-malformed': PAIR_PARTNER,
+  'pair-not-iaas': PAIR_PARTNER,
+  'pair-ipVersion': PAIR_PARTNER,
+  'pair-capacity': PAIR_PARTNER,
+  'pair-nodeName': PAIR_PARTNER,
+  'pair-podAffinity': PAIR_PARTNER,
+  'pair-unsynced': "refuses while the webhook's pool cache has not synced, which a policy does not have",
 };
+
+const isTwinned = (rule: SpiderIPPoolRule): rule is TwinnedRule => rule in POLICY_TWINS;
+
+/** Every SpiderIPPool rule, in the webhook's order: its twin's variable, or why it has none. */
+export const SPIDERIPPOOL_ENFORCEMENT: Readonly<Record<SpiderIPPoolRule, Enforcement>> = Object.fromEntries(
+  SPIDERIPPOOL_RULES.map((rule) => [rule, isTwinned(rule) ? { policyVariable: POLICY_TWINS[rule].variable } : { webhookOnly: WEBHOOK_ONLY[rule] }]),
+) as Record<SpiderIPPoolRule, Enforcement>;
 
 /**
  * The webhooks other than the SpiderIPPool one, none of them with a policy twin, and why

@@ -15,6 +15,7 @@ import { Path } from '../kubernetes/field-path.js';
 import { escapeUnprintable, quoteShown } from '../go/strconv-quote.js';
 import { MAX_COUNTED_ENTRIES, MAX_PAIRED_ENTRIES_PER_FIELD, staticCapacity, type Capacity, type IPVersion } from '../spiderpool/ip-ranges.js';
 import type { Findings, Violation } from './ratchet.js';
+import { pairSelf } from './pool-rules/pair-self.js';
 import {
   PAIR_POOL_ANNOTATION,
   annotation,
@@ -279,10 +280,9 @@ export function pairFindings(pool: SpiderIPPool, name: string, pools: PoolDirect
     // Spiderpool reads an empty value as "no pair" (validatePairPool), so it is not refused,
     // even when the pool's own name is empty too (a generateName CREATE): there is no pair.
     found.warnings.push(`${PAIR_FIELD}: is empty, so this pool has no dual-stack pair; set it to the other pool's name, or remove it`);
-  } else if (named === name) {
-    const detail = 'names the pool itself, but a dual-stack pair is two pools, one IPv4 and one IPv6; name the other pool of the pair';
-    found.violations.push({ rule: 'pair-self', key: 'pair-self', measure: named, error: invalid(PAIR_FIELD, named, detail) });
   }
+  const self = pairSelf(named, name);
+  if (self !== undefined) found.violations.push(self);
   const namesSibling = named !== undefined && named !== '' && named !== name;
   const reason = pools.unavailable();
   if (reason !== undefined) {

@@ -58,7 +58,7 @@ describe('the chart reads deploy/ itself', () => {
       const text = await readFile(path.join(CHART_DIR, 'templates', file), 'utf8');
       for (const m of text.matchAll(/"(files\/[^"*%]+)"/g)) named.add(m[1]!);
     }
-    expect([...named].sort()).toEqual(['files/base', 'files/base/kustomization.yaml', 'files/cert-manager']);
+    expect([...named].sort()).toEqual(['files/base', 'files/base/kustomization.yaml', 'files/cert-manager', 'files/components/validating-admission-policy']);
     for (const file of named) await expect(realpath(path.join(CHART_DIR, file))).resolves.toEqual(expect.any(String));
   });
 });

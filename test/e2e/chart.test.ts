@@ -13,6 +13,7 @@ import { generateCertificates } from '../../src/certs/generate.js';
 import { parseManifests, renderWithKubectl } from '../deploy/render.js';
 import { startApiServer, type ApiServer } from './cluster/apiserver.js';
 import { runProcess } from './cluster/processes.js';
+import { POLICY_TWINS } from '../../src/rules/pool-rules/twins.js';
 import { CHART_DIR, helm, helmTemplate, MIN_KUBE_VERSION, RELEASE, RELEASE_NAMESPACE, REPO_ROOT } from './helm.js';
 
 // Tests reach into rendered manifests by known paths; `any` keeps that readable.
@@ -445,6 +446,22 @@ describe('components (deploy/components/*)', () => {
     const off = (await helmTemplate(ALL_OFF.flatMap((s) => ['--set', s]))).map((o) => `${o['kind']}/${o['metadata']['name']}`);
     expect(on).toEqual(expect.arrayContaining(listed));
     expect(off.filter((o) => listed.includes(o))).toEqual([]);
+  });
+});
+
+describe('the ValidatingAdmissionPolicy by enforcement action (templates/validating-admission-policy.yaml)', () => {
+  const policyObjects = async (...sets: string[]): Promise<Obj[]> =>
+    (await helmTemplate(sets.flatMap((set) => ['--set', set]))).filter((o) => String(o['kind']).startsWith('ValidatingAdmissionPolicy'));
+
+  test('every rule Deny by default; only the Deny rules otherwise; neither object when no rule is Deny', async () => {
+    const all = await policyObjects();
+    expect(all.map((o) => o['kind'])).toEqual(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
+    expect(all[0]!['spec']['validations'].map((v: Obj) => v['expression'])).toEqual(Object.values(POLICY_TWINS).map((t) => `!variables.${t.variable}`));
+    const one = await policyObjects('enforcement.default=Warn', 'enforcement.rules.mode-fixed=Deny');
+    expect(one[0]!['spec']['validations'].map((v: Obj) => v['expression'])).toEqual(['!variables.modeChanged']);
+    const allButOne = await policyObjects('enforcement.rules.mode-fixed=Audit');
+    expect(allButOne[0]!['spec']['validations']).toHaveLength(Object.keys(POLICY_TWINS).length - 1);
+    expect(await policyObjects('enforcement.default=Audit')).toEqual([]);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { reviewAdmission } from '../../src/rules/registry.js';
 import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
-import { oneNicProblem } from '../../src/rules/pool-shape.js';
+import { oneNicProblem } from '../../src/rules/pool-rules/parent-nic.js';
 import { allocations, SpiderIPPoolSchema } from '../../src/spiderpool/pool.js';
 import { loadReview } from '../fixtures/load.js';
 

@@ -1,7 +1,7 @@
 /** IaaS pool shape rules 1-3 (provider, one node, parent NIC) and their ratcheting, through fixture reviews. */
 import { reviewAdmission } from '../../src/rules/registry.js';
 import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
-import { interfaceNameProblem } from '../../src/rules/pool-shape.js';
+import { interfaceNameProblem } from '../../src/rules/pool-rules/parent-nic.js';
 import { loadReview } from '../fixtures/load.js';
 
 const PROVIDER = 'metadata.annotations[ipam.spidernet.io/iaas-provider]';
