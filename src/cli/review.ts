@@ -14,9 +14,8 @@ import { createReviewer, wireValidators, type ReviewOptions } from '../rules/reg
 import type { AdmissionRequest } from '../kubernetes/schema.js';
 import { webhookMatches, WebhookMatchSchema, type MatchedRequest, type WebhookMatch } from '../kubernetes/webhook-match.js';
 import { readWebhookManifest } from '../registration/webhook-configuration.js';
-import type { ClusterState } from '../store/state.js';
+import { ClusterState } from '../store/state.js';
 import { policyEnforcementLine } from '../rules/admission-policy.js';
-import { noPoolDirectory } from '../rules/pool-pair.js';
 import { SPIDERIPPOOL } from '../rules/spiderippool.js';
 import { SPIDERIPPOOL_RULES, type SpiderIPPoolRule } from '../rules/rule-names.js';
 import { firstIssue } from '../kubernetes/field-issue.js';
@@ -42,7 +41,10 @@ export interface ReviewCommand {
   output?: OutputFormat;
   /** `--namespace`: for namespaced objects that name none (default `default`). */
   namespace?: string;
-  /** From `--pools` or `--kubeconfig`; without it the pair checks are skipped with a warning. */
+  /**
+   * From `--pools` or the cluster; without it the objects of `inputs` are the whole cluster
+   * state: judged in order as if applied to an empty cluster, so pair rules between them run.
+   */
   state?: ClusterState;
   /**
    * The webhooks of the ValidatingWebhookConfiguration: a write none of them matches is
@@ -52,8 +54,9 @@ export interface ReviewCommand {
   configMap: ReviewOptions['configMap'];
 }
 
-/** Why pair checks are skipped in a review of manifests without a cluster state. */
-export const NO_STATE_REASON = 'no --pools or --kubeconfig given, so other SpiderIPPools are not known';
+/** Said once on stderr when the files given are the whole cluster state. */
+export const FILES_AS_STATE_NOTE =
+  'note: no --pools or --cluster given: the objects of these files are the whole cluster state (applied in order to an empty cluster)\n';
 
 const usage = (message: string): CommandResult => ({ exitCode: 2, stdout: '', stderr: `error: ${message}\n` });
 
@@ -80,15 +83,17 @@ function parsedJson(text: string): unknown {
  *   input (the message names the file and says what `review` accepts).
  */
 export function runReview(command: ReviewCommand): CommandResult {
-  const options: ReviewOptions = { configMap: command.configMap, ...(command.state ? { pools: command.state.pools, cluster: command.state } : {}) };
   const [first] = command.inputs;
   if (command.inputs.length === 1 && isAdmissionReview(parsedJson(first!.text))) {
     if (command.old !== undefined || command.operation !== undefined) {
       return usage(`${first!.source} is an AdmissionReview already; --old and --operation build one from manifests`);
     }
-    return reviewText(first!.text, options);
+    const options = { configMap: command.configMap, ...(command.state ? { pools: command.state.pools, cluster: command.state } : {}) };
+    return reviewText(first!.text, options, command.output);
   }
-  if (command.state === undefined) options.pools = noPoolDirectory(NO_STATE_REASON);
+  const filesAsState = command.state === undefined;
+  const state = command.state ?? ClusterState.of([]).state;
+  const options: ReviewOptions = { configMap: command.configMap, pools: state.pools, cluster: state };
   let objects: ManifestObject[];
   let oldObjects: ManifestObject[] = [];
   try {
@@ -115,11 +120,12 @@ export function runReview(command: ReviewCommand): CommandResult {
     // The stored object: from --old, else from the state (a DELETE without either deletes the object as given).
     const fromState = stored ?? (operation !== 'CREATE' ? command.state?.stored(object) : undefined);
     if (operation === 'UPDATE' && fromState === undefined) {
-      return usage(`UPDATE of ${describe(object)} needs the stored object: give it with --old, or in --pools or --kubeconfig`);
+      return usage(`UPDATE of ${describe(object)} needs the stored object: give it with --old, in --pools, or from the cluster (--cluster)`);
     }
     writes.push({ operation, object, ...(fromState !== undefined ? { oldObject: fromState } : {}), source });
   }
-  return judge(writes, command, createReviewer(options));
+  const result = judge(writes, { ...command, state }, createReviewer(options));
+  return filesAsState && result.exitCode !== 2 ? { ...result, stderr: FILES_AS_STATE_NOTE + result.stderr } : result;
 }
 
 /** The objects of one input, with `review`'s own message for what it cannot use. */

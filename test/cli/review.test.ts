@@ -10,7 +10,7 @@ import { stringify } from 'yaml';
 import { reviewAdmission } from '../../src/rules/registry.js';
 import { ClusterState } from '../../src/store/state.js';
 import { parseOperation } from '../../src/cli/arguments.js';
-import { NO_STATE_REASON, reviewFromArguments, runReview, type ReviewCommand } from '../../src/cli/review.js';
+import { FILES_AS_STATE_NOTE, reviewFromArguments, runReview, type ReviewCommand } from '../../src/cli/review.js';
 import type { KubeObject } from '../../src/kubernetes/build.js';
 import { loadReview } from '../fixtures/load.js';
 import { spiderIPPool } from '../helpers/pools.js';
@@ -26,12 +26,23 @@ const run = (text: string, extra: Partial<ReviewCommand> = {}) => runReview({ in
 const stateOf = (...objects: KubeObject[]) => ClusterState.of(objects).state;
 
 describe('review of manifests', () => {
-  it('an allowed CREATE prints what kubectl prints: warnings on stderr, the object on stdout, exit 0', () => {
+  it('an allowed CREATE prints what kubectl prints: notes and warnings on stderr, the object on stdout, exit 0', () => {
     const result = run(yaml(pool('p')));
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe('spiderippool.spiderpool.spidernet.io/p created (server dry run)\n');
-    expect(result.stderr).toMatch(PAIR_SKIPPED);
-    expect(result.stderr).toContain(`(${NO_STATE_REASON})`);
+    expect(result.stderr).not.toMatch(PAIR_SKIPPED);
+  });
+
+  it('without --pools or a cluster, the files are the whole cluster state: a broken pair in one file is refused, said once', () => {
+    const v4 = pool('v4', { pair: 'v6' });
+    const v6 = pool('v6', { version: 6, ips: ['fd00::1'], pair: 'v4' });
+    const result = run(yaml(v4, v6));
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('spiderippool.spiderpool.spidernet.io/v4 created (server dry run)\n');
+    expect(result.stderr).toMatch(/^The SpiderIPPool "v6" is invalid: /m);
+    expect(result.stderr).not.toMatch(PAIR_SKIPPED);
+    expect(result.stderr.split(FILES_AS_STATE_NOTE)).toHaveLength(2);
+    expect(run(yaml(v4, v6), { output: 'json' }).stderr).toBe(FILES_AS_STATE_NOTE);
   });
 
   it('a refused CREATE prints the Invalid line and exits 1', () => {
@@ -48,7 +59,7 @@ describe('review of manifests', () => {
     const printed = JSON.parse(result.stdout);
     expect(result.exitCode).toBe(1);
     expect(printed.response.status.details.causes).toEqual([expect.objectContaining({ field: 'metadata.annotations[ipam.spidernet.io/parent-nic]' })]);
-    expect(result.stderr).toBe('');
+    expect(result.stderr).toBe(FILES_AS_STATE_NOTE);
   });
 
   it('every object of a multi-document file and of a kind: List; -o json gives a List', () => {
@@ -211,19 +222,19 @@ describe('review from the command line', () => {
     expect(unreviewed).toEqual({
       exitCode: 0,
       stdout: 'configmap/spiderpool-conf created (server dry run)\n',
-      stderr: 'configmap/spiderpool-conf: not reviewed: no webhook of the configuration matches (namespace "default")\n',
+      stderr: `${FILES_AS_STATE_NOTE}configmap/spiderpool-conf: not reviewed: no webhook of the configuration matches (namespace "default")\n`,
     });
   });
 
   it('an unmatched write of a kind no validator guards, and an unmatched DELETE, are named for what did not match', async () => {
     const service = path.join(dir, 'service.yaml');
     await writeFile(service, stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's' } }));
-    expect(await reviewFromArguments(service, args, noStdin)).toEqual({ exitCode: 0, stdout: 'service/s created (server dry run)\n', stderr: '' });
+    expect(await reviewFromArguments(service, args, noStdin)).toEqual({ exitCode: 0, stdout: 'service/s created (server dry run)\n', stderr: FILES_AS_STATE_NOTE });
     const file = path.join(dir, 'delete.yaml');
     await writeFile(file, yaml(pool('gone')));
     const deleted = await reviewFromArguments(file, { ...args, operation: 'DELETE' }, noStdin);
     expect(deleted.exitCode).toBe(0);
-    expect(deleted.stderr).toBe('spiderippool/gone: not reviewed: no webhook of the configuration matches (operation DELETE)\n');
+    expect(deleted.stderr).toBe(FILES_AS_STATE_NOTE + 'spiderippool/gone: not reviewed: no webhook of the configuration matches (operation DELETE)\n');
   });
 
   it('--old naming FILE itself is refused, the message naming the argument OLD: old and new must be two objects', async () => {
