@@ -102,6 +102,7 @@ configMapOptions(
     .addOption(new Option('--cert-validity <duration>', 'with --tls-secret: validity of a serving certificate (Go duration)').argParser(parseGoDurationMs).default(365 * 24 * 3600 * 1000, '8760h'))
     .addOption(new Option('--ca-validity <duration>', 'with --tls-secret: validity of a CA (Go duration)').argParser(parseGoDurationMs).default(10 * 365 * 24 * 3600 * 1000, '87600h'))
     .option('--kubeconfig <file>', 'kubeconfig for watching SpiderIPPools (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
+    .option('--context <name>', 'the kubeconfig context to use (default: its current-context)')
     .option('--no-pool-cache', 'connect to no cluster, even when a kubeconfig is found (dual-stack pair checks are skipped with a warning)')
     .option('--client-ca-file <file>', "PEM CA bundle; when set, reviews need a client certificate it issued (the API server's admission client certificate)")
     .option('--max-connections <n>', 'cap on open connections; at it, a newcomer takes the slot of one waiting for its TLS handshake or idle longest', parsePositiveInt, DEFAULT_MAX_CONNECTIONS)
@@ -152,7 +153,9 @@ configMapOptions(
       return operation;
     })
     .option('--pools <path>', 'cluster state: a file or folder of manifests (SpiderIPPools, Namespaces, the ConfigMap); repeatable', collect, [])
-    .option('--kubeconfig <file>', 'list the cluster state from this cluster once, instead of --pools')
+    .option('--cluster', 'add the live cluster\'s objects to the state, listed once (kubectl\'s lookup: --kubeconfig, $KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--kubeconfig <file>', 'the kubeconfig of --cluster (implies it)')
+    .option('--context <name>', 'the kubeconfig context of --cluster (implies it; default: the current-context)')
     .option('--manifest <file>', 'the ValidatingWebhookConfiguration whose rules and selectors decide which writes are reviewed (default: the one in deploy/)')
     .option('-n, --namespace <namespace>', 'namespace of namespaced objects that name none', 'default')
     .addOption(new Option('-o, --output <format>', 'json or yaml: print the response AdmissionReviews').choices(OUTPUT_FORMATS)),
@@ -163,9 +166,10 @@ configMapOptions(
 
 program
   .command('audit')
-  .description('judge every stored IaaS pool as a CREATE would and list what breaks the rules; exit 0 none, 1 some, 2 bad input')
+  .description('judge every stored IaaS pool (--pools, else the cluster\'s) as a CREATE would and list what breaks the rules; exit 0 none, 1 some, 2 bad input')
   .option('--pools <path>', 'the pools: a file or folder of manifests (kind: List included); repeatable', collect, [])
-  .option('--kubeconfig <file>', 'list the pools from this cluster once, instead of --pools')
+  .option('--kubeconfig <file>', 'without --pools, the pools are listed once from the cluster kubectl would use: this kubeconfig, else $KUBECONFIG, ~/.kube/config, in-cluster')
+  .option('--context <name>', 'the kubeconfig context to use (default: its current-context)')
   .addOption(new Option('-o, --output <format>', 'json or yaml: the report for machines').choices(OUTPUT_FORMATS))
   .action(async (opts) => {
     const { auditFromArguments } = await import('./audit.js');
@@ -204,7 +208,8 @@ program
   .description(
     'create or update the ValidatingWebhookConfiguration of deploy/ in the cluster (server-side apply) with the caBundle of --ca-file',
   )
-  .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
+  .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
+  .option('--context <name>', 'the kubeconfig context to use (default: its current-context)')
   .option('--ca-file <file>', 'CA certificate that signed the serving certificate (written by certs)', `${DEPLOY_TLS_DIR}/ca.crt`)
   .option('--service <name>', "Service the API server calls (default: the manifest's)")
   .option('--namespace <namespace>', "namespace of the Service (default: the manifest's)")
@@ -217,6 +222,7 @@ program
     const registration = await registerWebhook({
       caFile: opts.caFile,
       kubeconfig: opts.kubeconfig,
+      context: opts.context,
       manifest: opts.manifest,
       target: opts.url !== undefined ? { url: opts.url } : { service: { name: opts.service, namespace: opts.namespace } },
     });
@@ -229,12 +235,17 @@ program
 program
   .command('unregister')
   .description('delete the ValidatingWebhookConfiguration (before removing the webhook: no write then waits for it); exit 0 also when it is already gone')
-  .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
+  .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
+  .option('--context <name>', 'the kubeconfig context to use (default: its current-context)')
   .option('--name <name>', 'name of the ValidatingWebhookConfiguration', parseObjectName, DEFAULT_SERVICE_NAME)
   .action(async (opts) => {
-    const [{ loadKubeConfig }, { unregisterWebhook }] = await Promise.all([import('../cluster/kubeconfig.js'), import('../registration/unregister.js')]);
-    const loaded = loadKubeConfig(opts.kubeconfig);
-    if (loaded === undefined) throw new Error('no cluster connection: pass --kubeconfig, set KUBECONFIG, run in a pod, or create ~/.kube/config');
+    const [{ loadKubeConfig }, { unregisterWebhook }, { NO_CLUSTER_FOUND }] = await Promise.all([
+      import('../cluster/kubeconfig.js'),
+      import('../registration/unregister.js'),
+      import('../cluster/kubeconfig-source.js'),
+    ]);
+    const loaded = loadKubeConfig(opts.kubeconfig, undefined, { order: 'kubectl', ...(opts.context !== undefined ? { context: opts.context } : {}) });
+    if (loaded === undefined) throw new Error(NO_CLUSTER_FOUND);
     const result = await unregisterWebhook(loaded.config, opts.name);
     const object = `validatingwebhookconfiguration.admissionregistration.k8s.io "${opts.name}"`;
     process.stdout.write(result === 'deleted' ? `${object} deleted\n` : `${object} not found: nothing to delete\n`);

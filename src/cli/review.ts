@@ -22,7 +22,7 @@ import { firstIssue } from '../kubernetes/field-issue.js';
 import { quoteGoString } from '../go/strconv-quote.js';
 import { nameOf } from '../kubernetes/metadata.js';
 import { ManifestError, manifestFiles, parseDocuments, parseManifests, readText, type ManifestObject } from '../kubernetes/manifests.js';
-import { loadState, UsageError } from './cluster-state.js';
+import { clusterFlags, loadState, UsageError } from './cluster-state.js';
 import { printed, renderAccepted, renderRefusals, renderWarnings, type OutputFormat, type Refusal } from './kubectl-output.js';
 import type { CommandResult } from './review-file.js';
 import { reviewText } from './review-file.js';
@@ -318,7 +318,10 @@ export interface ReviewArguments {
   output?: OutputFormat;
   namespace?: string;
   pools: string[];
+  /** `--cluster`, `--kubeconfig`, `--context`: add the live cluster's objects (kubectl's lookup). */
+  cluster?: boolean;
   kubeconfig?: string;
+  context?: string;
   /** `--manifest`: the ValidatingWebhookConfiguration whose matching applies (default: deploy/'s). */
   manifest?: string;
   configmapName: string;
@@ -350,7 +353,8 @@ export async function reviewFromArguments(file: string, args: ReviewArguments, s
     if (args.old !== undefined && sameFile(file, args.old)) {
       throw new UsageError(`--old ${args.old}: OLD is FILE itself; give the stored objects in a file of their own, so that old and new are two objects`);
     }
-    const loaded = await loadState({ pools: args.pools, configMapName: args.configmapName, ...(args.kubeconfig !== undefined ? { kubeconfig: args.kubeconfig } : {}) });
+    const cluster = clusterFlags(args);
+    const loaded = await loadState({ pools: args.pools, configMapName: args.configmapName, ...(cluster !== undefined ? { cluster } : {}) });
     const result = runReview({
       inputs: file === '-' ? [await readSource(file, stdin)] : await Promise.all((await manifestFiles(file)).map((f) => readSource(f, stdin))),
       ...(args.old !== undefined ? { old: await readOld(args.old, stdin) } : {}),

@@ -180,7 +180,7 @@ describe('review from the command line', () => {
 
   it.each([
     [{ pools: ['/nonexistent/state'] }, /^error: \/nonexistent\/state: cannot be read: no such file or folder\n$/],
-    [{ pools: ['x'], kubeconfig: 'k' }, /^error: give --pools or --kubeconfig, not both\n$/],
+    [{ pools: ["x"], kubeconfig: "k" }, /^error: give --pools or a cluster \(--cluster, --kubeconfig, --context\), not both\n$/],
     [{ kubeconfig: '/nonexistent/kubeconfig' }, /^error: \/nonexistent\/kubeconfig: cannot be read as a kubeconfig: /],
   ])('state errors name the file in plain words: %j', async (extra, message) => {
     const result = await reviewFromArguments(path.join(dir, 'new.yaml'), { ...args, ...extra }, noStdin);
