@@ -11,9 +11,10 @@ import { levels } from 'pino';
 import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME, DEFAULT_SYNC_WAIT_MS } from '../defaults.js';
 import { parseGoDuration } from '../go/duration-parse.js';
 import { suggestGoDuration } from '../go/duration-suggest.js';
-import { readText } from '../kubernetes/manifests.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_TIMEOUTS } from '../server/limits.js';
 import { collectAnnotation, parseObjectName, parseOperation, parseUnsyncedPools } from './arguments.js';
+import { inputPaths, readInput, readStdin } from './input.js';
+import { UsageError } from './cluster-state.js';
 import type { CertsArguments } from './certs.js';
 import { OUTPUT_FORMATS } from './kubectl-output.js';
 import type { CommandResult } from './review-file.js';
@@ -57,14 +58,6 @@ function parsePositiveGoDurationMs(value: string): number {
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
-}
-
-/** Reads a file, or standard input for `-`; a file it cannot read is named in plain words. */
-async function readInput(file: string): Promise<string> {
-  if (file !== '-') return readText(file);
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function finish(result: CommandResult): void {
@@ -145,7 +138,8 @@ configMapOptions(
       'judge manifests as the API server would send them to the webhook and print what kubectl would (exit 0 allowed, 1 refused, 2 bad input); ' +
         'an AdmissionReview (JSON) gets the response AdmissionReview',
     )
-    .argument('[FILE]', 'manifests (YAML or JSON, several documents or a kind: List) or an AdmissionReview, or - for standard input', '-')
+    .argument('[FILE...]', 'manifests (YAML or JSON, several documents or a kind: List), a folder of them, or an AdmissionReview; - for standard input')
+    .option('-f, --filename <path>', 'as FILE (repeatable), as kubectl apply -f takes it', collect, [])
     .option('--old <OLD>', 'the stored objects: review an UPDATE from OLD to FILE (OLD another file than FILE)')
     .option('--operation <operation>', 'CREATE (default), UPDATE (default with --old) or DELETE, in any case', (value: string) => {
       const operation = parseOperation(value);
@@ -159,9 +153,9 @@ configMapOptions(
     .option('--manifest <file>', 'the ValidatingWebhookConfiguration whose rules and selectors decide which writes are reviewed (default: the one in deploy/)')
     .option('-n, --namespace <namespace>', 'namespace of namespaced objects that name none', 'default')
     .addOption(new Option('-o, --output <format>', 'json or yaml: print the response AdmissionReviews').choices(OUTPUT_FORMATS)),
-).action(async (file: string, opts) => {
+).action(async (files: string[], opts) => {
   const { reviewFromArguments } = await import('./review.js');
-  finish(await reviewFromArguments(file, opts, () => readInput('-')));
+  finish(await reviewFromArguments(inputPaths(files, opts.filename), opts, () => readStdin()));
 });
 
 program
@@ -179,11 +173,15 @@ program
 program
   .command('validate-config')
   .description("check Spiderpool's conf.yml, or a manifest with its ConfigMap, as the webhook would; exit 1 when refused")
-  .argument('<file>', 'conf.yml or a ConfigMap manifest, or - for standard input')
+  .argument('[FILE]', 'conf.yml or a ConfigMap manifest; - for standard input')
+  .option('-f, --filename <path>', 'as FILE')
   .option('--configmap-name <name>', "name of Spiderpool's ConfigMap", DEFAULT_CONFIGMAP_NAME)
-  .action(async (file: string, opts) => {
+  .addOption(new Option('-o, --output <format>', 'json or yaml: each ConfigMap checked, its verdict and causes').choices(OUTPUT_FORMATS))
+  .action(async (file: string | undefined, opts) => {
     const { validateConfigText } = await import('./validate-config.js');
-    finish(validateConfigText(await readInput(file), opts.configmapName));
+    const [path, ...more] = inputPaths(file === undefined ? [] : [file], opts.filename === undefined ? [] : [opts.filename]);
+    if (more.length > 0) throw new UsageError('give one file: FILE or -f FILE');
+    finish(validateConfigText(await readInput(path!), opts.configmapName, opts.output));
   });
 
 program

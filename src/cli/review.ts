@@ -243,7 +243,7 @@ function judge(
       throw e;
     }
     const { response } = outcome.review;
-    responses.push(outcome.review);
+    responses.push(namedReview(outcome.review, body.request));
     stderr += renderWarnings(response.warnings, seenWarnings);
     if (response.allowed) {
       const { group } = splitApiVersion(write.object.apiVersion);
@@ -266,6 +266,16 @@ function judge(
     return { exitCode, stdout: printed(items, command.output), stderr: '' };
   }
   return { exitCode, stdout, stderr: stderr + renderRefusals(refusals) + notes };
+}
+
+/**
+ * The response AdmissionReview with its request's identity (`uid`, `kind`, `resource`,
+ * `namespace`, `name`, `operation`: fields of the real request), so that each item of `-o`
+ * names its object, allowed ones included.
+ */
+function namedReview(review: ReviewOutcome['review'], request: AdmissionRequest): unknown {
+  const { uid, kind, resource, namespace, name, operation } = request;
+  return { apiVersion: review.apiVersion, kind: review.kind, request: { uid, kind, resource, ...(namespace ? { namespace } : {}), name: name ?? '', operation }, response: review.response };
 }
 
 /**
@@ -333,6 +343,16 @@ async function readSource(file: string, stdin: () => Promise<string>): Promise<{
   return file === '-' ? { text: await stdin(), source: 'STDIN' } : { text: await readText(file), source: file };
 }
 
+/** Each of `files` (a folder: its manifests, as kubectl apply -f reads one), in order. */
+async function readInputs(files: readonly string[], stdin: () => Promise<string>): Promise<{ text: string; source: string }[]> {
+  const inputs: { text: string; source: string }[] = [];
+  for (const file of files) {
+    if (file === '-') inputs.push(await readSource(file, stdin));
+    else inputs.push(...(await Promise.all((await manifestFiles(file)).map((f) => readSource(f, stdin)))));
+  }
+  return inputs;
+}
+
 /** `--old OLD`: read as FILE is, its errors naming the flag (`--old x.yaml: cannot be read: …`). */
 async function readOld(file: string, stdin: () => Promise<string>): Promise<{ text: string; source: string }> {
   try {
@@ -348,15 +368,15 @@ async function readOld(file: string, stdin: () => Promise<string>): Promise<{ te
  * `review` from its command-line arguments: reads the files, loads the state, runs
  * {@link runReview}. File, state and usage errors are exit 2 with one line naming the file.
  */
-export async function reviewFromArguments(file: string, args: ReviewArguments, stdin: () => Promise<string>): Promise<CommandResult> {
+export async function reviewFromArguments(files: readonly string[], args: ReviewArguments, stdin: () => Promise<string>): Promise<CommandResult> {
   try {
-    if (args.old !== undefined && sameFile(file, args.old)) {
+    if (args.old !== undefined && files.some((file) => sameFile(file, args.old!))) {
       throw new UsageError(`--old ${args.old}: OLD is FILE itself; give the stored objects in a file of their own, so that old and new are two objects`);
     }
     const cluster = clusterFlags(args);
     const loaded = await loadState({ pools: args.pools, configMapName: args.configmapName, ...(cluster !== undefined ? { cluster } : {}) });
     const result = runReview({
-      inputs: file === '-' ? [await readSource(file, stdin)] : await Promise.all((await manifestFiles(file)).map((f) => readSource(f, stdin))),
+      inputs: await readInputs(files, stdin),
       ...(args.old !== undefined ? { old: await readOld(args.old, stdin) } : {}),
       ...(args.operation !== undefined ? { operation: args.operation } : {}),
       ...(args.output !== undefined ? { output: args.output } : {}),
