@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 /**
- * The command line: `serve`, `review`, `audit`, `validate-config`, `certs`, `register` and `unregister`, thin shells around the
+ * The command line: `serve`, `review`, `audit`, `validate-config`, `certs`, `register`, `unregister` and `completion`, thin shells around the
  * same functions the server uses. Each command's module is imported when that command runs,
  * not here: `serve` sends its first SpiderIPPool list request after loading only the
  * cluster client, and loads the server's modules (express, the reviewer, the certificates)
  * while the API server prepares the first page.
  */
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { levels } from 'pino';
 import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME, DEFAULT_SYNC_WAIT_MS } from '../defaults.js';
 import { parseGoDuration } from '../go/duration-parse.js';
@@ -20,6 +20,7 @@ import { OUTPUT_FORMATS } from './kubectl-output.js';
 import type { CommandResult } from './review-file.js';
 import type { ServeArguments } from './serve.js';
 import { packageVersion } from './version.js';
+import { completionScript, SHELLS, type Shell } from './completion.js';
 
 const LOG_LEVELS = [...Object.keys(levels.values), 'silent'];
 /** Where `certs` writes by default: what `deploy/kustomization.yaml` reads. */
@@ -247,6 +248,15 @@ program
     const result = await unregisterWebhook(loaded.config, opts.name);
     const object = `validatingwebhookconfiguration.admissionregistration.k8s.io "${opts.name}"`;
     process.stdout.write(result === 'deleted' ? `${object} deleted\n` : `${object} not found: nothing to delete\n`);
+  });
+
+program
+  .command('completion')
+  .description('print a bash or zsh completion script; load it with source <(spiderpool-iaas-webhook completion bash)')
+  .addArgument(new Argument('<shell>', 'bash or zsh').choices(SHELLS))
+  .action((shell: Shell) => {
+    const commands = program.commands.map((c) => ({ name: c.name(), description: c.description(), flags: c.options.flatMap((o) => [o.short, o.long].filter((f): f is string => f !== undefined)) }));
+    process.stdout.write(completionScript(shell, commands));
   });
 
 program.parseAsync().catch((e: unknown) => {
