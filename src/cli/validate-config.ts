@@ -131,7 +131,7 @@ function check(configMap: unknown, configMapName: string, seen: Set<string>, fro
  * `causes` sorted by where their field is in `confYml` (`data[conf.yml].a.b` is key `b` of
  * `a`), so they read in the order of the file; a cause whose field is not found keeps its place after them.
  */
-export function inFileOrder(causes: readonly StatusCause[], confYml: string | undefined): StatusCause[] {
+function inFileOrder(causes: readonly StatusCause[], confYml: string | undefined): StatusCause[] {
   if (confYml === undefined || causes.length < 2) return [...causes];
   const document = parseDocument(confYml);
   const offset = (cause: StatusCause): number => {
