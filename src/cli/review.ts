@@ -1,5 +1,5 @@
 /**
- * `review FILE [--old OLD] [--operation OP] [--pools PATH… | --kubeconfig FILE] [-o json|yaml]`:
+ * `review [FILE…] [-f PATH]… [--old OLD] [--operation OP] [--pools PATH… | --cluster] [-o json|yaml]`:
  * judges manifests as the API server would send them to the webhook, through the server's
  * own reviewer (`createReviewer`, wired in src/rules/registry.ts), and prints what kubectl
  * would print (kubectl-output.ts). An AdmissionReview (JSON) is answered as before: the
@@ -348,7 +348,7 @@ async function readInputs(files: readonly string[], stdin: () => Promise<string>
   const inputs: { text: string; source: string }[] = [];
   for (const file of files) {
     if (file === '-') inputs.push(await readSource(file, stdin));
-    else inputs.push(...(await Promise.all((await manifestFiles(file)).map((f) => readSource(f, stdin)))));
+    else for (const f of await manifestFiles(file)) inputs.push(await readSource(f, stdin));
   }
   return inputs;
 }
