@@ -180,8 +180,10 @@ program
   .addOption(new Option('-o, --output <format>', 'json or yaml: each ConfigMap checked, its verdict and causes').choices(OUTPUT_FORMATS))
   .action(async (file: string | undefined, opts) => {
     const { validateConfigText } = await import('./validate-config.js');
-    const [path, ...more] = inputPaths(file === undefined ? [] : [file], opts.filename === undefined ? [] : [opts.filename]);
-    if (more.length > 0) throw new UsageError('give one file: FILE or -f FILE');
+    const given = [...(file === undefined ? [] : [file]), ...(opts.filename === undefined ? [] : [opts.filename])];
+    // Unlike review, no FILE is a usage error (as it always was), never a read of standard input.
+    if (given.length !== 1) throw new UsageError('give one file: validate-config FILE or -f FILE (- for standard input)');
+    const [path] = inputPaths(given, []);
     finish(validateConfigText(await readInput(path!), opts.configmapName, opts.output));
   });
 
