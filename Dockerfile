@@ -17,7 +17,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 # No source maps or type declarations in the image (ours here, the dependencies' below):
 # nothing there reads them.
-RUN npx tsc -p tsconfig.build.json --sourceMap false --declaration false
+RUN npx tsc -p tsconfig.build.json --sourceMap false --declaration false --incremental false
 
 # --- production dependencies only ---------------------------------------------------
 FROM ${NODE_IMAGE} AS prod-deps

@@ -1,5 +1,6 @@
 /**
- * `audit [--pools PATH… | --kubeconfig FILE] [-o json]`: the stored pools that break the
+ * `audit [--pools PATH… | --kubeconfig FILE] [--context NAME] [-o json|yaml]`: the stored pools
+ * (from manifests, else from the cluster kubectl would use) that break the
  * rules (pools created before the webhook, or let through by ratcheting), judged by the
  * same code as the webhook's CREATE and the server's violation gauges.
  */
@@ -8,7 +9,7 @@ import type { ClusterState } from '../store/state.js';
 import { quoteGoString } from '../go/strconv-quote.js';
 import { iaasProvider } from '../spiderpool/pool.js';
 import type { CommandResult } from './review-file.js';
-import { loadState, UsageError } from './cluster-state.js';
+import { clusterFlags, loadState, UsageError } from './cluster-state.js';
 import { ManifestError, manifestFiles, listItems, parseDocuments, readText } from '../kubernetes/manifests.js';
 import { printed, type OutputFormat } from './kubectl-output.js';
 import { countByAction, enforcementTable } from './enforcement-notes.js';
@@ -55,6 +56,7 @@ export function renderAudit(report: AuditReport): string {
 export interface AuditArguments {
   pools: string[];
   kubeconfig?: string;
+  context?: string;
   output?: OutputFormat;
   /** `--enforcement` values (checked as parsed): each violation shown with its rule's action. */
   enforcement?: string[];
@@ -68,17 +70,18 @@ export interface AuditArguments {
  *   `kubectl get … > file`, the wrong file: a CI gate must not pass on it).
  */
 export async function auditFromArguments(args: AuditArguments): Promise<CommandResult> {
-  let loaded: Awaited<ReturnType<typeof loadState>>;
+  let loaded: NonNullable<Awaited<ReturnType<typeof loadState>>>;
   try {
-    loaded = await loadState({ pools: args.pools, ...(args.kubeconfig !== undefined ? { kubeconfig: args.kubeconfig } : {}) });
+    // Without --pools, the cluster kubectl would use: audit runs in the pod, as the runbooks send the operator there.
+    const cluster = args.pools.length === 0 ? { ...clusterFlags(args) } : clusterFlags(args);
+    loaded = (await loadState({ pools: args.pools, ...(cluster !== undefined ? { cluster } : {}) }))!; // a source is always given
   } catch (e) {
     if (e instanceof UsageError || e instanceof ManifestError) return { exitCode: 2, stdout: '', stderr: `error: ${e.message}\n` };
     throw e;
   }
-  if (loaded === undefined) return { exitCode: 2, stdout: '', stderr: 'error: give the pools to audit: --pools PATH (manifests) or --kubeconfig FILE (a cluster)\n' };
   const report = auditState(loaded.state);
   const stderr = loaded.warnings.map((w) => `warning: ${w}\n`).join('');
-  if (report.pools === 0 && args.kubeconfig === undefined && !(await holdEmptyList(args.pools))) {
+  if (report.pools === 0 && args.pools.length > 0 && !(await holdEmptyList(args.pools))) {
     return { exitCode: 2, stdout: '', stderr: `${stderr}error: ${args.pools.join(', ')} ${noPools(loaded.state)}; give SpiderIPPools, e.g. kubectl get spiderippools -o yaml > pools.yaml (an empty List there is fine)\n` };
   }
   const table = enforcementTable(args.enforcement);

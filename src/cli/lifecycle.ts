@@ -33,6 +33,7 @@ export interface LifecycleFlags {
   certValidity: number;
   caValidity: number;
   kubeconfig?: string;
+  context?: string;
   certDir: string;
   host?: string;
   configmapName: string;
@@ -41,7 +42,7 @@ export interface LifecycleFlags {
 
 function clusterConnection(flags: LifecycleFlags, needs: string) {
   return import('../cluster/kubeconfig.js').then(({ loadKubeConfig }) => {
-    const loaded = loadKubeConfig(flags.kubeconfig);
+    const loaded = loadKubeConfig(flags.kubeconfig, undefined, flags.context !== undefined ? { context: flags.context } : {});
     if (loaded === undefined) throw new Error(`${needs} needs a cluster connection: run in a pod, or pass --kubeconfig`);
     return loaded.config;
   });

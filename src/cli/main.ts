@@ -1,24 +1,26 @@
 #!/usr/bin/env node
 /**
- * The command line: `serve`, `review`, `audit`, `validate-config`, `certs`, `register` and `unregister`, thin shells around the
+ * The command line: `serve`, `review`, `audit`, `validate-config`, `certs`, `register`, `unregister` and `completion`, thin shells around the
  * same functions the server uses. Each command's module is imported when that command runs,
  * not here: `serve` sends its first SpiderIPPool list request after loading only the
  * cluster client, and loads the server's modules (express, the reviewer, the certificates)
  * while the API server prepares the first page.
  */
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { levels } from 'pino';
 import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME, DEFAULT_SYNC_WAIT_MS } from '../defaults.js';
 import { parseGoDuration } from '../go/duration-parse.js';
 import { suggestGoDuration } from '../go/duration-suggest.js';
-import { readText } from '../kubernetes/manifests.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_TIMEOUTS } from '../server/limits.js';
 import { collectAnnotation, collectEnforcement, parseObjectName, parseOperation, parseUnsyncedPools } from './arguments.js';
+import { inputPaths, readInput, readStdin } from './input.js';
+import { UsageError } from './cluster-state.js';
 import type { CertsArguments } from './certs.js';
 import { OUTPUT_FORMATS } from './kubectl-output.js';
 import type { CommandResult } from './review-file.js';
 import type { ServeArguments } from './serve.js';
 import { packageVersion } from './version.js';
+import { completionScript, SHELLS, type Shell } from './completion.js';
 
 const LOG_LEVELS = [...Object.keys(levels.values), 'silent'];
 /** Where `certs` writes by default: what `deploy/kustomization.yaml` reads. */
@@ -57,14 +59,6 @@ function parsePositiveGoDurationMs(value: string): number {
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
-}
-
-/** Reads a file, or standard input for `-`; a file it cannot read is named in plain words. */
-async function readInput(file: string): Promise<string> {
-  if (file !== '-') return readText(file);
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function finish(result: CommandResult): void {
@@ -110,6 +104,7 @@ configMapOptions(
     .addOption(new Option('--cert-validity <duration>', 'with --tls-secret: validity of a serving certificate (Go duration)').argParser(parseGoDurationMs).default(365 * 24 * 3600 * 1000, '8760h'))
     .addOption(new Option('--ca-validity <duration>', 'with --tls-secret: validity of a CA (Go duration)').argParser(parseGoDurationMs).default(10 * 365 * 24 * 3600 * 1000, '87600h'))
     .option('--kubeconfig <file>', 'kubeconfig for watching SpiderIPPools (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
+    .option('--context <name>', 'the kubeconfig context to use (default: its current-context)')
     .option('--no-pool-cache', 'connect to no cluster, even when a kubeconfig is found (dual-stack pair checks are skipped with a warning)')
     .option('--client-ca-file <file>', "PEM CA bundle; when set, reviews need a client certificate it issued (the API server's admission client certificate)")
     .option('--max-connections <n>', 'cap on open connections; at it, a newcomer takes the slot of one waiting for its TLS handshake or idle longest', parsePositiveInt, DEFAULT_MAX_CONNECTIONS)
@@ -154,7 +149,8 @@ configMapOptions(
       'judge manifests as the API server would send them to the webhook and print what kubectl would (exit 0 allowed, 1 refused, 2 bad input); ' +
         'an AdmissionReview (JSON) gets the response AdmissionReview',
     )
-    .argument('[FILE]', 'manifests (YAML or JSON, several documents or a kind: List) or an AdmissionReview, or - for standard input', '-')
+    .argument('[FILE...]', 'manifests (YAML or JSON, several documents or a kind: List), a folder of them, or an AdmissionReview; - for standard input')
+    .option('-f, --filename <path>', 'as FILE (repeatable), as kubectl apply -f takes it', collect, [])
     .option('--old <OLD>', 'the stored objects: review an UPDATE from OLD to FILE (OLD another file than FILE)')
     .option('--operation <operation>', 'CREATE (default), UPDATE (default with --old) or DELETE, in any case', (value: string) => {
       const operation = parseOperation(value);
@@ -162,20 +158,23 @@ configMapOptions(
       return operation;
     })
     .option('--pools <path>', 'cluster state: a file or folder of manifests (SpiderIPPools, Namespaces, the ConfigMap); repeatable', collect, [])
-    .option('--kubeconfig <file>', 'list the cluster state from this cluster once, instead of --pools')
+    .option('--cluster', 'add the live cluster\'s objects to the state, listed once (kubectl\'s lookup: --kubeconfig, $KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--kubeconfig <file>', 'the kubeconfig of --cluster (implies it)')
+    .option('--context <name>', 'the kubeconfig context of --cluster (implies it; default: the current-context)')
     .option('--manifest <file>', 'the ValidatingWebhookConfiguration whose rules and selectors decide which writes are reviewed (default: the one in deploy/)')
     .option('-n, --namespace <namespace>', 'namespace of namespaced objects that name none', 'default')
     .addOption(new Option('-o, --output <format>', 'json or yaml: print the response AdmissionReviews').choices(OUTPUT_FORMATS))
     .option('--warnings-as-errors', "exit 1 when a warning is printed, as kubectl's flag does (Warn findings included)"),
-).action(async (file: string, opts) => {
+).action(async (files: string[], opts) => {
   const { reviewFromArguments } = await import('./review.js');
-  finish(await reviewFromArguments(file, opts, () => readInput('-')));
+  finish(await reviewFromArguments(inputPaths(files, opts.filename), opts, () => readStdin()));
 });
 
 enforcementOption(program.command('audit'))
-  .description('judge every stored IaaS pool as a CREATE would and list what breaks the rules; exit 0 none, 1 some, 2 bad input')
+  .description('judge every stored IaaS pool (--pools, else the cluster\'s) as a CREATE would and list what breaks the rules; exit 0 none, 1 some, 2 bad input')
   .option('--pools <path>', 'the pools: a file or folder of manifests (kind: List included); repeatable', collect, [])
-  .option('--kubeconfig <file>', 'list the pools from this cluster once, instead of --pools')
+  .option('--kubeconfig <file>', 'without --pools, the pools are listed once from the cluster kubectl would use: this kubeconfig, else $KUBECONFIG, ~/.kube/config, in-cluster')
+  .option('--context <name>', 'the kubeconfig context to use (default: its current-context)')
   .addOption(new Option('-o, --output <format>', 'json or yaml: the report for machines').choices(OUTPUT_FORMATS))
   .action(async (opts) => {
     const { auditFromArguments } = await import('./audit.js');
@@ -184,16 +183,22 @@ enforcementOption(program.command('audit'))
 
 enforcementOption(program.command('validate-config'))
   .description("check Spiderpool's conf.yml, or a manifest with its ConfigMap, as the webhook would; exit 1 when refused")
-  .argument('<file>', 'conf.yml or a ConfigMap manifest, or - for standard input')
+  .argument('[FILE]', 'conf.yml or a ConfigMap manifest; - for standard input')
+  .option('-f, --filename <path>', 'as FILE')
   .option('--configmap-name <name>', "name of Spiderpool's ConfigMap", DEFAULT_CONFIGMAP_NAME)
-  .action(async (file: string, opts) => {
+  .addOption(new Option('-o, --output <format>', 'json or yaml: each ConfigMap checked, its verdict and causes').choices(OUTPUT_FORMATS))
+  .action(async (file: string | undefined, opts) => {
     const [{ validateConfigText }, { enforcementTable }, { actionsOf }] = await Promise.all([
       import('./validate-config.js'),
       import('./enforcement-notes.js'),
       import('../rules/enforcement-table.js'),
     ]);
+    const given = [...(file === undefined ? [] : [file]), ...(opts.filename === undefined ? [] : [opts.filename])];
+    // Unlike review, no FILE is a usage error (as it always was), never a read of standard input.
+    if (given.length !== 1) throw new UsageError('give one file: validate-config FILE or -f FILE (- for standard input)');
+    const [path] = inputPaths(given, []);
     const table = enforcementTable(opts.enforcement);
-    finish(validateConfigText(await readInput(file), opts.configmapName, table && actionsOf(table)));
+    finish(validateConfigText(await readInput(path!), opts.configmapName, table && actionsOf(table), opts.output));
   });
 
 program
@@ -218,7 +223,8 @@ program
   .description(
     'create or update the ValidatingWebhookConfiguration of deploy/ in the cluster (server-side apply) with the caBundle of --ca-file',
   )
-  .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
+  .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
+  .option('--context <name>', 'the kubeconfig context to use (default: its current-context)')
   .option('--ca-file <file>', 'CA certificate that signed the serving certificate (written by certs)', `${DEPLOY_TLS_DIR}/ca.crt`)
   .option('--service <name>', "Service the API server calls (default: the manifest's)")
   .option('--namespace <namespace>', "namespace of the Service (default: the manifest's)")
@@ -231,6 +237,7 @@ program
     const registration = await registerWebhook({
       caFile: opts.caFile,
       kubeconfig: opts.kubeconfig,
+      context: opts.context,
       manifest: opts.manifest,
       target: opts.url !== undefined ? { url: opts.url } : { service: { name: opts.service, namespace: opts.namespace } },
     });
@@ -243,15 +250,29 @@ program
 program
   .command('unregister')
   .description('delete the ValidatingWebhookConfiguration (before removing the webhook: no write then waits for it); exit 0 also when it is already gone')
-  .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
+  .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
+  .option('--context <name>', 'the kubeconfig context to use (default: its current-context)')
   .option('--name <name>', 'name of the ValidatingWebhookConfiguration', parseObjectName, DEFAULT_SERVICE_NAME)
   .action(async (opts) => {
-    const [{ loadKubeConfig }, { unregisterWebhook }] = await Promise.all([import('../cluster/kubeconfig.js'), import('../registration/unregister.js')]);
-    const loaded = loadKubeConfig(opts.kubeconfig);
-    if (loaded === undefined) throw new Error('no cluster connection: pass --kubeconfig, set KUBECONFIG, run in a pod, or create ~/.kube/config');
+    const [{ loadKubeConfig }, { unregisterWebhook }, { NO_CLUSTER_FOUND }] = await Promise.all([
+      import('../cluster/kubeconfig.js'),
+      import('../registration/unregister.js'),
+      import('../cluster/kubeconfig-source.js'),
+    ]);
+    const loaded = loadKubeConfig(opts.kubeconfig, undefined, { order: 'kubectl', ...(opts.context !== undefined ? { context: opts.context } : {}) });
+    if (loaded === undefined) throw new Error(NO_CLUSTER_FOUND);
     const result = await unregisterWebhook(loaded.config, opts.name);
     const object = `validatingwebhookconfiguration.admissionregistration.k8s.io "${opts.name}"`;
     process.stdout.write(result === 'deleted' ? `${object} deleted\n` : `${object} not found: nothing to delete\n`);
+  });
+
+program
+  .command('completion')
+  .description('print a bash or zsh completion script; load it with source <(spiderpool-iaas-webhook completion bash)')
+  .addArgument(new Argument('<shell>', 'bash or zsh').choices(SHELLS))
+  .action((shell: Shell) => {
+    const commands = program.commands.map((c) => ({ name: c.name(), description: c.description(), flags: c.options.flatMap((o) => [o.short, o.long].filter((f): f is string => f !== undefined)) }));
+    process.stdout.write(completionScript(shell, commands));
   });
 
 program.parseAsync().catch((e: unknown) => {

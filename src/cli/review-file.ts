@@ -1,5 +1,6 @@
 import { InvalidAdmissionReviewError } from '../admission/review.js';
 import { reviewAdmission, type ReviewOptions } from '../rules/registry.js';
+import { printed, type OutputFormat } from './kubectl-output.js';
 
 /** What a CLI command prints and how it exits: 0 success/allowed, 1 refused, 2 unusable input. */
 export interface CommandResult {
@@ -10,11 +11,12 @@ export interface CommandResult {
 
 /**
  * `review`: the response AdmissionReview for an AdmissionReview given as JSON text, through
- * the same `reviewAdmission` the server uses.
+ * the same `reviewAdmission` the server uses, printed as `-o` asks (JSON by default: what the
+ * API server would read).
  *
  * @returns exit code 0 when allowed, 1 when denied, 2 when the text is not an AdmissionReview.
  */
-export function reviewText(text: string, options?: ReviewOptions): CommandResult {
+export function reviewText(text: string, options?: ReviewOptions, output: OutputFormat = 'json'): CommandResult {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -23,7 +25,7 @@ export function reviewText(text: string, options?: ReviewOptions): CommandResult
   }
   try {
     const review = reviewAdmission(body, options);
-    return { exitCode: review.response.allowed ? 0 : 1, stdout: JSON.stringify(review, null, 2) + '\n', stderr: '' };
+    return { exitCode: review.response.allowed ? 0 : 1, stdout: printed(review, output), stderr: '' };
   } catch (e) {
     if (e instanceof InvalidAdmissionReviewError) return { exitCode: 2, stdout: '', stderr: `error: ${e.message}\n` };
     throw e;

@@ -1,11 +1,12 @@
 /**
- * `review FILE [--old OLD] [--operation OP] [--pools PATH… | --kubeconfig FILE] [-o json|yaml]`:
+ * `review [FILE…] [-f PATH]… [--old OLD] [--operation OP] [--pools PATH… | --cluster] [-o json|yaml]`:
  * judges manifests as the API server would send them to the webhook, through the server's
  * own reviewer (`createReviewer`, wired in src/rules/registry.ts), and prints what kubectl
  * would print (kubectl-output.ts). An AdmissionReview (JSON) is answered as before: the
  * response AdmissionReview.
  */
 import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { buildAdmissionReview, type KubeObject } from '../kubernetes/build.js';
 import { resourceOf, splitApiVersion } from '../kubernetes/resources.js';
 import { allowed } from '../admission/response.js';
@@ -14,16 +15,15 @@ import { createReviewer, wireValidators, type ReviewOptions } from '../rules/reg
 import type { AdmissionRequest, AdmissionReviewResponse } from '../kubernetes/schema.js';
 import { webhookMatches, WebhookMatchSchema, type MatchedRequest, type WebhookMatch } from '../kubernetes/webhook-match.js';
 import { readWebhookManifest } from '../registration/webhook-configuration.js';
-import type { ClusterState } from '../store/state.js';
+import { ClusterState } from '../store/state.js';
 import { policyEnforcementLine } from '../rules/admission-policy.js';
-import { noPoolDirectory } from '../rules/pool-pair.js';
 import { SPIDERIPPOOL } from '../rules/spiderippool.js';
 import { SPIDERIPPOOL_RULES, type SpiderIPPoolRule } from '../rules/rule-names.js';
 import { firstIssue } from '../kubernetes/field-issue.js';
 import { quoteGoString } from '../go/strconv-quote.js';
 import { nameOf } from '../kubernetes/metadata.js';
 import { ManifestError, manifestFiles, parseDocuments, parseManifests, readText, type ManifestObject } from '../kubernetes/manifests.js';
-import { loadState, UsageError } from './cluster-state.js';
+import { clusterFlags, loadState, UsageError } from './cluster-state.js';
 import { printed, renderAccepted, renderRefusals, renderWarnings, type OutputFormat, type Refusal } from './kubectl-output.js';
 import type { CommandResult } from './review-file.js';
 import { reviewText } from './review-file.js';
@@ -44,7 +44,10 @@ export interface ReviewCommand {
   output?: OutputFormat;
   /** `--namespace`: for namespaced objects that name none (default `default`). */
   namespace?: string;
-  /** From `--pools` or `--kubeconfig`; without it the pair checks are skipped with a warning. */
+  /**
+   * From `--pools` or the cluster; without it the objects of `inputs` are the whole cluster
+   * state: judged in order as if applied to an empty cluster, so pair rules between them run.
+   */
   state?: ClusterState;
   /**
    * The webhooks of the ValidatingWebhookConfiguration: a write none of them matches is
@@ -58,8 +61,9 @@ export interface ReviewCommand {
   warningsAsErrors?: boolean;
 }
 
-/** Why pair checks are skipped in a review of manifests without a cluster state. */
-export const NO_STATE_REASON = 'no --pools or --kubeconfig given, so other SpiderIPPools are not known';
+/** Said once on stderr when the files given are the whole cluster state. */
+export const FILES_AS_STATE_NOTE =
+  'note: no --pools or --cluster given: the objects of these files are the whole cluster state (applied in order to an empty cluster)\n';
 
 const usage = (message: string): CommandResult => ({ exitCode: 2, stdout: '', stderr: `error: ${message}\n` });
 
@@ -86,21 +90,29 @@ function parsedJson(text: string): unknown {
  *   input (the message names the file and says what `review` accepts).
  */
 export function runReview(command: ReviewCommand): CommandResult {
-  const options: ReviewOptions = {
-    configMap: command.configMap,
-    ...(command.state ? { pools: command.state.pools, cluster: command.state } : {}),
-    ...(command.enforcement ? { enforcement: command.enforcement } : {}),
-  };
   const [first] = command.inputs;
   if (command.inputs.length === 1 && isAdmissionReview(parsedJson(first!.text))) {
     if (command.old !== undefined || command.operation !== undefined) {
       return usage(`${first!.source} is an AdmissionReview already; --old and --operation build one from manifests`);
     }
-    const answered = reviewText(first!.text, options);
-    const warned = answered.exitCode === 0 && (JSON.parse(answered.stdout) as AdmissionReviewResponse).response.warnings !== undefined;
+    const options: ReviewOptions = {
+      configMap: command.configMap,
+      ...(command.state ? { pools: command.state.pools, cluster: command.state } : {}),
+      ...(command.enforcement ? { enforcement: command.enforcement } : {}),
+    };
+    const answered = reviewText(first!.text, options, command.output);
+    // JSON is YAML: one reader for either output.
+    const warned = answered.exitCode === 0 && (parseYaml(answered.stdout) as AdmissionReviewResponse).response.warnings !== undefined;
     return warningsAsErrors(answered, warned, command.warningsAsErrors);
   }
-  if (command.state === undefined) options.pools = noPoolDirectory(NO_STATE_REASON);
+  const filesAsState = command.state === undefined;
+  const state = command.state ?? ClusterState.of([]).state;
+  const options: ReviewOptions = {
+    configMap: command.configMap,
+    pools: state.pools,
+    cluster: state,
+    ...(command.enforcement ? { enforcement: command.enforcement } : {}),
+  };
   let objects: ManifestObject[];
   let oldObjects: ManifestObject[] = [];
   try {
@@ -127,11 +139,12 @@ export function runReview(command: ReviewCommand): CommandResult {
     // The stored object: from --old, else from the state (a DELETE without either deletes the object as given).
     const fromState = stored ?? (operation !== 'CREATE' ? command.state?.stored(object) : undefined);
     if (operation === 'UPDATE' && fromState === undefined) {
-      return usage(`UPDATE of ${describe(object)} needs the stored object: give it with --old, or in --pools or --kubeconfig`);
+      return usage(`UPDATE of ${describe(object)} needs the stored object: give it with --old, in --pools, or from the cluster (--cluster)`);
     }
     writes.push({ operation, object, ...(fromState !== undefined ? { oldObject: fromState } : {}), source });
   }
-  return judge(writes, command, createReviewer(options));
+  const result = judge(writes, { ...command, state }, createReviewer(options));
+  return filesAsState && result.exitCode !== 2 ? { ...result, stderr: FILES_AS_STATE_NOTE + result.stderr } : result;
 }
 
 /** The objects of one input, with `review`'s own message for what it cannot use. */
@@ -250,7 +263,7 @@ function judge(
       throw e;
     }
     const { response } = outcome.review;
-    responses.push(outcome.review);
+    responses.push(namedReview(outcome.review, body.request));
     stderr += renderWarnings(response.warnings, seenWarnings);
     warned ||= (response.warnings?.length ?? 0) > 0;
     notes += enforcementNote(describe(write.object), outcome.causes);
@@ -275,6 +288,16 @@ function judge(
     return warningsAsErrors({ exitCode, stdout: printed(items, command.output), stderr: '' }, warned, command.warningsAsErrors);
   }
   return warningsAsErrors({ exitCode, stdout, stderr: stderr + renderRefusals(refusals) + notes }, warned, command.warningsAsErrors);
+}
+
+/**
+ * The response AdmissionReview with its request's identity (`uid`, `kind`, `resource`,
+ * `namespace`, `name`, `operation`: fields of the real request), so that each item of `-o`
+ * names its object, allowed ones included.
+ */
+function namedReview(review: ReviewOutcome['review'], request: AdmissionRequest): unknown {
+  const { uid, kind, resource, namespace, name, operation } = request;
+  return { apiVersion: review.apiVersion, kind: review.kind, request: { uid, kind, resource, ...(namespace ? { namespace } : {}), name: name ?? '', operation }, response: review.response };
 }
 
 /**
@@ -327,7 +350,10 @@ export interface ReviewArguments {
   output?: OutputFormat;
   namespace?: string;
   pools: string[];
+  /** `--cluster`, `--kubeconfig`, `--context`: add the live cluster's objects (kubectl's lookup). */
+  cluster?: boolean;
   kubeconfig?: string;
+  context?: string;
   /** `--manifest`: the ValidatingWebhookConfiguration whose matching applies (default: deploy/'s). */
   manifest?: string;
   configmapName: string;
@@ -340,6 +366,16 @@ export interface ReviewArguments {
 /** Reads `file` (`-`: standard input, named `STDIN` as kubectl names it). */
 async function readSource(file: string, stdin: () => Promise<string>): Promise<{ text: string; source: string }> {
   return file === '-' ? { text: await stdin(), source: 'STDIN' } : { text: await readText(file), source: file };
+}
+
+/** Each of `files` (a folder: its manifests, as kubectl apply -f reads one), in order. */
+async function readInputs(files: readonly string[], stdin: () => Promise<string>): Promise<{ text: string; source: string }[]> {
+  const inputs: { text: string; source: string }[] = [];
+  for (const file of files) {
+    if (file === '-') inputs.push(await readSource(file, stdin));
+    else for (const f of await manifestFiles(file)) inputs.push(await readSource(f, stdin));
+  }
+  return inputs;
 }
 
 /** `--old OLD`: read as FILE is, its errors naming the flag (`--old x.yaml: cannot be read: …`). */
@@ -357,14 +393,15 @@ async function readOld(file: string, stdin: () => Promise<string>): Promise<{ te
  * `review` from its command-line arguments: reads the files, loads the state, runs
  * {@link runReview}. File, state and usage errors are exit 2 with one line naming the file.
  */
-export async function reviewFromArguments(file: string, args: ReviewArguments, stdin: () => Promise<string>): Promise<CommandResult> {
+export async function reviewFromArguments(files: readonly string[], args: ReviewArguments, stdin: () => Promise<string>): Promise<CommandResult> {
   try {
-    if (args.old !== undefined && sameFile(file, args.old)) {
+    if (args.old !== undefined && files.some((file) => sameFile(file, args.old!))) {
       throw new UsageError(`--old ${args.old}: OLD is FILE itself; give the stored objects in a file of their own, so that old and new are two objects`);
     }
-    const loaded = await loadState({ pools: args.pools, configMapName: args.configmapName, ...(args.kubeconfig !== undefined ? { kubeconfig: args.kubeconfig } : {}) });
+    const cluster = clusterFlags(args);
+    const loaded = await loadState({ pools: args.pools, configMapName: args.configmapName, ...(cluster !== undefined ? { cluster } : {}) });
     const result = runReview({
-      inputs: file === '-' ? [await readSource(file, stdin)] : await Promise.all((await manifestFiles(file)).map((f) => readSource(f, stdin))),
+      inputs: await readInputs(files, stdin),
       ...(args.old !== undefined ? { old: await readOld(args.old, stdin) } : {}),
       ...(args.operation !== undefined ? { operation: args.operation } : {}),
       ...(args.output !== undefined ? { output: args.output } : {}),

@@ -31,6 +31,8 @@ export interface ServeArguments extends Omit<LifecycleFlags, 'configmapNamespace
   certDir: string;
   generateCerts: boolean;
   kubeconfig?: string;
+  /** `--context`: a context of the kubeconfig instead of its current-context. */
+  context?: string;
   poolCache: boolean;
   clientCaFile?: string;
   maxConnections: number;
@@ -67,7 +69,7 @@ export async function serve(opts: ServeArguments): Promise<void> {
   let started: RunningServer | undefined;
   try {
     const conf = { name: opts.configmapName, namespace: opts.configmapNamespace ?? DEFAULT_SPIDERPOOL_NAMESPACE };
-    const watching = opts.poolCache ? await watchPools(opts.kubeconfig, conf, { syncWaitMs: opts.poolCacheSyncWait, unsyncedPools: opts.unsyncedPools }, logger) : undefined;
+    const watching = opts.poolCache ? await watchPools({ kubeconfig: opts.kubeconfig, context: opts.context }, conf, { syncWaitMs: opts.poolCacheSyncWait, unsyncedPools: opts.unsyncedPools }, logger) : undefined;
     if (!opts.poolCache) logger.warn('--no-pool-cache: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
     cache = watching?.cache;
     const [{ startServer }, { manageWebhookConfiguration, provisionCertificates, webhookCaBundleReadiness }] = await Promise.all([import('../server/serve.js'), import('./lifecycle.js')]);
@@ -158,11 +160,17 @@ interface PoolWatching {
  *
  * @throws Error when the chosen kubeconfig cannot be read.
  */
-async function watchPools(kubeconfig: string | undefined, conf: { name: string; namespace: string }, sync: PoolSync, logger: Logger): Promise<PoolWatching | undefined> {
+async function watchPools(cluster: ServeCluster, conf: { name: string; namespace: string }, sync: PoolSync, logger: Logger): Promise<PoolWatching | undefined> {
   const noCluster = () =>
     logger.warn('no kubeconfig or in-cluster configuration found: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
-  if (findKubeConfig(kubeconfig) === undefined) return void noCluster();
-  return afterRequestsSent(() => startWatching(kubeconfig, conf, sync, logger, noCluster), FIRST_REQUESTS_WAIT_MS);
+  if (findKubeConfig(cluster.kubeconfig) === undefined) return void noCluster();
+  return afterRequestsSent(() => startWatching(cluster, conf, sync, logger, noCluster), FIRST_REQUESTS_WAIT_MS);
+}
+
+/** `--kubeconfig` and `--context` of `serve`. */
+interface ServeCluster {
+  kubeconfig: string | undefined;
+  context: string | undefined;
 }
 
 /** How the pool cache waits for its first list, in milliseconds, and what IaaS pool writes get until it has. */
@@ -173,7 +181,7 @@ interface PoolSync {
 
 /** `watchPools` once a kubeconfig was found: `noCluster` when it has gone since. */
 async function startWatching(
-  kubeconfig: string | undefined,
+  flags: ServeCluster,
   conf: { name: string; namespace: string },
   sync: PoolSync,
   logger: Logger,
@@ -185,7 +193,7 @@ async function startWatching(
     import('../cluster/spiderpool-conf-cache.js'),
     import('../server/metrics.js'),
   ]);
-  const cluster = loadKubeConfig(kubeconfig);
+  const cluster = loadKubeConfig(flags.kubeconfig, undefined, flags.context !== undefined ? { context: flags.context } : {});
   if (cluster === undefined) return void noCluster(); // removed since it was found
   logger.info({ source: cluster.source, from: cluster.from }, 'watching SpiderIPPools for the dual-stack pair checks');
   const cache = startPoolCache(cluster.config, { logger, ...sync });

@@ -3,7 +3,7 @@
  * line: for logs and CLI errors. Never the whole HTTP exchange that client-node puts into
  * an `ApiException`'s message (status line, body and every response header).
  */
-import { ApiException } from '@kubernetes/client-node';
+import { ApiException, type KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { StatusSchema } from '../kubernetes/schema.js';
 
@@ -64,4 +64,42 @@ export function summarizeApiError(err: unknown): ApiErrorSummary {
   const cause = typeof e?.cause?.message === 'string' && !own.includes(e.cause.message) ? ` (${e.cause.message})` : '';
   const message = oneLine(own + cause);
   return typeof e?.statusCode === 'number' ? { statusCode: e.statusCode, message } : { message };
+}
+
+/** `context "kind", server https://127.0.0.1:6443`: where a request went, as errors name it. */
+export function connectionName(config: KubeConfig): string {
+  return `context ${JSON.stringify(config.getCurrentContext())}, server ${config.getCurrentCluster()?.server ?? '(none)'}`;
+}
+
+/** Whether `err` (or its cause) is a refused TCP connection (client-go's `IsConnectionRefused`). */
+function connectionRefused(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } } | undefined;
+  return [e?.code, e?.cause?.code].includes('ECONNREFUSED') || /ECONNREFUSED/.test(`${e?.message} ${e?.cause?.message}`);
+}
+
+/**
+ * A failed call in kubectl's words (k8s.io/kubectl/pkg/cmd/util/helpers.go `checkErr`,
+ * `StandardErrorMessage`), in one line, with what to check:
+ *
+ * @param server the cluster's URL, whose host kubectl names for a refused connection.
+ * @param resource what was asked for (`spiderippools.spiderpool.spidernet.io/v2beta1`), named on a 404.
+ * @param notFoundHint what to check on a 404 (e.g. that a CRD is installed).
+ */
+export function kubectlErrorLine(err: unknown, server: string, resource: string, notFoundHint: string): string {
+  const summary = summarizeApiError(err);
+  if (summary.statusCode === undefined) {
+    if (connectionRefused(err)) return `The connection to the server ${hostOf(server)} was refused - did you specify the right host or port?`;
+    return `Unable to connect to the server: ${summary.message}; check the server address and the network`;
+  }
+  if (summary.statusCode === 404) return `the server could not find the requested resource (${resource}); ${notFoundHint}`;
+  if (summary.statusCode === 401) return 'You must be logged in to the server (Unauthorized); check the credentials of the kubeconfig';
+  return `Error from server (${summary.reason ?? `HTTP ${summary.statusCode}`}): ${summary.message}`;
+}
+
+function hostOf(server: string): string {
+  try {
+    return new URL(server).host;
+  } catch {
+    return server;
+  }
 }

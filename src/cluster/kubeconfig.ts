@@ -9,9 +9,15 @@ import { readFileSync } from 'node:fs';
 import { delimiter } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { findKubeConfig, IN_CLUSTER_TOKEN, processEnvironment, type KubeConfigEnvironment, type KubeConfigLocation } from './kubeconfig-source.js';
+import { findKubeConfig, IN_CLUSTER_TOKEN, processEnvironment, type KubeConfigEnvironment, type KubeConfigLocation, type KubeConfigOrder } from './kubeconfig-source.js';
 
 export type { KubeConfigEnvironment,  } from './kubeconfig-source.js';
+
+/** Which configuration to use: `--context` (default: the current-context) and the lookup order. */
+export interface KubeConfigSelection {
+  context?: string;
+  order?: KubeConfigOrder;
+}
 
 /** A loaded configuration and where it came from. */
 export interface LoadedKubeConfig extends KubeConfigLocation {
@@ -94,19 +100,32 @@ function loadConfig(location: KubeConfigLocation): KubeConfig {
  * Loads the cluster connection, or returns `undefined` when there is none to find.
  *
  * @param explicitPath `--kubeconfig`, when given: the only file tried.
+ * @param select `--context` (kubectl's: a context of the merged files instead of their
+ *   current-context) and the lookup order (default controller-runtime's).
  * @throws Error naming the source (`--kubeconfig (FILE)`, `$KUBECONFIG (…)`, `~/.kube/config (…)`)
- *   when the chosen file cannot be read or parsed, or names no current context with a
- *   cluster (a broken kubeconfig is an operator error to report, never a reason to fall
- *   through to another source).
+ *   when the chosen file cannot be read or parsed, has no context `select.context`, or names
+ *   no current context with a cluster (a broken kubeconfig is an operator error to report,
+ *   never a reason to fall through to another source).
  */
-export function loadKubeConfig(explicitPath?: string, from: KubeConfigEnvironment = processEnvironment()): LoadedKubeConfig | undefined {
-  const location = findKubeConfig(explicitPath, from);
+export function loadKubeConfig(explicitPath?: string, from: KubeConfigEnvironment = processEnvironment(), select: KubeConfigSelection = {}): LoadedKubeConfig | undefined {
+  const location = findKubeConfig(explicitPath, from, select.order);
   if (location === undefined) return undefined;
   const config = loadConfig(location);
+  if (select.context !== undefined) useContext(config, select.context, location);
   if (config.getCurrentCluster() === null) {
     const context = config.getCurrentContext();
     const why = context ? `its current-context "${context}" names no cluster it defines` : 'it sets no current-context';
     throw new Error(`cannot use ${describeKubeConfigSource(location)}: ${why}; set current-context (kubectl config use-context) or choose another file`);
   }
   return { ...location, config };
+}
+
+/** `--context NAME`, as kubectl takes it: a context the files define, else kubectl's error naming the source. */
+function useContext(config: KubeConfig, context: string, location: KubeConfigLocation): void {
+  if (config.getContextObject(context) === null) {
+    const names = config.contexts.map((c) => JSON.stringify(c.name));
+    const known = names.length === 0 ? 'none' : names.slice(0, 5).join(', ') + (names.length > 5 ? ', …' : '');
+    throw new Error(`context was not found for specified context: ${context} (in ${describeKubeConfigSource(location)}; its contexts: ${known}; see kubectl config get-contexts)`);
+  }
+  config.setCurrentContext(context);
 }

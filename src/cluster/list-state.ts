@@ -9,7 +9,7 @@
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../kubernetes/build.js';
 import { isKubeObject } from '../kubernetes/manifests.js';
-import { summarizeApiError } from './api-error.js';
+import { connectionName, kubectlErrorLine } from './api-error.js';
 import { withDeadline } from './deadline.js';
 import { listPages } from './list-pages.js';
 import { POOLS_PATH, SPIDERIPPOOL_RESOURCE } from './pool-cache.js';
@@ -43,18 +43,33 @@ function itemsOf(list: RawList, apiVersion: string, kind: string): KubeObject[] 
     .map((item) => ({ ...item, apiVersion, kind }));
 }
 
-/** `call`, its failure as one line naming `what` (never client-node's whole HTTP exchange). */
-async function listing<T>(what: string, call: () => Promise<T>, timeout: { ms: number; server: string }): Promise<T> {
+/** What a list asked for, and what to check when the API server does not know it. */
+interface Listed {
+  what: string;
+  resource: string;
+  notFoundHint: string;
+}
+
+const POOLS: Listed = {
+  what: 'SpiderIPPools',
+  resource: `${SPIDERIPPOOL_RESOURCE.plural}.${SPIDERIPPOOL_RESOURCE.group}/${SPIDERIPPOOL_RESOURCE.version}`,
+  notFoundHint: `is Spiderpool installed? check kubectl get crd ${SPIDERIPPOOL_RESOURCE.plural}.${SPIDERIPPOOL_RESOURCE.group}`,
+};
+const core = (what: string, resource: string): Listed => ({ what, resource, notFoundHint: 'check that the server is a Kubernetes API server' });
+
+/** `call`, its failure as one line in kubectl's words naming what was listed, the context and the server. */
+async function listing<T>(listed: Listed, call: () => Promise<T>, timeout: { ms: number; config: KubeConfig }): Promise<T> {
   try {
     return await call();
   } catch (e) {
     const name = (e as { name?: unknown } | null)?.name;
+    const where = connectionName(timeout.config);
     // A page's timeout (list-pages.ts) or a call's deadline (deadline.ts) aborted it.
     if (name === 'AbortError' || name === 'TimeoutError' || name === 'ApiTimeoutError') {
-      throw new ClusterListError(`cannot list ${what} from the cluster: no answer within ${timeout.ms / 1000}s from ${timeout.server}; check that the API server is reachable`);
+      throw new ClusterListError(`cannot list ${listed.what}: no answer within ${timeout.ms / 1000}s (${where}); check that the API server is reachable`);
     }
-    const { statusCode, message } = summarizeApiError(e);
-    throw new ClusterListError(`cannot list ${what} from the cluster${statusCode === undefined ? '' : ` (HTTP ${statusCode})`}: ${message}`);
+    const server = timeout.config.getCurrentCluster()?.server ?? '';
+    throw new ClusterListError(`${kubectlErrorLine(e, server, listed.resource, listed.notFoundHint)} (listing ${listed.what}; ${where})`);
   }
 }
 
@@ -67,17 +82,17 @@ async function listing<T>(what: string, call: () => Promise<T>, timeout: { ms: n
  * @throws ClusterListError when a list fails or times out.
  */
 export async function listClusterState(config: KubeConfig, configMapName?: string, timeoutMs = LIST_TIMEOUT_MS): Promise<KubeObject[]> {
-  const core = config.makeApiClient(CoreV1Api);
-  const timeout = { ms: timeoutMs, server: config.getCurrentCluster()?.server ?? 'the API server' };
+  const coreApi = config.makeApiClient(CoreV1Api);
+  const timeout = { ms: timeoutMs, config };
   const none: RawList = { items: [] };
   const [pools, namespaces, configMaps] = await Promise.all([
-    listing('SpiderIPPools', () => listPools(config, timeoutMs), timeout),
+    listing(POOLS, () => listPools(config, timeoutMs), timeout),
     // Typed lists come back as client-node's models; serialize them back to the JSON the API sent.
-    configMapName === undefined ? none : listing('Namespaces', async () => JSON.parse(JSON.stringify(await withDeadline((options) => core.listNamespace({}, options), timeoutMs))) as RawList, timeout),
+    configMapName === undefined ? none : listing(core('Namespaces', 'namespaces'), async () => JSON.parse(JSON.stringify(await withDeadline((options) => coreApi.listNamespace({}, options), timeoutMs))) as RawList, timeout),
     configMapName === undefined
       ? none
-      : listing(`ConfigMaps named ${JSON.stringify(configMapName)}`, async () =>
-          JSON.parse(JSON.stringify(await withDeadline((options) => core.listConfigMapForAllNamespaces({ fieldSelector: `metadata.name=${configMapName}` }, options), timeoutMs))) as RawList,
+      : listing(core(`ConfigMaps named ${JSON.stringify(configMapName)}`, 'configmaps'), async () =>
+          JSON.parse(JSON.stringify(await withDeadline((options) => coreApi.listConfigMapForAllNamespaces({ fieldSelector: `metadata.name=${configMapName}` }, options), timeoutMs))) as RawList,
           timeout,
         ),
   ]);

@@ -1,6 +1,38 @@
 /** The one reading of a failed zod parse as a message: its first issue, with its field path. */
-import type { z } from 'zod';
+import { z } from 'zod';
 import { Path, pathOf } from './field-path.js';
+
+/** `a string`, `an object`, `null`: a JSON type as a person names it. */
+function aType(type: string): string {
+  return type === 'null' ? type : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+}
+
+/** The JSON type of a decoded value, as zod names expected types. */
+function typeOf(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+}
+
+type RawIssue = z.core.$ZodRawIssue;
+
+/**
+ * zod's own wording (`Invalid input: expected object, received undefined`) never reaches a
+ * person: a missing or mistyped field reads as the `request.uid` error does
+ * (`is required (a string)`); a schema's own message, where it has one, still wins.
+ */
+function plainIssue(issue: RawIssue): string | undefined {
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.input === undefined ? `is required (${aType(issue.expected)})` : `must be ${aType(issue.expected)}, not ${aType(typeOf(issue.input))}`;
+    case 'invalid_value':
+      return `must be ${issue.values.map((v: unknown) => JSON.stringify(v)).join(' or ')}`;
+    case 'invalid_union':
+      return 'has none of the accepted shapes';
+    default:
+      return undefined;
+  }
+}
+
+z.config({ customError: plainIssue });
 
 /**
  * `<path>: <message>` of the first issue of `error`, the path rendered under `under` as

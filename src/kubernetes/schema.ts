@@ -84,7 +84,8 @@ export const AdmissionReviewResponseSchema = z.object({
 export type AdmissionRequest = z.infer<typeof AdmissionRequestSchema>;
 export type AdmissionReviewRequest = z.infer<typeof AdmissionReviewRequestSchema>;
 export type Status = z.infer<typeof StatusSchema>;
-type AdmissionResponse = z.infer<typeof AdmissionResponseSchema>;
+export type StatusCause = z.infer<typeof StatusCauseSchema>;
+export type AdmissionResponse = z.infer<typeof AdmissionResponseSchema>;
 export type AdmissionReviewResponse = z.infer<typeof AdmissionReviewResponseSchema>;
 /** A decision before it is addressed to a request: an AdmissionResponse without its `uid`. */
 export type Verdict = Omit<AdmissionResponse, 'uid'>;

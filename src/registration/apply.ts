@@ -9,8 +9,11 @@
  * (https://kubernetes.io/docs/reference/using-api/server-side-apply/)
  */
 import { AdmissionregistrationV1Api, ApiException, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
-import { summarizeApiError } from '../cluster/api-error.js';
+import { connectionName, kubectlErrorLine, summarizeApiError } from '../cluster/api-error.js';
 import { withDeadline } from '../cluster/deadline.js';
+
+/** The resource `register` and `unregister` write, as errors name it. */
+export const WEBHOOK_CONFIGURATIONS = 'validatingwebhookconfigurations.admissionregistration.k8s.io/v1';
 import type { WebhookConfiguration } from './webhook-configuration.js';
 
 /** `metadata.managedFields[].manager` of what `register` writes. */
@@ -61,7 +64,7 @@ export async function applyWebhookConfiguration(kubeConfig: KubeConfig, configur
     return { name, resourceVersion, changed: before !== resourceVersion };
   } catch (e) {
     if (e instanceof ApiException) throw new Error(refusal(server, e));
-    throw new Error(`cannot reach the API server at ${server}: ${summarizeApiError(e).message}`);
+    throw new Error(`${kubectlErrorLine(e, server, WEBHOOK_CONFIGURATIONS, '')} (${connectionName(kubeConfig)})`);
   }
 }
 

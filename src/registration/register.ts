@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { caBundleBase64 } from '../certs/files.js';
 import { loadKubeConfig } from '../cluster/kubeconfig.js';
+import { NO_CLUSTER_FOUND } from '../cluster/kubeconfig-source.js';
 import { applyWebhookConfiguration, type AppliedWebhookConfiguration } from './apply.js';
 import { readWebhookManifest, webhookConfigurationFor, type WebhookTarget } from './webhook-configuration.js';
 
@@ -13,8 +14,10 @@ export interface RegisterOptions {
   /** The CA certificate (PEM) that signed the webhook's serving certificate: `certs --out`'s `ca.crt`. */
   caFile: string;
   target: WebhookTarget;
-  /** `--kubeconfig`; otherwise `loadKubeConfig`'s search order. */
+  /** `--kubeconfig`; otherwise kubectl's search order. */
   kubeconfig?: string;
+  /** `--context`: a context of the kubeconfig instead of its current-context. */
+  context?: string;
   /** The manifest to start from; the shipped `deploy/base/validatingwebhookconfiguration.yaml` by default. */
   manifest?: string;
 }
@@ -42,10 +45,8 @@ export async function registerWebhook(opts: RegisterOptions): Promise<Registrati
   const caBundle = caBundleBase64(caPem);
   const configuration = webhookConfigurationFor(await readWebhookManifest(opts.manifest), opts.target, caBundle);
   // Its errors name the source (--kubeconfig, $KUBECONFIG, ...) already.
-  const loaded = loadKubeConfig(opts.kubeconfig);
-  if (loaded === undefined) {
-    throw new Error('no cluster connection: pass --kubeconfig, set KUBECONFIG, run in a pod, or create ~/.kube/config');
-  }
+  const loaded = loadKubeConfig(opts.kubeconfig, undefined, { order: 'kubectl', ...(opts.context !== undefined ? { context: opts.context } : {}) });
+  if (loaded === undefined) throw new Error(NO_CLUSTER_FOUND);
   const applied = await applyWebhookConfiguration(loaded.config, configuration);
   return { ...applied, server: loaded.config.getCurrentCluster()?.server ?? '' };
 }

@@ -4,8 +4,9 @@
  * kustomize users run it before `kubectl delete -k`.
  */
 import { AdmissionregistrationV1Api, ApiException, type KubeConfig } from '@kubernetes/client-node';
-import { summarizeApiError } from '../cluster/api-error.js';
+import { connectionName, kubectlErrorLine, summarizeApiError } from '../cluster/api-error.js';
 import { withDeadline } from '../cluster/deadline.js';
+import { WEBHOOK_CONFIGURATIONS } from './apply.js';
 
 /** `deleted`, or `absent` when there was nothing to delete (running it twice is fine). */
 export type Unregistration = 'deleted' | 'absent';
@@ -25,7 +26,7 @@ export async function unregisterWebhook(kubeConfig: KubeConfig, name: string): P
   } catch (err) {
     if (err instanceof ApiException && err.code === 404) return 'absent';
     const { message } = summarizeApiError(err);
-    if (!(err instanceof ApiException)) throw new Error(`cannot reach the API server at ${server}: ${message}`);
+    if (!(err instanceof ApiException)) throw new Error(`${kubectlErrorLine(err, server, WEBHOOK_CONFIGURATIONS, '')} (${connectionName(kubeConfig)})`);
     const hint = err.code === 403 ? ` (needs delete on validatingwebhookconfigurations/${name})` : '';
     throw new Error(`the API server at ${server} refused to delete ValidatingWebhookConfiguration ${name}: ${message}${hint}`);
   }

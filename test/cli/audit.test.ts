@@ -1,10 +1,12 @@
 /** `audit`: stored pools judged as a CREATE would, grouped by pool, a summary, exit 1 when any. */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { auditFromArguments, auditState, renderAudit } from '../../src/cli/audit.js';
 import { ClusterState } from '../../src/store/state.js';
+import { NO_CLUSTER_FOUND } from '../../src/cluster/kubeconfig-source.js';
 import { reviewAdmission } from '../../src/rules/registry.js';
 import { buildAdmissionReview, type KubeObject } from '../../src/kubernetes/build.js';
 import { spiderIPPool, type PoolSpec } from '../helpers/pools.js';
@@ -67,8 +69,32 @@ describe('audit', () => {
       expect(JSON.parse(json.stdout)).toEqual(JSON.parse(JSON.stringify(report)));
     });
 
-    it('exit 2 with one line for no state or an unreadable one', async () => {
-      expect(await auditFromArguments({ pools: [] })).toMatchObject({ exitCode: 2, stderr: expect.stringMatching(/^error: give the pools to audit/) });
+    it('without --pools, the cluster kubectl would use ($KUBECONFIG, --context); unreachable or absent, one line naming it', async () => {
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const port = (closed.address() as { port: number }).port;
+      await new Promise((resolve) => closed.close(resolve));
+      const kubeconfig = path.join(dir, 'kubeconfig');
+      await writeFile(kubeconfig, stringify({ apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'c', cluster: { server: `https://127.0.0.1:${port}` } }], users: [{ name: 'u', user: { token: 't' } }], contexts: [{ name: 'lab', context: { cluster: 'c', user: 'u' } }], 'current-context': 'lab' }));
+      const saved = { KUBECONFIG: process.env['KUBECONFIG'], HOME: process.env['HOME'], KUBERNETES_SERVICE_HOST: process.env['KUBERNETES_SERVICE_HOST'] };
+      try {
+        Object.assign(process.env, { KUBECONFIG: kubeconfig });
+        expect(await auditFromArguments({ pools: [] })).toEqual({
+          exitCode: 2,
+          stdout: '',
+          stderr: `error: The connection to the server 127.0.0.1:${port} was refused - did you specify the right host or port? (listing SpiderIPPools; context "lab", server https://127.0.0.1:${port})\n`,
+        });
+        expect((await auditFromArguments({ pools: [], context: 'prod' })).stderr).toMatch(/^error: context was not found for specified context: prod \(in the kubeconfig given by \$KUBECONFIG/);
+        delete process.env['KUBECONFIG'];
+        delete process.env['KUBERNETES_SERVICE_HOST'];
+        process.env['HOME'] = dir;
+        expect(await auditFromArguments({ pools: [] })).toEqual({ exitCode: 2, stdout: '', stderr: `error: ${NO_CLUSTER_FOUND}\n` });
+      } finally {
+        for (const [key, value] of Object.entries(saved)) if (value === undefined) delete process.env[key]; else process.env[key] = value;
+      }
+    });
+
+    it('exit 2 with one line for an unreadable state', async () => {
       expect(await auditFromArguments({ pools: ['/nonexistent'] })).toEqual({ exitCode: 2, stdout: '', stderr: 'error: /nonexistent: cannot be read: no such file or folder\n' });
     });
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import { reviewText } from '../../src/cli/review-file.js';
 import { validateConfigText } from '../../src/cli/validate-config.js';
 import { reviewAdmission } from '../../src/rules/registry.js';
@@ -15,6 +16,11 @@ describe('review', () => {
 
   it('exits 0 when allowed', () => {
     expect(reviewText(fixtureText('pool-update-node-to-other-node')).exitCode).toBe(0);
+  });
+
+  it('names a missing request.kind as it names a missing request.uid, in no schema library\'s words', () => {
+    const result = reviewText(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'x' } }));
+    expect(result).toEqual({ exitCode: 2, stdout: '', stderr: 'error: not an admission.k8s.io/v1 AdmissionReview: request.kind: is required (an object)\n' });
   });
 
   it('exits 2 with a one-line error for input that is not an AdmissionReview', () => {
@@ -49,7 +55,27 @@ describe('validate-config', () => {
     const review = loadReview('configmap-update-timeout-100s');
     const { status, warnings } = reviewAdmission(review).response;
     const result = validateConfigText(review.request.object.data['conf.yml'], 'spiderpool-conf');
-    expect(result).toEqual({ exitCode: 1, stdout: '', stderr: (warnings ?? []).map((w) => `Warning: ${w}\n`).join('') + status!.message + '\n' });
+    expect(result).toEqual({ exitCode: 1, stdout: '', stderr: (warnings ?? []).map((w) => `Warning: ${w}\n`).join('') + 'The ' + status!.message + '\n' });
+  });
+
+  it('prints several causes one per line, in the order of conf.yml, as kubectl prints an Invalid status; -o names the object', () => {
+    const text = 'iaasNetworkProvider:\n  httpRequestTimeout: "3m"\n  serverUrl: "http://"\n';
+    const result = validateConfigText(text, 'spiderpool-conf');
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.split('\n').map((line) => line.slice(0, 70))).toEqual([
+      'The ConfigMap "spiderpool-conf" is invalid: ',
+      '* data[conf.yml].iaasNetworkProvider.httpRequestTimeout: Invalid value',
+      '* data[conf.yml].iaasNetworkProvider.serverUrl: Invalid value: "http:/',
+      '',
+    ]);
+    for (const output of ['json', 'yaml'] as const) {
+      const printed = validateConfigText(text, 'spiderpool-conf', undefined, output);
+      expect(printed.exitCode).toBe(1);
+      expect(printed.stderr).toBe('');
+      const verdict = output === 'json' ? JSON.parse(printed.stdout) : parse(printed.stdout);
+      expect(verdict).toMatchObject({ kind: 'ConfigMap', name: 'spiderpool-conf', allowed: false });
+      expect(verdict.causes.map((c: { field: string }) => c.field)).toEqual(['data[conf.yml].iaasNetworkProvider.httpRequestTimeout', 'data[conf.yml].iaasNetworkProvider.serverUrl']);
+    }
   });
 
   it('reads a ConfigMap manifest among other documents', () => {
@@ -60,7 +86,7 @@ describe('validate-config', () => {
     ].join('\n---\n');
     const result = validateConfigText(manifest, 'spiderpool-conf');
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toMatch(/^ConfigMap "spiderpool-conf" is invalid: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: Invalid value: "2m": is 2m0s/);
+    expect(result.stderr).toMatch(/^The ConfigMap "spiderpool-conf" is invalid: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: Invalid value: "2m": is 2m0s/);
   });
 
   it('exits 2 when a manifest lacks the named ConfigMap', () => {
@@ -95,7 +121,7 @@ describe('validate-config', () => {
     expect(validateConfigText(manifest, 'spiderpool-conf')).toEqual({
       exitCode: 2,
       stdout: '',
-      stderr: 'error: not a ConfigMap: data[conf.yml]: Invalid input: expected string, received number\n',
+      stderr: 'error: not a ConfigMap: data[conf.yml]: must be a string, not a number\n',
     });
   });
 
@@ -157,7 +183,7 @@ items:
 `;
     const result = validateConfigText(list, 'spiderpool-conf');
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toMatch(/^ConfigMap "spiderpool-conf" is invalid: .*Invalid value: "500s"/);
+    expect(result.stderr).toMatch(/^The ConfigMap "spiderpool-conf" is invalid: .*Invalid value: "500s"/);
   });
 
   it('exits 2, not "valid", for a manifest that is not valid YAML', () => {
@@ -185,6 +211,6 @@ items:
   it('refuses text that is not YAML with its line and column', () => {
     const result = validateConfigText('iaasNetworkProvider: [\n', 'spiderpool-conf');
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toMatch(/^ConfigMap "spiderpool-conf" is invalid: data\[conf\.yml\]: Invalid value: not valid YAML: line \d+, column \d+: /);
+    expect(result.stderr).toMatch(/^The ConfigMap "spiderpool-conf" is invalid: data\[conf\.yml\]: Invalid value: not valid YAML: line \d+, column \d+: /);
   });
 });

@@ -101,11 +101,11 @@ describe('review --pools: candidate-pool warnings for manifests', () => {
     expect(result.stderr).toContain('which is not known: ConfigMap spiderpool-conf: enableIPv6 in conf.yml is not true or false');
   });
 
-  it('without --pools, the candidates are not checked, and it says so', async () => {
-    const result = runReview({ inputs: [{ text: stringify(deployment(mixed)), source: 'new.yaml' }], configMap: { name: 'spiderpool-conf' } });
+  it('without --pools, the candidates are checked against the pools of the files given (the whole cluster state)', async () => {
+    const text = [...STATE, deployment(mixed)].map((o) => stringify(o)).join('---\n');
+    const result = runReview({ inputs: [{ text, source: 'new.yaml' }], configMap: { name: 'spiderpool-conf' } });
     expect(result.exitCode).toBe(0);
-    expect(result.stderr).toBe(
-      'Warning: spiderpool: spec.template.metadata.annotations[ipam.spidernet.io/ippools]: candidate pools were not checked: no --pools or --kubeconfig given, so other SpiderIPPools are not known\n',
-    );
+    expect(result.stderr).toContain('Warning: spiderpool: NIC "eth0" IPv4 (ipam.spidernet.io/ippools): only IaaS pools [iaas-a] will be used;');
+    expect(result.stderr).not.toContain('candidate pools were not checked');
   });
 });

@@ -10,7 +10,7 @@ import { stringify } from 'yaml';
 import { reviewAdmission } from '../../src/rules/registry.js';
 import { ClusterState } from '../../src/store/state.js';
 import { parseOperation } from '../../src/cli/arguments.js';
-import { NO_STATE_REASON, reviewFromArguments, runReview, type ReviewCommand } from '../../src/cli/review.js';
+import { FILES_AS_STATE_NOTE, reviewFromArguments, runReview, type ReviewCommand } from '../../src/cli/review.js';
 import type { KubeObject } from '../../src/kubernetes/build.js';
 import { loadReview } from '../fixtures/load.js';
 import { spiderIPPool } from '../helpers/pools.js';
@@ -26,12 +26,23 @@ const run = (text: string, extra: Partial<ReviewCommand> = {}) => runReview({ in
 const stateOf = (...objects: KubeObject[]) => ClusterState.of(objects).state;
 
 describe('review of manifests', () => {
-  it('an allowed CREATE prints what kubectl prints: warnings on stderr, the object on stdout, exit 0', () => {
+  it('an allowed CREATE prints what kubectl prints: notes and warnings on stderr, the object on stdout, exit 0', () => {
     const result = run(yaml(pool('p')));
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe('spiderippool.spiderpool.spidernet.io/p created (server dry run)\n');
-    expect(result.stderr).toMatch(PAIR_SKIPPED);
-    expect(result.stderr).toContain(`(${NO_STATE_REASON})`);
+    expect(result.stderr).not.toMatch(PAIR_SKIPPED);
+  });
+
+  it('without --pools or a cluster, the files are the whole cluster state: a broken pair in one file is refused, said once', () => {
+    const v4 = pool('v4', { pair: 'v6' });
+    const v6 = pool('v6', { version: 6, ips: ['fd00::1'], pair: 'v4' });
+    const result = run(yaml(v4, v6));
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('spiderippool.spiderpool.spidernet.io/v4 created (server dry run)\n');
+    expect(result.stderr).toMatch(/^The SpiderIPPool "v6" is invalid: /m);
+    expect(result.stderr).not.toMatch(PAIR_SKIPPED);
+    expect(result.stderr.split(FILES_AS_STATE_NOTE)).toHaveLength(2);
+    expect(run(yaml(v4, v6), { output: 'json' }).stderr).toBe(FILES_AS_STATE_NOTE);
   });
 
   it('a refused CREATE prints the Invalid line and exits 1', () => {
@@ -48,7 +59,7 @@ describe('review of manifests', () => {
     const printed = JSON.parse(result.stdout);
     expect(result.exitCode).toBe(1);
     expect(printed.response.status.details.causes).toEqual([expect.objectContaining({ field: 'metadata.annotations[ipam.spidernet.io/parent-nic]' })]);
-    expect(result.stderr).toBe('');
+    expect(result.stderr).toBe(FILES_AS_STATE_NOTE);
   });
 
   it('every object of a multi-document file and of a kind: List; -o json gives a List', () => {
@@ -58,6 +69,7 @@ describe('review of manifests', () => {
     const printed = JSON.parse(result.stdout);
     expect(printed.kind).toBe('List');
     expect(printed.items.map((r: { response: { allowed: boolean } }) => r.response.allowed)).toEqual([true, false, true]);
+    expect(printed.items.map((r: { request: { kind: { kind: string }; name: string } }) => `${r.request.kind.kind}/${r.request.name}`)).toEqual(['SpiderIPPool/a', 'SpiderIPPool/b', 'SpiderIPPool/c']);
   });
 
   it('UPDATE from --old: the stored object is the old one, never the new one twice (kyverno#9188)', () => {
@@ -162,17 +174,17 @@ describe('review from the command line', () => {
     await rm(path.join(dir, 'broken.yaml'));
     const stateDir = await mkdtemp(path.join(dir, 'state-'));
     await writeFile(path.join(stateDir, 'v6.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [pool('v6', { version: 6, ips: ['fd00::1'] })] }));
-    const result = await reviewFromArguments(path.join(dir, 'new.yaml'), { ...args, pools: [stateDir] }, noStdin);
+    const result = await reviewFromArguments([path.join(dir, 'new.yaml')], { ...args, pools: [stateDir] }, noStdin);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(/^The SpiderIPPool "v4" is invalid: spec\.ips: Invalid value: holds 11 addresses .* more than the 1 of its IPv6 pair pool "v6"/m);
   });
 
   it.each([
     [{ pools: ['/nonexistent/state'] }, /^error: \/nonexistent\/state: cannot be read: no such file or folder\n$/],
-    [{ pools: ['x'], kubeconfig: 'k' }, /^error: give --pools or --kubeconfig, not both\n$/],
+    [{ pools: ["x"], kubeconfig: "k" }, /^error: give --pools or a cluster \(--cluster, --kubeconfig, --context\), not both\n$/],
     [{ kubeconfig: '/nonexistent/kubeconfig' }, /^error: \/nonexistent\/kubeconfig: cannot be read as a kubeconfig: /],
   ])('state errors name the file in plain words: %j', async (extra, message) => {
-    const result = await reviewFromArguments(path.join(dir, 'new.yaml'), { ...args, ...extra }, noStdin);
+    const result = await reviewFromArguments([path.join(dir, 'new.yaml')], { ...args, ...extra }, noStdin);
     expect(result).toEqual({ exitCode: 2, stdout: '', stderr: expect.stringMatching(message) });
   });
 
@@ -182,7 +194,7 @@ describe('review from the command line', () => {
   ])('a kubeconfig %s is named once, in the loader\'s words', async (_, text, message) => {
     const file = path.join(dir, 'broken-kubeconfig');
     await writeFile(file, text);
-    const result = await reviewFromArguments(path.join(dir, 'new.yaml'), { ...args, kubeconfig: file }, noStdin);
+    const result = await reviewFromArguments([path.join(dir, 'new.yaml')], { ...args, kubeconfig: file }, noStdin);
     expect(result).toEqual({ exitCode: 2, stdout: '', stderr: expect.stringMatching(message) });
     expect(result.stderr).not.toContain('secret-value');
   });
@@ -191,7 +203,7 @@ describe('review from the command line', () => {
     const folder = await mkdtemp(path.join(dir, 'new-'));
     await writeFile(path.join(folder, 'a.yaml'), yaml(pool('a')));
     await writeFile(path.join(folder, 'b.json'), JSON.stringify(pool('b', { nic: 'x,y' })));
-    const result = await reviewFromArguments(folder, args, noStdin);
+    const result = await reviewFromArguments([folder], args, noStdin);
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toBe('spiderippool.spiderpool.spidernet.io/a created (server dry run)\n');
     expect(result.stderr).toMatch(/^The SpiderIPPool "b" is invalid: /m);
@@ -203,7 +215,7 @@ describe('review from the command line', () => {
     for (const namespace of ['kube-system', 'default']) {
       const file = path.join(dir, `conf-${namespace}.yaml`);
       await writeFile(file, stringify(conf(namespace)));
-      results.push(await reviewFromArguments(file, args, noStdin));
+      results.push(await reviewFromArguments([file], args, noStdin));
     }
     const [reviewed, unreviewed] = results;
     expect(reviewed!.exitCode).toBe(1);
@@ -211,44 +223,52 @@ describe('review from the command line', () => {
     expect(unreviewed).toEqual({
       exitCode: 0,
       stdout: 'configmap/spiderpool-conf created (server dry run)\n',
-      stderr: 'configmap/spiderpool-conf: not reviewed: no webhook of the configuration matches (namespace "default")\n',
+      stderr: `${FILES_AS_STATE_NOTE}configmap/spiderpool-conf: not reviewed: no webhook of the configuration matches (namespace "default")\n`,
     });
   });
 
   it('an unmatched write of a kind no validator guards, and an unmatched DELETE, are named for what did not match', async () => {
     const service = path.join(dir, 'service.yaml');
     await writeFile(service, stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's' } }));
-    expect(await reviewFromArguments(service, args, noStdin)).toEqual({ exitCode: 0, stdout: 'service/s created (server dry run)\n', stderr: '' });
+    expect(await reviewFromArguments([service], args, noStdin)).toEqual({ exitCode: 0, stdout: 'service/s created (server dry run)\n', stderr: FILES_AS_STATE_NOTE });
     const file = path.join(dir, 'delete.yaml');
     await writeFile(file, yaml(pool('gone')));
-    const deleted = await reviewFromArguments(file, { ...args, operation: 'DELETE' }, noStdin);
+    const deleted = await reviewFromArguments([file], { ...args, operation: 'DELETE' }, noStdin);
     expect(deleted.exitCode).toBe(0);
-    expect(deleted.stderr).toBe('spiderippool/gone: not reviewed: no webhook of the configuration matches (operation DELETE)\n');
+    expect(deleted.stderr).toBe(FILES_AS_STATE_NOTE + 'spiderippool/gone: not reviewed: no webhook of the configuration matches (operation DELETE)\n');
   });
 
   it('--old naming FILE itself is refused, the message naming the argument OLD: old and new must be two objects', async () => {
     const file = path.join(dir, 'new.yaml');
-    expect((await reviewFromArguments(file, { ...args, old: file }, noStdin)).stderr).toMatch(/^error: --old .*new\.yaml: OLD is FILE itself; /);
+    expect((await reviewFromArguments([file], { ...args, old: file }, noStdin)).stderr).toMatch(/^error: --old .*new\.yaml: OLD is FILE itself; /);
   });
 
   it('errors about the --old file name the flag, not FILE', async () => {
     const file = path.join(dir, 'new.yaml');
-    const missing = await reviewFromArguments(file, { ...args, old: path.join(dir, 'nope.yaml') }, noStdin);
+    const missing = await reviewFromArguments([file], { ...args, old: path.join(dir, 'nope.yaml') }, noStdin);
     expect(missing).toEqual({ exitCode: 2, stdout: '', stderr: `error: --old ${path.join(dir, 'nope.yaml')}: cannot be read: no such file or folder\n` });
     const other = path.join(dir, 'other.yaml');
     await writeFile(other, yaml(pool('other')));
-    const unrelated = await reviewFromArguments(file, { ...args, old: other }, noStdin);
+    const unrelated = await reviewFromArguments([file], { ...args, old: other }, noStdin);
     expect(unrelated.stderr).toBe(`error: --old ${other} has no SpiderIPPool "v4" to update; give the stored object of the same kind and name\n`);
   });
 
   it('-o yaml prints the response AdmissionReviews as YAML, the same as -o json', async () => {
     const file = path.join(dir, 'new.yaml');
-    const [json, asYaml] = [await reviewFromArguments(file, { ...args, output: 'json' }, noStdin), await reviewFromArguments(file, { ...args, output: 'yaml' }, noStdin)];
+    const [json, asYaml] = [await reviewFromArguments([file], { ...args, output: 'json' }, noStdin), await reviewFromArguments([file], { ...args, output: 'yaml' }, noStdin)];
     expect(asYaml.exitCode).toBe(json.exitCode);
     const { parse } = await import('yaml');
-    const strip = (review: any) => ({ ...review, response: { ...review.response, uid: '' } });
+    const strip = (review: any) => ({ ...review, request: { ...review.request, uid: '' }, response: { ...review.response, uid: '' } });
     expect(strip(parse(asYaml.stdout))).toEqual(strip(JSON.parse(json.stdout)));
     expect(asYaml.stdout).toMatch(/^apiVersion: admission\.k8s\.io\/v1\nkind: AdmissionReview\n/);
+  });
+
+  it('an AdmissionReview file with -o yaml prints the response AdmissionReview in YAML, not JSON', async () => {
+    const file = path.join(dir, 'review.json');
+    await writeFile(file, JSON.stringify(loadReview('pool-update-node-to-global')));
+    const result = await reviewFromArguments([file], { ...args, output: 'yaml' }, noStdin);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toMatch(/^apiVersion: admission\.k8s\.io\/v1\nkind: AdmissionReview\nresponse:\n/);
   });
 
   it('--operation is read in any case, as kubectl users type it', () => {

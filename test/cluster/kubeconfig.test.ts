@@ -123,4 +123,24 @@ describe('loadKubeConfig (controller-runtime order: flag, $KUBECONFIG, in-cluste
   it('returns undefined when there is no cluster to connect to', () => {
     expect(loadKubeConfig(undefined, environment({}, emptyHome))).toBeUndefined();
   });
+
+  it("kubectl's order for the one-shot commands: ~/.kube/config before the in-cluster service account", () => {
+    const token = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+    const both = environment({ KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' }, home, [token]);
+    expect(loadKubeConfig(undefined, both, { order: 'kubectl' })?.source).toBe('home');
+    expect(loadKubeConfig(undefined, both)?.source).toBe('in-cluster');
+  });
+
+  it('--context picks a context of the merged $KUBECONFIG files; an unknown one is kubectl\'s error naming the source', () => {
+    const other = join(root, 'other-context');
+    mkdirSync(other, { recursive: true });
+    writeFileSync(join(other, 'config'), kubeconfigYaml('https://other.example:6443').replace(/\bname: c\b/, 'name: c2').replace('cluster: c,', 'cluster: c2,').replace(/name: x\b/, 'name: staging').replace('current-context: x', 'current-context: staging'));
+    const env = environment({ KUBECONFIG: `${flagFile}:${join(other, 'config')}` }, emptyHome);
+    const loaded = loadKubeConfig(undefined, env, { context: 'staging' });
+    expect(loaded?.config.getCurrentContext()).toBe('staging');
+    expect(loaded?.config.getCurrentCluster()?.server).toBe('https://other.example:6443');
+    expect(() => loadKubeConfig(undefined, env, { context: 'prod' })).toThrow(
+      /^context was not found for specified context: prod \(in the kubeconfig given by \$KUBECONFIG \(.*\); its contexts: "x", "staging"; see kubectl config get-contexts\)$/,
+    );
+  });
 });

@@ -164,7 +164,7 @@ describe('review and validate-config', () => {
     await (await import('node:fs/promises')).writeFile(confFile, review.request.object.data['conf.yml']);
     const result = await run(['validate-config', confFile]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^ConfigMap "spiderpool-conf" is invalid: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: Invalid value: "100s": /m);
+    expect(result.stderr).toMatch(/^The ConfigMap "spiderpool-conf" is invalid: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: Invalid value: "100s": /m);
   });
 
   it('certs keeps the CA (and so the caBundle) unless --new-ca', async () => {

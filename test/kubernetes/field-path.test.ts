@@ -35,8 +35,8 @@ describe('Path', () => {
 describe('firstIssue', () => {
   it('is `<path>: <message>` under the given path, the message alone at the root', () => {
     const error = z.object({ a: z.array(z.string()) }).safeParse({ a: ['x', 1] }).error!;
-    expect(firstIssue(error)).toBe('a[1]: Invalid input: expected string, received number');
-    expect(firstIssue(error, Path.of('request', 'object'))).toBe('request.object.a[1]: Invalid input: expected string, received number');
-    expect(firstIssue(z.string().safeParse(1).error!)).toBe('Invalid input: expected string, received number');
+    expect(firstIssue(error)).toBe('a[1]: must be a string, not a number');
+    expect(firstIssue(error, Path.of('request', 'object'))).toBe('request.object.a[1]: must be a string, not a number');
+    expect(firstIssue(z.string().safeParse(1).error!)).toBe('must be a string, not a number');
   });
 });

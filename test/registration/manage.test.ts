@@ -224,7 +224,7 @@ describe('unregisterWebhook', () => {
       /^the API server at http:\/\/127\.0\.0\.1:\d+ refused to delete ValidatingWebhookConfiguration my-webhook: forbidden here \(needs delete on validatingwebhookconfigurations\/my-webhook\)$/,
     );
     await store.close();
-    await expect(unregisterWebhook(store.kubeConfig, NAME)).rejects.toThrow(/^cannot reach the API server at http:\/\/127\.0\.0\.1:\d+: /);
+    await expect(unregisterWebhook(store.kubeConfig, NAME)).rejects.toThrow(/^The connection to the server 127\.0\.0\.1:\d+ was refused - did you specify the right host or port\? \(context "[^"]+", server http:\/\/127\.0\.0\.1:\d+\)$/);
     store = await startFakeObjectStore();
   });
 });

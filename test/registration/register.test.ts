@@ -62,7 +62,7 @@ describe('registerWebhook', () => {
     delete process.env['KUBERNETES_SERVICE_HOST'];
     process.env['HOME'] = mkdtempSync(join(tmpdir(), 'empty-home-'));
     try {
-      await expect(registerWebhook({ caFile, target })).rejects.toThrow(/^no cluster connection: pass --kubeconfig, set KUBECONFIG/);
+      await expect(registerWebhook({ caFile, target })).rejects.toThrow(/^no cluster found: pass --kubeconfig FILE, set \$KUBECONFIG/);
     } finally {
       for (const [key, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[key];

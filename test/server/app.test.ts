@@ -337,7 +337,7 @@ describe('hostile input (found by attacking the server)', () => {
     expect(res.body.response).toMatchObject({ allowed: true });
     review.request.object.data = { 'conf.yml': 7 };
     const refused = await request(app).post(WEBHOOKS.configMap.path).send(review).expect(200);
-    expect(refused.body.response.status.message).toBe('cannot decode ConfigMap at request.object.data[conf.yml]: Invalid input: expected string, received number');
+    expect(refused.body.response.status.message).toBe('cannot decode ConfigMap at request.object.data[conf.yml]: must be a string, not a number');
   });
 
   it('quotes a hostile content type', async () => {

@@ -11,6 +11,7 @@ import { startCluster, waitUntilWebhookCalled, type Cluster } from './harness.js
 import { httpsRequest } from '../../helpers/client.js';
 import { spiderIPPool } from '../../helpers/pools.js';
 import { until } from '../../helpers/until.js';
+import { FILES_AS_STATE_NOTE } from '../../../src/cli/review.js';
 
 const PROVIDER = 'ipam.spidernet.io/iaas-provider';
 const NIC = 'ipam.spidernet.io/parent-nic';
@@ -207,6 +208,7 @@ describe('review --pools decides as the API server does', () => {
     const review = await cluster.cli(['review', file]);
     // Where no webhook matches, review says so beside kubectl's own answer: nothing reviewed the write.
     const note = namespace === 'kube-system' ? '' : `configmap/spiderpool-conf: not reviewed: no webhook of the configuration matches (namespace "${namespace}")\n`;
-    expect({ code: review.code, stdout: review.stdout, stderr: review.stderr }).toEqual({ code: kubectl.code, stdout: kubectl.stdout, stderr: kubectl.stderr + note });
+    // Without --pools the file is the whole cluster state, and review says so first.
+    expect({ code: review.code, stdout: review.stdout, stderr: review.stderr }).toEqual({ code: kubectl.code, stdout: kubectl.stdout, stderr: FILES_AS_STATE_NOTE + kubectl.stderr + note });
   });
 });
