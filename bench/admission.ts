@@ -112,7 +112,7 @@ export async function measureAdmission({ quick, resultsDir }: { quick: boolean; 
     console.log(admissionTable(results));
     if (!quick) {
       const file = join(resultsDir, 'admission.json');
-      writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
+      writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
       console.log(`\nWritten to ${file}.`);
     }
   } finally {

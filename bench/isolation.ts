@@ -119,7 +119,7 @@ async function main(): Promise<void> {
   if (quick) return;
   const meta = { date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadBefore, loadAfter: loadavg()[0]!, plan };
   const file = join(REPO_DIR, 'bench/results/isolation.json');
-  writeFileSync(file, JSON.stringify({ meta, memory, rows }, null, 2) + '\n');
+  writeFileSync(file, `${JSON.stringify({ meta, memory, rows }, null, 2)}\n`);
   console.log(`Written to ${file}.`);
 }
 

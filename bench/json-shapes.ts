@@ -19,7 +19,7 @@ const SHAPES: Record<string, { unit: string; tokens: number }> = {
   'empty arrays': { unit: '[],', tokens: 1 },
   'zeros': { unit: '0,', tokens: 1 },
   'objects of one key': { unit: '{"a":0},', tokens: 3 },
-  'arrays nested 10 000 deep': { unit: '['.repeat(MAX_JSON_DEPTH - 2) + ']'.repeat(MAX_JSON_DEPTH - 2) + ',', tokens: MAX_JSON_DEPTH - 2 },
+  'arrays nested 10 000 deep': { unit: `${'['.repeat(MAX_JSON_DEPTH - 2) + ']'.repeat(MAX_JSON_DEPTH - 2)},`, tokens: MAX_JSON_DEPTH - 2 },
 };
 
 function body(name: string): Buffer {

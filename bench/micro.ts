@@ -45,4 +45,4 @@ const results: MicroResult[] = [...bench.tasks, ...confYml.tasks].map((task) => 
   if (result.state !== 'completed') throw new Error(`${task.name}: ${result.state}`);
   return { name: task.name, meanUs: result.latency.mean * 1000, p99Us: result.latency.p99 * 1000, samples: result.latency.samplesCount };
 });
-process.stdout.write(JSON.stringify(results) + '\n');
+process.stdout.write(`${JSON.stringify(results)}\n`);

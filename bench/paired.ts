@@ -175,7 +175,7 @@ export async function measurePaired(options: PairedOptions): Promise<PairedResul
   }
   if (!options.quick) {
     const meta = { date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadBefore: options.loadBefore, loadAfter: loadavg()[0]! };
-    writeFileSync(join(options.resultsDir, 'paired.json'), JSON.stringify({ meta, connections: CONNECTIONS, ...plan, nodeFlags: flags, results }, null, 2) + '\n');
+    writeFileSync(join(options.resultsDir, 'paired.json'), `${JSON.stringify({ meta, connections: CONNECTIONS, ...plan, nodeFlags: flags, results }, null, 2)}\n`);
   }
   console.log(pairedTable(results));
   return results;

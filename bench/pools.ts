@@ -98,7 +98,7 @@ const results = {
     timeRatio10000To1000: Number((large.usPerEvent / small.usPerEvent).toFixed(2)),
   },
 };
-if (!process.argv.includes('--quick')) writeFileSync(join(REPO_DIR, 'bench/results/pools.json'), JSON.stringify(results, null, 2) + '\n');
+if (!process.argv.includes('--quick')) writeFileSync(join(REPO_DIR, 'bench/results/pools.json'), `${JSON.stringify(results, null, 2)}\n`);
 console.log('pool judgement at scale (bench/pools.ts)');
 console.log(`  audit of 10 000 pools (1 000 pairs): ${results.audit10000Pools1000Pairs.medianMs} ms (median of 5; ${audit.violations} violations)`);
 console.log(`  cache upkeep per pool event, 1 000 pools:  ${results.upkeepPerEvent.pools1000.us} µs, ${small.judgementsPerEvent} pools re-judged`);

@@ -120,5 +120,5 @@ export async function profileWebhook(options: ProfileOptions): Promise<void> {
       for (const f of functions) console.log(`| ${f.name} | ${f.percent.toFixed(1)} |`);
     }
   }
-  writeFileSync(join(options.resultsDir, 'profile.json'), JSON.stringify(summary, null, 2) + '\n');
+  writeFileSync(join(options.resultsDir, 'profile.json'), `${JSON.stringify(summary, null, 2)}\n`);
 }

@@ -139,8 +139,8 @@ async function main(): Promise<void> {
     const baseline = existsSync(baselineFile) ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as BenchResults) : undefined;
     const results = await measure(plan, flags.quick, go, work, certDir, ca, loader.run);
     const file = join(RESULTS_DIR, flags.quick ? 'quick.json' : 'latest.json');
-    writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
-    if (flags['save-baseline']) writeFileSync(baselineFile, JSON.stringify(results, null, 2) + '\n');
+    writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+    if (flags['save-baseline']) writeFileSync(baselineFile, `${JSON.stringify(results, null, 2)}\n`);
     console.log(`${resultsTable(results)}\n\n${targetsTable(results, baseline)}\n\nWritten to ${file}.`);
     if (flags.compare) {
       if (baseline === undefined) throw new Error(`--compare needs ${baselineFile}`);

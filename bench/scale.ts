@@ -659,5 +659,5 @@ export async function runScale(args: string[], goBinary: string | undefined): Pr
   const table = scaleTable(rows);
   console.log(`${describeNode(node)}\n\n${table}\n\n${churnAndMemoryTable(rows)}`);
   const webhook = { node: node.version, binary: node.binary, compileCache: node.compileCache !== undefined };
-  writeFileSync(join(REPO_DIR, 'bench/results/scale.json'), JSON.stringify({ date: new Date().toISOString(), node: process.version, webhook, churn, rows }, null, 2) + '\n');
+  writeFileSync(join(REPO_DIR, 'bench/results/scale.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, webhook, churn, rows }, null, 2)}\n`);
 }

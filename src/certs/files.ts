@@ -5,7 +5,7 @@
  * (reload.ts). `ca.key` is kept beside them so the CA can sign a new serving
  * certificate without invalidating the caBundle already registered with the apiserver.
  */
-import { X509Certificate, createPrivateKey, randomBytes } from 'node:crypto';
+import { type KeyObject, X509Certificate, createPrivateKey, randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat, symlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import {
@@ -151,7 +151,7 @@ export async function readServingCertificates(dir: string): Promise<ServingCerti
   } catch (err) {
     throw new Error(`${certPath} is not a valid PEM certificate: ${(err as Error).message}`);
   }
-  let key;
+  let key: KeyObject;
   try {
     key = createPrivateKey(keyPem);
   } catch (err) {

@@ -5,7 +5,7 @@
  * name the Service's DNS forms, and the apiserver must be given the CA (the caBundle of the
  * ValidatingWebhookConfiguration) to trust it.
  */
-import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { type KeyObject, X509Certificate, createPrivateKey } from 'node:crypto';
 import { isIP } from 'node:net';
 
 /** PEM texts of a CA and of the serving certificate it signed. */
@@ -132,7 +132,7 @@ function assertUsableCa(ca: CertificateAuthority): Date {
     throw new Error(`CA certificate is not a valid PEM certificate: ${(err as Error).message}`);
   }
   if (!cert.ca) throw new Error(`CA certificate (${cert.subject}) is not a CA (basicConstraints CA:false)`);
-  let key;
+  let key: KeyObject;
   try {
     key = createPrivateKey(ca.caKeyPem);
   } catch (err) {

@@ -48,7 +48,7 @@ export async function writeCerts(opts: CertsArguments): Promise<void> {
   if (servingEnds.getTime() < Date.now() + (opts.days - 1) * 24 * 60 * 60 * 1000) {
     process.stderr.write(`warning: the serving certificate ends with the CA on ${servingEnds.toISOString()}, before --days; replace the CA with --new-ca before then\n`);
   }
-  process.stdout.write(caBundleBase64(bundle.caCertPem) + '\n');
+  process.stdout.write(`${caBundleBase64(bundle.caCertPem)}\n`);
 }
 
 /** `--out` must be a folder, or a path where one can be made. */

@@ -85,5 +85,5 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** `value` printed for machines as `-o` asks: indented JSON, or YAML as kubectl prints it (one document). */
 export function printed(value: unknown, format: OutputFormat): string {
-  return format === 'json' ? JSON.stringify(value, null, 2) + '\n' : stringify(value, { lineWidth: 0 });
+  return format === 'json' ? `${JSON.stringify(value, null, 2)}\n` : stringify(value, { lineWidth: 0 });
 }

@@ -56,5 +56,9 @@ export async function watchReplicas(flags: ReplicaFlags, server: { port: number;
     const { startRebalance } = await import('../cluster/rebalance.js');
     started.push(startRebalance({ ...pod, intervalMs: REBALANCE_INTERVAL_MS, settleMs: REBALANCE_SETTLE_MS }));
   }
-  return { stop: () => started.forEach((rounds) => rounds.stop()) };
+  return {
+    stop: () => {
+      for (const rounds of started) rounds.stop();
+    },
+  };
 }

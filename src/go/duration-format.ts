@@ -28,15 +28,15 @@ export function formatGoDuration(ns: bigint): string {
   } else {
     const frac = fractionDigits(u, 9);
     u /= SECOND; // whole seconds
-    out = String(u % 60n) + frac + 's';
+    out = `${String(u % 60n) + frac}s`;
     u /= 60n; // whole minutes
     if (u > 0n) {
-      out = String(u % 60n) + 'm' + out;
+      out = `${String(u % 60n)}m${out}`;
       u /= 60n; // whole hours: Go stops at hours because days can be different lengths
-      if (u > 0n) out = String(u) + 'h' + out;
+      if (u > 0n) out = `${String(u)}h${out}`;
     }
   }
-  return neg ? '-' + out : out;
+  return neg ? `-${out}` : out;
 }
 
 /**
@@ -46,5 +46,5 @@ export function formatGoDuration(ns: bigint): string {
 function fractionDigits(v: bigint, prec: number): string {
   if (prec === 0) return '';
   const digits = String(v % 10n ** BigInt(prec)).padStart(prec, '0').replace(/0+$/, '');
-  return digits === '' ? '' : '.' + digits;
+  return digits === '' ? '' : `.${digits}`;
 }

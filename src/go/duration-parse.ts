@@ -39,7 +39,7 @@ function isDigit(code: number): boolean {
  */
 export function parseGoDuration(s: string): bigint {
   const orig = s;
-  const invalid = (): Error => new Error('time: invalid duration ' + quoteForTimeError(orig));
+  const invalid = (): Error => new Error(`time: invalid duration ${quoteForTimeError(orig)}`);
   let d = 0n;
   let neg = false;
 
@@ -80,12 +80,12 @@ export function parseGoDuration(s: string): bigint {
     // Consume unit: everything up to the next '.' or digit.
     let i = 0;
     while (i < s.length && !(s[i] === '.' || isDigit(s.charCodeAt(i)))) i++;
-    if (i === 0) throw new Error('time: missing unit in duration ' + quoteForTimeError(orig));
+    if (i === 0) throw new Error(`time: missing unit in duration ${quoteForTimeError(orig)}`);
     const u = s.slice(0, i);
     s = s.slice(i);
     const unit = UNIT_NS.get(u);
     if (unit === undefined) {
-      throw new Error('time: unknown unit ' + quoteForTimeError(u) + ' in duration ' + quoteForTimeError(orig));
+      throw new Error(`time: unknown unit ${quoteForTimeError(u)} in duration ${quoteForTimeError(orig)}`);
     }
     if (v > TWO_POW_63 / unit) throw invalid();
     v *= unit;

@@ -21,7 +21,7 @@ const SHORT_ESCAPES: Readonly<Record<string, string>> = {
  * A lone UTF-16 surrogate is shown as U+FFFD, as Go's JSON decoder would have stored it.
  */
 export function quoteGoString(s: string): string {
-  return '"' + escapeGo(s, true).text + '"';
+  return `"${escapeGo(s, true).text}"`;
 }
 
 /**
@@ -87,9 +87,9 @@ function escapeGo(s: string, escapeQuotes: boolean, max = Infinity): { text: str
     let piece: string;
     if (short !== undefined && (escapeQuotes || (ch !== '"' && ch !== '\\'))) piece = short;
     else if (ch === ' ' || PRINTABLE.test(ch)) piece = ch;
-    else if (cp < 0x80) piece = '\\x' + hex(cp, 2);
-    else if (cp < 0x10000) piece = '\\u' + hex(cp, 4);
-    else piece = '\\U' + hex(cp, 8);
+    else if (cp < 0x80) piece = `\\x${hex(cp, 2)}`;
+    else if (cp < 0x10000) piece = `\\u${hex(cp, 4)}`;
+    else piece = `\\U${hex(cp, 8)}`;
     if (out.length + piece.length > max) return { text: out, cut: true };
     out += piece;
   }

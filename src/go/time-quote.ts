@@ -11,11 +11,11 @@ export function quoteForTimeError(s: string): string {
   let out = '"';
   for (const byte of utf8.encode(s)) {
     if (byte < 0x20 || byte >= 0x80) {
-      out += '\\x' + byte.toString(16).padStart(2, '0');
+      out += `\\x${byte.toString(16).padStart(2, '0')}`;
     } else {
       const c = String.fromCharCode(byte);
-      out += c === '"' || c === '\\' ? '\\' + c : c;
+      out += c === '"' || c === '\\' ? `\\${c}` : c;
     }
   }
-  return out + '"';
+  return `${out}"`;
 }

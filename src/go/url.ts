@@ -93,7 +93,7 @@ function parseHost(host: string, web: boolean): string | { error: string } {
     const address = zone < 0 ? inside : inside.slice(0, zone);
     const error = escapeError(address, 'host') ?? (zone < 0 ? undefined : escapeError(inside.slice(zone), 'zone'));
     if (error) return { error };
-    const unescaped = unescape(inside);
+    const unescaped = unescapeBytes(inside);
     // netip.ParseAddr's own wording is not reproduced, only its verdict.
     if (!isIPv6(unescaped)) return { error: isIPv4(unescaped) ? 'invalid IP-literal' : 'invalid host: not an IPv6 address' };
     return `[${unescaped}]${colonPort}`;
@@ -103,7 +103,7 @@ function parseHost(host: string, web: boolean): string | { error: string } {
     return { error: `invalid port ${quoteGoString(host.slice(colon))} after host` };
   }
   const error = escapeError(host, 'host');
-  return error ? { error } : unescape(host);
+  return error ? { error } : unescapeBytes(host);
 }
 
 /** ASCII Go's `shouldEscape(c, encodeHost)` lets stand in a host name. */
@@ -121,10 +121,10 @@ function escapeError(s: string, mode: 'host' | 'zone' | 'path' | 'fragment' | 'u
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i]!;
     if (c === 0x25) {
-      const escape = bytes.subarray(i, i + 3);
-      const hex = (k: number) => k < escape.length && HEX.test(String.fromCharCode(escape[k]!));
-      if (!hex(1) || !hex(2) || (mode === 'host' && parseInt(String.fromCharCode(escape[1]!), 16) < 8 && !isPercent25(escape))) {
-        return `invalid URL escape ${quoteGoBytes(escape)}`;
+      const triple = bytes.subarray(i, i + 3);
+      const hex = (k: number) => k < triple.length && HEX.test(String.fromCharCode(triple[k]!));
+      if (!hex(1) || !hex(2) || (mode === 'host' && parseInt(String.fromCharCode(triple[1]!), 16) < 8 && !isPercent25(triple))) {
+        return `invalid URL escape ${quoteGoBytes(triple)}`;
       }
       i += 2;
     } else if (mode === 'host' && c < 0x80 && !HOST_CHARACTER.test(String.fromCharCode(c))) {
@@ -134,8 +134,8 @@ function escapeError(s: string, mode: 'host' | 'zone' | 'path' | 'fragment' | 'u
   return undefined;
 }
 
-function isPercent25(escape: Uint8Array): boolean {
-  return escape[1] === 0x32 && escape[2] === 0x35;
+function isPercent25(triple: Uint8Array): boolean {
+  return triple[1] === 0x32 && triple[2] === 0x35;
 }
 
 /**
@@ -150,7 +150,7 @@ function quoteGoBytes(bytes: Uint8Array): string {
 }
 
 /** Percent-escapes decoded to bytes, read as Go's JSON encoder shows them: U+FFFD per stray byte. */
-function unescape(s: string): string {
+function unescapeBytes(s: string): string {
   const bytes = utf8.encode(s);
   const out: number[] = [];
   for (let i = 0; i < bytes.length; i++) {

@@ -54,8 +54,8 @@ const TYPE_WORDS: Record<FieldError['type'], string> = {
  */
 export function fieldErrorBody(e: FieldError): string {
   let body = TYPE_WORDS[e.type];
-  if (e.type === 'FieldValueInvalid' && e.badValue !== undefined) body += ': ' + quoteShown(e.badValue);
-  if (e.type === 'FieldValueTooMany' && e.badValue !== undefined) body += ': ' + e.badValue;
+  if (e.type === 'FieldValueInvalid' && e.badValue !== undefined) body += `: ${quoteShown(e.badValue)}`;
+  if (e.type === 'FieldValueTooMany' && e.badValue !== undefined) body += `: ${e.badValue}`;
   return e.detail === '' ? body : `${body}: ${e.detail}`;
 }
 

@@ -5,7 +5,7 @@
  * (`pkg/ippoolmanager/ippool_validate.go`); each rule, with its policy twin, is in
  * pool-rules/. Each returns {@link Violation}s so that UPDATEs can be ratcheted.
  */
-import { type SpiderIPPool } from '../spiderpool/pool.js';
+import type { SpiderIPPool } from '../spiderpool/pool.js';
 import type { Findings, Violation } from './ratchet.js';
 import { nodeList } from './pool-rules/nodes.js';
 import { parentNic } from './pool-rules/parent-nic.js';

@@ -41,40 +41,15 @@ function findings({ refused, warnings }: PoolJudgement): Findings {
 const poolName = (pool: SpiderIPPool, request: AdmissionRequest): string => pool.metadata.name ?? request.name ?? '';
 
 /**
- * CREATE of a SpiderIPPool: an IaaS pool gets every shape rule (non-empty provider,
- * one node, a valid parent NIC on node pools, dual-stack pairs checked against `pools`);
- * traditional pools are allowed, warned only as a default pool of another category than the
- * other default pools (default-pools.ts). Denied with 422 `Invalid`, one cause per field.
- */
-function validateSpiderIPPoolCreate(pool: SpiderIPPool, request: AdmissionRequest, pools: PoolDirectory, dualStack: DualStack = NO_DUAL_STACK): Findings {
-  return findings(judgeSpiderIPPoolWrite(undefined, pool, poolName(pool, request), pools, dualStack));
-}
-
-/**
- * UPDATE of a SpiderIPPool: denied (422 `Invalid`, one cause per field) when it adds or
- * removes the IaaS annotation, when the old object is an IaaS pool and "has a non-empty
- * spec.nodeName" differs between old and new (both `FieldValueForbidden`), or when the
- * new IaaS pool breaks a shape rule that the old one did not break, or breaks it
- * worse (ratcheting; a violation carried over is a warning), or when it removes or
- * changes the provider or parent-NIC annotation of a pool with addresses in use
- * (`FieldValueForbidden`, that annotation's only cause). Moving a node pool to another
- * node is allowed.
- */
-function validateSpiderIPPoolUpdate(
-  oldPool: SpiderIPPool,
-  pool: SpiderIPPool,
-  request: AdmissionRequest,
-  pools: PoolDirectory,
-  dualStack: DualStack = NO_DUAL_STACK,
-): Findings {
-  return findings(judgeSpiderIPPoolWrite(oldPool, pool, poolName(pool, request), pools, dualStack));
-}
-
-/**
- * The refusals, each with its rule, and the warnings of a CREATE (`oldPool` undefined) or
- * UPDATE of pool `name`: what {@link validateSpiderIPPoolCreate} and
- * {@link validateSpiderIPPoolUpdate} decide, with the rule of each refusal (their
- * `errorRules`, which `review`'s policy note reads from the review's outcome).
+ * The refusals, each with its rule, and the warnings of a write of pool `name` (denied with
+ * 422 `Invalid`, one cause per field; the rule of each refusal is read by `review`'s policy note).
+ * - CREATE (`oldPool` undefined): an IaaS pool gets every shape rule (non-empty provider, one
+ *   node, a valid parent NIC on node pools, dual-stack pairs checked against `pools`);
+ *   traditional pools are warned only as a default pool of another category (default-pools.ts).
+ * - UPDATE: the IaaS annotation added or removed, "has a non-empty spec.nodeName" changed
+ *   (both `FieldValueForbidden`), a shape rule newly or worse broken (ratcheting: one carried
+ *   over is a warning), or the provider or parent-NIC annotation removed or changed while
+ *   addresses are in use (that annotation's only cause). Moving a node pool to another node is allowed.
  */
 export function judgeSpiderIPPoolWrite(
   oldPool: SpiderIPPool | undefined,

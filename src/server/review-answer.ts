@@ -84,7 +84,7 @@ export function reviewLogFields(
   return {
     path,
     uid: shown(request.uid),
-    kind: shown(`${request.kind.kind}${request.kind.group ? '.' + request.kind.group : ''}`),
+    kind: shown(`${request.kind.kind}${request.kind.group ? `.${request.kind.group}` : ''}`),
     namespace: shown(request.namespace),
     name: shown(request.name),
     operation: request.operation,

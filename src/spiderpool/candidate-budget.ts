@@ -63,9 +63,9 @@ export function encodedNames(pools: readonly PoolEntry[]): EncodedNames {
   if (names === undefined) {
     const parts = pools.map((entry) => new TextEncoder().encode(entry.name));
     const offsets = new Uint32Array(pools.length + 1);
-    parts.forEach((part, i) => (offsets[i + 1] = offsets[i]! + part.length));
+    for (const [i, part] of parts.entries()) offsets[i + 1] = offsets[i]! + part.length;
     const bytes = new Uint8Array(offsets[pools.length]!);
-    parts.forEach((part, i) => bytes.set(part, offsets[i]!));
+    for (const [i, part] of parts.entries()) bytes.set(part, offsets[i]!);
     names = { bytes, offsets };
     encoded.set(pools, names);
   }

@@ -722,7 +722,7 @@ function refuse(field: string, node: unknown, type: GoType, ctx: Context, existi
           ? scalar.tag.replace(/^tag:yaml\.org,2002:/, '!!')
           : (resolvedTag ?? goTag(scalar, text, ctx));
     const bytes = Buffer.from(text, 'utf8');
-    shown = ` \`${bytes.length > 10 ? bytes.subarray(0, 7).toString('utf8') + '...' : text}\``;
+    shown = ` \`${bytes.length > 10 ? `${bytes.subarray(0, 7).toString('utf8')}...` : text}\``;
   }
   const typeName =
     type.go === 'bool' || type.go === 'int'

@@ -79,7 +79,7 @@ export class PoolViolationTracker {
     index.onChange((touched) => {
       try {
         if (touched === 'all') this.rejudgeAll();
-        else touched.forEach((name) => this.rejudge(name));
+        else for (const name of touched) this.rejudge(name);
       } catch (error) {
         this.failure(error);
       }
@@ -123,12 +123,12 @@ export class PoolViolationTracker {
     const gone = () => [...this.byPool.keys()].filter((name) => this.index.get(name) === undefined);
     if (this.slicing === undefined) {
       for (const entry of this.index.entries()) judge(entry);
-      gone().forEach((name) => this.rejudge(name));
+      for (const name of gone()) this.rejudge(name);
       return;
     }
     const slicing = this.slicing;
     this.passing = (async () => {
-      if (await inSlices(this.index.entries(), judge, slicing, wanted)) gone().forEach((name) => this.rejudge(name));
+      if (await inSlices(this.index.entries(), judge, slicing, wanted)) for (const name of gone()) this.rejudge(name);
     })().catch((error: unknown) => this.failure(error));
   }
 

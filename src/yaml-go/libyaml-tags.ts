@@ -224,7 +224,7 @@ export function respellTags(tokens: readonly TagToken[], text: string, directive
     known.set(start, entry);
     if ('problem' in scanned || 'problem' in entry || scanned.end - start === 1) continue;
     entry.written = text.slice(start, scanned.end);
-    edits.push([start, '!' + 'x'.repeat(scanned.end - start - 1)]);
+    edits.push([start, `!${'x'.repeat(scanned.end - start - 1)}`]);
   }
   tags.at = [...known.keys()].sort((a, b) => a - b);
   tags.entries = tags.at.map((at) => known.get(at)!);

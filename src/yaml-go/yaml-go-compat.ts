@@ -184,7 +184,11 @@ export function tabProblem(doc: Document.Parsed | undefined, text: string, lines
   // A byte order mark is no character of the first line for libyaml.
   const textLines = text.replace(/^\ufeff/, ' ').split('\n');
   let offset = 0;
-  const starts = textLines.map((line) => ((offset += line.length + 1), offset - line.length - 1));
+  const starts = textLines.map((line) => {
+    const start = offset;
+    offset += line.length + 1;
+    return start;
+  });
   // Go reads only the first document, but scans on to the token after it (the next
   // document's marker), so blank lines after its content are read.
   const contentEnd = doc?.contents?.range?.[2] ?? 0;
@@ -227,8 +231,8 @@ function plainScalarIndent(textLines: readonly string[], starts: readonly number
 /** Whether double-quoted source text uses `\/` or a `\u` escape of a surrogate. */
 function hasYaml12OnlyEscape(source: string): boolean {
   for (const match of source.matchAll(/\\(u[0-9a-fA-F]{4}|.)/gs)) {
-    const escape = match[1]!;
-    if (escape === '/' || /^u[dD][89a-fA-F]/.test(escape)) return true;
+    const escaped = match[1]!;
+    if (escaped === '/' || /^u[dD][89a-fA-F]/.test(escaped)) return true;
   }
   return false;
 }

@@ -10,7 +10,7 @@ function child(script: string): { process: ChildProcess; log: () => string } {
   return { process: process_, log: () => log };
 }
 
-const printsThenWaits = (line: string) => `process.stdout.write(${JSON.stringify(line + '\n')}); setInterval(() => {}, 1000);`;
+const printsThenWaits = (line: string) => `process.stdout.write(${JSON.stringify(`${line}\n`)}); setInterval(() => {}, 1000);`;
 const ignoresSigterm = `process.on('SIGTERM', () => {}); process.stdout.write('up\\n'); setInterval(() => {}, 1000);`;
 
 describe("the bench's children", () => {

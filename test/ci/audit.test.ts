@@ -67,7 +67,7 @@ async function locked(name: string): Promise<string> {
   return lock.packages[`node_modules/${name}`].version;
 }
 
-const advisory = (id: string, pkg: string, range: Record<string, string>) => ({ id, package: pkg, severity: 'high', ranges: [range], source: 'https://example.invalid/' + id });
+const advisory = (id: string, pkg: string, range: Record<string, string>) => ({ id, package: pkg, severity: 'high', ranges: [range], source: `https://example.invalid/${id}` });
 
 const UNREACHABLE = /^npm audit could not get a report \(request to http:\/\/127\.0\.0\.1:9\/.* failed, reason: connect ECONNREFUSED 127\.0\.0\.1:9\); /;
 

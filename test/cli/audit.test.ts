@@ -45,10 +45,10 @@ describe('audit', () => {
   it('prints violations grouped by pool and a summary line', () => {
     const lines = renderAudit(report).split('\n');
     expect(lines[0]).toBe('SpiderIPPool "two-nodes":');
-    expect(lines[1]).toMatch(/^  spec\.nodeName: Invalid value: lists 2 nodes/);
-    expect(lines[2]).toMatch(/^  metadata\.annotations\[ipam\.spidernet\.io\/parent-nic\]: Required value: /);
+    expect(lines[1]).toMatch(/^ {2}spec\.nodeName: Invalid value: lists 2 nodes/);
+    expect(lines[2]).toMatch(/^ {2}metadata\.annotations\[ipam\.spidernet\.io\/parent-nic\]: Required value: /);
     expect(lines[3]).toBe('SpiderIPPool "v4":');
-    expect(lines[4]).toMatch(/^  metadata\.annotations\[ipam\.spidernet\.io\/pair-pool\]: Invalid value: "v6": names pool "v6", which is not an IaaS pool/);
+    expect(lines[4]).toMatch(/^ {2}metadata\.annotations\[ipam\.spidernet\.io\/pair-pool\]: Invalid value: "v6": names pool "v6", which is not an IaaS pool/);
     expect(lines.slice(5)).toEqual(['3 violations in 2 of 3 IaaS pools, 1 broken dual-stack pair (5 SpiderIPPools in all)', '']);
     expect(renderAudit(auditState(ClusterState.of([POOLS[0]!]).state))).toBe('no violations in 1 IaaS pool (1 SpiderIPPool in all)\n');
   });

@@ -55,7 +55,7 @@ describe('validate-config', () => {
     const review = loadReview('configmap-update-timeout-100s');
     const { status, warnings } = reviewAdmission(review).response;
     const result = validateConfigText(review.request.object.data['conf.yml'], 'spiderpool-conf');
-    expect(result).toEqual({ exitCode: 1, stdout: '', stderr: (warnings ?? []).map((w) => `Warning: ${w}\n`).join('') + 'The ' + status!.message + '\n' });
+    expect(result).toEqual({ exitCode: 1, stdout: '', stderr: `${(warnings ?? []).map((w) => `Warning: ${w}\n`).join('')}The ${status!.message}\n` });
   });
 
   it('prints several causes one per line, in the order of conf.yml, as kubectl prints an Invalid status; -o names the object', () => {
@@ -189,7 +189,7 @@ items:
   it('exits 2, not "valid", for a manifest that is not valid YAML', () => {
     const duplicateName = configMapYaml('spiderpool-conf', '500s').replace('  name: spiderpool-conf\n', '  name: spiderpool-conf\n  name: spiderpool-conf\n');
     expect(validateConfigText(duplicateName, 'spiderpool-conf')).toMatchObject({ exitCode: 2, stdout: '', stderr: expect.stringMatching(/^error: the manifest is not valid YAML: Map keys must be unique[^\n]*\n$/) });
-    const aliases = `${configMapYaml('spiderpool-conf', '50s')}  x: &a [1]\n  y: [${Array(120).fill('*a').join(',')}]\n`.replace(/  x: /, 'extra:\n  x: ');
+    const aliases = `${configMapYaml('spiderpool-conf', '50s')}  x: &a [1]\n  y: [${Array(120).fill('*a').join(',')}]\n`.replace(/ {2}x: /, 'extra:\n  x: ');
     expect(validateConfigText(aliases, 'spiderpool-conf')).toMatchObject({ exitCode: 2, stderr: expect.stringMatching(/^error: the manifest is not valid YAML: .*alias/i) });
   });
 

@@ -235,7 +235,7 @@ describe('review from the command line', () => {
     await writeFile(file, yaml(pool('gone')));
     const deleted = await reviewFromArguments([file], { ...args, operation: 'DELETE' }, noStdin);
     expect(deleted.exitCode).toBe(0);
-    expect(deleted.stderr).toBe(FILES_AS_STATE_NOTE + 'spiderippool/gone: not reviewed: no webhook of the configuration matches (operation DELETE)\n');
+    expect(deleted.stderr).toBe(`${FILES_AS_STATE_NOTE}spiderippool/gone: not reviewed: no webhook of the configuration matches (operation DELETE)\n`);
   });
 
   it('--old naming FILE itself is refused, the message naming the argument OLD: old and new must be two objects', async () => {

@@ -109,7 +109,7 @@ export class FakePoolApiServer {
 
   /** Sends one line, event or not, to every open watch. */
   sendLine(line: string): void {
-    for (const res of this.watches) res.write(line + '\n');
+    for (const res of this.watches) res.write(`${line}\n`);
   }
 
   /** Ends every open watch, as the API server does when a watch times out. */

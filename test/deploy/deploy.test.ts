@@ -310,7 +310,7 @@ describe('the checker reports', () => {
       /--peer-readiness and --rebalance without POD_NAME/,
     ],
     [
-      'peer readiness without pods\/status',
+      'peer readiness without pods/status',
       (o) => (o.find((x) => x['kind'] === 'Role' && x['metadata']['name'] === 'spiderpool-iaas-webhook-peers')!['rules'][1]['verbs'] = []),
       /may not patch pods\/status in "spiderpool-iaas-webhook" \(--peer-readiness and --rebalance needs it\)/,
     ],

@@ -178,7 +178,7 @@ const documentArb = fc
   .map(({ socket, provider, others, head, tail, nl, bom }) => {
     const body = [...(socket === null ? [] : [`ipamUnixSocketPath: ${socket}`]), ...(provider === null ? [] : [provider]), ...others];
     // `&a1 *a1` as the whole document leaves nothing after it for Go to read.
-    const text = head === '&a1 *a1\n' ? head : head + (body.length > 0 ? body.join('\n') + '\n' : '') + tail;
+    const text = head === '&a1 *a1\n' ? head : head + (body.length > 0 ? `${body.join('\n')}\n` : '') + tail;
     return (bom ? '\uFEFF' : '') + text.replace(/\n/g, nl);
   });
 

@@ -30,7 +30,7 @@ afterAll(disposeOracle);
 type Y = { text: string } | { map: Array<[string, Y]> } | { seq: Y[] };
 
 function render(value: Y, indent: number): string {
-  if ('text' in value) return ' ' + value.text;
+  if ('text' in value) return ` ${value.text}`;
   const pad = ' '.repeat(indent);
   if ('seq' in value) {
     if (value.seq.length === 0) return ' []';
@@ -254,7 +254,7 @@ const startCheckDoc: fc.Arbitrary<Y> = fc
 const AGENT_ONLY: Extract<GoType, { go: 'struct' }> = { ...CONF_YML, fields: { agent: CONF_YML.fields['agent']! } };
 const documentArb = fc
   .oneof(valueForStruct(CONF_YML, 0), valueForStruct(AGENT_ONLY, 0), startCheckDoc)
-  .map((doc) => render(doc, 0).replace(/^\n/, '') + '\n');
+  .map((doc) => `${render(doc, 0).replace(/^\n/, '')}\n`);
 
 /** TS's verdict per component: decodes with that decoder and passes the start checks. */
 function tsVerdict(doc: string): { agent: boolean; controller: boolean; causes: string[] } {
@@ -291,7 +291,7 @@ describe('the whole conf.yml against Go (schema-driven documents)', () => {
     const docs = fc.sample(fc.tuple(documentArb, fc.integer({ min: 0, max: 99 })), { numRuns: RUNS, seed: SEED });
     const tops = ['- a\n', 'just text\n', '"quoted"\n', '[a: 1]\n', '~\n', '', '# nothing\n', '42\n'];
     const texts_ = docs.map(([doc, n]) =>
-      n < 3 ? doc + '---\nenableIPv4: "x"\n' : n < 5 ? doc.replace(/\n/g, '\r\n') : n < 7 ? tops[(n + doc.length) % tops.length]! : doc,
+      n < 3 ? `${doc}---\nenableIPv4: "x"\n` : n < 5 ? doc.replace(/\n/g, '\r\n') : n < 7 ? tops[(n + doc.length) % tops.length]! : doc,
     );
     console.log(`conf.yml schema differential: seed ${SEED} (replay with ORACLE_SEED=${SEED}), ${texts_.length} documents`);
     const answers = await askConfYml(texts_);

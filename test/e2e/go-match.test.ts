@@ -24,7 +24,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function askGo(cases: readonly { pattern: string; name: string }[]): (boolean | typeof BAD_PATTERN)[] {
-  const out = execFileSync(binary, [], { input: cases.map((c) => JSON.stringify(c)).join('\n') + '\n', maxBuffer: 64 * 1024 * 1024 });
+  const out = execFileSync(binary, [], { input: `${cases.map((c) => JSON.stringify(c)).join('\n')}\n`, maxBuffer: 64 * 1024 * 1024 });
   return out
     .toString('utf8')
     .trim()

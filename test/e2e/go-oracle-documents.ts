@@ -92,7 +92,7 @@ function valueArb(harsh: boolean): fc.Arbitrary<Value> {
   const block = fc
     .tuple(fc.constantFrom('|', '|-', '|+', '>', '>-', '>+', '|2'), fc.array(fc.constantFrom('50s', '1m', 'http://a', '', 'x y'), { minLength: 1, maxLength: 3 }))
     .map(([header, lines]): Value => ({
-      block: (indent) => header + '\n' + lines.map((l) => (l === '' ? '' : ' '.repeat(indent + 2) + l)).join('\n'),
+      block: (indent) => `${header}\n${lines.map((l) => (l === '' ? '' : ' '.repeat(indent + 2) + l)).join('\n')}`,
     }));
   return fc.oneof({ weight: 6, arbitrary: withComment }, { weight: 1, arbitrary: block });
 }
@@ -223,17 +223,17 @@ const edit = (replace: (indent: string, key: string, value: string) => string) =
 
 /** Edits of one line of the fixture, as people make them. */
 const LINE_EDITS: ReadonlyArray<(line: string) => string> = [
-  (l) => l + ' ',
-  (l) => l + '\t',
-  (l) => l + ' # note',
-  (l) => l + '#note',
-  (l) => '  ' + l,
-  (l) => '\t' + l,
-  (l) => '# ' + l,
-  (l) => l + '\n',
-  (l) => l + '\n# c',
-  (l) => l + '\r',
-  (l) => l + '\n' + l,
+  (l) => `${l} `,
+  (l) => `${l}\t`,
+  (l) => `${l} # note`,
+  (l) => `${l}#note`,
+  (l) => `  ${l}`,
+  (l) => `\t${l}`,
+  (l) => `# ${l}`,
+  (l) => `${l}\n`,
+  (l) => `${l}\n# c`,
+  (l) => `${l}\r`,
+  (l) => `${l}\n${l}`,
   edit((i, k, v) => `${i}${k}:\t${v}`),
   edit((i, k, v) => `${i}${k} : ${v}`),
   edit((i, k, v) => `${i}${k}: '${v}'`),

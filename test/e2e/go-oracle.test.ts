@@ -122,8 +122,8 @@ const wellFormed = fc
         fc.oneof({ weight: 5, arbitrary: digits(0, 4) }, { weight: 1, arbitrary: nearOverflow }),
         fc.oneof(
           { weight: 3, arbitrary: fc.constant('') },
-          { weight: 3, arbitrary: digits(0, 4).map((f) => '.' + f) },
-          { weight: 1, arbitrary: digits(10, 40).map((f) => '.' + f) },
+          { weight: 3, arbitrary: digits(0, 4).map((f) => `.${f}`) },
+          { weight: 1, arbitrary: digits(10, 40).map((f) => `.${f}`) },
         ),
         unit,
       ),
@@ -283,7 +283,7 @@ function decodingText(d: Decoding): string {
 }
 
 function describe_(doc: string, go: ConfYmlAnswer, ts: string): string {
-  return `document ${JSON.stringify(doc.length > 600 ? doc.slice(0, 600) + '…' : doc)}\n  yaml.v2: ${decodingText(go.v2)}\n  yaml.v3: ${decodingText(go.v3)}\n  readConfYml: ${ts}`;
+  return `document ${JSON.stringify(doc.length > 600 ? `${doc.slice(0, 600)}…` : doc)}\n  yaml.v2: ${decodingText(go.v2)}\n  yaml.v3: ${decodingText(go.v3)}\n  readConfYml: ${ts}`;
 }
 
 interface Case {
@@ -300,12 +300,12 @@ const comment = (n: number) => `# ${'x'.repeat(n)}\n`;
 const mergeChain = (n: number) => {
   const lines = ['a0: &a0 {httpRequestTimeout: 7s}'];
   for (let i = 1; i <= n; i++) lines.push(`a${i}: &a${i} {<<: *a${i - 1}}`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 };
 const fanout = (leaf: string, levels: number, width: number) => {
   const lines = [`l0: &l0 ${leaf}`];
   for (let i = 1; i <= levels; i++) lines.push(`l${i}: &l${i} {<<: [${Array(width).fill(`*l${i - 1}`).join(', ')}]}`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 };
 
 const F_BREAKS = 'line breaks: LS (U+2028) and PS (U+2029) are read only inside a quoted value between two other characters; elsewhere refused';

@@ -145,7 +145,7 @@ export async function askOracle(cases: readonly object[]): Promise<object[]> {
   const { binary } = await buildOracle();
   if (cases.length === 0) return [];
   // JSON.stringify writes a lone surrogate as "\udXXX"; Go's decoder reads it as U+FFFD.
-  const input = cases.map((c) => JSON.stringify(c)).join('\n') + '\n';
+  const input = `${cases.map((c) => JSON.stringify(c)).join('\n')}\n`;
   const result = await run(binary, [], { input });
   if (result.code !== 0) {
     throw new Error(`the Go oracle failed (exit ${result.code ?? result.signal}):\n${result.stderr.slice(0, 4000)}`);

@@ -151,7 +151,7 @@ describe('steps, counted as Go takes them', () => {
   test('a match that runs out of steps says so, at most one chunk over', () => {
     expect(metered('*c', 'abc', 2)).toEqual({ answer: OUT_OF_STEPS, steps: 3 });
     expect(metered('*c', 'abc', 3)).toEqual({ answer: true, steps: 3 });
-    const long = metered('*' + '?'.repeat(64), 'a'.repeat(63), 1_000);
+    const long = metered(`*${'?'.repeat(64)}`, 'a'.repeat(63), 1_000);
     expect(long.answer).toBe(OUT_OF_STEPS);
     expect(long.steps).toBeLessThanOrEqual(1_000 + 64);
   });

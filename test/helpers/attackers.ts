@@ -288,7 +288,7 @@ function bodyOf<K extends 'slowBody' | 'largeBody'>(plan: AttackPlan, key: K, ki
  * Runs `plan`, printing a `PlanReport` as one JSON line every `reportEveryMs` and at the
  * end (after `durationMs`, or on SIGTERM), then resolves.
  */
-export async function runPlan(plan: AttackPlan, print: (line: string) => void = (line) => process.stdout.write(line + '\n')): Promise<void> {
+export async function runPlan(plan: AttackPlan, print: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<void> {
   const started = Date.now();
   const clientHello = plan.attacks.some((a) => a.kind === 'trickle') ? await captureClientHello(plan.servername) : Buffer.alloc(0);
   const running = plan.attacks.map(({ kind, perSource, reopenMs = 50 }) => {

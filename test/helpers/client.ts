@@ -87,6 +87,6 @@ export async function servedFingerprint(port: number, ca: string): Promise<strin
 
 /** The value of one series in Prometheus text, e.g. `name{a="b"}`; 0 when absent. */
 export function sampleValue(text: string, series: string): number {
-  const line = text.split('\n').find((l) => l.startsWith(series + ' '));
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? 0 : Number(line.slice(series.length + 1));
 }

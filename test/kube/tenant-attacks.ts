@@ -257,7 +257,7 @@ async function runBodies(plan: BodiesPlan, tallies: Record<string, Tally>): Prom
 }
 
 /** Runs `plan` and prints its `TenantReport` as one JSON line. */
-export async function runTenant(plan: TenantPlan, print: (line: string) => void = (line) => process.stdout.write(line + '\n')): Promise<void> {
+export async function runTenant(plan: TenantPlan, print: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<void> {
   const started = Date.now();
   const tallies: Record<string, Tally> = {};
   if (plan.mode === 'writes') await runWrites(plan, tallies);

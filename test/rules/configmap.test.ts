@@ -11,7 +11,7 @@ function withTimeout(line: string | undefined, serverUrl = 'http://iaas-network-
   const input = loadReview('configmap-update-timeout-50s');
   const conf = ['enableIPv4: true', 'iaasNetworkProvider:', `  serverUrl: "${serverUrl}"`];
   if (line !== undefined) conf.push(`  httpRequestTimeout: ${line}`);
-  input.request.object.data['conf.yml'] = conf.join('\n') + '\n';
+  input.request.object.data['conf.yml'] = `${conf.join('\n')}\n`;
   return input;
 }
 

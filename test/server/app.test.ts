@@ -174,7 +174,7 @@ describe('bad requests get a 4xx Status with a one-line reason', () => {
 
   it('reads a body that starts with a UTF-8 byte order mark', async () => {
     const review = loadReview('pool-update-node-to-global');
-    const body = '\uFEFF' + JSON.stringify(review); // sent as UTF-8: EF BB BF first
+    const body = `\uFEFF${JSON.stringify(review)}`; // sent as UTF-8: EF BB BF first
     const res = await request(app).post(WEBHOOKS.spiderIPPool.path).set('Content-Type', 'application/json').send(body).expect(200);
     expect(res.body.response).toMatchObject({ uid: review.request.uid, allowed: false });
   });
@@ -427,7 +427,7 @@ describe('/metrics', () => {
   });
 
   it('does not make a series for an unknown path', async () => {
-    await request(app).post('/validate-x' + Math.random()).send({}).expect(404);
+    await request(app).post(`/validate-x${Math.random()}`).send({}).expect(404);
     const text = await metrics.registry.metrics();
     expect(text).not.toContain('/validate-x');
   });

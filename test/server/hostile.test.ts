@@ -239,7 +239,7 @@ describe('never a 5xx, every 200 echoes the uid, every refusal a one-line 4xx St
 describe('shapes that attack the parser', () => {
   it.each([
     ['10 000 nested arrays', '['.repeat(10_000) + ']'.repeat(10_000)],
-    ['10 000 nested objects', '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000)],
+    ['10 000 nested objects', `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`],
     ['10 000 nested arrays as the object of a real review', JSON.stringify(loadReview('pool-update-node-to-global')).replace('"object":', `"object":${'['.repeat(10_000)}${']'.repeat(10_000)},"x":`)],
     ['a 500 000-element array as spec.nodeName', JSON.stringify(loadReview('pool-update-node-to-global')).replace('"nodeName":["worker-1"]', `"nodeName":[${'"n",'.repeat(499_999)}"n"]`)],
     // Wrong element types: decoding stops at the first (src/admission/containers.ts) rather

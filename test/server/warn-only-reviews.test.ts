@@ -6,7 +6,7 @@
  */
 import { pino } from 'pino';
 import { MAX_WARNING_CHARS } from '../../src/kubernetes/field-errors.js';
-import { PoolIndex } from '../../src/store/pool-index.js';
+import type { PoolIndex } from '../../src/store/pool-index.js';
 import type { ReviewAnswer } from '../../src/server/review-answer.js';
 import { WarnOnlyReviews, leadingUid, uncheckedAnswer, type WarnOnlyLimits } from '../../src/server/warn-only-reviews.js';
 import { WEBHOOKS } from '../../src/defaults.js';

@@ -31,7 +31,7 @@ const POOLS = 3_000;
 const HOSTILE_REVIEWS = 6;
 const MIN_GOOD_ROUNDS = 10;
 const BACKTRACKING = '*'.repeat(13) + '?'.repeat(64);
-const LONG = ['*' + '?'.repeat(4_000), '*' + '[a-z]'.repeat(2_000), `${'*a'.repeat(1_000)}b`];
+const LONG = [`*${'?'.repeat(4_000)}`, `*${'[a-z]'.repeat(2_000)}`, `${'*a'.repeat(1_000)}b`];
 /** Patterns enough that trying each on every pool is over the review's step budget. */
 const MANY = Array.from({ length: 300 }, (_, i) => `*-${i}?`);
 

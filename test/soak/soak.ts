@@ -231,7 +231,7 @@ async function main(): Promise<number> {
     problems,
     firstFailures: failures.slice(0, 10),
   };
-  process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   return failures.length === 0 && problems.length === 0 && rotations > 0 && restart !== undefined ? 0 : 1;
 }
 

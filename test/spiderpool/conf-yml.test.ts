@@ -138,7 +138,7 @@ describe('readConfYml refuses what either decoder refuses or reads differently',
     for (let i = 1; i <= 12; i++) levels.push(`l${i}: &l${i} {<<: [${Array(8).fill(`*l${i - 1}`).join(', ')}]}`);
     levels.push('iaasNetworkProvider: {<<: *l12, serverUrl: http://p:80}');
     // Go's own ratio of values decoded through aliases (decode.go `allowedAliasRatio`).
-    expect(refusal(levels.join('\n') + '\n')).toMatch(/document contains excessive aliasing; Spiderpool's agent and controller cannot decode it/);
+    expect(refusal(`${levels.join('\n')}\n`)).toMatch(/document contains excessive aliasing; Spiderpool's agent and controller cannot decode it/);
   });
 });
 
@@ -168,20 +168,20 @@ describe('hostile conf.yml (found by attacking the server)', () => {
   });
 
   it('refuses deep block nesting on one line before parsing, as its own limit', () => {
-    expect(refusal('- '.repeat(300) + 'x\n')).toMatch(/opens more than 100 block collections on one line: this webhook's own limit/);
-    expect(readConfYml('- '.repeat(100) + 'x\n').ok).toBe(false); // a list, refused by Go's decoders, not by the limit
-    expect(refusal('- '.repeat(100) + 'x\n')).toMatch(/cannot unmarshal !!seq/);
+    expect(refusal(`${'- '.repeat(300)}x\n`)).toMatch(/opens more than 100 block collections on one line: this webhook's own limit/);
+    expect(readConfYml(`${'- '.repeat(100)}x\n`).ok).toBe(false); // a list, refused by Go's decoders, not by the limit
+    expect(refusal(`${'- '.repeat(100)}x\n`)).toMatch(/cannot unmarshal !!seq/);
   });
 
   it('counts only what libyaml reads as nesting: deep indentation, brackets in comments and quotes', () => {
-    expect(readConfYml('k:\n' + ' '.repeat(401) + 'x: 1\n').ok).toBe(true);
-    expect(readConfYml('foo: |\n' + ' '.repeat(500) + 'bar\n').ok).toBe(true);
+    expect(readConfYml(`k:\n${' '.repeat(401)}x: 1\n`).ok).toBe(true);
+    expect(readConfYml(`foo: |\n${' '.repeat(500)}bar\n`).ok).toBe(true);
     expect(readConfYml(`# ${'{'.repeat(150)}\nfoo: "${'['.repeat(150)}"\nbar: '${'['.repeat(150)}'\nbaz: a${'['.repeat(150)}\n`).ok).toBe(true);
     expect(refusal(`foo: [${'['.repeat(100)}${']'.repeat(100)}]\n`)).toMatch(/nests flow collections/);
   });
 
   it('accepts nesting within the limits', () => {
-    expect(readConfYml('x: ' + '['.repeat(100) + ']'.repeat(100) + '\n').ok).toBe(true);
+    expect(readConfYml(`x: ${'['.repeat(100)}${']'.repeat(100)}\n`).ok).toBe(true);
   });
 
   // What hostile text costs (each shape below was once quadratic) is a ratio of times, which
@@ -192,7 +192,7 @@ describe('hostile conf.yml (found by attacking the server)', () => {
   });
 
   it('refuses a conf.yml over 64 KiB before parsing it, as its own limit', () => {
-    expect(refusal('# ' + 'x'.repeat(70_000) + '\n')).toBe(
+    expect(refusal(`# ${'x'.repeat(70_000)}\n`)).toBe(
       ": Invalid value: is 70003 characters long, more than 65536: this webhook's own limit against hostile input, not Spiderpool's (whose configuration is a few KiB, six levels deep); shorten conf.yml",
     );
   });
@@ -213,7 +213,7 @@ describe('hostile conf.yml (found by attacking the server)', () => {
 
   it('parses hostile text only a few times, however many lines it would pad (64 parses of 32 KiB once held the event loop for 18 s)', () => {
     // 16 KiB each: the first pad, then 128 KiB of parses in all (7 more).
-    for (const hostile of ["a: 'x\n".repeat(2_340), 'x: [\n1]\n'.repeat(1_820), 'a:\n  b: "' + '\nc'.repeat(8_190) + '"\n']) {
+    for (const hostile of ["a: 'x\n".repeat(2_340), 'x: [\n1]\n'.repeat(1_820), `a:\n  b: "${'\nc'.repeat(8_190)}"\n`]) {
       let parses = 0;
       parseLikeLibyaml(hostile, () => (parses++, new LineCounter()));
       expect(parses).toBeLessThanOrEqual(10);
@@ -236,8 +236,8 @@ describe('hostile conf.yml (found by attacking the server)', () => {
 
   it('refuses what overflows the parser’s stack instead of answering 500', () => {
     // Where the stack gives out depends on the caller's depth: either answer is a refusal.
-    expect(refusal('a: [' + 'b: '.repeat(10_000) + ']\n')).toMatch(/nests too deeply to read: this webhook's own limit|not valid YAML/);
-    expect(refusal('{' + "'':".repeat(10_000) + '}\n')).toMatch(/nests too deeply to read|not valid YAML/);
+    expect(refusal(`a: [${'b: '.repeat(10_000)}]\n`)).toMatch(/nests too deeply to read: this webhook's own limit|not valid YAML/);
+    expect(refusal(`{${"'':".repeat(10_000)}}\n`)).toMatch(/nests too deeply to read|not valid YAML/);
   });
 
   it('recognises merge keys by their text, as Go does: a key tagged !!merge is an ordinary key', () => {
@@ -260,7 +260,7 @@ describe('hostile conf.yml (found by attacking the server)', () => {
   });
 
   it('counts decoded values as Go does: 10 000 plain keys are fine', () => {
-    expect(readConfYml(Array.from({ length: 10_000 }, (_, i) => `k${i}: v`).join('\n').slice(0, 32_000) + '\n').ok).toBe(true);
+    expect(readConfYml(`${Array.from({ length: 10_000 }, (_, i) => `k${i}: v`).join('\n').slice(0, 32_000)}\n`).ok).toBe(true);
   });
 
   it('checks duplicate keys only in the mappings it decodes, as yaml.v3 does', () => {
@@ -278,14 +278,14 @@ describe('hostile conf.yml (found by attacking the server)', () => {
     const levels = ['e0: &e0 {}'];
     for (let i = 1; i <= 8; i++) levels.push(`e${i}: &e${i} {<<: [${Array(10).fill(`*e${i - 1}`).join(', ')}]}`);
     levels.push('iaasNetworkProvider: {<<: *e8}');
-    expect(refusal(levels.join('\n') + '\n')).toMatch(/document contains excessive aliasing/);
+    expect(refusal(`${levels.join('\n')}\n`)).toMatch(/document contains excessive aliasing/);
   });
 
   it.each([70, 1000])('refuses a chain of %i merges instead of overflowing the stack', (length) => {
     const lines = ['m0: &m0 {a: 1}'];
     for (let i = 1; i < length; i++) lines.push(`m${i}: &m${i} {<<: *m${i - 1}}`);
     lines.push(`iaasNetworkProvider: {<<: *m${length - 1}}`);
-    expect(refusal(lines.join('\n') + '\n')).toMatch(/merge keys \(<<\) nest more than 64 deep|decoding it reads more than 100000 values/);
+    expect(refusal(`${lines.join('\n')}\n`)).toMatch(/merge keys \(<<\) nest more than 64 deep|decoding it reads more than 100000 values/);
   });
 
   it('refuses terminal controls anywhere, naming the character instead of echoing it', () => {
@@ -318,7 +318,7 @@ describe('what Go’s YAML 1.1 decoders refuse (found by the differential test a
     ['!!binary of invalid base64', block('httpRequestTimeout: !!binary NTB'), /line 3, column 32: !!binary value contains invalid base64 data; Spiderpool's agent and controller cannot decode it/],
     ['a control character', block('httpRequestTimeout: 50s\u0007'), /line 3, column 26: contains U\+0007/],
     ['a YAML 1.1 line break', block('httpRequestTimeout: 50\u2028s'), /contains U\+2028/],
-    ['%YAML 1.2', '%YAML 1.2\n---\n' + block('httpRequestTimeout: 50s'), /directive "%YAML 1\.2" is not supported/],
+    ['%YAML 1.2', `%YAML 1.2\n---\n${block('httpRequestTimeout: 50s')}`, /directive "%YAML 1\.2" is not supported/],
     ['an unknown directive', '%FOO bar\n---\na: 1\n', /directive "%FOO bar" is not supported/],
     ['\\/ in double quotes', block('httpRequestTimeout: "50s\\/"'), /uses an escape that YAML 1\.1 lacks/],
     ['a surrogate \\u escape', block('httpRequestTimeout: "\\ud83d\\ude00"'), /uses an escape that YAML 1\.1 lacks/],
@@ -336,7 +336,7 @@ describe('what Go’s YAML 1.1 decoders refuse (found by the differential test a
     ['!!null ~', block('httpRequestTimeout: !!null ~'), ''],
     ['!!merge <<', 'a: &a {httpRequestTimeout: 10s}\niaasNetworkProvider:\n  !!merge <<: *a\n', '10s'],
     ['an alias as a key', 't: &t httpRequestTimeout\niaasNetworkProvider:\n  *t : 10s\n', '10s'],
-    ['%YAML 1.1', '%YAML 1.1\n---\n' + block('httpRequestTimeout: 55s'), '55s'],
+    ['%YAML 1.1', `%YAML 1.1\n---\n${block('httpRequestTimeout: 55s')}`, '55s'],
     ['a URL with a query in a block value', block('httpRequestTimeout: 5s?'), '5s?'],
     ['CRLF line endings', block('httpRequestTimeout: 59s').replace(/\n/g, '\r\n'), '59s'],
   ])('reads %s as Go does', (_what, text, timeout) => {
@@ -351,7 +351,7 @@ describe('null list items and map keys, which yaml.v3 drops (found by hostile te
   it.each([
     ['values: [~] with In (the agent reads an empty list and refuses it)', selector('{matchexpressions: [{key: a, operator: In, values: [~]}]}'), { agent: true, controller: false }],
     ['values: [!!null ~] with NotIn', selector('{matchexpressions: [{key: a, operator: NotIn, values: [!!null ~]}]}'), { agent: true, controller: false }],
-    ['values: [*null] through an alias', 'n: &n ~\n' + selector('{matchexpressions: [{key: a, operator: In, values: [*n]}]}'), { agent: true, controller: false }],
+    ['values: [*null] through an alias', `n: &n ~\n${selector('{matchexpressions: [{key: a, operator: In, values: [*n]}]}')}`, { agent: true, controller: false }],
     ['values: [~] with Exists (the controller reads [""] and refuses it)', selector('{matchexpressions: [{key: a, operator: Exists, values: [~]}]}'), { agent: false, controller: true }],
     ['a null requirement (the controller reads operator "")', selector('{matchexpressions: [~, {key: a, operator: In, values: [x]}]}'), { agent: false, controller: true }],
     ['a null label key (the controller reads key "")', selector('{matchlabels: {a: b, ~: c}}'), { agent: false, controller: true }],
