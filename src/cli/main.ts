@@ -13,7 +13,7 @@ import { parseGoDuration } from '../go/duration-parse.js';
 import { suggestGoDuration } from '../go/duration-suggest.js';
 import { readText } from '../kubernetes/manifests.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_TIMEOUTS } from '../server/limits.js';
-import { collectAnnotation, parseObjectName, parseOperation, parseUnsyncedPools } from './arguments.js';
+import { collectAnnotation, parseBoolean, parseObjectName, parseOperation, parseUnsyncedPools } from './arguments.js';
 import type { CertsArguments } from './certs.js';
 import { OUTPUT_FORMATS } from './kubectl-output.js';
 import type { CommandResult } from './review-file.js';
@@ -130,6 +130,10 @@ configMapOptions(
       new Option('--unsynced-pools <setting>', 'Refuse or Warn: what an IaaS pool write gets while the SpiderIPPool cache has not synced (the pair rules cannot run)')
         .argParser(parseUnsyncedPools)
         .default('Refuse'),
+    )
+    .addOption(
+      new Option('--reports <enabled>', 'true or false: keep OpenReports ClusterReports of the stored pools\' violations, one replica at a time (a Lease in --namespace); default true with a cluster')
+        .argParser(parseBoolean),
     )
     .addOption(new Option('--log-level <level>', 'log level').env('LOG_LEVEL').choices(LOG_LEVELS).default('info')),
 ).action(async (opts: ServeArguments) => {
