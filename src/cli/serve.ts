@@ -233,6 +233,7 @@ async function startReports(config: KubeConfig, cache: PoolCache, place: Reports
   const reports = startPoolReports({
     kubeConfig: config,
     tracker: cache.violations,
+    synced: () => cache.pools.hasSynced(),
     uidOf: (pool) => cache.pools.get(pool)?.metadata.uid,
     lease: { namespace: place.namespace, name: REPORTS_LEASE_NAME },
     identity: `${hostname()}_${randomUUID()}`,

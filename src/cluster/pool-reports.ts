@@ -29,7 +29,9 @@ export type WriteOperation = 'create' | 'update' | 'delete';
 
 export interface PoolReportsOptions {
   kubeConfig: KubeConfig;
-  tracker: Pick<PoolViolationTracker, 'counts' | 'firstViolators' | 'describe' | 'judgements'>;
+  tracker: Pick<PoolViolationTracker, 'counts' | 'firstViolators' | 'describe' | 'judgements' | 'judged'>;
+  /** Whether the pools have been listed: before, no report is written or deleted (they would say "no violation"). */
+  synced(): boolean;
   /** The stored pool's uid, for the results' resources. */
   uidOf(pool: string): string | undefined;
   /** Each rule's action (`serve --enforcement`); every rule `Deny` when absent. */
@@ -89,7 +91,9 @@ class ReportWriter {
   async round(): Promise<void> {
     const now = (this.options.now ?? Date.now)();
     if (this.crd === false && now - this.checkedAtMs < (this.options.crdRecheckMs ?? CRD_RECHECK_MS)) return;
+    if (!this.options.synced()) return;
     if (this.written === undefined && !(await this.list(now))) return;
+    await this.options.tracker.judged(); // the pass over every pool after a list: counts complete
     if (this.options.tracker.judgements !== this.builtAt) await this.build();
     for (const report of this.desired) await this.put(report);
     const wanted = new Set(this.desired.map((r) => r.metadata.name));

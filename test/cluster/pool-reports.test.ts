@@ -32,6 +32,7 @@ function start(identity: string, extra: Partial<PoolReportsOptions> = {}): PoolR
     kubeConfig: store.kubeConfig,
     tracker: new PoolViolationTracker(index),
     uidOf: (pool) => index.get(pool)?.metadata.uid,
+    synced: () => index.hasSynced(),
     lease: { namespace: NS, name: 'spiderpool-iaas-webhook-reports' },
     identity,
     ownerClusterRole: OWNER,
@@ -113,6 +114,18 @@ describe('reports', () => {
     expect(writes().slice(2).sort()).toEqual(['DELETE /spiderpool-iaas-webhook-pair-ipVersion', 'PUT /spiderpool-iaas-webhook-parent-nic-one']);
     expect(store.objects.get(`${REPORTS}/spiderpool-iaas-webhook-parent-nic-one`)!['summary'].fail).toBe(2);
     expect(a.writes().get('create/success')).toBe(2);
+  });
+
+  it('writes and deletes nothing before the pools are listed (no violation known is not no violation)', async () => {
+    store.put(REPORTS, { apiVersion: 'openreports.io/v1alpha1', kind: 'ClusterReport', metadata: { name: 'spiderpool-iaas-webhook-node-empty', labels: { 'app.kubernetes.io/managed-by': 'spiderpool-iaas-webhook' } } });
+    index = new PoolIndex();
+    const a = start('a');
+    await until(() => a.isLeader(), 'a leads');
+    await a.sync();
+    expect(writes()).toEqual([]);
+    index.replaceAll([broken('a')]);
+    await a.sync();
+    expect(writes().sort()).toEqual(['DELETE /spiderpool-iaas-webhook-node-empty', 'POST /']);
   });
 
   it('a new leader writes nothing when the stored reports already say what it would', async () => {
