@@ -4,6 +4,9 @@
  */
 import { ClusterReportSchema, REPORT_LIMITS, TRUNCATED_ANNOTATION, clusterReports, reportContent, type ShownViolation } from '../../src/store/pool-reports.js';
 import { POOL_RULES, type PoolRule } from '../../src/rules/rule-names.js';
+import { PoolIndex } from '../../src/store/pool-index.js';
+import { PoolViolationTracker } from '../../src/store/pool-violations.js';
+import { spiderIPPool } from '../helpers/pools.js';
 
 const MIB = 1024 * 1024;
 const violation = (pool: string, rule: PoolRule, message = 'Invalid value: "eth0,eth1": one interface name'): ShownViolation => ({
@@ -72,5 +75,25 @@ describe('clusterReports', () => {
     const stored = JSON.parse(JSON.stringify({ summary: report!.summary, ...report, metadata: { resourceVersion: '7', managedFields: [{}], ...report!.metadata } }));
     expect(reportContent(stored)).toBe(reportContent(report));
     expect(reportContent({ ...report, summary: { ...report!.summary, fail: 2 } })).not.toBe(reportContent(report));
+  });
+
+  it('from a tracker of 50 000 violating pools: the first pools by name of each rule, exact counts, under 1 MiB', () => {
+    const POOLS = 50_000;
+    const index = new PoolIndex();
+    const tracker = new PoolViolationTracker(index);
+    // Every pool breaks parent-nic-one; every tenth also names itself as its pair (pair-self).
+    const name = (i: number) => `pool-${String(POOLS - i).padStart(5, '0')}`; // listed in reverse name order
+    index.replaceAll(Array.from({ length: POOLS }, (_, i) => spiderIPPool(name(i), { provider: 'cloud', nic: 'eth0,eth1', ...(i % 10 === 0 ? { pair: name(i) } : {}), ips: ['10.0.0.1-10.0.0.10'] })));
+    const firsts = tracker.firstViolators(REPORT_LIMITS.maxResults);
+    expect(firsts.get('parent-nic-one')).toEqual(Array.from({ length: REPORT_LIMITS.maxResults }, (_, i) => `pool-${String(i + 1).padStart(5, '0')}`));
+    const described = new Set([...firsts.values()].flat());
+    expect(described.size).toBeLessThanOrEqual(POOL_RULES.length * REPORT_LIMITS.maxResults);
+    const shown = [...described].flatMap((pool) => tracker.describe(pool).filter((v) => firsts.get(v.rule)?.includes(pool)));
+    const reports = clusterReports({ ...base, counts: tracker.counts(), shown });
+    expect(reports.map((r) => [r.metadata.name, r.summary.fail, r.results.length])).toEqual([
+      ['spiderpool-iaas-webhook-parent-nic-one', POOLS, REPORT_LIMITS.maxResults],
+      ['spiderpool-iaas-webhook-pair-self', POOLS / 10, REPORT_LIMITS.maxResults],
+    ]);
+    for (const report of reports) expect(Buffer.byteLength(JSON.stringify(report))).toBeLessThanOrEqual(MIB);
   });
 });
