@@ -60,7 +60,10 @@ export function startLeaderElection(options: LeaderOptions): LeaderElection {
   const setLeading = (value: boolean) => {
     if (value === leading) return;
     leading = value;
-    logger.info({ lease: `${lease.namespace}/${lease.name}`, identity }, value ? 'leading: this replica keeps the reports' : 'no longer leading: another replica keeps the reports');
+    logger.info(
+      { lease: `${lease.namespace}/${lease.name}`, identity },
+      value ? 'leading: this replica keeps the reports' : 'no longer leading: another replica keeps the reports',
+    );
     options.onLeading(value);
   };
   const read = async (): Promise<V1Lease | undefined> => {
@@ -75,7 +78,7 @@ export function startLeaderElection(options: LeaderOptions): LeaderElection {
     const body = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { ...stored?.metadata, ...lease }, spec } as V1Lease;
     if (!create) return withDeadline((o) => api.replaceNamespacedLease({ ...lease, body }, o), timeoutMs);
     const owner = await options.owner?.();
-    if (owner === 'absent') throw new Error('the install\'s ClusterRole (--owner-cluster-role) does not exist: the install is being deleted');
+    if (owner === 'absent') throw new Error("the install's ClusterRole (--owner-cluster-role) does not exist: the install is being deleted");
     const owned = { ...body, metadata: { ...body.metadata, ...(owner ? { ownerReferences: [owner] } : {}) } };
     return withDeadline((o) => api.createNamespacedLease({ namespace: lease.namespace, body: owned }, o), timeoutMs);
   };
@@ -99,7 +102,9 @@ export function startLeaderElection(options: LeaderOptions): LeaderElection {
   let timer: NodeJS.Timeout | undefined;
   const tick = () => {
     running = attempt()
-      .then(() => void (lastFailure = undefined), failed)
+      .then(() => {
+        lastFailure = undefined;
+      }, failed)
       .then(() => {
         if (leading && !stillLeading(renewedAtMs, now())) setLeading(false);
         if (!stopped) timer = setTimeout(tick, options.retryPeriodMs ?? LEASE_TIMING.retryPeriodMs).unref();
@@ -114,7 +119,10 @@ export function startLeaderElection(options: LeaderOptions): LeaderElection {
       await running;
       if (!leading || stored?.spec === undefined) return;
       setLeading(false);
-      await withDeadline((o) => api.replaceNamespacedLease({ ...lease, body: { ...stored!, spec: releasedSpec(specOf(stored!), now()) as V1Lease['spec'] } }, o), timeoutMs).catch(failed);
+      await withDeadline(
+        (o) => api.replaceNamespacedLease({ ...lease, body: { ...stored!, spec: releasedSpec(specOf(stored!), now()) as V1Lease['spec'] } }, o),
+        timeoutMs,
+      ).catch(failed);
     },
   };
 }

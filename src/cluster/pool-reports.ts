@@ -11,7 +11,17 @@
 import { ApiException, CustomObjectsApi, type KubeConfig, type V1OwnerReference } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { CLUSTER_REPORTS, DENY_ALL, REPORT_LABELS, REPORT_LIMITS, clusterReports, reportContent, type ActionOf, type ClusterReport, type ShownViolation } from '../store/pool-reports.js';
+import {
+  CLUSTER_REPORTS,
+  DENY_ALL,
+  REPORT_LABELS,
+  REPORT_LIMITS,
+  clusterReports,
+  reportContent,
+  type ActionOf,
+  type ClusterReport,
+  type ShownViolation,
+} from '../store/pool-reports.js';
 import type { PoolViolationTracker } from '../store/pool-violations.js';
 import { inSlices, type Slicing } from '../store/slices.js';
 import { WEBHOOKS } from '../defaults.js';
@@ -21,11 +31,11 @@ import { startLeaderElection, type LeaderElection } from './leader.js';
 import { clusterRoleOwner } from './owner.js';
 
 /** How often the leader compares the reports with the violations, in milliseconds: a fix shows within about this. */
-export const REPORT_INTERVAL_MS = 10_000;
+const REPORT_INTERVAL_MS = 10_000;
 /** How often an absent CRD is asked for again, in milliseconds. */
-export const CRD_RECHECK_MS = 60_000;
+const CRD_RECHECK_MS = 60_000;
 
-export type WriteOperation = 'create' | 'update' | 'delete';
+type WriteOperation = 'create' | 'update' | 'delete';
 
 export interface PoolReportsOptions {
   kubeConfig: KubeConfig;
@@ -103,13 +113,18 @@ class ReportWriter {
   /** Lists the webhook's reports; false when the CRD is not served (logged when that changes). */
   private async list(now: number): Promise<boolean> {
     this.checkedAtMs = now;
-    const selector = Object.entries(REPORT_LABELS).map(([k, v]) => `${k}=${v}`).join(',');
+    const selector = Object.entries(REPORT_LABELS)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
     let listed: { items?: unknown[] };
     try {
       listed = await withDeadline((o) => this.api.listClusterCustomObject({ ...CLUSTER_REPORTS, labelSelector: selector }, o));
     } catch (err) {
       if (!(err instanceof ApiException && err.code === 404)) throw err;
-      if (this.crd !== false) this.options.logger.warn(`the ${CLUSTER_REPORTS.plural}.${CLUSTER_REPORTS.group} CRD is not installed: no reports (install OpenReports' CRDs to have them); asking again every ${(this.options.crdRecheckMs ?? CRD_RECHECK_MS) / 1000} s`);
+      if (this.crd !== false)
+        this.options.logger.warn(
+          `the ${CLUSTER_REPORTS.plural}.${CLUSTER_REPORTS.group} CRD is not installed: no reports (install OpenReports' CRDs to have them); asking again every ${(this.options.crdRecheckMs ?? CRD_RECHECK_MS) / 1000} s`,
+        );
       this.crd = false;
       return false;
     }
@@ -128,7 +143,8 @@ class ReportWriter {
   private async resolveOwner(): Promise<void> {
     const name = this.options.ownerClusterRole;
     const owner = name === undefined ? undefined : await clusterRoleOwner(this.options.kubeConfig, name);
-    if (owner === 'absent') throw new Error(`ClusterRole ${name}, the reports' owner (--owner-cluster-role), does not exist: the install is incomplete or being deleted`);
+    if (owner === 'absent')
+      throw new Error(`ClusterRole ${name}, the reports' owner (--owner-cluster-role), does not exist: the install is incomplete or being deleted`);
     this.owner = owner;
   }
 
@@ -147,7 +163,14 @@ class ReportWriter {
     if (this.options.slicing === undefined) [...rulesOf].forEach(describe);
     else await inSlices(rulesOf, describe, this.options.slicing);
     const owner = this.owner && { apiVersion: this.owner.apiVersion, kind: this.owner.kind, name: this.owner.name, uid: this.owner.uid };
-    this.desired = clusterReports({ policy: WEBHOOKS.spiderIPPool.name, source: REPORT_LABELS['app.kubernetes.io/managed-by'], counts, shown, actionOf: this.options.actionOf ?? DENY_ALL, ...(owner ? { owner } : {}) });
+    this.desired = clusterReports({
+      policy: WEBHOOKS.spiderIPPool.name,
+      source: REPORT_LABELS['app.kubernetes.io/managed-by'],
+      counts,
+      shown,
+      actionOf: this.options.actionOf ?? DENY_ALL,
+      ...(owner ? { owner } : {}),
+    });
   }
 
   /** Creates or replaces `report` unless what is stored says the same. */
@@ -159,9 +182,21 @@ class ReportWriter {
     const written = await this.count(operation, () =>
       stored === undefined
         ? withDeadline((o) => this.api.createClusterCustomObject({ ...CLUSTER_REPORTS, body: report }, o))
-        : withDeadline((o) => this.api.replaceClusterCustomObject({ ...CLUSTER_REPORTS, name: report.metadata.name, body: { ...report, metadata: { ...report.metadata, resourceVersion: stored.resourceVersion } } }, o)),
+        : withDeadline((o) =>
+            this.api.replaceClusterCustomObject(
+              {
+                ...CLUSTER_REPORTS,
+                name: report.metadata.name,
+                body: { ...report, metadata: { ...report.metadata, resourceVersion: stored.resourceVersion } },
+              },
+              o,
+            ),
+          ),
     );
-    this.written!.set(report.metadata.name, { content, resourceVersion: (written as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion ?? '' });
+    this.written!.set(report.metadata.name, {
+      content,
+      resourceVersion: (written as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion ?? '',
+    });
   }
 
   private async remove(name: string): Promise<void> {
@@ -192,17 +227,21 @@ export function startPoolReports(options: PoolReportsOptions): PoolReports {
   const writer = new ReportWriter(options);
   let lastFailure: string | undefined;
   let running: Promise<void> = Promise.resolve();
-  const round = () =>
-    (running = running.then(() =>
-      (election.isLeader() ? writer.round() : Promise.resolve()).then(
-        () => void (lastFailure = undefined),
-        (err: unknown) => {
-          const line = failureLine(err);
-          if (line !== lastFailure) options.logger.warn({ err: line }, 'writing the reports failed; trying again');
-          lastFailure = line;
-        },
-      ),
-    ));
+  const once = async () => {
+    try {
+      if (election.isLeader()) await writer.round();
+      lastFailure = undefined;
+    } catch (err) {
+      const line = failureLine(err);
+      if (line !== lastFailure) options.logger.warn({ err: line }, 'writing the reports failed; trying again');
+      lastFailure = line;
+    }
+  };
+  // One round at a time: a timer's round waits for the one in progress.
+  const round = () => {
+    running = running.then(once);
+    return running;
+  };
   const election: LeaderElection = startLeaderElection({
     kubeConfig: options.kubeConfig,
     lease: options.lease,

@@ -47,8 +47,18 @@ export function observe(observed: Observed | undefined, spec: LeaseSpec, nowMs: 
  * @param current the Lease's spec as just read, `undefined` when it does not exist.
  * @returns the step and the observation to keep (call {@link observe} with the written spec after a successful write).
  */
-export function leaseStep(identity: string, current: LeaseSpec | undefined, observed: Observed | undefined, nowMs: number): { step: LeaseStep; observed: Observed | undefined } {
-  const fresh = { holderIdentity: identity, leaseDurationSeconds: LEASE_TIMING.leaseDurationSeconds, acquireTime: microTime(nowMs), renewTime: microTime(nowMs) };
+export function leaseStep(
+  identity: string,
+  current: LeaseSpec | undefined,
+  observed: Observed | undefined,
+  nowMs: number,
+): { step: LeaseStep; observed: Observed | undefined } {
+  const fresh = {
+    holderIdentity: identity,
+    leaseDurationSeconds: LEASE_TIMING.leaseDurationSeconds,
+    acquireTime: microTime(nowMs),
+    renewTime: microTime(nowMs),
+  };
   if (current === undefined) return { step: { write: 'create', spec: { ...fresh, leaseTransitions: 0 } }, observed };
   const seen = observe(observed, current, nowMs);
   const holder = current.holderIdentity ?? '';
@@ -56,13 +66,21 @@ export function leaseStep(identity: string, current: LeaseSpec | undefined, obse
   const validUntilMs = seen.atMs + (current.leaseDurationSeconds ?? LEASE_TIMING.leaseDurationSeconds) * 1000;
   if (holder !== '' && !leading && validUntilMs > nowMs) return { step: { write: 'none', holder }, observed: seen };
   const transitions = current.leaseTransitions ?? 0;
-  const spec = leading ? { ...fresh, acquireTime: current.acquireTime ?? fresh.acquireTime, leaseTransitions: transitions } : { ...fresh, leaseTransitions: transitions + 1 };
+  const spec = leading
+    ? { ...fresh, acquireTime: current.acquireTime ?? fresh.acquireTime, leaseTransitions: transitions }
+    : { ...fresh, leaseTransitions: transitions + 1 };
   return { step: { write: 'update', spec }, observed: seen };
 }
 
 /** The spec that hands the Lease back on a clean stop (client-go's `ReleaseOnCancel`): no holder, a 1 s duration, so a candidate takes over at its next try. */
 export function releasedSpec(current: LeaseSpec, nowMs: number): LeaseSpec {
-  return { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: microTime(nowMs), renewTime: microTime(nowMs), leaseTransitions: current.leaseTransitions ?? 0 };
+  return {
+    holderIdentity: '',
+    leaseDurationSeconds: 1,
+    acquireTime: microTime(nowMs),
+    renewTime: microTime(nowMs),
+    leaseTransitions: current.leaseTransitions ?? 0,
+  };
 }
 
 /** Whether a leader whose last successful renewal was at `renewedAtMs` still leads at `nowMs` (client-go gives up after `RenewDeadline`). */

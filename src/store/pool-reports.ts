@@ -12,7 +12,7 @@ import { POOL_RULES, type PoolRule } from '../rules/rule-names.js';
 import type { PoolViolation } from './pool-violations.js';
 
 /** What a rule does to a write that breaks it (`serve --enforcement`): `Deny` refuses, `Warn` and `Audit` let it through. */
-export type RuleAction = 'Deny' | 'Warn' | 'Audit';
+type RuleAction = 'Deny' | 'Warn' | 'Audit';
 /** Each rule's action. */
 export type ActionOf = (rule: PoolRule) => RuleAction;
 /** Every rule refuses: the webhook's behaviour without `--enforcement`. */
@@ -132,8 +132,14 @@ function ruleReport(rule: PoolRule, count: number, violations: readonly ShownVio
     results: [],
   };
   // Room for the note, whose numbers are not known before the cut.
-  const note = (shown: number) => ({ [TRUNCATED_ANNOTATION]: `results list ${shown} of ${count} violations, the first pools by name; spiderpool-iaas-webhook audit lists every one` });
-  const results = fitting({ ...base, metadata: { ...base.metadata, annotations: note(count) } }, violations.map((v) => resultOf(v, input)), limits);
+  const note = (shown: number) => ({
+    [TRUNCATED_ANNOTATION]: `results list ${shown} of ${count} violations, the first pools by name; spiderpool-iaas-webhook audit lists every one`,
+  });
+  const results = fitting(
+    { ...base, metadata: { ...base.metadata, annotations: note(count) } },
+    violations.map((v) => resultOf(v, input)),
+    limits,
+  );
   return { ...base, metadata: { ...base.metadata, ...(results.length < count ? { annotations: note(results.length) } : {}) }, results };
 }
 
@@ -159,12 +165,18 @@ export function reportContent(report: unknown): string {
   const parsed = ClusterReportSchema.safeParse(report);
   if (!parsed.success) return '';
   const { metadata, ...rest } = parsed.data;
-  return sortedJson({ ...rest, metadata: { labels: metadata.labels, annotations: metadata.annotations ?? {}, ownerReferences: metadata.ownerReferences ?? [] } });
+  return sortedJson({
+    ...rest,
+    metadata: { labels: metadata.labels, annotations: metadata.annotations ?? {}, ownerReferences: metadata.ownerReferences ?? [] },
+  });
 }
 
 function sortedJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   const entries = Object.entries(value).filter(([, v]) => v !== undefined);
-  return `{${entries.sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${JSON.stringify(k)}:${sortedJson(v)}`).join(',')}}`;
+  return `{${entries
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([k, v]) => `${JSON.stringify(k)}:${sortedJson(v)}`)
+    .join(',')}}`;
 }

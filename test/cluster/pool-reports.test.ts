@@ -20,7 +20,8 @@ const REPORTS = '/apis/openreports.io/v1alpha1/clusterreports';
 const OWNER = 'spiderpool-iaas-webhook';
 
 const broken = (name: string) => spiderIPPool(name, { provider: 'cloud', nic: 'eth0,eth1', ips: ['10.0.0.1-10.0.0.10'] }); // parent-nic-one
-const paired = (name: string, pair: string, version: 4 | 6) => spiderIPPool(name, { provider: 'cloud', pair, version, ips: version === 4 ? ['10.0.0.1-10.0.0.10'] : ['fd00::1-fd00::a'] });
+const paired = (name: string, pair: string, version: 4 | 6) =>
+  spiderIPPool(name, { provider: 'cloud', pair, version, ips: version === 4 ? ['10.0.0.1-10.0.0.10'] : ['fd00::1-fd00::a'] });
 
 let store: FakeObjectStore;
 let running: PoolReports[] = [];
@@ -45,7 +46,8 @@ function start(identity: string, extra: Partial<PoolReportsOptions> = {}): PoolR
   return reports;
 }
 
-const writes = () => store.requests.filter((r) => r.path.startsWith(REPORTS) && r.method !== 'GET').map((r) => `${r.method} ${r.path.slice(REPORTS.length) || '/'}`);
+const writes = () =>
+  store.requests.filter((r) => r.path.startsWith(REPORTS) && r.method !== 'GET').map((r) => `${r.method} ${r.path.slice(REPORTS.length) || '/'}`);
 const holder = () => store.objects.get(LEASE)?.['spec']?.holderIdentity;
 
 beforeEach(async () => {
@@ -78,7 +80,12 @@ describe('leader election', () => {
 
   it('takes over a Lease whose holder died once the lease duration has passed unrenewed, by its own clock', async () => {
     let nowMs = Date.parse('2026-12-07T10:00:00Z');
-    store.put(LEASES, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'spiderpool-iaas-webhook-reports', namespace: NS }, spec: { holderIdentity: 'dead', leaseDurationSeconds: 15, renewTime: microTime(nowMs), leaseTransitions: 0 } });
+    store.put(LEASES, {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'spiderpool-iaas-webhook-reports', namespace: NS },
+      spec: { holderIdentity: 'dead', leaseDurationSeconds: 15, renewTime: microTime(nowMs), leaseTransitions: 0 },
+    });
     const b = start('b', { now: () => nowMs });
     const tries = () => store.requests.filter((r) => r.path === LEASE && r.method === 'GET').length;
     await until(() => tries() >= 3, 'b tries the Lease');
@@ -93,7 +100,7 @@ describe('leader election', () => {
 });
 
 describe('reports', () => {
-  it('writes each broken rule\'s report once, and again only when it changed', async () => {
+  it("writes each broken rule's report once, and again only when it changed", async () => {
     const a = start('a');
     await until(() => a.isLeader(), 'a leads');
     await a.sync();
@@ -117,7 +124,11 @@ describe('reports', () => {
   });
 
   it('writes and deletes nothing before the pools are listed (no violation known is not no violation)', async () => {
-    store.put(REPORTS, { apiVersion: 'openreports.io/v1alpha1', kind: 'ClusterReport', metadata: { name: 'spiderpool-iaas-webhook-node-empty', labels: { 'app.kubernetes.io/managed-by': 'spiderpool-iaas-webhook' } } });
+    store.put(REPORTS, {
+      apiVersion: 'openreports.io/v1alpha1',
+      kind: 'ClusterReport',
+      metadata: { name: 'spiderpool-iaas-webhook-node-empty', labels: { 'app.kubernetes.io/managed-by': 'spiderpool-iaas-webhook' } },
+    });
     index = new PoolIndex();
     const a = start('a');
     await until(() => a.isLeader(), 'a leads');
@@ -150,7 +161,7 @@ describe('reports', () => {
     expect(asked()).toBe(1);
     expect(a.crdInstalled()).toBe(false);
     expect(records.filter((r) => /CRD/.test(r.msg)).map((r) => r.msg)).toEqual([
-      'the clusterreports.openreports.io CRD is not installed: no reports (install OpenReports\' CRDs to have them); asking again every 60 s',
+      "the clusterreports.openreports.io CRD is not installed: no reports (install OpenReports' CRDs to have them); asking again every 60 s",
     ]);
     store.refuse = undefined;
     nowMs += 60_000;

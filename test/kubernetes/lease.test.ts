@@ -17,7 +17,16 @@ const held = (holder: string, atMs: number, transitions = 0): LeaseSpec => ({
 describe('leaseStep', () => {
   it('creates an absent Lease, held by the caller, with no transition', () => {
     const { step } = leaseStep('b', undefined, undefined, T0);
-    expect(step).toEqual({ write: 'create', spec: { holderIdentity: 'b', leaseDurationSeconds: 15, acquireTime: '2026-12-07T10:00:00.000000Z', renewTime: '2026-12-07T10:00:00.000000Z', leaseTransitions: 0 } });
+    expect(step).toEqual({
+      write: 'create',
+      spec: {
+        holderIdentity: 'b',
+        leaseDurationSeconds: 15,
+        acquireTime: '2026-12-07T10:00:00.000000Z',
+        renewTime: '2026-12-07T10:00:00.000000Z',
+        leaseTransitions: 0,
+      },
+    });
   });
 
   it("stands by while another holder's lease runs, counted from when this candidate first saw the record", () => {
@@ -34,7 +43,7 @@ describe('leaseStep', () => {
     expect(later.step).toEqual({ write: 'update', spec: { ...held('b', T0 + 15_000), leaseTransitions: 1 } });
   });
 
-  it("restarts the wait each time the holder renews (the record changed)", () => {
+  it('restarts the wait each time the holder renews (the record changed)', () => {
     let observed = leaseStep('b', held('a', T0), undefined, T0).observed;
     observed = leaseStep('b', held('a', T0 + 10_000), observed, T0 + 10_000).observed;
     expect(leaseStep('b', held('a', T0 + 10_000), observed, T0 + 20_000).step.write).toBe('none');

@@ -21,7 +21,10 @@ const base = { policy: 'spiderippool.iaas-webhook.spidernet.io', source: 'spider
 
 describe('clusterReports', () => {
   it('writes one report per broken rule: its results name the pool and field, fail for a Deny rule, warn for Warn and Audit', () => {
-    const counts = new Map<PoolRule, number>([['parent-nic-one', 1], ['pair-ipVersion', 2]]);
+    const counts = new Map<PoolRule, number>([
+      ['parent-nic-one', 1],
+      ['pair-ipVersion', 2],
+    ]);
     const shown = [violation('v6', 'pair-ipVersion'), violation('a', 'parent-nic-one'), violation('v4', 'pair-ipVersion')];
     const reports = clusterReports({ ...base, counts, shown, actionOf: (rule) => (rule === 'pair-ipVersion' ? 'Audit' : 'Deny') });
     expect(reports.map((r) => [r.metadata.name, r.summary])).toEqual([
@@ -41,7 +44,11 @@ describe('clusterReports', () => {
   });
 
   it('keeps a message to one line of at most 255 characters', () => {
-    const [report] = clusterReports({ ...base, counts: new Map([['parent-nic-one', 1]]), shown: [violation('a', 'parent-nic-one', `line one\nline two ${'x'.repeat(600)}`)] });
+    const [report] = clusterReports({
+      ...base,
+      counts: new Map([['parent-nic-one', 1]]),
+      shown: [violation('a', 'parent-nic-one', `line one\nline two ${'x'.repeat(600)}`)],
+    });
     const { message } = report!.results[0]!;
     expect(message).not.toMatch(/\n/);
     expect(message.length).toBeLessThanOrEqual(255);
@@ -52,14 +59,23 @@ describe('clusterReports', () => {
     const longName = (i: number) => `pool-${String(i).padStart(6, '0')}-${'n'.repeat(230)}`; // 253 characters, the longest name
     const counts = new Map(POOL_RULES.map((rule) => [rule, POOLS] as const));
     // What the shell describes: the first REPORT_LIMITS.maxResults pools of each rule, with the longest messages.
-    const shown = POOL_RULES.flatMap((rule) => Array.from({ length: REPORT_LIMITS.maxResults }, (_, i) => violation(longName(i), rule, `Invalid value: "${'é'.repeat(300)}"`)));
-    const reports = clusterReports({ ...base, counts, shown, owner: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'spiderpool-iaas-webhook', uid: 'u' } });
+    const shown = POOL_RULES.flatMap((rule) =>
+      Array.from({ length: REPORT_LIMITS.maxResults }, (_, i) => violation(longName(i), rule, `Invalid value: "${'é'.repeat(300)}"`)),
+    );
+    const reports = clusterReports({
+      ...base,
+      counts,
+      shown,
+      owner: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'spiderpool-iaas-webhook', uid: 'u' },
+    });
     expect(reports).toHaveLength(POOL_RULES.length);
     for (const report of reports) {
       expect(Buffer.byteLength(JSON.stringify(report))).toBeLessThanOrEqual(MIB);
       expect(report.summary.fail).toBe(POOLS);
       expect(report.results.length).toBeGreaterThan(0);
-      expect(report.metadata.annotations?.[TRUNCATED_ANNOTATION]).toBe(`results list ${report.results.length} of ${POOLS} violations, the first pools by name; spiderpool-iaas-webhook audit lists every one`);
+      expect(report.metadata.annotations?.[TRUNCATED_ANNOTATION]).toBe(
+        `results list ${report.results.length} of ${POOLS} violations, the first pools by name; spiderpool-iaas-webhook audit lists every one`,
+      );
     }
   });
 
@@ -72,18 +88,26 @@ describe('clusterReports', () => {
 
   it('says the same content the same way whatever the key order and what the API server adds', () => {
     const [report] = clusterReports({ ...base, counts: new Map([['node-empty', 1]]), shown: [violation('a', 'node-empty')] });
-    const stored = JSON.parse(JSON.stringify({ summary: report!.summary, ...report, metadata: { resourceVersion: '7', managedFields: [{}], ...report!.metadata } }));
+    const stored = JSON.parse(
+      JSON.stringify({ summary: report!.summary, ...report, metadata: { resourceVersion: '7', managedFields: [{}], ...report!.metadata } }),
+    );
     expect(reportContent(stored)).toBe(reportContent(report));
     expect(reportContent({ ...report, summary: { ...report!.summary, fail: 2 } })).not.toBe(reportContent(report));
   });
+});
 
+describe('clusterReports of a PoolViolationTracker', () => {
   it('from a tracker of 50 000 violating pools: the first pools by name of each rule, exact counts, under 1 MiB', () => {
     const POOLS = 50_000;
     const index = new PoolIndex();
     const tracker = new PoolViolationTracker(index);
     // Every pool breaks parent-nic-one; every tenth also names itself as its pair (pair-self).
     const name = (i: number) => `pool-${String(POOLS - i).padStart(5, '0')}`; // listed in reverse name order
-    index.replaceAll(Array.from({ length: POOLS }, (_, i) => spiderIPPool(name(i), { provider: 'cloud', nic: 'eth0,eth1', ...(i % 10 === 0 ? { pair: name(i) } : {}), ips: ['10.0.0.1-10.0.0.10'] })));
+    index.replaceAll(
+      Array.from({ length: POOLS }, (_, i) =>
+        spiderIPPool(name(i), { provider: 'cloud', nic: 'eth0,eth1', ...(i % 10 === 0 ? { pair: name(i) } : {}), ips: ['10.0.0.1-10.0.0.10'] }),
+      ),
+    );
     const firsts = tracker.firstViolators(REPORT_LIMITS.maxResults);
     expect(firsts.get('parent-nic-one')).toEqual(Array.from({ length: REPORT_LIMITS.maxResults }, (_, i) => `pool-${String(i + 1).padStart(5, '0')}`));
     const described = new Set([...firsts.values()].flat());
