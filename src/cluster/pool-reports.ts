@@ -56,6 +56,8 @@ export interface PoolReportsOptions {
   intervalMs?: number;
   crdRecheckMs?: number;
   retryPeriodMs?: number;
+  /** Each API call's deadline, in milliseconds (default: deadline.ts's). */
+  callTimeoutMs?: number;
   now?: () => number;
 }
 
@@ -118,7 +120,7 @@ class ReportWriter {
       .join(',');
     let listed: { items?: unknown[] };
     try {
-      listed = await withDeadline((o) => this.api.listClusterCustomObject({ ...CLUSTER_REPORTS, labelSelector: selector }, o));
+      listed = await withDeadline((o) => this.api.listClusterCustomObject({ ...CLUSTER_REPORTS, labelSelector: selector }, o), this.options.callTimeoutMs);
     } catch (err) {
       if (!(err instanceof ApiException && err.code === 404)) throw err;
       if (this.crd !== false)
@@ -181,16 +183,18 @@ class ReportWriter {
     const operation = stored === undefined ? 'create' : 'update';
     const written = await this.count(operation, () =>
       stored === undefined
-        ? withDeadline((o) => this.api.createClusterCustomObject({ ...CLUSTER_REPORTS, body: report }, o))
-        : withDeadline((o) =>
-            this.api.replaceClusterCustomObject(
-              {
-                ...CLUSTER_REPORTS,
-                name: report.metadata.name,
-                body: { ...report, metadata: { ...report.metadata, resourceVersion: stored.resourceVersion } },
-              },
-              o,
-            ),
+        ? withDeadline((o) => this.api.createClusterCustomObject({ ...CLUSTER_REPORTS, body: report }, o), this.options.callTimeoutMs)
+        : withDeadline(
+            (o) =>
+              this.api.replaceClusterCustomObject(
+                {
+                  ...CLUSTER_REPORTS,
+                  name: report.metadata.name,
+                  body: { ...report, metadata: { ...report.metadata, resourceVersion: stored.resourceVersion } },
+                },
+                o,
+              ),
+            this.options.callTimeoutMs,
           ),
     );
     this.written!.set(report.metadata.name, {
@@ -200,7 +204,7 @@ class ReportWriter {
   }
 
   private async remove(name: string): Promise<void> {
-    await this.count('delete', () => withDeadline((o) => this.api.deleteClusterCustomObject({ ...CLUSTER_REPORTS, name }, o)));
+    await this.count('delete', () => withDeadline((o) => this.api.deleteClusterCustomObject({ ...CLUSTER_REPORTS, name }, o), this.options.callTimeoutMs));
     this.written!.delete(name);
   }
 
@@ -237,11 +241,14 @@ export function startPoolReports(options: PoolReportsOptions): PoolReports {
       lastFailure = line;
     }
   };
-  // One round at a time: a timer's round waits for the one in progress.
+  // One round at a time; a tick while one runs or waits is dropped, so rounds never pile up behind a slow API server.
+  let queued = 0;
   const round = () => {
-    running = running.then(once);
+    queued++;
+    running = running.then(once).finally(() => queued--);
     return running;
   };
+  const tick = () => void (queued === 0 && round());
   const election: LeaderElection = startLeaderElection({
     kubeConfig: options.kubeConfig,
     lease: options.lease,
@@ -249,13 +256,13 @@ export function startPoolReports(options: PoolReportsOptions): PoolReports {
     ...(options.ownerClusterRole === undefined ? {} : { owner: () => clusterRoleOwner(options.kubeConfig, options.ownerClusterRole!) }),
     onLeading: (leading) => {
       writer.reset();
-      if (leading) void round();
+      if (leading) tick();
     },
     logger: options.logger,
     ...(options.retryPeriodMs === undefined ? {} : { retryPeriodMs: options.retryPeriodMs }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
-  const timer = setInterval(() => void round(), options.intervalMs ?? REPORT_INTERVAL_MS).unref();
+  const timer = setInterval(tick, options.intervalMs ?? REPORT_INTERVAL_MS).unref();
   return {
     isLeader: () => election.isLeader(),
     crdInstalled: () => writer.crdInstalled(),

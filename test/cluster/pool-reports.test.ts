@@ -169,4 +169,14 @@ describe('reports', () => {
     expect(a.crdInstalled()).toBe(true);
     expect(writes()).toEqual(['POST /', 'POST /']);
   });
+
+  it('never piles rounds up behind an API server that does not answer: ticks while one runs are dropped', async () => {
+    store.hang = (r) => r.path === REPORTS;
+    const a = start('a', { intervalMs: 10, callTimeoutMs: 200 });
+    await until(() => store.hung.count >= 3, 'three lists left unanswered', { timeoutMs: 20_000 });
+    const before = store.hung.count;
+    await a.stop();
+    // Only the round in progress finishes (≤ 1 more list); piled-up rounds would each list again.
+    expect(store.hung.count).toBeLessThanOrEqual(before + 1);
+  });
 });
