@@ -36,6 +36,9 @@ export const DEFAULT_PORT = 8443;
 export const DEFAULT_SERVICE_NAME = 'spiderpool-iaas-webhook';
 export const DEFAULT_NAMESPACE = 'spiderpool-iaas-webhook';
 
+/** The Lease (in the pods' namespace) whose holder keeps the OpenReports reports: deploy/base/rbac.yaml names it. */
+export const REPORTS_LEASE_NAME = 'spiderpool-iaas-webhook-reports';
+
 /** Spiderpool's ConfigMap and its data key (brief: "Spiderpool ConfigMap"). */
 export const DEFAULT_CONFIGMAP_NAME = 'spiderpool-conf';
 export const CONF_YML_KEY = 'conf.yml';

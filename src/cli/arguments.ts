@@ -60,3 +60,14 @@ export function collectEnforcement(value: string, previous: string[]): string[] 
   }
   return values;
 }
+
+/**
+ * commander argument parser of a `true|false` flag value (`--reports=false`), in any case.
+ *
+ * @throws InvalidArgumentError for anything else.
+ */
+export function parseBoolean(value: string): boolean {
+  const lower = value.toLowerCase();
+  if (lower !== 'true' && lower !== 'false') throw new InvalidArgumentError('must be true or false');
+  return lower === 'true';
+}

@@ -12,7 +12,7 @@ import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PO
 import { parseGoDuration } from '../go/duration-parse.js';
 import { suggestGoDuration } from '../go/duration-suggest.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_TIMEOUTS } from '../server/limits.js';
-import { collectAnnotation, collectEnforcement, parseObjectName, parseOperation, parseUnsyncedPools } from './arguments.js';
+import { collectAnnotation, collectEnforcement, parseBoolean, parseObjectName, parseOperation, parseUnsyncedPools } from './arguments.js';
 import { inputPaths, readInput, readStdin } from './input.js';
 import { UsageError } from './cluster-state.js';
 import type { CertsArguments } from './certs.js';
@@ -137,6 +137,10 @@ configMapOptions(
     .option('--peer-readiness', "watch the other replicas of the Deployment and mark one whose port and heartbeat fall silent not ready (its pod's Ready condition), so the API server stops calling a dead node's pod within seconds (docs/operations.md)")
     .option('--rebalance', 'evict this replica, through the PodDisruptionBudget, when it shares its node with another while a node that could take it holds none (after a node came back)')
     .addOption(new Option('--pod-name <name>', "with --peer-readiness or --rebalance: this pod's name").env('POD_NAME'))
+    .addOption(
+      new Option('--reports <enabled>', 'true or false: keep OpenReports ClusterReports of the stored pools\' violations, one replica at a time (a Lease in --namespace); default true with a cluster')
+        .argParser(parseBoolean),
+    )
     .addOption(new Option('--log-level <level>', 'log level').env('LOG_LEVEL').choices(LOG_LEVELS).default('info')),
 ).action(async (opts: ServeArguments) => {
   const { serve } = await import('./serve.js');

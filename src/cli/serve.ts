@@ -9,12 +9,15 @@
  * port: input it cannot use, as for every command; 1 means findings elsewhere in the CLI);
  * 1 when stopping fails.
  */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { DualStack } from '../spiderpool/candidate-categories.js';
 import { findKubeConfig } from '../cluster/kubeconfig-source.js';
 import type { PoolCache } from '../cluster/pool-cache.js';
 import type { UnsyncedPools } from '../rules/pool-pair.js';
-import { DEFAULT_SPIDERPOOL_NAMESPACE } from '../defaults.js';
+import { DEFAULT_SPIDERPOOL_NAMESPACE, REPORTS_LEASE_NAME } from '../defaults.js';
 import type { WebhookMetrics } from '../server/metrics.js';
 import { closeLog, createLogger } from '../server/logger.js';
 import type { ReadinessCheck } from '../kubernetes/healthz.js';
@@ -22,7 +25,8 @@ import type { RunningServer } from '../server/serve.js';
 import type { LifecycleFlags } from './lifecycle.js';
 import { watchReplicas, type ReplicaFlags } from './replicas.js';
 import { afterRequestsSent } from './requests-sent.js';
-import { parseEnforcement } from '../rules/enforcement-table.js';
+import { actionsOf, parseEnforcement } from '../rules/enforcement-table.js';
+import type { ActionOf } from '../admission/enforcement.js';
 
 /** `serve`'s options as the command line parses them. */
 export interface ServeArguments extends Omit<LifecycleFlags, 'configmapNamespace'>, ReplicaFlags {
@@ -50,6 +54,8 @@ export interface ServeArguments extends Omit<LifecycleFlags, 'configmapNamespace
   logLevel: string;
   /** `--enforcement` values, checked as parsed (`collectEnforcement`). */
   enforcement: string[];
+  /** `--reports`: keep the OpenReports ClusterReports (one replica at a time); default: on with a cluster. */
+  reports?: boolean;
   configmapName: string;
   configmapNamespace?: string;
 }
@@ -69,7 +75,8 @@ export async function serve(opts: ServeArguments): Promise<void> {
   let started: RunningServer | undefined;
   try {
     const conf = { name: opts.configmapName, namespace: opts.configmapNamespace ?? DEFAULT_SPIDERPOOL_NAMESPACE };
-    const watching = opts.poolCache ? await watchPools({ kubeconfig: opts.kubeconfig, context: opts.context }, conf, { syncWaitMs: opts.poolCacheSyncWait, unsyncedPools: opts.unsyncedPools }, logger) : undefined;
+    const sync = { syncWaitMs: opts.poolCacheSyncWait, unsyncedPools: opts.unsyncedPools, reports: reportsWanted(opts, logger) };
+    const watching = opts.poolCache ? await watchPools({ kubeconfig: opts.kubeconfig, context: opts.context }, conf, sync, logger) : undefined;
     if (!opts.poolCache) logger.warn('--no-pool-cache: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
     cache = watching?.cache;
     const [{ startServer }, { manageWebhookConfiguration, provisionCertificates, webhookCaBundleReadiness }] = await Promise.all([import('../server/serve.js'), import('./lifecycle.js')]);
@@ -173,10 +180,34 @@ interface ServeCluster {
   context: string | undefined;
 }
 
-/** How the pool cache waits for its first list, in milliseconds, and what IaaS pool writes get until it has. */
+/** How the pool cache waits for its first list, in milliseconds, what IaaS pool writes get until it has, and where the reports' Lease is. */
 interface PoolSync {
   syncWaitMs: number;
   unsyncedPools: UnsyncedPools;
+  reports: ReportsPlace | undefined;
+}
+
+/** The reports Lease's namespace, the reports' owner, and each rule's action (a Deny rule's result is `fail`, others `warn`). */
+interface ReportsPlace {
+  namespace: string;
+  ownerClusterRole?: string;
+  actionOf: ActionOf;
+}
+
+/**
+ * Where the reports are kept from, or `undefined` when they are off: `--reports=false`, or
+ * by default without the pod's namespace (logged).
+ *
+ * @throws Error for `--reports=true` without `--namespace` (POD_NAMESPACE).
+ */
+function reportsWanted(opts: ServeArguments, logger: Logger): ReportsPlace | undefined {
+  if (opts.reports === false) return undefined;
+  if (opts.namespace === undefined || opts.namespace === '') {
+    if (opts.reports === true) throw new Error("--reports needs the pod's namespace for its Lease: pass --namespace or set POD_NAMESPACE");
+    return void logger.info('no --namespace (POD_NAMESPACE): no OpenReports reports (their Lease lives in the pod\'s namespace)');
+  }
+  const actionOf = actionsOf(parseEnforcement(opts.enforcement));
+  return { namespace: opts.namespace, actionOf, ...(opts.ownerClusterRole === undefined ? {} : { ownerClusterRole: opts.ownerClusterRole }) };
 }
 
 /** `watchPools` once a kubeconfig was found: `noCluster` when it has gone since. */
@@ -196,17 +227,39 @@ async function startWatching(
   const cluster = loadKubeConfig(flags.kubeconfig, undefined, flags.context !== undefined ? { context: flags.context } : {});
   if (cluster === undefined) return void noCluster(); // removed since it was found
   logger.info({ source: cluster.source, from: cluster.from }, 'watching SpiderIPPools for the dual-stack pair checks');
-  const cache = startPoolCache(cluster.config, { logger, ...sync });
+  const { reports: place, ...cacheSync } = sync;
+  const cache = startPoolCache(cluster.config, { logger, ...cacheSync });
   logger.info(conf, 'watching spiderpool-conf for enableIPv6 (candidate-pool warnings)');
   const confs = confCache.startSpiderpoolConfCache(cluster.config, conf, { logger });
   const metrics = createWebhookMetrics();
   registerPoolCacheMetrics(metrics.registry, cache);
   confCache.registerSpiderpoolConfCacheMetrics(metrics.registry, confs);
+  const reports = place === undefined ? undefined : await startReports(cluster.config, cache, place, metrics, logger);
   return {
-    cache: { pools: cache.pools, stop: () => Promise.all([cache.stop(), confs.stop()]).then(() => undefined) },
+    // The reports first: a leader hands its Lease back before the watches end.
+    cache: { pools: cache.pools, stop: () => (reports?.stop() ?? Promise.resolve()).then(() => Promise.all([cache.stop(), confs.stop()])).then(() => undefined) },
     dualStack: () => confs.state.dualStack(),
     readiness: [poolCacheReadinessCheck(cache), confCache.spiderpoolConfReadinessCheck(confs)],
     metrics,
   };
 }
 
+
+/** The OpenReports reports of the stored pools' violations, kept by one replica at a time (src/cluster/pool-reports.ts). */
+async function startReports(config: KubeConfig, cache: PoolCache, place: ReportsPlace, metrics: WebhookMetrics, logger: Logger): Promise<{ stop(): Promise<void> }> {
+  const [{ registerPoolReportMetrics, startPoolReports }, { EVENT_LOOP_SLICING }] = await Promise.all([import('../cluster/pool-reports.js'), import('../store/slices.js')]);
+  logger.info({ lease: `${place.namespace}/${REPORTS_LEASE_NAME}` }, 'keeping the OpenReports ClusterReports of the stored pools\' violations while holding the Lease');
+  const reports = startPoolReports({
+    kubeConfig: config,
+    tracker: cache.violations,
+    synced: () => cache.pools.hasSynced(),
+    uidOf: (pool) => cache.pools.get(pool)?.metadata.uid,
+    lease: { namespace: place.namespace, name: REPORTS_LEASE_NAME },
+    identity: `${hostname()}_${randomUUID()}`,
+    ...place,
+    slicing: EVENT_LOOP_SLICING,
+    logger,
+  });
+  registerPoolReportMetrics(metrics.registry, reports);
+  return reports;
+}

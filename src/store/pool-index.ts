@@ -29,14 +29,14 @@ export type PoolChangeListener = (touched: ReadonlySet<string> | 'all') => void;
 /**
  * A SpiderIPPool as the cache keeps it, the one statement of that shape: the output of
  * {@link SpiderIPPoolSchema} (the fields the rules read, their annotations only), with
- * `apiVersion`, `kind`, `metadata.resourceVersion` and `metadata.labels` (what a webhook's
- * `objectSelector` reads of an old object) beside it, and the status reduced to what `allocations` reads
+ * `apiVersion`, `kind`, `metadata.resourceVersion`, `metadata.uid` (what a report names) and
+ * `metadata.labels` (what a webhook's `objectSelector` reads of an old object) beside it, and the status reduced to what `allocations` reads
  * (`allocationStatus`). Judged, it decides as the object it came from.
  */
 export type StoredPool = SpiderIPPool & {
   apiVersion?: string;
   kind?: string;
-  metadata: SpiderIPPool['metadata'] & { labels?: Record<string, string>; resourceVersion?: string };
+  metadata: SpiderIPPool['metadata'] & { labels?: Record<string, string>; resourceVersion?: string; uid?: string };
 };
 
 /** One copy of each `apiVersion` and `kind` (every listed pool brings its own: ~80 bytes a pool). */
@@ -62,7 +62,7 @@ export function slimPool(object: unknown): StoredPool | undefined {
   if (typeof object === 'object' && object !== null && slimmed.has(object)) return object as StoredPool;
   const parsed = compiled(SpiderIPPoolSchema).safeParse(object);
   if (!parsed.success || parsed.data.metadata.name === undefined) return undefined;
-  const { apiVersion, kind, metadata } = object as { apiVersion?: unknown; kind?: unknown; metadata: { labels?: unknown; resourceVersion?: unknown } };
+  const { apiVersion, kind, metadata } = object as { apiVersion?: unknown; kind?: unknown; metadata: { labels?: unknown; resourceVersion?: unknown; uid?: unknown } };
   const status = allocationStatus(parsed.data);
   const pool: StoredPool = {
     ...(typeof apiVersion === 'string' ? { apiVersion: shared(apiVersion) } : {}),
@@ -70,6 +70,7 @@ export function slimPool(object: unknown): StoredPool | undefined {
     metadata: {
       ...parsed.data.metadata,
       ...(typeof metadata.resourceVersion === 'string' ? { resourceVersion: metadata.resourceVersion } : {}),
+      ...(typeof metadata.uid === 'string' ? { uid: metadata.uid } : {}),
       ...(isStringMap(metadata.labels) ? { labels: metadata.labels } : {}),
     },
     ...(parsed.data.spec === undefined ? {} : { spec: parsed.data.spec }),

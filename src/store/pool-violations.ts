@@ -104,10 +104,31 @@ export class PoolViolationTracker {
 
   /** Every current violation, by pool name (the violating pools judged again, for their messages). */
   violations(): PoolViolation[] {
-    return [...this.byPool.keys()].flatMap((name) => {
-      const pool = this.index.get(name); // undefined: gone from a list whose pass is not done yet
-      return pool === undefined ? [] : storedPoolViolations(pool, name, this.index).map((v) => describeViolation(name, v));
-    });
+    return [...this.byPool.keys()].flatMap((name) => this.describe(name));
+  }
+
+  /** The violations of pool `name`, judged again for their messages; none when it is gone (from a list whose pass is not done yet). */
+  describe(name: string): PoolViolation[] {
+    const pool = this.index.get(name);
+    return pool === undefined ? [] : storedPoolViolations(pool, name, this.index).map((v) => describeViolation(name, v));
+  }
+
+  /**
+   * For each rule with violations, the names of its first `perRule` violating pools in name
+   * order (UTF-16 code units, as `sort()`): what a bounded report shows. O(violations) and a
+   * sort of each rule's names; no pool is judged.
+   */
+  firstViolators(perRule: number): Map<PoolRule, string[]> {
+    const byRule = new Map<PoolRule, string[]>();
+    for (const [name, tallies] of this.byPool) {
+      for (const rule of new Set(tallies.map((t) => t.rule))) {
+        const names = byRule.get(rule);
+        if (names === undefined) byRule.set(rule, [name]);
+        else names.push(name);
+      }
+    }
+    for (const [rule, names] of byRule) byRule.set(rule, names.sort().slice(0, perRule));
+    return byRule;
   }
 
   /**

@@ -73,7 +73,20 @@ describe('deploy/ read without kubectl', () => {
       { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], resourceNames: ['spiderpool-iaas-webhook'], verbs: ['get'] },
       // --rebalance: which nodes could take a replica; read only.
       { apiGroups: [''], resources: ['nodes'], verbs: ['list'] },
+      { apiGroups: ['openreports.io'], resources: ['clusterreports'], verbs: ['get', 'list', 'create', 'update', 'patch', 'delete'] },
     ]);
+  });
+
+  test('grants the reports Lease by name (create by none: a POST names its object in the body), bound in its namespace', () => {
+    const role = rendered.find((o) => o['kind'] === 'Role' && o['metadata']['name'] === 'spiderpool-iaas-webhook-reports')!;
+    expect(role['metadata']['namespace']).toBe('spiderpool-iaas-webhook');
+    expect(role['rules']).toEqual([
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['spiderpool-iaas-webhook-reports'], verbs: ['get', 'update'] },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+    ]);
+    const binding = rendered.find((o) => o['kind'] === 'RoleBinding' && o['metadata']['name'] === 'spiderpool-iaas-webhook-reports')!;
+    expect(binding['subjects']).toEqual([{ kind: 'ServiceAccount', name: 'spiderpool-iaas-webhook', namespace: 'spiderpool-iaas-webhook' }]);
+    expect(container(rendered)['args']).toContain('--reports=true');
   });
 
   test('the conf-reader Role and binding stay in Spiderpool\'s namespace, their subject follows the ServiceAccount', () => {

@@ -40,7 +40,7 @@ describe('slimPool', () => {
     expect(slim).toEqual({
       apiVersion: 'spiderpool.spidernet.io/v2beta1',
       kind: 'SpiderIPPool',
-      metadata: { ...fullRead.metadata, resourceVersion: '4812', labels: { team: 'net' } },
+      metadata: { ...fullRead.metadata, resourceVersion: '4812', uid: '0d6f', labels: { team: 'net' } },
       spec: fullRead.spec,
       status: { allocatedIPCount: 64 },
     });
