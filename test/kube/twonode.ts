@@ -1,0 +1,123 @@
+/**
+ * What the two-node scenarios (twonode.test.ts) do to the cluster: the second node
+ * (second-node.sh: up, kill, revive, cut, heal, down), where the webhook's replicas run and
+ * serve, and placing them there.
+ */
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { until } from '../helpers/until.js';
+import { runProcess } from '../e2e/cluster/processes.js';
+import { ROOT } from '../e2e/cluster/webhook.js';
+import { ApiClient, clusterDir, getJson, mustKubectl } from './kube.js';
+import { DEPLOYMENT, NS, webhookPods } from './webhook-install.js';
+
+/** cluster.sh's NODE_NAME: it also runs the control plane, so it is never killed. */
+export const FIRST_NODE = 'k1node';
+/** second-node.sh's NODE_NAME. */
+export const SECOND_NODE = 'k2node';
+export const BOTH_NODES = [FIRST_NODE, SECOND_NODE];
+
+/** Runs `second-node.sh ACTION` on the cluster; throws with its output when it fails. */
+export async function secondNode(action: 'up' | 'kill' | 'revive' | 'cut' | 'heal' | 'down'): Promise<void> {
+  const r = await runProcess('bash', [path.join(ROOT, 'test/kube/second-node.sh'), action, clusterDir()], { timeoutMs: 240_000 });
+  if (r.code !== 0) throw new Error(`second-node.sh ${action} failed (exit ${r.code}): ${r.stdout}${r.stderr}`);
+}
+
+const isReady = (pod: any): boolean => pod.status.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True') === true;
+
+/** The nodes of the webhook's Ready pods (not being deleted), one entry per pod, sorted. */
+export async function readyPlacement(): Promise<string[]> {
+  return (await webhookPods()).filter(isReady).map((p) => p.spec.nodeName as string).sort();
+}
+
+/** The nodes of the webhook Service's ready endpoints: where the API server sends reviews. */
+export async function servingNodes(): Promise<string[]> {
+  const slices = await getJson('endpointslices', undefined, NS);
+  return slices.items.flatMap((s: any) => (s.endpoints ?? []).filter((e: any) => e.conditions.ready).map((e: any) => e.nodeName as string)).sort();
+}
+
+/** Resolves once exactly the webhook's pods, all Ready, run on `nodes` (one entry per pod, sorted). */
+export async function placedOn(nodes: readonly string[], timeoutMs: number): Promise<void> {
+  let seen: string[] = [];
+  await until(
+    async () => {
+      const pods = (await getJson('pods', undefined, NS)).items as any[];
+      seen = pods.map((p) => `${p.metadata.name}@${p.spec.nodeName ?? '-'}${isReady(p) ? '' : '(not ready)'}`);
+      return pods.length === nodes.length && pods.every(isReady) && JSON.stringify(pods.map((p) => p.spec.nodeName).sort()) === JSON.stringify(nodes);
+    },
+    `the webhook's pods Ready on ${nodes.join(', ')}`,
+    { timeoutMs, intervalMs: 1000, describe: () => seen.join(' ') },
+  );
+}
+
+const cordon = (node: string, on: boolean) => mustKubectl([on ? 'cordon' : 'uncordon', node]);
+
+/** One replica per node: when both share one, one of them is deleted there while that node is cordoned. */
+export async function spreadReplicas(): Promise<void> {
+  const nodes = await readyPlacement();
+  if (nodes.length === 2 && nodes[0] !== nodes[1]) return;
+  const crowded = nodes[0]!;
+  await cordon(crowded, true);
+  try {
+    const victim = (await webhookPods()).find((p) => p.spec.nodeName === crowded)!;
+    await mustKubectl(['delete', 'pod', '-n', NS, victim.metadata.name, '--timeout=90s'], { timeoutMs: 100_000 });
+    await placedOn(BOTH_NODES, 120_000);
+  } finally {
+    await cordon(crowded, false);
+  }
+}
+
+/**
+ * Both replicas on `node`, as a scheduler may leave them: the other node cordoned, the
+ * Deployment restarted, and a new pod the scheduler cannot place (a hard spread counts
+ * the cordoned node) bound to `node` through the pods/binding API. Leaves the other
+ * node cordoned: uncordoned, it would let replicas move apart before the scenario.
+ */
+export async function crowdOnto(node: string): Promise<void> {
+  const other = BOTH_NODES.find((n) => n !== node)!;
+  await cordon(other, true);
+  await mustKubectl(['-n', NS, 'rollout', 'restart', DEPLOYMENT]);
+  const client = new ApiClient();
+  try {
+    await until(
+      async () => {
+        const pods = (await getJson('pods', undefined, NS)).items as any[];
+        for (const p of pods.filter((p) => !p.spec.nodeName && p.metadata.deletionTimestamp === undefined)) {
+          const binding = { apiVersion: 'v1', kind: 'Binding', metadata: { name: p.metadata.name }, target: { apiVersion: 'v1', kind: 'Node', name: node } };
+          await client.send('POST', `/api/v1/namespaces/${NS}/pods/${p.metadata.name}/binding`, binding);
+        }
+        return pods.length === 2 && pods.every((p) => p.spec.nodeName === node && isReady(p));
+      },
+      `both webhook pods Ready on ${node}`,
+      { timeoutMs: 180_000, intervalMs: 1000 },
+    );
+  } finally {
+    client.close();
+  }
+}
+
+export const uncordon = (node: string) => cordon(node, false);
+
+/**
+ * Polls the webhook's pods every second while `during` runs and returns the longest time
+ * one of them was seen not Ready, in seconds (whole polls: ±1 s).
+ */
+export async function longestNotReadySeconds(during: Promise<void>): Promise<number> {
+  let done = false;
+  const finished = during.finally(() => {
+    done = true;
+  });
+  const since = new Map<string, number>();
+  let longestMs = 0;
+  while (!done) {
+    const now = Date.now();
+    for (const pod of await webhookPods()) {
+      const name = pod.metadata.name as string;
+      if (isReady(pod)) since.delete(name);
+      else longestMs = Math.max(longestMs, now - (since.get(name) ?? since.set(name, now).get(name)!));
+    }
+    await Promise.race([sleep(1000), finished.catch(() => undefined)]);
+  }
+  await finished;
+  return Math.round(longestMs / 100) / 10;
+}
