@@ -8,8 +8,8 @@
  * candidate lists by IP version, and what a status update leaves behind. In-process, no
  * cluster; the numbers are heap only (RSS adds the runtime and the collector's slack).
  */
-import { PoolViolationTracker } from '../src/audit/pool-violations.js';
-import { PoolIndex, slimPool } from '../src/state/pool-index.js';
+import { PoolViolationTracker } from '../src/store/pool-violations.js';
+import { PoolIndex, slimPool } from '../src/store/pool-index.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) {

@@ -4,8 +4,8 @@
  * 50 µs per review). The review is the one the server makes: `createReviewer` with the
  * synced pool index and a known dual-stack setting, the body already parsed.
  */
-import { createReviewer } from '../src/validators.js';
-import { PoolIndex } from '../src/state/pool-index.js';
+import { createReviewer } from '../src/rules/registry.js';
+import { PoolIndex } from '../src/store/pool-index.js';
 
 /** 1 000 pools: 400 IaaS and 100 traditional IPv4, 10 of the IaaS ones paired with 10 of 500 IPv6. */
 export function thousandPools(): PoolIndex {

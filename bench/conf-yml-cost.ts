@@ -7,7 +7,7 @@
  * 16×. Jest cannot time out synchronous code, so this bound is checked here, as a ratio
  * within one run, not as a time.
  */
-import { readConfYml } from '../src/config/conf-yml.js';
+import { readConfYml } from '../src/spiderpool/conf-yml.js';
 import type { MicroResult } from './micro.js';
 
 /** The two sizes (characters) and the bound on the ratio of their times: linear is 4×. */

@@ -8,7 +8,7 @@
  * Usage: node dist-bench/bench/isolation-server.js <cert-dir> worker|in-process [pools, default 10 000]
  */
 import { pino } from 'pino';
-import { PoolIndex } from '../src/state/pool-index.js';
+import { PoolIndex } from '../src/store/pool-index.js';
 import { DEFAULT_MAX_CONNECTIONS } from '../src/server/limits.js';
 import { startServer } from '../src/server/serve.js';
 

@@ -9,16 +9,16 @@
  *
  * Prints a table and writes bench/results/pools.json (not with `--quick`, the smoke run:
  * run.ts starts this first). Timing is reported, never asserted
- * (a unit test asserts the re-judgement count: test/audit/pool-violations.test.ts).
+ * (a unit test asserts the re-judgement count: test/store/pool-violations.test.ts).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { KubeObject } from '../src/kubernetes/build.js';
-import { PoolViolationTracker } from '../src/audit/pool-violations.js';
+import { PoolViolationTracker } from '../src/store/pool-violations.js';
 import { auditState } from '../src/cli/audit.js';
-import { PoolIndex } from '../src/state/pool-index.js';
-import { ClusterState } from '../src/state/state.js';
+import { PoolIndex } from '../src/store/pool-index.js';
+import { ClusterState } from '../src/store/state.js';
 
 const REPO_DIR = new URL('../../', import.meta.url).pathname;
 

@@ -3,8 +3,8 @@
  * (after controller-runtime's `admission.Allowed`, `Denied`, `Errored` and
  * `apierrors.NewInvalid`).
  */
-import { aggregateFieldErrors, fieldErrorBody, forbidden, type FieldError } from '../field/errors.js';
-import { quoteShown, truncate } from '../field/quote.js';
+import { aggregateFieldErrors, fieldErrorBody, forbidden, type FieldError } from '../kubernetes/field-errors.js';
+import { quoteShown, truncate } from '../go/strconv-quote.js';
 import type { GroupKind } from '../kubernetes/resources.js';
 import type { Status, Verdict } from '../kubernetes/schema.js';
 

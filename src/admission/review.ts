@@ -1,13 +1,12 @@
 /**
  * The generic reviewer: the pure function from an AdmissionReview to the response
- * AdmissionReview for the validators it is handed (src/validators.ts hands it every one),
+ * AdmissionReview for the validators it is handed (src/rules/registry.ts hands it every one),
  * shared by the HTTPS server and the CLI. It knows no guarded kind.
  */
-import { WEBHOOKS } from '../defaults.js';
-import { firstIssue } from '../field/issue.js';
+import { firstIssue } from '../kubernetes/field-issue.js';
 import { resourceOf } from '../kubernetes/resources.js';
 import { compiled } from '../kubernetes/fast-schema.js';
-import type { SomeValidator } from '../rules/validator.js';
+import type { SomeValidator } from './contract.js';
 import { allowed } from './response.js';
 import {
   ADMISSION_API_VERSION,
@@ -48,27 +47,34 @@ export interface WiredValidator {
   validator: SomeValidator;
 }
 
+/** A webhook of the configuration, as far as routing a kind to it goes. */
+export interface WebhookRoute {
+  name: string;
+  apiGroups: readonly string[];
+  resources: readonly string[];
+}
+
 /**
- * The webhook that sends `validator`'s kind: the first row of {@link WEBHOOKS} listing its
- * group and resource (the SpiderIPPool one before the default pools' warn-only one).
+ * The webhook that sends `validator`'s kind: the first of `webhooks` listing its group and
+ * resource (so order decides between a refusing and a warn-only webhook of one kind).
  *
  * @throws Error when no webhook sends the kind (a validator no configuration would call).
  */
-function webhookOf(validator: SomeValidator): string {
+function webhookOf(validator: SomeValidator, webhooks: readonly WebhookRoute[]): string {
   const { group, kind } = validator.groupKind;
   const { resource } = resourceOf(validator.groupKind, false);
-  const row = Object.values(WEBHOOKS).find((webhook) => (webhook.apiGroups as readonly string[]).includes(group) && (webhook.resources as readonly string[]).includes(resource));
-  if (row === undefined) throw new Error(`no webhook of WEBHOOKS sends ${kind}${group ? `.${group}` : ''} (${resource})`);
+  const row = webhooks.find((webhook) => webhook.apiGroups.includes(group) && webhook.resources.includes(resource));
+  if (row === undefined) throw new Error(`no webhook sends ${kind}${group ? `.${group}` : ''} (${resource})`);
   return row.name;
 }
 
 /**
- * Each of `validators` with the webhook that sends its kind.
+ * Each of `validators` with the first of `webhooks` that sends its kind.
  *
- * @throws Error when no webhook of `WEBHOOKS` sends one of the kinds.
+ * @throws Error when no webhook sends one of the kinds.
  */
-export function withWebhooks(validators: readonly SomeValidator[]): WiredValidator[] {
-  return validators.map((validator) => ({ webhook: webhookOf(validator), validator }));
+export function withWebhooks(validators: readonly SomeValidator[], webhooks: readonly WebhookRoute[]): WiredValidator[] {
+  return validators.map((validator) => ({ webhook: webhookOf(validator, webhooks), validator }));
 }
 
 /** A validator bound to the generic dispatch, so validators of different object types share one list. */

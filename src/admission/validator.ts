@@ -5,13 +5,13 @@
  * operation, and turn what it found into the decision: field errors into the `Invalid`
  * status with the validator's GroupKind (`apierrors.NewInvalid`), warnings kept.
  */
-import { firstIssue } from '../field/issue.js';
-import { Path } from '../field/path.js';
+import { firstIssue } from '../kubernetes/field-issue.js';
+import { Path } from '../kubernetes/field-path.js';
 import { compiled } from '../kubernetes/fast-schema.js';
 import { nameOf } from '../kubernetes/metadata.js';
 import type { GroupKind } from '../kubernetes/resources.js';
 import type { AdmissionRequest, Verdict } from '../kubernetes/schema.js';
-import type { Findings, Validator } from '../rules/validator.js';
+import type { Findings, Validator } from './contract.js';
 import { allowed, denied, errored, invalidStatus } from './response.js';
 
 /** What a validator decided of one request: the verdict, and the rules that refused it (empty when allowed). */

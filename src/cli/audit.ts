@@ -3,13 +3,13 @@
  * rules (pools created before the webhook, or let through by ratcheting), judged by the
  * same code as the webhook's CREATE and the server's violation gauges.
  */
-import { PoolViolationTracker, type PoolViolation } from '../audit/pool-violations.js';
-import type { ClusterState } from '../state/state.js';
-import { quoteGoString } from '../field/quote.js';
+import { PoolViolationTracker, type PoolViolation } from '../store/pool-violations.js';
+import type { ClusterState } from '../store/state.js';
+import { quoteGoString } from '../go/strconv-quote.js';
 import { iaasProvider } from '../spiderpool/pool.js';
 import type { CommandResult } from './review-file.js';
 import { loadState, UsageError } from './cluster-state.js';
-import { ManifestError, manifestFiles, listItems, parseDocuments, readText } from '../manifest/read.js';
+import { ManifestError, manifestFiles, listItems, parseDocuments, readText } from '../kubernetes/manifests.js';
 import { printed, type OutputFormat } from './kubectl-output.js';
 
 /** What `audit` found, as `-o json` prints it. */

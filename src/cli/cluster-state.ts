@@ -4,9 +4,9 @@
  */
 import { existsSync } from 'node:fs';
 import type { KubeObject } from '../kubernetes/build.js';
-import { ClusterState } from '../state/state.js';
-import { readManifestPaths } from '../manifest/read.js';
-import { quoteGoString } from '../field/quote.js';
+import { ClusterState } from '../store/state.js';
+import { readManifestPaths } from '../kubernetes/manifests.js';
+import { quoteGoString } from '../go/strconv-quote.js';
 
 export interface StateSource {
   /** `--pools`: files or folders of manifests. */

@@ -15,7 +15,7 @@
  *   deduplicating warning writer); all of it on stderr.
  */
 import { stringify } from 'yaml';
-import { quoteGoString } from '../field/quote.js';
+import { quoteGoString } from '../go/strconv-quote.js';
 import type { Status } from '../kubernetes/schema.js';
 
 /** One write's refusal, as the API server returns it to kubectl. */

@@ -9,7 +9,7 @@ import { assertRotationPolicy } from '../certs/rotation.js';
 import { WEBHOOKS } from '../defaults.js';
 import { CA_BUNDLE_OVERLAP_MS } from '../registration/ca-bundle.js';
 import type { WebhookConfigurationManager } from '../registration/manage.js';
-import type { ReadinessCheck } from '../server/readiness.js';
+import type { ReadinessCheck } from '../kubernetes/healthz.js';
 import { parseObjectName } from './arguments.js';
 
 /** How often the Secret is read again and the webhook configuration compared, in milliseconds. */

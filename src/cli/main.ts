@@ -9,9 +9,9 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { levels } from 'pino';
 import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME, DEFAULT_SYNC_WAIT_MS } from '../defaults.js';
-import { parseGoDuration } from '../duration/parse.js';
-import { suggestGoDuration } from '../duration/suggest.js';
-import { readText } from '../manifest/read.js';
+import { parseGoDuration } from '../go/duration-parse.js';
+import { suggestGoDuration } from '../go/duration-suggest.js';
+import { readText } from '../kubernetes/manifests.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_TIMEOUTS } from '../server/limits.js';
 import { collectAnnotation, parseObjectName, parseOperation, parseUnsyncedPools } from './arguments.js';
 import type { CertsArguments } from './certs.js';
@@ -131,6 +131,8 @@ configMapOptions(
         .argParser(parseUnsyncedPools)
         .default('Refuse'),
     )
+    .option('--peer-readiness', "watch the other replicas of the Deployment and mark one whose port and heartbeat fall silent not ready (its pod's Ready condition), so the API server stops calling a dead node's pod within seconds (docs/operations.md)")
+    .addOption(new Option('--pod-name <name>', "with --peer-readiness: this pod's name").env('POD_NAME'))
     .addOption(new Option('--log-level <level>', 'log level').env('LOG_LEVEL').choices(LOG_LEVELS).default('info')),
 ).action(async (opts: ServeArguments) => {
   const { serve } = await import('./serve.js');

@@ -1,5 +1,5 @@
 import { InvalidAdmissionReviewError } from '../admission/review.js';
-import { reviewAdmission, type ReviewOptions } from '../validators.js';
+import { reviewAdmission, type ReviewOptions } from '../rules/registry.js';
 
 /** What a CLI command prints and how it exits: 0 success/allowed, 1 refused, 2 unusable input. */
 export interface CommandResult {

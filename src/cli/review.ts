@@ -1,7 +1,7 @@
 /**
  * `review FILE [--old OLD] [--operation OP] [--pools PATH… | --kubeconfig FILE] [-o json|yaml]`:
  * judges manifests as the API server would send them to the webhook, through the server's
- * own reviewer (`createReviewer`, wired in src/validators.ts), and prints what kubectl
+ * own reviewer (`createReviewer`, wired in src/rules/registry.ts), and prints what kubectl
  * would print (kubectl-output.ts). An AdmissionReview (JSON) is answered as before: the
  * response AdmissionReview.
  */
@@ -10,19 +10,19 @@ import { buildAdmissionReview, type KubeObject } from '../kubernetes/build.js';
 import { resourceOf, splitApiVersion } from '../kubernetes/resources.js';
 import { allowed } from '../admission/response.js';
 import { encodeAdmissionReview, InvalidAdmissionReviewError, type ReviewOutcome } from '../admission/review.js';
-import { createReviewer, wireValidators, type ReviewOptions } from '../validators.js';
+import { createReviewer, wireValidators, type ReviewOptions } from '../rules/registry.js';
 import type { AdmissionRequest } from '../kubernetes/schema.js';
 import { webhookMatches, WebhookMatchSchema, type MatchedRequest, type WebhookMatch } from '../kubernetes/webhook-match.js';
 import { readWebhookManifest } from '../registration/webhook-configuration.js';
-import type { ClusterState } from '../state/state.js';
+import type { ClusterState } from '../store/state.js';
 import { policyEnforcementLine } from '../rules/admission-policy.js';
 import { noPoolDirectory } from '../rules/pool-pair.js';
 import { SPIDERIPPOOL } from '../rules/spiderippool.js';
 import { SPIDERIPPOOL_RULES, type SpiderIPPoolRule } from '../rules/rule-names.js';
-import { firstIssue } from '../field/issue.js';
-import { quoteGoString } from '../field/quote.js';
+import { firstIssue } from '../kubernetes/field-issue.js';
+import { quoteGoString } from '../go/strconv-quote.js';
 import { nameOf } from '../kubernetes/metadata.js';
-import { ManifestError, manifestFiles, parseDocuments, parseManifests, readText, type ManifestObject } from '../manifest/read.js';
+import { ManifestError, manifestFiles, parseDocuments, parseManifests, readText, type ManifestObject } from '../kubernetes/manifests.js';
 import { loadState, UsageError } from './cluster-state.js';
 import { printed, renderAccepted, renderRefusals, renderWarnings, type OutputFormat, type Refusal } from './kubectl-output.js';
 import type { CommandResult } from './review-file.js';

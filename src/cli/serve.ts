@@ -12,20 +12,21 @@
  * 1 when stopping fails.
  */
 import type { Logger } from 'pino';
-import type { DualStack } from '../candidates/categories.js';
+import type { DualStack } from '../spiderpool/candidate-categories.js';
 import { findKubeConfig } from '../cluster/kubeconfig-source.js';
 import type { PoolCache } from '../cluster/pool-cache.js';
 import type { UnsyncedPools } from '../rules/pool-pair.js';
 import { DEFAULT_SPIDERPOOL_NAMESPACE } from '../defaults.js';
-import type { WebhookMetrics } from '../metrics/webhook.js';
+import type { WebhookMetrics } from '../server/metrics.js';
 import { closeLog, createLogger } from '../server/logger.js';
-import type { ReadinessCheck } from '../server/readiness.js';
+import type { ReadinessCheck } from '../kubernetes/healthz.js';
 import type { RunningServer } from '../server/serve.js';
 import type { LifecycleFlags } from './lifecycle.js';
+import { watchPeers, type PeerReadinessFlags } from './peer-readiness.js';
 import { afterRequestsSent } from './requests-sent.js';
 
 /** `serve`'s options as the command line parses them. */
-export interface ServeArguments extends Omit<LifecycleFlags, 'configmapNamespace'> {
+export interface ServeArguments extends Omit<LifecycleFlags, 'configmapNamespace'>, PeerReadinessFlags {
   port: number;
   host?: string;
   certDir: string;
@@ -61,6 +62,7 @@ export async function serve(opts: ServeArguments): Promise<void> {
   const logger = createLogger(opts.logLevel);
   let cache: Pick<PoolCache, 'pools' | 'stop'> | undefined;
   let secret: { stop(): void } | undefined;
+  let peers: { stop(): void } | undefined;
   let started: RunningServer | undefined;
   try {
     const conf = { name: opts.configmapName, namespace: opts.configmapNamespace ?? DEFAULT_SPIDERPOOL_NAMESPACE };
@@ -100,10 +102,12 @@ export async function serve(opts: ServeArguments): Promise<void> {
     started = server;
     caBundlePem = server.caCertPem;
     manager = await manageWebhookConfiguration(lifecycle, server, () => caBundlePem, logger);
+    peers = await watchPeers(opts, server, logger);
     const shutdown = (signal: string) => {
       logger.info({ signal }, 'stopping: no longer ready, finishing in-flight reviews');
       secret?.stop();
       manager?.stop();
+      peers?.stop();
       // Exit explicitly: a timer or watcher left behind must not keep the pod terminating.
       void server
         .stop()
@@ -177,7 +181,7 @@ async function startWatching(
     import('../cluster/kubeconfig.js'),
     import('../cluster/pool-cache.js'),
     import('../cluster/spiderpool-conf-cache.js'),
-    import('../metrics/webhook.js'),
+    import('../server/metrics.js'),
   ]);
   const cluster = loadKubeConfig(kubeconfig);
   if (cluster === undefined) return void noCluster(); // removed since it was found

@@ -1,8 +1,8 @@
 import { isMap, parseAllDocuments } from 'yaml';
-import { firstIssue } from '../field/issue.js';
-import { escapeUnprintable, truncate } from '../field/quote.js';
+import { firstIssue } from '../kubernetes/field-issue.js';
+import { escapeUnprintable, truncate } from '../go/strconv-quote.js';
 import { nameOf } from '../kubernetes/metadata.js';
-import { documentData, listItems } from '../manifest/read.js';
+import { documentData, listItems } from '../kubernetes/manifests.js';
 import { verdictFor } from '../admission/validator.js';
 import { CONFIGMAP, ConfigMapSchema, validateSpiderpoolConfigMap } from '../rules/configmap.js';
 import { renderWarnings } from './kubectl-output.js';

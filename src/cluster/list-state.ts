@@ -8,12 +8,12 @@
  */
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../kubernetes/build.js';
-import { isKubeObject } from '../manifest/read.js';
+import { isKubeObject } from '../kubernetes/manifests.js';
 import { summarizeApiError } from './api-error.js';
 import { withDeadline } from './deadline.js';
 import { listPages } from './list-pages.js';
 import { POOLS_PATH, SPIDERIPPOOL_RESOURCE } from './pool-cache.js';
-import { slimPool } from '../state/pool-index.js';
+import { slimPool } from '../store/pool-index.js';
 
 /** How long each list may take, in milliseconds. */
 const LIST_TIMEOUT_MS = 30_000;

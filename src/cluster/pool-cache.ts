@@ -12,16 +12,16 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { PoolViolationTracker } from '../audit/pool-violations.js';
+import { PoolViolationTracker } from '../store/pool-violations.js';
 import { DEFAULT_SYNC_WAIT_MS } from '../defaults.js';
 import { unsyncedEffect, type UnsyncedPools } from '../rules/pool-pair.js';
-import type { ReadinessCheck } from '../server/readiness.js';
+import type { ReadinessCheck } from '../kubernetes/healthz.js';
 import { summarizeApiError } from './api-error.js';
 import { describeApiFailure, registerInformerErrors, startInformer, type CacheFailure, type InformerErrors, type InformerTiming } from './informer.js';
 
 import { nameOf } from '../kubernetes/metadata.js';
-import { PoolIndex, slimPool } from '../state/pool-index.js';
-import { EVENT_LOOP_SLICING } from '../state/slices.js';
+import { PoolIndex, slimPool } from '../store/pool-index.js';
+import { EVENT_LOOP_SLICING } from '../store/slices.js';
 
 /** The resource the cache lists and watches (cluster-scoped). */
 export const SPIDERIPPOOL_RESOURCE = { group: 'spiderpool.spidernet.io', version: 'v2beta1', plural: 'spiderippools' } as const;

@@ -8,8 +8,8 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
-import { SpiderpoolConfState, type SpiderpoolConfRef } from '../candidates/spiderpool-conf.js';
-import type { ReadinessCheck } from '../server/readiness.js';
+import { SpiderpoolConfState, type SpiderpoolConfRef } from '../spiderpool/conf-dual-stack.js';
+import type { ReadinessCheck } from '../kubernetes/healthz.js';
 import { describeApiFailure, registerInformerErrors, startInformer, type CacheFailure, type Informer, type InformerTiming } from './informer.js';
 
 export interface SpiderpoolConfCache extends Pick<Informer, 'lastSyncSeconds' | 'errors' | 'stop'> {

@@ -1,6 +1,6 @@
 /**
  * What rules other than the pair rules may read of the cluster besides the object under
- * review: stored objects by kind, from memory only (src/state/state.ts fills it from
+ * review: stored objects by kind, from memory only (src/store/state.ts fills it from
  * manifests or a cluster's lists).
  */
 import type { KubeObject } from '../kubernetes/build.js';

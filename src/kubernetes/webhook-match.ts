@@ -7,7 +7,7 @@
  * `namespaceSelector` (against the request namespace's labels; cluster-scoped objects
  * other than Namespaces always match) and `objectSelector` (the new or the old object's
  * labels). `matchConditions` are CEL and not evaluated here: the validators check what
- * ours test (`src/validators.ts`).
+ * ours test (`src/rules/registry.ts`).
  */
 import { z } from 'zod';
 

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
-import { firstIssue } from '../field/issue.js';
+import { firstIssue } from '../kubernetes/field-issue.js';
 
 /**
  * The manifest shipped next to `src/` and `dist/` (both two levels below the package

@@ -11,8 +11,8 @@
  * the Namespace is judged when it is written, so a template is judged on its own annotations.
  */
 import { z } from 'zod';
-import { firstIssue } from '../field/issue.js';
-import { Path } from '../field/path.js';
+import { firstIssue } from '../kubernetes/field-issue.js';
+import { Path } from '../kubernetes/field-path.js';
 import { listOf, stringEntries } from '../kubernetes/containers.js';
 import { compiled } from '../kubernetes/fast-schema.js';
 import type { GroupKind } from '../kubernetes/resources.js';
@@ -28,12 +28,12 @@ import {
   parseIPPools,
   parseNamespaceDefault,
   type Parsed,
-} from '../candidates/annotations.js';
-import { stepBudget } from '../candidates/budget.js';
-import type { DualStack, PoolCatalog } from '../candidates/categories.js';
-import { candidateWarnings, type CandidateSource } from '../candidates/warnings.js';
+} from '../spiderpool/candidate-annotations.js';
+import { stepBudget } from '../spiderpool/candidate-budget.js';
+import type { DualStack, PoolCatalog } from '../spiderpool/candidate-categories.js';
+import { candidateWarnings, type CandidateSource } from '../spiderpool/candidate-warnings.js';
 import { annotationField } from '../spiderpool/pool.js';
-import { someValidator, warningsOnly, type Findings, type SomeValidator, type Validator } from './validator.js';
+import { someValidator, warningsOnly, type Findings, type SomeValidator, type Validator } from '../admission/contract.js';
 
 /** What the warnings read at review time: the pools and whether dual-stack is on (memory only). */
 export interface CandidateState {

@@ -4,15 +4,15 @@
  * `iaasNetworkProvider.httpRequestTimeout` is fatal). Other ConfigMaps are allowed untouched.
  */
 import { z } from 'zod';
-import { validateConfYml } from '../config/validate.js';
+import { validateConfYml } from '../spiderpool/conf-validate.js';
 import { CONF_YML_KEY, DEFAULT_CONFIGMAP_NAME } from '../defaults.js';
-import { fieldWarningString, required, underField, type FieldError } from '../field/errors.js';
-import { Path } from '../field/path.js';
+import { fieldWarningString, required, underField, type FieldError } from '../kubernetes/field-errors.js';
+import { Path } from '../kubernetes/field-path.js';
 import { stringEntries } from '../kubernetes/containers.js';
 import type { GroupKind } from '../kubernetes/resources.js';
 import type { AdmissionRequest } from '../kubernetes/schema.js';
 import { CONFIGMAP_RULES } from './rule-names.js';
-import { warningsOnly, type Findings, type Validator } from './validator.js';
+import { warningsOnly, type Findings, type Validator } from '../admission/contract.js';
 
 /** The core-group ConfigMap kind. */
 export const CONFIGMAP: GroupKind = { group: '', kind: 'ConfigMap' };

@@ -5,8 +5,8 @@
  * there are resolved like any candidate set (candidates/categories.ts): the lower categories
  * are ignored. Warned when a pool written with `spec.default: true` makes or keeps that mix.
  */
-import { categoryOf, group, mixOf, type DualStack, type PoolCatalog } from '../candidates/categories.js';
-import { fit, mixText } from '../candidates/warnings.js';
+import { categoryOf, group, mixOf, type DualStack, type PoolCatalog } from '../spiderpool/candidate-categories.js';
+import { fit, mixText } from '../spiderpool/candidate-warnings.js';
 import { ipVersionOf, type SpiderIPPool } from '../spiderpool/pool.js';
 
 /** `catalog` with `pool` stored under `name` (the object under review, which the cache may not hold yet). */

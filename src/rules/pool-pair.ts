@@ -9,11 +9,11 @@
  * that names this one. Siblings come from a {@link PoolDirectory}
  * (in the server, the informer-backed cache), read from memory only.
  */
-import type { PoolCatalog } from '../candidates/categories.js';
-import { forbidden, invalid, tooMany, type FieldError } from '../field/errors.js';
-import { Path } from '../field/path.js';
-import { escapeUnprintable, quoteShown } from '../field/quote.js';
-import { MAX_COUNTED_ENTRIES, MAX_PAIRED_ENTRIES_PER_FIELD, staticCapacity, type Capacity, type IPVersion } from '../ip/ranges.js';
+import type { PoolCatalog } from '../spiderpool/candidate-categories.js';
+import { forbidden, invalid, tooMany, type FieldError } from '../kubernetes/field-errors.js';
+import { Path } from '../kubernetes/field-path.js';
+import { escapeUnprintable, quoteShown } from '../go/strconv-quote.js';
+import { MAX_COUNTED_ENTRIES, MAX_PAIRED_ENTRIES_PER_FIELD, staticCapacity, type Capacity, type IPVersion } from '../spiderpool/ip-ranges.js';
 import type { Findings, Violation } from './ratchet.js';
 import {
   PAIR_POOL_ANNOTATION,

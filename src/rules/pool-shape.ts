@@ -7,8 +7,8 @@
  * parent NIC on a global pool is only a warning, as the issue asks. Each rule returns
  * {@link Violation}s so that UPDATEs can be ratcheted.
  */
-import { invalid, required, type FieldError } from '../field/errors.js';
-import { Path } from '../field/path.js';
+import { invalid, required, type FieldError } from '../kubernetes/field-errors.js';
+import { Path } from '../kubernetes/field-path.js';
 import type { PoolRule } from './rule-names.js';
 import type { Findings, Violation } from './ratchet.js';
 import {

@@ -4,7 +4,7 @@
  * introduces or makes worse, so pools created before this webhook was installed keep
  * working. A violation the old object already had is let through with a warning.
  */
-import type { FieldError } from '../field/errors.js';
+import type { FieldError } from '../kubernetes/field-errors.js';
 import type { PoolRule } from './rule-names.js';
 
 /** One broken rule of one object. */

@@ -68,3 +68,6 @@ export const TRANSITION_RULES = rulesOf<TransitionRule>((sort) => sort === 'tran
 
 /** The rules refusing because of what the webhook does not know of the cluster (never ratcheted). */
 export const CLUSTER_RULES = rulesOf<RulesOf<'cluster'>>((sort) => sort === 'cluster');
+
+/** Every rule a refusing validator names: the `rule` label values of the refusal counter. */
+export const REFUSAL_RULES: readonly RuleName[] = [...SPIDERIPPOOL_RULES, ...CONFIGMAP_RULES];

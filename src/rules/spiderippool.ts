@@ -8,10 +8,10 @@
  * when a default pool's category differs from the other default pools' (default-pools.ts),
  * traditional pools included. DELETE is not restricted.
  */
-import { forbidden, type FieldError } from '../field/errors.js';
-import { quoteShown } from '../field/quote.js';
+import { forbidden, type FieldError } from '../kubernetes/field-errors.js';
+import { quoteShown } from '../go/strconv-quote.js';
 import type { AdmissionRequest } from '../kubernetes/schema.js';
-import type { DualStack } from '../candidates/categories.js';
+import type { DualStack } from '../spiderpool/candidate-categories.js';
 import { defaultPoolWarnings } from './default-pools.js';
 import { unsyncedRefusal, type PoolDirectory, type UnsyncedPools } from './pool-pair.js';
 import { judgePool } from './pool-judgement.js';
@@ -31,7 +31,7 @@ import {
   type SpiderIPPool,
 } from '../spiderpool/pool.js';
 import { ratchet } from './ratchet.js';
-import type { Findings, Validator } from './validator.js';
+import type { Findings, Validator } from '../admission/contract.js';
 
 /** One refusal of a SpiderIPPool write: the rule, and the field error it renders as. */
 export interface PoolRefusal {

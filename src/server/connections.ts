@@ -10,7 +10,7 @@ import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import type { WebhookMetrics } from '../metrics/webhook.js';
+import type { WebhookMetrics } from './metrics.js';
 import { BODY_STALL_MS } from '../defaults.js';
 import { MIN_BODY_BYTES_PER_MS } from './body-budget.js';
 import { ConnectionTable, EVICTION_REASONS, REJECTION_REASONS, type ConnectionLimits, type Eviction } from './connection-table.js';

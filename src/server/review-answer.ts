@@ -6,7 +6,7 @@
  */
 import { InvalidAdmissionReviewError, type ReviewOutcome } from '../admission/review.js';
 import type { AdmissionRequest, AdmissionReviewResponse } from '../kubernetes/schema.js';
-import { truncate } from '../field/quote.js';
+import { truncate } from '../go/strconv-quote.js';
 import { parseReviewBody } from './review-body.js';
 
 /** What to write for a review body. */

@@ -9,18 +9,18 @@ import type { Duplex } from 'node:stream';
 import type { SecureContextOptions } from 'node:tls';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
-import { createPathReviewer, createReviewer, dualStackSource, NO_CLUSTER_REASON, type ReviewOptions } from '../validators.js';
+import { createPathReviewer, createReviewer, dualStackSource, NO_CLUSTER_REASON, type ReviewOptions } from '../rules/registry.js';
 import { loadOrCreateCertificates, MissingCertificateError } from '../certs/files.js';
 import { certificateValidityProblem, readTlsMaterial, watchCertificates, type CertificateReloader, type ServedCertificate, type TlsMaterial } from '../certs/reload.js';
 import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME, WEBHOOK_SERVED_PATHS } from '../defaults.js';
-import { createWebhookMetrics, type WebhookMetrics } from '../metrics/webhook.js';
-import { PoolIndex } from '../state/pool-index.js';
+import { createWebhookMetrics, type WebhookMetrics } from './metrics.js';
+import { PoolIndex } from '../store/pool-index.js';
 import type { PoolDirectory } from '../rules/pool-pair.js';
 import { createApp, type AppOptions } from './app.js';
 import { defaultMaxActivePerAddress, defaultMaxPerAddress } from './connection-table.js';
 import { guardConnections, type ConnectionGuard } from './connections.js';
 import { answerPlainHttpWithHint } from './plain-http.js';
-import type { ReadinessCheck } from './readiness.js';
+import { readinessReport, type ReadinessCheck } from '../kubernetes/healthz.js';
 import { statusBody } from './status.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_TIMEOUTS, type ServerTimeouts } from './limits.js';
 import { TLS_CIPHERS, TLS_MIN_VERSION } from './tls-ciphers.js';
@@ -76,6 +76,8 @@ export interface RunningServer {
   /** The CA that signed the serving certificate, when known (generated or `ca.crt`). */
   caCertPem?: string;
   metrics: WebhookMetrics;
+  /** Every `/readyz` check passes (informational ones aside), as the kubelet's probe would find. */
+  ready(): boolean;
   /**
    * Turns `/readyz` unready, stops accepting connections, closes idle keep-alive ones, lets
    * in-flight requests finish (then closes their connections) and resolves; connections
@@ -277,5 +279,5 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     });
     return stopped;
   };
-  return { port, ...(served.material.caCertPem ? { caCertPem: served.material.caCertPem } : {}), metrics, stop };
+  return { port, ...(served.material.caCertPem ? { caCertPem: served.material.caCertPem } : {}), metrics, ready: () => readinessReport(checks, false).ready, stop };
 }

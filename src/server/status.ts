@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { REASON_BY_CODE } from '../admission/response.js';
-import { truncate } from '../field/quote.js';
+import { truncate } from '../go/strconv-quote.js';
 
 /** The `Status` reason of an HTTP code this server answers with. */
 const reasonOf = (code: number): string => REASON_BY_CODE[code] ?? 'BadRequest';

@@ -9,16 +9,16 @@
  * review past its deadline, a full queue, a stuck or restarting worker — the review is
  * answered `allowed: true` with one warning saying it was not checked and why: never a
  * refusal for load, never a stall. The worker gets the pools as small messages
- * (src/state/pool-mirror.ts), never the objects.
+ * (src/store/pool-mirror.ts), never the objects.
  */
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { allowed } from '../admission/response.js';
 import { encodeAdmissionReview } from '../admission/review.js';
-import type { DualStack } from '../candidates/categories.js';
+import type { DualStack } from '../spiderpool/candidate-categories.js';
 import { MAX_BODY_BYTES, WEBHOOKS } from '../defaults.js';
-import type { PoolChangeListener } from '../state/pool-index.js';
-import { mirrorMessages, snapshot, type MirrorMessage, type MirrorSource } from '../state/pool-mirror.js';
+import type { PoolChangeListener } from '../store/pool-index.js';
+import { mirrorMessages, snapshot, type MirrorMessage, type MirrorSource } from '../store/pool-mirror.js';
 import type { ReviewAnswer } from './review-answer.js';
 
 /** The paths whose reviews the worker answers: the warn-only webhooks of `WEBHOOKS`. */

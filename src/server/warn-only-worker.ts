@@ -6,8 +6,8 @@
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import type { ReviewOutcome } from '../admission/review.js';
-import { createCandidateReviewer } from '../candidate-reviewer.js';
-import { MirrorMessageSchema, PoolMirror } from '../state/pool-mirror.js';
+import { createCandidateReviewer } from '../rules/candidate-registry.js';
+import { MirrorMessageSchema, PoolMirror } from '../store/pool-mirror.js';
 import { answerReview, type ReviewAnswer } from './review-answer.js';
 import type { FromWorker, ToWorker } from './warn-only-reviews.js';
 

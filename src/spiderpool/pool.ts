@@ -7,9 +7,9 @@
 import { z } from 'zod';
 import { listOf, stringEntries } from '../kubernetes/containers.js';
 import type { GroupKind } from '../kubernetes/resources.js';
-import { Path } from '../field/path.js';
-import { quoteShown } from '../field/quote.js';
-import type { IPVersion } from '../ip/ranges.js';
+import { Path } from '../kubernetes/field-path.js';
+import { quoteShown } from '../go/strconv-quote.js';
+import type { IPVersion } from './ip-ranges.js';
 
 /** Spiderpool's IP pool kind (cluster-scoped, served as `v2beta1`). */
 export const SPIDERIPPOOL: GroupKind = { group: 'spiderpool.spidernet.io', kind: 'SpiderIPPool' };

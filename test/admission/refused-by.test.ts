@@ -6,9 +6,9 @@
  */
 import { readdirSync } from 'node:fs';
 import { buildAdmissionReview } from '../../src/kubernetes/build.js';
-import { CLUSTER_RULES, CONFIGMAP_RULES, POOL_RULES, SPIDERIPPOOL_RULES, TRANSITION_RULES } from '../../src/rules/rule-names.js';
+import { CLUSTER_RULES, CONFIGMAP_RULES, POOL_RULES, REFUSAL_RULES, SPIDERIPPOOL_RULES, TRANSITION_RULES } from '../../src/rules/rule-names.js';
 import { SPIDERIPPOOL_ENFORCEMENT } from '../../src/rules/admission-policy.js';
-import { createReviewer, REFUSAL_RULES, wireValidators } from '../../src/validators.js';
+import { createReviewer, wireValidators } from '../../src/rules/registry.js';
 import { loadReview } from '../fixtures/load.js';
 import { spiderIPPool } from '../helpers/pools.js';
 
@@ -63,6 +63,7 @@ describe('refusedBy', () => {
 
 describe('REFUSAL_RULES, the rule label values', () => {
   it("are the refusing validators' rules: the SpiderIPPool rules and the ConfigMap's, each once", () => {
+    expect([...new Set(wireValidators({}).flatMap(({ validator }) => validator.rules ?? []))]).toEqual(REFUSAL_RULES);
     expect(REFUSAL_RULES).toEqual([...SPIDERIPPOOL_RULES, ...CONFIGMAP_RULES]);
     expect(new Set(REFUSAL_RULES).size).toBe(REFUSAL_RULES.length);
   });

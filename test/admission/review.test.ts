@@ -1,5 +1,5 @@
 import { InvalidAdmissionReviewError, decodeAdmissionReview } from '../../src/admission/review.js';
-import { reviewAdmission } from '../../src/validators.js';
+import { reviewAdmission } from '../../src/rules/registry.js';
 import { loadReview } from '../fixtures/load.js';
 
 describe('decodeAdmissionReview refuses what is not an admission.k8s.io/v1 AdmissionReview', () => {

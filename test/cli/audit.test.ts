@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { auditFromArguments, auditState, renderAudit } from '../../src/cli/audit.js';
-import { ClusterState } from '../../src/state/state.js';
-import { reviewAdmission } from '../../src/validators.js';
+import { ClusterState } from '../../src/store/state.js';
+import { reviewAdmission } from '../../src/rules/registry.js';
 import { buildAdmissionReview, type KubeObject } from '../../src/kubernetes/build.js';
 import { spiderIPPool, type PoolSpec } from '../helpers/pools.js';
 

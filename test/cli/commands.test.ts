@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { reviewText } from '../../src/cli/review-file.js';
 import { validateConfigText } from '../../src/cli/validate-config.js';
-import { reviewAdmission } from '../../src/validators.js';
+import { reviewAdmission } from '../../src/rules/registry.js';
 import { loadReview } from '../fixtures/load.js';
 
 const fixtureText = (name: string) => readFileSync(new URL(`../fixtures/reviews/${name}.json`, import.meta.url), 'utf8');

@@ -1,6 +1,6 @@
 /** kubectl's rendering of webhook denials (k8s.io/kubectl/pkg/cmd/util/helpers.go), as README "What kubectl shows" captured it. */
 import { invalidStatus, errored } from '../../src/admission/response.js';
-import { forbidden, invalid } from '../../src/field/errors.js';
+import { forbidden, invalid } from '../../src/kubernetes/field-errors.js';
 import { renderAccepted, renderRefusals, renderWarnings, type Refusal } from '../../src/cli/kubectl-output.js';
 
 const POOL = { group: 'spiderpool.spidernet.io', kind: 'SpiderIPPool' };

@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { collectAnnotation, parseObjectName } from '../../src/cli/arguments.js';
 import { manageWebhookConfiguration, provisionCertificates, webhookCaBundleReadiness, type LifecycleFlags } from '../../src/cli/lifecycle.js';
 import { generateCertificates } from '../../src/certs/generate.js';
-import { readinessReport } from '../../src/server/readiness.js';
+import { readinessReport } from '../../src/kubernetes/healthz.js';
 import { startServer } from '../../src/server/serve.js';
 import { ENDPOINT_SLICES, endpointSlice, SECRETS, startFakeObjectStore, WEBHOOK_CONFIGURATIONS, type FakeObjectStore } from '../cluster/fake-object-store.js';
 

@@ -10,7 +10,7 @@ import { stringify } from 'yaml';
 import type { KubeObject } from '../../src/kubernetes/build.js';
 import { loadState } from '../../src/cli/cluster-state.js';
 import { runReview } from '../../src/cli/review.js';
-import { poolObject } from '../candidates/pools.js';
+import { poolObject } from '../spiderpool/candidate-pools.js';
 
 const conf = (enableIPv6: string): KubeObject => ({
   apiVersion: 'v1',

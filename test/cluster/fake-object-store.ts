@@ -4,7 +4,8 @@
  * AlreadyExists, PUT with a stale `metadata.resourceVersion` is 409 Conflict, every write
  * bumps one resourceVersion counter — so replicas racing through it behave as against the
  * real one. PATCH stores the object sent (server-side apply's merging with other managers
- * is the real API server's part, tested in the cluster e2e). Records every request.
+ * is the real API server's part, tested in the cluster e2e), but merges a pod's status
+ * conditions by type (a strategic-merge patch of pods/status). Records every request.
  * `hang` plays an API server that accepts a request and never answers it.
  */
 import { createServer, type IncomingMessage } from 'node:http';
@@ -95,11 +96,11 @@ export async function startFakeObjectStore(): Promise<FakeObjectStore> {
     const notFound = () => send(404, status(404, 'NotFound', `"${name}" not found`));
     switch (request.method) {
       case 'GET': {
-        // A list with a label selector (key=value): the collection's objects carrying that label.
+        // A list with a label selector (key=value, comma-separated): the collection's objects carrying those labels.
         const selector = url.searchParams.get('labelSelector');
         if (selector !== null) {
-          const [key, value] = selector.split('=');
-          const items = [...objects].filter(([at, o]) => at.startsWith(`${path}/`) && o['metadata']?.labels?.[key!] === value).map(([, o]) => o);
+          const pairs = selector.split(',').map((pair) => pair.split('='));
+          const items = [...objects].filter(([at, o]) => at.startsWith(`${path}/`) && !at.slice(path.length + 1).includes('/') && pairs.every(([key, value]) => o['metadata']?.labels?.[key!] === value)).map(([, o]) => o);
           return send(200, JSON.stringify({ kind: 'List', apiVersion: 'v1', metadata: { resourceVersion: String(resourceVersion) }, items }));
         }
         const object = objects.get(path);
@@ -124,6 +125,10 @@ export async function startFakeObjectStore(): Promise<FakeObjectStore> {
       }
       case 'PATCH': {
         const sent = JSON.parse(body) as Record<string, any>;
+        if (path.endsWith('/status')) {
+          const patched = patchStatus(path.slice(0, -'/status'.length), sent);
+          return send(patched.status, patched.body);
+        }
         objects.set(path, stamp(sent, objects.get(path)));
         return send(200, JSON.stringify(objects.get(path)));
       }
@@ -134,6 +139,22 @@ export async function startFakeObjectStore(): Promise<FakeObjectStore> {
         return send(405, status(405, 'MethodNotAllowed', 'method not allowed'));
     }
   });
+  /** A strategic-merge patch of a pod's status: conditions merged by type, null deleting a field, against a resourceVersion when it names one. */
+  function patchStatus(key: string, patch: Record<string, any>): { status: number; body: string } {
+    const stored = objects.get(key);
+    if (!stored) return { status: 404, body: status(404, 'NotFound', 'not found') };
+    const expected = patch['metadata']?.resourceVersion;
+    if (expected !== undefined && expected !== stored['metadata'].resourceVersion) return { status: 409, body: status(409, 'Conflict', 'the object has been modified') };
+    const conditions: Record<string, any>[] = [...(stored['status']?.conditions ?? [])];
+    for (const change of patch['status']?.conditions ?? []) {
+      const at = conditions.findIndex((c) => c['type'] === change['type']);
+      const merged = Object.fromEntries(Object.entries({ ...conditions[at], ...change }).filter(([, v]) => v !== null));
+      if (at === -1) conditions.push(merged);
+      else conditions[at] = merged;
+    }
+    objects.set(key, stamp({ ...stored, status: { ...stored['status'], conditions } }, stored));
+    return { status: 200, body: JSON.stringify(objects.get(key)) };
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return Object.assign(store, {

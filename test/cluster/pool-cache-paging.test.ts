@@ -7,7 +7,7 @@
  */
 import { pino } from 'pino';
 import { poolCacheReadinessCheck, startPoolCache, type PoolCache } from '../../src/cluster/pool-cache.js';
-import { readinessReport } from '../../src/server/readiness.js';
+import { readinessReport } from '../../src/kubernetes/healthz.js';
 import { until } from '../helpers/until.js';
 import { allocatedIPs, FakePoolApiServer, kubeConfigFor, pool } from './fake-api-server.js';
 

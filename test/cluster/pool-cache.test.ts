@@ -6,7 +6,7 @@
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { poolCacheReadinessCheck, registerPoolCacheMetrics, startPoolCache, type PoolCache } from '../../src/cluster/pool-cache.js';
-import { NOT_SYNCED_REASON } from '../../src/state/pool-index.js';
+import { NOT_SYNCED_REASON } from '../../src/store/pool-index.js';
 import { until } from '../helpers/until.js';
 import { FakePoolApiServer, FORBIDDEN_LIST_STATUS, kubeConfigFor, NOT_FOUND_STATUS, pool } from './fake-api-server.js';
 

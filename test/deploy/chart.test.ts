@@ -79,7 +79,7 @@ describe("the chart's defaults are deploy/base's", () => {
   test('replicas, resources, the PodDisruptionBudget and the NetworkPolicy', () => {
     expect(values['replicas']).toBe(one('Deployment')['spec']['replicas']);
     expect(values['resources']).toEqual(container()['resources']);
-    expect(values['podDisruptionBudget']).toEqual({ enabled: true, minAvailable: one('PodDisruptionBudget')['spec']['minAvailable'] });
+    expect(values['podDisruptionBudget']).toEqual({ enabled: true, maxUnavailable: one('PodDisruptionBudget')['spec']['maxUnavailable'] });
     // No CIDRs: base admits the port from anywhere (no `from`). With CIDRs, the metrics
     // rule admits the namespace deploy/components/network-policy-api-server admits.
     expect(values['networkPolicy']).toEqual({ enabled: true, apiServerCIDRs: [], metricsNamespaces: [metricsNamespaceOfComponent] });
@@ -99,12 +99,22 @@ describe("the chart's defaults are deploy/base's", () => {
     expect(values['unsyncedPools']).toBe('Refuse');
   });
 
-  test('the optional pod fields are unset, as in deploy/base', () => {
+  test('the optional pod fields are unset, as in deploy/base; tolerations add to its own', () => {
     const pod = one('Deployment')['spec']['template']['spec'];
-    for (const key of ['nodeSelector', 'tolerations', 'affinity', 'priorityClassName'] as const) {
+    for (const key of ['nodeSelector', 'affinity', 'priorityClassName'] as const) {
       expect(pod[key]).toBeUndefined();
-      expect(values[key]).toEqual(key === 'tolerations' ? [] : key === 'priorityClassName' ? '' : {});
+      expect(values[key]).toEqual(key === 'priorityClassName' ? '' : {});
     }
+    expect(pod['tolerations'].map((t: Obj) => t['key'])).toEqual(['node.kubernetes.io/unreachable', 'node.kubernetes.io/not-ready']);
+    expect(values['tolerations']).toEqual([]);
+  });
+
+  test("the hostname spread, the peer readiness flag and its Role are deploy/base's", () => {
+    const spread = one('Deployment')['spec']['template']['spec']['topologySpreadConstraints'];
+    expect(values['topologySpread']).toEqual({ whenUnsatisfiable: spread[0]['whenUnsatisfiable'], extraConstraints: [] });
+    expect(spread.map((t: Obj) => t['topologyKey'])).toEqual(['kubernetes.io/hostname']);
+    expect(values['peerReadiness']).toEqual({ enabled: (container()['args'] as string[]).includes('--peer-readiness') });
+    expect(base.filter((o) => o['metadata']['name'] === 'spiderpool-iaas-webhook-peers').map((o) => o['kind'])).toEqual(['Role', 'RoleBinding']);
   });
 });
 

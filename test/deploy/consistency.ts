@@ -331,6 +331,7 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
     if (!spreadByNode) {
       problems.push(`${dep}: replicas are not spread across nodes (no topologySpreadConstraints or podAntiAffinity on kubernetes.io/hostname)`);
     }
+    problems.push(...checkNodeSpread(podSpec, dep));
 
     // ServiceAccount: exists, the pod gets its token (the pool cache lists and watches
     // SpiderIPPools), and the account may read SpiderIPPools and nothing else.
@@ -420,8 +421,8 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
   if (pdb === undefined) {
     problems.push(`no PodDisruptionBudget selects the Deployment's pods`);
   } else {
-    if (at(pdb, 'spec.minAvailable') !== 1) {
-      problems.push(`PodDisruptionBudget "${nameOf(pdb)}": minAvailable is ${show(at(pdb, 'spec.minAvailable'))}, expected 1`);
+    if (at(pdb, 'spec.maxUnavailable') !== 1 || at(pdb, 'spec.minAvailable') !== undefined) {
+      problems.push(`PodDisruptionBudget "${nameOf(pdb)}": maxUnavailable is ${show(at(pdb, 'spec.maxUnavailable'))} and minAvailable ${show(at(pdb, 'spec.minAvailable'))}, expected maxUnavailable 1 alone (one replica at a time, whatever the count)`);
     }
     if (namespaceOf(pdb) !== namespace) {
       problems.push(`PodDisruptionBudget "${nameOf(pdb)}": namespace is ${show(namespaceOf(pdb))}, expected "${namespace}"`);
@@ -441,6 +442,7 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
     const args = arr(container?.['args']);
     const saName = str(podSpec?.['serviceAccountName']) ?? 'default';
     problems.push(...checkPodNamespace(args, container ?? {}, dep));
+    if (args.includes('--peer-readiness')) problems.push(...checkPeerReadiness(all, container ?? {}, saName, namespaceOf(deployment ?? {}) ?? namespace, dep));
     problems.push(...checkConfigurationAccess(all, saName, namespaceOf(deployment ?? {}) ?? namespace, nameOf(podsWrite), flagValue(args, 'owner-cluster-role')));
   }
   const vwcs = podsWrite !== undefined ? [podsWrite] : listed;
@@ -580,6 +582,39 @@ function checkPodNamespace(args: readonly unknown[], container: Obj, c: string):
   return at(env, 'valueFrom.fieldRef.fieldPath') === 'metadata.namespace'
     ? []
     : [`${c}: neither --namespace nor POD_NAMESPACE from the downward API (fieldRef metadata.namespace); the server would not know its namespace`];
+}
+
+/**
+ * The hostname spread refuses to put two replicas on one node (DoNotSchedule) and counts
+ * only nodes whose taints the pod tolerates (Honor), so a cordoned or dead node never holds
+ * a replica Pending.
+ */
+function checkNodeSpread(podSpec: Obj, dep: string): string[] {
+  const spread = arr(podSpec['topologySpreadConstraints']).map(obj).find((t) => t?.['topologyKey'] === 'kubernetes.io/hostname');
+  if (spread === undefined) return [];
+  return [
+    ...(spread['whenUnsatisfiable'] === 'DoNotSchedule' ? [] : [`${dep}: the kubernetes.io/hostname spread is ${show(spread['whenUnsatisfiable'])}, expected DoNotSchedule (one node's death must not take two replicas)`]),
+    ...(spread['nodeTaintsPolicy'] === 'Honor' ? [] : [`${dep}: the kubernetes.io/hostname spread's nodeTaintsPolicy is ${show(spread['nodeTaintsPolicy'])}, expected Honor (a cordoned or dead node would hold a replica Pending)`]),
+  ];
+}
+
+/** --peer-readiness: POD_NAME from the downward API, and the namespaced RBAC its rounds use. */
+function checkPeerReadiness(all: readonly Obj[], container: Obj, saName: string, saNamespace: string, dep: string): string[] {
+  const env = arr(container['env']).map(obj).find((e) => e?.['name'] === 'POD_NAME');
+  const subject = { name: saName, namespace: saNamespace };
+  const where = { kind: 'Role' as const, namespace: saNamespace };
+  const needed: [string, string, string][] = [
+    ['', 'pods', 'get'],
+    ['', 'pods', 'list'],
+    ['', 'pods/status', 'patch'],
+    ...(['get', 'list', 'create', 'update'] as const).map((verb): [string, string, string] => ['coordination.k8s.io', 'leases', verb]),
+  ];
+  return [
+    ...(at(env, 'valueFrom.fieldRef.fieldPath') === 'metadata.name' ? [] : [`${dep}: --peer-readiness without POD_NAME from the downward API (fieldRef metadata.name)`]),
+    ...needed
+      .filter(([group, resource, verb]) => !grants(all, subject, where, group, resource, verb))
+      .map(([, resource, verb]) => `ServiceAccount "${saNamespace}/${saName}" may not ${verb} ${resource} in "${saNamespace}" (--peer-readiness needs it)`),
+  ];
 }
 
 /** For {@link grants}: a rule naming any resourceNames counts too. */

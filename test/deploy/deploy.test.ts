@@ -580,9 +580,29 @@ describe('the checker reports', () => {
       /spec\.replicas is 1/,
     ],
     [
-      'a PodDisruptionBudget allowing zero pods',
-      (o) => (one(o, 'PodDisruptionBudget')['spec']['minAvailable'] = 0),
-      /minAvailable is 0, expected 1/,
+      'a PodDisruptionBudget allowing no eviction',
+      (o) => (one(o, 'PodDisruptionBudget')['spec']['maxUnavailable'] = 0),
+      /maxUnavailable is 0 and minAvailable nothing, expected maxUnavailable 1 alone/,
+    ],
+    [
+      'replicas spread only if possible',
+      (o) => (one(o, 'Deployment')['spec']['template']['spec']['topologySpreadConstraints'][0]['whenUnsatisfiable'] = 'ScheduleAnyway'),
+      /the kubernetes\.io\/hostname spread is "ScheduleAnyway", expected DoNotSchedule/,
+    ],
+    [
+      'a spread counting tainted nodes',
+      (o) => delete one(o, 'Deployment')['spec']['template']['spec']['topologySpreadConstraints'][0]['nodeTaintsPolicy'],
+      /nodeTaintsPolicy is nothing, expected Honor/,
+    ],
+    [
+      'peer readiness without the pod name',
+      (o) => (one(o, 'Deployment')['spec']['template']['spec']['containers'][0]['env'] = one(o, 'Deployment')['spec']['template']['spec']['containers'][0]['env'].filter((e: Obj) => e['name'] !== 'POD_NAME')),
+      /--peer-readiness without POD_NAME/,
+    ],
+    [
+      'peer readiness without pods\/status',
+      (o) => (o.find((x) => x['kind'] === 'Role' && x['metadata']['name'] === 'spiderpool-iaas-webhook-peers')!['rules'][1]['verbs'] = []),
+      /may not patch pods\/status in "spiderpool-iaas-webhook" \(--peer-readiness needs it\)/,
     ],
   ];
 

@@ -15,7 +15,7 @@ import { parse } from 'yaml';
 import { registerPoolCacheMetrics, startPoolCache, type PoolCache } from '../../src/cluster/pool-cache.js';
 import { registerSpiderpoolConfCacheMetrics, startSpiderpoolConfCache, type SpiderpoolConfCache } from '../../src/cluster/spiderpool-conf-cache.js';
 import { WEBHOOKS } from '../../src/defaults.js';
-import { createWebhookMetrics } from '../../src/metrics/webhook.js';
+import { createWebhookMetrics } from '../../src/server/metrics.js';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { FakePoolApiServer, kubeConfigFor, pool } from '../cluster/fake-api-server.js';
 import { loadReview } from '../fixtures/load.js';

@@ -29,10 +29,10 @@ const KNOWN = new Set([
 
 /**
  * Object schemas that take any keys: the Kubernetes types passed to the pod as given
- * (affinity, a toleration, nodeSelector's string map) and Helm's `global`. Every other
+ * (affinity, a toleration, a topology spread constraint, nodeSelector's string map) and Helm's `global`. Every other
  * object schema must say `additionalProperties: false`.
  */
-const FREE_FORM = new Set(['global', 'affinity', 'tolerations.items', 'nodeSelector']);
+const FREE_FORM = new Set(['global', 'affinity', 'tolerations.items', 'topologySpread.extraConstraints.items', 'nodeSelector']);
 
 /** What is wrong with the schema itself: unknown keywords, object schemas that take unknown keys. */
 export function schemaProblems(schema: JsonSchema, at = ''): string[] {

@@ -12,10 +12,10 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readConfYml } from '../../src/config/conf-yml.js';
-import { providerSettings } from '../../src/config/conf-yml.js';
-import { validateConfYml } from '../../src/config/validate.js';
-import { fieldErrorString } from '../../src/field/errors.js';
+import { readConfYml } from '../../src/spiderpool/conf-yml.js';
+import { providerSettings } from '../../src/spiderpool/conf-yml.js';
+import { validateConfYml } from '../../src/spiderpool/conf-validate.js';
+import { fieldErrorString } from '../../src/kubernetes/field-errors.js';
 import { SPIDERPOOL_GO_NAME } from '../../src/go/version.js';
 import { askConfYml, disposeOracle, ORACLE_DIR, type ConfYmlAnswer, type Decoding } from './oracle.js';
 import { differentialSeed } from './seed.js';

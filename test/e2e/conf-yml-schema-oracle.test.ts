@@ -1,6 +1,6 @@
 /**
  * Differential test of the whole-file conf.yml check against Go: documents generated
- * from the schema (src/config/schema.ts) with every key mutated through every shape
+ * from the schema (src/spiderpool/conf-schema.ts) with every key mutated through every shape
  * (quoted and bare scalars, YAML 1.1 words, numbers in every base, over-large numbers,
  * lists, mappings, null, duplicate, unknown and wrong-case keys), decoded by the oracle
  * with gopkg.in/yaml.v2 v2.4.0 (controller) and yaml.v3 v3.0.1 (agent) into structs
@@ -14,10 +14,10 @@
  * printed; ORACLE_SEED=<n> replays a run.
  */
 import fc from 'fast-check';
-import { CONF_YML, type GoType, type StructType } from '../../src/config/schema.js';
-import { validateConfYml } from '../../src/config/validate.js';
-import { fieldErrorString } from '../../src/field/errors.js';
-import { escapeUnprintable } from '../../src/field/quote.js';
+import { CONF_YML, type GoType, type StructType } from '../../src/spiderpool/conf-schema.js';
+import { validateConfYml } from '../../src/spiderpool/conf-validate.js';
+import { fieldErrorString } from '../../src/kubernetes/field-errors.js';
+import { escapeUnprintable } from '../../src/go/strconv-quote.js';
 import { askConfYml, disposeOracle, type Decoding } from './oracle.js';
 import { differentialSeed } from './seed.js';
 
@@ -272,7 +272,7 @@ const goOk = (d: Decoding, agent: boolean) => d.ok && !d.startError && !(agent &
 function missingGoMessages(go: Decoding, causes: string[]): string[] {
   if (go.ok || !go.error?.startsWith('yaml: unmarshal errors:\n')) return [];
   const lines = go.error.split('\n').slice(1);
-  // The webhook stops a decoder's pass after 32 errors (src/config/conf-yml.ts).
+  // The webhook stops a decoder's pass after 32 errors (src/spiderpool/conf-yml.ts).
   if (lines.length >= 32 || causes.length >= 32) return [];
   return lines
     .map((line) => line.trim())

@@ -14,10 +14,10 @@
  * Every other case must read as Go does.
  */
 import fc from 'fast-check';
-import { providerSettings, readConfYml, type ConfYmlReading } from '../../src/config/conf-yml.js';
-import type { GoStruct } from '../../src/config/schema.js';
-import { formatGoDuration } from '../../src/duration/format.js';
-import { parseGoDuration } from '../../src/duration/parse.js';
+import { providerSettings, readConfYml, type ConfYmlReading } from '../../src/spiderpool/conf-yml.js';
+import type { GoStruct } from '../../src/spiderpool/conf-schema.js';
+import { formatGoDuration } from '../../src/go/duration-format.js';
+import { parseGoDuration } from '../../src/go/duration-parse.js';
 import {
   askConfYml,
   askDurations,

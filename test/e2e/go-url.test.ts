@@ -1,10 +1,10 @@
 /**
- * parseGoUrl (src/config/go-url.ts) against Go's own url.Parse, through the Go oracle:
+ * parseGoUrl (src/go/url.ts) against Go's own url.Parse, through the Go oracle:
  * a corpus of serverUrl-like values and 50 000 generated ones per run, same verdict,
  * same scheme and host, or the same error text.
  */
 import fc from 'fast-check';
-import { parseGoUrl } from '../../src/config/go-url.js';
+import { parseGoUrl } from '../../src/go/url.js';
 import { askUrls, disposeOracle, type UrlAnswer } from './oracle.js';
 import { differentialSeed } from './seed.js';
 

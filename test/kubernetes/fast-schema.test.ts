@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { z } from 'zod';
 import { compiled } from '../../src/kubernetes/fast-schema.js';
 import { AdmissionReviewRequestSchema } from '../../src/kubernetes/schema.js';
-import { wireValidators } from '../../src/validators.js';
+import { wireValidators } from '../../src/rules/registry.js';
 import { loadReview } from '../fixtures/load.js';
 
 /** Every schema a review is decoded with: the envelope and each validator's object. */

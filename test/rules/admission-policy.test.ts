@@ -12,9 +12,9 @@ import { ADMISSION_POLICY_NAME, OTHER_WEBHOOKS_ENFORCEMENT, SPIDERIPPOOL_ENFORCE
 import { judgeSpiderIPPoolWrite } from '../../src/rules/spiderippool.js';
 import { SPIDERIPPOOL_RULES } from '../../src/rules/rule-names.js';
 import { noPoolDirectory } from '../../src/rules/pool-pair.js';
-import { createReviewer, wireValidators } from '../../src/validators.js';
+import { createReviewer, wireValidators } from '../../src/rules/registry.js';
 import { buildAdmissionReview } from '../../src/kubernetes/build.js';
-import { ClusterState } from '../../src/state/state.js';
+import { ClusterState } from '../../src/store/state.js';
 import { WEBHOOKS } from '../../src/defaults.js';
 import { spiderIPPool } from '../helpers/pools.js';
 

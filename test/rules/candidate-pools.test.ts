@@ -1,9 +1,9 @@
 /** Candidate-pool warnings through the reviewer: fixture AdmissionReviews of every kind the warnings cover. */
-import { createReviewer, type ReviewOptions } from '../../src/validators.js';
-import { STEPS_PER_REVIEW } from '../../src/candidates/budget.js';
-import { PoolIndex } from '../../src/state/pool-index.js';
+import { createReviewer, type ReviewOptions } from '../../src/rules/registry.js';
+import { STEPS_PER_REVIEW } from '../../src/spiderpool/candidate-budget.js';
+import { PoolIndex } from '../../src/store/pool-index.js';
 import { loadReview } from '../fixtures/load.js';
-import { indexOf, poolObject, STANDARD } from '../candidates/pools.js';
+import { indexOf, poolObject, STANDARD } from '../spiderpool/candidate-pools.js';
 
 const OFF = () => ({ known: true as const, enableIPv6: false });
 const ON = () => ({ known: true as const, enableIPv6: true });

@@ -1,4 +1,4 @@
-import { reviewAdmission } from '../../src/validators.js';
+import { reviewAdmission } from '../../src/rules/registry.js';
 import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
 import { loadReview } from '../fixtures/load.js';
 

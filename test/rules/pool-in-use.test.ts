@@ -3,7 +3,7 @@
  * one NIC on any IaaS pool, and the provider and parent-NIC annotations are fixed while the
  * stored pool has addresses in use. Through fixture reviews, CREATE and (ratcheted) UPDATE.
  */
-import { reviewAdmission } from '../../src/validators.js';
+import { reviewAdmission } from '../../src/rules/registry.js';
 import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
 import { oneNicProblem } from '../../src/rules/pool-shape.js';
 import { allocations, SpiderIPPoolSchema } from '../../src/spiderpool/pool.js';

@@ -1,8 +1,8 @@
 /** IaaS pool shape rule 4: dual-stack pairs, checked against an in-memory pool index (what the informer fills). */
-import { createReviewer, NO_CLUSTER_REASON } from '../../src/validators.js';
+import { createReviewer, NO_CLUSTER_REASON } from '../../src/rules/registry.js';
 import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
-import { NOT_SYNCED_REASON, PoolIndex } from '../../src/state/pool-index.js';
-import { MAX_COUNTED_ENTRIES, MAX_PAIRED_ENTRIES_PER_FIELD } from '../../src/ip/ranges.js';
+import { NOT_SYNCED_REASON, PoolIndex } from '../../src/store/pool-index.js';
+import { MAX_COUNTED_ENTRIES, MAX_PAIRED_ENTRIES_PER_FIELD } from '../../src/spiderpool/ip-ranges.js';
 import { loadPool, loadReview } from '../fixtures/load.js';
 
 const PAIR = 'metadata.annotations[ipam.spidernet.io/pair-pool]';

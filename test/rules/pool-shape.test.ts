@@ -1,5 +1,5 @@
 /** IaaS pool shape rules 1-3 (provider, one node, parent NIC) and their ratcheting, through fixture reviews. */
-import { reviewAdmission } from '../../src/validators.js';
+import { reviewAdmission } from '../../src/rules/registry.js';
 import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
 import { interfaceNameProblem } from '../../src/rules/pool-shape.js';
 import { loadReview } from '../fixtures/load.js';

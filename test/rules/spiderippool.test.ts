@@ -1,5 +1,5 @@
-import { reviewAdmission } from '../../src/validators.js';
-import { NO_CLUSTER_REASON } from '../../src/validators.js';
+import { reviewAdmission } from '../../src/rules/registry.js';
+import { NO_CLUSTER_REASON } from '../../src/rules/registry.js';
 import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
 import { loadReview } from '../fixtures/load.js';
 

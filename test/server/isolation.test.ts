@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { WEBHOOKS } from '../../src/defaults.js';
-import { createReviewer } from '../../src/validators.js';
+import { createReviewer } from '../../src/rules/registry.js';
 import { loadReview } from '../fixtures/load.js';
 import { httpsRequest } from '../helpers/client.js';
 import { buildWorkerEntry, type BuiltWorker } from '../helpers/worker-entry.js';

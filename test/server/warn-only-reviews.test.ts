@@ -5,13 +5,13 @@
  * deadline, a full queue and a stuck worker are answered the same way. No network.
  */
 import { pino } from 'pino';
-import { MAX_WARNING_CHARS } from '../../src/field/errors.js';
-import { PoolIndex } from '../../src/state/pool-index.js';
+import { MAX_WARNING_CHARS } from '../../src/kubernetes/field-errors.js';
+import { PoolIndex } from '../../src/store/pool-index.js';
 import type { ReviewAnswer } from '../../src/server/review-answer.js';
 import { WarnOnlyReviews, leadingUid, uncheckedAnswer, type WarnOnlyLimits } from '../../src/server/warn-only-reviews.js';
 import { WEBHOOKS } from '../../src/defaults.js';
-import { createReviewer } from '../../src/validators.js';
-import { indexOf, STANDARD } from '../candidates/pools.js';
+import { createReviewer } from '../../src/rules/registry.js';
+import { indexOf, STANDARD } from '../spiderpool/candidate-pools.js';
 import { loadReview } from '../fixtures/load.js';
 import { until } from '../helpers/until.js';
 import { buildWorkerEntry, type BuiltWorker } from '../helpers/worker-entry.js';

@@ -10,7 +10,7 @@ import { parseAllDocuments } from 'yaml';
 import { startCluster, type Cluster } from './harness.js';
 import { until } from '../../helpers/until.js';
 import type { Finished } from './processes.js';
-import { poolObject as pool } from '../../candidates/pools.js';
+import { poolObject as pool } from '../../spiderpool/candidate-pools.js';
 
 const IPPOOLS = 'ipam.spidernet.io/ippools';
 const MIXED_WARNING =

@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+import { documentData, listItems, ManifestError, readManifestPaths, readText } from '../../src/kubernetes/manifests.js';
+
+describe('readText: a file that cannot be read is one line in plain words', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'manifest-read-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test.each([
+    ['a missing file', () => join(dir, 'nope.yml'), 'no such file or folder'],
+    ['a folder', () => dir, 'is a folder, not a file'],
+    ['a path through a file', () => join(fileURLToPath(import.meta.url), 'x'), 'a part of the path is not a folder'],
+  ])('%s', async (_, file, why) => {
+    const path = file();
+    const error = await readText(path).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ManifestError);
+    expect((error as Error).message).toBe(`${path}: cannot be read: ${why}`);
+  });
+});
+
+describe('documentData', () => {
+  const one = (text: string) => documentData(parseAllDocuments(text)[0]!);
+  it('gives the data of a document', () => expect(one('a: 1\n')).toEqual({ ok: true, value: { a: 1 } }));
+  it('gives a syntax error in one line', () => {
+    const data = one('a: 1\na: 2\n');
+    expect(data).toMatchObject({ ok: false, syntax: true, reason: expect.stringMatching(/^Map keys must be unique[^\n]*$/) });
+  });
+  it('refuses too many aliases as data, not syntax', () => {
+    const data = one(`a: &a [x]\nb: [${Array(200).fill('*a').join(', ')}]\n`);
+    expect(data).toMatchObject({ ok: false, syntax: false, reason: expect.stringMatching(/alias/i) });
+  });
+});
+
+describe('listItems', () => {
+  test.each([
+    [{ kind: 'List', items: [1] }, [1]],
+    [{ kind: 'ConfigMapList', items: [] }, []],
+    [{ kind: 'List' }, []],
+    [{ kind: 'List', items: null }, []],
+    [{ kind: 'ConfigMapList' }, undefined],
+    [{ kind: 'List', items: 5 }, 'not a list'],
+    [{ kind: 'ConfigMap', items: [1] }, undefined],
+    [null, undefined],
+    ['List', undefined],
+  ])('%j → %j', (value, items) => expect(listItems(value)).toEqual(items));
+});
+
+describe('readManifestPaths', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'manifest-paths-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads a List of 150 000 items without overflowing the call stack (review2: they were spread into one call)', async () => {
+    const file = join(dir, 'big.json');
+    writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: Array.from({ length: 150_000 }, () => ({ apiVersion: 'v1', kind: 'Namespace' })) }));
+    expect(await readManifestPaths([file])).toHaveLength(150_000);
+  });
+});
