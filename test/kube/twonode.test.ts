@@ -9,7 +9,8 @@
  *      failures only within DEAD_REPLICA_WINDOW_S of the kill, none until it returns, none
  *      after it rejoins
  *   3  both replicas on the second node (forced), which dies: failures only within
- *      CROWDED_NODE_WINDOW_S, and the replicas end on distinct nodes after it returns
+ *      CROWDED_NODE_WINDOW_S; none when it returns, nor in the `kubectl rollout restart`
+ *      that puts the replicas on distinct nodes again (nothing else moves them apart)
  *   4  pod traffic between the two nodes cut while both reach the API server: no call
  *      fails, neither replica not Ready longer than PARTITION_NOT_READY_S
  *
@@ -28,11 +29,19 @@ import { ApiClient, clusterDir, mustKubectl } from './kube.js';
 import { BOTH_NODES, FIRST_NODE, SECOND_NODE, crowdOnto, longestNotReadySeconds, placedOn, secondNode, servingNodes, spreadReplicas, uncordon } from './twonode.js';
 import { DEPLOYMENT, NS, copyOverlay, prepareSpiderpool, report, webhookAnswers } from './webhook-install.js';
 
-/** Seconds from the kill within which every failed call of scenario 2 was sent. */
-const DEAD_REPLICA_WINDOW_S = 90;
-/** Seconds from the kill within which every failed call of scenario 3 was sent. */
-const CROWDED_NODE_WINDOW_S = 420;
-/** The longest a replica may be not Ready while the network between the replicas is cut. */
+/*
+ * The bounds, with the replicas' peer readiness and the install's placement (docs/operations.md
+ * has the figures; Kubernetes alone: 43.6 s, 356 s). Wide margins: a loaded 2-core machine.
+ */
+/** Seconds from the kill within which every failed call of scenario 2 was sent (measured 2.4 s). */
+const DEAD_REPLICA_WINDOW_S = 15;
+/**
+ * Seconds from the kill within which every failed call of scenario 3 was sent (measured
+ * 62.7 s: the node marked unreachable after --node-monitor-grace-period, 50 s, the pods
+ * evicted 10 s later by their tolerations, the replacements started and ready).
+ */
+const CROWDED_NODE_WINDOW_S = 120;
+/** The longest a replica may be not Ready while the network between the replicas is cut (measured 0 s). */
 const PARTITION_NOT_READY_S = 15;
 /** How long the network between the replicas stays cut. */
 const CUT_MS = 30_000;
@@ -194,6 +203,14 @@ describe('3. both replicas on one node, which dies', () => {
           },
         },
         returns,
+        {
+          // Nothing moves replicas apart when a node returns (docs/node-failure.md): a rollout does.
+          name: 'kubectl rollout restart',
+          run: async () => {
+            await mustKubectl(['-n', NS, 'rollout', 'restart', DEPLOYMENT]);
+            await placedOn(BOTH_NODES, 240_000);
+          },
+        },
       ],
       720_000,
     ));
@@ -203,11 +220,8 @@ describe('3. both replicas on one node, which dies', () => {
     expect(figures[0]!.recoverySeconds).toBeLessThanOrEqual(CROWDED_NODE_WINDOW_S);
   });
 
-  it('no failed call while the node returned', () => {
+  it('no failed call while the node returned, nor in the rollout that put the replicas on distinct nodes', () => {
     expect(figures[1]!.failed).toBe(0);
+    expect(figures[2]!.failed).toBe(0);
   });
-
-  it('the replicas end on distinct nodes', async () => {
-    await placedOn(BOTH_NODES, 180_000);
-  }, 200_000);
 });

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { until } from '../helpers/until.js';
 import { runProcess } from '../e2e/cluster/processes.js';
 import { ROOT } from '../e2e/cluster/webhook.js';
-import { ApiClient, clusterDir, getJson, mustKubectl } from './kube.js';
+import { clusterDir, getJson, mustKubectl } from './kube.js';
 import { DEPLOYMENT, NS, webhookPods } from './webhook-install.js';
 
 /** cluster.sh's NODE_NAME: it also runs the control plane, so it is never killed. */
@@ -68,32 +68,14 @@ export async function spreadReplicas(): Promise<void> {
 }
 
 /**
- * Both replicas on `node`, as a scheduler may leave them: the other node cordoned, the
- * Deployment restarted, and a new pod the scheduler cannot place (a hard spread counts
- * the cordoned node) bound to `node` through the pods/binding API. Leaves the other
- * node cordoned: uncordoned, it would let replicas move apart before the scenario.
+ * Both replicas on `node`, as a scheduler may leave them: the other node cordoned (no
+ * spread domain then), the Deployment restarted. Leaves the other node cordoned:
+ * uncordoned, it would let the next rollout move a replica there before the scenario.
  */
 export async function crowdOnto(node: string): Promise<void> {
-  const other = BOTH_NODES.find((n) => n !== node)!;
-  await cordon(other, true);
+  await cordon(BOTH_NODES.find((n) => n !== node)!, true);
   await mustKubectl(['-n', NS, 'rollout', 'restart', DEPLOYMENT]);
-  const client = new ApiClient();
-  try {
-    await until(
-      async () => {
-        const pods = (await getJson('pods', undefined, NS)).items as any[];
-        for (const p of pods.filter((p) => !p.spec.nodeName && p.metadata.deletionTimestamp === undefined)) {
-          const binding = { apiVersion: 'v1', kind: 'Binding', metadata: { name: p.metadata.name }, target: { apiVersion: 'v1', kind: 'Node', name: node } };
-          await client.send('POST', `/api/v1/namespaces/${NS}/pods/${p.metadata.name}/binding`, binding);
-        }
-        return pods.length === 2 && pods.every((p) => p.spec.nodeName === node && isReady(p));
-      },
-      `both webhook pods Ready on ${node}`,
-      { timeoutMs: 180_000, intervalMs: 1000 },
-    );
-  } finally {
-    client.close();
-  }
+  await placedOn([node, node], 180_000);
 }
 
 export const uncordon = (node: string) => cordon(node, false);
