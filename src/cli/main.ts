@@ -132,7 +132,8 @@ configMapOptions(
         .default('Refuse'),
     )
     .option('--peer-readiness', "watch the other replicas of the Deployment and mark one whose port and heartbeat fall silent not ready (its pod's Ready condition), so the API server stops calling a dead node's pod within seconds (docs/operations.md)")
-    .addOption(new Option('--pod-name <name>', "with --peer-readiness: this pod's name").env('POD_NAME'))
+    .option('--rebalance', 'evict this replica, through the PodDisruptionBudget, when it shares its node with another while a node that could take it holds none (after a node came back)')
+    .addOption(new Option('--pod-name <name>', "with --peer-readiness or --rebalance: this pod's name").env('POD_NAME'))
     .addOption(new Option('--log-level <level>', 'log level').env('LOG_LEVEL').choices(LOG_LEVELS).default('info')),
 ).action(async (opts: ServeArguments) => {
   const { serve } = await import('./serve.js');

@@ -22,11 +22,11 @@ import { closeLog, createLogger } from '../server/logger.js';
 import type { ReadinessCheck } from '../kubernetes/healthz.js';
 import type { RunningServer } from '../server/serve.js';
 import type { LifecycleFlags } from './lifecycle.js';
-import { watchPeers, type PeerReadinessFlags } from './peer-readiness.js';
+import { watchReplicas, type ReplicaFlags } from './replicas.js';
 import { afterRequestsSent } from './requests-sent.js';
 
 /** `serve`'s options as the command line parses them. */
-export interface ServeArguments extends Omit<LifecycleFlags, 'configmapNamespace'>, PeerReadinessFlags {
+export interface ServeArguments extends Omit<LifecycleFlags, 'configmapNamespace'>, ReplicaFlags {
   port: number;
   host?: string;
   certDir: string;
@@ -62,7 +62,7 @@ export async function serve(opts: ServeArguments): Promise<void> {
   const logger = createLogger(opts.logLevel);
   let cache: Pick<PoolCache, 'pools' | 'stop'> | undefined;
   let secret: { stop(): void } | undefined;
-  let peers: { stop(): void } | undefined;
+  let replicas: { stop(): void } | undefined;
   let started: RunningServer | undefined;
   try {
     const conf = { name: opts.configmapName, namespace: opts.configmapNamespace ?? DEFAULT_SPIDERPOOL_NAMESPACE };
@@ -102,12 +102,12 @@ export async function serve(opts: ServeArguments): Promise<void> {
     started = server;
     caBundlePem = server.caCertPem;
     manager = await manageWebhookConfiguration(lifecycle, server, () => caBundlePem, logger);
-    peers = await watchPeers(opts, server, logger);
+    replicas = await watchReplicas(opts, server, logger);
     const shutdown = (signal: string) => {
       logger.info({ signal }, 'stopping: no longer ready, finishing in-flight reviews');
       secret?.stop();
       manager?.stop();
-      peers?.stop();
+      replicas?.stop();
       // Exit explicitly: a timer or watcher left behind must not keep the pod terminating.
       void server
         .stop()

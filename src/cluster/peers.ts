@@ -4,15 +4,15 @@
  * when it has peers: renews its heartbeat Lease (named after its pod, owned by it), lists
  * the peers' Leases, probes each ready peer's HTTPS port (peer-probe.ts), and writes what
  * `judgePeers` decides to pods/status. Alone (one replica) it only lists its pods.
- * Every call has a deadline (deadline.ts); a round that outlasts the interval is followed
- * at once by the next. Needs, in its own namespace: pods get/list, pods/status patch, leases
- * get/list/create/update (deploy/base/rbac.yaml).
+ * Every call has a deadline (deadline.ts); rounds.ts runs the rounds. Needs, in its own
+ * namespace: pods get/list, pods/status patch, leases get/list/create/update (deploy/base/rbac.yaml).
  */
 import { CoordinationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Lease, type V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { summarizeApiError } from './api-error.js';
 import { withDeadline } from './deadline.js';
 import { probeHealthz } from './peer-probe.js';
+import { startRounds, type Rounds } from './rounds.js';
 import { HeartbeatAges, judgePeers, PEER_UNREACHABLE_REASON, ProbeStreaks, type PeerAction, type PeerPolicy, type PodView } from './peer-verdict.js';
 
 export interface PeerWatchOptions {
@@ -36,12 +36,6 @@ export interface PeerWatchOptions {
   nowMs?: () => number;
   /** The probe (tests pass a fake one). */
   probe?: (host: string, port: number, timeoutMs: number) => Promise<boolean>;
-}
-
-export interface PeerWatch {
-  /** Runs one round now (tests; the timer runs them otherwise); resolves when it ends. */
-  round(): Promise<void>;
-  stop(): void;
 }
 
 /** The label that differs between the ReplicaSets of one Deployment, left out of the peer selector. */
@@ -78,13 +72,13 @@ export function readyPatch(resourceVersion: string, ready: boolean, message: str
 }
 
 /** Starts the rounds every `intervalMs`; the first runs at once. */
-export function startPeerWatch(options: PeerWatchOptions): PeerWatch {
+export function startPeerWatch(options: PeerWatchOptions): Rounds {
   const { kubeConfig, namespace, podName, logger } = options;
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const leases = kubeConfig.makeApiClient(CoordinationV1Api);
   const nowMs = options.nowMs ?? (() => performance.now());
   const probe = options.probe ?? probeHealthz;
-  const call = <T>(fn: Parameters<typeof withDeadline<T>>[0]) => withDeadline(fn, options.callTimeoutMs);
+  const call: Call = (fn) => withDeadline(fn, options.callTimeoutMs);
   const ages = new HeartbeatAges();
   const streaks = new ProbeStreaks();
   let selector: string | undefined;
@@ -92,29 +86,7 @@ export function startPeerWatch(options: PeerWatchOptions): PeerWatch {
 
   const ownSelector = async () => (selector ??= peerSelector((await call((o) => core.readNamespacedPod({ name: podName, namespace }, o))).metadata?.labels));
 
-  /** Renews this pod's Lease: an update against the version last written, read again after a conflict, created when absent. */
-  let leaseVersion: string | undefined;
-  const heartbeat = async (self: V1Pod, labels: string) => {
-    const body: V1Lease = {
-      apiVersion: 'coordination.k8s.io/v1',
-      kind: 'Lease',
-      metadata: {
-        name: podName,
-        labels: Object.fromEntries(labels.split(',').map((pair) => pair.split('=') as [string, string])),
-        ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: podName, uid: self.metadata?.uid ?? '' }],
-      },
-      spec: { holderIdentity: podName, leaseDurationSeconds: Math.ceil(options.policy.heartbeatStaleMs / 1000), renewTime: microTime(new Date()) as unknown as Date },
-    };
-    const replace = (resourceVersion: string) => call((o) => leases.replaceNamespacedLease({ name: podName, namespace, body: { ...body, metadata: { ...body.metadata, resourceVersion } } }, o));
-    try {
-      leaseVersion ??= (await call((o) => leases.readNamespacedLease({ name: podName, namespace }, o))).metadata?.resourceVersion ?? '';
-      leaseVersion = (await replace(leaseVersion)).metadata?.resourceVersion;
-    } catch (err) {
-      leaseVersion = undefined;
-      if (summarizeApiError(err).statusCode !== 404) throw err;
-      leaseVersion = (await call((o) => leases.createNamespacedLease({ namespace, body }, o))).metadata?.resourceVersion;
-    }
-  };
+  const heartbeat = leaseHeartbeat(kubeConfig.makeApiClient(CoordinationV1Api), call, { namespace, podName, durationSeconds: Math.ceil(options.policy.heartbeatStaleMs / 1000) });
 
   const leaseValues = async (labels: string) => {
     const list = await call((o) => leases.listNamespacedLease({ namespace, labelSelector: labels }, o));
@@ -125,6 +97,14 @@ export function startPeerWatch(options: PeerWatchOptions): PeerWatch {
     const probed = peers.filter((p) => p.podIP !== undefined && p.ready);
     const answers = await Promise.all(probed.map((p) => probe(p.podIP!, options.port, options.probeTimeoutMs)));
     streaks.record(new Map(probed.map((p, i) => [p.name, answers[i]!])));
+  };
+
+  /** This round's heartbeat, Lease list and probes, and what they add up to per peer. */
+  const observe = async (self: V1Pod, labels: string, peers: PodView[]) => {
+    const [, values] = await Promise.all([heartbeat(self, labels), leaseValues(labels), probeAll(peers)]);
+    const now = nowMs();
+    ages.observe(values, now);
+    return peers.map((p) => ({ ...p, failedProbes: streaks.failed(p.name), ...optionalAge(ages.ageMs(p.name, now)) }));
   };
 
   const write = async (action: PeerAction) => {
@@ -143,11 +123,8 @@ export function startPeerWatch(options: PeerWatchOptions): PeerWatch {
     const self = pods.find((p) => p.metadata?.name === podName);
     if (self === undefined) throw new Error(`pod ${namespace}/${podName} is not among the pods its own labels select`);
     const peers = pods.filter((p) => p !== self).map(podView);
-    if (peers.length === 0) return; // alone: nothing to watch, no heartbeat written
-    const [, values] = await Promise.all([heartbeat(self, labels), leaseValues(labels), probeAll(peers)]);
-    const now = nowMs();
-    ages.observe(values, now);
-    const observed = peers.map((p) => ({ ...p, failedProbes: streaks.failed(p.name), ...optionalAge(ages.ageMs(p.name, now)) }));
+    // Alone: nothing to watch and no heartbeat written; its own mark is still undone.
+    const observed = peers.length === 0 ? [] : await observe(self, labels, peers);
     const actions = judgePeers({ self: podView(self), selfServing: options.selfServing(), peers: observed }, options.policy);
     for (const action of actions) await write(action);
   };
@@ -165,27 +142,40 @@ export function startPeerWatch(options: PeerWatchOptions): PeerWatch {
     }
   };
 
-  // Back to back when a round outlasts the interval (a silent peer's probe waits its whole deadline).
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  const tick = () => {
-    running ??= (async () => {
-      const startedMs = nowMs();
-      await guarded();
-      clearTimeout(timer);
-      if (!stopped) timer = setTimeout(() => void tick(), Math.max(0, options.intervalMs - (nowMs() - startedMs))).unref();
-    })().finally(() => (running = undefined));
-    return running;
-  };
-  void tick();
-  return {
-    round: tick,
-    stop: () => {
-      stopped = true;
-      clearTimeout(timer);
-    },
-  };
+  return startRounds(guarded, options.intervalMs, nowMs);
 }
 
 const optionalAge = (ageMs: number | undefined) => (ageMs === undefined ? {} : { heartbeatAgeMs: ageMs });
+
+type Call = <T>(fn: Parameters<typeof withDeadline<T>>[0]) => Promise<T>;
+
+/**
+ * Renews this pod's Lease (named after it, labelled as its pods, owned by it): an update
+ * against the version last written; after a failure (a conflict: another writer) the next
+ * renewal reads it again; created when absent.
+ */
+function leaseHeartbeat(leases: CoordinationV1Api, call: Call, lease: { namespace: string; podName: string; durationSeconds: number }): (self: V1Pod, labels: string) => Promise<void> {
+  const { namespace, podName } = lease;
+  let version: string | undefined;
+  return async (self, labels) => {
+    const body: V1Lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: {
+        name: podName,
+        labels: Object.fromEntries(labels.split(',').map((pair) => pair.split('=') as [string, string])),
+        ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: podName, uid: self.metadata?.uid ?? '' }],
+      },
+      spec: { holderIdentity: podName, leaseDurationSeconds: lease.durationSeconds, renewTime: microTime(new Date()) as unknown as Date },
+    };
+    try {
+      version ??= (await call((o) => leases.readNamespacedLease({ name: podName, namespace }, o))).metadata?.resourceVersion ?? '';
+      const resourceVersion = version;
+      version = (await call((o) => leases.replaceNamespacedLease({ name: podName, namespace, body: { ...body, metadata: { ...body.metadata, resourceVersion } } }, o))).metadata?.resourceVersion;
+    } catch (err) {
+      version = undefined;
+      if (summarizeApiError(err).statusCode !== 404) throw err;
+      version = (await call((o) => leases.createNamespacedLease({ namespace, body }, o))).metadata?.resourceVersion;
+    }
+  };
+}

@@ -96,10 +96,10 @@ export async function startFakeObjectStore(): Promise<FakeObjectStore> {
     const notFound = () => send(404, status(404, 'NotFound', `"${name}" not found`));
     switch (request.method) {
       case 'GET': {
-        // A list with a label selector (key=value, comma-separated): the collection's objects carrying those labels.
+        // A list (a collection's path, or a label selector, key=value, comma-separated): the collection's objects carrying those labels.
         const selector = url.searchParams.get('labelSelector');
-        if (selector !== null) {
-          const pairs = selector.split(',').map((pair) => pair.split('='));
+        if (selector !== null || (!objects.has(path) && [...objects.keys()].some((at) => at.startsWith(`${path}/`)))) {
+          const pairs = (selector ?? '').split(',').filter(Boolean).map((pair) => pair.split('='));
           const items = [...objects].filter(([at, o]) => at.startsWith(`${path}/`) && !at.slice(path.length + 1).includes('/') && pairs.every(([key, value]) => o['metadata']?.labels?.[key!] === value)).map(([, o]) => o);
           return send(200, JSON.stringify({ kind: 'List', apiVersion: 'v1', metadata: { resourceVersion: String(resourceVersion) }, items }));
         }

@@ -5,7 +5,8 @@
  * the API server).
  */
 import { pino } from 'pino';
-import { startPeerWatch, type PeerWatch } from '../../src/cluster/peers.js';
+import { startPeerWatch } from '../../src/cluster/peers.js';
+import type { Rounds } from '../../src/cluster/rounds.js';
 import { startFakeObjectStore, type FakeObjectStore } from './fake-object-store.js';
 
 const NS = 'spiderpool-iaas-webhook';
@@ -24,7 +25,7 @@ const ready = (store: FakeObjectStore, name: string) => store.objects.get(`${POD
 const writes = (store: FakeObjectStore) => store.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path.replace(/^.*\/namespaces\/[^/]+\//, '')}`);
 
 let store: FakeObjectStore;
-let watch: PeerWatch | undefined;
+let watch: Rounds | undefined;
 let nowMs: number;
 /** Whether b's port answers a probe. */
 let bAnswers: boolean;
@@ -41,7 +42,7 @@ afterEach(async () => {
 });
 
 /** Replica a's watch; rounds run only when the test calls them (the interval is an hour). */
-function watchFromA(selfServing = () => true): PeerWatch {
+function watchFromA(selfServing = () => true): Rounds {
   return startPeerWatch({
     kubeConfig: store.kubeConfig,
     namespace: NS,
@@ -74,6 +75,14 @@ describe('startPeerWatch', () => {
     await roundsAt([0, 1_000, 5_000]);
     expect(writes(store)).toEqual([]);
     expect(store.requests.length).toBeGreaterThan(0);
+  });
+
+  it('alone but marked by a peer that has gone since, sets its own pod ready again', async () => {
+    store.put(PODS, pod('a', '10.0.0.1', { status: 'False', reason: 'PeerUnreachable' }));
+    watch = watchFromA();
+    await roundsAt([0]);
+    expect(writes(store)).toEqual(['PATCH pods/a/status']);
+    expect(ready(store, 'a').status).toBe('True');
   });
 
   it("renews its own Lease, owned by its pod and labelled as its pods but the template hash", async () => {

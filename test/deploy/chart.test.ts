@@ -109,11 +109,12 @@ describe("the chart's defaults are deploy/base's", () => {
     expect(values['tolerations']).toEqual([]);
   });
 
-  test("the hostname spread, the peer readiness flag and its Role are deploy/base's", () => {
+  test("the hostname spread, the peer readiness and rebalance flags and their Role are deploy/base's", () => {
     const spread = one('Deployment')['spec']['template']['spec']['topologySpreadConstraints'];
     expect(values['topologySpread']).toEqual({ whenUnsatisfiable: spread[0]['whenUnsatisfiable'], extraConstraints: [] });
     expect(spread.map((t: Obj) => t['topologyKey'])).toEqual(['kubernetes.io/hostname']);
     expect(values['peerReadiness']).toEqual({ enabled: (container()['args'] as string[]).includes('--peer-readiness') });
+    expect(values['rebalance']).toEqual({ enabled: (container()['args'] as string[]).includes('--rebalance') });
     expect(base.filter((o) => o['metadata']['name'] === 'spiderpool-iaas-webhook-peers').map((o) => o['kind'])).toEqual(['Role', 'RoleBinding']);
   });
 });

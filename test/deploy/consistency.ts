@@ -442,7 +442,7 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
     const args = arr(container?.['args']);
     const saName = str(podSpec?.['serviceAccountName']) ?? 'default';
     problems.push(...checkPodNamespace(args, container ?? {}, dep));
-    if (args.includes('--peer-readiness')) problems.push(...checkPeerReadiness(all, container ?? {}, saName, namespaceOf(deployment ?? {}) ?? namespace, dep));
+    problems.push(...checkReplicaFlags(all, args, container ?? {}, saName, namespaceOf(deployment ?? {}) ?? namespace, dep));
     problems.push(...checkConfigurationAccess(all, saName, namespaceOf(deployment ?? {}) ?? namespace, nameOf(podsWrite), flagValue(args, 'owner-cluster-role')));
   }
   const vwcs = podsWrite !== undefined ? [podsWrite] : listed;
@@ -598,22 +598,27 @@ function checkNodeSpread(podSpec: Obj, dep: string): string[] {
   ];
 }
 
-/** --peer-readiness: POD_NAME from the downward API, and the namespaced RBAC its rounds use. */
-function checkPeerReadiness(all: readonly Obj[], container: Obj, saName: string, saNamespace: string, dep: string): string[] {
+/** --peer-readiness and --rebalance: POD_NAME from the downward API, and the RBAC their rounds use (namespaced but the node list). */
+function checkReplicaFlags(all: readonly Obj[], args: readonly unknown[], container: Obj, saName: string, saNamespace: string, dep: string): string[] {
+  const flags = ['--peer-readiness', '--rebalance'].filter((f) => args.includes(f));
+  if (flags.length === 0) return [];
   const env = arr(container['env']).map(obj).find((e) => e?.['name'] === 'POD_NAME');
   const subject = { name: saName, namespace: saNamespace };
-  const where = { kind: 'Role' as const, namespace: saNamespace };
-  const needed: [string, string, string][] = [
-    ['', 'pods', 'get'],
-    ['', 'pods', 'list'],
-    ['', 'pods/status', 'patch'],
-    ...(['get', 'list', 'create', 'update'] as const).map((verb): [string, string, string] => ['coordination.k8s.io', 'leases', verb]),
+  type Need = { resource: string; verb: string; group?: string; clusterWide?: true };
+  const needed: Need[] = [
+    { resource: 'pods', verb: 'get' },
+    { resource: 'pods', verb: 'list' },
+    ...(flags.includes('--peer-readiness')
+      ? [{ resource: 'pods/status', verb: 'patch' }, ...['get', 'list', 'create', 'update'].map((verb) => ({ resource: 'leases', verb, group: 'coordination.k8s.io' }))]
+      : []),
+    ...(flags.includes('--rebalance') ? [{ resource: 'pods/eviction', verb: 'create' }, { resource: 'nodes', verb: 'list', clusterWide: true as const }] : []),
   ];
+  const granted = (n: Need) => grants(all, subject, n.clusterWide ? { kind: 'ClusterRole' } : { kind: 'Role', namespace: saNamespace }, n.group ?? '', n.resource, n.verb);
   return [
-    ...(at(env, 'valueFrom.fieldRef.fieldPath') === 'metadata.name' ? [] : [`${dep}: --peer-readiness without POD_NAME from the downward API (fieldRef metadata.name)`]),
+    ...(at(env, 'valueFrom.fieldRef.fieldPath') === 'metadata.name' ? [] : [`${dep}: ${flags.join(' and ')} without POD_NAME from the downward API (fieldRef metadata.name)`]),
     ...needed
-      .filter(([group, resource, verb]) => !grants(all, subject, where, group, resource, verb))
-      .map(([, resource, verb]) => `ServiceAccount "${saNamespace}/${saName}" may not ${verb} ${resource} in "${saNamespace}" (--peer-readiness needs it)`),
+      .filter((n) => !granted(n))
+      .map((n) => `ServiceAccount "${saNamespace}/${saName}" may not ${n.verb} ${n.resource}${n.clusterWide ? '' : ` in "${saNamespace}"`} (${flags.join(' and ')} needs it)`),
   ];
 }
 

@@ -75,6 +75,8 @@ describe('deploy/ rendered without kubectl', () => {
     expect(clusterRole['rules'].slice(1)).toEqual([
       { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], resourceNames: ['spiderpool-iaas-webhook'], verbs: ['get', 'patch', 'create'] },
       { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], resourceNames: ['spiderpool-iaas-webhook'], verbs: ['get'] },
+      // --rebalance: which nodes could take a replica; read only.
+      { apiGroups: [''], resources: ['nodes'], verbs: ['list'] },
     ]);
   });
 
@@ -597,12 +599,17 @@ describe('the checker reports', () => {
     [
       'peer readiness without the pod name',
       (o) => (one(o, 'Deployment')['spec']['template']['spec']['containers'][0]['env'] = one(o, 'Deployment')['spec']['template']['spec']['containers'][0]['env'].filter((e: Obj) => e['name'] !== 'POD_NAME')),
-      /--peer-readiness without POD_NAME/,
+      /--peer-readiness and --rebalance without POD_NAME/,
     ],
     [
       'peer readiness without pods\/status',
       (o) => (o.find((x) => x['kind'] === 'Role' && x['metadata']['name'] === 'spiderpool-iaas-webhook-peers')!['rules'][1]['verbs'] = []),
-      /may not patch pods\/status in "spiderpool-iaas-webhook" \(--peer-readiness needs it\)/,
+      /may not patch pods\/status in "spiderpool-iaas-webhook" \(--peer-readiness and --rebalance needs it\)/,
+    ],
+    [
+      'rebalance without the node list',
+      (o) => (one(o, 'ClusterRole')['rules'] = one(o, 'ClusterRole')['rules'].filter((r: Obj) => !r['resources'].includes('nodes'))),
+      /may not list nodes \(--peer-readiness and --rebalance needs it\)/,
     ],
   ];
 
@@ -652,7 +659,7 @@ describe('the checker reports', () => {
       /may not update Secret "spiderpool-iaas-webhook-tls"/,
     ],
     ['no patch of the configuration', (o: Obj[]) => (one(o, 'ClusterRole')['rules'][1]['verbs'] = ['get']), /may not patch ValidatingWebhookConfiguration "spiderpool-iaas-webhook"/],
-    ['no read of the owner ClusterRole', (o: Obj[]) => one(o, 'ClusterRole')['rules'].pop(), /may not get ClusterRole "spiderpool-iaas-webhook" \(--owner-cluster-role reads its uid\)/],
+    ['no read of the owner ClusterRole', (o: Obj[]) => (one(o, 'ClusterRole')['rules'] = one(o, 'ClusterRole')['rules'].filter((r: Obj) => !r['resources'].includes('clusterroles'))), /may not get ClusterRole "spiderpool-iaas-webhook" \(--owner-cluster-role reads its uid\)/],
     ['no POD_NAMESPACE', (o: Obj[]) => delete container(o)['env'], /neither --namespace nor POD_NAMESPACE from the downward API/],
     [
       'the configuration among the manifests as well',
