@@ -25,11 +25,6 @@ export async function secondNode(action: 'up' | 'kill' | 'revive' | 'cut' | 'hea
 
 const isReady = (pod: any): boolean => pod.status.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True') === true;
 
-/** The nodes of the webhook's Ready pods (not being deleted), one entry per pod, sorted. */
-export async function readyPlacement(): Promise<string[]> {
-  return (await webhookPods()).filter(isReady).map((p) => p.spec.nodeName as string).sort();
-}
-
 /** The nodes of the webhook Service's ready endpoints: where the API server sends reviews. */
 export async function servingNodes(): Promise<string[]> {
   const slices = await getJson('endpointslices', undefined, NS);
@@ -51,21 +46,6 @@ export async function placedOn(nodes: readonly string[], timeoutMs: number): Pro
 }
 
 const cordon = (node: string, on: boolean) => mustKubectl([on ? 'cordon' : 'uncordon', node]);
-
-/** One replica per node: when both share one, one of them is deleted there while that node is cordoned. */
-export async function spreadReplicas(): Promise<void> {
-  const nodes = await readyPlacement();
-  if (nodes.length === 2 && nodes[0] !== nodes[1]) return;
-  const crowded = nodes[0]!;
-  await cordon(crowded, true);
-  try {
-    const victim = (await webhookPods()).find((p) => p.spec.nodeName === crowded)!;
-    await mustKubectl(['delete', 'pod', '-n', NS, victim.metadata.name, '--timeout=90s'], { timeoutMs: 100_000 });
-    await placedOn(BOTH_NODES, 120_000);
-  } finally {
-    await cordon(crowded, false);
-  }
-}
 
 /**
  * Both replicas on `node`, as a scheduler may leave them: the other node cordoned (no
