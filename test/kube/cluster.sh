@@ -29,42 +29,21 @@ W=$(realpath -m "$W")
 NODE_IP=10.200.0.2
 NODE_NAME=k1node
 POD_SUBNET=10.244.0.0/24
+# Every node's pods (second-node.sh adds 10.244.1.0/24).
+CLUSTER_CIDR=10.244.0.0/16
 SERVICE_RANGE=10.96.0.0/24
 APISERVER_PORT=6443
 # The three global (not per-namespace) sysctls the kubelet rewrites with
 # protectKernelDefaults: false; saved at `up`, restored at `down`.
 SYSCTLS=(vm.overcommit_memory kernel.panic kernel.panic_on_oops)
-PAUSE_IMAGE=localhost/spiderpool-iaas-e2e/pause:1
 # Kept equal to test/kube/cert-manager.ts (the Deployments there name these images).
 CERT_MANAGER_IMAGE_PREFIX=localhost/spiderpool-iaas-e2e/cert-manager
 CERT_MANAGER_VERSION=v1.21.2
 
 tools="$here/tools/bin"
-netns_name() { cat "$W/netns" 2>/dev/null || true; }
-in_netns() { nsenter --net="/run/netns/$(netns_name)" "$@"; }
-log() { echo "cluster: $*" >&2; }
-
-# Starts a daemon inside the netns in its own process group, output to DIR/logs/NAME.log;
-# its pid goes to DIR/pids/NAME.
-daemon() {
-  local name=$1
-  shift
-  setsid nsenter --net="/run/netns/$(netns_name)" "$@" >"$W/logs/$name.log" 2>&1 </dev/null &
-  echo $! >"$W/pids/$name"
-}
-
-wait_for() {
-  local what=$1 timeout=$2
-  shift 2
-  local deadline=$((SECONDS + timeout))
-  until "$@" >/dev/null 2>&1; do
-    if ((SECONDS >= deadline)); then
-      log "timed out after ${timeout}s waiting for $what"
-      return 1
-    fi
-    sleep 0.5
-  done
-}
+NODE_DIR=$W
+# shellcheck source=test/kube/node-lib.sh
+source "$here/node-lib.sh"
 
 kc() { "$tools/kubectl" --kubeconfig="$W/kubeconfig" "$@"; }
 
@@ -85,7 +64,7 @@ static_image() {
   mv "$img/config.json" "$img/$config.json"
   printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s.tar"]}]' "$config" "$tag" "$layer" >"$img/manifest.json"
   tar -C "$img" -cf "$img.tar" manifest.json "$config.json" "$layer.tar"
-  ctr --address "$W/containerd/containerd.sock" -n k8s.io images import "$img.tar" >/dev/null
+  ctr_node images import "$img.tar" >/dev/null
 }
 
 up() {
@@ -116,46 +95,11 @@ up() {
   ip -n "$ns" link set k1veth1 up
   ip -n "$ns" route add default via 10.200.0.1 dev k1veth0
   in_netns sysctl -qw net.ipv4.ip_forward=1 net.bridge.bridge-nf-call-iptables=1
-  cat >"$W/cni/net.d/10-k1.conflist" <<EOF
-{"cniVersion":"0.4.0","name":"k1","plugins":[{"type":"bridge","bridge":"k1cni0","isGateway":true,"ipMasq":false,"hairpinMode":true,
- "ipam":{"type":"host-local","ranges":[[{"subnet":"$POD_SUBNET"}]],"routes":[{"dst":"0.0.0.0/0"}],"dataDir":"$W/cni/ipam"}}]}
-EOF
+  write_cni_config k1cni0 "$POD_SUBNET"
 
   # --- containerd ------------------------------------------------------------------------
-  cat >"$W/containerd/config.toml" <<EOF
-version = 2
-root = "$W/containerd/root"
-state = "$W/containerd/state"
-[grpc]
-  address = "$W/containerd/containerd.sock"
-[ttrpc]
-  address = "$W/containerd/containerd.sock.ttrpc"
-[plugins."io.containerd.internal.v1.opt"]
-  path = "$W/containerd/opt"
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "$PAUSE_IMAGE"
-  # Required here: without CAP_SYS_RESOURCE runc cannot apply the negative
-  # oom_score_adj the kubelet asks for, and every sandbox fails to start.
-  restrict_oom_score_adj = true
-  netns_mounts_under_state_dir = true
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    snapshotter = "overlayfs"
-    default_runtime_name = "runc"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-      runtime_type = "io.containerd.runc.v2"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-        SystemdCgroup = false
-        BinaryName = "/usr/sbin/runc"
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "/usr/lib/cni"
-    conf_dir = "$W/cni/net.d"
-  # Per-registry hosts.toml files, read at each pull (cluster.sh registry writes one).
-  [plugins."io.containerd.grpc.v1.cri".registry]
-    config_path = "$W/containerd/certs.d"
-EOF
-  daemon containerd containerd --config "$W/containerd/config.toml"
-  local ctr=(ctr --address "$W/containerd/containerd.sock" -n k8s.io)
-  wait_for containerd 30 "${ctr[@]}" version
+  write_containerd_config
+  start_containerd
 
   # The images (none for run.sh's partial start, which only stops the daemons again).
   # The pause image and cert-manager's controller and cainjector (test/kube/cert-manager,
@@ -168,7 +112,7 @@ EOF
     static_image "$CERT_MANAGER_IMAGE_PREFIX-cainjector:$CERT_MANAGER_VERSION" "$cert_manager/cainjector"
     # The webhook image built by image/build.sh, as a docker-archive.
     (source "$root/image/env.sh" && buildah push --quiet "$WEBHOOK_IMAGE" "docker-archive:$W/images/webhook.tar:$WEBHOOK_IMAGE" >/dev/null)
-    "${ctr[@]}" images import "$W/images/webhook.tar" >/dev/null
+    ctr_node images import "$W/images/webhook.tar" >/dev/null
     rm -rf "$W/images"
     log "images imported in $((SECONDS - t))s"
   fi
@@ -215,48 +159,9 @@ EOF
   daemon kube-controller-manager "$tools/kube-controller-manager" --kubeconfig="$K" --leader-elect=false \
     --bind-address=127.0.0.1 --service-cluster-ip-range="$SERVICE_RANGE" --controllers='*'
   daemon kube-scheduler "$tools/kube-scheduler" --kubeconfig="$K" --leader-elect=false --bind-address=127.0.0.1
-  cat >"$W/kube-proxy.yaml" <<EOF
-apiVersion: kubeproxy.config.k8s.io/v1alpha1
-kind: KubeProxyConfiguration
-clientConnection: {kubeconfig: "$K"}
-mode: iptables
-hostnameOverride: $NODE_NAME
-clusterCIDR: $POD_SUBNET
-healthzBindAddress: 127.0.0.1:10256
-metricsBindAddress: 127.0.0.1:10249
-oomScoreAdj: 0
-# 0 = leave the host's conntrack table size and timeouts alone (nf_conntrack_max is
-# global, not per network namespace).
-conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
-EOF
-  daemon kube-proxy "$tools/kube-proxy" --config="$W/kube-proxy.yaml"
-  cat >"$W/kubelet-config.yaml" <<EOF
-apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-failCgroupV1: false          # the host is cgroup v1 (hybrid)
-failSwapOn: false
-cgroupDriver: cgroupfs        # no systemd
-containerRuntimeEndpoint: unix://$W/containerd/containerd.sock
-address: $NODE_IP
-readOnlyPort: 0
-healthzBindAddress: 127.0.0.1
-# The API server has no kubelet client certificate (kubectl logs goes API server -> kubelet).
-authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}
-authorization: {mode: AlwaysAllow}
-podLogsDir: $W/pod-logs
-resolvConf: ""                # the host's resolver is unreachable from the sealed netns
-protectKernelDefaults: false  # true makes it exit ("invalid kernel flag"); down restores them
-imageGCHighThresholdPercent: 100
-evictionHard: {memory.available: 100Mi, nodefs.available: "1%", imagefs.available: "1%", nodefs.inodesFree: "1%"}
-# A test cluster's shorter pod sync (default 1m): a Secret's new content reaches the mounted
-# volume at the pod's next sync, so each certificate change the tests make (cert-manager's
-# renewal and CA change, install's CA change) waited ~57-67 s on it. 10s keeps the same
-# path (Secret watch, then the volume rewrite, then the pod's own reload) and the tests
-# still wait until every pod serves the new certificate; the wait is just shorter.
-syncFrequency: 10s
-EOF
-  daemon kubelet "$tools/kubelet" --config="$W/kubelet-config.yaml" --kubeconfig="$K" --root-dir="$W/kubelet" \
-    --node-ip="$NODE_IP" --hostname-override="$NODE_NAME"
+  write_kube_proxy_config "$K" "$NODE_NAME" "$CLUSTER_CIDR"
+  write_kubelet_config "$NODE_IP"
+  start_node_agents "$K" "$NODE_IP" "$NODE_NAME"
   # For run.sh's teardown check: a start cut short with every daemon just started.
   if [[ "${KUBE_CLUSTER_STOP_AFTER:-}" == daemons ]]; then
     log "stopping after starting the daemons (KUBE_CLUSTER_STOP_AFTER=daemons)"
@@ -283,51 +188,12 @@ registry() {
   log "registry: the node pulls from http://127.0.0.1:$port"
 }
 
-# Whether pid runs (a zombie does not: the daemons' parent, `up`, is gone, and whoever
-# inherited them may reap late).
-alive() {
-  local state
-  state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
-  [[ -n "$state" && "$state" != Z ]]
-}
-
-# Ends a process by pid (TERM, KILL after 10 s) and its process group (setsid above).
-stop_pid() {
-  local pid=$1
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 0
-  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || return 0
-  for _ in $(seq 1 100); do
-    alive "$pid" || return 0
-    sleep 0.1
-  done
-  kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
-}
-
-stop_daemon() {
-  local file="$W/pids/$1"
-  [[ -f "$file" ]] || return 0
-  stop_pid "$(cat "$file")"
-  rm -f "$file"
-}
-
-# Pids of processes whose command line names DIR (shims, leftovers of a crashed run).
-pids_naming_dir() {
-  local p cmdline
-  for p in /proc/[0-9]*; do
-    [[ "${p#/proc/}" == "$$" ]] && continue
-    # Compared in bash, so no helper process carries DIR in its own command line.
-    cmdline=$(tr '\0' ' ' 2>/dev/null <"$p/cmdline") || continue
-    [[ "$cmdline" == *"$W/"* ]] && echo "${p#/proc/}"
-  done
-  return 0
-}
-
-mounts_under_dir() { awk -v dir="$W/" 'index($5, dir) == 1 { print $5 }' /proc/self/mountinfo | sort -r; }
-
 down() {
   [[ -d "$W" ]] || { log "$W does not exist: nothing to do"; return 0; }
   local ns t=$SECONDS took=()
   ns=$(netns_name)
+  # 0. The second node, when a test added one (second-node.sh checks what it leaves).
+  bash "$here/second-node.sh" down "$W" || return 1
   # 1. The node's agents first, so nothing restarts containers.
   stop_daemon kubelet
   stop_daemon kube-proxy
@@ -335,19 +201,7 @@ down() {
   stop_daemon kube-controller-manager
   took+=("agents $((SECONDS - t))s"); t=$SECONDS
   # 2. Every container and sandbox, then containerd and its shims.
-  local ctr=(ctr --address "$W/containerd/containerd.sock" -n k8s.io)
-  if [[ -S "$W/containerd/containerd.sock" ]] && timeout 5 "${ctr[@]}" version >/dev/null 2>&1; then
-    local c
-    for c in $(timeout 10 "${ctr[@]}" tasks ls -q 2>/dev/null); do
-      timeout 10 "${ctr[@]}" tasks kill -s SIGKILL "$c" >/dev/null 2>&1 || true
-    done
-    sleep 0.5
-    for c in $(timeout 10 "${ctr[@]}" containers ls -q 2>/dev/null); do
-      timeout 10 "${ctr[@]}" tasks delete -f "$c" >/dev/null 2>&1 || true
-      timeout 10 "${ctr[@]}" containers delete "$c" >/dev/null 2>&1 || true
-    done
-  fi
-  stop_daemon containerd
+  stop_containers
   took+=("containers $((SECONDS - t))s"); t=$SECONDS
   # 3. The API server, its stdin holder, the forwards.
   stop_daemon forward
@@ -362,15 +216,12 @@ down() {
   if [[ -n "$ns" && -e "/run/netns/$ns" ]]; then
     for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
   fi
-  for pid in $(pids_naming_dir); do kill -KILL "$pid" 2>/dev/null || true; done
+  for pid in $(pids_naming "$W"); do kill -KILL "$pid" 2>/dev/null || true; done
   sleep 0.2
   took+=("leftover-processes $((SECONDS - t))s"); t=$SECONDS
   # 5. Mounts under DIR, deepest first (Secret tmpfs, overlay rootfs, shm, netns files,
   #    the kubelet root's bind mount of itself).
-  local m
-  for _ in 1 2 3; do
-    for m in $(mounts_under_dir); do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
-  done
+  unmount_under "$W"
   took+=("mounts $((SECONDS - t))s"); t=$SECONDS
   # 6. The netns (its bridge and veths go with it).
   [[ -n "$ns" && -e "/run/netns/$ns" ]] && ip netns del "$ns"
@@ -392,9 +243,9 @@ down() {
   log "down: ${took[*]}"
   # Check: nothing left behind.
   local left=()
-  [[ -n "$(pids_naming_dir)" ]] && left+=("processes: $(pids_naming_dir | tr '\n' ' ')")
+  [[ -n "$(pids_naming "$W")" ]] && left+=("processes: $(pids_naming "$W" | tr '\n' ' ')")
   for f in "$W"/pids/*; do [[ -e "$f" ]] && left+=("pid file $f"); done
-  [[ -n "$(mounts_under_dir)" ]] && left+=("mounts: $(mounts_under_dir | tr '\n' ' ')")
+  [[ -n "$(mounts_under "$W")" ]] && left+=("mounts: $(mounts_under "$W" | tr '\n' ' ')")
   [[ -n "$ns" && -e "/run/netns/$ns" ]] && left+=("netns $ns")
   for d in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods; do [[ -d "$d" ]] && left+=("cgroup $d"); done
   for path in /run/containerd /var/log/containers; do

@@ -28,6 +28,8 @@ export interface FaultRunResult {
   /** Refusals due by the rules that came back allowed (HTTP 200), counted apart only with `unguardedOk`. */
   unguarded: number;
   failed: number;
+  /** When each failed call was sent, in seconds from the start (one entry per failure; the run is bounded). */
+  failedAtSeconds: number[];
   /** The first failures (call number, kind, what came back), at most 20. */
   failures: { call: number; kind: 'allowed' | 'refused'; atSeconds: number; what: string }[];
   latencyMs: { p50: number; p99: number; max: number };
@@ -39,7 +41,7 @@ const CONF_PATH = '/api/v1/namespaces/kube-system/configmaps/spiderpool-conf';
 const REFUSED_CONF = 'iaasNetworkProvider:\n  serverUrl: "http://iaas-provider.kube-system.svc:80"\n  httpRequestTimeout: "100s"\n';
 const MERGE_PATCH = 'application/merge-patch+json';
 /** The whole run is bounded; a fault that does not recover fails it. */
-const MAX_FAULT_MS = 240_000;
+const DEFAULT_MAX_FAULT_MS = 240_000;
 
 /**
  * Sends calls at `ratePerSecond` for `settleMs` before, between and after the faults,
@@ -53,10 +55,13 @@ export async function runFaults(
     faults,
     settleMs = 5_000,
     unguardedOk = false,
+    maxFaultMs = DEFAULT_MAX_FAULT_MS,
   }: {
     ratePerSecond: number;
     faults: readonly Fault[];
     settleMs?: number;
+    /** Each fault's bound (default 240 s): one that has not resolved by then fails the run. */
+    maxFaultMs?: number;
     /**
      * While no webhook configuration exists (before an install writes it, after an
      * uninstall removed it) nothing is guarded: a refusal due that is allowed (HTTP 200)
@@ -69,6 +74,7 @@ export async function runFaults(
   const seconds = () => Math.round((performance.now() - start) / 100) / 10;
   const latencies: number[] = [];
   const failures: FaultRunResult['failures'] = [];
+  const failedAtSeconds: number[] = [];
   let calls = 0;
   let allowed = 0;
   let refused = 0;
@@ -79,6 +85,7 @@ export async function runFaults(
   const call = async (n: number): Promise<void> => {
     const kind = n % 3 === 0 ? 'allowed' : 'refused';
     const sent = performance.now();
+    const sentAt = seconds();
     let what: string | undefined;
     let wasUnguarded = false;
     try {
@@ -106,6 +113,7 @@ export async function runFaults(
       else refused++;
     } else {
       failed++;
+      failedAtSeconds.push(sentAt);
       if (failures.length < 20) failures.push({ call: n, kind, atSeconds: seconds(), what });
     }
   };
@@ -130,8 +138,8 @@ export async function runFaults(
     for (const fault of faults) {
       const at = seconds();
       const cancel = new AbortController();
-      const timeout = sleep(MAX_FAULT_MS, undefined, { signal: cancel.signal }).then(() => {
-        throw new Error(`fault "${fault.name}" did not recover within ${MAX_FAULT_MS} ms`);
+      const timeout = sleep(maxFaultMs, undefined, { signal: cancel.signal }).then(() => {
+        throw new Error(`fault "${fault.name}" did not recover within ${maxFaultMs} ms`);
       });
       timeout.catch(() => undefined); // the race below reports it; the abort is not an error
       try {
@@ -161,6 +169,7 @@ export async function runFaults(
     refused,
     unguarded,
     failed,
+    failedAtSeconds,
     failures,
     latencyMs: { p50: at(0.5), p99: at(0.99), max: Math.round(sorted[sorted.length - 1]! * 10) / 10 },
     faults: ran,

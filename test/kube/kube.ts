@@ -61,12 +61,16 @@ export class ApiClient {
   private readonly server: URL;
   private readonly token: string;
 
-  constructor() {
+  /**
+   * `maxSockets` bounds the calls in flight; beyond it calls queue in the client. A load
+   * that meets a dead replica needs room for every call hanging its `timeoutSeconds`.
+   */
+  constructor({ maxSockets = 4 }: { maxSockets?: number } = {}) {
     const config = parse(readFileSync(path.join(clusterDir(), 'kubeconfig'), 'utf8'));
     const cluster = config.clusters[0].cluster;
     this.server = new URL(cluster.server);
     this.token = config.users[0].user.token;
-    this.agent = new Agent({ keepAlive: true, maxSockets: 4, ca: Buffer.from(cluster['certificate-authority-data'], 'base64') });
+    this.agent = new Agent({ keepAlive: true, maxSockets, ca: Buffer.from(cluster['certificate-authority-data'], 'base64') });
   }
 
   /** Sends one request; resolves with any HTTP answer, rejects on a transport error or after `timeoutMs`. */
