@@ -59,7 +59,7 @@ export function enforce(findings: Findings, actionOf: ActionOf): Enforced {
  * A cause as a warning: `<field>: <Type>: <detail>`, kubectl's line for the cause, cut to
  * {@link MAX_WARNING_CHARS} (the developer guide's limit for a warning; details are one line).
  */
-export function causeWarning(error: FieldError): string {
+function causeWarning(error: FieldError): string {
   const text = fieldErrorString(error);
   if (text.length <= MAX_WARNING_CHARS) return text;
   const end = /[\ud800-\udbff]/.test(text[MAX_WARNING_CHARS - 2]!) ? MAX_WARNING_CHARS - 2 : MAX_WARNING_CHARS - 1;

@@ -18,16 +18,16 @@ export interface ReplicaFlags {
 }
 
 /** Milliseconds between rounds: a dead peer is noticed within about two of them. */
-export const PEER_ROUND_INTERVAL_MS = 1_000;
+const PEER_ROUND_INTERVAL_MS = 1_000;
 /** A probe's deadline, in milliseconds: a healthy peer answers `/healthz` in milliseconds. */
-export const PEER_PROBE_TIMEOUT_MS = 1_000;
+const PEER_PROBE_TIMEOUT_MS = 1_000;
 /** Each API call's deadline in a round of either, in milliseconds. */
-export const REPLICA_CALL_TIMEOUT_MS = 2_000;
+const REPLICA_CALL_TIMEOUT_MS = 2_000;
 /** Two failed probes in a row, and a heartbeat unchanged for 2.5 rounds. */
-export const PEER_POLICY: PeerPolicy = { failedProbesToMark: 2, heartbeatStaleMs: 2_500 };
+const PEER_POLICY: PeerPolicy = { failedProbesToMark: 2, heartbeatStaleMs: 2_500 };
 /** Milliseconds between placement rounds, and how long a crowded node must last before a replica leaves it. */
-export const REBALANCE_INTERVAL_MS = 10_000;
-export const REBALANCE_SETTLE_MS = 30_000;
+const REBALANCE_INTERVAL_MS = 10_000;
+const REBALANCE_SETTLE_MS = 30_000;
 
 /**
  * Starts what the flags ask for.

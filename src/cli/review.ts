@@ -91,60 +91,75 @@ function parsedJson(text: string): unknown {
  */
 export function runReview(command: ReviewCommand): CommandResult {
   const [first] = command.inputs;
-  if (command.inputs.length === 1 && isAdmissionReview(parsedJson(first!.text))) {
-    if (command.old !== undefined || command.operation !== undefined) {
-      return usage(`${first!.source} is an AdmissionReview already; --old and --operation build one from manifests`);
-    }
-    const options: ReviewOptions = {
-      configMap: command.configMap,
-      ...(command.state ? { pools: command.state.pools, cluster: command.state } : {}),
-      ...(command.enforcement ? { enforcement: command.enforcement } : {}),
-    };
-    const answered = reviewText(first!.text, options, command.output);
-    // JSON is YAML: one reader for either output.
-    const warned = answered.exitCode === 0 && (parseYaml(answered.stdout) as AdmissionReviewResponse).response.warnings !== undefined;
-    return warningsAsErrors(answered, warned, command.warningsAsErrors);
-  }
+  if (command.inputs.length === 1 && isAdmissionReview(parsedJson(first!.text))) return answerReview(command, first!);
   const filesAsState = command.state === undefined;
   const state = command.state ?? ClusterState.of([]).state;
-  const options: ReviewOptions = {
-    configMap: command.configMap,
-    pools: state.pools,
-    cluster: state,
-    ...(command.enforcement ? { enforcement: command.enforcement } : {}),
-  };
-  let objects: ManifestObject[];
-  let oldObjects: ManifestObject[] = [];
+  let writes: Write[];
   try {
-    objects = command.inputs.flatMap((input) => manifestsOf(input.text, input.source));
-    if (command.old !== undefined) oldObjects = manifestsOf(command.old.text, command.old.source);
+    writes = writesOf(command);
   } catch (e) {
     if (e instanceof ManifestError) return usage(e.message);
     throw e;
   }
-  if (objects.length === 0) return usage(`${command.inputs.map((i) => i.source).join(', ')} holds no object; ${REVIEW_ACCEPTS}`);
-  const given: Operation = command.operation ?? (command.old !== undefined ? 'UPDATE' : 'CREATE');
-  const writes: Write[] = [];
-  for (const { object, source } of objects) {
-    // kubectl apply updates an object the cluster has: without --operation or --old, one the state holds is an UPDATE from it.
-    const operation: Operation = command.operation === undefined && command.old === undefined && command.state?.stored(object) !== undefined ? 'UPDATE' : given;
-    // The API server refuses a write without a name before any webhook sees it (a CREATE may ask for one with generateName).
-    if (nameOf(object) === '' && !(operation === 'CREATE' && typeof object.metadata?.['generateName'] === 'string' && object.metadata['generateName'] !== '')) {
-      return usage(`${source}: ${object.kind} has no metadata.name (the API server refuses it: resource name may not be empty)`);
-    }
-    const stored = oldObjects.find((old) => sameObject(old.object, object, command.namespace))?.object;
-    if (command.old !== undefined && stored === undefined && operation !== 'CREATE') {
-      return usage(`${command.old.source} has no ${describe(object)} to ${operation === 'UPDATE' ? 'update' : 'delete'}; give the stored object of the same kind and name`);
-    }
-    // The stored object: from --old, else from the state (a DELETE without either deletes the object as given).
-    const fromState = stored ?? (operation !== 'CREATE' ? command.state?.stored(object) : undefined);
-    if (operation === 'UPDATE' && fromState === undefined) {
-      return usage(`UPDATE of ${describe(object)} needs the stored object: give it with --old, in --pools, or from the cluster (--cluster)`);
-    }
-    writes.push({ operation, object, ...(fromState !== undefined ? { oldObject: fromState } : {}), source });
-  }
-  const result = judge(writes, { ...command, state }, createReviewer(options));
+  const result = judge(writes, { ...command, state }, createReviewer(reviewOptions(command, state)));
   return filesAsState && result.exitCode !== 2 ? { ...result, stderr: FILES_AS_STATE_NOTE + result.stderr } : result;
+}
+
+/** What the reviewer reads besides the request: the state's pools and objects, the ConfigMap's name, the rules' actions. */
+function reviewOptions(command: ReviewCommand, state: ClusterState | undefined): ReviewOptions {
+  return {
+    configMap: command.configMap,
+    ...(state ? { pools: state.pools, cluster: state } : {}),
+    ...(command.enforcement ? { enforcement: command.enforcement } : {}),
+  };
+}
+
+/** An AdmissionReview given as input, answered with the webhook's own response. */
+function answerReview(command: ReviewCommand, input: ReviewCommand['inputs'][number]): CommandResult {
+  if (command.old !== undefined || command.operation !== undefined) {
+    return usage(`${input.source} is an AdmissionReview already; --old and --operation build one from manifests`);
+  }
+  const answered = reviewText(input.text, reviewOptions(command, command.state), command.output);
+  // JSON is YAML: one reader for either output.
+  const warned = answered.exitCode === 0 && (parseYaml(answered.stdout) as AdmissionReviewResponse).response.warnings !== undefined;
+  return warningsAsErrors(answered, warned, command.warningsAsErrors);
+}
+
+/**
+ * The writes the input files make, each with its operation and stored object.
+ *
+ * @throws ManifestError for input `review` cannot use, its message naming the file.
+ */
+function writesOf(command: ReviewCommand): Write[] {
+  const objects = command.inputs.flatMap((input) => manifestsOf(input.text, input.source));
+  const oldObjects = command.old === undefined ? [] : manifestsOf(command.old.text, command.old.source);
+  if (objects.length === 0) throw new ManifestError(`${command.inputs.map((i) => i.source).join(', ')} holds no object; ${REVIEW_ACCEPTS}`);
+  return objects.map(({ object, source }) => writeOf(command, object, source, oldObjects));
+}
+
+/**
+ * One object's write: kubectl apply updates an object the cluster has, so without
+ * `--operation` or `--old` one the state holds is an UPDATE from it.
+ *
+ * @throws ManifestError when the API server would refuse it first, or its stored object is missing.
+ */
+function writeOf(command: ReviewCommand, object: KubeObject, source: string, oldObjects: readonly ManifestObject[]): Write {
+  const given: Operation = command.operation ?? (command.old !== undefined ? 'UPDATE' : 'CREATE');
+  const operation: Operation = command.operation === undefined && command.old === undefined && command.state?.stored(object) !== undefined ? 'UPDATE' : given;
+  // The API server refuses a write without a name before any webhook sees it (a CREATE may ask for one with generateName).
+  if (nameOf(object) === '' && !(operation === 'CREATE' && typeof object.metadata?.['generateName'] === 'string' && object.metadata['generateName'] !== '')) {
+    throw new ManifestError(`${source}: ${object.kind} has no metadata.name (the API server refuses it: resource name may not be empty)`);
+  }
+  const stored = oldObjects.find((old) => sameObject(old.object, object, command.namespace))?.object;
+  if (command.old !== undefined && stored === undefined && operation !== 'CREATE') {
+    throw new ManifestError(`${command.old.source} has no ${describe(object)} to ${operation === 'UPDATE' ? 'update' : 'delete'}; give the stored object of the same kind and name`);
+  }
+  // The stored object: from --old, else from the state (a DELETE without either deletes the object as given).
+  const fromState = stored ?? (operation !== 'CREATE' ? command.state?.stored(object) : undefined);
+  if (operation === 'UPDATE' && fromState === undefined) {
+    throw new ManifestError(`UPDATE of ${describe(object)} needs the stored object: give it with --old, in --pools, or from the cluster (--cluster)`);
+  }
+  return { operation, object, ...(fromState !== undefined ? { oldObject: fromState } : {}), source };
 }
 
 /** The objects of one input, with `review`'s own message for what it cannot use. */
@@ -237,57 +252,83 @@ function judge(
   command: ReviewCommand,
   review: (body: unknown) => ReviewOutcome,
 ): CommandResult {
-  const responses: unknown[] = [];
-  const refusals: Refusal[] = [];
-  let notes = '';
-  const seenWarnings = new Set<string>();
-  let stdout = '';
-  let stderr = '';
-  let warned = false;
+  const printedSoFar: Judged = { responses: [], refusals: [], notes: '', seenWarnings: new Set(), stdout: '', stderr: '', warned: false };
   for (const write of writes) {
-    const { operation } = write;
-    const body = buildAdmissionReview({
-      operation,
-      ...(operation === 'DELETE' ? { oldObject: write.oldObject ?? write.object } : { object: write.object, ...(write.oldObject ? { oldObject: write.oldObject } : {}) }),
-      ...(command.namespace !== undefined ? { defaultNamespace: command.namespace } : {}),
-    });
+    const body = requestOf(write, command.namespace);
     let outcome: ReviewOutcome;
-    const matched = matchedRequest(body.request, command.state);
     try {
-      if (command.webhooks !== undefined && !command.webhooks.some((w) => webhookMatches(w, matched))) {
-        outcome = { request: body.request, review: encodeAdmissionReview(body.request.uid, allowed()), refusedBy: [], causes: [] };
-        if (guarded(body.request)) stderr += `${shortName(write.object)}: not reviewed: no webhook of the configuration matches (${unmatched(command.webhooks, matched)})\n`;
-      } else outcome = review(body);
+      outcome = reviewed(write, body, command, review, printedSoFar);
     } catch (e) {
       if (e instanceof InvalidAdmissionReviewError) return usage(`${write.source}: ${describe(write.object)}: ${e.message}`);
       throw e;
     }
-    const { response } = outcome.review;
-    responses.push(namedReview(outcome.review, body.request));
-    stderr += renderWarnings(response.warnings, seenWarnings);
-    warned ||= (response.warnings?.length ?? 0) > 0;
-    notes += enforcementNote(describe(write.object), outcome.causes);
-    if (response.allowed) {
-      const { group } = splitApiVersion(write.object.apiVersion);
-      stdout += renderAccepted(write.object.kind, group, nameOf(write.object), operation);
-      const written = operation === 'DELETE' ? (write.oldObject ?? write.object) : (body.request.object as KubeObject);
-      command.state?.record(operation, written);
-    } else {
-      refusals.push({
-        status: response.status ?? { status: 'Failure', code: 400, message: '' },
-        webhook: outcome.webhook ?? '',
-        verb: VERB[operation],
-        source: write.source,
-      });
-      notes += policyNote(body.request, outcome.refusedBy);
-    }
+    recordOutcome(printedSoFar, write, body.request, outcome, command.state);
   }
+  const { responses, refusals, notes, stdout, stderr, warned } = printedSoFar;
   const exitCode = refusals.length > 0 ? 1 : 0;
   if (command.output !== undefined) {
     const items = responses.length === 1 ? responses[0] : { apiVersion: 'v1', kind: 'List', items: responses };
     return warningsAsErrors({ exitCode, stdout: printed(items, command.output), stderr: '' }, warned, command.warningsAsErrors);
   }
   return warningsAsErrors({ exitCode, stdout, stderr: stderr + renderRefusals(refusals) + notes }, warned, command.warningsAsErrors);
+}
+
+/** What `judge` has gathered so far, in the order kubectl would print it. */
+interface Judged {
+  responses: unknown[];
+  refusals: Refusal[];
+  notes: string;
+  seenWarnings: Set<string>;
+  stdout: string;
+  stderr: string;
+  warned: boolean;
+}
+
+/** The AdmissionReview the API server would send for `write`. */
+function requestOf(write: Write, defaultNamespace: string | undefined): ReturnType<typeof buildAdmissionReview> {
+  const { operation } = write;
+  return buildAdmissionReview({
+    operation,
+    ...(operation === 'DELETE' ? { oldObject: write.oldObject ?? write.object } : { object: write.object, ...(write.oldObject ? { oldObject: write.oldObject } : {}) }),
+    ...(defaultNamespace !== undefined ? { defaultNamespace } : {}),
+  });
+}
+
+/**
+ * `write` reviewed, or allowed unreviewed when no webhook of the configuration matches it
+ * (as in the cluster; a guarded kind is named on stderr).
+ *
+ * @throws InvalidAdmissionReviewError from the reviewer.
+ */
+function reviewed(
+  write: Write,
+  body: ReturnType<typeof buildAdmissionReview>,
+  command: ReviewCommand,
+  review: (body: unknown) => ReviewOutcome,
+  judged: Judged,
+): ReviewOutcome {
+  const matched = matchedRequest(body.request, command.state);
+  if (command.webhooks === undefined || command.webhooks.some((w) => webhookMatches(w, matched))) return review(body);
+  if (guarded(body.request)) judged.stderr += `${shortName(write.object)}: not reviewed: no webhook of the configuration matches (${unmatched(command.webhooks, matched)})\n`;
+  return { request: body.request, review: encodeAdmissionReview(body.request.uid, allowed()), refusedBy: [], causes: [] };
+}
+
+/** Adds one write's outcome to what `judge` prints; an allowed write becomes part of the state for the writes after it. */
+function recordOutcome(judged: Judged, write: Write, request: AdmissionRequest, outcome: ReviewOutcome, state: ReviewCommand['state']): void {
+  const { response } = outcome.review;
+  const { operation } = write;
+  judged.responses.push(namedReview(outcome.review, request));
+  judged.stderr += renderWarnings(response.warnings, judged.seenWarnings);
+  judged.warned ||= (response.warnings?.length ?? 0) > 0;
+  judged.notes += enforcementNote(describe(write.object), outcome.causes);
+  if (response.allowed) {
+    const { group } = splitApiVersion(write.object.apiVersion);
+    judged.stdout += renderAccepted(write.object.kind, group, nameOf(write.object), operation);
+    state?.record(operation, operation === 'DELETE' ? (write.oldObject ?? write.object) : (request.object as KubeObject));
+    return;
+  }
+  judged.refusals.push({ status: response.status ?? { status: 'Failure', code: 400, message: '' }, webhook: outcome.webhook ?? '', verb: VERB[operation], source: write.source });
+  judged.notes += policyNote(request, outcome.refusedBy);
 }
 
 /**

@@ -95,7 +95,7 @@ function usageError(message: string): CommandResult {
 }
 
 /** One ConfigMap's verdict, as `-o json|yaml` prints it: the object named, the causes in file order. */
-export interface ConfigVerdict {
+interface ConfigVerdict {
   kind: 'ConfigMap';
   namespace?: string;
   name: string;

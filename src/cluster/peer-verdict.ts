@@ -32,7 +32,7 @@ export interface PodView {
 }
 
 /** What this replica saw of one peer over the last rounds. */
-export interface PeerHealth {
+interface PeerHealth {
   /** Probes of its HTTPS port that failed in a row (0 after one that answered). */
   failedProbes: number;
   /**

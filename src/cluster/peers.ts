@@ -48,7 +48,7 @@ export function peerSelector(labels: Record<string, string> | undefined): string
 }
 
 /** The pod as the verdict reads it. */
-export function podView(pod: V1Pod): PodView {
+function podView(pod: V1Pod): PodView {
   const ready = pod.status?.conditions?.find((c) => c.type === 'Ready');
   return {
     name: pod.metadata?.name ?? '',
@@ -64,7 +64,7 @@ export function podView(pod: V1Pod): PodView {
 const microTime = (date: Date) => date.toISOString().replace(/Z$/, '000Z');
 
 /** The strategic-merge patch of pods/status that sets `Ready`, against the resourceVersion judged. */
-export function readyPatch(resourceVersion: string, ready: boolean, message: string, at: Date): object {
+function readyPatch(resourceVersion: string, ready: boolean, message: string, at: Date): object {
   const condition = ready
     ? { type: 'Ready', status: 'True', reason: null, message: null, lastTransitionTime: at.toISOString() }
     : { type: 'Ready', status: 'False', reason: PEER_UNREACHABLE_REASON, message, lastTransitionTime: at.toISOString() };

@@ -42,7 +42,7 @@ export interface Toleration {
   effect?: string;
 }
 
-export interface NodeSelectorRequirement {
+interface NodeSelectorRequirement {
   key: string;
   operator: string;
   values?: readonly string[];

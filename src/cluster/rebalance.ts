@@ -31,7 +31,7 @@ export interface RebalanceOptions {
   nowMs?: () => number;
 }
 
-export function replicaView(pod: V1Pod): ReplicaView {
+function replicaView(pod: V1Pod): ReplicaView {
   return {
     name: pod.metadata?.name ?? '',
     ...(pod.spec?.nodeName ? { nodeName: pod.spec.nodeName } : {}),
@@ -41,7 +41,7 @@ export function replicaView(pod: V1Pod): ReplicaView {
   };
 }
 
-export function nodeView(node: V1Node): NodeView {
+function nodeView(node: V1Node): NodeView {
   return {
     name: node.metadata?.name ?? '',
     labels: node.metadata?.labels ?? {},
@@ -51,7 +51,7 @@ export function nodeView(node: V1Node): NodeView {
   };
 }
 
-export function podPlacement(pod: V1Pod): PodPlacement {
+function podPlacement(pod: V1Pod): PodPlacement {
   const terms = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
   return {
     nodeSelector: pod.spec?.nodeSelector ?? {},

@@ -88,17 +88,20 @@ export function parseDocuments(text: string, source: string): unknown[] {
  */
 export function parseManifests(text: string, source: string): ManifestObject[] {
   const objects: ManifestObject[] = [];
-  parseDocuments(text, source).forEach((value, index) => {
+  for (const [index, value] of parseDocuments(text, source).entries()) {
     const where = `${source}: document ${index + 1}`;
     if (!isKubeObject(value)) throw new ManifestError(`${where} is not a Kubernetes object (it needs apiVersion and kind)`);
     const items = listItems(value);
-    if (items === undefined) return void objects.push({ object: value, source });
+    if (items === undefined) {
+      objects.push({ object: value, source });
+      continue;
+    }
     if (items === 'not a list') throw new ManifestError(`${where} is a ${value.kind} whose items is not a list`);
     items.forEach((item, i) => {
       if (!isKubeObject(item)) throw new ManifestError(`${where}, items[${i}] is not a Kubernetes object (it needs apiVersion and kind)`);
       objects.push({ object: item, source });
     });
-  });
+  }
   return objects;
 }
 

@@ -85,7 +85,7 @@ export type AdmissionRequest = z.infer<typeof AdmissionRequestSchema>;
 export type AdmissionReviewRequest = z.infer<typeof AdmissionReviewRequestSchema>;
 export type Status = z.infer<typeof StatusSchema>;
 export type StatusCause = z.infer<typeof StatusCauseSchema>;
-export type AdmissionResponse = z.infer<typeof AdmissionResponseSchema>;
+type AdmissionResponse = z.infer<typeof AdmissionResponseSchema>;
 export type AdmissionReviewResponse = z.infer<typeof AdmissionReviewResponseSchema>;
 /** A decision before it is addressed to a request: an AdmissionResponse without its `uid`. */
 export type Verdict = Omit<AdmissionResponse, 'uid'>;

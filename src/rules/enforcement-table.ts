@@ -11,7 +11,7 @@ import { closestName } from '../kubernetes/closest-name.js';
 import { REFUSAL_RULES, type RuleName } from './rule-names.js';
 
 /** Each rule's action: `default`, unless `rules` names it. */
-export const EnforcementTableSchema = z.object({
+const EnforcementTableSchema = z.object({
   default: z.enum(ENFORCEMENT_ACTIONS),
   rules: z.partialRecord(z.enum(REFUSAL_RULES as [RuleName, ...RuleName[]]), z.enum(ENFORCEMENT_ACTIONS)),
 });

@@ -113,6 +113,23 @@ function flush<L extends string>(counter: Counter<L>, pending: Iterable<{ labels
   }
 }
 
+/**
+ * A webhook path's counts, every series at 0 from the start: each rule's refusals and
+ * decisions, so increase() sees the first one; and an internal error (500, no review
+ * decided), so the Errors alert's rate() sees the first one after a start.
+ */
+function newRouteCounts(webhook: string, metrics: Pick<WebhookMetrics, 'refusalsTotal' | 'decisionsTotal' | 'requestsTotal'>): RouteCounts {
+  const refusals = new Map(REFUSAL_RULES.map((rule) => [rule, { labels: { webhook, rule }, count: 0 }]));
+  for (const { labels } of refusals.values()) metrics.refusalsTotal.inc(labels, 0);
+  const decisions = new Map(
+    REFUSAL_RULES.flatMap((rule) => ENFORCEMENT_ACTIONS.map((action) => [decisionKey(rule, action), { labels: { webhook, rule, action: action.toLowerCase() }, count: 0 }] as const)),
+  );
+  for (const { labels } of decisions.values()) metrics.decisionsTotal.inc(labels, 0);
+  const internalError = { labels: { webhook, code: '500', operation: '', allowed: '' }, count: 0 };
+  metrics.requestsTotal.inc(internalError.labels, 0);
+  return { labels: { webhook }, inFlight: 0, totals: new Map([[totalsKey('500', '', ''), internalError]]), refusals, decisions };
+}
+
 /** Creates the metrics and Node's default process metrics on `registry` (a new one by default). */
 export function createWebhookMetrics(registry = new Registry()): WebhookMetrics {
   collectDefaultMetrics({ register: registry });
@@ -167,18 +184,7 @@ export function createWebhookMetrics(registry = new Registry()): WebhookMetrics 
     route: (webhook) => {
       let counts = routes.get(webhook);
       if (counts === undefined) {
-        // Every rule's series from the start, so increase() sees the first refusal; and the
-        // series of an internal error (500, no review decided), so the Errors alert's rate()
-        // sees the first one after a start.
-        const refusals = new Map(REFUSAL_RULES.map((rule) => [rule, { labels: { webhook, rule }, count: 0 }]));
-        for (const { labels } of refusals.values()) metrics.refusalsTotal.inc(labels, 0);
-        const decisions = new Map(
-          REFUSAL_RULES.flatMap((rule) => ENFORCEMENT_ACTIONS.map((action) => [decisionKey(rule, action), { labels: { webhook, rule, action: action.toLowerCase() }, count: 0 }] as const)),
-        );
-        for (const { labels } of decisions.values()) metrics.decisionsTotal.inc(labels, 0);
-        const internalError = { labels: { webhook, code: '500', operation: '', allowed: '' }, count: 0 };
-        metrics.requestsTotal.inc(internalError.labels, 0);
-        counts = { labels: { webhook }, inFlight: 0, totals: new Map([[totalsKey('500', '', ''), internalError]]), refusals, decisions };
+        counts = newRouteCounts(webhook, metrics);
         routes.set(webhook, counts);
       }
       return routeMetrics(counts, metrics.latencySeconds);

@@ -130,7 +130,7 @@ export function buildOracle(): Promise<{ binary: string; dir: string }> {
 export async function disposeOracle(): Promise<void> {
   const b = built;
   built = undefined;
-  if (b) {
+  if (b !== undefined) {
     const { dir } = await b.catch(() => ({ dir: undefined }));
     if (dir) rmSync(dir, { recursive: true, force: true });
   }

@@ -46,7 +46,7 @@ function manager(overrides: Partial<WebhookConfigurationManagerOptions> = {}) {
   });
 }
 const patches = () => store.requests.filter((r) => r.method === 'PATCH');
-const storedBundles = () => (store.objects.get(PATH)?.['webhooks'] as { clientConfig: { caBundle: string } }[]).map((w) => w.clientConfig.caBundle);
+const storedBundles = () => ((store.objects.get(PATH)?.["webhooks"] ?? []) as { clientConfig: { caBundle: string } }[]).map((w) => w.clientConfig.caBundle);
 
 describe('startWebhookConfigurationManager', () => {
   it('writes nothing while the server does not answer with the bundle, saying why once', async () => {
