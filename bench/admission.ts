@@ -39,7 +39,11 @@ const NAME = 'bench-node-pool';
 const nodePool = (note: string, nodeName: string[] | undefined, resourceVersion?: string) => ({
   apiVersion: 'spiderpool.spidernet.io/v2beta1',
   kind: 'SpiderIPPool',
-  metadata: { name: NAME, ...(resourceVersion ? { resourceVersion } : {}), annotations: { 'ipam.spidernet.io/iaas-provider': 'cloud', 'ipam.spidernet.io/parent-nic': 'eth0', 'example.com/note': note } },
+  metadata: {
+    name: NAME,
+    ...(resourceVersion ? { resourceVersion } : {}),
+    annotations: { 'ipam.spidernet.io/iaas-provider': 'cloud', 'ipam.spidernet.io/parent-nic': 'eth0', 'example.com/note': note },
+  },
   spec: { subnet: '10.6.0.0/16', ips: ['10.6.0.10-10.6.0.20'], ...(nodeName ? { nodeName } : {}) },
 });
 const WRITES = {
@@ -106,7 +110,10 @@ export async function measureAdmission({ quick, resultsDir }: { quick: boolean; 
       }
     }
     const latency = Object.fromEntries(
-      (Object.keys(WRITES) as Write[]).map((w) => [w, Object.fromEntries(settings.map((s) => [s, { p50Ms: median(runs[w][s].p50Ms), p99Ms: median(runs[w][s].p99Ms) }]))]),
+      (Object.keys(WRITES) as Write[]).map((w) => [
+        w,
+        Object.fromEntries(settings.map((s) => [s, { p50Ms: median(runs[w][s].p50Ms), p99Ms: median(runs[w][s].p99Ms) }])),
+      ]),
     ) as AdmissionResults['latency'];
     const results: AdmissionResults = { date: new Date().toISOString(), loadAverage: [loadBefore, loadavg()[0]!], plan, latency };
     console.log(admissionTable(results));

@@ -31,7 +31,8 @@ function answerAsWebhook(req: IncomingMessage, res: ServerResponse): void {
   onJsonBody(req, ({ request }) => {
     const review = { ...answer, response: { ...answer.response, uid: request.uid } };
     answerJson(res, JSON.stringify(review));
-    if (logger.isLevelEnabled(level)) logger[level](reviewLogFields(req.url ?? '', request, review, Math.round((performance.now() - started) * 1000)), REVIEW_LOG_MESSAGE);
+    if (logger.isLevelEnabled(level))
+      logger[level](reviewLogFields(req.url ?? '', request, review, Math.round((performance.now() - started) * 1000)), REVIEW_LOG_MESSAGE);
   });
 }
 

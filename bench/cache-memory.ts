@@ -35,7 +35,12 @@ function listed(i: number, allocations: number): string {
   const [a, b] = [(node >> 8) & 255, node & 255];
   const name = (j: number) => `node-${j >> 1}-${(j & 1) === 1 ? 'v6' : 'v4'}`;
   const record: Record<string, unknown> = {};
-  for (let j = 0; j < allocations; j++) record[v6 ? `fd00:${a}:${b}::${(16 + j).toString(16)}` : `10.${a}.${b}.${10 + j}`] = { interface: 'eth0', pod: `default/web-${i}-${j}`, podUid: `6a0e1d2c-3b4f-4a5e-8d7c-${String(i * 1000 + j).padStart(12, '0')}` };
+  for (let j = 0; j < allocations; j++)
+    record[v6 ? `fd00:${a}:${b}::${(16 + j).toString(16)}` : `10.${a}.${b}.${10 + j}`] = {
+      interface: 'eth0',
+      pod: `default/web-${i}-${j}`,
+      podUid: `6a0e1d2c-3b4f-4a5e-8d7c-${String(i * 1000 + j).padStart(12, '0')}`,
+    };
   return JSON.stringify({
     apiVersion: 'spiderpool.spidernet.io/v2beta1',
     kind: 'SpiderIPPool',
@@ -46,12 +51,31 @@ function listed(i: number, allocations: number): string {
       generation: 1,
       creationTimestamp: '2026-12-02T04:00:00Z',
       annotations: { 'ipam.spidernet.io/iaas-provider': 'openstack', 'ipam.spidernet.io/parent-nic': 'eth0', 'ipam.spidernet.io/pair-pool': name(i ^ 1) },
-      managedFields: [{ manager: 'bench', operation: 'Update', apiVersion: 'spiderpool.spidernet.io/v2beta1', time: '2026-12-02T04:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:annotations': {} }, 'f:spec': {} } }],
+      managedFields: [
+        {
+          manager: 'bench',
+          operation: 'Update',
+          apiVersion: 'spiderpool.spidernet.io/v2beta1',
+          time: '2026-12-02T04:00:00Z',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:metadata': { 'f:annotations': {} }, 'f:spec': {} },
+        },
+      ],
     },
     spec: v6
-      ? { ipVersion: 6, subnet: `fd00:${a}:${b}::/64`, ips: [`fd00:${a}:${b}::10-fd00:${a}:${b}::100`], nodeName: [`node-${node}`], default: false, disable: false }
+      ? {
+          ipVersion: 6,
+          subnet: `fd00:${a}:${b}::/64`,
+          ips: [`fd00:${a}:${b}::10-fd00:${a}:${b}::100`],
+          nodeName: [`node-${node}`],
+          default: false,
+          disable: false,
+        }
       : { ipVersion: 4, subnet: `10.${a}.${b}.0/24`, ips: [`10.${a}.${b}.10-10.${a}.${b}.250`], nodeName: [`node-${node}`], default: false, disable: false },
-    status: allocations === 0 ? { allocatedIPCount: 0, totalIPCount: 241 } : { allocatedIPCount: allocations, totalIPCount: 241, allocatedIPs: JSON.stringify(record) },
+    status:
+      allocations === 0
+        ? { allocatedIPCount: 0, totalIPCount: 241 }
+        : { allocatedIPCount: allocations, totalIPCount: 241, allocatedIPs: JSON.stringify(record) },
   });
 }
 

@@ -17,7 +17,8 @@ export function thousandPools(): PoolIndex {
     spec: { ipVersion: version, subnet: version === 4 ? '10.0.0.0/8' : 'fd00::/64', ips: [version === 4 ? '10.0.0.1-10.0.0.9' : 'fd00::1-fd00::9'] },
   });
   const iaas = { 'ipam.spidernet.io/iaas-provider': 'cloud' };
-  for (let i = 0; i < 400; i++) pools.push(pool(`iaas-${String(i).padStart(3, '0')}`, 4, i < 10 ? { ...iaas, 'ipam.spidernet.io/pair-pool': `iaas-v6-${i}` } : iaas));
+  for (let i = 0; i < 400; i++)
+    pools.push(pool(`iaas-${String(i).padStart(3, '0')}`, 4, i < 10 ? { ...iaas, 'ipam.spidernet.io/pair-pool': `iaas-v6-${i}` } : iaas));
   for (let i = 0; i < 100; i++) pools.push(pool(`plain-${String(i).padStart(3, '0')}`, 4, {}));
   for (let i = 0; i < 500; i++) pools.push(pool(`${i % 2 === 0 ? 'iaas' : 'plain'}-v6-${i}`, 6, i % 2 === 0 ? iaas : {}));
   const index = new PoolIndex();

@@ -35,7 +35,9 @@ export async function stop(child: ChildProcess, graceMs = STOP_GRACE_MS): Promis
 export async function waitForLine(child: ChildProcess, log: () => string, marker: string, limitMs: number, what: string): Promise<string> {
   const deadline = performance.now() + limitMs;
   for (;;) {
-    const line = log().split('\n').find((l) => l.includes(marker));
+    const line = log()
+      .split('\n')
+      .find((l) => l.includes(marker));
     if (line !== undefined) return line;
     if (exited(child)) throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}):\n${log().slice(-2000)}`);
     if (performance.now() > deadline) {

@@ -53,6 +53,8 @@ export function confYmlCostTargets(micro: readonly MicroResult[]): { target: str
     const [small, large] = SIZES.map((chars) => mean.get(taskName(shape, chars)));
     if (small === undefined || large === undefined) return [];
     const ratio = large / small;
-    return [{ target: `readConfYml, ${shape}: ${SIZES[1]} ÷ ${SIZES[0]} characters ≤ ${MAX_RATIO}× (linear 4×, quadratic 16×)`, ratio, met: ratio <= MAX_RATIO }];
+    return [
+      { target: `readConfYml, ${shape}: ${SIZES[1]} ÷ ${SIZES[0]} characters ≤ ${MAX_RATIO}× (linear 4×, quadratic 16×)`, ratio, met: ratio <= MAX_RATIO },
+    ];
   });
 }

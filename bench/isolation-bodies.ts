@@ -35,8 +35,23 @@ export function isolationBodies(): BenchBody[] {
   const depth = 1_000_000;
   return [
     body('iso-pod', 'Pod CREATE, candidate pools', pod('iso-pod-0001', '{"ipv4":["iaas-v4-7","plain-v4-3","pair-v4-1*"]}'), 'iso-pod-0001'),
-    body('iso-large', '~6 MiB Pod CREATE', pod('iso-large-0002', '{"ipv4":["iaas-v4-7"]}', (o) => (o.spec = { containers: [{ name: 'c', image: 'x', env }] })), 'iso-large-0002'),
-    body('iso-deep', `JSON nested ${depth} deep`, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"iso-deep-0003","x":${'['.repeat(depth)}${']'.repeat(depth)}}}`, 'iso-deep-0003'),
-    body('iso-wildcard', 'Pod CREATE, backtracking pattern', pod('iso-wildcard-0004', JSON.stringify({ ipv4: ['*'.repeat(13) + '?'.repeat(64)] })), 'iso-wildcard-0004'),
+    body(
+      'iso-large',
+      '~6 MiB Pod CREATE',
+      pod('iso-large-0002', '{"ipv4":["iaas-v4-7"]}', (o) => (o.spec = { containers: [{ name: 'c', image: 'x', env }] })),
+      'iso-large-0002',
+    ),
+    body(
+      'iso-deep',
+      `JSON nested ${depth} deep`,
+      `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"iso-deep-0003","x":${'['.repeat(depth)}${']'.repeat(depth)}}}`,
+      'iso-deep-0003',
+    ),
+    body(
+      'iso-wildcard',
+      'Pod CREATE, backtracking pattern',
+      pod('iso-wildcard-0004', JSON.stringify({ ipv4: ['*'.repeat(13) + '?'.repeat(64)] })),
+      'iso-wildcard-0004',
+    ),
   ];
 }

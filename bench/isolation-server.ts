@@ -16,12 +16,21 @@ const ALLOCATIONS = 64;
 
 function allocated(i: number): string {
   const records: Record<string, unknown> = {};
-  for (let a = 0; a < ALLOCATIONS; a++) records[`10.${i % 250}.${Math.floor(i / 250)}.${a + 2}`] = { interface: 'eth0', pod: `ns/pod-${i}-${a}`, podUid: `uid-${i}-${a}`, node: `worker-${i % 500}` };
+  for (let a = 0; a < ALLOCATIONS; a++)
+    records[`10.${i % 250}.${Math.floor(i / 250)}.${a + 2}`] = {
+      interface: 'eth0',
+      pod: `ns/pod-${i}-${a}`,
+      podUid: `uid-${i}-${a}`,
+      node: `worker-${i % 500}`,
+    };
   return JSON.stringify(records);
 }
 
 function pool(name: string, i: number, { version = 4, iaas = true, pair }: { version?: 4 | 6; iaas?: boolean; pair?: string }): unknown {
-  const annotations = { ...(iaas ? { 'ipam.spidernet.io/iaas-provider': 'cloud', 'ipam.spidernet.io/parent-nic': 'eth0' } : {}), ...(pair ? { 'ipam.spidernet.io/pair-pool': pair } : {}) };
+  const annotations = {
+    ...(iaas ? { 'ipam.spidernet.io/iaas-provider': 'cloud', 'ipam.spidernet.io/parent-nic': 'eth0' } : {}),
+    ...(pair ? { 'ipam.spidernet.io/pair-pool': pair } : {}),
+  };
   const ips = version === 4 ? [`10.${i % 250}.${Math.floor(i / 250)}.2-10.${i % 250}.${Math.floor(i / 250)}.250`] : [`fd00:${i}::2-fd00:${i}::ff`];
   return {
     apiVersion: 'spiderpool.spidernet.io/v2beta1',
@@ -35,7 +44,8 @@ function pool(name: string, i: number, { version = 4, iaas = true, pair }: { ver
 /** `total` pools: 1 000 pairs (2 000 pools), up to 5 000 IaaS node pools, the rest traditional (10 000: 3 000). */
 function pools(total: number): unknown[] {
   const out: unknown[] = [];
-  for (let i = 0; i < 1_000; i++) out.push(pool(`pair-v4-${i}`, out.length, { pair: `pair-v6-${i}` }), pool(`pair-v6-${i}`, out.length + 1, { version: 6, pair: `pair-v4-${i}` }));
+  for (let i = 0; i < 1_000; i++)
+    out.push(pool(`pair-v4-${i}`, out.length, { pair: `pair-v6-${i}` }), pool(`pair-v6-${i}`, out.length + 1, { version: 6, pair: `pair-v4-${i}` }));
   for (let i = 0; i < 5_000 && out.length < total; i++) out.push(pool(`iaas-v4-${i}`, out.length, {}));
   while (out.length < total) out.push(pool(`plain-v4-${out.length}`, out.length, { iaas: false }));
   return out;

@@ -41,7 +41,12 @@ function background(phase: Phase, mode: Mode, podsPerS: number): { bodyId: strin
   if (phase === 'quiet') return [];
   const pods = [{ bodyId: 'iso-pod', ratePerS: podsPerS }];
   if (phase === 'pods') return pods;
-  return [...pods, { bodyId: 'iso-large', ratePerS: 2 }, { bodyId: 'iso-deep', ratePerS: 2 }, ...(mode === 'worker' ? [{ bodyId: 'iso-wildcard', ratePerS: 1 }] : [])];
+  return [
+    ...pods,
+    { bodyId: 'iso-large', ratePerS: 2 },
+    { bodyId: 'iso-deep', ratePerS: 2 },
+    ...(mode === 'worker' ? [{ bodyId: 'iso-wildcard', ratePerS: 1 }] : []),
+  ];
 }
 
 export interface IsolationRow {
@@ -56,7 +61,13 @@ export interface IsolationRow {
   background: Record<string, { answered: number; failures: number }>;
 }
 
-async function measurePhase(server: BenchServer<string>, mode: Mode, phase: Phase, plan: (typeof PLAN)['full'] | (typeof PLAN)['quick'], loaders: LoadGenerator[]): Promise<IsolationRow[]> {
+async function measurePhase(
+  server: BenchServer<string>,
+  mode: Mode,
+  phase: Phase,
+  plan: (typeof PLAN)['full'] | (typeof PLAN)['quick'],
+  loaders: LoadGenerator[],
+): Promise<IsolationRow[]> {
   const [measurer, ...others] = loaders;
   const load = background(phase, mode, plan.podsPerS);
   const durationS = REFUSING.length * plan.latencyS + plan.backgroundSettleMs / 1000 + 1;
@@ -77,8 +88,12 @@ async function measurePhase(server: BenchServer<string>, mode: Mode, phase: Phas
 function table(rows: IsolationRow[]): string {
   const lines = ['mode        phase    body  p50 ms  p99 ms  max ms  failed  background answered/failed'];
   for (const r of rows) {
-    const bg = Object.entries(r.background).map(([id, b]) => `${id} ${b.answered}/${b.failures}`).join(', ');
-    lines.push(`${r.mode.padEnd(11)} ${r.phase.padEnd(8)} ${r.body.padEnd(5)} ${r.p50Ms.toFixed(1).padStart(6)}  ${r.p99Ms.toFixed(1).padStart(6)}  ${r.maxMs.toFixed(1).padStart(6)}  ${String(r.failures).padStart(6)}  ${bg}`);
+    const bg = Object.entries(r.background)
+      .map(([id, b]) => `${id} ${b.answered}/${b.failures}`)
+      .join(', ');
+    lines.push(
+      `${r.mode.padEnd(11)} ${r.phase.padEnd(8)} ${r.body.padEnd(5)} ${r.p50Ms.toFixed(1).padStart(6)}  ${r.p99Ms.toFixed(1).padStart(6)}  ${r.maxMs.toFixed(1).padStart(6)}  ${String(r.failures).padStart(6)}  ${bg}`,
+    );
   }
   return lines.join('\n');
 }
@@ -96,12 +111,17 @@ async function main(): Promise<void> {
   try {
     for (const mode of plan.modes) {
       const args = [...startNodeFlags(REPO_DIR), join(REPO_DIR, 'dist-bench/bench/isolation-server.js'), certDir, mode, String(plan.pools)];
-      const server = await startBenchServer({ id: `isolation-${mode}`, title: `isolation server (${mode})`, command: process.execPath, args, allowsAll: false }, work, ca);
+      const server = await startBenchServer(
+        { id: `isolation-${mode}`, title: `isolation server (${mode})`, command: process.execPath, args, allowsAll: false },
+        work,
+        ca,
+      );
       try {
         await sleep(plan.settleMs);
         const idleMiB = server.memory().rssMiB;
         // Warm-up, not recorded: the first phase must not pay for the JIT.
-        for (const bodyId of [...REFUSING, 'iso-pod']) await loaders[0]!.run<PacedResult>({ op: 'paced', port: server.port, bodyId, ratePerS: plan.refusingPerS, durationS: plan.warmupS });
+        for (const bodyId of [...REFUSING, 'iso-pod'])
+          await loaders[0]!.run<PacedResult>({ op: 'paced', port: server.port, bodyId, ratePerS: plan.refusingPerS, durationS: plan.warmupS });
         for (const phase of PHASES) rows.push(...(await measurePhase(server, mode, phase, plan, loaders)));
         memory[mode] = { idleMiB, peakMiB: server.memory().peakMiB };
       } finally {
@@ -112,12 +132,24 @@ async function main(): Promise<void> {
     for (const loader of loaders) loader.child.kill();
     rmSync(work, { recursive: true, force: true });
   }
-  console.log(`${table(rows)}\n\nRSS MiB: ${Object.entries(memory).map(([m, v]) => `${m} idle ${v.idleMiB.toFixed(0)}, peak ${v.peakMiB.toFixed(0)}`).join('; ')}`);
+  console.log(
+    `${table(rows)}\n\nRSS MiB: ${Object.entries(memory)
+      .map(([m, v]) => `${m} idle ${v.idleMiB.toFixed(0)}, peak ${v.peakMiB.toFixed(0)}`)
+      .join('; ')}`,
+  );
   // In-process, the hostile phase refuses some (429 after waiting for room): the reason for the worker, not a failed run.
   const failed = rows.filter((r) => r.mode === 'worker' && r.failures > 0);
   if (failed.length > 0) throw new Error(`refusing reviews failed with the worker: ${failed.map((r) => `${r.phase} (${r.body}) ${r.failures}`).join(', ')}`);
   if (quick) return;
-  const meta = { date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadBefore, loadAfter: loadavg()[0]!, plan };
+  const meta = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    loadBefore,
+    loadAfter: loadavg()[0]!,
+    plan,
+  };
   const file = join(REPO_DIR, 'bench/results/isolation.json');
   writeFileSync(file, `${JSON.stringify({ meta, memory, rows }, null, 2)}\n`);
   console.log(`Written to ${file}.`);

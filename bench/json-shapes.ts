@@ -17,7 +17,7 @@ import { MAX_JSON_DEPTH, MAX_JSON_TOKENS, scanJsonShape, worstParsedBytes } from
 const SHAPES: Record<string, { unit: string; tokens: number }> = {
   'empty objects': { unit: '{},', tokens: 1 },
   'empty arrays': { unit: '[],', tokens: 1 },
-  'zeros': { unit: '0,', tokens: 1 },
+  zeros: { unit: '0,', tokens: 1 },
   'objects of one key': { unit: '{"a":0},', tokens: 3 },
   'arrays nested 10 000 deep': { unit: `${'['.repeat(MAX_JSON_DEPTH - 2) + ']'.repeat(MAX_JSON_DEPTH - 2)},`, tokens: MAX_JSON_DEPTH - 2 },
 };
@@ -62,7 +62,10 @@ if (process.argv[2] !== undefined) {
   for (const name of Object.keys(SHAPES)) {
     const line = await new Promise((resolve, reject) => {
       const child = fork(self, [name], { execArgv: process.execArgv });
-      child.once('message', resolve).once('error', reject).once('exit', (code) => (code === 0 ? undefined : reject(new Error(`${name}: exit ${code}`))));
+      child
+        .once('message', resolve)
+        .once('error', reject)
+        .once('exit', (code) => (code === 0 ? undefined : reject(new Error(`${name}: exit ${code}`))));
     });
     console.log(JSON.stringify(line));
   }

@@ -79,11 +79,9 @@ export function pairedTable(results: PairedResult[]): string {
     const [lo, hi] = r.cpuRatioRange;
     return `| (${r.body}) | ${TITLES[r.other]} ÷ ${TITLES[r.base]} | ${cpuOther.toPrecision(3)} / ${cpuBase.toPrecision(3)} | ${r.cpuRatio.toFixed(3)}× (${lo.toFixed(2)}–${hi.toFixed(2)}) | ${r.requestsPerSRatio.toFixed(3)}× |`;
   });
-  return [
-    '| Body | Pair | CPU µs/request, median (both at once) | CPU ratio, median (range) | req/s ratio, median |',
-    '|---|---|--:|--:|--:|',
-    ...rows,
-  ].join('\n');
+  return ['| Body | Pair | CPU µs/request, median (both at once) | CPU ratio, median (range) | req/s ratio, median |', '|---|---|--:|--:|--:|', ...rows].join(
+    '\n',
+  );
 }
 
 export interface PairedOptions {
@@ -158,7 +156,9 @@ export async function measurePaired(options: PairedOptions): Promise<PairedResul
         // Each load generator drives the base in one run and the other server in the next.
         const loaders = i % 2 === 0 ? options.loaders : [options.loaders[1], options.loaders[0]];
         const both = (durationS: number) =>
-          Promise.all(servers.map((s, k) => loaders[k]!.run<ThroughputResult>({ op: 'throughput', port: s.port, bodyId: body.id, connections: CONNECTIONS, durationS })));
+          Promise.all(
+            servers.map((s, k) => loaders[k]!.run<ThroughputResult>({ op: 'throughput', port: s.port, bodyId: body.id, connections: CONNECTIONS, durationS })),
+          );
         await both(plan.warmupS);
         const before = servers.map((s) => s.cpuSeconds());
         const loads = await both(plan.measureS);
@@ -174,8 +174,18 @@ export async function measurePaired(options: PairedOptions): Promise<PairedResul
     results.push(summarize(pair, runs));
   }
   if (!options.quick) {
-    const meta = { date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadBefore: options.loadBefore, loadAfter: loadavg()[0]! };
-    writeFileSync(join(options.resultsDir, 'paired.json'), `${JSON.stringify({ meta, connections: CONNECTIONS, ...plan, nodeFlags: flags, results }, null, 2)}\n`);
+    const meta = {
+      date: new Date().toISOString(),
+      node: process.version,
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: cpus().length,
+      loadBefore: options.loadBefore,
+      loadAfter: loadavg()[0]!,
+    };
+    writeFileSync(
+      join(options.resultsDir, 'paired.json'),
+      `${JSON.stringify({ meta, connections: CONNECTIONS, ...plan, nodeFlags: flags, results }, null, 2)}\n`,
+    );
   }
   console.log(pairedTable(results));
   return results;

@@ -30,7 +30,11 @@ function pool(name: string, i: number, { version = 4, pair }: { version?: 4 | 6;
     kind: 'SpiderIPPool',
     metadata: {
       name,
-      annotations: { 'ipam.spidernet.io/iaas-provider': 'cloud', 'ipam.spidernet.io/parent-nic': i % 97 === 0 ? 'eth0,eth1' : 'eth0', ...(pair ? { 'ipam.spidernet.io/pair-pool': pair } : {}) },
+      annotations: {
+        'ipam.spidernet.io/iaas-provider': 'cloud',
+        'ipam.spidernet.io/parent-nic': i % 97 === 0 ? 'eth0,eth1' : 'eth0',
+        ...(pair ? { 'ipam.spidernet.io/pair-pool': pair } : {}),
+      },
     },
     spec: {
       ipVersion: version,
@@ -79,7 +83,10 @@ function benchUpkeep(total: number): { usPerEvent: number; judgementsPerEvent: n
   for (let e = 0; e < events; e++) {
     const object = objects[(e * 7919) % objects.length]!;
     const metadata = object.metadata as { annotations: Record<string, string> };
-    index.upsert({ ...object, metadata: { ...metadata, annotations: { ...metadata.annotations, 'ipam.spidernet.io/parent-nic': e % 2 === 0 ? 'eth1' : 'eth0' } } });
+    index.upsert({
+      ...object,
+      metadata: { ...metadata, annotations: { ...metadata.annotations, 'ipam.spidernet.io/parent-nic': e % 2 === 0 ? 'eth1' : 'eth0' } },
+    });
   }
   const us = ((performance.now() - start) * 1000) / events;
   return { usPerEvent: us, judgementsPerEvent: (tracker.judgements - before) / events };
@@ -102,4 +109,6 @@ if (!process.argv.includes('--quick')) writeFileSync(join(REPO_DIR, 'bench/resul
 console.log('pool judgement at scale (bench/pools.ts)');
 console.log(`  audit of 10 000 pools (1 000 pairs): ${results.audit10000Pools1000Pairs.medianMs} ms (median of 5; ${audit.violations} violations)`);
 console.log(`  cache upkeep per pool event, 1 000 pools:  ${results.upkeepPerEvent.pools1000.us} µs, ${small.judgementsPerEvent} pools re-judged`);
-console.log(`  cache upkeep per pool event, 10 000 pools: ${results.upkeepPerEvent.pools10000.us} µs, ${large.judgementsPerEvent} pools re-judged (time ×${results.upkeepPerEvent.timeRatio10000To1000} for ×10 pools)`);
+console.log(
+  `  cache upkeep per pool event, 10 000 pools: ${results.upkeepPerEvent.pools10000.us} µs, ${large.judgementsPerEvent} pools re-judged (time ×${results.upkeepPerEvent.timeRatio10000To1000} for ×10 pools)`,
+);

@@ -75,8 +75,7 @@ export function summarizeProfile(nodes: CpuProfileNode[]): { categories: Profile
     const fn = `${node.callFrame.functionName || '(anonymous)'}${where}`;
     byFunction.set(fn, (byFunction.get(fn) ?? 0) + hits);
   }
-  const shares = (m: Map<string, number>) =>
-    [...m].map(([name, hits]) => ({ name, percent: (100 * hits) / busy })).sort((x, y) => y.percent - x.percent);
+  const shares = (m: Map<string, number>) => [...m].map(([name, hits]) => ({ name, percent: (100 * hits) / busy })).sort((x, y) => y.percent - x.percent);
   return { categories: shares(byCategory), functions: shares(byFunction).slice(0, TOP) };
 }
 

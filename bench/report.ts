@@ -31,7 +31,10 @@ export function resultsTable(results: BenchResults): string {
   lines.push('', '| In-process micro-benchmark | mean µs/call | p99 µs/call |', '|---|--:|--:|');
   for (const m of results.micro) lines.push(`| ${m.name} | ${num(m.meanUs)} | ${num(m.p99Us)} |`);
   const { loadBefore, loadAfter, cores } = results.meta;
-  lines.push('', `1-minute load average: ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after, on ${cores} cores${Math.max(loadBefore, loadAfter) > cores ? ': the machine was busy, expect noise' : ''}.`);
+  lines.push(
+    '',
+    `1-minute load average: ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after, on ${cores} cores${Math.max(loadBefore, loadAfter) > cores ? ': the machine was busy, expect noise' : ''}.`,
+  );
   const { bytes, status } = results.limitProbe;
   lines.push(
     '',
@@ -63,11 +66,17 @@ export function targets(results: BenchResults, baseline?: BenchResults): { targe
     const p99 = get(`${id}.p99`).vsFloor;
     out.push({ target: `(${id}) p99 at ${body.ratePerS}/s ≤ 1.1× express floor`, measured: ratio(p99), met: p99 <= 1.1 });
   }
-  for (const [key, label] of [['rss.peakSmall', '(a)–(c)'], ['rss.peak', 'incl. (d)']] as const) {
+  for (const [key, label] of [
+    ['rss.peakSmall', '(a)–(c)'],
+    ['rss.peak', 'incl. (d)'],
+  ] as const) {
     const peak = get(key).vsFloor;
     out.push({ target: `RSS peak ${label} ≤ 1.2× express floor`, measured: ratio(peak), met: peak <= 1.2 });
   }
-  for (const [key, what] of [['c.rps16', 'req/s at 16 conn'], ['c.p99', 'p99']] as const) {
+  for (const [key, what] of [
+    ['c.rps16', 'req/s at 16 conn'],
+    ['c.p99', 'p99'],
+  ] as const) {
     const was = before.get(key)?.vsCeiling;
     if (was === undefined || !byKey.has(key)) continue;
     const now = get(key).vsCeiling;
@@ -86,9 +95,11 @@ export function targets(results: BenchResults, baseline?: BenchResults): { targe
 }
 
 export function targetsTable(results: BenchResults, baseline?: BenchResults): string {
-  return ['| Target | Measured | Met |', '|---|--:|---|', ...targets(results, baseline).map((t) => `| ${t.target} | ${t.measured} | ${t.met ? 'yes' : '**no**'} |`)].join(
-    '\n',
-  );
+  return [
+    '| Target | Measured | Met |',
+    '|---|--:|---|',
+    ...targets(results, baseline).map((t) => `| ${t.target} | ${t.measured} | ${t.met ? 'yes' : '**no**'} |`),
+  ].join('\n');
 }
 
 /** A figure more than `tolerance` worse than the baseline's. */
@@ -115,9 +126,7 @@ function machine(results: BenchResults): string {
  */
 export function compare(latest: BenchResults, baseline: BenchResults, tolerance = 0.1): { regressions: Regression[]; notes: string[] } {
   const sameMachine = machine(latest) === machine(baseline);
-  const notes = sameMachine
-    ? []
-    : [`absolute figures not compared: baseline ran on ${machine(baseline)}, this run on ${machine(latest)}`];
+  const notes = sameMachine ? [] : [`absolute figures not compared: baseline ran on ${machine(baseline)}, this run on ${machine(latest)}`];
   const base = new Map(figures(baseline).map((f) => [f.key, f]));
   const regressions: Regression[] = [];
   const check = (key: string, what: string, better: Figure['better'], before: number, now: number) => {

@@ -112,7 +112,11 @@ export function figures(results: BenchResults): Figure[] {
     const body = `(${b.id}) ${b.title}, ${formatBytes(b.bytes)}`;
     for (const c of CONNECTIONS) out.push(figure(`${b.id}.rps${c}`, body, `req/s, ${c} conn`, 'higher', b.requestsPerS[c]!));
     if (b.cpuUsPerRequest) out.push(figure(`${b.id}.cpu${CPU_CONNECTIONS}`, body, `CPU µs/request, ${CPU_CONNECTIONS} conn`, 'lower', b.cpuUsPerRequest));
-    for (const [q, per] of [['p50', b.p50Ms], ['p99', b.p99Ms], ['max', b.maxMs]] as const) {
+    for (const [q, per] of [
+      ['p50', b.p50Ms],
+      ['p99', b.p99Ms],
+      ['max', b.maxMs],
+    ] as const) {
       out.push(figure(`${b.id}.${q}`, body, `${q} ms at ${b.ratePerS}/s`, 'lower', per));
     }
   }

@@ -81,12 +81,17 @@ async function main(): Promise<void> {
   // The cache at scale is its own run (scale.ts), with its own flags.
   // The refusing path under warn-only load is its own run too (isolation.ts).
   if (process.argv.includes('--isolation')) {
-    execFileSync(process.execPath, [join(REPO_DIR, 'dist-bench/bench/isolation.js'), ...(process.argv.includes('--quick') ? ['--quick'] : [])], { stdio: 'inherit' });
+    execFileSync(process.execPath, [join(REPO_DIR, 'dist-bench/bench/isolation.js'), ...(process.argv.includes('--quick') ? ['--quick'] : [])], {
+      stdio: 'inherit',
+    });
     return;
   }
   if (process.argv.includes('--scale')) {
     buildGoReference();
-    return runScale(process.argv.slice(2).filter((a) => a !== '--scale'), GO_BINARY);
+    return runScale(
+      process.argv.slice(2).filter((a) => a !== '--scale'),
+      GO_BINARY,
+    );
   }
   const { values: flags } = parseArgs({
     options: {
@@ -122,7 +127,16 @@ async function main(): Promise<void> {
     if (flags.paired) {
       const second = startLoadGenerator(REPO_DIR, certDir);
       try {
-        await measurePaired({ repoDir: REPO_DIR, certDir, ca, logDir: work, resultsDir: RESULTS_DIR, quick: flags.quick, loaders: [loader, second], loadBefore });
+        await measurePaired({
+          repoDir: REPO_DIR,
+          certDir,
+          ca,
+          logDir: work,
+          resultsDir: RESULTS_DIR,
+          quick: flags.quick,
+          loaders: [loader, second],
+          loadBefore,
+        });
       } finally {
         second.child.kill();
       }
@@ -225,7 +239,9 @@ async function measure(
     }
   }
 
-  const micro = JSON.parse(execFileSync(process.execPath, [join(REPO_DIR, 'dist-bench/bench/micro.js'), String(plan.microMs)], { encoding: 'utf8' })) as MicroResult[];
+  const micro = JSON.parse(
+    execFileSync(process.execPath, [join(REPO_DIR, 'dist-bench/bench/micro.js'), String(plan.microMs)], { encoding: 'utf8' }),
+  ) as MicroResult[];
   return {
     meta: {
       date: new Date().toISOString(),

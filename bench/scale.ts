@@ -77,7 +77,19 @@ async function clientFor(kubeconfig: string): Promise<Client> {
         const text = body === undefined ? undefined : JSON.stringify(body);
         const sent = performance.now();
         const req = https.request(
-          { host: server.hostname, port: server.port, path, method, agent, headers: { ...options.headers, 'Content-Type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json', Accept: 'application/json' }, timeout: 60_000 },
+          {
+            host: server.hostname,
+            port: server.port,
+            path,
+            method,
+            agent,
+            headers: {
+              ...options.headers,
+              'Content-Type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json',
+              Accept: 'application/json',
+            },
+            timeout: 60_000,
+          },
           (res) => {
             const waitedMs = performance.now() - sent;
             const parts: Buffer[] = [];
@@ -130,7 +142,10 @@ function statusOf(i: number, k: number) {
   const pool = poolObject(i);
   const record: Record<string, unknown> = {};
   for (let j = 0; j < k; j++) {
-    const address = pool.spec.ipVersion === 6 ? pool.spec.ips[0]!.split('-')[0]!.replace(/::10$/, `::${(16 + j).toString(16)}`) : pool.spec.ips[0]!.split('-')[0]!.replace(/\.10$/, `.${10 + j}`);
+    const address =
+      pool.spec.ipVersion === 6
+        ? pool.spec.ips[0]!.split('-')[0]!.replace(/::10$/, `::${(16 + j).toString(16)}`)
+        : pool.spec.ips[0]!.split('-')[0]!.replace(/\.10$/, `.${10 + j}`);
     record[address] = { interface: 'eth0', pod: `default/web-${i}-${j}`, podUid: `6a0e1d2c-3b4f-4a5e-8d7c-${String(i * 1000 + j).padStart(12, '0')}` };
   }
   return k === 0 ? { allocatedIPCount: 0 } : { allocatedIPCount: k, allocatedIPs: JSON.stringify(record) };
@@ -139,7 +154,9 @@ function statusOf(i: number, k: number) {
 async function installCrd(client: Client): Promise<void> {
   const file = readdirSync(CRD_DIR).find((f) => f.includes('spiderippools'));
   if (file === undefined) throw new Error(`${CRD_DIR} has no spiderippools CRD`);
-  const crd = parseAllDocuments(readFileSync(join(CRD_DIR, file), 'utf8')).map((d) => d.toJSON()).find((d) => d?.kind === 'CustomResourceDefinition');
+  const crd = parseAllDocuments(readFileSync(join(CRD_DIR, file), 'utf8'))
+    .map((d) => d.toJSON())
+    .find((d) => d?.kind === 'CustomResourceDefinition');
   must('create the CRD', await client.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd), [201, 409]);
   for (let i = 0; i < 120; i++) {
     if ((await client.request('GET', `${POOLS}?limit=1`)).status === 200) return;
@@ -175,7 +192,9 @@ async function setupStep(what: string, n: number, apiServerPid: number, writes: 
   console.error(
     `scale: ${what}: ${n} requests in ${seconds.toFixed(1)} s (${f0(n / seconds)}/s, ${PARALLEL} in parallel); ` +
       `API server CPU ${f1(apiCpuMs / n)} ms per request, ${f0(apiCpuMs / 10 / seconds)}% of a core; ` +
-      `this client ${f1((own.user + own.system) / 1000 / n)} ms per request; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+      `this client ${f1((own.user + own.system) / 1000 / n)} ms per request; load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
   );
 }
 
@@ -188,7 +207,9 @@ function cpuMs(pid: number): number {
 
 /** `/proc/<pid>/status` VmRSS, in MiB. */
 function rssMiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number(line?.split(/\s+/)[1] ?? 0) / 1024;
 }
 
@@ -205,7 +226,15 @@ function webhookGet(w: Webhook, path: string, body?: string): Promise<{ status: 
   const started = performance.now();
   return new Promise((resolve) => {
     const req = https.request(
-      { host: '127.0.0.1', port: w.port, path, method: body === undefined ? 'GET' : 'POST', ca: w.ca, timeout: PROBE_TIMEOUT_MS, headers: body === undefined ? {} : { 'Content-Type': 'application/json' } },
+      {
+        host: '127.0.0.1',
+        port: w.port,
+        path,
+        method: body === undefined ? 'GET' : 'POST',
+        ca: w.ca,
+        timeout: PROBE_TIMEOUT_MS,
+        headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      },
       (res) => {
         const parts: Buffer[] = [];
         res.on('data', (c: Buffer) => parts.push(c));
@@ -236,7 +265,10 @@ function webhookNode(machine: boolean, compileCache: boolean, tmp: string): Webh
   const [major = 0, minor = 0] = version.slice(1).split('.').map(Number);
   if (!compileCache || major < 22 || (major === 22 && minor < 1)) return { binary, version, compileCache: undefined };
   const dir = join(tmp, 'compile-cache');
-  execFileSync(binary, [...startNodeFlags(REPO_DIR), join(REPO_DIR, 'image/compile-cache.mjs'), REPO_DIR], { env: { PATH: process.env['PATH'] ?? '', NODE_COMPILE_CACHE: dir }, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(binary, [...startNodeFlags(REPO_DIR), join(REPO_DIR, 'image/compile-cache.mjs'), REPO_DIR], {
+    env: { PATH: process.env['PATH'] ?? '', NODE_COMPILE_CACHE: dir },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   return { binary, version, compileCache: dir };
 }
 
@@ -244,14 +276,23 @@ const describeNode = (node: WebhookNode) =>
   `the webhook under Node ${node.version} (${node.binary === process.execPath ? "the bench's own" : "the image's"}), ${node.compileCache === undefined ? 'no compile cache' : 'compile cache filled beforehand, as in the image'}`;
 
 /** The webhook with its pool cache on `kubeconfig`'s cluster, or (`undefined`) with `--no-pool-cache`: the churn's floor. */
-async function startWebhook(node: WebhookNode, kubeconfig: string | undefined, certDir: string, profileDir: string | undefined): Promise<{ webhook: Webhook; startedMs: number }> {
+async function startWebhook(
+  node: WebhookNode,
+  kubeconfig: string | undefined,
+  certDir: string,
+  profileDir: string | undefined,
+): Promise<{ webhook: Webhook; startedMs: number }> {
   const startedMs = Date.now();
   const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
   const cache = kubeconfig === undefined ? ['--no-pool-cache'] : [`--kubeconfig=${kubeconfig}`, '--pool-cache-sync-wait=5m'];
-  const child = spawn(node.binary, [...startNodeFlags(REPO_DIR), ...profile, join(REPO_DIR, 'dist/cli/main.js'), 'serve', '--port=0', '--host=127.0.0.1', `--cert-dir=${certDir}`, ...cache], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env['PATH'] ?? '', HOME: certDir, ...(node.compileCache === undefined ? {} : { NODE_COMPILE_CACHE: node.compileCache }) },
-  });
+  const child = spawn(
+    node.binary,
+    [...startNodeFlags(REPO_DIR), ...profile, join(REPO_DIR, 'dist/cli/main.js'), 'serve', '--port=0', '--host=127.0.0.1', `--cert-dir=${certDir}`, ...cache],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env['PATH'] ?? '', HOME: certDir, ...(node.compileCache === undefined ? {} : { NODE_COMPILE_CACHE: node.compileCache }) },
+    },
+  );
   let log = '';
   child.stdout!.on('data', (c) => (log += c));
   child.stderr!.on('data', (c) => (log += c));
@@ -433,14 +474,21 @@ async function measureWebhook(
       if (webhook.log().includes('SpiderIPPool cache listed')) {
         syncedAt = Date.now();
         syncCpuMs = cpuMs(pid);
-      }
-      else await sleep(50);
+      } else await sleep(50);
     }
     if (syncedAt === undefined) throw new Error(`not synced within ${syncLimitS(n)} s:\n${webhook.log().slice(-2000)}`);
     // The list's own account: how long it took once started, and the relists an expired continue token forced.
-    const listed = webhook.log().split('\n').find((l) => l.includes('SpiderIPPool cache listed'));
-    const relists = webhook.log().split('\n').filter((l) => l.includes('continue token expired')).length;
-    console.error(`scale: ${n} × ${k}: the webhook's list took ${f1(Number(listed && JSON.parse(listed).durationMs) / 1000)} s, ${f1(syncCpuMs / 1000)} s of CPU from spawn to synced; relists after an expired continue token: ${relists}`);
+    const listed = webhook
+      .log()
+      .split('\n')
+      .find((l) => l.includes('SpiderIPPool cache listed'));
+    const relists = webhook
+      .log()
+      .split('\n')
+      .filter((l) => l.includes('continue token expired')).length;
+    console.error(
+      `scale: ${n} × ${k}: the webhook's list took ${f1(Number(listed && JSON.parse(listed).durationMs) / 1000)} s, ${f1(syncCpuMs / 1000)} s of CPU from spawn to synced; relists after an expired continue token: ${relists}`,
+    );
     for (let i = 0; i < 200 && readyAt === undefined; i++) await sleep(50);
     await sleep(5000);
     probing = false;
@@ -475,7 +523,12 @@ async function measureWebhook(
     const churnWrites = writes;
     const churnRss = rssMiB(webhook.child.pid!);
     const { loopMaxMs: churnLoopMaxMs, loopP99Ms: churnLoopP99Ms } = await scrape(webhook);
-    const floor = (i: number): Floor => ({ quietP50: quantile(quietFloors[i]!, 0.5), quietP99: quantile(quietFloors[i]!, 0.99), churnP50: quantile(busyFloors[i]!, 0.5), churnP99: quantile(busyFloors[i]!, 0.99) });
+    const floor = (i: number): Floor => ({
+      quietP50: quantile(quietFloors[i]!, 0.5),
+      quietP99: quantile(quietFloors[i]!, 0.99),
+      churnP50: quantile(busyFloors[i]!, 0.5),
+      churnP99: quantile(busyFloors[i]!, 0.99),
+    });
     churning = false;
     clearInterval(sampler);
     await writer;
@@ -640,7 +693,9 @@ export async function runScale(args: string[], goBinary: string | undefined): Pr
           // K = 0 first: the pools as created, no status written (Spiderpool writes none before an allocation).
           if (j > 0 || k > 0) await setupStep(`${n} statuses written with ${k} allocations`, n, api.pid, () => writeStatuses(client, n, k));
           const bare = await bareList(client);
-          console.error(`scale: ${n} × ${k}: list ${bare.listJsonMiB.toFixed(1)} MiB, read by a bare client in ${bare.bareListS.toFixed(1)} s (${bare.bareWaitS.toFixed(1)} s of it waiting for first bytes); measuring the webhook`);
+          console.error(
+            `scale: ${n} × ${k}: list ${bare.listJsonMiB.toFixed(1)} MiB, read by a bare client in ${bare.bareListS.toFixed(1)} s (${bare.bareWaitS.toFixed(1)} s of it waiting for first bytes); measuring the webhook`,
+          );
           const profileDir = profileRoot === undefined ? undefined : join(profileRoot, `${n}x${k}`);
           const row: Row = { ...bare, ...(await measureWebhook(node, client, api.kubeconfig, n, k, churn, profileDir, goBinary)) };
           if (goBinary !== undefined) row.go = await measureGo(goBinary, api.kubeconfig, n);
@@ -659,5 +714,8 @@ export async function runScale(args: string[], goBinary: string | undefined): Pr
   const table = scaleTable(rows);
   console.log(`${describeNode(node)}\n\n${table}\n\n${churnAndMemoryTable(rows)}`);
   const webhook = { node: node.version, binary: node.binary, compileCache: node.compileCache !== undefined };
-  writeFileSync(join(REPO_DIR, 'bench/results/scale.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, webhook, churn, rows }, null, 2)}\n`);
+  writeFileSync(
+    join(REPO_DIR, 'bench/results/scale.json'),
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, webhook, churn, rows }, null, 2)}\n`,
+  );
 }

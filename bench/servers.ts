@@ -55,7 +55,10 @@ export function startNodeFlags(repoDir: string): string[] {
  * container's stdout ends up on disk. `extraNodeArgs` go to every Node server (`--cpu-prof`).
  */
 export function serverSpecs(repoDir: string, certDir: string, goBinary: string, extraNodeArgs: string[] = []): ServerSpec[] {
-  return [...nodeServerSpecs(repoDir, certDir, extraNodeArgs), { id: 'go', title: 'Go reference', command: goBinary, args: ['-cert-dir', certDir], allowsAll: false }];
+  return [
+    ...nodeServerSpecs(repoDir, certDir, extraNodeArgs),
+    { id: 'go', title: 'Go reference', command: goBinary, args: ['-cert-dir', certDir], allowsAll: false },
+  ];
 }
 
 /** The three Node servers of {@link serverSpecs}: this webhook, the express floor, the Node ceiling. */
@@ -85,8 +88,20 @@ export function nodeServerSpecs(repoDir: string, certDir: string, extraNodeArgs:
       env: withoutCluster(certDir),
       allowsAll: false,
     },
-    { id: 'floor', title: 'express floor', command: process.execPath, args: [...extraNodeArgs, join(repoDir, 'dist-bench/bench/express-floor.js'), certDir], allowsAll: true },
-    { id: 'ceiling', title: 'Node ceiling', command: process.execPath, args: [...extraNodeArgs, join(repoDir, 'dist-bench/bench/node-ceiling.js'), certDir], allowsAll: true },
+    {
+      id: 'floor',
+      title: 'express floor',
+      command: process.execPath,
+      args: [...extraNodeArgs, join(repoDir, 'dist-bench/bench/express-floor.js'), certDir],
+      allowsAll: true,
+    },
+    {
+      id: 'ceiling',
+      title: 'Node ceiling',
+      command: process.execPath,
+      args: [...extraNodeArgs, join(repoDir, 'dist-bench/bench/node-ceiling.js'), certDir],
+      allowsAll: true,
+    },
   ];
 }
 

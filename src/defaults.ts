@@ -12,7 +12,12 @@
  * and the traditional default pools' warn-only one share the SpiderIPPool path.
  */
 export const WEBHOOKS = {
-  spiderIPPool: { name: 'spiderippool.iaas-webhook.spidernet.io', path: '/validate-spiderippool', apiGroups: ['spiderpool.spidernet.io'], resources: ['spiderippools'] },
+  spiderIPPool: {
+    name: 'spiderippool.iaas-webhook.spidernet.io',
+    path: '/validate-spiderippool',
+    apiGroups: ['spiderpool.spidernet.io'],
+    resources: ['spiderippools'],
+  },
   configMap: { name: 'spiderpool-conf.iaas-webhook.spidernet.io', path: '/validate-configmap', apiGroups: [''], resources: ['configmaps'] },
   /** Candidate-pool warnings: Pods, workloads' Pod templates, Namespaces. */
   pod: { name: 'candidate-pools-pod.iaas-webhook.spidernet.io', path: '/validate-pod', apiGroups: [''], resources: ['pods'] },
@@ -23,7 +28,12 @@ export const WEBHOOKS = {
     resources: ['deployments', 'statefulsets', 'daemonsets', 'replicasets', 'jobs', 'cronjobs'],
   },
   namespace: { name: 'candidate-pools-namespace.iaas-webhook.spidernet.io', path: '/validate-namespace', apiGroups: [''], resources: ['namespaces'] },
-  defaultPools: { name: 'default-pools.iaas-webhook.spidernet.io', path: '/validate-spiderippool', apiGroups: ['spiderpool.spidernet.io'], resources: ['spiderippools'] },
+  defaultPools: {
+    name: 'default-pools.iaas-webhook.spidernet.io',
+    path: '/validate-spiderippool',
+    apiGroups: ['spiderpool.spidernet.io'],
+    resources: ['spiderippools'],
+  },
 } as const satisfies Record<string, { name: string; path: `/${string}`; apiGroups: readonly string[]; resources: readonly string[] }>;
 
 /** The URL paths the server serves: each path of {@link WEBHOOKS}, once. */

@@ -38,7 +38,9 @@ describe('examples/', () => {
   });
 
   it.each(Object.entries(VERDICTS).filter(([file]) => file.startsWith('pools/')))('review -f %s: %j', async (file, verdict) => {
-    const result = await reviewFromArguments([path.join(EXAMPLES, file)], { pools: [], configmapName: 'spiderpool-conf' }, () => Promise.reject(new Error('no stdin')));
+    const result = await reviewFromArguments([path.join(EXAMPLES, file)], { pools: [], configmapName: 'spiderpool-conf' }, () =>
+      Promise.reject(new Error('no stdin')),
+    );
     if ('allowed' in verdict) {
       expect(result).toMatchObject({ exitCode: 0, stderr: expect.not.stringMatching(/^(The |Error from server)/m) });
       return;

@@ -51,7 +51,8 @@ export async function loadGenerators(dir: string = HERE): Promise<Generator[]> {
     files.map(async (file) => {
       const source = `scripts/generate/${path.basename(file, EXTENSION)}.ts`;
       const module: { default?: unknown } = await import(pathToFileURL(path.join(dir, file)).href);
-      if (typeof module.default !== 'function') throw new Error(`${source}: its default export must be function generate(): Array<{ path: string; text: string }>`);
+      if (typeof module.default !== 'function')
+        throw new Error(`${source}: its default export must be function generate(): Array<{ path: string; text: string }>`);
       return { source, generate: module.default as () => unknown };
     }),
   );

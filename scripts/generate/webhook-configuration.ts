@@ -25,7 +25,13 @@ interface Rule {
 }
 
 /** One webhook: the row's name, path, groups and resources; `fields` after its clientConfig, `rule` its one rule. */
-function webhook(row: Row, policy: { failurePolicy: 'Fail' | 'Ignore'; timeoutSeconds: number }, rule: Rule, ruleNote: string | undefined, fields: object): object {
+function webhook(
+  row: Row,
+  policy: { failurePolicy: 'Fail' | 'Ignore'; timeoutSeconds: number },
+  rule: Rule,
+  ruleNote: string | undefined,
+  fields: object,
+): object {
   const { apiVersions, operations, scope } = rule;
   const ruleValue = { apiGroups: row.apiGroups, apiVersions, resources: row.resources, operations, scope };
   return {
@@ -93,14 +99,17 @@ const pod = webhook(
   undefined,
   {
     matchConditions: [
-      { name: 'not-controller-owned', expression: '!has(object.metadata.ownerReferences) || !object.metadata.ownerReferences.exists(r, has(r.controller) && r.controller)' },
+      {
+        name: 'not-controller-owned',
+        expression: '!has(object.metadata.ownerReferences) || !object.metadata.ownerReferences.exists(r, has(r.controller) && r.controller)',
+      },
       { name: 'has-pool-annotation', expression: hasAnnotation('object.metadata', 'object.metadata', POOL_ANNOTATIONS) },
     ],
   },
 );
 
 const workload = webhook(WEBHOOKS.workload, WARNING, { apiVersions: ['v1'], operations: CREATE_UPDATE, scope: 'Namespaced' }, undefined, {
-  matchConditions: note('The template\'s annotations: spec.template for five kinds, spec.jobTemplate.spec.template for CronJobs.', [
+  matchConditions: note("The template's annotations: spec.template for five kinds, spec.jobTemplate.spec.template for CronJobs.", [
     {
       name: 'template-has-pool-annotation',
       expression: `has(object.spec) && ((${hasAnnotation('object.spec', 'object.spec.template.metadata', POOL_ANNOTATIONS)}) || (${hasAnnotation('object.spec', 'object.spec.jobTemplate.spec.template.metadata', POOL_ANNOTATIONS)}))`,
@@ -110,7 +119,10 @@ const workload = webhook(WEBHOOKS.workload, WARNING, { apiVersions: ['v1'], oper
 
 const namespace = webhook(WEBHOOKS.namespace, WARNING, { apiVersions: ['v1'], operations: CREATE_UPDATE, scope: 'Cluster' }, undefined, {
   matchConditions: [
-    { name: 'has-default-pool-annotation', expression: hasAnnotation('object.metadata', 'object.metadata', [NS_DEFAULT_IPV4_ANNOTATION, NS_DEFAULT_IPV6_ANNOTATION]) },
+    {
+      name: 'has-default-pool-annotation',
+      expression: hasAnnotation('object.metadata', 'object.metadata', [NS_DEFAULT_IPV4_ANNOTATION, NS_DEFAULT_IPV6_ANNOTATION]),
+    },
   ],
 });
 

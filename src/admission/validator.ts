@@ -65,7 +65,13 @@ export function runValidator<T>(validator: Validator<T>, request: AdmissionReque
 const ALLOWED: Decision = { verdict: allowed(), causes: [] };
 
 /** {@link verdictFor} the request's `field` object: its `metadata.name`, else `request.name`. */
-function verdictOf<T>(validator: Validator<T>, request: AdmissionRequest, field: 'object' | 'oldObject', errors: readonly FieldError[], warnings: readonly string[]): Verdict {
+function verdictOf<T>(
+  validator: Validator<T>,
+  request: AdmissionRequest,
+  field: 'object' | 'oldObject',
+  errors: readonly FieldError[],
+  warnings: readonly string[],
+): Verdict {
   return verdictFor(validator.groupKind, nameOf(request[field]) || (request.name ?? ''), errors, warnings);
 }
 
@@ -87,5 +93,8 @@ function decodeObject<T>(
 ): { ok: true; value: T } | { ok: false; decision: Decision } {
   const result = compiled(validator.schema).safeParse(request[field]);
   if (result.success) return { ok: true, value: result.data };
-  return { ok: false, decision: { causes: [], verdict: errored(400, `cannot decode ${validator.groupKind.kind} at ${firstIssue(result.error, Path.of('request', field))}`) } };
+  return {
+    ok: false,
+    decision: { causes: [], verdict: errored(400, `cannot decode ${validator.groupKind.kind} at ${firstIssue(result.error, Path.of('request', field))}`) },
+  };
 }

@@ -8,12 +8,7 @@
 import { type KeyObject, X509Certificate, createPrivateKey, randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat, symlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import {
-  generateCertificates,
-  type CertificateAuthority,
-  type CertificateBundle,
-  type CertificateOptions,
-} from './generate.js';
+import { generateCertificates, type CertificateAuthority, type CertificateBundle, type CertificateOptions } from './generate.js';
 
 /** File names inside a certificate directory. */
 export const CERT_FILES = { cert: 'tls.crt', key: 'tls.key', ca: 'ca.crt', caKey: 'ca.key' } as const;
@@ -135,11 +130,7 @@ export async function readServingCertificates(dir: string): Promise<ServingCerti
   const certPath = join(dir, CERT_FILES.cert);
   const keyPath = join(dir, CERT_FILES.key);
   const caPath = join(dir, CERT_FILES.ca);
-  const [certPem, keyPem, caCertPem] = await Promise.all([
-    readIfPresent(certPath),
-    readIfPresent(keyPath),
-    readIfPresent(caPath),
-  ]);
+  const [certPem, keyPem, caCertPem] = await Promise.all([readIfPresent(certPath), readIfPresent(keyPath), readIfPresent(caPath)]);
   if (certPem === undefined || keyPem === undefined) {
     const missing = [certPem === undefined ? [CERT_FILES.cert] : [], keyPem === undefined ? [CERT_FILES.key] : []].flat();
     throw new MissingCertificateError(dir, missing);
@@ -183,20 +174,13 @@ export async function readServingCertificates(dir: string): Promise<ServingCerti
  * @throws Error on a half pair, on the errors of {@link readServingCertificates} and
  *   {@link generateCertificates}, or when files cannot be written.
  */
-export async function loadOrCreateCertificates(
-  dir: string,
-  opts: CertificateOptions,
-): Promise<ServingCertificates & { created: boolean }> {
-  const [hasCert, hasKey] = await Promise.all([
-    exists(join(dir, CERT_FILES.cert)),
-    exists(join(dir, CERT_FILES.key)),
-  ]);
+export async function loadOrCreateCertificates(dir: string, opts: CertificateOptions): Promise<ServingCertificates & { created: boolean }> {
+  const [hasCert, hasKey] = await Promise.all([exists(join(dir, CERT_FILES.cert)), exists(join(dir, CERT_FILES.key))]);
   if (hasCert || hasKey) {
     if (!(hasCert && hasKey)) {
       const [present, absent] = hasCert ? [CERT_FILES.cert, CERT_FILES.key] : [CERT_FILES.key, CERT_FILES.cert];
       throw new Error(
-        `certificate directory ${dir} has ${present} but no ${absent}; ` +
-          `refusing to overwrite half a pair: restore ${absent} or remove ${present}`,
+        `certificate directory ${dir} has ${present} but no ${absent}; ` + `refusing to overwrite half a pair: restore ${absent} or remove ${present}`,
       );
     }
     return { ...(await readServingCertificates(dir)), created: false };
@@ -216,10 +200,7 @@ export async function loadOrCreateCertificates(
  * @throws Error when only one of the two exists (never replace half a CA silently).
  */
 export async function readCertificateAuthority(dir: string): Promise<CertificateAuthority | undefined> {
-  const [caCertPem, caKeyPem] = await Promise.all([
-    readIfPresent(join(dir, CERT_FILES.ca)),
-    readIfPresent(join(dir, CERT_FILES.caKey)),
-  ]);
+  const [caCertPem, caKeyPem] = await Promise.all([readIfPresent(join(dir, CERT_FILES.ca)), readIfPresent(join(dir, CERT_FILES.caKey))]);
   if ((caCertPem === undefined) !== (caKeyPem === undefined)) {
     const [present, absent] = caCertPem !== undefined ? [CERT_FILES.ca, CERT_FILES.caKey] : [CERT_FILES.caKey, CERT_FILES.ca];
     throw new Error(

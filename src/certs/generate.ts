@@ -167,10 +167,7 @@ function assertUsableCa(ca: CertificateAuthority): Date {
  *   `caValidityMs` is not a whole number of milliseconds of at least one second, or `ca` is unusable
  *   (not a CA, expired, not RSA, or its key does not match).
  */
-export async function generateCertificates(
-  opts: CertificateOptions,
-  ca?: CertificateAuthority,
-): Promise<CertificateBundle> {
+export async function generateCertificates(opts: CertificateOptions, ca?: CertificateAuthority): Promise<CertificateBundle> {
   // Loaded on first use: selfsigned and its X.509 stack cost a server that only reads its
   // certificates ~80 ms of start and ~15 MiB of RSS (measured with bench/).
   const { generate } = await import('selfsigned');

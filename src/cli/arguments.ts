@@ -32,7 +32,6 @@ export function parseOperation(value: string): Operation | undefined {
   return operation === 'CREATE' || operation === 'UPDATE' || operation === 'DELETE' ? operation : undefined;
 }
 
-
 /**
  * commander argument parser of `serve --unsynced-pools`: `Refuse` or `Warn`, in any case.
  *

@@ -82,7 +82,11 @@ export async function auditFromArguments(args: AuditArguments): Promise<CommandR
   const report = auditState(loaded.state);
   const stderr = loaded.warnings.map((w) => `warning: ${w}\n`).join('');
   if (report.pools === 0 && args.pools.length > 0 && !(await holdEmptyList(args.pools))) {
-    return { exitCode: 2, stdout: '', stderr: `${stderr}error: ${args.pools.join(', ')} ${noPools(loaded.state)}; give SpiderIPPools, e.g. kubectl get spiderippools -o yaml > pools.yaml (an empty List there is fine)\n` };
+    return {
+      exitCode: 2,
+      stdout: '',
+      stderr: `${stderr}error: ${args.pools.join(', ')} ${noPools(loaded.state)}; give SpiderIPPools, e.g. kubectl get spiderippools -o yaml > pools.yaml (an empty List there is fine)\n`,
+    };
   }
   const table = enforcementTable(args.enforcement);
   if (table !== undefined) return withActions(report, table, args.output, stderr);
@@ -98,7 +102,8 @@ function withActions(report: AuditReport, table: EnforcementTable, output: Outpu
   const actionOf = actionsOf(table);
   const actions = report.violations.map((v) => actionOf(v.rule));
   const exitCode = actions.includes('Deny') ? 1 : 0;
-  if (output !== undefined) return { exitCode, stdout: printed({ ...report, violations: report.violations.map((v, i) => ({ ...v, action: actions[i] })) }, output), stderr };
+  if (output !== undefined)
+    return { exitCode, stdout: printed({ ...report, violations: report.violations.map((v, i) => ({ ...v, action: actions[i] })) }, output), stderr };
   const byAction = actions.length === 0 ? '' : `by action: ${countByAction(actions)}\n`;
   return { exitCode, stdout: renderAudit(report) + byAction, stderr };
 }
@@ -106,7 +111,10 @@ function withActions(report: AuditReport, table: EnforcementTable, output: Outpu
 /** `holds no SpiderIPPool (found …)`: what `--pools` held instead, in one line. */
 function noPools(state: ClusterState): string {
   const kinds = state.otherKinds();
-  const found = [...kinds].map(([kind, n]) => `${n} ${kind}`).slice(0, 4).join(', ');
+  const found = [...kinds]
+    .map(([kind, n]) => `${n} ${kind}`)
+    .slice(0, 4)
+    .join(', ');
   return `holds no SpiderIPPool (found ${found === '' ? 'no object' : found}${kinds.size > 4 ? ', …' : ''})`;
 }
 
@@ -114,7 +122,13 @@ function noPools(state: ClusterState): string {
 async function holdEmptyList(paths: readonly string[]): Promise<boolean> {
   for (const given of paths) {
     for (const file of await manifestFiles(given)) {
-      if (parseDocuments(await readText(file), file).some((value) => { const items = listItems(value); return Array.isArray(items) && items.length === 0; })) return true;
+      if (
+        parseDocuments(await readText(file), file).some((value) => {
+          const items = listItems(value);
+          return Array.isArray(items) && items.length === 0;
+        })
+      )
+        return true;
     }
   }
   return false;

@@ -46,7 +46,9 @@ export async function writeCerts(opts: CertsArguments): Promise<void> {
   process.stderr.write(`wrote ${what}; caBundle:\n`);
   const servingEnds = new Date(new X509Certificate(bundle.certPem).validTo);
   if (servingEnds.getTime() < Date.now() + (opts.days - 1) * 24 * 60 * 60 * 1000) {
-    process.stderr.write(`warning: the serving certificate ends with the CA on ${servingEnds.toISOString()}, before --days; replace the CA with --new-ca before then\n`);
+    process.stderr.write(
+      `warning: the serving certificate ends with the CA on ${servingEnds.toISOString()}, before --days; replace the CA with --new-ca before then\n`,
+    );
   }
   process.stdout.write(`${caBundleBase64(bundle.caCertPem)}\n`);
 }
@@ -58,5 +60,6 @@ async function checkOutFolder(out: string): Promise<void> {
     if (e.code === 'ENOTDIR') throw new UsageError(`--out ${out}: a part of the path is a file, not a folder; give a folder (it is created when absent)`);
     throw e;
   });
-  if (found !== undefined && !found.isDirectory()) throw new UsageError(`--out ${out}: is a file, not a folder; give a folder for tls.crt, tls.key, ca.crt and ca.key (it is created when absent)`);
+  if (found !== undefined && !found.isDirectory())
+    throw new UsageError(`--out ${out}: is a file, not a folder; give a folder for tls.crt, tls.key, ca.crt and ca.key (it is created when absent)`);
 }

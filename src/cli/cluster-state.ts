@@ -56,7 +56,8 @@ export async function loadState(source: StateSource): Promise<{ state: ClusterSt
 
 /** The state listed once from the cluster kubectl would use with these flags, each object named by its context. */
 async function listCluster(flags: ClusterFlags, configMapName: string | undefined): Promise<{ object: KubeObject; source: string }[]> {
-  if (flags.kubeconfig !== undefined && !existsSync(flags.kubeconfig)) throw new UsageError(`${flags.kubeconfig}: cannot be read as a kubeconfig: no such file`);
+  if (flags.kubeconfig !== undefined && !existsSync(flags.kubeconfig))
+    throw new UsageError(`${flags.kubeconfig}: cannot be read as a kubeconfig: no such file`);
   // One after the other: both load client-node, which jest's ESM loader cannot link twice at once.
   const { loadKubeConfig } = await import('../cluster/kubeconfig.js');
   const { ClusterListError, listClusterState } = await import('../cluster/list-state.js');

@@ -41,7 +41,10 @@ complete -o default -F ${FUNCTION} ${PROGRAM}
 
 /** A description as zsh's `_describe` reads it: one clause, without `:` or quotes. */
 function zshDescription(text: string): string {
-  return text.split(/[;(]/, 1)[0]!.trim().replace(/[:'\\]/g, ' ');
+  return text
+    .split(/[;(]/, 1)[0]!
+    .trim()
+    .replace(/[:'\\]/g, ' ');
 }
 
 function zshScript(commands: readonly CompletedCommand[]): string {

@@ -65,9 +65,16 @@ function namespaceOf(flags: LifecycleFlags, needs: string): string {
  */
 export async function provisionCertificates(flags: LifecycleFlags, logger: Logger): Promise<{ stop(): void } | undefined> {
   if (flags.tlsSecret === undefined) return undefined;
-  if (flags.caValidity < MIN_CA_VALIDITY_MS) throw new Error(`--ca-validity must be at least ${MIN_CA_VALIDITY_MS / 1000}s (a CA change overlaps for a sixth of it)`);
-  if (flags.certValidity < MIN_CERT_VALIDITY_MS) throw new Error(`--cert-validity must be at least ${MIN_CERT_VALIDITY_MS / 1000}s (it is renewed with a third left)`);
-  const policy = { serviceName: flags.service, namespace: namespaceOf(flags, '--tls-secret'), certValidityMs: flags.certValidity, caValidityMs: flags.caValidity };
+  if (flags.caValidity < MIN_CA_VALIDITY_MS)
+    throw new Error(`--ca-validity must be at least ${MIN_CA_VALIDITY_MS / 1000}s (a CA change overlaps for a sixth of it)`);
+  if (flags.certValidity < MIN_CERT_VALIDITY_MS)
+    throw new Error(`--cert-validity must be at least ${MIN_CERT_VALIDITY_MS / 1000}s (it is renewed with a third left)`);
+  const policy = {
+    serviceName: flags.service,
+    namespace: namespaceOf(flags, '--tls-secret'),
+    certValidityMs: flags.certValidity,
+    caValidityMs: flags.caValidity,
+  };
   assertRotationPolicy(policy);
   const [kubeConfig, { startTlsSecretSync }] = await Promise.all([clusterConnection(flags, '--tls-secret'), import('../cluster/tls-secret.js')]);
   return startTlsSecretSync({
@@ -117,13 +124,18 @@ export async function manageWebhookConfiguration(
       annotations: { ...(shipped.metadata['annotations'] as Record<string, string> | undefined), ...Object.fromEntries(flags.webhookConfigurationAnnotation) },
     },
   };
-  const endpoint = { host: flags.host === undefined || flags.host === '0.0.0.0' || flags.host === '::' ? '127.0.0.1' : flags.host, port: server.port, serverName: `${flags.service}.${namespace}.svc` };
+  const endpoint = {
+    host: flags.host === undefined || flags.host === '0.0.0.0' || flags.host === '::' ? '127.0.0.1' : flags.host,
+    port: server.port,
+    serverName: `${flags.service}.${namespace}.svc`,
+  };
   const manager = manage.startWebhookConfigurationManager({
     kubeConfig,
     manifest,
     target: { service: { name: flags.service, namespace } },
     caBundlePem,
-    servingProblem: async (caPem) => (await manage.servingProblem(endpoint, caPem)) ?? manage.serviceEndpointProblem(kubeConfig, { name: flags.service, namespace }),
+    servingProblem: async (caPem) =>
+      (await manage.servingProblem(endpoint, caPem)) ?? manage.serviceEndpointProblem(kubeConfig, { name: flags.service, namespace }),
     ...(flags.ownerClusterRole === undefined ? {} : { ownerClusterRole: flags.ownerClusterRole }),
     // A mounted Secret's CA changes without an overlap; --tls-secret's ca.crt carries its own.
     ...(flags.tlsSecret === undefined ? { caOverlapMs: CA_BUNDLE_OVERLAP_MS } : {}),
@@ -140,6 +152,9 @@ export async function manageWebhookConfiguration(
  * judges this pod behind: its CA left out of caBundle for a newer one past the overlap
  * (src/registration/ca-bundle.ts), so the API server could not call it. None without the flag.
  */
-export function webhookCaBundleReadiness(flags: Pick<LifecycleFlags, 'manageWebhookConfiguration'>, manager: () => Pick<WebhookConfigurationManager, 'behind'> | undefined): ReadinessCheck[] {
+export function webhookCaBundleReadiness(
+  flags: Pick<LifecycleFlags, 'manageWebhookConfiguration'>,
+  manager: () => Pick<WebhookConfigurationManager, 'behind'> | undefined,
+): ReadinessCheck[] {
   return flags.manageWebhookConfiguration === undefined ? [] : [{ name: 'webhook-ca-bundle', check: () => manager()?.behind() }];
 }

@@ -95,20 +95,54 @@ configMapOptions(
     .option('--host <address>', 'address to bind (default: all interfaces)')
     .option('--cert-dir <dir>', 'directory with tls.crt and tls.key', DEFAULT_CERT_DIR)
     .option('--no-generate-certs', 'fail instead of generating a CA and serving certificate when none are in --cert-dir')
-    .option('--tls-secret <name>', 'keep a CA and serving certificate in this Secret of --namespace (which must exist: the install creates it empty; filled, renewed before expiry) and serve them from --cert-dir', parseObjectName)
-    .option('--manage-webhook-configuration <name>', 'write the ValidatingWebhookConfiguration of deploy/ under this name once serving, its caBundle kept trusting --cert-dir/ca.crt (equal to it with --tls-secret)', parseObjectName)
-    .option('--owner-cluster-role <name>', "ClusterRole of the install made owner of the Secret and the configuration: deleting it deletes them (garbage collection)", parseObjectName)
-    .option('--webhook-configuration-annotation <key=value>', 'annotation of that configuration (repeatable), e.g. example.com/owner=network-team (not cert-manager.io/inject-ca-from: the pods keep caBundle)', collectAnnotation, [])
+    .option(
+      '--tls-secret <name>',
+      'keep a CA and serving certificate in this Secret of --namespace (which must exist: the install creates it empty; filled, renewed before expiry) and serve them from --cert-dir',
+      parseObjectName,
+    )
+    .option(
+      '--manage-webhook-configuration <name>',
+      'write the ValidatingWebhookConfiguration of deploy/ under this name once serving, its caBundle kept trusting --cert-dir/ca.crt (equal to it with --tls-secret)',
+      parseObjectName,
+    )
+    .option(
+      '--owner-cluster-role <name>',
+      'ClusterRole of the install made owner of the Secret and the configuration: deleting it deletes them (garbage collection)',
+      parseObjectName,
+    )
+    .option(
+      '--webhook-configuration-annotation <key=value>',
+      'annotation of that configuration (repeatable), e.g. example.com/owner=network-team (not cert-manager.io/inject-ca-from: the pods keep caBundle)',
+      collectAnnotation,
+      [],
+    )
     .addOption(new Option('--namespace <namespace>', 'namespace of the pod: of --tls-secret and of the Service the API server calls').env('POD_NAMESPACE'))
     .option('--service <name>', 'Service the API server calls the webhook through (certificate names, clientConfig)', parseObjectName, DEFAULT_SERVICE_NAME)
-    .addOption(new Option('--cert-validity <duration>', 'with --tls-secret: validity of a serving certificate (Go duration)').argParser(parseGoDurationMs).default(365 * 24 * 3600 * 1000, '8760h'))
-    .addOption(new Option('--ca-validity <duration>', 'with --tls-secret: validity of a CA (Go duration)').argParser(parseGoDurationMs).default(10 * 365 * 24 * 3600 * 1000, '87600h'))
+    .addOption(
+      new Option('--cert-validity <duration>', 'with --tls-secret: validity of a serving certificate (Go duration)')
+        .argParser(parseGoDurationMs)
+        .default(365 * 24 * 3600 * 1000, '8760h'),
+    )
+    .addOption(
+      new Option('--ca-validity <duration>', 'with --tls-secret: validity of a CA (Go duration)')
+        .argParser(parseGoDurationMs)
+        .default(10 * 365 * 24 * 3600 * 1000, '87600h'),
+    )
     .option('--kubeconfig <file>', 'kubeconfig for watching SpiderIPPools (default: $KUBECONFIG, in-cluster, ~/.kube/config)')
     .option('--context <name>', 'the kubeconfig context to use (default: its current-context)')
     .option('--no-pool-cache', 'connect to no cluster, even when a kubeconfig is found (dual-stack pair checks are skipped with a warning)')
     .option('--client-ca-file <file>', "PEM CA bundle; when set, reviews need a client certificate it issued (the API server's admission client certificate)")
-    .option('--max-connections <n>', 'cap on open connections; at it, a newcomer takes the slot of one waiting for its TLS handshake or idle longest', parsePositiveInt, DEFAULT_MAX_CONNECTIONS)
-    .option('--max-connections-per-address <n>', 'connections waiting for their TLS handshake one client address may hold (established ones are not counted); a newcomer beyond it closes that address\'s oldest handshake (default: a quarter of --max-connections)', parsePositiveInt)
+    .option(
+      '--max-connections <n>',
+      'cap on open connections; at it, a newcomer takes the slot of one waiting for its TLS handshake or idle longest',
+      parsePositiveInt,
+      DEFAULT_MAX_CONNECTIONS,
+    )
+    .option(
+      '--max-connections-per-address <n>',
+      "connections waiting for their TLS handshake one client address may hold (established ones are not counted); a newcomer beyond it closes that address's oldest handshake (default: a quarter of --max-connections)",
+      parsePositiveInt,
+    )
     .addOption(
       new Option('--handshake-timeout <duration>', 'from the TCP accept to a finished TLS handshake, then the connection is closed (Go duration)')
         .argParser(parsePositiveGoDurationMs)
@@ -130,16 +164,27 @@ configMapOptions(
         .default(DEFAULT_SYNC_WAIT_MS, '1m'),
     )
     .addOption(
-      new Option('--unsynced-pools <setting>', 'Refuse or Warn: what an IaaS pool write gets while the SpiderIPPool cache has not synced (the pair rules cannot run)')
+      new Option(
+        '--unsynced-pools <setting>',
+        'Refuse or Warn: what an IaaS pool write gets while the SpiderIPPool cache has not synced (the pair rules cannot run)',
+      )
         .argParser(parseUnsyncedPools)
         .default('Refuse'),
     )
-    .option('--peer-readiness', "watch the other replicas of the Deployment and mark one whose port and heartbeat fall silent not ready (its pod's Ready condition), so the API server stops calling a dead node's pod within seconds (docs/operations.md)")
-    .option('--rebalance', 'evict this replica, through the PodDisruptionBudget, when it shares its node with another while a node that could take it holds none (after a node came back)')
+    .option(
+      '--peer-readiness',
+      "watch the other replicas of the Deployment and mark one whose port and heartbeat fall silent not ready (its pod's Ready condition), so the API server stops calling a dead node's pod within seconds (docs/operations.md)",
+    )
+    .option(
+      '--rebalance',
+      'evict this replica, through the PodDisruptionBudget, when it shares its node with another while a node that could take it holds none (after a node came back)',
+    )
     .addOption(new Option('--pod-name <name>', "with --peer-readiness or --rebalance: this pod's name").env('POD_NAME'))
     .addOption(
-      new Option('--reports <enabled>', 'true or false: keep OpenReports ClusterReports of the stored pools\' violations, one replica at a time (a Lease in --namespace); default true with a cluster')
-        .argParser(parseBoolean),
+      new Option(
+        '--reports <enabled>',
+        "true or false: keep OpenReports ClusterReports of the stored pools' violations, one replica at a time (a Lease in --namespace); default true with a cluster",
+      ).argParser(parseBoolean),
     )
     .addOption(new Option('--log-level <level>', 'log level').env('LOG_LEVEL').choices(LOG_LEVELS).default('info')),
 ).action(async (opts: ServeArguments) => {
@@ -162,7 +207,7 @@ configMapOptions(
       return operation;
     })
     .option('--pools <path>', 'cluster state: a file or folder of manifests (SpiderIPPools, Namespaces, the ConfigMap); repeatable', collect, [])
-    .option('--cluster', 'add the live cluster\'s objects to the state, listed once (kubectl\'s lookup: --kubeconfig, $KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--cluster', "add the live cluster's objects to the state, listed once (kubectl's lookup: --kubeconfig, $KUBECONFIG, ~/.kube/config, in-cluster)")
     .option('--kubeconfig <file>', 'the kubeconfig of --cluster (implies it)')
     .option('--context <name>', 'the kubeconfig context of --cluster (implies it; default: the current-context)')
     .option('--manifest <file>', 'the ValidatingWebhookConfiguration whose rules and selectors decide which writes are reviewed (default: the one in deploy/)')
@@ -175,9 +220,12 @@ configMapOptions(
 });
 
 enforcementOption(program.command('audit'))
-  .description('judge every stored IaaS pool (--pools, else the cluster\'s) as a CREATE would and list what breaks the rules; exit 0 none, 1 some, 2 bad input')
+  .description("judge every stored IaaS pool (--pools, else the cluster's) as a CREATE would and list what breaks the rules; exit 0 none, 1 some, 2 bad input")
   .option('--pools <path>', 'the pools: a file or folder of manifests (kind: List included); repeatable', collect, [])
-  .option('--kubeconfig <file>', 'without --pools, the pools are listed once from the cluster kubectl would use: this kubeconfig, else $KUBECONFIG, ~/.kube/config, in-cluster')
+  .option(
+    '--kubeconfig <file>',
+    'without --pools, the pools are listed once from the cluster kubectl would use: this kubeconfig, else $KUBECONFIG, ~/.kube/config, in-cluster',
+  )
   .option('--context <name>', 'the kubeconfig context to use (default: its current-context)')
   .addOption(new Option('-o, --output <format>', 'json or yaml: the report for machines').choices(OUTPUT_FORMATS))
   .action(async (opts) => {
@@ -207,9 +255,7 @@ enforcementOption(program.command('validate-config'))
 
 program
   .command('certs')
-  .description(
-    'write a serving certificate (tls.crt, tls.key) signed by the CA in --out (ca.crt, ca.key; created when absent) and print the base64 caBundle',
-  )
+  .description('write a serving certificate (tls.crt, tls.key) signed by the CA in --out (ca.crt, ca.key; created when absent) and print the base64 caBundle')
   .option('--service <name>', 'Service name of the webhook', DEFAULT_SERVICE_NAME)
   .option('--namespace <namespace>', 'namespace of the Service', DEFAULT_NAMESPACE)
   .option('--out <dir>', 'directory to write the files to', DEPLOY_TLS_DIR)
@@ -224,9 +270,7 @@ program
 
 program
   .command('register')
-  .description(
-    'create or update the ValidatingWebhookConfiguration of deploy/ in the cluster (server-side apply) with the caBundle of --ca-file',
-  )
+  .description('create or update the ValidatingWebhookConfiguration of deploy/ in the cluster (server-side apply) with the caBundle of --ca-file')
   .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
   .option('--context <name>', 'the kubeconfig context to use (default: its current-context)')
   .option('--ca-file <file>', 'CA certificate that signed the serving certificate (written by certs)', `${DEPLOY_TLS_DIR}/ca.crt`)
@@ -275,7 +319,11 @@ program
   .description('print a bash or zsh completion script; load it with source <(spiderpool-iaas-webhook completion bash)')
   .addArgument(new Argument('<shell>', 'bash or zsh').choices(SHELLS))
   .action((shell: Shell) => {
-    const commands = program.commands.map((c) => ({ name: c.name(), description: c.description(), flags: c.options.flatMap((o) => [o.short, o.long].filter((f): f is string => f !== undefined)) }));
+    const commands = program.commands.map((c) => ({
+      name: c.name(),
+      description: c.description(),
+      flags: c.options.flatMap((o) => [o.short, o.long].filter((f): f is string => f !== undefined)),
+    }));
     process.stdout.write(completionScript(shell, commands));
   });
 

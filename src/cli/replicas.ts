@@ -45,7 +45,10 @@ export async function watchReplicas(flags: ReplicaFlags, server: { port: number;
   const loaded = loadKubeConfig(flags.kubeconfig);
   if (loaded === undefined) throw new Error(`${which} needs a cluster connection: run in a pod, or pass --kubeconfig`);
   const pod = { kubeConfig: loaded.config, namespace: flags.namespace, podName: flags.podName, callTimeoutMs: REPLICA_CALL_TIMEOUT_MS, logger };
-  logger.info({ pod: flags.podName, peerReadiness: flags.peerReadiness === true, rebalance: flags.rebalance === true }, 'watching the other replicas of this Deployment');
+  logger.info(
+    { pod: flags.podName, peerReadiness: flags.peerReadiness === true, rebalance: flags.rebalance === true },
+    'watching the other replicas of this Deployment',
+  );
   const started: { stop(): void }[] = [];
   if (flags.peerReadiness) {
     const { startPeerWatch } = await import('../cluster/peers.js');

@@ -152,7 +152,9 @@ function writeOf(command: ReviewCommand, object: KubeObject, source: string, old
   }
   const stored = oldObjects.find((old) => sameObject(old.object, object, command.namespace))?.object;
   if (command.old !== undefined && stored === undefined && operation !== 'CREATE') {
-    throw new ManifestError(`${command.old.source} has no ${describe(object)} to ${operation === 'UPDATE' ? 'update' : 'delete'}; give the stored object of the same kind and name`);
+    throw new ManifestError(
+      `${command.old.source} has no ${describe(object)} to ${operation === 'UPDATE' ? 'update' : 'delete'}; give the stored object of the same kind and name`,
+    );
   }
   // The stored object: from --old, else from the state (a DELETE without either deletes the object as given).
   const fromState = stored ?? (operation !== 'CREATE' ? command.state?.stored(object) : undefined);
@@ -166,7 +168,9 @@ function writeOf(command: ReviewCommand, object: KubeObject, source: string, old
 function manifestsOf(text: string, source: string): ManifestObject[] {
   const values = parseDocuments(text, source);
   if (values.some(isAdmissionReview)) {
-    throw new ManifestError(`${source} holds an AdmissionReview in YAML or among other documents; an AdmissionReview must be the only document, in JSON, as the API server sends it; ${REVIEW_ACCEPTS}`);
+    throw new ManifestError(
+      `${source} holds an AdmissionReview in YAML or among other documents; an AdmissionReview must be the only document, in JSON, as the API server sends it; ${REVIEW_ACCEPTS}`,
+    );
   }
   try {
     return parseManifests(text, source);
@@ -201,7 +205,11 @@ function labelsOf(object: unknown): Record<string, string> {
 function matchedRequest(request: AdmissionRequest, state: ClusterState | undefined): MatchedRequest {
   const namespace = request.namespace ?? '';
   const isNamespace = request.kind.group === '' && request.kind.kind === 'Namespace';
-  const namespaceObject = isNamespace ? (request.object ?? request.oldObject) : namespace === '' ? undefined : state?.get({ group: '', kind: 'Namespace' }, namespace);
+  const namespaceObject = isNamespace
+    ? (request.object ?? request.oldObject)
+    : namespace === ''
+      ? undefined
+      : state?.get({ group: '', kind: 'Namespace' }, namespace);
   const name = isNamespace ? (request.name ?? '') : namespace;
   return {
     operation: request.operation,
@@ -247,11 +255,7 @@ interface Write {
 }
 
 /** Reviews each write in order, the accepted ones recorded in the state as the server's cache would see them. */
-function judge(
-  writes: readonly Write[],
-  command: ReviewCommand,
-  review: (body: unknown) => ReviewOutcome,
-): CommandResult {
+function judge(writes: readonly Write[], command: ReviewCommand, review: (body: unknown) => ReviewOutcome): CommandResult {
   const printedSoFar: Judged = { responses: [], refusals: [], notes: '', seenWarnings: new Set(), stdout: '', stderr: '', warned: false };
   for (const write of writes) {
     const body = requestOf(write, command.namespace);
@@ -289,7 +293,9 @@ function requestOf(write: Write, defaultNamespace: string | undefined): ReturnTy
   const { operation } = write;
   return buildAdmissionReview({
     operation,
-    ...(operation === 'DELETE' ? { oldObject: write.oldObject ?? write.object } : { object: write.object, ...(write.oldObject ? { oldObject: write.oldObject } : {}) }),
+    ...(operation === 'DELETE'
+      ? { oldObject: write.oldObject ?? write.object }
+      : { object: write.object, ...(write.oldObject ? { oldObject: write.oldObject } : {}) }),
     ...(defaultNamespace !== undefined ? { defaultNamespace } : {}),
   });
 }
@@ -309,7 +315,8 @@ function reviewed(
 ): ReviewOutcome {
   const matched = matchedRequest(body.request, command.state);
   if (command.webhooks === undefined || command.webhooks.some((w) => webhookMatches(w, matched))) return review(body);
-  if (guarded(body.request)) judged.stderr += `${shortName(write.object)}: not reviewed: no webhook of the configuration matches (${unmatched(command.webhooks, matched)})\n`;
+  if (guarded(body.request))
+    judged.stderr += `${shortName(write.object)}: not reviewed: no webhook of the configuration matches (${unmatched(command.webhooks, matched)})\n`;
   return { request: body.request, review: encodeAdmissionReview(body.request.uid, allowed()), refusedBy: [], causes: [] };
 }
 
@@ -327,7 +334,12 @@ function recordOutcome(judged: Judged, write: Write, request: AdmissionRequest, 
     state?.record(operation, operation === 'DELETE' ? (write.oldObject ?? write.object) : (request.object as KubeObject));
     return;
   }
-  judged.refusals.push({ status: response.status ?? { status: 'Failure', code: 400, message: '' }, webhook: outcome.webhook ?? '', verb: VERB[operation], source: write.source });
+  judged.refusals.push({
+    status: response.status ?? { status: 'Failure', code: 400, message: '' },
+    webhook: outcome.webhook ?? '',
+    verb: VERB[operation],
+    source: write.source,
+  });
   judged.notes += policyNote(request, outcome.refusedBy);
 }
 
@@ -338,7 +350,12 @@ function recordOutcome(judged: Judged, write: Write, request: AdmissionRequest, 
  */
 function namedReview(review: ReviewOutcome['review'], request: AdmissionRequest): unknown {
   const { uid, kind, resource, namespace, name, operation } = request;
-  return { apiVersion: review.apiVersion, kind: review.kind, request: { uid, kind, resource, ...(namespace ? { namespace } : {}), name: name ?? '', operation }, response: review.response };
+  return {
+    apiVersion: review.apiVersion,
+    kind: review.kind,
+    request: { uid, kind, resource, ...(namespace ? { namespace } : {}), name: name ?? '', operation },
+    response: review.response,
+  };
 }
 
 /**

@@ -79,7 +79,10 @@ export async function serve(opts: ServeArguments): Promise<void> {
     const watching = opts.poolCache ? await watchPools({ kubeconfig: opts.kubeconfig, context: opts.context }, conf, sync, logger) : undefined;
     if (!opts.poolCache) logger.warn('--no-pool-cache: dual-stack pair checks are skipped, with a warning in each IaaS pool review');
     cache = watching?.cache;
-    const [{ startServer }, { manageWebhookConfiguration, provisionCertificates, webhookCaBundleReadiness }] = await Promise.all([import('../server/serve.js'), import('./lifecycle.js')]);
+    const [{ startServer }, { manageWebhookConfiguration, provisionCertificates, webhookCaBundleReadiness }] = await Promise.all([
+      import('../server/serve.js'),
+      import('./lifecycle.js'),
+    ]);
     const lifecycle = { ...opts, configmapNamespace: conf.namespace };
     secret = await provisionCertificates(lifecycle, logger);
     let caBundlePem: string | undefined;
@@ -146,7 +149,11 @@ export async function serve(opts: ServeArguments): Promise<void> {
     await started?.stop();
     // A watch request still waiting for a silent API server cannot be aborted through
     // client-node, and would keep the process alive.
-    if (cache) await cache.stop().then(() => closeLog(logger)).then(() => process.exit());
+    if (cache)
+      await cache
+        .stop()
+        .then(() => closeLog(logger))
+        .then(() => process.exit());
   }
 }
 
@@ -204,7 +211,7 @@ function reportsWanted(opts: ServeArguments, logger: Logger): ReportsPlace | und
   if (opts.reports === false) return undefined;
   if (opts.namespace === undefined || opts.namespace === '') {
     if (opts.reports === true) throw new Error("--reports needs the pod's namespace for its Lease: pass --namespace or set POD_NAMESPACE");
-    return void logger.info('no --namespace (POD_NAMESPACE): no OpenReports reports (their Lease lives in the pod\'s namespace)');
+    return void logger.info("no --namespace (POD_NAMESPACE): no OpenReports reports (their Lease lives in the pod's namespace)");
   }
   const actionOf = actionsOf(parseEnforcement(opts.enforcement));
   return { namespace: opts.namespace, actionOf, ...(opts.ownerClusterRole === undefined ? {} : { ownerClusterRole: opts.ownerClusterRole }) };
@@ -237,18 +244,32 @@ async function startWatching(
   const reports = place === undefined ? undefined : await startReports(cluster.config, cache, place, metrics, logger);
   return {
     // The reports first: a leader hands its Lease back before the watches end.
-    cache: { pools: cache.pools, stop: () => (reports?.stop() ?? Promise.resolve()).then(() => Promise.all([cache.stop(), confs.stop()])).then(() => undefined) },
+    cache: {
+      pools: cache.pools,
+      stop: () => (reports?.stop() ?? Promise.resolve()).then(() => Promise.all([cache.stop(), confs.stop()])).then(() => undefined),
+    },
     dualStack: () => confs.state.dualStack(),
     readiness: [poolCacheReadinessCheck(cache), confCache.spiderpoolConfReadinessCheck(confs)],
     metrics,
   };
 }
 
-
 /** The OpenReports reports of the stored pools' violations, kept by one replica at a time (src/cluster/pool-reports.ts). */
-async function startReports(config: KubeConfig, cache: PoolCache, place: ReportsPlace, metrics: WebhookMetrics, logger: Logger): Promise<{ stop(): Promise<void> }> {
-  const [{ registerPoolReportMetrics, startPoolReports }, { EVENT_LOOP_SLICING }] = await Promise.all([import('../cluster/pool-reports.js'), import('../store/slices.js')]);
-  logger.info({ lease: `${place.namespace}/${REPORTS_LEASE_NAME}` }, 'keeping the OpenReports ClusterReports of the stored pools\' violations while holding the Lease');
+async function startReports(
+  config: KubeConfig,
+  cache: PoolCache,
+  place: ReportsPlace,
+  metrics: WebhookMetrics,
+  logger: Logger,
+): Promise<{ stop(): Promise<void> }> {
+  const [{ registerPoolReportMetrics, startPoolReports }, { EVENT_LOOP_SLICING }] = await Promise.all([
+    import('../cluster/pool-reports.js'),
+    import('../store/slices.js'),
+  ]);
+  logger.info(
+    { lease: `${place.namespace}/${REPORTS_LEASE_NAME}` },
+    "keeping the OpenReports ClusterReports of the stored pools' violations while holding the Lease",
+  );
   const reports = startPoolReports({
     kubeConfig: config,
     tracker: cache.violations,

@@ -32,7 +32,9 @@ type ParsedDocument = ReturnType<typeof parseAllDocuments>[number];
 export function validateConfigText(text: string, configMapName: string, actionOf: ActionOf = DENY_ALL, output?: OutputFormat): CommandResult {
   const documents = parseAllDocuments(text);
   if (documents.every((doc) => doc.contents === null && doc.errors.length === 0)) {
-    return usageError(`the input is empty (no YAML document${text === '' ? '' : ', only blanks or comments'}); give conf.yml, or a manifest with Spiderpool's ConfigMap ${JSON.stringify(configMapName)}`);
+    return usageError(
+      `the input is empty (no YAML document${text === '' ? '' : ', only blanks or comments'}); give conf.yml, or a manifest with Spiderpool's ConfigMap ${JSON.stringify(configMapName)}`,
+    );
   }
   if (!documents.some(isManifestDocument)) {
     return combined([check({ metadata: { name: configMapName }, data: { 'conf.yml': text } }, configMapName, new Set(), actionOf)], output);
@@ -50,11 +52,17 @@ export function validateConfigText(text: string, configMapName: string, actionOf
   const allConfigMaps = objects.filter((o) => kindOf(o) === 'ConfigMap');
   const configMaps = allConfigMaps.filter((o) => nameOf(o) === configMapName);
   if (configMaps.length === 0) {
-    const found = allConfigMaps.length === 0 ? `found ${objects.length === 1 ? 'one object' : `${objects.length} objects`} and no ConfigMap` : `found ${allConfigMaps.map(described).join(', ')}`;
+    const found =
+      allConfigMaps.length === 0
+        ? `found ${objects.length === 1 ? 'one object' : `${objects.length} objects`} and no ConfigMap`
+        : `found ${allConfigMaps.map(described).join(', ')}`;
     return usageError(`the manifest has no ConfigMap named ${JSON.stringify(configMapName)} (${found}); pass --configmap-name to check one of another name`);
   }
   const seen = new Set<string>();
-  return combined(configMaps.map((configMap) => check(configMap, configMapName, seen, actionOf, true)), output);
+  return combined(
+    configMaps.map((configMap) => check(configMap, configMapName, seen, actionOf, true)),
+    output,
+  );
 }
 
 /** The results of the ConfigMaps checked, as one command's output: the worst exit code; with `output`, the verdicts. */
@@ -71,7 +79,6 @@ function combined(results: readonly (CommandResult & { verdict?: ConfigVerdict }
 function isManifestDocument(doc: ParsedDocument): boolean {
   return isMap(doc.contents) && doc.contents.has('apiVersion') && doc.contents.has('kind');
 }
-
 
 /** `ConfigMap "x" (data keys: a, b)`, as the command names what it found. */
 function described(configMap: unknown): string {
@@ -110,7 +117,13 @@ interface ConfigVerdict {
  * the order of conf.yml; for a manifest's ConfigMap without conf.yml, the data keys it has.
  * Warnings print as kubectl prints them, once each across the run (`seen`).
  */
-function check(configMap: unknown, configMapName: string, seen: Set<string>, actionOf: ActionOf, fromManifest = false): CommandResult & { verdict?: ConfigVerdict } {
+function check(
+  configMap: unknown,
+  configMapName: string,
+  seen: Set<string>,
+  actionOf: ActionOf,
+  fromManifest = false,
+): CommandResult & { verdict?: ConfigVerdict } {
   const parsed = ConfigMapSchema.safeParse(configMap);
   if (!parsed.success) {
     return usageError(`not a ConfigMap: ${firstIssue(parsed.error)}`);
@@ -119,7 +132,14 @@ function check(configMap: unknown, configMapName: string, seen: Set<string>, act
   const verdict = verdictFor(CONFIGMAP, configMapName, errors, warned);
   const causes = inFileOrder(verdict.status?.details?.causes ?? [], parsed.data.data?.['conf.yml']);
   const namespace = parsed.data.metadata.namespace;
-  const named: ConfigVerdict = { kind: 'ConfigMap', ...(namespace !== undefined ? { namespace } : {}), name: configMapName, allowed: verdict.allowed, warnings: verdict.warnings ?? [], causes };
+  const named: ConfigVerdict = {
+    kind: 'ConfigMap',
+    ...(namespace !== undefined ? { namespace } : {}),
+    name: configMapName,
+    allowed: verdict.allowed,
+    warnings: verdict.warnings ?? [],
+    causes,
+  };
   const warnings = renderWarnings(verdict.warnings, seen);
   const where = fromManifest ? `ConfigMap ${JSON.stringify(configMapName)}: ` : '';
   if (verdict.allowed && fired.length > 0) {
@@ -129,7 +149,9 @@ function check(configMap: unknown, configMapName: string, seen: Set<string>, act
     return { exitCode: 0, stdout: `${where}Spiderpool's agent and controller would start with this conf.yml\n`, stderr: warnings, verdict: named };
   }
   const missing = fromManifest && parsed.data.data?.['conf.yml'] === undefined ? `(found ${described(configMap)})\n` : '';
-  const refusal = renderRefusals([{ status: { ...verdict.status!, details: { ...verdict.status!.details!, causes } }, webhook: '', verb: 'creating', source: '' }]);
+  const refusal = renderRefusals([
+    { status: { ...verdict.status!, details: { ...verdict.status!.details!, causes } }, webhook: '', verb: 'creating', source: '' },
+  ]);
   return { exitCode: 1, stdout: '', stderr: `${warnings}${refusal}${missing}`, verdict: named };
 }
 
@@ -145,7 +167,10 @@ function inFileOrder(causes: readonly StatusCause[], confYml: string | undefined
     const node = keys.length === 0 ? undefined : document.getIn(keys, true);
     return isNode(node) && node.range ? node.range[0] : Number.MAX_SAFE_INTEGER;
   };
-  return causes.map((cause) => ({ cause, at: offset(cause) })).sort((a, b) => a.at - b.at).map(({ cause }) => cause);
+  return causes
+    .map((cause) => ({ cause, at: offset(cause) }))
+    .sort((a, b) => a.at - b.at)
+    .map(({ cause }) => cause);
 }
 
 const CONF_YML_PREFIX = 'data[conf.yml].';

@@ -397,7 +397,9 @@ class Reflector implements Informer {
     const repeated = this.failureLog.record(failure);
     (repeated ? spec.logger.debug.bind(spec.logger) : spec.logger.warn.bind(spec.logger))(
       { ...failure, retryInMs: delayMs, synced },
-      synced ? `${spec.what} list or watch failed; ${spec.degraded.stale} until it reconnects` : `${spec.what} list failed; ${spec.degraded.unsynced} until it succeeds`,
+      synced
+        ? `${spec.what} list or watch failed; ${spec.degraded.stale} until it reconnects`
+        : `${spec.what} list failed; ${spec.degraded.unsynced} until it succeeds`,
     );
     await this.pause(delayMs);
   }

@@ -43,12 +43,17 @@ export type KubeConfigOrder = 'controller-runtime' | 'kubectl';
  *
  * @param explicitPath `--kubeconfig`, when given: the only file considered (whether or not it exists).
  */
-export function findKubeConfig(explicitPath?: string, from: KubeConfigEnvironment = processEnvironment(), order: KubeConfigOrder = 'controller-runtime'): KubeConfigLocation | undefined {
+export function findKubeConfig(
+  explicitPath?: string,
+  from: KubeConfigEnvironment = processEnvironment(),
+  order: KubeConfigOrder = 'controller-runtime',
+): KubeConfigLocation | undefined {
   if (explicitPath !== undefined) return { source: 'flag', from: explicitPath };
   const fromEnv = from.env['KUBECONFIG'];
   if (fromEnv) return { source: 'KUBECONFIG', from: fromEnv };
   const homeConfig = join(from.home, '.kube', 'config');
   const home = from.exists(homeConfig) ? ({ source: 'home', from: homeConfig } as const) : undefined;
-  const inCluster = from.env['KUBERNETES_SERVICE_HOST'] && from.exists(IN_CLUSTER_TOKEN) ? ({ source: 'in-cluster', from: IN_CLUSTER_TOKEN } as const) : undefined;
+  const inCluster =
+    from.env['KUBERNETES_SERVICE_HOST'] && from.exists(IN_CLUSTER_TOKEN) ? ({ source: 'in-cluster', from: IN_CLUSTER_TOKEN } as const) : undefined;
   return order === 'kubectl' ? (home ?? inCluster) : (inCluster ?? home);
 }

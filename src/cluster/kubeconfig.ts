@@ -9,9 +9,16 @@ import { readFileSync } from 'node:fs';
 import { delimiter } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { findKubeConfig, IN_CLUSTER_TOKEN, processEnvironment, type KubeConfigEnvironment, type KubeConfigLocation, type KubeConfigOrder } from './kubeconfig-source.js';
+import {
+  findKubeConfig,
+  IN_CLUSTER_TOKEN,
+  processEnvironment,
+  type KubeConfigEnvironment,
+  type KubeConfigLocation,
+  type KubeConfigOrder,
+} from './kubeconfig-source.js';
 
-export type { KubeConfigEnvironment,  } from './kubeconfig-source.js';
+export type { KubeConfigEnvironment } from './kubeconfig-source.js';
 
 /** Which configuration to use: `--context` (default: the current-context) and the lookup order. */
 export interface KubeConfigSelection {
@@ -107,7 +114,11 @@ function loadConfig(location: KubeConfigLocation): KubeConfig {
  *   no current context with a cluster (a broken kubeconfig is an operator error to report,
  *   never a reason to fall through to another source).
  */
-export function loadKubeConfig(explicitPath?: string, from: KubeConfigEnvironment = processEnvironment(), select: KubeConfigSelection = {}): LoadedKubeConfig | undefined {
+export function loadKubeConfig(
+  explicitPath?: string,
+  from: KubeConfigEnvironment = processEnvironment(),
+  select: KubeConfigSelection = {},
+): LoadedKubeConfig | undefined {
   const location = findKubeConfig(explicitPath, from, select.order);
   if (location === undefined) return undefined;
   const config = loadConfig(location);
@@ -125,7 +136,9 @@ function useContext(config: KubeConfig, context: string, location: KubeConfigLoc
   if (config.getContextObject(context) === null) {
     const names = config.contexts.map((c) => JSON.stringify(c.name));
     const known = names.length === 0 ? 'none' : names.slice(0, 5).join(', ') + (names.length > 5 ? ', …' : '');
-    throw new Error(`context was not found for specified context: ${context} (in ${describeKubeConfigSource(location)}; its contexts: ${known}; see kubectl config get-contexts)`);
+    throw new Error(
+      `context was not found for specified context: ${context} (in ${describeKubeConfigSource(location)}; its contexts: ${known}; see kubectl config get-contexts)`,
+    );
   }
   config.setCurrentContext(context);
 }

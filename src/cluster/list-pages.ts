@@ -128,7 +128,7 @@ export async function listPages(config: KubeConfig, list: PagedList): Promise<st
       meta = metaOf(await fetchPage(url, options, list.signal === undefined ? timeout : AbortSignal.any([timeout, list.signal]), reader));
     } catch (err) {
       if (continueToken !== undefined && err instanceof ApiException && err.code === 410) {
-        throw new ContinueExpiredError('the list\'s continue token expired (410 Gone) before its last page was read; listing again from the start');
+        throw new ContinueExpiredError("the list's continue token expired (410 Gone) before its last page was read; listing again from the start");
       }
       throw err;
     }

@@ -88,11 +88,23 @@ export async function listClusterState(config: KubeConfig, configMapName?: strin
   const [pools, namespaces, configMaps] = await Promise.all([
     listing(POOLS, () => listPools(config, timeoutMs), timeout),
     // Typed lists come back as client-node's models; serialize them back to the JSON the API sent.
-    configMapName === undefined ? none : listing(core('Namespaces', 'namespaces'), async () => JSON.parse(JSON.stringify(await withDeadline((options) => coreApi.listNamespace({}, options), timeoutMs))) as RawList, timeout),
     configMapName === undefined
       ? none
-      : listing(core(`ConfigMaps named ${JSON.stringify(configMapName)}`, 'configmaps'), async () =>
-          JSON.parse(JSON.stringify(await withDeadline((options) => coreApi.listConfigMapForAllNamespaces({ fieldSelector: `metadata.name=${configMapName}` }, options), timeoutMs))) as RawList,
+      : listing(
+          core('Namespaces', 'namespaces'),
+          async () => JSON.parse(JSON.stringify(await withDeadline((options) => coreApi.listNamespace({}, options), timeoutMs))) as RawList,
+          timeout,
+        ),
+    configMapName === undefined
+      ? none
+      : listing(
+          core(`ConfigMaps named ${JSON.stringify(configMapName)}`, 'configmaps'),
+          async () =>
+            JSON.parse(
+              JSON.stringify(
+                await withDeadline((options) => coreApi.listConfigMapForAllNamespaces({ fieldSelector: `metadata.name=${configMapName}` }, options), timeoutMs),
+              ),
+            ) as RawList,
           timeout,
         ),
   ]);

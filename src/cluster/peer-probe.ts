@@ -14,11 +14,14 @@ import https from 'node:https';
  */
 export function probeHealthz(host: string, port: number, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = https.request({ host, port, path: '/healthz', method: 'GET', rejectUnauthorized: false, agent: false, signal: AbortSignal.timeout(timeoutMs) }, (res) => {
-      res.resume();
-      res.once('end', () => resolve(res.statusCode === 200));
-      res.once('error', () => resolve(false));
-    });
+    const req = https.request(
+      { host, port, path: '/healthz', method: 'GET', rejectUnauthorized: false, agent: false, signal: AbortSignal.timeout(timeoutMs) },
+      (res) => {
+        res.resume();
+        res.once('end', () => resolve(res.statusCode === 200));
+        res.once('error', () => resolve(false));
+      },
+    );
     req.once('error', () => resolve(false));
     req.end();
   });

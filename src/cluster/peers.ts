@@ -86,7 +86,11 @@ export function startPeerWatch(options: PeerWatchOptions): Rounds {
 
   const ownSelector = async () => (selector ??= peerSelector((await call((o) => core.readNamespacedPod({ name: podName, namespace }, o))).metadata?.labels));
 
-  const heartbeat = leaseHeartbeat(kubeConfig.makeApiClient(CoordinationV1Api), call, { namespace, podName, durationSeconds: Math.ceil(options.policy.heartbeatStaleMs / 1000) });
+  const heartbeat = leaseHeartbeat(kubeConfig.makeApiClient(CoordinationV1Api), call, {
+    namespace,
+    podName,
+    durationSeconds: Math.ceil(options.policy.heartbeatStaleMs / 1000),
+  });
 
   const leaseValues = async (labels: string) => {
     const list = await call((o) => leases.listNamespacedLease({ namespace, labelSelector: labels }, o));
@@ -154,7 +158,11 @@ type Call = <T>(fn: Parameters<typeof withDeadline<T>>[0]) => Promise<T>;
  * against the version last written; after a failure (a conflict: another writer) the next
  * renewal reads it again; created when absent.
  */
-function leaseHeartbeat(leases: CoordinationV1Api, call: Call, lease: { namespace: string; podName: string; durationSeconds: number }): (self: V1Pod, labels: string) => Promise<void> {
+function leaseHeartbeat(
+  leases: CoordinationV1Api,
+  call: Call,
+  lease: { namespace: string; podName: string; durationSeconds: number },
+): (self: V1Pod, labels: string) => Promise<void> {
   const { namespace, podName } = lease;
   let version: string | undefined;
   return async (self, labels) => {
@@ -171,7 +179,9 @@ function leaseHeartbeat(leases: CoordinationV1Api, call: Call, lease: { namespac
     try {
       version ??= (await call((o) => leases.readNamespacedLease({ name: podName, namespace }, o))).metadata?.resourceVersion ?? '';
       const resourceVersion = version;
-      version = (await call((o) => leases.replaceNamespacedLease({ name: podName, namespace, body: { ...body, metadata: { ...body.metadata, resourceVersion } } }, o))).metadata?.resourceVersion;
+      version = (
+        await call((o) => leases.replaceNamespacedLease({ name: podName, namespace, body: { ...body, metadata: { ...body.metadata, resourceVersion } } }, o))
+      ).metadata?.resourceVersion;
     } catch (err) {
       version = undefined;
       if (summarizeApiError(err).statusCode !== 404) throw err;

@@ -73,7 +73,8 @@ const RESOURCE_NAME = `${SPIDERIPPOOL_RESOURCE.plural}.${SPIDERIPPOOL_RESOURCE.g
 function describeCacheFailure(operation: 'list' | 'watch', err: unknown): CacheFailure {
   const { statusCode, reason, message, details } = summarizeApiError(err);
   // "404 page not found" (a path the API server does not serve) says its code already.
-  const answered = statusCode === undefined ? '' : message.startsWith(`${statusCode} `) ? ` (${message})` : ` (${statusCode}${reason ? ` ${reason}` : ''}: ${message})`;
+  const answered =
+    statusCode === undefined ? '' : message.startsWith(`${statusCode} `) ? ` (${message})` : ` (${statusCode}${reason ? ` ${reason}` : ''}: ${message})`;
   const withStatus = (text: string): CacheFailure => ({ operation, ...(statusCode === undefined ? {} : { statusCode }), message: text });
   if (statusCode === 404) {
     return withStatus(
@@ -106,7 +107,7 @@ export function startPoolCache(config: KubeConfig, options: PoolCacheOptions): P
   const violations = new PoolViolationTracker(index, EVENT_LOOP_SLICING, (err) =>
     logger.error(
       { err: (err as Error | undefined)?.message ?? String(err) },
-      'judging the stored SpiderIPPools failed; the violation gauges keep each pool\'s last judgement until the next list or event',
+      "judging the stored SpiderIPPools failed; the violation gauges keep each pool's last judgement until the next list or event",
     ),
   );
   const warnRefused = (names: readonly string[]) => {
@@ -194,7 +195,7 @@ export function registerPoolCacheMetrics(registry: Registry, cache: Pick<PoolCac
   });
   new Counter({
     name: 'spiderpool_iaas_webhook_pool_violations_errors_total',
-    help: 'Judgements of stored SpiderIPPools (after a list or an event) that failed (logged); the violation gauges keep each pool\'s last judgement.',
+    help: "Judgements of stored SpiderIPPools (after a list or an event) that failed (logged); the violation gauges keep each pool's last judgement.",
     registers: [registry],
     collect() {
       this.reset();
@@ -226,7 +227,12 @@ export function registerPoolCacheMetrics(registry: Registry, cache: Pick<PoolCac
       this.set(cache.lastSyncSeconds() ?? 0);
     },
   });
-  registerInformerErrors(registry, 'spiderpool_iaas_webhook_pool_cache_errors_total', 'SpiderIPPool list and watch errors (each is retried with backoff).', () => cache.errors());
+  registerInformerErrors(
+    registry,
+    'spiderpool_iaas_webhook_pool_cache_errors_total',
+    'SpiderIPPool list and watch errors (each is retried with backoff).',
+    () => cache.errors(),
+  );
 }
 
 /**

@@ -74,12 +74,21 @@ export function startRebalance(options: RebalanceOptions): Rounds {
     const labels = peerSelector(self.metadata?.labels);
     if (labels === undefined) throw new Error(`pod ${namespace}/${podName} has no labels: its peers cannot be found`);
     const replicas = (await call((o) => core.listNamespacedPod({ namespace, labelSelector: labels }, o))).items.map(replicaView);
-    const leave = crowded(podName, replicas) && shouldLeave(podName, replicas, (await call((o) => core.listNode({}, o))).items.map(nodeView), podPlacement(self));
+    const leave =
+      crowded(podName, replicas) && shouldLeave(podName, replicas, (await call((o) => core.listNode({}, o))).items.map(nodeView), podPlacement(self));
     if (!leave) return void (leavingSinceMs = undefined);
     leavingSinceMs ??= nowMs();
     if (nowMs() - leavingSinceMs < options.settleMs) return;
-    await call((o) => core.createNamespacedPodEviction({ name: podName, namespace, body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: podName, namespace } } }, o));
-    logger.warn({ pod: podName, node: self.spec?.nodeName }, 'this replica shared its node with another while a node could take it: evicted itself to be placed there');
+    await call((o) =>
+      core.createNamespacedPodEviction(
+        { name: podName, namespace, body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: podName, namespace } } },
+        o,
+      ),
+    );
+    logger.warn(
+      { pod: podName, node: self.spec?.nodeName },
+      'this replica shared its node with another while a node could take it: evicted itself to be placed there',
+    );
   };
 
   const guarded = async () => {

@@ -34,7 +34,11 @@ function describeConfCacheFailure(ref: Required<SpiderpoolConfRef>, operation: '
 }
 
 /** Starts listing and watching `ref` through `config`; returns at once. */
-export function startSpiderpoolConfCache(config: KubeConfig, ref: Required<SpiderpoolConfRef>, options: InformerTiming & { logger: Logger }): SpiderpoolConfCache {
+export function startSpiderpoolConfCache(
+  config: KubeConfig,
+  ref: Required<SpiderpoolConfRef>,
+  options: InformerTiming & { logger: Logger },
+): SpiderpoolConfCache {
   const { logger, ...timing } = options;
   const state = new SpiderpoolConfState(ref);
   const fieldSelector = `metadata.name=${ref.name}`;
@@ -80,7 +84,12 @@ export function registerSpiderpoolConfCacheMetrics(registry: Registry, cache: Pi
       this.set(cache.state.hasSynced() ? 1 : 0);
     },
   });
-  registerInformerErrors(registry, 'spiderpool_iaas_webhook_conf_cache_errors_total', 'spiderpool-conf list and watch errors (each is retried with backoff).', () => cache.errors());
+  registerInformerErrors(
+    registry,
+    'spiderpool_iaas_webhook_conf_cache_errors_total',
+    'spiderpool-conf list and watch errors (each is retried with backoff).',
+    () => cache.errors(),
+  );
 }
 
 /** `/readyz?verbose` line `[+]spiderpool-conf-cache ok`, informational as the pool cache's. */

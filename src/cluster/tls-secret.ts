@@ -123,7 +123,11 @@ export async function syncTlsSecret(
     }
     if (plan.reason === undefined) return { pems: plan.pems };
     // Keys of others stay; ca-next.key goes when the plan has none.
-    const outcome = await secrets.replace({ ...secret, metadata: withOwner(secret.metadata, owner), data: { ...withoutNextKey(secret.data), ...encode(plan.pems) } });
+    const outcome = await secrets.replace({
+      ...secret,
+      metadata: withOwner(secret.metadata, owner),
+      data: { ...withoutNextKey(secret.data), ...encode(plan.pems) },
+    });
     if (outcome !== 'conflict') return { pems: plan.pems, reason: plan.reason };
   }
   throw new Error(`Secret ${ref.namespace}/${ref.name}: other writers changed it ${MAX_ATTEMPTS} times in a row while it was being renewed; will try again`);
@@ -179,7 +183,10 @@ export async function startTlsSecretSync(options: TlsSecretOptions): Promise<Tls
   let written = '';
   const round = async () => {
     const owner = options.ownerClusterRole === undefined ? undefined : await clusterRoleOwner(options.kubeConfig, options.ownerClusterRole, callTimeoutMs);
-    if (owner === 'absent') throw new Error(`ClusterRole ${options.ownerClusterRole}, the Secret's owner (--owner-cluster-role), does not exist: the install is incomplete or being deleted`);
+    if (owner === 'absent')
+      throw new Error(
+        `ClusterRole ${options.ownerClusterRole}, the Secret's owner (--owner-cluster-role), does not exist: the install is incomplete or being deleted`,
+      );
     const synced = await syncTlsSecret(options.kubeConfig, secret, options.policy, undefined, owner, callTimeoutMs);
     if (synced.reason !== undefined) logger.info(where, `TLS Secret: ${synced.reason}`);
     const key = servedKey(synced.pems);
@@ -192,7 +199,10 @@ export async function startTlsSecretSync(options: TlsSecretOptions): Promise<Tls
   let lastFailure: string | undefined;
   const failed = (err: unknown) => {
     const message = (err as Error).message;
-    (message === lastFailure ? logger.debug.bind(logger) : logger.error.bind(logger))({ ...where, err: message }, 'TLS Secret synchronisation failed; keeping the certificates in use');
+    (message === lastFailure ? logger.debug.bind(logger) : logger.error.bind(logger))(
+      { ...where, err: message },
+      'TLS Secret synchronisation failed; keeping the certificates in use',
+    );
     lastFailure = message;
   };
   const timer = setInterval(() => {

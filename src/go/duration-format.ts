@@ -45,6 +45,8 @@ export function formatGoDuration(ns: bigint): string {
  */
 function fractionDigits(v: bigint, prec: number): string {
   if (prec === 0) return '';
-  const digits = String(v % 10n ** BigInt(prec)).padStart(prec, '0').replace(/0+$/, '');
+  const digits = String(v % 10n ** BigInt(prec))
+    .padStart(prec, '0')
+    .replace(/0+$/, '');
   return digits === '' ? '' : `.${digits}`;
 }

@@ -23,7 +23,14 @@ export function suggestGoDuration(text: string): string | undefined {
   const trimmed = text.trim();
   if (/^[0-9]+(\.[0-9]*)?$/.test(trimmed)) return `${trimmed}s`;
   const parts = [...trimmed.matchAll(/([0-9]+(?:\.[0-9]*)?)\s*([A-Za-z]+)/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join('').replace(/\s+/g, '') !== trimmed.replace(/\s+/g, '')) return undefined;
+  if (
+    parts.length === 0 ||
+    parts
+      .map((p) => p[0])
+      .join('')
+      .replace(/\s+/g, '') !== trimmed.replace(/\s+/g, '')
+  )
+    return undefined;
   let changed = trimmed !== text || /\s/.test(trimmed);
   const out = parts.map(([, number, unit]) => {
     if (unit === 'd' || unit === 'day' || unit === 'days') {

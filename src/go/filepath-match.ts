@@ -46,7 +46,7 @@ function decodeRune(b: Uint8Array, i: number, end: number): number {
   if (c0 < 0x80) return (c0 << 3) | 1;
   if (c0 >= 0xc2 && c0 <= 0xdf) {
     const c1 = cont(b, i + 1, end);
-    return c1 < 0 ? INVALID : (((c0 & 0x1f) << 6) | c1) << 3 | 2;
+    return c1 < 0 ? INVALID : ((((c0 & 0x1f) << 6) | c1) << 3) | 2;
   }
   if (c0 >= 0xe0 && c0 <= 0xef) {
     const c1 = cont(b, i + 1, end);
@@ -208,7 +208,7 @@ function matchChunk(prepared: Prepared, from: number, to: number, s: Uint8Array,
       let k = 2;
       while (k < cls.length && !(cls[k]! <= r && r <= cls[k + 1]!)) k += 2;
       steps += (k - 2) >> 1;
-      if ((k < cls.length) === (cls[0] === 1)) break;
+      if (k < cls.length === (cls[0] === 1)) break;
       j += packed & 7;
       i = cls[1]!;
     } else if (b === 0x3f) {

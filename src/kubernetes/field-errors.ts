@@ -21,9 +21,7 @@ export function forbidden(field: string, detail: string): FieldError {
 
 /** `field.Invalid`: the value is wrong; pass `badValue` to show it as written. */
 export function invalid(field: string, badValue: string | undefined, detail: string): FieldError {
-  return badValue === undefined
-    ? { type: 'FieldValueInvalid', field, detail }
-    : { type: 'FieldValueInvalid', field, badValue, detail };
+  return badValue === undefined ? { type: 'FieldValueInvalid', field, detail } : { type: 'FieldValueInvalid', field, badValue, detail };
 }
 
 /** `field.Required`: the field must be present. */

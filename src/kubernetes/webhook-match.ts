@@ -75,7 +75,12 @@ function ruleMatches(rule: z.infer<typeof RuleSchema>, request: MatchedRequest, 
   if (scope === 'Cluster' && request.namespace !== '') return false;
   if (scope === 'Namespaced' && request.namespace === '') return false;
   const resourceListed = (rule.resources ?? []).some((r) => r === request.resource || r === '*' || r === '*/*');
-  return listed(rule.operations, request.operation) && listed(rule.apiGroups, request.group) && (anyVersion || listed(rule.apiVersions, request.version)) && resourceListed;
+  return (
+    listed(rule.operations, request.operation) &&
+    listed(rule.apiGroups, request.group) &&
+    (anyVersion || listed(rule.apiVersions, request.version)) &&
+    resourceListed
+  );
 }
 
 /** Whether `webhook` would be called for `request`. */

@@ -46,7 +46,11 @@ function refusal(server: string, e: ApiException<unknown>): string {
  *   reached, does not answer in time, or refuses the request (authentication,
  *   authorization, validation).
  */
-export async function applyWebhookConfiguration(kubeConfig: KubeConfig, configuration: WebhookConfiguration, timeoutMs?: number): Promise<AppliedWebhookConfiguration> {
+export async function applyWebhookConfiguration(
+  kubeConfig: KubeConfig,
+  configuration: WebhookConfiguration,
+  timeoutMs?: number,
+): Promise<AppliedWebhookConfiguration> {
   const server = kubeConfig.getCurrentCluster()?.server ?? '(no server in the kubeconfig)';
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const name = configuration.metadata.name;

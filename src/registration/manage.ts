@@ -70,7 +70,11 @@ export function servingProblem(endpoint: ServingEndpoint, caPem: string): Promis
  * written in that moment refuses guarded writes ("no endpoints available for service",
  * failurePolicy Fail) until it does. `timeoutMs`: the list's deadline (src/cluster/deadline.ts's default when absent).
  */
-export async function serviceEndpointProblem(kubeConfig: KubeConfig, service: { name: string; namespace: string }, timeoutMs?: number): Promise<string | undefined> {
+export async function serviceEndpointProblem(
+  kubeConfig: KubeConfig,
+  service: { name: string; namespace: string },
+  timeoutMs?: number,
+): Promise<string | undefined> {
   const where = `Service ${service.namespace}/${service.name}`;
   try {
     const api = kubeConfig.makeApiClient(DiscoveryV1Api);
@@ -146,6 +150,31 @@ export function caBundlesMatch(desired: WebhookConfiguration, stored: Parameters
 }
 
 /**
+ * `round` run one at a time: every call of a round has a deadline, so a round ends; what
+ * asks meanwhile waits for one more round, never a queue. A round's error goes to `failed`.
+ */
+function oneAtATime(round: () => Promise<void>, failed: (err: unknown) => void): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
+  const sync = (): Promise<void> => {
+    if (running !== undefined) {
+      queued ??= running.then(() => {
+        queued = undefined;
+        return sync();
+      });
+      return queued;
+    }
+    running = round()
+      .catch(failed)
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+  return sync;
+}
+
+/**
  * Starts the manager: every `intervalMs` (and on `sync()`), it writes the configuration with
  * server-side apply when the server answers with the current bundle and (a) this process
  * has not written it yet (a new version's rules take effect), or (b) a webhook's caBundle
@@ -173,7 +202,8 @@ export function startWebhookConfigurationManager(options: WebhookConfigurationMa
   };
 
   const { callTimeoutMs } = options;
-  const owner = async () => (options.ownerClusterRole === undefined ? undefined : clusterRoleOwner(options.kubeConfig, options.ownerClusterRole, callTimeoutMs));
+  const owner = async () =>
+    options.ownerClusterRole === undefined ? undefined : clusterRoleOwner(options.kubeConfig, options.ownerClusterRole, callTimeoutMs);
   const stored = async () => {
     try {
       return await withDeadline((call) => admission.readValidatingWebhookConfiguration({ name }, call), callTimeoutMs);
@@ -195,9 +225,19 @@ export function startWebhookConfigurationManager(options: WebhookConfigurationMa
     }
     let bundle = caPem;
     if (options.caOverlapMs !== undefined) {
-      const overlap = overlappedBundle({ own: caPem, stored: current === undefined ? [] : storedPems(current), memory, nowMs: now(), overlapMs: options.caOverlapMs, forgetAfterMs: FORGET_AFTER_ROUNDS * options.intervalMs });
+      const overlap = overlappedBundle({
+        own: caPem,
+        stored: current === undefined ? [] : storedPems(current),
+        memory,
+        nowMs: now(),
+        overlapMs: options.caOverlapMs,
+        forgetAfterMs: FORGET_AFTER_ROUNDS * options.intervalMs,
+      });
       memory = overlap.memory;
-      judge(overlap.behind === undefined ? undefined : { why: overlap.behind, ownPem: caPem }, "this pod's CA is no longer left out of caBundle for a newer one");
+      judge(
+        overlap.behind === undefined ? undefined : { why: overlap.behind, ownPem: caPem },
+        "this pod's CA is no longer left out of caBundle for a newer one",
+      );
       if (overlap.behind !== undefined) return void (lastWait = undefined);
       bundle = overlap.bundle;
     }
@@ -217,22 +257,9 @@ export function startWebhookConfigurationManager(options: WebhookConfigurationMa
     );
   };
 
-  // Every call of a round has a deadline, so a round ends; what asks meanwhile waits for one more, never a queue.
-  let running: Promise<void> | undefined;
-  let queued: Promise<void> | undefined;
-  const sync = (): Promise<void> => {
-    if (running !== undefined) {
-      queued ??= running.then(() => {
-        queued = undefined;
-        return sync();
-      });
-      return queued;
-    }
-    running = round()
-      .catch((err: unknown) => logger.error({ webhookConfiguration: name, err: summarizeApiError(err).message }, 'webhook configuration not written; trying again'))
-      .finally(() => (running = undefined));
-    return running;
-  };
+  const sync = oneAtATime(round, (err) =>
+    logger.error({ webhookConfiguration: name, err: summarizeApiError(err).message }, 'webhook configuration not written; trying again'),
+  );
   const timer = setInterval(() => void sync(), options.intervalMs);
   timer.unref();
   return {

@@ -129,9 +129,7 @@ export function webhookConfigurationFor(manifest: WebhookManifest, target: Webho
     webhooks: manifest.webhooks.map((webhook) => {
       const { service } = webhook.clientConfig;
       const clientConfig: ClientConfig =
-        'service' in target
-          ? { service: { ...service, ...definedOnly(target.service) }, caBundle }
-          : { url: `${base}${service.path}`, caBundle };
+        'service' in target ? { service: { ...service, ...definedOnly(target.service) }, caBundle } : { url: `${base}${service.path}`, caBundle };
       return { ...webhook, clientConfig };
     }),
   };

@@ -113,7 +113,9 @@ function podValidator(state: CandidateState): Validator<Decoded<Pod>> {
     groupKind: { group: '', kind: 'Pod' },
     schema: lenient(PodSchema),
     validateCreate: (decoded) =>
-      warnOn(decoded, (pod) => (pod.metadata.ownerReferences?.some((ref) => ref.controller === true) ? [] : podWarnings(pod.metadata.annotations, Path.ROOT, POD_REFUSAL, state))),
+      warnOn(decoded, (pod) =>
+        pod.metadata.ownerReferences?.some((ref) => ref.controller === true) ? [] : podWarnings(pod.metadata.annotations, Path.ROOT, POD_REFUSAL, state),
+      ),
   };
 }
 
@@ -125,7 +127,8 @@ function workloadValidator<T>(
   templatePath: Path,
   state: CandidateState,
 ): Validator<Decoded<T>> {
-  const check = (decoded: Decoded<T>): Findings => warnOn(decoded, (object) => podWarnings(template(object)?.metadata?.annotations, templatePath, TEMPLATE_REFUSAL, state));
+  const check = (decoded: Decoded<T>): Findings =>
+    warnOn(decoded, (object) => podWarnings(template(object)?.metadata?.annotations, templatePath, TEMPLATE_REFUSAL, state));
   return { groupKind, schema: lenient(schema), validateCreate: check, validateUpdate: (_old, object) => check(object) };
 }
 
@@ -133,7 +136,12 @@ function namespaceWarnings(namespace: Namespace, state: CandidateState): string[
   const annotations = namespace.metadata.annotations;
   if (!annotations) return [];
   const context = { pools: state.pools, dualStack: state.dualStack(), budget: stepBudget() };
-  const sources = ([[NS_DEFAULT_IPV4_ANNOTATION, 4], [NS_DEFAULT_IPV6_ANNOTATION, 6]] as const).flatMap(([key, version]): CandidateSource[] => {
+  const sources = (
+    [
+      [NS_DEFAULT_IPV4_ANNOTATION, 4],
+      [NS_DEFAULT_IPV6_ANNOTATION, 6],
+    ] as const
+  ).flatMap(([key, version]): CandidateSource[] => {
     const text = annotations[key];
     if (text === undefined) return [];
     const names = parseNamespaceDefault(text);
@@ -167,7 +175,13 @@ export function candidatePoolValidators(state: CandidateState): SomeValidator[] 
     someValidator(templated('apps', 'ReplicaSet')),
     someValidator(templated('batch', 'Job')),
     someValidator(
-      workloadValidator({ group: 'batch', kind: 'CronJob' }, CronJobSchema, (o) => o.spec?.jobTemplate?.spec?.template, Path.of('spec', 'jobTemplate', 'spec', 'template'), state),
+      workloadValidator(
+        { group: 'batch', kind: 'CronJob' },
+        CronJobSchema,
+        (o) => o.spec?.jobTemplate?.spec?.template,
+        Path.of('spec', 'jobTemplate', 'spec', 'template'),
+        state,
+      ),
     ),
     someValidator<Decoded<Namespace>>({
       groupKind: { group: '', kind: 'Namespace' },

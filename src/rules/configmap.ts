@@ -49,10 +49,7 @@ const CONF_YML_RULE = 'conf-yml' satisfies (typeof CONFIGMAP_RULES)[number];
 export function validateSpiderpoolConfigMap(configMap: ConfigMap): Findings {
   const confYml = configMap.data?.[CONF_YML_KEY];
   if (confYml === undefined) {
-    const missing = required(
-      CONF_YML_FIELD,
-      "Spiderpool's agent and controller read their configuration from this key and refuse to start without it",
-    );
+    const missing = required(CONF_YML_FIELD, "Spiderpool's agent and controller read their configuration from this key and refuse to start without it");
     return { errors: [missing], warnings: [], errorRules: [CONF_YML_RULE] };
   }
   const findings = validateConfYml(confYml);

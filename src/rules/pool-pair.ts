@@ -16,16 +16,7 @@ import { escapeUnprintable, quoteShown } from '../go/strconv-quote.js';
 import { MAX_COUNTED_ENTRIES, MAX_PAIRED_ENTRIES_PER_FIELD, staticCapacity, type Capacity, type IPVersion } from '../spiderpool/ip-ranges.js';
 import type { Findings, Violation } from './ratchet.js';
 import { pairSelf } from './pool-rules/pair-self.js';
-import {
-  PAIR_POOL_ANNOTATION,
-  annotation,
-  annotationField,
-  iaasProvider,
-  ipVersionOf,
-  nodeNames,
-  showNodes,
-  type SpiderIPPool,
-} from '../spiderpool/pool.js';
+import { PAIR_POOL_ANNOTATION, annotation, annotationField, iaasProvider, ipVersionOf, nodeNames, showNodes, type SpiderIPPool } from '../spiderpool/pool.js';
 
 /**
  * What the pool rules may know about other pools: `unavailable()` (`undefined` when the pools
@@ -137,7 +128,15 @@ function countOwn(pool: SpiderIPPool, version: IPVersion, sibling: string): Coun
     `capacity cannot be compared with its pair pool ${quoteShown(sibling)}'s; write the entry as Spiderpool does`;
   // Keyed by the value, not the index: an entry inserted before an old malformed one
   // moves it, and must not make it a new violation.
-  return { violation: { rule: 'pair-entry-malformed', partner: sibling, key: `pair:${sibling}:entry:spec.${field}:${value}`, measure: value, error: invalid(Path.of('spec', field).index(index).toString(), value, detail) } };
+  return {
+    violation: {
+      rule: 'pair-entry-malformed',
+      partner: sibling,
+      key: `pair:${sibling}:entry:spec.${field}:${value}`,
+      measure: value,
+      error: invalid(Path.of('spec', field).index(index).toString(), value, detail),
+    },
+  };
 }
 
 /**
@@ -147,12 +146,16 @@ function countOwn(pool: SpiderIPPool, version: IPVersion, sibling: string): Coun
  * The count is the measure, so a stored pool over the bound may shrink but not grow.
  */
 function entryCounts(pool: SpiderIPPool): Violation[] {
-  const why =
-    'a pool in a dual-stack pair must be countable for the IPv4 ≤ IPv6 capacity rule; write contiguous addresses as ranges ("a-b")';
+  const why = 'a pool in a dual-stack pair must be countable for the IPv4 ≤ IPv6 capacity rule; write contiguous addresses as ranges ("a-b")';
   return (['ips', 'excludeIPs'] as const)
     .map((key) => ({ field: Path.of('spec', key).toString(), entries: pool.spec?.[key]?.length ?? 0 }))
     .filter(({ entries }) => entries > MAX_PAIRED_ENTRIES_PER_FIELD)
-    .map(({ field, entries }) => ({ rule: 'pair-entries', key: `entries:${field}`, measure: BigInt(entries), error: tooMany(field, entries, MAX_PAIRED_ENTRIES_PER_FIELD, why) }));
+    .map(({ field, entries }) => ({
+      rule: 'pair-entries',
+      key: `entries:${field}`,
+      measure: BigInt(entries),
+      error: tooMany(field, entries, MAX_PAIRED_ENTRIES_PER_FIELD, why),
+    }));
 }
 
 /**
@@ -168,7 +171,10 @@ function countSibling(sibling: SpiderIPPool, name: string, version: IPVersion): 
     siblingCapacities.set(sibling, capacity);
   }
   if (capacity.ok) return { addresses: capacity.addresses };
-  const why = 'entries' in capacity ? `it ${tooManyEntries(capacity.entries)}` : `its ${Path.of('spec', capacity.malformed.field).index(capacity.malformed.index)} ${capacity.malformed.reason}`;
+  const why =
+    'entries' in capacity
+      ? `it ${tooManyEntries(capacity.entries)}`
+      : `its ${Path.of('spec', capacity.malformed.field).index(capacity.malformed.index)} ${capacity.malformed.reason}`;
   return { warning: `spec.ips: the capacity of pair pool ${quoteShown(name)} was not compared: ${why}; fix that pool` };
 }
 
@@ -190,12 +196,17 @@ function capacity(pool: SpiderIPPool, version: IPVersion, sibling: SpiderIPPool,
     version === 4
       ? `holds ${v4} addresses (spec.ips minus spec.excludeIPs), more than the ${v6} of its IPv6 pair pool ${quoteShown(siblingName)}: ${why}; remove addresses here or add them to ${quoteShown(siblingName)} first`
       : `holds ${v6} addresses (spec.ips minus spec.excludeIPs), fewer than the ${v4} of its IPv4 pair pool ${quoteShown(siblingName)}: ${why}; keep at least ${v4} addresses here or shrink ${quoteShown(siblingName)} first`;
-  found.violations.push({ rule: 'pair-capacity', partner: siblingName, key: `pair:${siblingName}:capacity`, measure: v4 - v6, error: invalid('spec.ips', undefined, detail) });
+  found.violations.push({
+    rule: 'pair-capacity',
+    partner: siblingName,
+    key: `pair:${siblingName}:capacity`,
+    measure: v4 - v6,
+    error: invalid('spec.ips', undefined, detail),
+  });
 }
 
 /** Each side's update alone would break the pair, so the way through is to unpair first. */
-const HOW_TO_CHANGE_BOTH =
-  'to change it on a pair, remove ipam.spidernet.io/pair-pool from both pools, change both, then add it back';
+const HOW_TO_CHANGE_BOTH = 'to change it on a pair, remove ipam.spidernet.io/pair-pool from both pools, change both, then add it back';
 
 /** What of a pair is compared, in violation keys and rule names. */
 type PairPart = 'not-iaas' | 'ipVersion' | 'nodeName' | 'podAffinity';

@@ -58,9 +58,7 @@ export function ratchet(found: readonly Violation[], existing: readonly Violatio
   for (const violation of found) {
     const before = byKey.get(violation.key);
     if (before !== undefined && notWorse(before, violation)) {
-      warnings.push(
-        `${violation.error.field}: let through, as it was so before this update and is not made worse: ${violation.error.detail}`,
-      );
+      warnings.push(`${violation.error.field}: let through, as it was so before this update and is not made worse: ${violation.error.detail}`);
     } else refused.push(violation);
   }
   return { refused, warnings };

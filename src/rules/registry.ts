@@ -96,7 +96,6 @@ export function createPathReviewer(options: ReviewOptions, paths: readonly strin
   return createDispatcher(wired, actionsOf(options.enforcement ?? DENY_EVERY_RULE));
 }
 
-
 const defaultReviewer = createReviewer();
 
 /**

@@ -18,12 +18,7 @@ import { categoryChange } from './pool-rules/category.js';
 import { fixedWhileInUse } from './pool-rules/in-use.js';
 import { modeChange } from './pool-rules/mode.js';
 import type { PoolRefusal } from './pool-rules/variables.js';
-import {
-  SPIDERIPPOOL,
-  SpiderIPPoolSchema,
-  iaasProvider,
-  type SpiderIPPool,
-} from '../spiderpool/pool.js';
+import { SPIDERIPPOOL, SpiderIPPoolSchema, iaasProvider, type SpiderIPPool } from '../spiderpool/pool.js';
 import { ratchet } from './ratchet.js';
 import type { Findings, Validator } from '../admission/contract.js';
 
@@ -86,7 +81,11 @@ const NO_DUAL_STACK: DualStack = { known: false, reason: 'spiderpool-conf is not
  * stays pure and never waits on the API); `unsynced` says whether an IaaS pool write is
  * refused (`pair-unsynced`) or warned while `pools` is unavailable.
  */
-export function spiderIPPoolValidator(pools: PoolDirectory, dualStack: () => DualStack = () => NO_DUAL_STACK, unsynced: UnsyncedPools = 'Warn'): Validator<SpiderIPPool> {
+export function spiderIPPoolValidator(
+  pools: PoolDirectory,
+  dualStack: () => DualStack = () => NO_DUAL_STACK,
+  unsynced: UnsyncedPools = 'Warn',
+): Validator<SpiderIPPool> {
   return {
     groupKind: SPIDERIPPOOL,
     schema: SpiderIPPoolSchema,
@@ -96,4 +95,4 @@ export function spiderIPPoolValidator(pools: PoolDirectory, dualStack: () => Dua
   };
 }
 
-export {  SPIDERIPPOOL, SpiderIPPoolSchema, type SpiderIPPool };
+export { SPIDERIPPOOL, SpiderIPPoolSchema, type SpiderIPPool };

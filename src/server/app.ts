@@ -81,20 +81,17 @@ export function createApp({
   });
   app.get('/readyz', (req, res) => {
     const { ready, text } = readinessReport(readinessChecks, req.query['verbose'] !== undefined);
-    res.status(ready ? 200 : 503).type('text/plain').send(text);
+    res
+      .status(ready ? 200 : 503)
+      .type('text/plain')
+      .send(text);
   });
   app.get('/metrics', async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
   app.use((req, res) => {
-    refuse(
-      res,
-      logger,
-      req.path,
-      404,
-      `no handler for ${req.method} ${quoteShown(req.path)}; webhooks are served at ${WEBHOOK_SERVED_PATHS.join(', ')}`,
-    );
+    refuse(res, logger, req.path, 404, `no handler for ${req.method} ${quoteShown(req.path)}; webhooks are served at ${WEBHOOK_SERVED_PATHS.join(', ')}`);
   });
   // Last resort: a bug must not take the process down or show a stack trace to the client.
   const internalErrors: ErrorRequestHandler = (err: unknown, req, res, _next) => {

@@ -228,7 +228,7 @@ function waiterStalled(holder: BodyHolder, nowMs: number, stallMs: number): bool
  * API server sends at the network's speed, hundreds of times this; a client trickling a
  * body is far below it, and one sending at this rate spends what it makes us hold.
  */
-export const MIN_BODY_BYTES_PER_MS = 1024 * 1024 / 1000;
+export const MIN_BODY_BYTES_PER_MS = (1024 * 1024) / 1000;
 /** The window a body's rate is judged over, in milliseconds. */
 const RATE_WINDOW_MS = 250;
 /** How often holders are checked while a body waits, in milliseconds. */

@@ -70,10 +70,12 @@ interface AddressHold<C> {
 }
 
 /** Connections of `hold` doing no work: handshaking, idle, or active and lagging. */
-const unproductive = <C>(hold: AddressHold<C>, lagging: Lagging<C>): number => hold.byState.handshaking.size + hold.byState.idle.size + count(hold.byState.active, lagging);
+const unproductive = <C>(hold: AddressHold<C>, lagging: Lagging<C>): number =>
+  hold.byState.handshaking.size + hold.byState.idle.size + count(hold.byState.active, lagging);
 
 /** The oldest handshaking connection of `hold`, else its longest idle one, else its oldest lagging one. */
-const victimOf = <C>(hold: AddressHold<C>, lagging: Lagging<C>): C | undefined => first(hold.byState.handshaking) ?? first(hold.byState.idle) ?? firstWhere(hold.byState.active, lagging);
+const victimOf = <C>(hold: AddressHold<C>, lagging: Lagging<C>): C | undefined =>
+  first(hold.byState.handshaking) ?? first(hold.byState.idle) ?? firstWhere(hold.byState.active, lagging);
 
 const victimIn = <C>(hold: AddressHold<C> | undefined, lagging: Lagging<C>): C | undefined => (hold === undefined ? undefined : victimOf(hold, lagging));
 
@@ -93,7 +95,8 @@ export class ConnectionTable<C> {
   private readonly addresses = new Map<string, AddressHold<C>>();
 
   constructor(private readonly limits: ConnectionLimits) {
-    if (!(limits.maxConnections >= 1 && limits.maxPerAddress >= 1 && limits.maxActivePerAddress >= 1)) throw new RangeError(`connection limits must be at least 1, got ${JSON.stringify(limits)}`);
+    if (!(limits.maxConnections >= 1 && limits.maxPerAddress >= 1 && limits.maxActivePerAddress >= 1))
+      throw new RangeError(`connection limits must be at least 1, got ${JSON.stringify(limits)}`);
   }
 
   /**
@@ -196,7 +199,10 @@ export class ConnectionTable<C> {
       const atShare = (hold: AddressHold<C>) => hold.count >= share;
       const pastShare = (hold: AddressHold<C>) => hold.count > share;
       const victim =
-        victimOf(own, lagging) ?? this.longestIdle(atShare) ?? victimIn(this.largestUnproductiveHold(lagging, pastShare), lagging) ?? this.longestIdle(() => true);
+        victimOf(own, lagging) ??
+        this.longestIdle(atShare) ??
+        victimIn(this.largestUnproductiveHold(lagging, pastShare), lagging) ??
+        this.longestIdle(() => true);
       if (victim !== undefined) return { victim };
       return { refused: idlest === undefined ? 'all_busy' : 'over_share' };
     }

@@ -44,4 +44,3 @@ export function nextToLetIn<T extends QueuedBody>(waiting: readonly T[], shares:
   }
   return best;
 }
-

@@ -76,7 +76,8 @@ export function scanJsonShape(body: Uint8Array, maxDepth = MAX_JSON_DEPTH, maxTo
       for (i++; i < body.length && body[i] !== QUOTE; i++) if (body[i] === BACKSLASH) i++;
     } else if (c === 0x5b || c === 0x7b) {
       tokens++;
-      if (++depth > maxDepth) return `request body nests JSON deeper than ${maxDepth} levels (the API server's limit for an object); send the AdmissionReview the API server sent`;
+      if (++depth > maxDepth)
+        return `request body nests JSON deeper than ${maxDepth} levels (the API server's limit for an object); send the AdmissionReview the API server sent`;
       if (depth > deepest) deepest = depth;
     } else if (c === 0x5d || c === 0x7d) {
       depth--;

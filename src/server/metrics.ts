@@ -122,7 +122,9 @@ function newRouteCounts(webhook: string, metrics: Pick<WebhookMetrics, 'refusals
   const refusals = new Map(REFUSAL_RULES.map((rule) => [rule, { labels: { webhook, rule }, count: 0 }]));
   for (const { labels } of refusals.values()) metrics.refusalsTotal.inc(labels, 0);
   const decisions = new Map(
-    REFUSAL_RULES.flatMap((rule) => ENFORCEMENT_ACTIONS.map((action) => [decisionKey(rule, action), { labels: { webhook, rule, action: action.toLowerCase() }, count: 0 }] as const)),
+    REFUSAL_RULES.flatMap((rule) =>
+      ENFORCEMENT_ACTIONS.map((action) => [decisionKey(rule, action), { labels: { webhook, rule, action: action.toLowerCase() }, count: 0 }] as const),
+    ),
   );
   for (const { labels } of decisions.values()) metrics.decisionsTotal.inc(labels, 0);
   const internalError = { labels: { webhook, code: '500', operation: '', allowed: '' }, count: 0 };

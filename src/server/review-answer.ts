@@ -93,7 +93,9 @@ export function reviewLogFields(
     dryRun: request.dryRun ?? false,
     allowed: review.response.allowed,
     code: review.response.status?.code,
-    ...(fired ? { decision: decisionOf(causes), rules: firedRules(causes), fields: [...new Set(causes.map((c) => truncate(c.field)))].slice(0, MAX_LISTED) } : {}),
+    ...(fired
+      ? { decision: decisionOf(causes), rules: firedRules(causes), fields: [...new Set(causes.map((c) => truncate(c.field)))].slice(0, MAX_LISTED) }
+      : {}),
     latencyUs,
   };
 }

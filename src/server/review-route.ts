@@ -76,7 +76,12 @@ function clientRefusal(req: IncomingMessage): Refusal | undefined {
 function charsetOf(type: string): string {
   for (const param of type.split(';').slice(1)) {
     const eq = param.indexOf('=');
-    if (eq >= 0 && param.slice(0, eq).trim().toLowerCase() === 'charset') return param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    if (eq >= 0 && param.slice(0, eq).trim().toLowerCase() === 'charset')
+      return param
+        .slice(eq + 1)
+        .trim()
+        .replace(/^"(.*)"$/, '$1')
+        .toLowerCase();
   }
   return '';
 }
@@ -262,7 +267,11 @@ class Exchange implements BodyHolder {
     this.count('200', answer.operation, String(answer.allowed));
     if (answer.refusedBy.length > 0) route.metrics.refused(answer.refusedBy);
     if (answer.causes.length > 0) route.metrics.decided(answer.causes);
-    if (answer.log) route.logger[reviewLogLevel(answer.allowed, answer.causes)]({ ...answer.log, latencyUs: Math.round((performance.now() - this.arrivedMs) * 1000) }, REVIEW_LOG_MESSAGE);
+    if (answer.log)
+      route.logger[reviewLogLevel(answer.allowed, answer.causes)](
+        { ...answer.log, latencyUs: Math.round((performance.now() - this.arrivedMs) * 1000) },
+        REVIEW_LOG_MESSAGE,
+      );
   }
 
   /** Writes the answer, gives back the budget and counts the request by `code`. */

@@ -11,7 +11,14 @@ import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { createPathReviewer, createReviewer, dualStackSource, NO_CLUSTER_REASON, type ReviewOptions } from '../rules/registry.js';
 import { loadOrCreateCertificates, MissingCertificateError } from '../certs/files.js';
-import { certificateValidityProblem, readTlsMaterial, watchCertificates, type CertificateReloader, type ServedCertificate, type TlsMaterial } from '../certs/reload.js';
+import {
+  certificateValidityProblem,
+  readTlsMaterial,
+  watchCertificates,
+  type CertificateReloader,
+  type ServedCertificate,
+  type TlsMaterial,
+} from '../certs/reload.js';
 import { DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME, WEBHOOK_SERVED_PATHS } from '../defaults.js';
 import { createWebhookMetrics, type WebhookMetrics } from './metrics.js';
 import { PoolIndex } from '../store/pool-index.js';
@@ -30,7 +37,6 @@ import { WARN_ONLY_PATHS, WarnOnlyReviews, type WarnOnlyOptions } from './warn-o
 const DEFAULT_CERT_RELOAD_INTERVAL_MS = 10_000;
 /** How often Node enforces the header and request timeouts (its default, 30 s, lets them slip). */
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
-
 
 export interface ServeOptions {
   /** TCP port; 0 picks a free one (tests). */
@@ -146,7 +152,12 @@ async function loadInitialCertificates(options: ServeOptions): Promise<{ served:
 }
 
 /** The HTTPS server around `app` with the TLS settings, the timeouts and the connection guard. */
-function createHttpsServer(options: ServeOptions, app: Express, material: TlsMaterial, metrics: WebhookMetrics): { server: https.Server; guard: ConnectionGuard } {
+function createHttpsServer(
+  options: ServeOptions,
+  app: Express,
+  material: TlsMaterial,
+  metrics: WebhookMetrics,
+): { server: https.Server; guard: ConnectionGuard } {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const server = https.createServer(
     {
@@ -246,8 +257,16 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     { name: 'serving-certificate', check: () => certificateValidityProblem(reloader.current(), new Date()) },
     ...(options.readinessChecks ?? []),
   ];
-  const warnOnly = options.isolateWarnOnly && new WarnOnlyReviews({ ...options.isolateWarnOnly, pools: mirrorSource(options.review?.pools), dualStack: dualStackSource(options.review ?? {}), logger });
-  const app = createApp({ ...reviewers(options.review, warnOnly), logger, readinessChecks: checks, metrics, verifyClientCertificates: options.clientCaFile !== undefined });
+  const warnOnly =
+    options.isolateWarnOnly &&
+    new WarnOnlyReviews({ ...options.isolateWarnOnly, pools: mirrorSource(options.review?.pools), dualStack: dualStackSource(options.review ?? {}), logger });
+  const app = createApp({
+    ...reviewers(options.review, warnOnly),
+    logger,
+    readinessChecks: checks,
+    metrics,
+    verifyClientCertificates: options.clientCaFile !== undefined,
+  });
   const { server, guard } = createHttpsServer(options, app, served.material, metrics);
   const reloader = reloadCertificates(options, server, served, metrics);
   const problem = certificateValidityProblem(served, new Date());
@@ -279,5 +298,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     });
     return stopped;
   };
-  return { port, ...(served.material.caCertPem ? { caCertPem: served.material.caCertPem } : {}), metrics, ready: () => readinessReport(checks, false).ready, stop };
+  return {
+    port,
+    ...(served.material.caCertPem ? { caCertPem: served.material.caCertPem } : {}),
+    metrics,
+    ready: () => readinessReport(checks, false).ready,
+    stop,
+  };
 }

@@ -184,7 +184,8 @@ export class WarnOnlyReviews {
     this.post([snapshot(this.options.pools)]);
     worker.on('message', (message: FromWorker) => this.answered(message));
     worker.on('error', (err: Error & { code?: string }) => {
-      const reason = err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `the candidate-pool worker ran out of its ${heapMb} MiB heap` : 'the candidate-pool worker failed';
+      const reason =
+        err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `the candidate-pool worker ran out of its ${heapMb} MiB heap` : 'the candidate-pool worker failed';
       this.died(worker, reason, err);
     });
     worker.on('exit', (code) => this.died(worker, `the candidate-pool worker exited (code ${code})`));

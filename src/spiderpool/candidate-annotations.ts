@@ -64,7 +64,8 @@ export const MAX_JSON_CONTAINERS = 4096;
 /** Why `text` is not parsed (its length, its nesting or its number of objects and lists), found in one pass before `JSON.parse`; undefined when it is. */
 function tooLarge(text: string): string | undefined {
   // A UTF-16 unit is at least one UTF-8 byte: a text this long is over the limit in bytes too.
-  if (text.length > MAX_ANNOTATION_BYTES) return `the value is longer than ${MAX_ANNOTATION_BYTES} bytes, the API server's limit for all annotations of an object`;
+  if (text.length > MAX_ANNOTATION_BYTES)
+    return `the value is longer than ${MAX_ANNOTATION_BYTES} bytes, the API server's limit for all annotations of an object`;
   let depth = 0;
   let containers = 0;
   let inString = false;
@@ -141,7 +142,12 @@ export function parseIPPools(text: string): Parsed {
       if (nic !== null && typeof nic !== 'string') throw new GoTypeError(`item ${i}: "interface" must be a string, not a JSON ${jsonType(nic)}`);
       const clean = f.get('cleangateway') ?? null;
       if (clean !== null && typeof clean !== 'boolean') throw new GoTypeError(`item ${i}: "cleangateway" must be true or false, not a JSON ${jsonType(clean)}`);
-      return { nic: nic ?? '', named: (nic ?? '') !== '', ipv4: stringList(f.get('ipv4'), `item ${i}: "ipv4"`), ipv6: stringList(f.get('ipv6'), `item ${i}: "ipv6"`) };
+      return {
+        nic: nic ?? '',
+        named: (nic ?? '') !== '',
+        ipv4: stringList(f.get('ipv4'), `item ${i}: "ipv4"`),
+        ipv6: stringList(f.get('ipv6'), `item ${i}: "ipv6"`),
+      };
     });
     if (nics.length === 0) return { ok: false, reason: 'must list at least one item' };
     const named = nics[0]!.named;

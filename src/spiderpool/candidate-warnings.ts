@@ -51,12 +51,18 @@ const shown = (name: string, maxChars: number): string => {
 };
 
 const nameList = (names: readonly string[], maxChars: number): string => {
-  const head = names.slice(0, NAMES_SHOWN).map((n) => shown(n, maxChars)).join(', ');
+  const head = names
+    .slice(0, NAMES_SHOWN)
+    .map((n) => shown(n, maxChars))
+    .join(', ');
   return `[${head}${names.length > NAMES_SHOWN ? ` (+${names.length - NAMES_SHOWN})` : ''}]`;
 };
 
 const quotedList = (names: readonly string[], maxChars: number): string => {
-  const head = names.slice(0, NAMES_SHOWN).map((n) => quoteGoString(cut(n, maxChars))).join(', ');
+  const head = names
+    .slice(0, NAMES_SHOWN)
+    .map((n) => quoteGoString(cut(n, maxChars)))
+    .join(', ');
   return `${head}${names.length > NAMES_SHOWN ? ` (+${names.length - NAMES_SHOWN})` : ''}`;
 };
 
@@ -100,15 +106,30 @@ function nicWarnings(
   const warnings: string[] = [];
   const { unmatched, grouped } = on;
   if (unmatched.length > 0) {
-    warnings.push(fit((m) => `${at(m)}: ${unmatched.length === 1 ? 'pattern' : 'patterns'} ${quotedList(unmatched, m)} ${unmatched.length === 1 ? 'matches' : 'match'} no IPv${version} SpiderIPPool`));
+    warnings.push(
+      fit(
+        (m) =>
+          `${at(m)}: ${unmatched.length === 1 ? 'pattern' : 'patterns'} ${quotedList(unmatched, m)} ${unmatched.length === 1 ? 'matches' : 'match'} no IPv${version} SpiderIPPool`,
+      ),
+    );
   }
   if (grouped.missing.length > 0) {
     const one = grouped.missing.length === 1;
-    warnings.push(fit((m) => `${at(m)}: SpiderIPPool${one ? '' : 's'} ${quotedList(grouped.missing, m)} ${one ? 'does' : 'do'} not exist; Spiderpool fails the allocation when the Pod starts`));
+    warnings.push(
+      fit(
+        (m) =>
+          `${at(m)}: SpiderIPPool${one ? '' : 's'} ${quotedList(grouped.missing, m)} ${one ? 'does' : 'do'} not exist; Spiderpool fails the allocation when the Pod starts`,
+      ),
+    );
   }
   if (grouped.otherVersion.length > 0) {
     const one = grouped.otherVersion.length === 1;
-    warnings.push(fit((m) => `${at(m)}: SpiderIPPool${one ? '' : 's'} ${quotedList(grouped.otherVersion, m)} ${one ? 'is not an' : 'are not'} IPv${version} pool${one ? '' : 's'}; name ${one ? 'it' : 'them'} under "ipv${version === 4 ? 6 : 4}"`));
+    warnings.push(
+      fit(
+        (m) =>
+          `${at(m)}: SpiderIPPool${one ? '' : 's'} ${quotedList(grouped.otherVersion, m)} ${one ? 'is not an' : 'are not'} IPv${version} pool${one ? '' : 's'}; name ${one ? 'it' : 'them'} under "ipv${version === 4 ? 6 : 4}"`,
+      ),
+    );
   }
   const mixOn = mixOf(grouped);
   if (dualStack.known) {
@@ -152,14 +173,22 @@ export function candidateWarnings(source: CandidateSource, context: CandidateCon
   if (unavailable !== undefined) return [fit(() => `spiderpool: ${source.field}: candidate pools were not checked: ${unavailable}`)];
   const warnings: string[] = [];
   for (const { nic, ipv4, ipv6 } of parsed.nics) {
-    for (const [version, names] of [[4, ipv4], [6, ipv6]] as const) {
+    for (const [version, names] of [
+      [4, ipv4],
+      [6, ipv6],
+    ] as const) {
       if (names.length === 0) continue;
       // With IPv6 off Spiderpool drops the IPv6 candidates (`filterPoolMisspecified`, pkg/ipam/config.go).
       if (version === 6 && context.dualStack.known && !context.dualStack.enableIPv6) continue;
       const found = nicWarnings(source, nic, version, names, context);
       if (found === 'over budget') return [overBudgetWarning(source.field, context.pools.ofVersion(version).length, version)];
       if (!Array.isArray(found)) {
-        return [fit((m) => `spiderpool: ${source.field}: pattern ${quoteGoString(cut(found.badPattern, m))} is malformed (Go filepath.Match: ${BAD_PATTERN}); Spiderpool refuses it, so ${source.refusal}`)];
+        return [
+          fit(
+            (m) =>
+              `spiderpool: ${source.field}: pattern ${quoteGoString(cut(found.badPattern, m))} is malformed (Go filepath.Match: ${BAD_PATTERN}); Spiderpool refuses it, so ${source.refusal}`,
+          ),
+        ];
       }
       warnings.push(...found);
     }

@@ -13,18 +13,7 @@
  * about, with the key the struct has when one is close. Why an emulation and not Go's decoders
  * as WebAssembly (+120 MiB RSS, ~77 ms a document): docs/adr/0023-yaml-emulation-not-wasm.md.
  */
-import {
-  LineCounter,
-  isAlias,
-  isMap,
-  isScalar,
-  isSeq,
-  type Alias,
-  type Pair,
-  type Scalar,
-  type YAMLMap,
-  type YAMLParseError,
-} from 'yaml';
+import { LineCounter, isAlias, isMap, isScalar, isSeq, type Alias, type Pair, type Scalar, type YAMLMap, type YAMLParseError } from 'yaml';
 import { invalid, type FieldError, type FieldWarning } from '../kubernetes/field-errors.js';
 import { MAX_INT64 } from '../go/duration-units.js';
 import { ADVICE_VALUE_CHARS, escapeShort, escapeUnprintable, quoteGoString, quoteShown, truncate } from '../go/strconv-quote.js';
@@ -276,7 +265,11 @@ function mergeGoErrors(v3: GoError[], v2: GoError[], lines: LineCounter): FieldE
     // Go's messages and the field paths hold keys and values as written, which quoted
     // escapes (`"\e[31m"`) can fill with controls: escaped, so a cause stays one harmless line.
     (e, stops) =>
-      invalid(escapeUnprintable(e.field), e.badValue, `${at(e.node, lines)}${escapeUnprintable(e.go)}, so ${DECODE_STOPS[stops]}; ${escapeUnprintable(e.advice)}`),
+      invalid(
+        escapeUnprintable(e.field),
+        e.badValue,
+        `${at(e.node, lines)}${escapeUnprintable(e.go)}, so ${DECODE_STOPS[stops]}; ${escapeUnprintable(e.advice)}`,
+      ),
   );
 }
 
@@ -292,11 +285,7 @@ function syntaxProblem(error: YAMLParseError, lines: LineCounter): string {
 }
 
 function notDecodable(field: string, why: string): FieldError {
-  return invalid(
-    field,
-    undefined,
-    `${why}; Spiderpool's agent and controller cannot decode it and refuse to start: correct conf.yml and apply it again`,
-  );
+  return invalid(field, undefined, `${why}; Spiderpool's agent and controller cannot decode it and refuse to start: correct conf.yml and apply it again`);
 }
 
 /** Text Go's decoders read and this webhook does not read as they do: refused by this webhook, not by Go. */
@@ -724,12 +713,7 @@ function refuse(field: string, node: unknown, type: GoType, ctx: Context, existi
     const bytes = Buffer.from(text, 'utf8');
     shown = ` \`${bytes.length > 10 ? `${bytes.subarray(0, 7).toString('utf8')}...` : text}\``;
   }
-  const typeName =
-    type.go === 'bool' || type.go === 'int'
-      ? type.go
-      : type.go === 'string'
-        ? (type.name ?? 'string')
-        : type.name;
+  const typeName = type.go === 'bool' || type.go === 'int' ? type.go : type.go === 'string' ? (type.name ?? 'string') : type.name;
   const advice = tag === '!' ? 'remove the "!" tag, which makes the value a string for the controller' : adviceFor(type, node, badValue);
   report(ctx, { field, node, go: `cannot unmarshal ${tag}${shown} into ${typeName}`, badValue, advice });
   return existing ?? zeroValue(type);

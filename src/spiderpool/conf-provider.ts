@@ -51,8 +51,7 @@ export function checkProviderSettings(settings: ProviderSettings, refusing: stri
   if (settings.serverUrl === '' && service.name === '') {
     if (problem === undefined) return { errors: [], warnings: [] };
     const message = (shown: string, why: string) =>
-      `${shown} is ignored while serverUrl and service.name are empty, but Spiderpool will refuse ` +
-      `to start once the IaaS provider is enabled: it ${why}`;
+      `${shown} is ignored while serverUrl and service.name are empty, but Spiderpool will refuse ` + `to start once the IaaS provider is enabled: it ${why}`;
     // A warning is one line of at most MAX_WARNING_CHARS (with "data[conf.yml]."): the limit's reason goes
     // first, then a long value is cut short.
     const fits = (m: string) => `${TIMEOUT_SHOWN}: ${m}`.length <= MAX_WARNING_CHARS;
@@ -102,9 +101,7 @@ export function httpRequestTimeoutProblem(text: string): { why: string; advice: 
   }
   if (ns >= CNI_AGENT_BUDGET_NS) {
     return {
-      why:
-        `${is}, must be less than 100s (what the Spiderpool CNI plugin waits for the agent on ADD and DEL, ` +
-        'which one provider call must fit in)',
+      why: `${is}, must be less than 100s (what the Spiderpool CNI plugin waits for the agent on ADD and DEL, ` + 'which one provider call must fit in)',
       advice: ADVICE,
     };
   }

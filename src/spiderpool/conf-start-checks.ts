@@ -22,8 +22,7 @@ const PLUGIN = Path.of('agent', 'networkResourcePlugin');
 const DEFAULT_SUB_ENI_RESOURCE = 'spidernet.io/sub-eni';
 const OPERATORS = new Set(['In', 'NotIn', 'Exists', 'DoesNotExist']);
 
-const get = (v: GoValue | undefined, key: string): GoValue | undefined =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) ? v[key] : undefined;
+const get = (v: GoValue | undefined, key: string): GoValue | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v[key] : undefined);
 const list = (v: GoValue | undefined): GoValue[] => (Array.isArray(v) ? v : []);
 
 /** `constant.DefaultIPAMUnixSocketPath`: where the agent listens when `ipamUnixSocketPath` is empty. */
@@ -150,7 +149,8 @@ function requirementErrors(at: string, key: string, operator: string, values: st
   if ((operator === 'In' || operator === 'NotIn') && values.length === 0) errors.push(`${at}: for 'in', 'notin' operators, values set can't be empty`);
   if ((operator === 'Exists' || operator === 'DoesNotExist') && values.length > 0) errors.push(`${at}: values set must be empty for exists and does not exist`);
   for (const value of values) {
-    if (!isLabelValue(value)) errors.push(`${at} value ${JSON.stringify(value)}: not a valid label value (at most 63 of A-Z a-z 0-9 - _ ., alphanumeric at both ends, or empty)`);
+    if (!isLabelValue(value))
+      errors.push(`${at} value ${JSON.stringify(value)}: not a valid label value (at most 63 of A-Z a-z 0-9 - _ ., alphanumeric at both ends, or empty)`);
   }
   return errors;
 }

@@ -64,4 +64,3 @@ export function unknownKeyWarning(key: string, parent: string, type: StructType)
   const hint = close !== undefined ? `; did you mean ${close}?` : '';
   return { field, message: `is not a key Spiderpool reads (keys are case-sensitive): it is ignored${hint}` };
 }
-

@@ -21,7 +21,6 @@ export interface ProviderSettings {
   service?: { name: string; namespace: string; port: bigint };
 }
 
-
 /**
  * The reading: `ok` when both decoders decode the document, then `provider` is what both
  * read; otherwise `errors` say why and `stops` which component fails. `agent` and
@@ -54,7 +53,7 @@ export function readConfYml(text: string): ConfYmlReading {
       field: '',
       message:
         line === undefined
-          ? "holds more than one YAML document (---): Spiderpool reads only the first and ignores the rest; put every setting in the first"
+          ? 'holds more than one YAML document (---): Spiderpool reads only the first and ignores the rest; put every setting in the first'
           : decoding.flowRoot
             ? `line ${line}: Spiderpool ignores everything after the { } or [ ] ending on line ${line}: for Go's decoders it is the whole first YAML document; put every setting inside it`
             : `line ${line}: Spiderpool ignores everything from line ${line} on: the first top-level key or item is indented more than line ${line}, which ends the first YAML document for Go's decoders; indent all top-level keys alike`,
@@ -110,7 +109,7 @@ function sameValue(a: GoValue, b: GoValue): boolean {
 
 /** A decoded value as text: strings as they are, the rest as JSON (numbers from bigint). */
 function goValueText(v: GoValue): string {
-  return typeof v === 'string' ? v : JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? Number(x) : x)) ?? 'null';
+  return typeof v === 'string' ? v : (JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? Number(x) : x)) ?? 'null');
 }
 
 /** The provider settings of one decoder's reading. */
@@ -127,4 +126,3 @@ export function providerSettings(conf: GoStruct): ProviderSettings {
     },
   };
 }
-

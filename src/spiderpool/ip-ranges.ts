@@ -43,10 +43,7 @@ export const MAX_COUNTED_ENTRIES = 65_536;
  */
 export const MAX_PAIRED_ENTRIES_PER_FIELD = MAX_COUNTED_ENTRIES / 2;
 
-export type Capacity =
-  | { ok: true; addresses: bigint }
-  | { ok: false; malformed: MalformedEntry }
-  | { ok: false; entries: number };
+export type Capacity = { ok: true; addresses: bigint } | { ok: false; malformed: MalformedEntry } | { ok: false; entries: number };
 
 /** Go's `net.ParseIP` IPv4 form: four decimal fields, no leading zeros (checked before ipaddr.js, which also takes inet_aton forms). */
 const DOTTED_DECIMAL = /^(0|[1-9][0-9]{0,2})(\.(0|[1-9][0-9]{0,2})){3}$/;

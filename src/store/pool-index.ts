@@ -62,7 +62,11 @@ export function slimPool(object: unknown): StoredPool | undefined {
   if (typeof object === 'object' && object !== null && slimmed.has(object)) return object as StoredPool;
   const parsed = compiled(SpiderIPPoolSchema).safeParse(object);
   if (!parsed.success || parsed.data.metadata.name === undefined) return undefined;
-  const { apiVersion, kind, metadata } = object as { apiVersion?: unknown; kind?: unknown; metadata: { labels?: unknown; resourceVersion?: unknown; uid?: unknown } };
+  const { apiVersion, kind, metadata } = object as {
+    apiVersion?: unknown;
+    kind?: unknown;
+    metadata: { labels?: unknown; resourceVersion?: unknown; uid?: unknown };
+  };
   const status = allocationStatus(parsed.data);
   const pool: StoredPool = {
     ...(typeof apiVersion === 'string' ? { apiVersion: shared(apiVersion) } : {}),
@@ -275,7 +279,10 @@ export class PoolIndex implements PoolDirectory {
 
 /** `pools` by IP version (`ipVersionOf`; pools of neither are left out), in their order: `PoolCatalog.ofVersion`'s lists. */
 export function byIpVersion(pools: Iterable<[string, SpiderIPPool]>): Map<IPVersion, PoolEntry[]> {
-  const lists = new Map<IPVersion, PoolEntry[]>([[4, []], [6, []]]);
+  const lists = new Map<IPVersion, PoolEntry[]>([
+    [4, []],
+    [6, []],
+  ]);
   for (const [name, pool] of pools) {
     const v = ipVersionOf(pool);
     if (v !== undefined) lists.get(v)!.push({ name, pool });

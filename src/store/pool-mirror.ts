@@ -67,7 +67,10 @@ export function mirrorMessages(source: MirrorSource, touched: ReadonlySet<string
 
 /** A mirrored pool as the candidate rules read a SpiderIPPool. */
 function asPool({ name, version, iaasProvider, pairPool }: MirroredPool): SpiderIPPool {
-  const annotations = { ...(iaasProvider === undefined ? {} : { [IAAS_PROVIDER_ANNOTATION]: iaasProvider }), ...(pairPool === undefined ? {} : { [PAIR_POOL_ANNOTATION]: pairPool }) };
+  const annotations = {
+    ...(iaasProvider === undefined ? {} : { [IAAS_PROVIDER_ANNOTATION]: iaasProvider }),
+    ...(pairPool === undefined ? {} : { [PAIR_POOL_ANNOTATION]: pairPool }),
+  };
   return { metadata: { name, annotations }, ...(version === undefined ? {} : { spec: { ipVersion: version } }) };
 }
 

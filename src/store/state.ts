@@ -63,7 +63,8 @@ export class ClusterState implements ClusterObjects {
     }
     const notPools = new Set(state.pools.replaceAll([...pools.values()]));
     for (const object of pools.values()) {
-      if (notPools.has(identity(object).name!)) refused.push({ object, reason: 'its fields do not have the types of a SpiderIPPool, so pair checks treat it as absent' });
+      if (notPools.has(identity(object).name!))
+        refused.push({ object, reason: 'its fields do not have the types of a SpiderIPPool, so pair checks treat it as absent' });
     }
     return { state, refused };
   }

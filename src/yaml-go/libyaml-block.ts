@@ -24,7 +24,12 @@ export function dropUnreadBreaks(doc: Document.Parsed, tokens: readonly Token[])
   if (unread.size === 0) return;
   visit(doc, {
     Scalar(_key, node) {
-      if ((node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') && unread.has(node.range?.[0]) && typeof node.value === 'string' && node.value.endsWith('\n')) {
+      if (
+        (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') &&
+        unread.has(node.range?.[0]) &&
+        typeof node.value === 'string' &&
+        node.value.endsWith('\n')
+      ) {
         node.value = node.value.slice(0, -1);
       }
     },

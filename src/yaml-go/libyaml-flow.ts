@@ -163,7 +163,6 @@ export function unusedCharacter(text: string): string {
   return String.fromCharCode(code);
 }
 
-
 /**
  * A `:` that libyaml keeps in a plain scalar right before `[` or `{` in the first document:
  * the scalar ends there and the collection that follows is a second node where libyaml's

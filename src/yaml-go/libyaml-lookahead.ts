@@ -84,7 +84,15 @@ export function decodedCharacters(text: string, reach: number): number {
 }
 
 /** Double-quoted escapes libyaml knows, with the hex digits each takes. */
-const ESCAPES: Readonly<Record<string, number>> = Object.fromEntries([...'0abt\tnvfre "\'\\N_LP'].map((c) => [c, 0]).concat([['x', 2], ['u', 4], ['U', 8]]));
+const ESCAPES: Readonly<Record<string, number>> = Object.fromEntries(
+  [...'0abt\tnvfre "\'\\N_LP']
+    .map((c) => [c, 0])
+    .concat([
+      ['x', 2],
+      ['u', 4],
+      ['U', 8],
+    ]),
+);
 
 /**
  * libyaml's scanner from just after the first document's marker, fetching tokens until two

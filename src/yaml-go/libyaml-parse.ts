@@ -104,13 +104,21 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
       continue;
     }
     // Names are ended on every parse: a repad or respelt tag can bring more into the CST.
-    const spaces = [...new Set([...(spaced ? [] : flow.spaces.filter((at) => end === undefined || at < end)), ...nameEnds(parsed.tokens, text, end)])].sort((a, b) => a - b);
+    const spaces = [...new Set([...(spaced ? [] : flow.spaces.filter((at) => end === undefined || at < end)), ...nameEnds(parsed.tokens, text, end)])].sort(
+      (a, b) => a - b,
+    );
     spaced = true;
     if (spaces.length > 0) {
       // Offsets within the first document (before `end`): the length of what follows is kept.
       text = rewriteAt(text, spaces, 0, ' ');
-      dashes = shiftOffsets(dashes, spaces.map((at) => [at, 1] as const));
-      tags.at = shiftOffsets(tags.at, spaces.map((at) => [at, 1] as const));
+      dashes = shiftOffsets(
+        dashes,
+        spaces.map((at) => [at, 1] as const),
+      );
+      tags.at = shiftOffsets(
+        tags.at,
+        spaces.map((at) => [at, 1] as const),
+      );
       continue;
     }
     const { doc } = parsed;
@@ -328,10 +336,15 @@ function separatorProblem(text: string, tokens: readonly Token[], lines: LineCou
     if (t !== undefined && t.offset! < at && keys.has(t)) {
       const close = keys.get(t);
       const go = close !== undefined ? `did not find expected ',' or '${close}'` : 'mapping values are not allowed in this context';
-      return { problem: `line ${line}, column ${col}: a quoted key holds ${name}, a line break for Go's YAML 1.1 decoders, so the key spans two lines, which they refuse (Go's decoders: "${go}"); write the key on one line` };
+      return {
+        problem: `line ${line}, column ${col}: a quoted key holds ${name}, a line break for Go's YAML 1.1 decoders, so the key spans two lines, which they refuse (Go's decoders: "${go}"); write the key on one line`,
+      };
     }
     if (inside && ordinary(text[at - 1]) && ordinary(text[at + 1])) continue;
-    return { problem: `line ${line}, column ${col}: contains ${name}, a line break for Spiderpool's YAML 1.1 decoders, which this webhook reads only inside a quoted value between two other characters`, unread: true };
+    return {
+      problem: `line ${line}, column ${col}: contains ${name}, a line break for Spiderpool's YAML 1.1 decoders, which this webhook reads only inside a quoted value between two other characters`,
+      unread: true,
+    };
   }
   return undefined;
 }
@@ -398,7 +411,12 @@ function emptyKeyProblem(tokens: readonly Token[], text: string, end = Infinity)
  * item (`[?, a]`), or the skipped `]` closed the sequence (`[? ]`); the `yaml` package reads a
  * pair with a null key. After a skipped `,` that ends the sequence (`[?,]`) both read the same.
  */
-function skippedAfterEmptyKey(items: ReadonlyArray<{ start?: Token[]; key?: Token | null; sep?: Token[]; value?: Token | null }>, i: number, text: string, end: number): string | undefined {
+function skippedAfterEmptyKey(
+  items: ReadonlyArray<{ start?: Token[]; key?: Token | null; sep?: Token[]; value?: Token | null }>,
+  i: number,
+  text: string,
+  end: number,
+): string | undefined {
   const { start = [], key, sep = [], value } = items[i]!;
   const mark = start.find((t) => t.type === 'explicit-key-ind');
   if (mark === undefined || mark.offset! >= end || start.some((t) => t.type === 'anchor' || t.type === 'tag')) return undefined;
@@ -406,7 +424,9 @@ function skippedAfterEmptyKey(items: ReadonlyArray<{ start?: Token[]; key?: Toke
   const colon = sep.some((t) => t.type === 'map-value-ind');
   const hasValue = value !== null && value !== undefined && !(value.type === 'scalar' && value.source === '' && !Array.isArray(value['props']));
   const next = items[i + 1];
-  const filled = next !== undefined && (next.key != null || next.value != null || (next.start ?? []).some((t) => !['comma', 'space', 'newline', 'comment'].includes(t.type ?? '')));
+  const filled =
+    next !== undefined &&
+    (next.key != null || next.value != null || (next.start ?? []).some((t) => !['comma', 'space', 'newline', 'comment'].includes(t.type ?? '')));
   // The `,` skipped may stand in the item's own tokens (after a comment) or begin the next item's; no `,` at all: the `]` is skipped.
   const comma = start.some((t) => t.type === 'comma' && t.offset! > mark.offset!) || next !== undefined;
   if (!(colon ? hasValue : !comma || filled || (next === undefined && hasValue))) return undefined;
@@ -443,8 +463,10 @@ function staleKeyProblem(tokens: readonly Token[], text: string, end = Infinity)
     if (start.some((t) => t.type === 'explicit-key-ind')) continue;
     const between = text.slice(first.offset, colon.offset);
     const refused = `which Go's YAML 1.1 decoders refuse inside { } or [ ] ("did not find expected ','")`;
-    if (between.includes('\n')) return `${where(text, colon.offset!)}this ":" stands on a later line than its key begins, ${refused}; put the key and ":" on one line`;
-    if ([...between].length > MAX_SIMPLE_KEY_CHARS) return `${where(text, colon.offset!)}this ":" stands over ${MAX_SIMPLE_KEY_CHARS} characters after its key begins, ${refused}; shorten the key`;
+    if (between.includes('\n'))
+      return `${where(text, colon.offset!)}this ":" stands on a later line than its key begins, ${refused}; put the key and ":" on one line`;
+    if ([...between].length > MAX_SIMPLE_KEY_CHARS)
+      return `${where(text, colon.offset!)}this ":" stands over ${MAX_SIMPLE_KEY_CHARS} characters after its key begins, ${refused}; shorten the key`;
   }
   return undefined;
 }

@@ -132,7 +132,10 @@ export function scanTagDirective(line: string): TagDirective | ScanProblem {
  */
 export function leadingDirectives(text: string): Array<{ line: number; text: string }> {
   const out: Array<{ line: number; text: string }> = [];
-  for (const [index, line] of text.replace(/^\ufeff/, '').split(/\r\n|[\r\n\u0085\u2028\u2029]/).entries()) {
+  for (const [index, line] of text
+    .replace(/^\ufeff/, '')
+    .split(/\r\n|[\r\n\u0085\u2028\u2029]/)
+    .entries()) {
     if (line.startsWith('%')) out.push({ line: index + 1, text: line });
     else if (!/^[ \t]*(#|$)/.test(line)) break;
   }
@@ -152,7 +155,8 @@ export function firstDocumentTagDirectives(text: string): Map<string, string> | 
     declared.push(scanned);
   }
   const directives = documentTagDirectives(declared);
-  if ('problem' in directives) return { problem: `a %TAG directive declares a handle twice (Go's decoders: "${directives.problem}"); declare each handle once` };
+  if ('problem' in directives)
+    return { problem: `a %TAG directive declares a handle twice (Go's decoders: "${directives.problem}"); declare each handle once` };
   return directives;
 }
 
@@ -220,7 +224,8 @@ export function respellTags(tokens: readonly TagToken[], text: string, directive
     const scanned = scanTag(text, start);
     scannedTo = 'problem' in scanned ? scanned.at : scanned.end;
     const resolved = 'problem' in scanned ? scanned : resolveTag(scanned, directives);
-    const entry: TagEntry = 'problem' in resolved ? { problem: resolved.problem, at: 'at' in resolved ? (resolved as ScanProblem).at - start : 0 } : { tag: resolved.tag };
+    const entry: TagEntry =
+      'problem' in resolved ? { problem: resolved.problem, at: 'at' in resolved ? (resolved as ScanProblem).at - start : 0 } : { tag: resolved.tag };
     known.set(start, entry);
     if ('problem' in scanned || 'problem' in entry || scanned.end - start === 1) continue;
     entry.written = text.slice(start, scanned.end);
@@ -264,8 +269,7 @@ function tagProblem(problem: string): string {
 }
 
 /** The line for a `%` in a tag or %TAG prefix libyaml refuses, with Go's `problem`. */
-const tagEscapeProblem = (problem: string): string =>
-  `a "%" in a tag must start two hex digits of UTF-8 octets (Go's decoders: "${problem}")`;
+const tagEscapeProblem = (problem: string): string => `a "%" in a tag must start two hex digits of UTF-8 octets (Go's decoders: "${problem}")`;
 
 /**
  * Gives each tagged node of the first document the Go tag of its tag token: the tokens in

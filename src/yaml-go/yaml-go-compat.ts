@@ -115,11 +115,7 @@ export function at(node: unknown, lines: LineCounter): string {
  *
  * @returns the resolved aliases, or why the document is refused.
  */
-export function inspectDocument(
-  doc: Document.Parsed,
-  text: string,
-  lines: LineCounter,
-): { aliases: Map<Alias, unknown> } | { problem: string } {
+export function inspectDocument(doc: Document.Parsed, text: string, lines: LineCounter): { aliases: Map<Alias, unknown> } | { problem: string } {
   const anchors = new Map<string, unknown>();
   const aliases = new Map<Alias, unknown>();
   let problem: string | undefined;

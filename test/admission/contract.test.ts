@@ -6,7 +6,7 @@ const groupKind = { group: 'example.io', kind: 'Thing' };
 const ThingSchema = z.object({ size: z.number() });
 type Other = { colour: string };
 
-describe('someValidator (the registry hides each validator\'s object type)', () => {
+describe("someValidator (the registry hides each validator's object type)", () => {
   it('opens to the validator it hides, its schema and validate* still paired', () => {
     const validator: Validator<z.infer<typeof ThingSchema>> = {
       groupKind,

@@ -29,19 +29,26 @@ const pairWrites = [
 /** Each review with the options it is judged with: fixtures alone, pair writes against `state`. */
 const cases: [string, unknown, ReviewOptions][] = [
   ...fixtures.map((name): [string, unknown, ReviewOptions] => [name, loadReview(name), {}]),
-  ...pairWrites.map((pool, i): [string, unknown, ReviewOptions] => [`pair write ${i}`, buildAdmissionReview({ operation: 'CREATE', object: pool }), { pools: state.pools, cluster: state }]),
+  ...pairWrites.map((pool, i): [string, unknown, ReviewOptions] => [
+    `pair write ${i}`,
+    buildAdmissionReview({ operation: 'CREATE', object: pool }),
+    { pools: state.pools, cluster: state },
+  ]),
 ];
 
 /** The stored partner only: no warning that pairs are not checked. */
 const withState: ReviewOptions = { pools: state.pools, cluster: state };
 
-const judged = (body: unknown, options: ReviewOptions, table?: ReviewOptions['enforcement']) => createReviewer({ ...options, ...(table ? { enforcement: table } : {}) })(body);
+const judged = (body: unknown, options: ReviewOptions, table?: ReviewOptions['enforcement']) =>
+  createReviewer({ ...options, ...(table ? { enforcement: table } : {}) })(body);
 const everyRule = (action: EnforcementAction) => ({ default: action, rules: {} });
 
 describe('enforcement actions', () => {
   it('the cases fire rules of both refusing validators, pair rules included (the checks below are not vacuous)', () => {
     const fired = new Set(cases.flatMap(([, body, options]) => judged(body, options).causes.map((c) => c.rule)));
-    expect([...fired]).toEqual(expect.arrayContaining(['nodes-count', 'mode-fixed', 'category-fixed', 'conf-yml', 'pair-ipVersion', 'pair-self', 'provider-empty']));
+    expect([...fired]).toEqual(
+      expect.arrayContaining(['nodes-count', 'mode-fixed', 'category-fixed', 'conf-yml', 'pair-ipVersion', 'pair-self', 'provider-empty']),
+    );
     expect(fired.size).toBeGreaterThanOrEqual(12);
   });
 
@@ -55,7 +62,7 @@ describe('enforcement actions', () => {
     expect(deny.refusedBy).toEqual(rules);
   });
 
-  it.each(cases)('%s: Warn allows, each cause one warning after the review\'s own; Audit allows with only its own', (_name, body, options) => {
+  it.each(cases)("%s: Warn allows, each cause one warning after the review's own; Audit allows with only its own", (_name, body, options) => {
     const deny = judged(body, options).review.response;
     const warn = judged(body, options, everyRule('Warn'));
     const audit = judged(body, options, everyRule('Audit'));
@@ -79,7 +86,12 @@ describe('enforcement actions', () => {
     });
     expect(warn.review.response.auditAnnotations?.['decision']).toBe('warn');
     expect(warn.refusedBy).toEqual([]);
-    expect(audit.review.response).toEqual({ uid: deny.uid, allowed: true, ...(own.length ? { warnings: own } : {}), auditAnnotations: { decision: 'audit', rules: warn.review.response.auditAnnotations!['rules'] } });
+    expect(audit.review.response).toEqual({
+      uid: deny.uid,
+      allowed: true,
+      ...(own.length ? { warnings: own } : {}),
+      auditAnnotations: { decision: 'audit', rules: warn.review.response.auditAnnotations!['rules'] },
+    });
   });
 
   it.each(REFUSAL_RULES)('%s alone in Warn: its causes warn, the others still refuse with only theirs', (rule) => {
@@ -90,8 +102,13 @@ describe('enforcement actions', () => {
       const denied = all.causes.filter((c) => c.rule !== rule);
       expect(mixed.review.response.allowed).toBe(denied.length === 0);
       expect(mixed.review.response.status?.details?.causes.map((c) => c.field) ?? []).toEqual(denied.map((c) => c.field));
-      expect(mixed.review.response.auditAnnotations).toEqual({ decision: denied.length > 0 ? 'deny' : 'warn', rules: [...new Set(all.causes.map((c) => c.rule))].join(',') });
-      expect(mixed.review.response.warnings ?? []).toEqual(expect.arrayContaining(all.causes.filter((c) => c.rule === rule).map((c) => expect.stringMatching(`^${c.field.replace(/[[\].]/g, '\\$&')}: `))));
+      expect(mixed.review.response.auditAnnotations).toEqual({
+        decision: denied.length > 0 ? 'deny' : 'warn',
+        rules: [...new Set(all.causes.map((c) => c.rule))].join(','),
+      });
+      expect(mixed.review.response.warnings ?? []).toEqual(
+        expect.arrayContaining(all.causes.filter((c) => c.rule === rule).map((c) => expect.stringMatching(`^${c.field.replace(/[[\].]/g, '\\$&')}: `))),
+      );
     }
   });
 
@@ -110,6 +127,7 @@ describe('enforcement actions', () => {
 
   it('no annotation on a review where no rule fired, whatever the table', () => {
     const clean = buildAdmissionReview({ operation: 'CREATE', object: spiderIPPool('pool-a', { provider: 'aws', nic: 'eth0', nodeName: ['node-1'] }) });
-    for (const action of ['Deny', 'Warn', 'Audit'] as const) expect(judged(clean, withState, everyRule(action)).review.response).toEqual({ uid: clean.request.uid, allowed: true });
+    for (const action of ['Deny', 'Warn', 'Audit'] as const)
+      expect(judged(clean, withState, everyRule(action)).review.response).toEqual({ uid: clean.request.uid, allowed: true });
   });
 });

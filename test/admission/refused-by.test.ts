@@ -50,7 +50,9 @@ describe('refusedBy', () => {
       refusedBy: [],
     });
     const legacy = spiderIPPool('pool-a', { provider: 'aws', nic: 'eth0', nodeName: ['node-1', 'node-2'] });
-    const ratcheted = review(buildAdmissionReview({ operation: 'UPDATE', oldObject: legacy, object: { ...legacy, metadata: { ...legacy.metadata, labels: { a: 'b' } } } }));
+    const ratcheted = review(
+      buildAdmissionReview({ operation: 'UPDATE', oldObject: legacy, object: { ...legacy, metadata: { ...legacy.metadata, labels: { a: 'b' } } } }),
+    );
     expect({ allowed: ratcheted.review.response.allowed, refusedBy: ratcheted.refusedBy }).toEqual({ allowed: true, refusedBy: [] });
     const undecodable = review(buildAdmissionReview({ operation: 'CREATE', object: { ...node, spec: { nodeName: 5 } } }));
     expect({ allowed: undecodable.review.response.allowed, code: undecodable.review.response.status?.code, refusedBy: undecodable.refusedBy }).toEqual({

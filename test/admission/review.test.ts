@@ -8,9 +8,17 @@ describe('decodeAdmissionReview refuses what is not an admission.k8s.io/v1 Admis
   it.each([
     ['null', null, 'not an admission.k8s.io/v1 AdmissionReview: must be an object, not null'],
     ['an array', [], 'not an admission.k8s.io/v1 AdmissionReview: must be an object, not an array'],
-    ['v1beta1', { ...valid(), apiVersion: 'admission.k8s.io/v1beta1' }, 'not an admission.k8s.io/v1 AdmissionReview: apiVersion: must be "admission.k8s.io/v1"'],
+    [
+      'v1beta1',
+      { ...valid(), apiVersion: 'admission.k8s.io/v1beta1' },
+      'not an admission.k8s.io/v1 AdmissionReview: apiVersion: must be "admission.k8s.io/v1"',
+    ],
     ['another kind', { ...valid(), kind: 'Pod' }, 'not an admission.k8s.io/v1 AdmissionReview: kind: must be "AdmissionReview"'],
-    ['no request', { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }, 'not an admission.k8s.io/v1 AdmissionReview: request: is required (an object)'],
+    [
+      'no request',
+      { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' },
+      'not an admission.k8s.io/v1 AdmissionReview: request: is required (an object)',
+    ],
   ])('%s', (_what, body, message) => {
     expect(() => decodeAdmissionReview(body)).toThrow(new InvalidAdmissionReviewError(message));
   });

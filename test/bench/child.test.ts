@@ -27,7 +27,9 @@ describe("the bench's children", () => {
   it('waitForLine stops a child that does not print the marker in time, then throws', async () => {
     const c = child(printsThenWaits('something else'));
     await waitForLine(c.process, c.log, 'something else', 10_000, 'the child'); // a loaded machine may take longer than the limit below to start Node
-    await expect(waitForLine(c.process, c.log, '"port"', 300, 'the child')).rejects.toThrow(/the child did not print "\\"port\\"" within 0.3 s:\nsomething else/);
+    await expect(waitForLine(c.process, c.log, '"port"', 300, 'the child')).rejects.toThrow(
+      /the child did not print "\\"port\\"" within 0.3 s:\nsomething else/,
+    );
     expect(exited(c.process)).toBe(true);
   });
 

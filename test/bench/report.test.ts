@@ -22,7 +22,11 @@ function run({ rps = [800, 900], p99 = [1.2, 1.2], rss = 60, cpu = 'cpu A' } = {
   return {
     meta: { date: '', quick: false, rounds: 2, node: 'v20', go: 'go1.26', cpu, cores: 2, loadBefore: 0, loadAfter: 0, throughputSeconds: 2, latencySeconds: 3 },
     bodies: [body('a', 'pool UPDATE, allowed'), body('c', 'spiderpool-conf UPDATE')],
-    memory: { idleMiB: per([rss, rss], [40, 40], [20, 20], [50, 50]), peakSmallMiB: per([rss, rss], [40, 40], [20, 20], [50, 50]), peakMiB: per([rss, rss], [40, 40], [20, 20], [50, 50]) },
+    memory: {
+      idleMiB: per([rss, rss], [40, 40], [20, 20], [50, 50]),
+      peakSmallMiB: per([rss, rss], [40, 40], [20, 20], [50, 50]),
+      peakMiB: per([rss, rss], [40, 40], [20, 20], [50, 50]),
+    },
     readyMs: per([300, 300], [80, 80], [20, 20]),
     micro: [{ name: 'reviewAdmission (a) pool UPDATE, allowed', meanUs: 2, p99Us: 3, samples: 100 }],
     limitProbe: { bytes: 3_146_218, status: { webhook: 413, floor: 200, ceiling: 200, go: 200 } },

@@ -2,13 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { chmod, mkdtemp, readFile, readdir, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  CERT_FILES,
-  caBundleBase64,
-  loadOrCreateCertificates,
-  readServingCertificates,
-  writeCertificates,
-} from '../../src/certs/files.js';
+import { CERT_FILES, caBundleBase64, loadOrCreateCertificates, readServingCertificates, writeCertificates } from '../../src/certs/files.js';
 import { generateCertificates, type CertificateBundle } from '../../src/certs/generate.js';
 
 const OPTS = { serviceName: 'webhook', namespace: 'ns', extraDnsNames: ['localhost'] };
@@ -93,9 +87,7 @@ describe('writeCertificates / readServingCertificates', () => {
   it('refuses a key that does not belong to the certificate', async () => {
     const dir = freshDir();
     await writeCertificates(dir, { ...bundle, keyPem: bundle.caKeyPem });
-    await expect(readServingCertificates(dir)).rejects.toThrow(
-      `${join(dir, 'tls.key')} does not match the certificate in ${join(dir, 'tls.crt')}`,
-    );
+    await expect(readServingCertificates(dir)).rejects.toThrow(`${join(dir, 'tls.key')} does not match the certificate in ${join(dir, 'tls.crt')}`);
   });
 
   it('refuses files that are not PEM', async () => {
@@ -142,9 +134,7 @@ describe('loadOrCreateCertificates', () => {
     const absent = present === 'tls.crt' ? 'tls.key' : 'tls.crt';
     await unlink(join(dir, absent));
     const before = await readFile(join(dir, present), 'utf8');
-    await expect(loadOrCreateCertificates(dir, OPTS)).rejects.toThrow(
-      `has ${present} but no ${absent}; refusing to overwrite half a pair`,
-    );
+    await expect(loadOrCreateCertificates(dir, OPTS)).rejects.toThrow(`has ${present} but no ${absent}; refusing to overwrite half a pair`);
     expect(await readFile(join(dir, present), 'utf8')).toBe(before);
     expect((await readdir(dir)).includes(absent)).toBe(false);
   });
@@ -180,9 +170,7 @@ describe('loadOrCreateCertificates', () => {
 
   it('validates the options before writing anything', async () => {
     const dir = freshDir();
-    await expect(loadOrCreateCertificates(dir, { serviceName: 'Bad', namespace: 'ns' })).rejects.toThrow(
-      /invalid service name "Bad"/,
-    );
+    await expect(loadOrCreateCertificates(dir, { serviceName: 'Bad', namespace: 'ns' })).rejects.toThrow(/invalid service name "Bad"/);
     await expect(stat(dir)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });

@@ -1,10 +1,5 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
-import {
-  generateCertificates,
-  serviceDnsNames,
-  type CertificateBundle,
-  type CertificateOptions,
-} from '../../src/certs/generate.js';
+import { generateCertificates, serviceDnsNames, type CertificateBundle, type CertificateOptions } from '../../src/certs/generate.js';
 import { generate } from 'selfsigned';
 import { SHA256_WITH_RSA, signatureAlgorithmOids } from './der.js';
 
@@ -84,7 +79,7 @@ describe('generateCertificates', () => {
     }
   });
 
-  it('(the DER reader used above does tell selfsigned\'s SHA-1 default apart)', async () => {
+  it("(the DER reader used above does tell selfsigned's SHA-1 default apart)", async () => {
     const sha1 = await generate([{ name: 'commonName', value: 'x' }], { keySize: 1024 });
     const oids = signatureAlgorithmOids(new X509Certificate(sha1.cert).raw);
     expect(oids).toEqual({ outer: '1.2.840.113549.1.1.5', tbs: '1.2.840.113549.1.1.5' });
@@ -116,19 +111,17 @@ describe('generateCertificates', () => {
   });
 
   it('puts the service names and the extras in the SANs', () => {
-    expect(sans(leaf)).toEqual([
-      ...SERVICE_NAMES.map((n) => `DNS:${n}`),
-      'DNS:localhost',
-      'IP Address:127.0.0.1',
-      'IP Address:0:0:0:0:0:0:0:1',
-    ]);
+    expect(sans(leaf)).toEqual([...SERVICE_NAMES.map((n) => `DNS:${n}`), 'DNS:localhost', 'IP Address:127.0.0.1', 'IP Address:0:0:0:0:0:0:0:1']);
     for (const name of [...SERVICE_NAMES, 'localhost']) expect(leaf.checkHost(name)).toBe(name);
     expect(leaf.checkIP('127.0.0.1')).toBe('127.0.0.1');
     expect(leaf.checkHost('other.kube-system.svc')).toBeUndefined();
   });
 
   it('is valid from about now: the leaf for validityDays, a new CA for ten years', () => {
-    for (const [cert, days] of [[ca, 3650], [leaf, 30]] as const) {
+    for (const [cert, days] of [
+      [ca, 3650],
+      [leaf, 30],
+    ] as const) {
       const from = new Date(cert.validFrom).getTime();
       const to = new Date(cert.validTo).getTime();
       expect(from).toBeLessThanOrEqual(generatedAt);
@@ -165,9 +158,13 @@ describe('generateCertificates', () => {
     expect(Math.abs(end(short.caCertPem) - (start + 3 * 60_000))).toBeLessThan(30_000);
     expect(end(short.certPem)).toBe(end(short.caCertPem));
     const base = { serviceName: 'svc', namespace: 'ns' };
-    await expect(generateCertificates({ ...base, validityMs: 999 })).rejects.toThrow('invalid validityMs 999: must be a whole number of milliseconds, at least 1000');
+    await expect(generateCertificates({ ...base, validityMs: 999 })).rejects.toThrow(
+      'invalid validityMs 999: must be a whole number of milliseconds, at least 1000',
+    );
     await expect(generateCertificates({ ...base, caValidityMs: 1.5e3 + 0.5 })).rejects.toThrow(/^invalid caValidityMs 1500\.5/);
-    await expect(generateCertificates({ ...base, validityMs: 1e15 })).rejects.toThrow(/^invalid validityMs 1000000000000000: the certificate would end after 9999-12-31/);
+    await expect(generateCertificates({ ...base, validityMs: 1e15 })).rejects.toThrow(
+      /^invalid validityMs 1000000000000000: the certificate would end after 9999-12-31/,
+    );
   });
 
   describe('with an existing CA', () => {
@@ -190,19 +187,15 @@ describe('generateCertificates', () => {
     });
 
     it('does not let the leaf outlive the CA', () => {
-      expect(new Date(new X509Certificate(reissued.certPem).validTo).getTime()).toBeLessThanOrEqual(
-        new Date(ca.validTo).getTime(),
-      );
+      expect(new Date(new X509Certificate(reissued.certPem).validTo).getTime()).toBeLessThanOrEqual(new Date(ca.validTo).getTime());
     });
 
     it('refuses a non-CA certificate or a key that does not match', async () => {
       const opts = { serviceName: 'svc', namespace: 'ns' };
-      await expect(
-        generateCertificates(opts, { caCertPem: bundle.certPem, caKeyPem: bundle.keyPem }),
-      ).rejects.toThrow(/is not a CA/);
-      await expect(
-        generateCertificates(opts, { caCertPem: bundle.caCertPem, caKeyPem: bundle.keyPem }),
-      ).rejects.toThrow('CA private key does not match the CA certificate');
+      await expect(generateCertificates(opts, { caCertPem: bundle.certPem, caKeyPem: bundle.keyPem })).rejects.toThrow(/is not a CA/);
+      await expect(generateCertificates(opts, { caCertPem: bundle.caCertPem, caKeyPem: bundle.keyPem })).rejects.toThrow(
+        'CA private key does not match the CA certificate',
+      );
     });
   });
 });

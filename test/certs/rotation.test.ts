@@ -3,7 +3,12 @@ import { jest } from '@jest/globals';
 import { assertRotationPolicy, planRotation, SecretContentError, type RotationPolicy, type SecretPems } from '../../src/certs/rotation.js';
 
 const MINUTE_MS = 60_000;
-const POLICY: RotationPolicy = { serviceName: 'spiderpool-iaas-webhook', namespace: 'kube-system', certValidityMs: 10 * MINUTE_MS, caValidityMs: 60 * MINUTE_MS };
+const POLICY: RotationPolicy = {
+  serviceName: 'spiderpool-iaas-webhook',
+  namespace: 'kube-system',
+  certValidityMs: 10 * MINUTE_MS,
+  caValidityMs: 60 * MINUTE_MS,
+};
 const T0 = Date.now();
 
 /** Only Date is faked: key generation needs the real timers. */
@@ -15,7 +20,18 @@ const at = (minutes: number): Date => {
 jest.setTimeout(120_000);
 beforeAll(() => {
   jest.useFakeTimers({
-    doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
+    doNotFake: [
+      'hrtime',
+      'nextTick',
+      'performance',
+      'queueMicrotask',
+      'setImmediate',
+      'clearImmediate',
+      'setInterval',
+      'clearInterval',
+      'setTimeout',
+      'clearTimeout',
+    ],
     now: T0,
     // Key generation (node-forge) slices its work by the clock: time must move.
     advanceTimers: true,
@@ -23,10 +39,10 @@ beforeAll(() => {
 });
 afterAll(() => jest.useRealTimers());
 
-const certificates = (bundle: string | undefined) => (bundle?.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((pem) => new X509Certificate(pem));
+const certificates = (bundle: string | undefined) =>
+  (bundle?.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((pem) => new X509Certificate(pem));
 const signedBy = (pems: SecretPems, ca: X509Certificate) => new X509Certificate(pems['tls.crt']!).verify(ca.publicKey);
 const caOfKey = (pems: SecretPems, key: 'ca.key' | 'ca-next.key') => certificates(pems['ca.crt']).find((c) => c.checkPrivateKey(createKey(pems[key]!)))!;
-
 
 describe('planRotation', () => {
   let created: SecretPems;
@@ -108,7 +124,11 @@ describe('planRotation', () => {
   });
 
   it.each([
-    ['without ca.crt and ca.key', (p: SecretPems) => ({ 'tls.crt': p['tls.crt']!, 'tls.key': p['tls.key']! }), /^it has no ca\.crt and ca\.key, so it was not written by this webhook$/],
+    [
+      'without ca.crt and ca.key',
+      (p: SecretPems) => ({ 'tls.crt': p['tls.crt']!, 'tls.key': p['tls.key']! }),
+      /^it has no ca\.crt and ca\.key, so it was not written by this webhook$/,
+    ],
     ['without ca.key', (p: SecretPems) => ({ ...p, 'ca.key': undefined }), /^it has no ca\.key/],
     ['with a ca.crt that holds no certificate', (p: SecretPems) => ({ ...p, 'ca.crt': 'garbage' }), /^ca\.crt holds no PEM certificate$/],
     ['with a ca.key that is not a key', (p: SecretPems) => ({ ...p, 'ca.key': 'garbage' }), /^ca\.key is not an unencrypted PEM private key/],

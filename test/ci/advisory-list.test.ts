@@ -21,7 +21,22 @@ const v = (text: string) => {
 
 describe('SemVer ordering', () => {
   it('orders the specification example and numeric prerelease identifiers as numbers', () => {
-    const ordered = ['1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-alpha.beta', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0', '2.0.0-5', '2.0.0-10', '2.0.0', '2.0.1', '2.1.0', '10.0.0'];
+    const ordered = [
+      '1.0.0-alpha',
+      '1.0.0-alpha.1',
+      '1.0.0-alpha.beta',
+      '1.0.0-beta',
+      '1.0.0-beta.2',
+      '1.0.0-beta.11',
+      '1.0.0-rc.1',
+      '1.0.0',
+      '2.0.0-5',
+      '2.0.0-10',
+      '2.0.0',
+      '2.0.1',
+      '2.1.0',
+      '10.0.0',
+    ];
     for (let i = 0; i + 1 < ordered.length; i += 1) {
       expect([ordered[i], compareVersions(v(ordered[i]!), v(ordered[i + 1]!))]).toEqual([ordered[i], -1]);
       expect(compareVersions(v(ordered[i + 1]!), v(ordered[i]!))).toBe(1);
@@ -42,7 +57,15 @@ describe('ranges', () => {
   const range = { introduced: '2.0.0-5', fixed: '2.2.2' };
 
   it('include introduced, exclude fixed, and hold the prereleases before fixed', () => {
-    expect(['2.0.0-4', '2.0.0-5', '2.0.0', '2.2.1', '2.2.2-rc.1', '2.2.2', '2.2.3'].map((t) => inRange(v(t), range))).toEqual([false, true, true, true, true, false, false]);
+    expect(['2.0.0-4', '2.0.0-5', '2.0.0', '2.2.1', '2.2.2-rc.1', '2.2.2', '2.2.3'].map((t) => inRange(v(t), range))).toEqual([
+      false,
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
   });
 
   it('read introduced "0" as every earlier version, lastAffected as inclusive, and no bound as no fix', () => {
@@ -55,7 +78,15 @@ describe('ranges', () => {
 describe('judging locked packages', () => {
   const list = {
     advisories: [
-      { id: 'GHSA-aaaa-bbbb-cccc', package: 'ws', severity: 'high', ranges: [{ introduced: '7.0.0', fixed: '7.5.10' }, { introduced: '8.0.0', fixed: '8.17.1' }] },
+      {
+        id: 'GHSA-aaaa-bbbb-cccc',
+        package: 'ws',
+        severity: 'high',
+        ranges: [
+          { introduced: '7.0.0', fixed: '7.5.10' },
+          { introduced: '8.0.0', fixed: '8.17.1' },
+        ],
+      },
       { id: 'GHSA-dddd-eeee-ffff', package: 'qs', severity: 'critical', ranges: [{ introduced: '0', lastAffected: '6.2.0' }] },
     ],
   };
@@ -67,7 +98,10 @@ describe('judging locked packages', () => {
       { name: 'qs', version: '6.2.0' },
       { name: 'express', version: '5.0.0' },
     ]);
-    expect(hits.map(hitLine)).toEqual(['ws@8.17.0: GHSA-aaaa-bbbb-cccc (high), fixed in 8.17.1', 'qs@6.2.0: GHSA-dddd-eeee-ffff (critical), no fixed version after 6.2.0']);
+    expect(hits.map(hitLine)).toEqual([
+      'ws@8.17.0: GHSA-aaaa-bbbb-cccc (high), fixed in 8.17.1',
+      'qs@6.2.0: GHSA-dddd-eeee-ffff (critical), no fixed version after 6.2.0',
+    ]);
   });
 
   it('leaves a version it cannot parse unjudged rather than failing', () => {
@@ -93,7 +127,9 @@ describe('.ci/advisories.json', () => {
       return schemaProblem(advisoryListSchema.safeParse(copy).error);
     };
     expect(broken((e) => delete e.source)).toMatch(/^advisories\[2\]\.source: /);
-    expect(broken((e) => (e.ranges = [{ introduced: '0', fixed: '4.x' }]))).toBe('advisories[2].ranges[0].fixed: not a version of the form x.y.z[-pre][+build]');
+    expect(broken((e) => (e.ranges = [{ introduced: '0', fixed: '4.x' }]))).toBe(
+      'advisories[2].ranges[0].fixed: not a version of the form x.y.z[-pre][+build]',
+    );
     expect(broken((e) => (e.ranges = [{ introduced: '4.0.4', fixed: '4.0.0' }]))).toBe('advisories[2].ranges[0]: the upper bound must be above introduced');
     expect(broken((e) => (e.severity = 'low'))).toMatch(/^advisories\[2\]\.severity: /);
   });

@@ -67,7 +67,13 @@ async function locked(name: string): Promise<string> {
   return lock.packages[`node_modules/${name}`].version;
 }
 
-const advisory = (id: string, pkg: string, range: Record<string, string>) => ({ id, package: pkg, severity: 'high', ranges: [range], source: `https://example.invalid/${id}` });
+const advisory = (id: string, pkg: string, range: Record<string, string>) => ({
+  id,
+  package: pkg,
+  severity: 'high',
+  ranges: [range],
+  source: `https://example.invalid/${id}`,
+});
 
 const UNREACHABLE = /^npm audit could not get a report \(request to http:\/\/127\.0\.0\.1:9\/.* failed, reason: connect ECONNREFUSED 127\.0\.0\.1:9\); /;
 
@@ -76,20 +82,32 @@ describe('.ci/audit with the advisory endpoint unreachable', () => {
     await recordAudit();
     const { code, stdout } = audit();
     expect(code).toBe(0);
-    expect(stdout).toMatch(new RegExp(`${UNREACHABLE.source}checked against \\.ci/audit-record\\.json: the \\d+ production dependencies are those audited on \\d{4}-\\d{2}-\\d{2}, with no high or critical advisory then\\n$`));
+    expect(stdout).toMatch(
+      new RegExp(
+        `${UNREACHABLE.source}checked against \\.ci/audit-record\\.json: the \\d+ production dependencies are those audited on \\d{4}-\\d{2}-\\d{2}, with no high or critical advisory then\\n$`,
+      ),
+    );
   });
 
   it('passes against the pinned list when the record no longer matches the lock, naming the list, its date and counts', async () => {
     await recordAudit((production) => production.map((p) => (p.startsWith('express@') ? 'express@5.0.0' : p)));
     const { code, stdout } = audit();
     expect(code).toBe(0);
-    expect(stdout).toMatch(new RegExp(`${UNREACHABLE.source}checked \\d+ production packages against \\d+ pinned advisories of \\.ci/advisories\\.json \\(made \\d{4}-\\d{2}-\\d{2}\\): none affected\\n$`));
+    expect(stdout).toMatch(
+      new RegExp(
+        `${UNREACHABLE.source}checked \\d+ production packages against \\d+ pinned advisories of \\.ci/advisories\\.json \\(made \\d{4}-\\d{2}-\\d{2}\\): none affected\\n$`,
+      ),
+    );
   });
 
   it('passes the real lock against the pinned list when no audit is on record', () => {
     const { code, stdout, stderr } = audit();
     expect([code, stderr]).toEqual([0, '']);
-    expect(stdout).toMatch(new RegExp(`${UNREACHABLE.source}checked \\d+ production packages against \\d+ pinned advisories of \\.ci/advisories\\.json \\(made 2026-12-07\\): none affected`));
+    expect(stdout).toMatch(
+      new RegExp(
+        `${UNREACHABLE.source}checked \\d+ production packages against \\d+ pinned advisories of \\.ci/advisories\\.json \\(made 2026-12-07\\): none affected`,
+      ),
+    );
     expect(stdout.trim().split('\n')).toHaveLength(1);
   });
 
@@ -98,12 +116,20 @@ describe('.ci/audit with the advisory endpoint unreachable', () => {
     const [major, minor, patch] = express.split('.').map(Number);
     const next = `${major}.${minor}.${patch! + 1}`;
     const ws = await locked('ws');
-    await editList((list) => list.advisories.push(advisory('GHSA-xxxx-0001-test', 'express', { introduced: '0', fixed: next }), advisory('GHSA-xxxx-0002-test', 'ws', { introduced: ws, lastAffected: ws })));
+    await editList((list) =>
+      list.advisories.push(
+        advisory('GHSA-xxxx-0001-test', 'express', { introduced: '0', fixed: next }),
+        advisory('GHSA-xxxx-0002-test', 'ws', { introduced: ws, lastAffected: ws }),
+      ),
+    );
     const { code, stderr } = audit();
     expect(code).toBe(1);
     const lines = stderr.trim().split('\n');
     expect(lines[0]).toMatch(new RegExp(`${UNREACHABLE.source}checked \\d+ production packages against \\d+ pinned advisories .*: 2 affected$`));
-    expect(lines.slice(1).sort()).toEqual([`express@${express}: GHSA-xxxx-0001-test (high), fixed in ${next}`, `ws@${ws}: GHSA-xxxx-0002-test (high), no fixed version after ${ws}`]);
+    expect(lines.slice(1).sort()).toEqual([
+      `express@${express}: GHSA-xxxx-0001-test (high), fixed in ${next}`,
+      `ws@${ws}: GHSA-xxxx-0002-test (high), no fixed version after ${ws}`,
+    ]);
   });
 
   it('passes when the locked version is the fixed one (fixed is exclusive)', async () => {
@@ -116,18 +142,24 @@ describe('.ci/audit with the advisory endpoint unreachable', () => {
     await editList((list) => (list.madeOn = '2020-01-01'));
     const { code, stdout } = audit();
     expect(code).toBe(0);
-    expect(stdout).toMatch(/\(made 2020-01-01\): none affected; warning: the list is \d+ days old \(over 180\): advisories published since are not in it, refresh it\n$/);
+    expect(stdout).toMatch(
+      /\(made 2020-01-01\): none affected; warning: the list is \d+ days old \(over 180\): advisories published since are not in it, refresh it\n$/,
+    );
   });
 
   it('fails in one line when neither a matching record nor a valid list is there', async () => {
     await editList((list) => delete (list.advisories[0] as Record<string, unknown>).source);
     const invalid = audit();
     expect(invalid.code).toBe(1);
-    expect(invalid.stderr).toMatch(new RegExp(`${UNREACHABLE.source}\\.ci/advisories\\.json is not a valid advisory list: advisories\\[0\\]\\.source: .*; fix the file\\n$`));
+    expect(invalid.stderr).toMatch(
+      new RegExp(`${UNREACHABLE.source}\\.ci/advisories\\.json is not a valid advisory list: advisories\\[0\\]\\.source: .*; fix the file\\n$`),
+    );
     await rm(path.join(dir, LIST));
     const missing = audit();
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(new RegExp(`${UNREACHABLE.source}no \\.ci/advisories\\.json: no pinned advisory list to check the lock against; restore it from git\\n$`));
+    expect(missing.stderr).toMatch(
+      new RegExp(`${UNREACHABLE.source}no \\.ci/advisories\\.json: no pinned advisory list to check the lock against; restore it from git\\n$`),
+    );
   });
 
   it('fails with CI_REQUIRE_AUDIT=true even when the record matches', async () => {

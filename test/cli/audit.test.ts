@@ -38,7 +38,9 @@ describe('audit', () => {
     for (const name of ['two-nodes', 'v4']) {
       const object = POOLS.find((p) => p.metadata!['name'] === name)!;
       const causes = reviewAdmission(buildAdmissionReview({ operation: 'CREATE', object }), { pools: state.pools }).response.status!.details!.causes;
-      expect(causes.map((c) => ({ field: c.field, message: c.message }))).toEqual(report.violations.filter((v) => v.pool === name).map((v) => ({ field: v.field, message: v.message })));
+      expect(causes.map((c) => ({ field: c.field, message: c.message }))).toEqual(
+        report.violations.filter((v) => v.pool === name).map((v) => ({ field: v.field, message: v.message })),
+      );
     }
   });
 
@@ -63,8 +65,15 @@ describe('audit', () => {
     afterAll(() => rm(dir, { recursive: true, force: true }));
 
     it('exit 1 with violations, 0 without; -o json for machines', async () => {
-      expect(await auditFromArguments({ pools: [path.join(dir, 'pools.yaml')] })).toMatchObject({ exitCode: 1, stdout: expect.stringContaining('3 violations') });
-      expect(await auditFromArguments({ pools: [path.join(dir, 'good.json')] })).toEqual({ exitCode: 0, stdout: 'no violations in 1 IaaS pool (1 SpiderIPPool in all)\n', stderr: '' });
+      expect(await auditFromArguments({ pools: [path.join(dir, 'pools.yaml')] })).toMatchObject({
+        exitCode: 1,
+        stdout: expect.stringContaining('3 violations'),
+      });
+      expect(await auditFromArguments({ pools: [path.join(dir, 'good.json')] })).toEqual({
+        exitCode: 0,
+        stdout: 'no violations in 1 IaaS pool (1 SpiderIPPool in all)\n',
+        stderr: '',
+      });
       const json = await auditFromArguments({ pools: [path.join(dir, 'pools.yaml')], output: 'json' });
       expect(JSON.parse(json.stdout)).toEqual(JSON.parse(JSON.stringify(report)));
     });
@@ -75,7 +84,17 @@ describe('audit', () => {
       const port = (closed.address() as { port: number }).port;
       await new Promise((resolve) => closed.close(resolve));
       const kubeconfig = path.join(dir, 'kubeconfig');
-      await writeFile(kubeconfig, stringify({ apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'c', cluster: { server: `https://127.0.0.1:${port}` } }], users: [{ name: 'u', user: { token: 't' } }], contexts: [{ name: 'lab', context: { cluster: 'c', user: 'u' } }], 'current-context': 'lab' }));
+      await writeFile(
+        kubeconfig,
+        stringify({
+          apiVersion: 'v1',
+          kind: 'Config',
+          clusters: [{ name: 'c', cluster: { server: `https://127.0.0.1:${port}` } }],
+          users: [{ name: 'u', user: { token: 't' } }],
+          contexts: [{ name: 'lab', context: { cluster: 'c', user: 'u' } }],
+          'current-context': 'lab',
+        }),
+      );
       const saved = { KUBECONFIG: process.env['KUBECONFIG'], HOME: process.env['HOME'], KUBERNETES_SERVICE_HOST: process.env['KUBERNETES_SERVICE_HOST'] };
       try {
         Object.assign(process.env, { KUBECONFIG: kubeconfig });
@@ -84,18 +103,26 @@ describe('audit', () => {
           stdout: '',
           stderr: `error: The connection to the server 127.0.0.1:${port} was refused - did you specify the right host or port? (listing SpiderIPPools; context "lab", server https://127.0.0.1:${port})\n`,
         });
-        expect((await auditFromArguments({ pools: [], context: 'prod' })).stderr).toMatch(/^error: context was not found for specified context: prod \(in the kubeconfig given by \$KUBECONFIG/);
+        expect((await auditFromArguments({ pools: [], context: 'prod' })).stderr).toMatch(
+          /^error: context was not found for specified context: prod \(in the kubeconfig given by \$KUBECONFIG/,
+        );
         delete process.env['KUBECONFIG'];
         delete process.env['KUBERNETES_SERVICE_HOST'];
         process.env['HOME'] = dir;
         expect(await auditFromArguments({ pools: [] })).toEqual({ exitCode: 2, stdout: '', stderr: `error: ${NO_CLUSTER_FOUND}\n` });
       } finally {
-        for (const [key, value] of Object.entries(saved)) if (value === undefined) delete process.env[key]; else process.env[key] = value;
+        for (const [key, value] of Object.entries(saved))
+          if (value === undefined) delete process.env[key];
+          else process.env[key] = value;
       }
     });
 
     it('exit 2 with one line for an unreadable state', async () => {
-      expect(await auditFromArguments({ pools: ['/nonexistent'] })).toEqual({ exitCode: 2, stdout: '', stderr: 'error: /nonexistent: cannot be read: no such file or folder\n' });
+      expect(await auditFromArguments({ pools: ['/nonexistent'] })).toEqual({
+        exitCode: 2,
+        stdout: '',
+        stderr: 'error: /nonexistent: cannot be read: no such file or folder\n',
+      });
     });
 
     it('exit 2 for --pools without a SpiderIPPool (an empty file, other kinds), saying what it found: a CI gate must not pass on it', async () => {
@@ -107,14 +134,25 @@ describe('audit', () => {
         stderr: `error: ${empty} holds no SpiderIPPool (found no object); give SpiderIPPools, e.g. kubectl get spiderippools -o yaml > pools.yaml (an empty List there is fine)\n`,
       });
       const others = path.join(dir, 'others.yaml');
-      await writeFile(others, stringify({ apiVersion: 'v1', kind: 'List', items: [1, 2].map((i) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `ns${i}` } })) }));
-      expect(await auditFromArguments({ pools: [others] })).toMatchObject({ exitCode: 2, stdout: '', stderr: expect.stringContaining(`error: ${others} holds no SpiderIPPool (found 2 Namespace);`) });
+      await writeFile(
+        others,
+        stringify({ apiVersion: 'v1', kind: 'List', items: [1, 2].map((i) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `ns${i}` } })) }),
+      );
+      expect(await auditFromArguments({ pools: [others] })).toMatchObject({
+        exitCode: 2,
+        stdout: '',
+        stderr: expect.stringContaining(`error: ${others} holds no SpiderIPPool (found 2 Namespace);`),
+      });
     });
 
     it('exit 0 for a valid List with no items: kubectl get spiderippools -o yaml of a cluster without pools', async () => {
       const none = path.join(dir, 'none.yaml');
       await writeFile(none, 'apiVersion: v1\nkind: List\nitems: []\n');
-      expect(await auditFromArguments({ pools: [none] })).toEqual({ exitCode: 0, stdout: 'no violations in 0 IaaS pools (0 SpiderIPPools in all)\n', stderr: '' });
+      expect(await auditFromArguments({ pools: [none] })).toEqual({
+        exitCode: 0,
+        stdout: 'no violations in 0 IaaS pools (0 SpiderIPPools in all)\n',
+        stderr: '',
+      });
     });
 
     it('-o yaml prints the report as -o json does, in YAML', async () => {

@@ -16,10 +16,17 @@ describe('certs --out', () => {
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it.each([
-    ['is a file', 'a-file', /^--out .*a-file: is a file, not a folder; give a folder for tls\.crt, tls\.key, ca\.crt and ca\.key \(it is created when absent\)$/],
+    [
+      'is a file',
+      'a-file',
+      /^--out .*a-file: is a file, not a folder; give a folder for tls\.crt, tls\.key, ca\.crt and ca\.key \(it is created when absent\)$/,
+    ],
     ['lies under a file', 'a-file/tls', /^--out .*a-file\/tls: a part of the path is a file, not a folder; give a folder \(it is created when absent\)$/],
   ])('refuses an --out that %s with one line naming it', async (_what, out, message) => {
-    const error = await writeCerts({ ...ARGS, out: path.join(dir, out) }).then(() => undefined, (e: unknown) => e);
+    const error = await writeCerts({ ...ARGS, out: path.join(dir, out) }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).not.toContain('ENOTDIR');

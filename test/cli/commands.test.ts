@@ -18,7 +18,7 @@ describe('review', () => {
     expect(reviewText(fixtureText('pool-update-node-to-other-node')).exitCode).toBe(0);
   });
 
-  it('names a missing request.kind as it names a missing request.uid, in no schema library\'s words', () => {
+  it("names a missing request.kind as it names a missing request.uid, in no schema library's words", () => {
     const result = reviewText(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'x' } }));
     expect(result).toEqual({ exitCode: 2, stdout: '', stderr: 'error: not an admission.k8s.io/v1 AdmissionReview: request.kind: is required (an object)\n' });
   });
@@ -74,7 +74,10 @@ describe('validate-config', () => {
       expect(printed.stderr).toBe('');
       const verdict = output === 'json' ? JSON.parse(printed.stdout) : parse(printed.stdout);
       expect(verdict).toMatchObject({ kind: 'ConfigMap', name: 'spiderpool-conf', allowed: false });
-      expect(verdict.causes.map((c: { field: string }) => c.field)).toEqual(['data[conf.yml].iaasNetworkProvider.httpRequestTimeout', 'data[conf.yml].iaasNetworkProvider.serverUrl']);
+      expect(verdict.causes.map((c: { field: string }) => c.field)).toEqual([
+        'data[conf.yml].iaasNetworkProvider.httpRequestTimeout',
+        'data[conf.yml].iaasNetworkProvider.serverUrl',
+      ]);
     }
   });
 
@@ -86,7 +89,9 @@ describe('validate-config', () => {
     ].join('\n---\n');
     const result = validateConfigText(manifest, 'spiderpool-conf');
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toMatch(/^The ConfigMap "spiderpool-conf" is invalid: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: Invalid value: "2m": is 2m0s/);
+    expect(result.stderr).toMatch(
+      /^The ConfigMap "spiderpool-conf" is invalid: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: Invalid value: "2m": is 2m0s/,
+    );
   });
 
   it('exits 2 when a manifest lacks the named ConfigMap', () => {
@@ -100,7 +105,9 @@ describe('validate-config', () => {
   });
 
   it('counts the objects of a manifest without its empty documents (review2: a trailing --- was one more object)', () => {
-    expect(validateConfigText('apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\n', 'spiderpool-conf').stderr).toContain('(found one object and no ConfigMap)');
+    expect(validateConfigText('apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\n', 'spiderpool-conf').stderr).toContain(
+      '(found one object and no ConfigMap)',
+    );
   });
 
   it('reads a List of 150 000 items without overflowing the call stack (review2: they were spread into one call)', () => {
@@ -113,7 +120,9 @@ describe('validate-config', () => {
     const manifest = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: spiderpool-conf\ndata:\n  config.yaml: x\n  conf.yaml: y\n';
     const result = validateConfigText(manifest, 'spiderpool-conf');
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toMatch(/is invalid: data\[conf\.yml\]: Required value: .*\n\(found ConfigMap "spiderpool-conf" \(data keys: config\.yaml, conf\.yaml\)\)\n$/);
+    expect(result.stderr).toMatch(
+      /is invalid: data\[conf\.yml\]: Required value: .*\n\(found ConfigMap "spiderpool-conf" \(data keys: config\.yaml, conf\.yaml\)\)\n$/,
+    );
   });
 
   it('names the field of a ConfigMap that is not one, as the webhook does (found by hostile testing)', () => {
@@ -135,9 +144,18 @@ describe('validate-config', () => {
   });
 
   it.each([
-    ['enableIPv6: "true"\n', /data\[conf\.yml\]\.enableIPv6: Invalid value: "true": line 1, column 13: cannot unmarshal !!str `true` into bool, so Spiderpool's agent \(gopkg\.in\/yaml\.v3\) and controller \(gopkg\.in\/yaml\.v2\) refuse to start; write true without quotes/],
-    ['podResourceInject:\n  namespacesExclude: kube-system\n', /data\[conf\.yml\]\.podResourceInject\.namespacesExclude: Invalid value: "kube-system": line 2, column 22: cannot unmarshal !!str `kube-sy\.\.\.` into \[\]string, .*; write a list: \[kube-system\]/],
-    ['agent:\n  networkResourcePlugin:\n    kubeletRootDir: var/lib/kubelet\n', /data\[conf\.yml\]\.agent\.networkResourcePlugin\.kubeletRootDir: Invalid value: "var\/lib\/kubelet": must be an absolute path, so Spiderpool's agent and controller refuse to start; write it from the root, such as \/var\/lib\/kubelet/],
+    [
+      'enableIPv6: "true"\n',
+      /data\[conf\.yml\]\.enableIPv6: Invalid value: "true": line 1, column 13: cannot unmarshal !!str `true` into bool, so Spiderpool's agent \(gopkg\.in\/yaml\.v3\) and controller \(gopkg\.in\/yaml\.v2\) refuse to start; write true without quotes/,
+    ],
+    [
+      'podResourceInject:\n  namespacesExclude: kube-system\n',
+      /data\[conf\.yml\]\.podResourceInject\.namespacesExclude: Invalid value: "kube-system": line 2, column 22: cannot unmarshal !!str `kube-sy\.\.\.` into \[\]string, .*; write a list: \[kube-system\]/,
+    ],
+    [
+      'agent:\n  networkResourcePlugin:\n    kubeletRootDir: var/lib/kubelet\n',
+      /data\[conf\.yml\]\.agent\.networkResourcePlugin\.kubeletRootDir: Invalid value: "var\/lib\/kubelet": must be an absolute path, so Spiderpool's agent and controller refuse to start; write it from the root, such as \/var\/lib\/kubelet/,
+    ],
   ])('refuses the issue example %j', (text, pattern) => {
     const result = validateConfigText(text, 'spiderpool-conf');
     expect(result.exitCode).toBe(1);
@@ -145,13 +163,20 @@ describe('validate-config', () => {
   });
 
   it.each([
-    ['iaasNetworkProvider:\n  httpRequestTimeOut: "500s"\n', 'Warning: data[conf.yml].iaasNetworkProvider.httpRequestTimeOut: is not a key Spiderpool reads (keys are case-sensitive): it is ignored; did you mean httpRequestTimeout?\n'],
+    [
+      'iaasNetworkProvider:\n  httpRequestTimeOut: "500s"\n',
+      'Warning: data[conf.yml].iaasNetworkProvider.httpRequestTimeOut: is not a key Spiderpool reads (keys are case-sensitive): it is ignored; did you mean httpRequestTimeout?\n',
+    ],
     [
       'agent:\n  networkResourcePlugin:\n    devicePluginAffinity:\n      nodeSelector:\n        matchLabels: {kubernetes.io/os: linux}\n',
       'Warning: data[conf.yml].agent.networkResourcePlugin.devicePluginAffinity.nodeSelector.matchLabels: is dropped: Spiderpool reads label selector fields in lower case (matchlabels), so this selector selects every node; write matchlabels\n',
     ],
   ])('allows with a warning the issue example %j', (text, warning) => {
-    expect(validateConfigText(text, 'spiderpool-conf')).toEqual({ exitCode: 0, stdout: "Spiderpool's agent and controller would start with this conf.yml\n", stderr: warning });
+    expect(validateConfigText(text, 'spiderpool-conf')).toEqual({
+      exitCode: 0,
+      stdout: "Spiderpool's agent and controller would start with this conf.yml\n",
+      stderr: warning,
+    });
   });
 
   const configMapYaml = (name: string, timeout: string) =>
@@ -188,15 +213,24 @@ items:
 
   it('exits 2, not "valid", for a manifest that is not valid YAML', () => {
     const duplicateName = configMapYaml('spiderpool-conf', '500s').replace('  name: spiderpool-conf\n', '  name: spiderpool-conf\n  name: spiderpool-conf\n');
-    expect(validateConfigText(duplicateName, 'spiderpool-conf')).toMatchObject({ exitCode: 2, stdout: '', stderr: expect.stringMatching(/^error: the manifest is not valid YAML: Map keys must be unique[^\n]*\n$/) });
+    expect(validateConfigText(duplicateName, 'spiderpool-conf')).toMatchObject({
+      exitCode: 2,
+      stdout: '',
+      stderr: expect.stringMatching(/^error: the manifest is not valid YAML: Map keys must be unique[^\n]*\n$/),
+    });
     const aliases = `${configMapYaml('spiderpool-conf', '50s')}  x: &a [1]\n  y: [${Array(120).fill('*a').join(',')}]\n`.replace(/ {2}x: /, 'extra:\n  x: ');
-    expect(validateConfigText(aliases, 'spiderpool-conf')).toMatchObject({ exitCode: 2, stderr: expect.stringMatching(/^error: the manifest is not valid YAML: .*alias/i) });
+    expect(validateConfigText(aliases, 'spiderpool-conf')).toMatchObject({
+      exitCode: 2,
+      stderr: expect.stringMatching(/^error: the manifest is not valid YAML: .*alias/i),
+    });
   });
 
   it('prints warnings as kubectl does and still exits 0', () => {
     const result = validateConfigText(conf('100s', '""'), 'spiderpool-conf');
     expect(result.exitCode).toBe(0);
-    expect(result.stderr).toMatch(/^Warning: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: "100s" is ignored while serverUrl and service.name are empty/);
+    expect(result.stderr).toMatch(
+      /^Warning: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: "100s" is ignored while serverUrl and service.name are empty/,
+    );
   });
 
   it('prints each warning once across the ConfigMaps of a manifest, as kubectl does', () => {

@@ -3,7 +3,11 @@ import { spawnSync } from 'node:child_process';
 import { completionScript, type CompletedCommand } from '../../src/cli/completion.js';
 
 const COMMANDS: CompletedCommand[] = [
-  { name: 'review', description: 'judge manifests as the API server would; exit 0 allowed', flags: ['-f', '--filename', '--cluster', '--context', '-o', '--output'] },
+  {
+    name: 'review',
+    description: 'judge manifests as the API server would; exit 0 allowed',
+    flags: ['-f', '--filename', '--cluster', '--context', '-o', '--output'],
+  },
   { name: 'audit', description: "judge every stored IaaS pool (--pools, else the cluster's)", flags: ['--pools', '--context'] },
 ];
 

@@ -19,7 +19,13 @@ import { spiderIPPool } from '../helpers/pools.js';
 
 const twoNodes = stringify(spiderIPPool('p', { provider: 'cloud', nic: 'eth0', nodeName: ['w1', 'w2'] })); // nodes-count
 const run = (enforcement: string[], extra: Partial<ReviewCommand> = {}) =>
-  runReview({ inputs: [{ text: twoNodes, source: 'p.yaml' }], configMap: { name: 'spiderpool-conf' }, state: ClusterState.of([]).state, enforcement: parseEnforcement(enforcement), ...extra });
+  runReview({
+    inputs: [{ text: twoNodes, source: 'p.yaml' }],
+    configMap: { name: 'spiderpool-conf' },
+    state: ClusterState.of([]).state,
+    enforcement: parseEnforcement(enforcement),
+    ...extra,
+  });
 
 describe('--enforcement on the command line', () => {
   it('collects values, each checked with those before it, a bad one a one-line usage error', () => {
@@ -51,7 +57,9 @@ describe('review --enforcement', () => {
   it('Audit: no warning, a note, exit 0 even with --warnings-as-errors (kubectl would print nothing)', () => {
     const result = run(['Audit'], { warningsAsErrors: true });
     expect(result.exitCode).toBe(0);
-    expect(result.stderr).toBe('note: SpiderIPPool "p": let through by --enforcement: nodes-count (Audit: allowed, recorded in the audit log only); Deny would refuse it\n');
+    expect(result.stderr).toBe(
+      'note: SpiderIPPool "p": let through by --enforcement: nodes-count (Audit: allowed, recorded in the audit log only); Deny would refuse it\n',
+    );
   });
 
   it('-o json: the response with its audit annotations', () => {
@@ -83,7 +91,9 @@ describe('validate-config --enforcement', () => {
     const warned = validateConfigText(bad, 'spiderpool-conf', actionsOf(parseEnforcement(['conf-yml=Warn'])));
     expect(warned.exitCode).toBe(0);
     expect(warned.stderr).toMatch(/^Warning: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: Invalid value: "100s": /);
-    expect(warned.stderr).toContain('note: ConfigMap "spiderpool-conf": let through by --enforcement: conf-yml (Warn: allowed with a warning); Deny would refuse it\n');
+    expect(warned.stderr).toContain(
+      'note: ConfigMap "spiderpool-conf": let through by --enforcement: conf-yml (Warn: allowed with a warning); Deny would refuse it\n',
+    );
     expect(validateConfigText(bad, 'spiderpool-conf', actionsOf(parseEnforcement(['Deny'])))).toEqual(validateConfigText(bad, 'spiderpool-conf'));
     expect(validateConfigText(bad, 'spiderpool-conf').exitCode).toBe(1);
   });

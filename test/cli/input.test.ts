@@ -14,7 +14,11 @@ const args = { pools: [] as string[], configmapName: 'spiderpool-conf' };
 describe('input of review and validate-config', () => {
   it('a bare review on a terminal is refused at once with one line, not a silent wait', async () => {
     await expect(readStdin(terminal())).rejects.toThrow(NO_INPUT);
-    expect(await reviewFromArguments(inputPaths([], []), args, () => readStdin(terminal()))).toEqual({ exitCode: 2, stdout: '', stderr: `error: ${NO_INPUT}\n` });
+    expect(await reviewFromArguments(inputPaths([], []), args, () => readStdin(terminal()))).toEqual({
+      exitCode: 2,
+      stdout: '',
+      stderr: `error: ${NO_INPUT}\n`,
+    });
   });
 
   it('piped standard input is read whole', async () => {

@@ -12,7 +12,7 @@ describe('kubectl output', () => {
     expect(renderRefusals([refusal(status)])).toBe('The SpiderIPPool "iaas-node-pool" is invalid: spec.nodeName: Forbidden: changing it is refused\n');
   });
 
-  it('several causes: kubectl\'s multi-line form, duplicates dropped', () => {
+  it("several causes: kubectl's multi-line form, duplicates dropped", () => {
     const status = invalidStatus(POOL, 'p', [forbidden('spec.nodeName', 'a'), invalid('spec.ips', undefined, 'b'), forbidden('spec.nodeName', 'a')]);
     expect(renderRefusals([refusal(status)])).toBe('The SpiderIPPool "p" is invalid: \n* spec.nodeName: Forbidden: a\n* spec.ips: Invalid value: b\n');
   });
@@ -23,7 +23,7 @@ describe('kubectl output', () => {
     );
   });
 
-  it('several refused objects: kubectl\'s aggregate, each with the full message', () => {
+  it("several refused objects: kubectl's aggregate, each with the full message", () => {
     const a = invalidStatus(POOL, 'a', [forbidden('spec.nodeName', 'x')]);
     const b = invalidStatus(POOL, 'b', [forbidden('spec.nodeName', 'y')]);
     expect(renderRefusals([refusal(a), refusal(b)])).toBe(
@@ -35,7 +35,9 @@ describe('kubectl output', () => {
   it('warnings once each per run; accepted writes as kubectl names them', () => {
     const seen = new Set<string>();
     expect(renderWarnings(['w1', 'w2'], seen) + renderWarnings(['w1'], seen)).toBe('Warning: w1\nWarning: w2\n');
-    expect(renderAccepted('SpiderIPPool', 'spiderpool.spidernet.io', 'late-v4', 'CREATE')).toBe('spiderippool.spiderpool.spidernet.io/late-v4 created (server dry run)\n');
+    expect(renderAccepted('SpiderIPPool', 'spiderpool.spidernet.io', 'late-v4', 'CREATE')).toBe(
+      'spiderippool.spiderpool.spidernet.io/late-v4 created (server dry run)\n',
+    );
     expect(renderAccepted('ConfigMap', '', 'spiderpool-conf', 'UPDATE')).toBe('configmap/spiderpool-conf configured (server dry run)\n');
   });
 });

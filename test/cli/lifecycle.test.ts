@@ -79,7 +79,10 @@ describe('serve --tls-secret --manage-webhook-configuration', () => {
     const written = store.objects.get(`${WEBHOOK_CONFIGURATIONS}/webhook`)!;
     expect(Buffer.from(store.objects.get(`${SECRETS('ns')}/webhook-tls`)!['data']['ca.crt'], 'base64').toString()).toBe(caPem);
     expect(written['webhooks'].map((w: any) => w.clientConfig)).toEqual(
-      written['webhooks'].map((w: any) => ({ service: { ...w.clientConfig.service, name: 'svc', namespace: 'ns' }, caBundle: Buffer.from(caPem!).toString('base64') })),
+      written['webhooks'].map((w: any) => ({
+        service: { ...w.clientConfig.service, name: 'svc', namespace: 'ns' },
+        caBundle: Buffer.from(caPem!).toString('base64'),
+      })),
     );
     expect(written['metadata'].annotations).toMatchObject({ 'cert-manager.io/inject-ca-from': 'ns/cert', 'admissions.enforcer/disabled': 'true' });
     const conf = written['webhooks'].find((w: any) => w.clientConfig.service.path === '/validate-configmap');
@@ -95,13 +98,23 @@ describe('serve --tls-secret --manage-webhook-configuration', () => {
     const clock = jest.spyOn(Date, 'now').mockReturnValue(later);
     const newer = (await generateCertificates({ serviceName: 'svc', namespace: 'ns' })).caCertPem;
     clock.mockRestore();
-    store.put(WEBHOOK_CONFIGURATIONS, { metadata: { name: 'webhook' }, webhooks: [{ name: 'other.example.io', clientConfig: { caBundle: Buffer.from(newer).toString('base64') } }] });
+    store.put(WEBHOOK_CONFIGURATIONS, {
+      metadata: { name: 'webhook' },
+      webhooks: [{ name: 'other.example.io', clientConfig: { caBundle: Buffer.from(newer).toString('base64') } }],
+    });
     store.put(ENDPOINT_SLICES('ns'), endpointSlice('svc', true));
     const bundles = async (f: LifecycleFlags) => {
       const manager = await manageWebhookConfiguration(f, server, () => server.caCertPem, logger);
       await manager!.sync();
       manager!.stop();
-      return new Set(store.objects.get(`${WEBHOOK_CONFIGURATIONS}/webhook`)!['webhooks'].map((w: any) => Buffer.from(w.clientConfig.caBundle, 'base64').toString().match(/BEGIN CERTIFICATE/g)!.length));
+      return new Set(
+        store.objects.get(`${WEBHOOK_CONFIGURATIONS}/webhook`)!['webhooks'].map(
+          (w: any) =>
+            Buffer.from(w.clientConfig.caBundle, 'base64')
+              .toString()
+              .match(/BEGIN CERTIFICATE/g)!.length,
+        ),
+      );
     };
     try {
       expect(await bundles({ ...flags, tlsSecret: undefined })).toEqual(new Set([2]));
@@ -120,7 +133,7 @@ describe('serve --tls-secret --manage-webhook-configuration', () => {
   });
 
   it.each([
-    [{ namespace: undefined }, '--tls-secret needs the pod\'s namespace: pass --namespace or set POD_NAMESPACE (the downward API\'s metadata.namespace)'],
+    [{ namespace: undefined }, "--tls-secret needs the pod's namespace: pass --namespace or set POD_NAMESPACE (the downward API's metadata.namespace)"],
     [{ kubeconfig: '/nonexistent/kubeconfig' }, /--kubeconfig.*\/nonexistent\/kubeconfig/],
     [{ caValidity: 60_000 }, '--ca-validity must be at least 180s (a CA change overlaps for a sixth of it)'],
     [{ certValidity: 60_000 }, '--cert-validity must be at least 90s (it is renewed with a third left)'],
@@ -139,11 +152,14 @@ describe('serve --tls-secret --manage-webhook-configuration', () => {
 describe('webhookCaBundleReadiness', () => {
   it('fails /readyz while the manager judges this pod behind, passes before it starts and after; none without --manage-webhook-configuration', () => {
     let manager: { behind(): string | undefined } | undefined;
-    let behind: string | undefined = 'this pod\'s CA was left out of caBundle';
+    let behind: string | undefined = "this pod's CA was left out of caBundle";
     const checks = webhookCaBundleReadiness(flags, () => manager);
     expect(readinessReport(checks, false)).toEqual({ ready: true, text: 'ok\n' });
     manager = { behind: () => behind };
-    expect(readinessReport(checks, false)).toEqual({ ready: false, text: "[-]webhook-ca-bundle failed: this pod's CA was left out of caBundle\nreadyz check failed\n" });
+    expect(readinessReport(checks, false)).toEqual({
+      ready: false,
+      text: "[-]webhook-ca-bundle failed: this pod's CA was left out of caBundle\nreadyz check failed\n",
+    });
     behind = undefined;
     expect(readinessReport(checks, true).text).toBe('[+]webhook-ca-bundle ok\nreadyz check passed\n');
     expect(webhookCaBundleReadiness({ manageWebhookConfiguration: undefined }, () => manager)).toEqual([]);
@@ -156,7 +172,10 @@ describe('flag parsers', () => {
     for (const bad of ['Upper', '-x', 'a_b', 'x'.repeat(254), '']) expect(() => parseObjectName(bad)).toThrow(InvalidArgumentError);
   });
   it('collectAnnotation takes KEY=VALUE, the value may hold "="', () => {
-    expect(collectAnnotation('a/b=c=d', [['x', 'y']])).toEqual([['x', 'y'], ['a/b', 'c=d']]);
+    expect(collectAnnotation('a/b=c=d', [['x', 'y']])).toEqual([
+      ['x', 'y'],
+      ['a/b', 'c=d'],
+    ]);
     expect(() => collectAnnotation('novalue', [])).toThrow('must be KEY=VALUE, e.g. example.com/owner=network-team');
     expect(() => collectAnnotation('=v', [])).toThrow(InvalidArgumentError);
   });

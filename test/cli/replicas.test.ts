@@ -12,9 +12,15 @@ describe('watchReplicas', () => {
   });
 
   it.each([
-    [{ namespace: 'spiderpool-iaas-webhook' }, /^--peer-readiness needs the pod's name: pass --pod-name or set POD_NAME \(the downward API's metadata\.name\)$/],
+    [
+      { namespace: 'spiderpool-iaas-webhook' },
+      /^--peer-readiness needs the pod's name: pass --pod-name or set POD_NAME \(the downward API's metadata\.name\)$/,
+    ],
     [{ podName: 'a' }, /^--peer-readiness needs the pod's namespace: pass --namespace or set POD_NAMESPACE/],
-    [{ podName: 'a', namespace: 'spiderpool-iaas-webhook', kubeconfig: '/nonexistent/kubeconfig' }, /^cannot read the kubeconfig given by --kubeconfig \(\/nonexistent\/kubeconfig\)/],
+    [
+      { podName: 'a', namespace: 'spiderpool-iaas-webhook', kubeconfig: '/nonexistent/kubeconfig' },
+      /^cannot read the kubeconfig given by --kubeconfig \(\/nonexistent\/kubeconfig\)/,
+    ],
   ])('refuses to start without what it needs: %j', async (flags, message) => {
     await expect(watchReplicas({ peerReadiness: true, ...flags }, server, logger)).rejects.toThrow(message);
   });

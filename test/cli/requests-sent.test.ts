@@ -15,10 +15,11 @@ async function silentServer(): Promise<{ url: string; received: () => number; cl
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
     received: () => received,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -28,7 +28,10 @@ const STATE: KubeObject[] = [
 
 const mixed = { 'ipam.spidernet.io/ippools': JSON.stringify([{ interface: 'eth0', ipv4: ['iaas-a', 'plain-b'] }]) };
 const paired = { 'ipam.spidernet.io/ippools': JSON.stringify([{ interface: 'eth0', ipv4: ['pair-v4', 'iaas-a'] }]) };
-const template = (annotations: Record<string, string>) => ({ metadata: { labels: { app: 'web' }, annotations }, spec: { containers: [{ name: 'app', image: 'app:1' }] } });
+const template = (annotations: Record<string, string>) => ({
+  metadata: { labels: { app: 'web' }, annotations },
+  spec: { containers: [{ name: 'app', image: 'app:1' }] },
+});
 const deployment = (annotations: Record<string, string>): KubeObject => ({
   apiVersion: 'apps/v1',
   kind: 'Deployment',
@@ -41,10 +44,20 @@ const cronJob: KubeObject = {
   metadata: { name: 'nightly', namespace: 'default' },
   spec: { schedule: '0 3 * * *', jobTemplate: { spec: { template: template(mixed) } } },
 };
-const pod = (annotations: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'solo', namespace: 'default', annotations }, spec: { containers: [{ name: 'app', image: 'app:1' }] } });
-const namespace: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a', annotations: { 'ipam.spidernet.io/default-ipv4-ippool': '["plain-b","iaas-a"]' } } };
+const pod = (annotations: Record<string, string>): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'solo', namespace: 'default', annotations },
+  spec: { containers: [{ name: 'app', image: 'app:1' }] },
+});
+const namespace: KubeObject = {
+  apiVersion: 'v1',
+  kind: 'Namespace',
+  metadata: { name: 'team-a', annotations: { 'ipam.spidernet.io/default-ipv4-ippool': '["plain-b","iaas-a"]' } },
+};
 
-const MIXED = 'Warning: spiderpool: NIC "eth0" IPv4 (ipam.spidernet.io/ippools): only IaaS pools [iaas-a] will be used; traditional pools [plain-b] are ignored, with no fallback';
+const MIXED =
+  'Warning: spiderpool: NIC "eth0" IPv4 (ipam.spidernet.io/ippools): only IaaS pools [iaas-a] will be used; traditional pools [plain-b] are ignored, with no fallback';
 
 let dir: string;
 beforeEach(async () => {
@@ -58,12 +71,19 @@ async function review(objects: KubeObject[], state: KubeObject[]) {
   const file = path.join(dir, 'state.yaml');
   await writeFile(file, state.map((o) => stringify(o)).join('---\n'));
   const loaded = await loadState({ pools: [file], configMapName: 'spiderpool-conf' });
-  return runReview({ inputs: [{ text: objects.map((o) => stringify(o)).join('---\n'), source: 'new.yaml' }], configMap: { name: 'spiderpool-conf' }, state: loaded!.state });
+  return runReview({
+    inputs: [{ text: objects.map((o) => stringify(o)).join('---\n'), source: 'new.yaml' }],
+    configMap: { name: 'spiderpool-conf' },
+    state: loaded!.state,
+  });
 }
 
 describe('review --pools: candidate-pool warnings for manifests', () => {
   it('a Deployment, a CronJob, a Pod and a Namespace, as kubectl prints them', async () => {
-    const result = await review([deployment(mixed), cronJob, pod({ 'ipam.spidernet.io/ippool': '{"ipv4":["plain-b","iaas-a"]}' }), namespace], [...STATE, conf('false')]);
+    const result = await review(
+      [deployment(mixed), cronJob, pod({ 'ipam.spidernet.io/ippool': '{"ipv4":["plain-b","iaas-a"]}' }), namespace],
+      [...STATE, conf('false')],
+    );
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe(
       [
@@ -93,7 +113,9 @@ describe('review --pools: candidate-pool warnings for manifests', () => {
 
   it('without spiderpool-conf in the state, a paired pool is said not known', async () => {
     const result = await review([deployment(paired)], STATE);
-    expect(result.stderr).toContain('paired IaaS primary pools [pair-v4] rank first only if dual-stack is on, which is not known: ConfigMap spiderpool-conf does not exist');
+    expect(result.stderr).toContain(
+      'paired IaaS primary pools [pair-v4] rank first only if dual-stack is on, which is not known: ConfigMap spiderpool-conf does not exist',
+    );
   });
 
   it('a quoted "true" is no bool to Go: not known either', async () => {

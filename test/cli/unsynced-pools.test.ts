@@ -15,7 +15,9 @@ describe('--unsynced-pools', () => {
 
   it.each(['', 'Deny', 'refuse ', 'true'])('refuses %j in one line that names both settings', (typed) => {
     expect(() => parseUnsyncedPools(typed)).toThrow(InvalidArgumentError);
-    expect(() => parseUnsyncedPools(typed)).toThrow(/^must be Refuse \(refuse IaaS pool writes while the pool cache has not synced\) or Warn \(let them through with a warning\)$/);
+    expect(() => parseUnsyncedPools(typed)).toThrow(
+      /^must be Refuse \(refuse IaaS pool writes while the pool cache has not synced\) or Warn \(let them through with a warning\)$/,
+    );
   });
 
   it("is serve's flag, Refuse by default (the pair rules are refusals)", async () => {

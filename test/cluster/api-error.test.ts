@@ -3,17 +3,30 @@ import { summarizeApiError } from '../../src/cluster/api-error.js';
 
 describe('summarizeApiError', () => {
   it("takes the Status message, reason and details from an ApiException, not client-node's HTTP dump", () => {
-    const body = JSON.stringify({ kind: 'Status', status: 'Failure', code: 403, reason: 'Forbidden', message: 'x is forbidden', details: { group: 'g.io', kind: 'things' } });
+    const body = JSON.stringify({
+      kind: 'Status',
+      status: 'Failure',
+      code: 403,
+      reason: 'Forbidden',
+      message: 'x is forbidden',
+      details: { group: 'g.io', kind: 'things' },
+    });
     const summary = summarizeApiError(new ApiException(403, 'Unknown API Status Code!', body, { 'audit-id': 'secret-ish' }));
     expect(summary).toEqual({ statusCode: 403, reason: 'Forbidden', message: 'x is forbidden', details: { group: 'g.io', kind: 'things' } });
   });
 
   it('says HTTP and the code for a Status without a message, not the Status JSON', () => {
-    expect(summarizeApiError(new ApiException(503, 'Unknown API Status Code!', JSON.stringify({ kind: 'Status', code: 503 }), {}))).toEqual({ statusCode: 503, message: 'HTTP 503' });
+    expect(summarizeApiError(new ApiException(503, 'Unknown API Status Code!', JSON.stringify({ kind: 'Status', code: 503 }), {}))).toEqual({
+      statusCode: 503,
+      message: 'HTTP 503',
+    });
   });
 
   it('keeps one line of at most 300 characters of a body that is not a Status', () => {
-    expect(summarizeApiError(new ApiException(404, 'Unknown API Status Code!', '404 page not found\n', {}))).toEqual({ statusCode: 404, message: '404 page not found' });
+    expect(summarizeApiError(new ApiException(404, 'Unknown API Status Code!', '404 page not found\n', {}))).toEqual({
+      statusCode: 404,
+      message: '404 page not found',
+    });
     const long = summarizeApiError(new ApiException(502, 'x', `<html>\n${'a'.repeat(1000)}`, {}));
     expect(long.message).toMatch(/^<html> a+…$/);
     expect(long.message.length).toBe(301);

@@ -18,14 +18,15 @@ export const pool = (name: string, resourceVersion: string, pair?: string) =>
 /** `count` allocations as Spiderpool writes them in `status.allocatedIPs` (a JSON string, ~140 bytes each). */
 export function allocatedIPs(count: number): string {
   const entries: Record<string, unknown> = {};
-  for (let i = 0; i < count; i++) entries[`fd00:6::${(16 + i).toString(16)}`] = { interface: 'eth0', pod: `ns/web-${i}`, podUid: `3f1c0b8e-1d2a-4c5b-9e7f-${String(i).padStart(12, '0')}` };
+  for (let i = 0; i < count; i++)
+    entries[`fd00:6::${(16 + i).toString(16)}`] = { interface: 'eth0', pod: `ns/web-${i}`, podUid: `3f1c0b8e-1d2a-4c5b-9e7f-${String(i).padStart(12, '0')}` };
   return JSON.stringify(entries);
 }
 
 /** A fake kube-apiserver for one resource: scripted list answers, and watches the test writes to. */
 export class FakePoolApiServer {
   readonly server = http.createServer((req, res) => this.handle(req, res));
-    /**
+  /**
    * Answers to successive lists (a request with a `continue` token reads the page of the
    * latest), the last one repeating; `hang` never answers (a dead connection); `nullBody`
    * answers the JSON `null` instead of a list;
@@ -76,9 +77,12 @@ export class FakePoolApiServer {
     const token = url.searchParams.get('continue');
     if (token !== null && this.expireContinues > 0) {
       this.expireContinues--;
-      return void res.writeHead(410, { 'Content-Type': 'application/json' }).end(JSON.stringify({ kind: 'Status', code: 410, reason: 'Expired', message: 'The provided continue parameter is too old' }));
+      return void res
+        .writeHead(410, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ kind: 'Status', code: 410, reason: 'Expired', message: 'The provided continue parameter is too old' }));
     }
-    const answer = token === null ? this.lists[Math.min(this.listCalls++, this.lists.length - 1)]! : this.lists[Math.min(this.listCalls, this.lists.length) - 1]!;
+    const answer =
+      token === null ? this.lists[Math.min(this.listCalls++, this.lists.length - 1)]! : this.lists[Math.min(this.listCalls, this.lists.length) - 1]!;
     if (answer.hang) return;
     if (answer.status !== 200) {
       const body = answer.statusBody ?? { kind: 'Status', code: answer.status };

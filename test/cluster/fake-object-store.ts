@@ -60,7 +60,8 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const status = (code: number, reason: string, message: string) => JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message });
+const status = (code: number, reason: string, message: string) =>
+  JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message });
 
 export async function startFakeObjectStore(): Promise<FakeObjectStore> {
   let resourceVersion = 0;
@@ -68,7 +69,10 @@ export async function startFakeObjectStore(): Promise<FakeObjectStore> {
   const objects = new Map<string, Record<string, any>>();
   const stamp = (object: Record<string, any>, previous?: Record<string, any>) => {
     resourceVersion += 1;
-    return { ...object, metadata: { ...object['metadata'], resourceVersion: String(resourceVersion), uid: previous?.['metadata']?.uid ?? `uid-${(uid += 1)}` } };
+    return {
+      ...object,
+      metadata: { ...object['metadata'], resourceVersion: String(resourceVersion), uid: previous?.['metadata']?.uid ?? `uid-${(uid += 1)}` },
+    };
   };
   const store: Omit<FakeObjectStore, 'kubeConfig' | 'close'> = {
     objects,
@@ -77,7 +81,8 @@ export async function startFakeObjectStore(): Promise<FakeObjectStore> {
     refuse: undefined,
     hang: undefined,
     hung: { count: 0, closedByClient: 0 },
-    put: (collection, object) => void objects.set(`${collection}/${object['metadata'].name}`, stamp(object, objects.get(`${collection}/${object['metadata'].name}`))),
+    put: (collection, object) =>
+      void objects.set(`${collection}/${object['metadata'].name}`, stamp(object, objects.get(`${collection}/${object['metadata'].name}`))),
   };
   const server = createServer(async (req, res) => {
     const body = await readBody(req);
@@ -101,8 +106,16 @@ export async function startFakeObjectStore(): Promise<FakeObjectStore> {
         // A list (a collection's path, or a label selector, key=value, comma-separated): the collection's objects carrying those labels.
         const selector = url.searchParams.get('labelSelector');
         if (selector !== null || (!objects.has(path) && [...objects.keys()].some((at) => at.startsWith(`${path}/`)))) {
-          const pairs = (selector ?? '').split(',').filter(Boolean).map((pair) => pair.split('='));
-          const items = [...objects].filter(([at, o]) => at.startsWith(`${path}/`) && !at.slice(path.length + 1).includes('/') && pairs.every(([key, value]) => o['metadata']?.labels?.[key!] === value)).map(([, o]) => o);
+          const pairs = (selector ?? '')
+            .split(',')
+            .filter(Boolean)
+            .map((pair) => pair.split('='));
+          const items = [...objects]
+            .filter(
+              ([at, o]) =>
+                at.startsWith(`${path}/`) && !at.slice(path.length + 1).includes('/') && pairs.every(([key, value]) => o['metadata']?.labels?.[key!] === value),
+            )
+            .map(([, o]) => o);
           return send(200, JSON.stringify({ kind: 'List', apiVersion: 'v1', metadata: { resourceVersion: String(resourceVersion) }, items }));
         }
         const object = objects.get(path);
@@ -120,7 +133,14 @@ export async function startFakeObjectStore(): Promise<FakeObjectStore> {
         const stored = objects.get(path);
         if (!stored) return notFound();
         if (sent['metadata']?.resourceVersion !== stored['metadata'].resourceVersion) {
-          return send(409, status(409, 'Conflict', `Operation cannot be fulfilled on "${name}": the object has been modified; please apply your changes to the latest version and try again`));
+          return send(
+            409,
+            status(
+              409,
+              'Conflict',
+              `Operation cannot be fulfilled on "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+            ),
+          );
         }
         objects.set(path, stamp(sent, stored));
         return send(200, JSON.stringify(objects.get(path)));
@@ -146,7 +166,8 @@ export async function startFakeObjectStore(): Promise<FakeObjectStore> {
     const stored = objects.get(key);
     if (!stored) return { status: 404, body: status(404, 'NotFound', 'not found') };
     const expected = patch['metadata']?.resourceVersion;
-    if (expected !== undefined && expected !== stored['metadata'].resourceVersion) return { status: 409, body: status(409, 'Conflict', 'the object has been modified') };
+    if (expected !== undefined && expected !== stored['metadata'].resourceVersion)
+      return { status: 409, body: status(409, 'Conflict', 'the object has been modified') };
     const conditions: Record<string, any>[] = [...(stored['status']?.conditions ?? [])];
     for (const change of patch['status']?.conditions ?? []) {
       const at = conditions.findIndex((c) => c['type'] === change['type']);

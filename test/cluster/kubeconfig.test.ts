@@ -43,7 +43,10 @@ describe('loadKubeConfig (controller-runtime order: flag, $KUBECONFIG, in-cluste
     );
   });
 
-  it.each([['empty', ''], ['null', '~\n']])('says a %s --kubeconfig holds no kubeconfig, not a JavaScript error (found by hostile testing)', (_what, text) => {
+  it.each([
+    ['empty', ''],
+    ['null', '~\n'],
+  ])('says a %s --kubeconfig holds no kubeconfig, not a JavaScript error (found by hostile testing)', (_what, text) => {
     const file = join(root, `kubeconfig-${text.length}`);
     writeFileSync(file, text);
     expect(() => loadKubeConfig(file, environment({}, home))).toThrow(
@@ -55,20 +58,24 @@ describe('loadKubeConfig (controller-runtime order: flag, $KUBECONFIG, in-cluste
     const file = join(root, 'kubeconfig-server-number');
     writeFileSync(file, 'clusters: [{name: a, cluster: {server: 5}}]\n');
     expect(() => loadKubeConfig(file, environment({}, home))).toThrow(
-      new RegExp(`^cannot read the kubeconfig given by --kubeconfig \\(${file}\\): a field does not have the type a kubeconfig gives it \\(.+\\); compare the file with the output of kubectl config view$`),
+      new RegExp(
+        `^cannot read the kubeconfig given by --kubeconfig \\(${file}\\): a field does not have the type a kubeconfig gives it \\(.+\\); compare the file with the output of kubectl config view$`,
+      ),
     );
   });
 
   it('names $KUBECONFIG, and which of the files it lists, when one cannot be read', () => {
     const missing = join(root, 'missing');
-    expect(() => loadKubeConfig(undefined, environment({ KUBECONFIG: missing }, home))).toThrow(/^cannot read the kubeconfig given by \$KUBECONFIG \(.*missing\): ENOENT/);
+    expect(() => loadKubeConfig(undefined, environment({ KUBECONFIG: missing }, home))).toThrow(
+      /^cannot read the kubeconfig given by \$KUBECONFIG \(.*missing\): ENOENT/,
+    );
     const list = `${flagFile}:${missing}`;
     expect(() => loadKubeConfig(undefined, environment({ KUBECONFIG: list }, home))).toThrow(
       `cannot read the kubeconfig ${missing}, one of those $KUBECONFIG lists (${list}): ENOENT: no such file or directory, open '${missing}'`,
     );
   });
 
-  it('merges the files $KUBECONFIG lists, the first one\'s current-context winning (as kubectl does)', () => {
+  it("merges the files $KUBECONFIG lists, the first one's current-context winning (as kubectl does)", () => {
     const other = writeKubeconfig(join(root, 'other'), 'https://other.example:6443');
     const loaded = loadKubeConfig(undefined, environment({ KUBECONFIG: `${flagFile}:${other}` }, emptyHome));
     expect(loaded?.source).toBe('KUBECONFIG');
@@ -131,10 +138,17 @@ describe('loadKubeConfig (controller-runtime order: flag, $KUBECONFIG, in-cluste
     expect(loadKubeConfig(undefined, both)?.source).toBe('in-cluster');
   });
 
-  it('--context picks a context of the merged $KUBECONFIG files; an unknown one is kubectl\'s error naming the source', () => {
+  it("--context picks a context of the merged $KUBECONFIG files; an unknown one is kubectl's error naming the source", () => {
     const other = join(root, 'other-context');
     mkdirSync(other, { recursive: true });
-    writeFileSync(join(other, 'config'), kubeconfigYaml('https://other.example:6443').replace(/\bname: c\b/, 'name: c2').replace('cluster: c,', 'cluster: c2,').replace(/name: x\b/, 'name: staging').replace('current-context: x', 'current-context: staging'));
+    writeFileSync(
+      join(other, 'config'),
+      kubeconfigYaml('https://other.example:6443')
+        .replace(/\bname: c\b/, 'name: c2')
+        .replace('cluster: c,', 'cluster: c2,')
+        .replace(/name: x\b/, 'name: staging')
+        .replace('current-context: x', 'current-context: staging'),
+    );
     const env = environment({ KUBECONFIG: `${flagFile}:${join(other, 'config')}` }, emptyHome);
     const loaded = loadKubeConfig(undefined, env, { context: 'staging' });
     expect(loaded?.config.getCurrentContext()).toBe('staging');

@@ -34,7 +34,13 @@ describe('ListItemReader', () => {
   it('hands over each item and keeps the rest of the list with items: [], whatever the chunks', () => {
     fc.assert(
       fc.property(fc.array(fc.string(), { maxLength: 5 }), fc.array(fc.nat(), { maxLength: 12 }), fc.boolean(), (names, cuts, spaced) => {
-        const list = { apiVersion: 'v1', kind: 'SpiderIPPoolList', metadata: { resourceVersion: '42', continue: 'tok"en' }, items: names.map(pool), after: { items: [1] } };
+        const list = {
+          apiVersion: 'v1',
+          kind: 'SpiderIPPoolList',
+          metadata: { resourceVersion: '42', continue: 'tok"en' },
+          items: names.map(pool),
+          after: { items: [1] },
+        };
         const bytes = Buffer.from(spaced ? JSON.stringify(list, null, 2) : JSON.stringify(list));
         const { items, rest } = read(cut(bytes, cuts));
         expect(items).toEqual(list.items);
@@ -47,7 +53,10 @@ describe('ListItemReader', () => {
     const text = fc.array(fc.constantFrom('\\', '"', 'a', 'ü', '}', ']', ','), { maxLength: 12 }).map((parts) => parts.join(''));
     fc.assert(
       fc.property(fc.array(text, { maxLength: 4 }), fc.array(fc.nat(), { maxLength: 16 }), (texts, cuts) => {
-        const list = { metadata: { continue: texts.join('') }, items: texts.map((t) => ({ metadata: { name: t }, status: { allocatedIPs: JSON.stringify({ [t]: t }) } })) };
+        const list = {
+          metadata: { continue: texts.join('') },
+          items: texts.map((t) => ({ metadata: { name: t }, status: { allocatedIPs: JSON.stringify({ [t]: t }) } })),
+        };
         const { items, rest } = read(cut(Buffer.from(JSON.stringify(list)), cuts));
         expect(items).toEqual(list.items);
         expect(rest).toEqual({ ...list, items: [] });
@@ -67,7 +76,10 @@ describe('ListItemReader', () => {
   });
 
   it('reads a list whose key order differs, and one whose items are null', () => {
-    expect(read([Buffer.from('{"items":[{"a":1}],"metadata":{"resourceVersion":"1"}}')])).toEqual({ items: [{ a: 1 }], rest: { items: [], metadata: { resourceVersion: '1' } } });
+    expect(read([Buffer.from('{"items":[{"a":1}],"metadata":{"resourceVersion":"1"}}')])).toEqual({
+      items: [{ a: 1 }],
+      rest: { items: [], metadata: { resourceVersion: '1' } },
+    });
     expect(read([Buffer.from('{"items":null,"metadata":{}}')])).toEqual({ items: [], rest: { items: null, metadata: {} } });
   });
 

@@ -21,6 +21,8 @@ describe('listClusterState (audit --kubeconfig: pools only)', () => {
     api.lists = [{ status: 403, statusBody: FORBIDDEN_LIST_STATUS }];
     const error = await listClusterState(kubeConfigFor(url)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClusterListError);
-    expect((error as Error).message).toBe(`Error from server (Forbidden): ${FORBIDDEN_LIST_STATUS.message} (listing SpiderIPPools; context "fake", server ${url})`);
+    expect((error as Error).message).toBe(
+      `Error from server (Forbidden): ${FORBIDDEN_LIST_STATUS.message} (listing SpiderIPPools; context "fake", server ${url})`,
+    );
   });
 });

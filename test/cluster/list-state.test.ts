@@ -54,7 +54,16 @@ describe('listClusterState', () => {
 
   it('a 404 names the missing resource and the CRD to check, not "HTTP 404"', async () => {
     const notFound = createHttpServer((_req, res) => {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', code: 404 }));
+      res.writeHead(404, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          message: 'the server could not find the requested resource',
+          reason: 'NotFound',
+          code: 404,
+        }),
+      );
     });
     await new Promise<void>((resolve) => notFound.listen(0, '127.0.0.1', resolve));
     const server = `http://127.0.0.1:${(notFound.address() as { port: number }).port}`;

@@ -2,7 +2,15 @@
 import { HeartbeatAges, judgePeers, ProbeStreaks, type PeerRound, type PodView } from '../../src/cluster/peer-verdict.js';
 
 const POLICY = { failedProbesToMark: 2, heartbeatStaleMs: 2_500 };
-const pod = (name: string, extra: Partial<PodView> = {}): PodView => ({ name, resourceVersion: `rv-${name}`, podIP: '10.0.0.1', ready: true, markedByPeer: false, terminating: false, ...extra });
+const pod = (name: string, extra: Partial<PodView> = {}): PodView => ({
+  name,
+  resourceVersion: `rv-${name}`,
+  podIP: '10.0.0.1',
+  ready: true,
+  markedByPeer: false,
+  terminating: false,
+  ...extra,
+});
 /** A peer whose node died: its port silent twice, its heartbeat unchanged for 3 s. */
 const dead = (name: string, extra: Partial<PodView> = {}) => ({ ...pod(name, extra), failedProbes: 2, heartbeatAgeMs: 3_000 });
 const round = (extra: Partial<PeerRound> = {}): PeerRound => ({ self: pod('a'), selfServing: true, peers: [dead('b')], ...extra });
@@ -50,9 +58,23 @@ describe('judgePeers', () => {
     for (let second = 0; second < 30; second++) {
       const nowMs = second * 1_000;
       // Both renew every second through the API server; neither reaches the other's port.
-      ages.observe(new Map([['a', `a${second}`], ['b', `b${second}`]]), nowMs);
-      streaks.record(new Map([['a', false], ['b', false]]));
-      for (const [self, peer] of [['a', 'b'], ['b', 'a']] as const) {
+      ages.observe(
+        new Map([
+          ['a', `a${second}`],
+          ['b', `b${second}`],
+        ]),
+        nowMs,
+      );
+      streaks.record(
+        new Map([
+          ['a', false],
+          ['b', false],
+        ]),
+      );
+      for (const [self, peer] of [
+        ['a', 'b'],
+        ['b', 'a'],
+      ] as const) {
         const peers = [{ ...pod(peer), failedProbes: streaks.failed(peer), heartbeatAgeMs: ages.ageMs(peer, nowMs)! }];
         marks.push(...judgePeers({ self: pod(self), selfServing: true, peers }, POLICY).map((a) => a.kind));
       }
@@ -62,7 +84,7 @@ describe('judgePeers', () => {
 });
 
 describe('HeartbeatAges', () => {
-  it("measures from the change this replica saw, on its own clock, and forgets Leases that are gone", () => {
+  it('measures from the change this replica saw, on its own clock, and forgets Leases that are gone', () => {
     const ages = new HeartbeatAges();
     ages.observe(new Map([['b', '1']]), 1_000);
     expect(ages.ageMs('b', 1_000)).toBe(0);

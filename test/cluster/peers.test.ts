@@ -18,11 +18,24 @@ const pod = (name: string, podIP: string, ready: { status: string; reason?: stri
   apiVersion: 'v1',
   kind: 'Pod',
   metadata: { name, namespace: NS, labels: { ...LABELS, 'pod-template-hash': '5d8f7' } },
-  status: { podIP, conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'Ready', ...ready }] },
+  status: {
+    podIP,
+    conditions: [
+      { type: 'PodScheduled', status: 'True' },
+      { type: 'Ready', ...ready },
+    ],
+  },
 });
-const lease = (name: string) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: NS, labels: LABELS }, spec: { holderIdentity: name } });
-const ready = (store: FakeObjectStore, name: string) => store.objects.get(`${PODS}/${name}`)!['status'].conditions.find((c: { type: string }) => c.type === 'Ready');
-const writes = (store: FakeObjectStore) => store.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path.replace(/^.*\/namespaces\/[^/]+\//, '')}`);
+const lease = (name: string) => ({
+  apiVersion: 'coordination.k8s.io/v1',
+  kind: 'Lease',
+  metadata: { name, namespace: NS, labels: LABELS },
+  spec: { holderIdentity: name },
+});
+const ready = (store: FakeObjectStore, name: string) =>
+  store.objects.get(`${PODS}/${name}`)!['status'].conditions.find((c: { type: string }) => c.type === 'Ready');
+const writes = (store: FakeObjectStore) =>
+  store.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path.replace(/^.*\/namespaces\/[^/]+\//, '')}`);
 
 let store: FakeObjectStore;
 let watch: Rounds | undefined;
@@ -85,7 +98,7 @@ describe('startPeerWatch', () => {
     expect(ready(store, 'a').status).toBe('True');
   });
 
-  it("renews its own Lease, owned by its pod and labelled as its pods but the template hash", async () => {
+  it('renews its own Lease, owned by its pod and labelled as its pods but the template hash', async () => {
     store.put(PODS, pod('a', '10.0.0.1'));
     store.put(PODS, pod('b', '10.0.0.2'));
     watch = watchFromA();
@@ -97,7 +110,7 @@ describe('startPeerWatch', () => {
     expect(own['spec'].renewTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
   });
 
-  it("marks a peer not ready once its port failed twice and its heartbeat stood still for 2.5 s, and not before", async () => {
+  it('marks a peer not ready once its port failed twice and its heartbeat stood still for 2.5 s, and not before', async () => {
     store.put(PODS, pod('a', '10.0.0.1'));
     store.put(PODS, pod('b', '10.0.0.2'));
     store.put(LEASES, lease('b'));
@@ -121,7 +134,10 @@ describe('startPeerWatch', () => {
     store.put(PODS, pod('b', '10.0.0.2'));
     bAnswers = false;
     watch = watchFromA();
-    await roundsAt(Array.from({ length: 20 }, (_, i) => i * 1_000), () => store.put(LEASES, lease('b')));
+    await roundsAt(
+      Array.from({ length: 20 }, (_, i) => i * 1_000),
+      () => store.put(LEASES, lease('b')),
+    );
     expect(writes(store).filter((w) => w.startsWith('PATCH'))).toEqual([]);
     expect(ready(store, 'b').status).toBe('True');
   });

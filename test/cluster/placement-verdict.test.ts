@@ -1,8 +1,22 @@
 /** Moving replicas apart again, judged without I/O: who leaves a shared node, and only for a node that could take it. */
 import { couldTake, shouldLeave, tolerates, type NodeView, type PodPlacement, type ReplicaView } from '../../src/cluster/placement-verdict.js';
 
-const replica = (name: string, nodeName: string, createdMs: number, extra: Partial<ReplicaView> = {}): ReplicaView => ({ name, nodeName, ready: true, terminating: false, createdMs, ...extra });
-const node = (name: string, extra: Partial<NodeView> = {}): NodeView => ({ name, labels: { 'kubernetes.io/hostname': name }, unschedulable: false, ready: true, taints: [], ...extra });
+const replica = (name: string, nodeName: string, createdMs: number, extra: Partial<ReplicaView> = {}): ReplicaView => ({
+  name,
+  nodeName,
+  ready: true,
+  terminating: false,
+  createdMs,
+  ...extra,
+});
+const node = (name: string, extra: Partial<NodeView> = {}): NodeView => ({
+  name,
+  labels: { 'kubernetes.io/hostname': name },
+  unschedulable: false,
+  ready: true,
+  taints: [],
+  ...extra,
+});
 /** As deploy/base's pod: the 10 s NoExecute tolerations, no selector, no affinity. */
 const POD: PodPlacement = {
   nodeSelector: {},
@@ -30,7 +44,11 @@ describe('shouldLeave', () => {
     ['a one-node cluster', SHARED, [node('b')]],
     ['the other node is cordoned (a drain)', SHARED, [node('a', { unschedulable: true }), node('b')]],
     ['the other node is not ready (still down)', SHARED, [node('a', { ready: false }), node('b')]],
-    ['the other node is tainted unreachable (NoSchedule is not tolerated)', SHARED, [node('a', { taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' }] }), node('b')]],
+    [
+      'the other node is tainted unreachable (NoSchedule is not tolerated)',
+      SHARED,
+      [node('a', { taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' }] }), node('b')],
+    ],
     ['the other node is a control plane', SHARED, [node('a', { taints: [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }] }), node('b')]],
     ['the free node already holds a replica', [...SHARED, replica('third', 'a', 9_000)], [node('a'), node('b')]],
     ['a replica is not ready', [SHARED[0]!, replica('new', 'b', 5_000, { ready: false })], [node('a'), node('b')]],
@@ -45,7 +63,9 @@ describe('shouldLeave', () => {
     const nodes = [node('a', { labels: { zone: 'z1', role: 'infra' } }), node('b')];
     expect(shouldLeave('new', SHARED, nodes, { ...POD, nodeSelector: { role: 'infra' } })).toBe(true);
     expect(shouldLeave('new', SHARED, nodes, { ...POD, nodeSelector: { role: 'edge' } })).toBe(false);
-    expect(shouldLeave('new', SHARED, nodes, { ...POD, requiredTerms: [[{ key: 'zone', operator: 'In', values: ['z2'] }], [{ key: 'role', operator: 'Exists' }]] })).toBe(true);
+    expect(
+      shouldLeave('new', SHARED, nodes, { ...POD, requiredTerms: [[{ key: 'zone', operator: 'In', values: ['z2'] }], [{ key: 'role', operator: 'Exists' }]] }),
+    ).toBe(true);
     expect(shouldLeave('new', SHARED, nodes, { ...POD, requiredTerms: [[{ key: 'zone', operator: 'NotIn', values: ['z1'] }]] })).toBe(false);
   });
 });

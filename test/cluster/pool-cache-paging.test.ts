@@ -64,19 +64,30 @@ describe('the SpiderIPPool cache list', () => {
   });
 
   it('stores a listed or watched pool slim: 64 allocations, managedFields and all, leave only the count', async () => {
-    const big = { ...pool('big', '3'), metadata: { ...pool('big', '3').metadata, managedFields: [{ manager: 'x' }] }, status: { allocatedIPCount: 64, allocatedIPs: allocatedIPs(64) } };
+    const big = {
+      ...pool('big', '3'),
+      metadata: { ...pool('big', '3').metadata, managedFields: [{ manager: 'x' }] },
+      status: { allocatedIPCount: 64, allocatedIPs: allocatedIPs(64) },
+    };
     api.lists = [{ status: 200, items: [big] }];
     cache = startPoolCache(kubeConfigFor(await api.start()), { logger });
     await until(() => api.openWatches === 1, 'the watch is open');
     expect(cache.pools.get('big')!.status).toEqual({ allocatedIPCount: 64 });
     expect(JSON.stringify(cache.pools.get('big'))).not.toMatch(/managedFields|podUid/);
     api.send('MODIFIED', { ...big, status: { allocatedIPCount: 65, allocatedIPs: allocatedIPs(65) } });
-    await until(() => cache!.pools.get('big')!.status !== undefined && (cache!.pools.get('big')!.status as { allocatedIPCount: number }).allocatedIPCount === 65, 'the watched update stored');
+    await until(
+      () => cache!.pools.get('big')!.status !== undefined && (cache!.pools.get('big')!.status as { allocatedIPCount: number }).allocatedIPCount === 65,
+      'the watched update stored',
+    );
     expect(JSON.stringify(cache.pools.get('big'))).not.toMatch(/podUid/);
   });
 
   it('on 410 Gone lists again while the old pools keep serving, and swaps them in once the new list is complete', async () => {
-    api.lists = [{ status: 200, items: [pool('old', '3')], resourceVersion: '3' }, { status: 200, hang: true }, { status: 200, items: [pool('new', '9')], resourceVersion: '9' }];
+    api.lists = [
+      { status: 200, items: [pool('old', '3')], resourceVersion: '3' },
+      { status: 200, hang: true },
+      { status: 200, items: [pool('new', '9')], resourceVersion: '9' },
+    ];
     api.watchStatuses = [410];
     cache = startPoolCache(kubeConfigFor(await api.start()), { logger, listTimeoutMs: 300, initialBackoffMs: 5 });
     await until(() => api.listCalls === 2, 'the relist is under way');
@@ -89,7 +100,7 @@ describe('the SpiderIPPool cache list', () => {
 });
 
 describe('the SpiderIPPool cache watch', () => {
-  it('asks for bookmarks, and resumes from the last resourceVersion seen, a bookmark\'s included, without listing again', async () => {
+  it("asks for bookmarks, and resumes from the last resourceVersion seen, a bookmark's included, without listing again", async () => {
     api.lists = [{ status: 200, items: [pool('a', '3')], resourceVersion: '3' }];
     cache = startPoolCache(kubeConfigFor(await api.start()), { logger });
     await until(() => api.openWatches === 1, 'the watch is open');
@@ -108,10 +119,16 @@ describe('the SpiderIPPool cache watch', () => {
 
 describe('the SpiderIPPool cache readiness', () => {
   it('fails readiness until the first list, then passes', async () => {
-    api.lists = [{ status: 200, hang: true }, { status: 200, items: [pool('a', '1')] }];
+    api.lists = [
+      { status: 200, hang: true },
+      { status: 200, items: [pool('a', '1')] },
+    ];
     cache = startPoolCache(kubeConfigFor(await api.start()), { logger, listTimeoutMs: 200, initialBackoffMs: 5 });
     const check = poolCacheReadinessCheck(cache);
-    expect(readinessReport([check], false)).toEqual({ ready: false, text: expect.stringMatching(/^\[-\]pool-cache failed: SpiderIPPools not listed yet; readiness waits for them, up to 60 s/) });
+    expect(readinessReport([check], false)).toEqual({
+      ready: false,
+      text: expect.stringMatching(/^\[-\]pool-cache failed: SpiderIPPools not listed yet; readiness waits for them, up to 60 s/),
+    });
     await until(() => cache!.pools.hasSynced(), 'synced');
     expect(readinessReport([check], false)).toEqual({ ready: true, text: 'ok\n' });
     // Synced for good: a later failure keeps the pools and the readiness.
@@ -129,7 +146,9 @@ describe('the SpiderIPPool cache readiness', () => {
     const check = poolCacheReadinessCheck(cache);
     expect(readinessReport([check], false).ready).toBe(false);
     await until(() => readinessReport([check], false).ready, 'ready after the wait');
-    expect(readinessReport([check], true).text).toMatch(/^\[-\]pool-cache failed: SpiderIPPools not listed yet; dual-stack pair checks are skipped with a warning until they are \(readiness stopped waiting after 0\.3 s\)\n/);
+    expect(readinessReport([check], true).text).toMatch(
+      /^\[-\]pool-cache failed: SpiderIPPools not listed yet; dual-stack pair checks are skipped with a warning until they are \(readiness stopped waiting after 0\.3 s\)\n/,
+    );
     expect(records.filter((r) => r.msg.startsWith('SpiderIPPool cache not synced'))).toEqual([
       expect.objectContaining({
         msg: 'SpiderIPPool cache not synced after 0.3 s (the list failed: 503: etcd is down); ready anyway: dual-stack pair checks are skipped with a warning until it syncs',

@@ -14,7 +14,16 @@ const logger = pino({ level: 'silent' });
 
 /** A logger that keeps its records (at `level` and above), and the records it kept. */
 function recordingLogger(level = 'warn') {
-  const records: { level: number; msg: string; err?: string; operation?: string; message?: string; statusCode?: number; retryInMs?: number; failedAttempts?: number }[] = [];
+  const records: {
+    level: number;
+    msg: string;
+    err?: string;
+    operation?: string;
+    message?: string;
+    statusCode?: number;
+    retryInMs?: number;
+    failedAttempts?: number;
+  }[] = [];
   return { records, logger: pino({ level }, { write: (line: string) => void records.push(JSON.parse(line)) }) };
 }
 const WARN = 40;
@@ -78,7 +87,10 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     ['with a null body', null],
   ])('keeps the pools it knows when a re-list answers %s, and counts a list error', async (_what, items) => {
     // The first watch answers 410 Gone, so the cache lists again and gets the bad answer.
-    api.lists = [{ status: 200, items: [pool('good', '1')] }, { status: 200, items, ...(items === null ? { nullBody: true } : {}) }];
+    api.lists = [
+      { status: 200, items: [pool('good', '1')] },
+      { status: 200, items, ...(items === null ? { nullBody: true } : {}) },
+    ];
     api.watchStatuses = [410];
     const { records, logger } = recordingLogger();
     cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 5 });
@@ -135,7 +147,10 @@ describe('the SpiderIPPool cache against a fake API server', () => {
   });
 
   it('abandons a list that never answers (a dead connection) and retries it', async () => {
-    api.lists = [{ status: 200, hang: true }, { status: 200, items: [pool('pool-a-v6', '3')] }];
+    api.lists = [
+      { status: 200, hang: true },
+      { status: 200, items: [pool('pool-a-v6', '3')] },
+    ];
     const { records, logger } = recordingLogger();
     cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 5, listTimeoutMs: 100 });
     await until(() => cache!.pools.hasSynced(), 'synced after the hung list was abandoned');
@@ -149,7 +164,9 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     const { records, logger } = recordingLogger();
     cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 5, watchIdleMs: 100 });
     await until(() => api.watchQueries.length >= 2, 'a second watch');
-    expect(records).toContainEqual(expect.objectContaining({ operation: 'watch', message: expect.stringMatching(/^no event and no end from the watch for 0 s/) }));
+    expect(records).toContainEqual(
+      expect.objectContaining({ operation: 'watch', message: expect.stringMatching(/^no event and no end from the watch for 0 s/) }),
+    );
     expect(api.listCalls).toBe(1);
     expect(api.watchQueries[1]!.get('resourceVersion')).toBe('3');
   });
@@ -161,7 +178,9 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     await until(() => api.watchQueries.length >= 2, 'a second watch');
     expect(cache.errors().watch).toBeGreaterThanOrEqual(1);
     // The abandoned request's socket is released, not left waiting for headers.
-    await until(() => api.closedWatches >= 1, 'the abandoned watch connection to close', { describe: () => `${api.closedWatches} closed of ${api.watchQueries.length}` });
+    await until(() => api.closedWatches >= 1, 'the abandoned watch connection to close', {
+      describe: () => `${api.closedWatches} closed of ${api.watchQueries.length}`,
+    });
   });
 
   it('asks the API server to end each watch within 5-10 minutes, as client-go does', async () => {
@@ -198,7 +217,10 @@ describe('the SpiderIPPool cache against a fake API server', () => {
   });
 
   it('an expired resourceVersion (410 Gone), as a response or as an ERROR event, makes it list afresh without an error', async () => {
-    api.lists = [{ status: 200, items: [pool('pool-a-v6', '3')], resourceVersion: '3' }, { status: 200, items: [pool('pool-c', '9')], resourceVersion: '9' }];
+    api.lists = [
+      { status: 200, items: [pool('pool-a-v6', '3')], resourceVersion: '3' },
+      { status: 200, items: [pool('pool-c', '9')], resourceVersion: '9' },
+    ];
     api.watchStatuses = [410];
     const { records, logger } = recordingLogger();
     cache = startPoolCache(kubeConfigFor(await api.start()), { logger });
@@ -221,7 +243,12 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 100, maxBackoffMs: 10_000 });
     await until(() => cache!.errors().watch >= 3, 'expiries in a row counted as errors', { timeoutMs: 5_000 });
     // The first expiry relists at once, the next ones after a backoff that doubles (a list resets it otherwise).
-    expect(records.filter((r) => r.retryInMs !== undefined).map((r) => r.retryInMs).slice(0, 2)).toEqual([100, 200]);
+    expect(
+      records
+        .filter((r) => r.retryInMs !== undefined)
+        .map((r) => r.retryInMs)
+        .slice(0, 2),
+    ).toEqual([100, 200]);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(api.listCalls).toBeLessThan(8);
     expect(records[0]).toMatchObject({ operation: 'watch', message: expect.stringMatching(/expired at once/) });
@@ -320,11 +347,19 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     await until(() => cache!.errors().watch >= 3, 'three watch failures');
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ operation: 'watch', statusCode: 403 });
-    expect(records[0]!.message).toMatch(/^the ClusterRole and ClusterRoleBinding from deploy\/base\/rbac\.yaml are missing: the API server forbids "watch" on spiderippools\.spiderpool\.spidernet\.io \(403: Forbidden\); re-apply your overlay/);
+    expect(records[0]!.message).toMatch(
+      /^the ClusterRole and ClusterRoleBinding from deploy\/base\/rbac\.yaml are missing: the API server forbids "watch" on spiderippools\.spiderpool\.spidernet\.io \(403: Forbidden\); re-apply your overlay/,
+    );
   });
 
   it('logs a failure again when it changes, and after the cache recovered', async () => {
-    api.lists = [{ status: 503 }, { status: 503 }, { status: 404, statusBody: NOT_FOUND_STATUS }, { status: 404, statusBody: NOT_FOUND_STATUS }, { status: 200, items: [] }];
+    api.lists = [
+      { status: 503 },
+      { status: 503 },
+      { status: 404, statusBody: NOT_FOUND_STATUS },
+      { status: 404, statusBody: NOT_FOUND_STATUS },
+      { status: 200, items: [] },
+    ];
     api.watchStatuses = [];
     const { records, logger } = recordingLogger('info');
     cache = startPoolCache(kubeConfigFor(await api.start()), { logger, initialBackoffMs: 5, maxBackoffMs: 10 });
@@ -384,7 +419,10 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     await until(() => cache!.violations.failedJudgements === 1, 'the failed pass counted');
     expect(await errors()).toBe(1);
     expect(records).toEqual([
-      expect.objectContaining({ err: 'a rule failed', msg: "judging the stored SpiderIPPools failed; the violation gauges keep each pool's last judgement until the next list or event" }),
+      expect.objectContaining({
+        err: 'a rule failed',
+        msg: "judging the stored SpiderIPPools failed; the violation gauges keep each pool's last judgement until the next list or event",
+      }),
     ]);
     await until(() => api.openWatches === 1, 'the watch is open');
     api.send('ADDED', pool('pool-c', '3')); // its judgement throws too: not into the watch, which goes on
@@ -404,7 +442,11 @@ describe('the SpiderIPPool cache against a fake API server', () => {
     const registry = new Registry();
     registerPoolCacheMetrics(registry, cache);
     const violations = async () =>
-      Object.fromEntries((await registry.getSingleMetric('spiderpool_iaas_webhook_pool_violations')!.get()).values.filter((v) => v.value > 0).map((v) => [v.labels['rule'], v.value]));
+      Object.fromEntries(
+        (await registry.getSingleMetric('spiderpool_iaas_webhook_pool_violations')!.get()).values
+          .filter((v) => v.value > 0)
+          .map((v) => [v.labels['rule'], v.value]),
+      );
     const brokenPairs = async () => (await registry.getSingleMetric('spiderpool_iaas_webhook_pool_broken_pairs')!.get()).values[0]!.value;
     await until(() => api.openWatches === 1, 'the watch is open');
     expect(await violations()).toEqual({});

@@ -20,8 +20,15 @@ const pod = (name: string, nodeName: string, creationTimestamp: string) => ({
   spec: { nodeName, containers: [] },
   status: { conditions: [{ type: 'Ready', status: 'True' }] },
 });
-const node = (name: string, unschedulable = false) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: { unschedulable }, status: { conditions: [{ type: 'Ready', status: 'True' }] } });
-const evictions = (store: FakeObjectStore) => store.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/eviction')).map((r) => r.path.replace(`${PODS}/`, ''));
+const node = (name: string, unschedulable = false) => ({
+  apiVersion: 'v1',
+  kind: 'Node',
+  metadata: { name },
+  spec: { unschedulable },
+  status: { conditions: [{ type: 'Ready', status: 'True' }] },
+});
+const evictions = (store: FakeObjectStore) =>
+  store.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/eviction')).map((r) => r.path.replace(`${PODS}/`, ''));
 
 let store: FakeObjectStore;
 let rounds: Rounds | undefined;
@@ -43,7 +50,16 @@ afterEach(async () => {
 
 /** A replica's rounds; they run only when the test calls them (the interval is an hour). */
 function rebalanceOf(podName: string): Rounds {
-  return startRebalance({ kubeConfig: store.kubeConfig, namespace: NS, podName, intervalMs: 3_600_000, settleMs: 30_000, callTimeoutMs: 5_000, logger: pino({ level: 'silent' }), nowMs: () => nowMs });
+  return startRebalance({
+    kubeConfig: store.kubeConfig,
+    namespace: NS,
+    podName,
+    intervalMs: 3_600_000,
+    settleMs: 30_000,
+    callTimeoutMs: 5_000,
+    logger: pino({ level: 'silent' }),
+    nowMs: () => nowMs,
+  });
 }
 async function roundsAt(of: Rounds, times: number[]): Promise<void> {
   for (const at of times) {
@@ -65,7 +81,11 @@ describe('startRebalance', () => {
     await roundsAt(newer, [50_000]);
     await roundsAt(older, [50_000, 90_000]);
     expect(evictions(store)).toEqual(['new/eviction']);
-    expect(JSON.parse(store.requests.find((r) => r.path.endsWith('/eviction'))!.body)).toMatchObject({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'new', namespace: NS } });
+    expect(JSON.parse(store.requests.find((r) => r.path.endsWith('/eviction'))!.body)).toMatchObject({
+      apiVersion: 'policy/v1',
+      kind: 'Eviction',
+      metadata: { name: 'new', namespace: NS },
+    });
   });
 
   it('never evicts on a one-node cluster or toward a cordoned node', async () => {
@@ -77,7 +97,8 @@ describe('startRebalance', () => {
 
   it('asks again after the PodDisruptionBudget refused (429)', async () => {
     store.put(NODES, node('a'));
-    store.refuse = (r) => (r.path.endsWith('/eviction') ? { status: 429, message: 'Cannot evict pod as it would violate the pod\'s disruption budget.' } : undefined);
+    store.refuse = (r) =>
+      r.path.endsWith('/eviction') ? { status: 429, message: "Cannot evict pod as it would violate the pod's disruption budget." } : undefined;
     rounds = rebalanceOf('new');
     await roundsAt(rounds, [0, 30_000, 40_000]);
     expect(evictions(store)).toEqual(['new/eviction', 'new/eviction']);

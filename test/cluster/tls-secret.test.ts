@@ -16,7 +16,12 @@ jest.setTimeout(120_000);
 
 const MINUTE_MS = 60_000;
 const REF: SecretRef = { namespace: 'spiderpool-iaas-webhook', name: 'spiderpool-iaas-webhook-tls' };
-const POLICY: RotationPolicy = { serviceName: 'spiderpool-iaas-webhook', namespace: REF.namespace, certValidityMs: 10 * MINUTE_MS, caValidityMs: 60 * MINUTE_MS };
+const POLICY: RotationPolicy = {
+  serviceName: 'spiderpool-iaas-webhook',
+  namespace: REF.namespace,
+  certValidityMs: 10 * MINUTE_MS,
+  caValidityMs: 60 * MINUTE_MS,
+};
 const PATH = `${SECRETS(REF.namespace)}/${REF.name}`;
 const logger = pino({ level: 'silent' });
 
@@ -59,7 +64,7 @@ describe('syncTlsSecret', () => {
     expect(writes(store)).toEqual([]);
   });
 
-  it('lets two replicas starting at once end with one CA: the loser of the update reads the winner\'s', async () => {
+  it("lets two replicas starting at once end with one CA: the loser of the update reads the winner's", async () => {
     const [a, b] = await Promise.all([syncTlsSecret(store.kubeConfig, REF, POLICY), syncTlsSecret(store.kubeConfig, REF, POLICY)]);
     expect(a.pems['ca.crt']).toBe(b.pems['ca.crt']);
     expect(a.pems['tls.crt']).toBe(b.pems['tls.crt']);
@@ -113,7 +118,13 @@ describe('syncTlsSecret', () => {
   });
 
   it('refuses a Secret it did not write, in one line saying what to do, and never writes it', async () => {
-    store.put(SECRETS(REF.namespace), { apiVersion: 'v1', kind: 'Secret', metadata: { name: REF.name, namespace: REF.namespace }, type: 'kubernetes.io/tls', data: { 'tls.crt': 'eA==', 'tls.key': 'eA==' } });
+    store.put(SECRETS(REF.namespace), {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: REF.name, namespace: REF.namespace },
+      type: 'kubernetes.io/tls',
+      data: { 'tls.crt': 'eA==', 'tls.key': 'eA==' },
+    });
     await expect(syncTlsSecret(store.kubeConfig, REF, POLICY)).rejects.toThrow(
       /^Secret spiderpool-iaas-webhook\/spiderpool-iaas-webhook-tls cannot be used: it has no ca\.crt and ca\.key, so it was not written by this webhook; empty its data to have a new CA made, or name another Secret with --tls-secret$/,
     );
@@ -121,12 +132,17 @@ describe('syncTlsSecret', () => {
   });
 
   it('names the RBAC it needs when the API server forbids, and the server when it cannot be reached', async () => {
-    store.refuse = () => ({ status: 403, message: 'secrets "spiderpool-iaas-webhook-tls" is forbidden: User "system:serviceaccount:x:y" cannot get resource "secrets"' });
+    store.refuse = () => ({
+      status: 403,
+      message: 'secrets "spiderpool-iaas-webhook-tls" is forbidden: User "system:serviceaccount:x:y" cannot get resource "secrets"',
+    });
     await expect(syncTlsSecret(store.kubeConfig, REF, POLICY)).rejects.toThrow(
       /^the API server refused to read Secret spiderpool-iaas-webhook\/spiderpool-iaas-webhook-tls: secrets .* is forbidden: .*\(the ServiceAccount needs get and update on this Secret: deploy\/base\/rbac\.yaml\)$/,
     );
     await store.close();
-    await expect(syncTlsSecret(store.kubeConfig, REF, POLICY)).rejects.toThrow(/^cannot reach the API server to read Secret spiderpool-iaas-webhook\/spiderpool-iaas-webhook-tls: /);
+    await expect(syncTlsSecret(store.kubeConfig, REF, POLICY)).rejects.toThrow(
+      /^cannot reach the API server to read Secret spiderpool-iaas-webhook\/spiderpool-iaas-webhook-tls: /,
+    );
     store = await startFakeObjectStore();
   });
 
@@ -166,15 +182,22 @@ describe('startTlsSecretSync', () => {
       store.put(CLUSTER_ROLES, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'owner' } });
       (await startTlsSecretSync(options)).stop();
       const uid = store.objects.get(`${CLUSTER_ROLES}/owner`)!['metadata'].uid;
-      expect(store.objects.get(PATH)!['metadata'].ownerReferences).toEqual([{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'owner', uid }]);
+      expect(store.objects.get(PATH)!['metadata'].ownerReferences).toEqual([
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'owner', uid },
+      ]);
     } finally {
       await rm(certDir, { recursive: true, force: true });
     }
   });
 
-  it('says in one line what it needs when the owner ClusterRole cannot be read (403), not client-node\'s HTTP dump', async () => {
+  it("says in one line what it needs when the owner ClusterRole cannot be read (403), not client-node's HTTP dump", async () => {
     store.refuse = (request) =>
-      request.path.startsWith(CLUSTER_ROLES) ? { status: 403, message: 'clusterroles.rbac.authorization.k8s.io "owner" is forbidden: User "system:serviceaccount:x:y" cannot get resource "clusterroles"' } : undefined;
+      request.path.startsWith(CLUSTER_ROLES)
+        ? {
+            status: 403,
+            message: 'clusterroles.rbac.authorization.k8s.io "owner" is forbidden: User "system:serviceaccount:x:y" cannot get resource "clusterroles"',
+          }
+        : undefined;
     const certDir = await mkdtemp(join(tmpdir(), 'tls-secret-'));
     try {
       const options = { kubeConfig: store.kubeConfig, secret: REF, policy: POLICY, certDir, intervalMs: 60_000, ownerClusterRole: 'owner', logger };
@@ -189,10 +212,12 @@ describe('startTlsSecretSync', () => {
     }
   });
 
-  it('fails the start with the Secret\'s error, so serve never starts without certificates', async () => {
+  it("fails the start with the Secret's error, so serve never starts without certificates", async () => {
     store.refuse = () => ({ status: 403, message: 'forbidden' });
     const certDir = await mkdtemp(join(tmpdir(), 'tls-secret-'));
-    await expect(startTlsSecretSync({ kubeConfig: store.kubeConfig, secret: REF, policy: POLICY, certDir, intervalMs: 60_000, logger })).rejects.toThrow(/refused to read Secret/);
+    await expect(startTlsSecretSync({ kubeConfig: store.kubeConfig, secret: REF, policy: POLICY, certDir, intervalMs: 60_000, logger })).rejects.toThrow(
+      /refused to read Secret/,
+    );
     await rm(certDir, { recursive: true, force: true });
   });
 
@@ -200,13 +225,25 @@ describe('startTlsSecretSync', () => {
     const certDir = await mkdtemp(join(tmpdir(), 'tls-secret-'));
     const pemsOf = async () => (await planRotation(undefined, POLICY, new Date())).pems;
     const fill = (pems: Record<string, string>) =>
-      store.put(SECRETS(REF.namespace), { ...EMPTY_SECRET, data: Object.fromEntries(Object.entries(pems).map(([k, v]) => [k, Buffer.from(v).toString('base64')])) });
+      store.put(SECRETS(REF.namespace), {
+        ...EMPTY_SECRET,
+        data: Object.fromEntries(Object.entries(pems).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+      });
     const servedCa = async () => (await readTlsMaterial({ certDir })).material.caCertPem;
     const secretReads = () => store.requests.filter((r) => r.method === 'GET' && r.path === PATH).length;
     const [before, after] = [await pemsOf(), await pemsOf()];
     fill(before);
     store.put(CLUSTER_ROLES, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'owner' } });
-    const options = { kubeConfig: store.kubeConfig, secret: REF, policy: POLICY, certDir, intervalMs: 100, callTimeoutMs: 500, ownerClusterRole: 'owner', logger };
+    const options = {
+      kubeConfig: store.kubeConfig,
+      secret: REF,
+      policy: POLICY,
+      certDir,
+      intervalMs: 100,
+      callTimeoutMs: 500,
+      ownerClusterRole: 'owner',
+      logger,
+    };
     const sync = await startTlsSecretSync(options);
     try {
       expect(await servedCa()).toBe(before['ca.crt']);

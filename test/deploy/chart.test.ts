@@ -40,15 +40,19 @@ const one = (kind: string): Obj => {
   return found[0] as Obj;
 };
 const container = (): Obj => one('Deployment')['spec']['template']['spec']['containers'][0];
-const flag = (name: string): string | undefined =>
-  (container()['args'] as string[]).find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+const flag = (name: string): string | undefined => (container()['args'] as string[]).find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
 
 describe('the chart reads deploy/ itself', () => {
   test('files/ holds exactly the copies scripts/generate/chart-files.ts writes (test/generate.test.ts: equal to deploy/), no symbolic link', async () => {
     const entries = await readdir(path.join(CHART_DIR, 'files'), { withFileTypes: true, recursive: true });
     const links = entries.filter((e) => e.isSymbolicLink()).map((e) => path.relative(REPO_ROOT, path.join(e.parentPath, e.name)));
     const files = entries.filter((e) => e.isFile()).map((e) => path.relative(REPO_ROOT, path.join(e.parentPath, e.name)));
-    expect({ links, files: files.sort() }).toEqual({ links: [], files: generateChartFiles().map((f) => f.path).sort() });
+    expect({ links, files: files.sort() }).toEqual({
+      links: [],
+      files: generateChartFiles()
+        .map((f) => f.path)
+        .sort(),
+    });
   });
 
   test('every file a template names under files/ exists', async () => {
@@ -92,7 +96,7 @@ describe("the chart's defaults are deploy/base's", () => {
     expect(role['rules'][0]['resourceNames']).toEqual([values['spiderpool']['configName']]);
   });
 
-  test('unsyncedPools is the server\'s --unsynced-pools, Refuse (the pair rules are refusals)', () => {
+  test("unsyncedPools is the server's --unsynced-pools, Refuse (the pair rules are refusals)", () => {
     expect(values['unsyncedPools']).toBe(flag('--unsynced-pools'));
     expect(values['unsyncedPools']).toBe('Refuse');
   });
@@ -120,7 +124,9 @@ describe("the chart's defaults are deploy/base's", () => {
 describe('what the chart cannot own, it says', () => {
   test('NOTES.txt gives the command that labels the release namespace as deploy/base/namespace.yaml labels its own (Pod Security "restricted")', async () => {
     const notes = await readFile(path.join(CHART_DIR, 'templates/NOTES.txt'), 'utf8');
-    const labels = Object.entries(one('Namespace')['metadata']['labels'] as Record<string, string>).filter(([k]) => k.startsWith('pod-security.kubernetes.io/'));
+    const labels = Object.entries(one('Namespace')['metadata']['labels'] as Record<string, string>).filter(([k]) =>
+      k.startsWith('pod-security.kubernetes.io/'),
+    );
     expect(labels).toContainEqual(['pod-security.kubernetes.io/enforce', 'restricted']);
     const command = notes.split('\n').find((line) => line.trim().startsWith('kubectl label namespace {{ .Release.Namespace }}'));
     expect(command?.trim().split(/\s+/).slice(6).sort()).toEqual([...labels.map(([k, v]) => `${k}=${v}`), '--overwrite'].sort());
@@ -132,7 +138,9 @@ describe('the client-certificate option: the chart mounts what deploy/components
     const component = parse(await readFile(path.join(DEPLOY_DIR, 'components/client-ca/kustomization.yaml'), 'utf8'));
     const ops: Obj[] = parse(component['patches'][0]['patch']);
     const [arg, mount, volume] = ops.map((op) => op['value']);
-    const templates = (await Promise.all(['base.yaml', 'client-ca.yaml', 'components.yaml'].map((f) => readFile(path.join(CHART_DIR, 'templates', f), 'utf8')))).join('\n');
+    const templates = (
+      await Promise.all(['base.yaml', 'client-ca.yaml', 'components.yaml'].map((f) => readFile(path.join(CHART_DIR, 'templates', f), 'utf8')))
+    ).join('\n');
     const [flagName, file] = (arg as string).split('=');
     expect(templates).toContain(`"${flagName}" "${file}"`);
     expect(file).toBe(`${mount['mountPath']}/ca.crt`);
@@ -174,7 +182,6 @@ describe('values and templates agree', () => {
   });
 });
 
-
 /**
  * Object schemas that take any keys: the Kubernetes types passed to the pod as given
  * (affinity, a toleration, nodeSelector's string map) and Helm's `global`.
@@ -212,8 +219,16 @@ describe('values.schema.json', () => {
     ['an unknown tls.method', (v) => (v['tls']['method'] = 'manual'), /^tls\.method: must be equal to one of the allowed values$/],
     ['a key under tls.provided', (v) => (v['tls']['provided']['cert'] = 'x'), /^tls\.provided: unknown key "cert"$/],
     ['a CIDR without a prefix length', (v) => (v['networkPolicy']['apiServerCIDRs'] = ['10.0.0.1']), /^networkPolicy\.apiServerCIDRs\.0: must match pattern/],
-    ['a metrics namespace that is no namespace name', (v) => (v['networkPolicy']['metricsNamespaces'] = ['Monitoring']), /^networkPolicy\.metricsNamespaces\.0: must match pattern/],
-    ['one metrics namespace not in a list', (v) => (v['networkPolicy']['metricsNamespaces'] = 'monitoring'), /^networkPolicy\.metricsNamespaces: must be array$/],
+    [
+      'a metrics namespace that is no namespace name',
+      (v) => (v['networkPolicy']['metricsNamespaces'] = ['Monitoring']),
+      /^networkPolicy\.metricsNamespaces\.0: must match pattern/,
+    ],
+    [
+      'one metrics namespace not in a list',
+      (v) => (v['networkPolicy']['metricsNamespaces'] = 'monitoring'),
+      /^networkPolicy\.metricsNamespaces: must be array$/,
+    ],
     ['a key under clientCA', (v) => (v['clientCA']['caFile'] = '/ca.crt'), /^clientCA: unknown key "caFile"$/],
     ['an unsyncedPools setting the server does not know', (v) => (v['unsyncedPools'] = 'Deny'), /^unsyncedPools: must be equal to one of the allowed values$/],
   ])('refuses %s', (_name, mutate, expected) => {

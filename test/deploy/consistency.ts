@@ -10,13 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import {
-  DEFAULT_CONFIGMAP_NAME,
-  DEFAULT_NAMESPACE,
-  DEFAULT_PORT,
-  DEFAULT_SERVICE_NAME,
-  WEBHOOKS,
-} from '../../src/defaults.js';
+import { DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME, WEBHOOKS } from '../../src/defaults.js';
 import { forSpiderpoolConf, WEBHOOK_MANIFEST_PATH, WebhookManifestSchema, webhookConfigurationFor } from '../../src/registration/webhook-configuration.js';
 
 export interface ConsistencyOptions {
@@ -86,7 +80,9 @@ export function webhookConfigurationOfPods(objects: readonly unknown[]): Obj | u
   const shipped = WebhookManifestSchema.parse(parse(readFileSync(WEBHOOK_MANIFEST_PATH, 'utf8')));
   const conf = { name: flagValue(args, 'configmap-name') ?? DEFAULT_CONFIGMAP_NAME, namespace: flagValue(args, 'configmap-namespace') ?? 'kube-system' };
   const moved = forSpiderpoolConf(shipped, WEBHOOKS.configMap.path, conf);
-  const annotations = Object.fromEntries(flagValues(args, 'webhook-configuration-annotation').map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]));
+  const annotations = Object.fromEntries(
+    flagValues(args, 'webhook-configuration-annotation').map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]),
+  );
   const target = { service: { name: flagValue(args, 'service') ?? DEFAULT_SERVICE_NAME, namespace: namespaceOf(deployment!) } };
   const written = webhookConfigurationFor(
     { ...moved, metadata: { ...moved.metadata, name, annotations: { ...(moved.metadata['annotations'] as object | undefined), ...annotations } } },
@@ -137,11 +133,7 @@ function show(v: unknown): string {
 
 function sameSet(actual: unknown, expected: readonly string[]): boolean {
   const a = arr(actual);
-  return (
-    a.length === expected.length &&
-    a.every((x) => typeof x === 'string' && expected.includes(x)) &&
-    new Set(a).size === a.length
-  );
+  return a.length === expected.length && a.every((x) => typeof x === 'string' && expected.includes(x)) && new Set(a).size === a.length;
 }
 
 /** Every key/value of `selector` is present in `labels` (a non-empty selector). */
@@ -250,7 +242,9 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
   if (container !== undefined && podSpec !== undefined) {
     const c = `${dep} container "${str(container['name']) ?? '?'}"`;
     const args = arr(container['args']);
-    const envPort = arr(container['env']).map(obj).find((e) => e?.['name'] === 'PORT')?.['value'];
+    const envPort = arr(container['env'])
+      .map(obj)
+      .find((e) => e?.['name'] === 'PORT')?.['value'];
     // The port the server listens on: --port, else env PORT, else DEFAULT_PORT.
     const portText = flagValue(args, 'port') ?? str(envPort);
     const listenPort = portText === undefined ? DEFAULT_PORT : Number(portText);
@@ -265,7 +259,9 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
     }
     const cmNamespace = flagValue(args, 'configmap-namespace') ?? 'kube-system';
     if (cmNamespace !== spiderpoolNamespace) {
-      problems.push(`${c}: --configmap-namespace is "${cmNamespace}", expected "${spiderpoolNamespace}" (where the ConfigMap webhook and the conf-reader Role are)`);
+      problems.push(
+        `${c}: --configmap-namespace is "${cmNamespace}", expected "${spiderpoolNamespace}" (where the ConfigMap webhook and the conf-reader Role are)`,
+      );
     }
     const cmName = flagValue(args, 'configmap-name') ?? DEFAULT_CONFIGMAP_NAME;
     if (cmName !== configMapName) {
@@ -319,14 +315,10 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
     }
 
     const spreadByNode =
-      arr(podSpec['topologySpreadConstraints']).some(
-        (t) => obj(t)?.['topologyKey'] === 'kubernetes.io/hostname',
-      ) ||
+      arr(podSpec['topologySpreadConstraints']).some((t) => obj(t)?.['topologyKey'] === 'kubernetes.io/hostname') ||
       [
         ...arr(at(podSpec, 'affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution')),
-        ...arr(at(podSpec, 'affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution')).map(
-          (p) => obj(p)?.['podAffinityTerm'],
-        ),
+        ...arr(at(podSpec, 'affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution')).map((p) => obj(p)?.['podAffinityTerm']),
       ].some((t) => obj(t)?.['topologyKey'] === 'kubernetes.io/hostname');
     if (!spreadByNode) {
       problems.push(`${dep}: replicas are not spread across nodes (no topologySpreadConstraints or podAntiAffinity on kubernetes.io/hostname)`);
@@ -340,10 +332,7 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
     if (sa === undefined) {
       problems.push(`ServiceAccount "${saName}" used by ${dep} is missing`);
     }
-    const automount =
-      podSpec['automountServiceAccountToken'] !== undefined
-        ? podSpec['automountServiceAccountToken']
-        : sa?.['automountServiceAccountToken'];
+    const automount = podSpec['automountServiceAccountToken'] !== undefined ? podSpec['automountServiceAccountToken'] : sa?.['automountServiceAccountToken'];
     if (automount === false) {
       problems.push(`${dep}: automountServiceAccountToken is false, but the pool cache needs the token to watch SpiderIPPools`);
     }
@@ -353,7 +342,9 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
     // Certificates: with --tls-secret the server writes --cert-dir (a writable emptyDir)
     // from the Secret it keeps; otherwise --cert-dir is a read-only mount of a TLS Secret.
     const certDir = flagValue(args, 'cert-dir');
-    const mount = arr(container['volumeMounts']).map(obj).find((m) => m?.['mountPath'] === certDir);
+    const mount = arr(container['volumeMounts'])
+      .map(obj)
+      .find((m) => m?.['mountPath'] === certDir);
     const keptSecret = flagValue(args, 'tls-secret');
     if (certDir === undefined) {
       problems.push(`${c}: args lack --cert-dir`);
@@ -362,15 +353,26 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
     } else if (keptSecret !== undefined) {
       if (certManager) problems.push(`${c}: --tls-secret is set although cert-manager writes the certificates`);
       if (mount['readOnly'] === true) problems.push(`${c}: the mount at ${certDir} is readOnly; with --tls-secret the server writes the certificates there`);
-      const volume = arr(podSpec['volumes']).map(obj).find((v) => v?.['name'] === mount['name']);
-      if (obj(volume?.['emptyDir']) === undefined) problems.push(`${dep}: volume ${show(mount["name"])} mounted at ${certDir} is not an emptyDir; with --tls-secret the server writes it`);
+      const volume = arr(podSpec['volumes'])
+        .map(obj)
+        .find((v) => v?.['name'] === mount['name']);
+      if (obj(volume?.['emptyDir']) === undefined)
+        problems.push(`${dep}: volume ${show(mount['name'])} mounted at ${certDir} is not an emptyDir; with --tls-secret the server writes it`);
       problems.push(...checkPodNamespace(args, container, c));
       problems.push(...checkSecretAccess(all, saName, namespaceOf(deployment!) ?? namespace, keptSecret));
-      problems.push(...checkKeptSecret(ofKind('Secret').find((o) => nameOf(o) === keptSecret), keptSecret, namespaceOf(deployment!) ?? namespace));
+      problems.push(
+        ...checkKeptSecret(
+          ofKind('Secret').find((o) => nameOf(o) === keptSecret),
+          keptSecret,
+          namespaceOf(deployment!) ?? namespace,
+        ),
+      );
     } else {
       if (mount['readOnly'] !== true) problems.push(`${c}: the mount at ${certDir} is not readOnly`);
       problems.push(...checkNoSecretAccess(all, saName, namespaceOf(deployment!) ?? namespace));
-      const volume = arr(podSpec['volumes']).map(obj).find((v) => v?.['name'] === mount['name']);
+      const volume = arr(podSpec['volumes'])
+        .map(obj)
+        .find((v) => v?.['name'] === mount['name']);
       const secretName = str(at(volume, 'secret.secretName'));
       const secret = ofKind('Secret').find((s) => nameOf(s) === secretName);
       if (secretName === undefined) {
@@ -401,7 +403,9 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
     if (deployment !== undefined && !selects(at(service, 'spec.selector'), podLabels)) {
       problems.push(`${svc}: spec.selector does not select the Deployment's pods`);
     }
-    const port = arr(at(service, 'spec.ports')).map(obj).find((p) => p?.['port'] === WEBHOOK_SERVICE_PORT);
+    const port = arr(at(service, 'spec.ports'))
+      .map(obj)
+      .find((p) => p?.['port'] === WEBHOOK_SERVICE_PORT);
     if (port === undefined) {
       problems.push(`${svc}: no port ${WEBHOOK_SERVICE_PORT}`);
     } else {
@@ -422,7 +426,9 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
     problems.push(`no PodDisruptionBudget selects the Deployment's pods`);
   } else {
     if (at(pdb, 'spec.maxUnavailable') !== 1 || at(pdb, 'spec.minAvailable') !== undefined) {
-      problems.push(`PodDisruptionBudget "${nameOf(pdb)}": maxUnavailable is ${show(at(pdb, 'spec.maxUnavailable'))} and minAvailable ${show(at(pdb, 'spec.minAvailable'))}, expected maxUnavailable 1 alone (one replica at a time, whatever the count)`);
+      problems.push(
+        `PodDisruptionBudget "${nameOf(pdb)}": maxUnavailable is ${show(at(pdb, 'spec.maxUnavailable'))} and minAvailable ${show(at(pdb, 'spec.minAvailable'))}, expected maxUnavailable 1 alone (one replica at a time, whatever the count)`,
+      );
     }
     if (namespaceOf(pdb) !== namespace) {
       problems.push(`PodDisruptionBudget "${nameOf(pdb)}": namespace is ${show(namespaceOf(pdb))}, expected "${namespace}"`);
@@ -437,13 +443,17 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
   const listed = ofKind('ValidatingWebhookConfiguration');
   if (podsWrite !== undefined) {
     for (const vwc of listed) {
-      problems.push(`ValidatingWebhookConfiguration "${nameOf(vwc)}" is among the manifests, but the pods write it once they serve (--manage-webhook-configuration): applied with the Deployment, it refuses every guarded write until a pod is Ready`);
+      problems.push(
+        `ValidatingWebhookConfiguration "${nameOf(vwc)}" is among the manifests, but the pods write it once they serve (--manage-webhook-configuration): applied with the Deployment, it refuses every guarded write until a pod is Ready`,
+      );
     }
     const args = arr(container?.['args']);
     const saName = str(podSpec?.['serviceAccountName']) ?? 'default';
     problems.push(...checkPodNamespace(args, container ?? {}, dep));
     problems.push(...checkReplicaFlags(all, args, container ?? {}, saName, namespaceOf(deployment ?? {}) ?? namespace, dep));
-    problems.push(...checkConfigurationAccess(all, saName, namespaceOf(deployment ?? {}) ?? namespace, nameOf(podsWrite), flagValue(args, 'owner-cluster-role')));
+    problems.push(
+      ...checkConfigurationAccess(all, saName, namespaceOf(deployment ?? {}) ?? namespace, nameOf(podsWrite), flagValue(args, 'owner-cluster-role')),
+    );
   }
   const vwcs = podsWrite !== undefined ? [podsWrite] : listed;
   for (const vwc of vwcs) {
@@ -481,7 +491,9 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
   // pods, which keep the old CA beside it, must be caBundle's only writer.
   for (const vwc of vwcs) {
     if (obj(at(vwc, 'metadata.annotations'))?.[INJECT_CA_FROM] !== undefined) {
-      problems.push(`ValidatingWebhookConfiguration "${nameOf(vwc)}": annotation ${INJECT_CA_FROM} lets cainjector write caBundle, which during a CA change drops the old CA that replicas still serve; leave caBundle to the pods`);
+      problems.push(
+        `ValidatingWebhookConfiguration "${nameOf(vwc)}": annotation ${INJECT_CA_FROM} lets cainjector write caBundle, which during a CA change drops the old CA that replicas still serve; leave caBundle to the pods`,
+      );
     }
   }
 
@@ -493,7 +505,9 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
       .map((e) => /(?<![\w.])object\.metadata\.name\s*==\s*(['"])(.*?)\1/.exec(e)?.[2])
       .filter((n): n is string => n !== undefined);
     if (names.length === 0) {
-      problems.push(`${w}: no matchCondition limits it to ConfigMap "${configMapName}" (object.metadata.name == '${configMapName}'); every ConfigMap write in the namespace would reach the webhook`);
+      problems.push(
+        `${w}: no matchCondition limits it to ConfigMap "${configMapName}" (object.metadata.name == '${configMapName}'); every ConfigMap write in the namespace would reach the webhook`,
+      );
     } else if (!names.includes(configMapName)) {
       problems.push(`${w}: matchConditions name ConfigMap ${show(names)}, expected "${configMapName}"`);
     }
@@ -549,13 +563,17 @@ function checkNetworkPolicy(policies: readonly Obj[], namespace: string, podLabe
       namespaceOf(p) === namespace &&
       selects(at(p, 'spec.podSelector.matchLabels'), podLabels) &&
       arr(at(p, 'spec.ingress')).some(
-        (rule) => admits(obj(rule)?.['from']) && arr(obj(rule)?.['ports']).some((port) => obj(port)?.['port'] === DEFAULT_PORT && (obj(port)?.['protocol'] ?? 'TCP') === 'TCP'),
+        (rule) =>
+          admits(obj(rule)?.['from']) &&
+          arr(obj(rule)?.['ports']).some((port) => obj(port)?.['port'] === DEFAULT_PORT && (obj(port)?.['protocol'] ?? 'TCP') === 'TCP'),
       ),
   );
   const source = cidrs === undefined ? 'from anywhere' : `from ${cidrs.join(', ')}`;
   return admitting.length > 0
     ? []
-    : [`no NetworkPolicy in "${namespace}" selects the webhook's pods and admits TCP ${DEFAULT_PORT} ${source}; the API server's calls would be dropped where ingress is denied by default`];
+    : [
+        `no NetworkPolicy in "${namespace}" selects the webhook's pods and admits TCP ${DEFAULT_PORT} ${source}; the API server's calls would be dropped where ingress is denied by default`,
+      ];
 }
 
 function checkTlsSecret(secret: Obj, namespace: string): string[] {
@@ -578,7 +596,9 @@ function checkTlsSecret(secret: Obj, namespace: string): string[] {
 /** The pod's namespace reaches the server: `--namespace`, or POD_NAMESPACE from the downward API. */
 function checkPodNamespace(args: readonly unknown[], container: Obj, c: string): string[] {
   if (flagValue(args, 'namespace') !== undefined) return [];
-  const env = arr(container['env']).map(obj).find((e) => e?.['name'] === 'POD_NAMESPACE');
+  const env = arr(container['env'])
+    .map(obj)
+    .find((e) => e?.['name'] === 'POD_NAMESPACE');
   return at(env, 'valueFrom.fieldRef.fieldPath') === 'metadata.namespace'
     ? []
     : [`${c}: neither --namespace nor POD_NAMESPACE from the downward API (fieldRef metadata.namespace); the server would not know its namespace`];
@@ -590,11 +610,21 @@ function checkPodNamespace(args: readonly unknown[], container: Obj, c: string):
  * a replica Pending.
  */
 function checkNodeSpread(podSpec: Obj, dep: string): string[] {
-  const spread = arr(podSpec['topologySpreadConstraints']).map(obj).find((t) => t?.['topologyKey'] === 'kubernetes.io/hostname');
+  const spread = arr(podSpec['topologySpreadConstraints'])
+    .map(obj)
+    .find((t) => t?.['topologyKey'] === 'kubernetes.io/hostname');
   if (spread === undefined) return [];
   return [
-    ...(spread['whenUnsatisfiable'] === 'DoNotSchedule' ? [] : [`${dep}: the kubernetes.io/hostname spread is ${show(spread['whenUnsatisfiable'])}, expected DoNotSchedule (one node's death must not take two replicas)`]),
-    ...(spread['nodeTaintsPolicy'] === 'Honor' ? [] : [`${dep}: the kubernetes.io/hostname spread's nodeTaintsPolicy is ${show(spread['nodeTaintsPolicy'])}, expected Honor (a cordoned or dead node would hold a replica Pending)`]),
+    ...(spread['whenUnsatisfiable'] === 'DoNotSchedule'
+      ? []
+      : [
+          `${dep}: the kubernetes.io/hostname spread is ${show(spread['whenUnsatisfiable'])}, expected DoNotSchedule (one node's death must not take two replicas)`,
+        ]),
+    ...(spread['nodeTaintsPolicy'] === 'Honor'
+      ? []
+      : [
+          `${dep}: the kubernetes.io/hostname spread's nodeTaintsPolicy is ${show(spread['nodeTaintsPolicy'])}, expected Honor (a cordoned or dead node would hold a replica Pending)`,
+        ]),
   ];
 }
 
@@ -602,23 +632,39 @@ function checkNodeSpread(podSpec: Obj, dep: string): string[] {
 function checkReplicaFlags(all: readonly Obj[], args: readonly unknown[], container: Obj, saName: string, saNamespace: string, dep: string): string[] {
   const flags = ['--peer-readiness', '--rebalance'].filter((f) => args.includes(f));
   if (flags.length === 0) return [];
-  const env = arr(container['env']).map(obj).find((e) => e?.['name'] === 'POD_NAME');
+  const env = arr(container['env'])
+    .map(obj)
+    .find((e) => e?.['name'] === 'POD_NAME');
   const subject = { name: saName, namespace: saNamespace };
   type Need = { resource: string; verb: string; group?: string; clusterWide?: true };
   const needed: Need[] = [
     { resource: 'pods', verb: 'get' },
     { resource: 'pods', verb: 'list' },
     ...(flags.includes('--peer-readiness')
-      ? [{ resource: 'pods/status', verb: 'patch' }, ...['get', 'list', 'create', 'update'].map((verb) => ({ resource: 'leases', verb, group: 'coordination.k8s.io' }))]
+      ? [
+          { resource: 'pods/status', verb: 'patch' },
+          ...['get', 'list', 'create', 'update'].map((verb) => ({ resource: 'leases', verb, group: 'coordination.k8s.io' })),
+        ]
       : []),
-    ...(flags.includes('--rebalance') ? [{ resource: 'pods/eviction', verb: 'create' }, { resource: 'nodes', verb: 'list', clusterWide: true as const }] : []),
+    ...(flags.includes('--rebalance')
+      ? [
+          { resource: 'pods/eviction', verb: 'create' },
+          { resource: 'nodes', verb: 'list', clusterWide: true as const },
+        ]
+      : []),
   ];
-  const granted = (n: Need) => grants(all, subject, n.clusterWide ? { kind: 'ClusterRole' } : { kind: 'Role', namespace: saNamespace }, n.group ?? '', n.resource, n.verb);
+  const granted = (n: Need) =>
+    grants(all, subject, n.clusterWide ? { kind: 'ClusterRole' } : { kind: 'Role', namespace: saNamespace }, n.group ?? '', n.resource, n.verb);
   return [
-    ...(at(env, 'valueFrom.fieldRef.fieldPath') === 'metadata.name' ? [] : [`${dep}: ${flags.join(' and ')} without POD_NAME from the downward API (fieldRef metadata.name)`]),
+    ...(at(env, 'valueFrom.fieldRef.fieldPath') === 'metadata.name'
+      ? []
+      : [`${dep}: ${flags.join(' and ')} without POD_NAME from the downward API (fieldRef metadata.name)`]),
     ...needed
       .filter((n) => !granted(n))
-      .map((n) => `ServiceAccount "${saNamespace}/${saName}" may not ${n.verb} ${n.resource}${n.clusterWide ? '' : ` in "${saNamespace}"`} (${flags.join(' and ')} needs it)`),
+      .map(
+        (n) =>
+          `ServiceAccount "${saNamespace}/${saName}" may not ${n.verb} ${n.resource}${n.clusterWide ? '' : ` in "${saNamespace}"`} (${flags.join(' and ')} needs it)`,
+      ),
   ];
 }
 
@@ -626,7 +672,15 @@ function checkReplicaFlags(all: readonly Obj[], args: readonly unknown[], contai
 const ANY_NAME = Symbol('any name');
 
 /** RBAC rules (of Roles or ClusterRoles bound to the ServiceAccount) that grant `verb` on `resource`, for `name` when given (for any name with {@link ANY_NAME}). */
-function grants(all: readonly Obj[], subject: { name: string; namespace: string }, where: { kind: 'Role' | 'ClusterRole'; namespace?: string }, group: string, resource: string, verb: string, name?: string | typeof ANY_NAME): boolean {
+function grants(
+  all: readonly Obj[],
+  subject: { name: string; namespace: string },
+  where: { kind: 'Role' | 'ClusterRole'; namespace?: string },
+  group: string,
+  resource: string,
+  verb: string,
+  name?: string | typeof ANY_NAME,
+): boolean {
   const bindingKind = where.kind === 'Role' ? 'RoleBinding' : 'ClusterRoleBinding';
   const bindings = all.filter(
     (o) =>
@@ -636,12 +690,16 @@ function grants(all: readonly Obj[], subject: { name: string; namespace: string 
       arr(o['subjects']).some((s) => obj(s)?.['kind'] === 'ServiceAccount' && obj(s)?.['name'] === subject.name && obj(s)?.['namespace'] === subject.namespace),
   );
   return bindings.some((b) => {
-    const role = all.find((o) => o['kind'] === where.kind && nameOf(o) === at(b, 'roleRef.name') && (where.namespace === undefined || namespaceOf(o) === where.namespace));
-    return arr(role?.['rules']).map(obj).some((r) => {
-      if (r === undefined || !arr(r['apiGroups']).includes(group) || !arr(r['resources']).includes(resource) || !arr(r['verbs']).includes(verb)) return false;
-      const names = arr(r['resourceNames']);
-      return names.length === 0 || name === ANY_NAME || (name !== undefined && names.includes(name));
-    });
+    const role = all.find(
+      (o) => o['kind'] === where.kind && nameOf(o) === at(b, 'roleRef.name') && (where.namespace === undefined || namespaceOf(o) === where.namespace),
+    );
+    return arr(role?.['rules'])
+      .map(obj)
+      .some((r) => {
+        if (r === undefined || !arr(r['apiGroups']).includes(group) || !arr(r['resources']).includes(resource) || !arr(r['verbs']).includes(verb)) return false;
+        const names = arr(r['resourceNames']);
+        return names.length === 0 || name === ANY_NAME || (name !== undefined && names.includes(name));
+      });
   });
 }
 
@@ -663,7 +721,9 @@ function checkSecretAccess(all: readonly Obj[], saName: string, saNamespace: str
       grants(all, subject, where, '', 'secrets', verb, undefined) ||
       grants(all, subject, { kind: 'ClusterRole' }, '', 'secrets', verb, ANY_NAME),
   );
-  return extra.length === 0 ? missing : [...missing, `ServiceAccount "${saNamespace}/${saName}" may ${extra.join(', ')} Secrets beyond get and update of "${secret}"`];
+  return extra.length === 0
+    ? missing
+    : [...missing, `ServiceAccount "${saNamespace}/${saName}" may ${extra.join(', ')} Secrets beyond get and update of "${secret}"`];
 }
 
 /**
@@ -675,7 +735,9 @@ function checkKeptSecret(secret: Obj | undefined, name: string, namespace: strin
   if (secret === undefined) return [`${s} (--tls-secret) is not among the manifests; the pods do not create it`];
   return [
     ...(namespaceOf(secret) === namespace ? [] : [`${s}: namespace is ${show(namespaceOf(secret))}, expected "${namespace}"`]),
-    ...(secret['type'] === undefined || secret['type'] === 'Opaque' ? [] : [`${s}: type is ${show(secret['type'])}; the empty Secret the pods fill has none (Opaque)`]),
+    ...(secret['type'] === undefined || secret['type'] === 'Opaque'
+      ? []
+      : [`${s}: type is ${show(secret['type'])}; the empty Secret the pods fill has none (Opaque)`]),
     ...('data' in secret || 'stringData' in secret ? [`${s}: has data; an apply would overwrite what the pods wrote`] : []),
   ];
 }
@@ -690,9 +752,13 @@ const SECRET_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'dele
 function checkNoSecretAccess(all: readonly Obj[], saName: string, saNamespace: string): string[] {
   const subject = { name: saName, namespace: saNamespace };
   const granted = SECRET_VERBS.filter(
-    (verb) => grants(all, subject, { kind: 'Role', namespace: saNamespace }, '', 'secrets', verb, ANY_NAME) || grants(all, subject, { kind: 'ClusterRole' }, '', 'secrets', verb, ANY_NAME),
+    (verb) =>
+      grants(all, subject, { kind: 'Role', namespace: saNamespace }, '', 'secrets', verb, ANY_NAME) ||
+      grants(all, subject, { kind: 'ClusterRole' }, '', 'secrets', verb, ANY_NAME),
   );
-  return granted.length === 0 ? [] : [`ServiceAccount "${saNamespace}/${saName}" may ${granted.join(', ')} Secrets, although without --tls-secret the pods keep none`];
+  return granted.length === 0
+    ? []
+    : [`ServiceAccount "${saNamespace}/${saName}" may ${granted.join(', ')} Secrets, although without --tls-secret the pods keep none`];
 }
 
 /** --manage-webhook-configuration: get, patch and create (an apply) of that one configuration; --owner-cluster-role: get of that ClusterRole. */
@@ -701,9 +767,13 @@ function checkConfigurationAccess(all: readonly Obj[], saName: string, saNamespa
   const where = { kind: 'ClusterRole' as const };
   const problems = (['get', 'patch', 'create'] as const)
     .filter((verb) => !grants(all, subject, where, 'admissionregistration.k8s.io', 'validatingwebhookconfigurations', verb, configuration))
-    .map((verb) => `ServiceAccount "${saNamespace}/${saName}" may not ${verb} ValidatingWebhookConfiguration "${configuration}" (--manage-webhook-configuration applies it)`);
+    .map(
+      (verb) =>
+        `ServiceAccount "${saNamespace}/${saName}" may not ${verb} ValidatingWebhookConfiguration "${configuration}" (--manage-webhook-configuration applies it)`,
+    );
   if (owner !== undefined) {
-    if (!all.some((o) => o['kind'] === 'ClusterRole' && nameOf(o) === owner)) problems.push(`--owner-cluster-role names ClusterRole "${owner}", which is not among the manifests`);
+    if (!all.some((o) => o['kind'] === 'ClusterRole' && nameOf(o) === owner))
+      problems.push(`--owner-cluster-role names ClusterRole "${owner}", which is not among the manifests`);
     if (!grants(all, subject, where, 'rbac.authorization.k8s.io', 'clusterroles', 'get', owner)) {
       problems.push(`ServiceAccount "${saNamespace}/${saName}" may not get ClusterRole "${owner}" (--owner-cluster-role reads its uid)`);
     }
@@ -716,11 +786,7 @@ function webhooksFor(vwcs: readonly Obj[], resource: string): Obj[] {
   return vwcs.flatMap((vwc) =>
     arr(vwc['webhooks'])
       .filter(isObj)
-      .filter((w) =>
-        arr(w['rules']).some((r) =>
-          arr(obj(r)?.['resources']).some((x) => typeof x === 'string' && x.split('/')[0] === resource),
-        ),
-      ),
+      .filter((w) => arr(w['rules']).some((r) => arr(obj(r)?.['resources']).some((x) => typeof x === 'string' && x.split('/')[0] === resource))),
   );
 }
 
@@ -746,7 +812,9 @@ function checkPoolReadAccess(all: readonly Obj[], saName: string, saNamespace: s
     .map((b) => all.find((o) => o['kind'] === 'ClusterRole' && nameOf(o) === at(b, 'roleRef.name')))
     .filter((r): r is Obj => r !== undefined && grants(r).length > 0);
   if (roles.length === 0) {
-    return [`no ClusterRole granting spiderippools (${SPIDERPOOL_GROUP}) is bound to ServiceAccount "${saNamespace}/${saName}"; the pool cache cannot list and watch SpiderIPPools`];
+    return [
+      `no ClusterRole granting spiderippools (${SPIDERPOOL_GROUP}) is bound to ServiceAccount "${saNamespace}/${saName}"; the pool cache cannot list and watch SpiderIPPools`,
+    ];
   }
   const problems: string[] = [];
   for (const role of roles) {
@@ -776,12 +844,16 @@ function checkConfReadAccess(all: readonly Obj[], saName: string, saNamespace: s
     .filter((r): r is Obj => r !== undefined);
   const rules = roles.flatMap((r) => arr(r['rules']).filter(isObj)).filter((r) => arr(r['resources']).includes('configmaps'));
   if (rules.length === 0) {
-    return [`no Role in "${spiderpoolNamespace}" granting configmaps is bound to ServiceAccount "${saNamespace}/${saName}"; the server cannot watch ConfigMap "${configMapName}"`];
+    return [
+      `no Role in "${spiderpoolNamespace}" granting configmaps is bound to ServiceAccount "${saNamespace}/${saName}"; the server cannot watch ConfigMap "${configMapName}"`,
+    ];
   }
   const problems: string[] = [];
   for (const rule of rules) {
-    if (!sameSet(rule['resourceNames'], [configMapName])) problems.push(`Role rule on configmaps: resourceNames is ${show(rule['resourceNames'])}, expected ["${configMapName}"] (that one ConfigMap only)`);
-    if (!sameSet(rule['verbs'], POOL_CACHE_VERBS)) problems.push(`Role rule on configmaps: verbs are ${show(rule['verbs'])}, expected ${show(POOL_CACHE_VERBS)} (read only)`);
+    if (!sameSet(rule['resourceNames'], [configMapName]))
+      problems.push(`Role rule on configmaps: resourceNames is ${show(rule['resourceNames'])}, expected ["${configMapName}"] (that one ConfigMap only)`);
+    if (!sameSet(rule['verbs'], POOL_CACHE_VERBS))
+      problems.push(`Role rule on configmaps: verbs are ${show(rule['verbs'])}, expected ${show(POOL_CACHE_VERBS)} (read only)`);
   }
   return problems;
 }
@@ -793,13 +865,15 @@ function checkConfReadAccess(all: readonly Obj[], saName: string, saNamespace: s
 function checkCaBundles(vwcs: readonly Obj[], tls: Obj | 'injected' | undefined): string[] {
   if (tls === 'injected') return [];
   const caCrt = str(obj(tls?.['data'])?.['ca.crt']);
-  return vwcs.flatMap((vwc) => arr(vwc['webhooks']).filter(isObj)).flatMap((webhook) => {
-    const w = `webhook "${str(webhook['name']) ?? '?'}"`;
-    const caBundle = str(at(webhook, 'clientConfig.caBundle'));
-    if (caBundle === undefined || caBundle === '') return [`${w}: clientConfig.caBundle is empty; the API server could not verify the webhook's certificate`];
-    return [
-      ...(decodeBase64(caBundle)?.includes('-----BEGIN ') ? [] : [`${w}: clientConfig.caBundle is not base64 of a PEM certificate`]),
-      ...(caCrt !== undefined && unwrapBase64(caBundle) !== unwrapBase64(caCrt) ? [`${w}: clientConfig.caBundle differs from the TLS Secret's ca.crt`] : []),
-    ];
-  });
+  return vwcs
+    .flatMap((vwc) => arr(vwc['webhooks']).filter(isObj))
+    .flatMap((webhook) => {
+      const w = `webhook "${str(webhook['name']) ?? '?'}"`;
+      const caBundle = str(at(webhook, 'clientConfig.caBundle'));
+      if (caBundle === undefined || caBundle === '') return [`${w}: clientConfig.caBundle is empty; the API server could not verify the webhook's certificate`];
+      return [
+        ...(decodeBase64(caBundle)?.includes('-----BEGIN ') ? [] : [`${w}: clientConfig.caBundle is not base64 of a PEM certificate`]),
+        ...(caCrt !== undefined && unwrapBase64(caBundle) !== unwrapBase64(caCrt) ? [`${w}: clientConfig.caBundle differs from the TLS Secret's ca.crt`] : []),
+      ];
+    });
 }

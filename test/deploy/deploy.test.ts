@@ -51,11 +51,23 @@ describe('deploy/ read without kubectl', () => {
   test('renders the Secret empty and no ValidatingWebhookConfiguration: the pods fill the one and write the other once they serve', () => {
     expect(rendered.filter((o) => o['kind'] === 'ValidatingWebhookConfiguration')).toEqual([]);
     expect(rendered.filter((o) => o['kind'] === 'Secret')).toEqual([
-      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'spiderpool-iaas-webhook-tls', namespace: 'spiderpool-iaas-webhook', labels: { 'app.kubernetes.io/name': 'spiderpool-iaas-webhook' } } },
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: {
+          name: 'spiderpool-iaas-webhook-tls',
+          namespace: 'spiderpool-iaas-webhook',
+          labels: { 'app.kubernetes.io/name': 'spiderpool-iaas-webhook' },
+        },
+      },
     ]);
     const args: string[] = container(rendered)['args'];
     expect(args).toEqual(
-      expect.arrayContaining(['--tls-secret=spiderpool-iaas-webhook-tls', '--manage-webhook-configuration=spiderpool-iaas-webhook', '--owner-cluster-role=spiderpool-iaas-webhook']),
+      expect.arrayContaining([
+        '--tls-secret=spiderpool-iaas-webhook-tls',
+        '--manage-webhook-configuration=spiderpool-iaas-webhook',
+        '--owner-cluster-role=spiderpool-iaas-webhook',
+      ]),
     );
     expect(one(rendered, 'Deployment')['spec']['template']['spec']['volumes']).toEqual([{ name: 'certs', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } }]);
   });
@@ -69,7 +81,12 @@ describe('deploy/ read without kubectl', () => {
     ]);
     const clusterRole = one(rendered, 'ClusterRole');
     expect(clusterRole['rules'].slice(1)).toEqual([
-      { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], resourceNames: ['spiderpool-iaas-webhook'], verbs: ['get', 'patch', 'create'] },
+      {
+        apiGroups: ['admissionregistration.k8s.io'],
+        resources: ['validatingwebhookconfigurations'],
+        resourceNames: ['spiderpool-iaas-webhook'],
+        verbs: ['get', 'patch', 'create'],
+      },
       { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], resourceNames: ['spiderpool-iaas-webhook'], verbs: ['get'] },
       // --rebalance: which nodes could take a replica; read only.
       { apiGroups: [''], resources: ['nodes'], verbs: ['list'] },
@@ -89,7 +106,7 @@ describe('deploy/ read without kubectl', () => {
     expect(container(rendered)['args']).toContain('--reports=true');
   });
 
-  test('the conf-reader Role and binding stay in Spiderpool\'s namespace, their subject follows the ServiceAccount', () => {
+  test("the conf-reader Role and binding stay in Spiderpool's namespace, their subject follows the ServiceAccount", () => {
     const role = rendered.find((o) => o['kind'] === 'Role' && o['metadata']['name'] === 'spiderpool-iaas-webhook-conf-reader')!;
     const binding = rendered.find((o) => o['kind'] === 'RoleBinding' && o['metadata']['name'] === 'spiderpool-iaas-webhook-conf-reader')!;
     expect(role['metadata']['namespace']).toBe('kube-system');
@@ -105,7 +122,7 @@ describe('deploy/ read without kubectl', () => {
   });
 });
 
-describe("the documented overlays", () => {
+describe('the documented overlays', () => {
   test('the README shows the image-only overlay first, docs/install.md the cert-manager one', async () => {
     const titles = (await readmeOverlays()).map((o) => o.title);
     expect(titles[0]).toMatch(/^: deploy\/ as it is, with your image$/);
@@ -117,7 +134,7 @@ describe('deploy/ refuses what the chart refuses (namespace, Pod Security)', () 
   test.each([
     ['kube-system', {}],
     ['spiderpool', { spiderpoolNamespace: 'spiderpool' }],
-  ])('an overlay installing into %s (kube-system or Spiderpool\'s namespace) is refused', (namespace, options) => {
+  ])("an overlay installing into %s (kube-system or Spiderpool's namespace) is refused", (namespace, options) => {
     expect(checkManifests(rendered, { namespace, ...options })).toContain(
       `installs into namespace "${namespace}", which is kube-system or Spiderpool's: install into a namespace of its own`,
     );
@@ -127,7 +144,9 @@ describe('deploy/ refuses what the chart refuses (namespace, Pod Security)', () 
     expect(checkManifests(rendered)).toEqual([]);
     const copy = structuredClone(rendered);
     delete one(copy, 'Namespace')['metadata']['labels']['pod-security.kubernetes.io/enforce'];
-    expect(checkManifests(copy)).toEqual(['Namespace "spiderpool-iaas-webhook": pod-security.kubernetes.io/enforce is not "restricted", though the pods meet it']);
+    expect(checkManifests(copy)).toEqual([
+      'Namespace "spiderpool-iaas-webhook": pod-security.kubernetes.io/enforce is not "restricted", though the pods meet it',
+    ]);
   });
 
   test("no overlay of the README or docs/install.md installs into kube-system or Spiderpool's namespace", async () => {
@@ -172,11 +191,7 @@ describe('deploy/ sources', () => {
 
 describe('the checker reports', () => {
   const cases: [string, (objects: Obj[]) => void, RegExp][] = [
-    [
-      'a container port other than DEFAULT_PORT',
-      (o) => (container(o)['ports'][0]['containerPort'] = 8080),
-      /no containerPort 8443/,
-    ],
+    ['a container port other than DEFAULT_PORT', (o) => (container(o)['ports'][0]['containerPort'] = 8080), /no containerPort 8443/],
     [
       'a Service targetPort other than DEFAULT_PORT',
       (o) => (one(o, 'Service')['spec']['ports'][0]['targetPort'] = 9443),
@@ -200,11 +215,7 @@ describe('the checker reports', () => {
       (o) => (container(o)['readinessProbe']['httpGet']['path'] = '/healthz'),
       /readinessProbe path is "\/healthz", expected "\/readyz"/,
     ],
-    [
-      'an HTTP probe',
-      (o) => (container(o)['livenessProbe']['httpGet']['scheme'] = 'HTTP'),
-      /livenessProbe scheme is "HTTP", expected "HTTPS"/,
-    ],
+    ['an HTTP probe', (o) => (container(o)['livenessProbe']['httpGet']['scheme'] = 'HTTP'), /livenessProbe scheme is "HTTP", expected "HTTPS"/],
     [
       'a missing ConfigMap matchCondition',
       (o) => delete webhook(o, WEBHOOKS.configMap.path)['matchConditions'],
@@ -212,8 +223,7 @@ describe('the checker reports', () => {
     ],
     [
       'a matchCondition on another ConfigMap name',
-      (o) =>
-        (webhook(o, WEBHOOKS.configMap.path)['matchConditions'][0]['expression'] = "object.metadata.name == 'other'"),
+      (o) => (webhook(o, WEBHOOKS.configMap.path)['matchConditions'][0]['expression'] = "object.metadata.name == 'other'"),
       /matchConditions name ConfigMap \["other"\], expected "spiderpool-conf"/,
     ],
     [
@@ -250,23 +260,19 @@ describe('the checker reports', () => {
       /clientConfig\.service is "default"\/"spiderpool-iaas-webhook", expected "spiderpool-iaas-webhook"\/"spiderpool-iaas-webhook"/,
     ],
     [
-      'a namespaceSelector without Spiderpool\'s namespace',
+      "a namespaceSelector without Spiderpool's namespace",
       (o) => (webhook(o, WEBHOOKS.configMap.path)['namespaceSelector']['matchExpressions'][0]['values'] = ['default']),
       /namespaceSelector does not select Spiderpool's namespace "kube-system"/,
     ],
-    [
-      'a writable root filesystem',
-      (o) => (container(o)['securityContext']['readOnlyRootFilesystem'] = false),
-      /readOnlyRootFilesystem is not true/,
-    ],
-    [
-      'capabilities not dropped',
-      (o) => delete container(o)['securityContext']['capabilities'],
-      /capabilities\.drop lacks "ALL"/,
-    ],
+    ['a writable root filesystem', (o) => (container(o)['securityContext']['readOnlyRootFilesystem'] = false), /readOnlyRootFilesystem is not true/],
+    ['capabilities not dropped', (o) => delete container(o)['securityContext']['capabilities'], /capabilities\.drop lacks "ALL"/],
     [
       'no NetworkPolicy',
-      (o) => o.splice(o.findIndex((x) => x['kind'] === 'NetworkPolicy'), 1),
+      (o) =>
+        o.splice(
+          o.findIndex((x) => x['kind'] === 'NetworkPolicy'),
+          1,
+        ),
       /no NetworkPolicy in "spiderpool-iaas-webhook" selects the webhook's pods and admits TCP 8443 from anywhere/,
     ],
     [
@@ -285,7 +291,7 @@ describe('the checker reports', () => {
       /resourceNames is nothing, expected \["spiderpool-conf"\]/,
     ],
     [
-      'the conf reader in the webhook\'s namespace',
+      "the conf reader in the webhook's namespace",
       (o) => (o.find((x) => x['kind'] === 'Role')!['metadata']['namespace'] = 'spiderpool-iaas-webhook'),
       /no Role in "kube-system" granting configmaps/,
     ],
@@ -297,11 +303,7 @@ describe('the checker reports', () => {
       },
       /--configmap-namespace is "spiderpool", expected "kube-system"/,
     ],
-    [
-      'a single replica',
-      (o) => (one(o, 'Deployment')['spec']['replicas'] = 1),
-      /spec\.replicas is 1/,
-    ],
+    ['a single replica', (o) => (one(o, 'Deployment')['spec']['replicas'] = 1), /spec\.replicas is 1/],
     [
       'a PodDisruptionBudget allowing no eviction',
       (o) => (one(o, 'PodDisruptionBudget')['spec']['maxUnavailable'] = 0),
@@ -319,7 +321,10 @@ describe('the checker reports', () => {
     ],
     [
       'peer readiness without the pod name',
-      (o) => (one(o, 'Deployment')['spec']['template']['spec']['containers'][0]['env'] = one(o, 'Deployment')['spec']['template']['spec']['containers'][0]['env'].filter((e: Obj) => e['name'] !== 'POD_NAME')),
+      (o) =>
+        (one(o, 'Deployment')['spec']['template']['spec']['containers'][0]['env'] = one(o, 'Deployment')['spec']['template']['spec']['containers'][0][
+          'env'
+        ].filter((e: Obj) => e['name'] !== 'POD_NAME')),
       /--peer-readiness and --rebalance without POD_NAME/,
     ],
     [
@@ -352,11 +357,17 @@ describe('the checker reports', () => {
     expect(checkManifests(copy, { apiServerCIDRs: ['10.0.0.10/31'] })).toEqual([expect.stringMatching(/admits TCP 8443 from 10\.0\.0\.10\/31;/)]);
     one(copy, 'NetworkPolicy')['spec']['ingress'][0]['from'] = [{ ipBlock: { cidr: '10.0.0.10/31' } }];
     expect(checkManifests(copy, { apiServerCIDRs: ['10.0.0.10/31'] })).toEqual([]);
-    expect(checkManifests(copy, { apiServerCIDRs: ['10.0.0.10/31', '192.0.2.0/24'] })).toEqual([expect.stringMatching(/from 10\.0\.0\.10\/31, 192\.0\.2\.0\/24;/)]);
+    expect(checkManifests(copy, { apiServerCIDRs: ['10.0.0.10/31', '192.0.2.0/24'] })).toEqual([
+      expect.stringMatching(/from 10\.0\.0\.10\/31, 192\.0\.2\.0\/24;/),
+    ]);
   });
 
   test.each([
-    ['a read-only certificate volume', (o: Obj[]) => (container(o)['volumeMounts'][0]['readOnly'] = true), /the mount at \/etc\/webhook\/certs is readOnly; with --tls-secret the server writes the certificates there/],
+    [
+      'a read-only certificate volume',
+      (o: Obj[]) => (container(o)['volumeMounts'][0]['readOnly'] = true),
+      /the mount at \/etc\/webhook\/certs is readOnly; with --tls-secret the server writes the certificates there/,
+    ],
     [
       'a Secret volume with --tls-secret',
       (o: Obj[]) => (one(o, 'Deployment')['spec']['template']['spec']['volumes'][0] = { name: 'certs', secret: { secretName: 'x' } }),
@@ -364,23 +375,44 @@ describe('the checker reports', () => {
     ],
     [
       'create of Secrets granted again',
-      (o: Obj[]) => o.find((x) => x['metadata']['name'] === 'spiderpool-iaas-webhook-tls')!['rules'].push({ apiGroups: [''], resources: ['secrets'], verbs: ['create'] }),
+      (o: Obj[]) =>
+        o.find((x) => x['metadata']['name'] === 'spiderpool-iaas-webhook-tls')!['rules'].push({ apiGroups: [''], resources: ['secrets'], verbs: ['create'] }),
       /may create Secrets beyond get and update of "spiderpool-iaas-webhook-tls"/,
     ],
-    ['the Secret left out', (o: Obj[]) => o.splice(o.findIndex((x) => x['kind'] === 'Secret'), 1), /Secret "spiderpool-iaas-webhook-tls" \(--tls-secret\) is not among the manifests; the pods do not create it/],
+    [
+      'the Secret left out',
+      (o: Obj[]) =>
+        o.splice(
+          o.findIndex((x) => x['kind'] === 'Secret'),
+          1,
+        ),
+      /Secret "spiderpool-iaas-webhook-tls" \(--tls-secret\) is not among the manifests; the pods do not create it/,
+    ],
     [
       'the Secret with data',
       (o: Obj[]) => (o.find((x) => x['kind'] === 'Secret')!['data'] = { 'tls.crt': '' }),
       /Secret "spiderpool-iaas-webhook-tls": has data; an apply would overwrite what the pods wrote/,
     ],
-    ['the Secret typed kubernetes.io/tls', (o: Obj[]) => (o.find((x) => x['kind'] === 'Secret')!['type'] = 'kubernetes.io/tls'), /type is "kubernetes.io\/tls"; the empty Secret the pods fill has none/],
+    [
+      'the Secret typed kubernetes.io/tls',
+      (o: Obj[]) => (o.find((x) => x['kind'] === 'Secret')!['type'] = 'kubernetes.io/tls'),
+      /type is "kubernetes.io\/tls"; the empty Secret the pods fill has none/,
+    ],
     [
       'update of another Secret only',
       (o: Obj[]) => (o.find((x) => x['metadata']['name'] === 'spiderpool-iaas-webhook-tls')!['rules'][0]['resourceNames'] = ['other']),
       /may not update Secret "spiderpool-iaas-webhook-tls"/,
     ],
-    ['no patch of the configuration', (o: Obj[]) => (one(o, 'ClusterRole')['rules'][1]['verbs'] = ['get']), /may not patch ValidatingWebhookConfiguration "spiderpool-iaas-webhook"/],
-    ['no read of the owner ClusterRole', (o: Obj[]) => (one(o, 'ClusterRole')['rules'] = one(o, 'ClusterRole')['rules'].filter((r: Obj) => !r['resources'].includes('clusterroles'))), /may not get ClusterRole "spiderpool-iaas-webhook" \(--owner-cluster-role reads its uid\)/],
+    [
+      'no patch of the configuration',
+      (o: Obj[]) => (one(o, 'ClusterRole')['rules'][1]['verbs'] = ['get']),
+      /may not patch ValidatingWebhookConfiguration "spiderpool-iaas-webhook"/,
+    ],
+    [
+      'no read of the owner ClusterRole',
+      (o: Obj[]) => (one(o, 'ClusterRole')['rules'] = one(o, 'ClusterRole')['rules'].filter((r: Obj) => !r['resources'].includes('clusterroles'))),
+      /may not get ClusterRole "spiderpool-iaas-webhook" \(--owner-cluster-role reads its uid\)/,
+    ],
     ['no POD_NAMESPACE', (o: Obj[]) => delete container(o)['env'], /neither --namespace nor POD_NAMESPACE from the downward API/],
     [
       'the configuration among the manifests as well',

@@ -17,7 +17,7 @@ import { valuesProblems, type JsonSchema } from './values-schema.js';
 const CHART_DIR = path.join(DEPLOY_DIR, 'helm/spiderpool-iaas-webhook');
 const read = (file: string) => readFile(path.join(CHART_DIR, file), 'utf8');
 
-describe('the chart\'s enforcement values', () => {
+describe("the chart's enforcement values", () => {
   it('default to Deny for every rule; the schema names every rule, each action', async () => {
     const values = parse(await read('values.yaml'));
     const schema = JSON.parse(await read('values.schema.json')) as JsonSchema & { properties: Record<string, any> };
@@ -31,7 +31,11 @@ describe('the chart\'s enforcement values', () => {
   it.each<[string, Record<string, unknown>, RegExp]>([
     ['a misspelt rule', { default: 'Deny', rules: { 'mode-fixd': 'Warn' } }, /^enforcement\.rules: unknown key "mode-fixd"$/],
     ['an action of another tool', { default: 'dryrun', rules: {} }, /^enforcement\.default: must be equal to one of the allowed values$/],
-    ['a rule action in lower case', { default: 'Deny', rules: { 'conf-yml': 'warn' } }, /^enforcement\.rules\.conf-yml: must be equal to one of the allowed values$/],
+    [
+      'a rule action in lower case',
+      { default: 'Deny', rules: { 'conf-yml': 'warn' } },
+      /^enforcement\.rules\.conf-yml: must be equal to one of the allowed values$/,
+    ],
   ])('refuses %s', async (_name, enforcement, expected) => {
     const values = { ...parse(await read('values.yaml')), enforcement };
     expect(valuesProblems(JSON.parse(await read('values.schema.json')), values)).toEqual([expect.stringMatching(expected)]);

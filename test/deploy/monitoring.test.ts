@@ -40,13 +40,24 @@ const ROOT = path.resolve(MONITORING_DIR, '../../..');
 const readYaml = async (file: string) => parse(await readFile(path.join(ROOT, file), 'utf8'));
 const alerts = loadAlerts();
 const { configMap, key, dashboard } = loadDashboard();
-const queries = [...alerts.map((a) => ({ where: `alert ${a.alert}`, expr: a.expr })), ...dashboardQueries(dashboard).map((q) => ({ where: `panel "${q.panel}"`, expr: q.expr }))];
+const queries = [
+  ...alerts.map((a) => ({ where: `alert ${a.alert}`, expr: a.expr })),
+  ...dashboardQueries(dashboard).map((q) => ({ where: `panel "${q.panel}"`, expr: q.expr })),
+];
 
 /** GET over HTTPS trusting only `ca`. */
 function get(port: number, ca: string, urlPath: string, body?: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = https.request(
-      { host: '127.0.0.1', servername: 'localhost', port, method: body ? 'POST' : 'GET', path: urlPath, ca, headers: body ? { 'content-type': 'application/json' } : {} },
+      {
+        host: '127.0.0.1',
+        servername: 'localhost',
+        port,
+        method: body ? 'POST' : 'GET',
+        path: urlPath,
+        ca,
+        headers: body ? { 'content-type': 'application/json' } : {},
+      },
       (res) => {
         let data = '';
         res.setEncoding('utf8');
@@ -112,16 +123,24 @@ describe('the queries against what the webhook exports', () => {
     expect(queryProblems('increase(ippool_allocation_failures_total[5m]) > 0', kinds)).toEqual([
       'names ippool_allocation_failures_total, which the webhook does not export and is not a known external series',
     ]);
-    expect(queryProblems('rate(spiderpool_iaas_webhook_pool_violations[5m]) > 0', kinds)).toEqual(['applies rate() to spiderpool_iaas_webhook_pool_violations, a gauge']);
+    expect(queryProblems('rate(spiderpool_iaas_webhook_pool_violations[5m]) > 0', kinds)).toEqual([
+      'applies rate() to spiderpool_iaas_webhook_pool_violations, a gauge',
+    ]);
     expect(queryProblems('sum by (rule) (rate(spiderpool_iaas_webhook_refusal_total[5m]))', kinds)).toEqual([
       'names spiderpool_iaas_webhook_refusal_total, which the webhook does not export and is not a known external series',
     ]);
-    expect(queryProblems('deriv(spiderpool_iaas_webhook_refusals_total[5m])', kinds)).toEqual(['applies deriv() to spiderpool_iaas_webhook_refusals_total, a counter, not a gauge']);
-    expect(queryProblems('increase(kube_deployment_status_replicas_available[5m])', kinds)).toEqual(['applies increase() to kube_deployment_status_replicas_available, a gauge']);
+    expect(queryProblems('deriv(spiderpool_iaas_webhook_refusals_total[5m])', kinds)).toEqual([
+      'applies deriv() to spiderpool_iaas_webhook_refusals_total, a counter, not a gauge',
+    ]);
+    expect(queryProblems('increase(kube_deployment_status_replicas_available[5m])', kinds)).toEqual([
+      'applies increase() to kube_deployment_status_replicas_available, a gauge',
+    ]);
     expect(queryProblems('histogram_quantile(0.99, rate(controller_runtime_webhook_latency_seconds_sum[5m]))', kinds)).toEqual([
       "applies histogram_quantile() to controller_runtime_webhook_latency_seconds_sum, which is not a histogram's _bucket series",
     ]);
-    expect(queryProblems('deriv(controller_runtime_webhook_requests_total[5m])', kinds)).toEqual(['applies deriv() to controller_runtime_webhook_requests_total, a counter, not a gauge']);
+    expect(queryProblems('deriv(controller_runtime_webhook_requests_total[5m])', kinds)).toEqual([
+      'applies deriv() to controller_runtime_webhook_requests_total, a counter, not a gauge',
+    ]);
     expect(queryProblems('{job="x"}', kinds)).toEqual(['a selector names no metric']);
   });
 });
@@ -179,9 +198,13 @@ describe("the API server's view of the webhooks", () => {
 
   /** The webhook names the `name` matchers of the alert on `series` select. */
   function selected(series: string): string[] {
-    const matchers = alerts.flatMap((a) => selectors(parsePromql(a.expr)).filter((s) => s.name === series)).flatMap((s) => s.matchers.filter((m) => m.label === 'name'));
+    const matchers = alerts
+      .flatMap((a) => selectors(parsePromql(a.expr)).filter((s) => s.name === series))
+      .flatMap((s) => s.matchers.filter((m) => m.label === 'name'));
     expect(matchers.length).toBeGreaterThan(0);
-    return webhooks.map((w) => w.name).filter((name) => matchers.every((m) => (m.op === '=~' ? fullMatch(m.value, name) : m.op === '=' ? m.value === name : false)));
+    return webhooks
+      .map((w) => w.name)
+      .filter((name) => matchers.every((m) => (m.op === '=~' ? fullMatch(m.value, name) : m.op === '=' ? m.value === name : false)));
   }
 
   it('the unreachable alert watches every refusing webhook (failurePolicy Fail), on calling errors only', () => {
@@ -198,7 +221,10 @@ describe("the API server's view of the webhooks", () => {
   });
 
   it("does not match another project's webhooks", () => {
-    const [m] = alerts.flatMap((a) => selectors(parsePromql(a.expr))).filter((x) => x.name === 'apiserver_admission_webhook_rejection_count').flatMap((s) => s.matchers.filter((x) => x.label === 'name'));
+    const [m] = alerts
+      .flatMap((a) => selectors(parsePromql(a.expr)))
+      .filter((x) => x.name === 'apiserver_admission_webhook_rejection_count')
+      .flatMap((s) => s.matchers.filter((x) => x.label === 'name'));
     expect(fullMatch(m!.value, 'spiderippool.spidernet.io')).toBe(false);
     expect(fullMatch(m!.value, 'x.iaas-webhook.spidernet.io.evil')).toBe(false);
   });
@@ -227,7 +253,9 @@ describe('the component', () => {
     expect(endpoint).toMatchObject({ scheme: 'https', path: '/metrics' });
     expect(endpoint.tlsConfig.serverName).toBe(`${service.metadata.name}.${service.metadata.namespace}.svc`);
     // The Secret the pods keep their certificates in (--tls-secret), or the one they mount.
-    const kept = (deployment.spec.template.spec.containers[0].args as string[]).filter((a) => a.startsWith('--tls-secret=')).map((a) => a.slice('--tls-secret='.length));
+    const kept = (deployment.spec.template.spec.containers[0].args as string[])
+      .filter((a) => a.startsWith('--tls-secret='))
+      .map((a) => a.slice('--tls-secret='.length));
     const secrets = [...kept, ...deployment.spec.template.spec.volumes.flatMap((v: any) => (v.secret ? [v.secret.secretName] : []))];
     expect(secrets).toContain(endpoint.tlsConfig.ca.secret.name);
     expect(endpoint.tlsConfig.ca.secret.key).toBe('ca.crt');
@@ -242,7 +270,10 @@ describe('the component', () => {
   });
 
   it('the dashboard has the panels an operator needs', () => {
-    const exprs = (title: RegExp) => dashboardQueries(dashboard).filter((q) => title.test(q.panel)).map((q) => q.expr);
+    const exprs = (title: RegExp) =>
+      dashboardQueries(dashboard)
+        .filter((q) => title.test(q.panel))
+        .map((q) => q.expr);
     expect(exprs(/Requests by webhook and outcome/).join(' ')).toMatch(/allowed="true".*allowed="false".*code!="200"/);
     expect(exprs(/Latency/).join(' ')).toMatch(/histogram_quantile\(0\.5,.*histogram_quantile\(0\.99,/);
     expect(exprs(/Refusals by rule/).join(' ')).toContain('sum by (rule, action) (rate(spiderpool_iaas_webhook_decisions_total{');

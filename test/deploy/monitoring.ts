@@ -107,7 +107,8 @@ export function queryProblems(query: string, kinds: ReadonlyMap<string, SeriesKi
     if (s.name === undefined) problems.push('a selector names no metric');
     else if (kindOf(s.name) === undefined) problems.push(`names ${s.name}, which the webhook does not export and is not a known external series`);
   }
-  const named = (arg: Expr | undefined) => (arg === undefined ? [] : selectors(arg).flatMap((s) => (s.name && kindOf(s.name) ? [{ name: s.name, kind: kindOf(s.name)! }] : [])));
+  const named = (arg: Expr | undefined) =>
+    arg === undefined ? [] : selectors(arg).flatMap((s) => (s.name && kindOf(s.name) ? [{ name: s.name, kind: kindOf(s.name)! }] : []));
   for (const node of walk(tree)) {
     if (node.type !== 'call') continue;
     if (COUNTER_FUNCTIONS.has(node.func)) {
@@ -153,7 +154,9 @@ const cell = (text: string) => text.replace(/\s+/g, ' ').trim().replace(/\|/g, '
  * file: alert, severity, `for:`, the expression and what to run (its description).
  */
 export function renderAlertTable(alerts: readonly AlertRule[]): string {
-  const rows = alerts.map((a) => `| \`${a.alert}\` | ${a.labels?.['severity'] ?? ''} | ${a.for ?? '0s'} | \`${cell(a.expr)}\` | ${cell(a.annotations?.['description'] ?? '')} |`);
+  const rows = alerts.map(
+    (a) => `| \`${a.alert}\` | ${a.labels?.['severity'] ?? ''} | ${a.for ?? '0s'} | \`${cell(a.expr)}\` | ${cell(a.annotations?.['description'] ?? '')} |`,
+  );
   return ['| Alert | Severity | For | Expression | What to run |', '|---|---|---|---|---|', ...rows].join('\n');
 }
 

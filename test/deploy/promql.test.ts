@@ -41,7 +41,9 @@ describe('parsePromql', () => {
 
   it('reads ranges, subqueries, offsets and Grafana variables in ranges', () => {
     expect(selectors(parsePromql('rate(x[$__rate_interval])'))[0]!.range!.text).toBe('$__rate_interval');
-    expect(parsePromql('max_over_time(rate(x[1m])[1h:5m] offset 1d)')).toMatchObject({ args: [{ type: 'subquery', range: { text: '1h' }, step: { text: '5m' }, offset: { text: '1d' } }] });
+    expect(parsePromql('max_over_time(rate(x[1m])[1h:5m] offset 1d)')).toMatchObject({
+      args: [{ type: 'subquery', range: { text: '1h' }, step: { text: '5m' }, offset: { text: '1d' } }],
+    });
   });
 
   it.each([

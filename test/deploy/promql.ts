@@ -38,7 +38,22 @@ export class PromqlSyntaxError extends Error {
 }
 
 /** promql/parser/lex.go's aggregation operators (`key` tokens). */
-const AGGREGATIONS = new Set(['sum', 'avg', 'count', 'min', 'max', 'group', 'stddev', 'stdvar', 'topk', 'bottomk', 'count_values', 'quantile', 'limitk', 'limit_ratio']);
+const AGGREGATIONS = new Set([
+  'sum',
+  'avg',
+  'count',
+  'min',
+  'max',
+  'group',
+  'stddev',
+  'stdvar',
+  'topk',
+  'bottomk',
+  'count_values',
+  'quantile',
+  'limitk',
+  'limit_ratio',
+]);
 /** Aggregations with a parameter before the expression: `topk(3, x)`. */
 const PARAMETERISED = new Set(['topk', 'bottomk', 'count_values', 'quantile', 'limitk', 'limit_ratio']);
 
@@ -234,7 +249,8 @@ class Parser {
         const range = this.duration();
         if (this.isOp(']')) {
           this.next();
-          if (expr.type !== 'selector' || expr.range !== undefined || expr.offset !== undefined) throw this.error('a range [..] follows only an instant vector selector');
+          if (expr.type !== 'selector' || expr.range !== undefined || expr.offset !== undefined)
+            throw this.error('a range [..] follows only an instant vector selector');
           expr = { ...expr, range };
           continue;
         }

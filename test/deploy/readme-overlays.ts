@@ -20,7 +20,9 @@ export interface ReadmeOverlay {
 
 /** The my-overlay blocks of README.md, docs/operations.md, then docs/install.md, each file's in order. */
 export async function readmeOverlays(): Promise<ReadmeOverlay[]> {
-  const readme = (await Promise.all(['README.md', 'docs/operations.md', 'docs/install.md'].map((file) => readFile(path.join(REPO_ROOT, file), 'utf8')))).join('\n');
+  const readme = (await Promise.all(['README.md', 'docs/operations.md', 'docs/install.md'].map((file) => readFile(path.join(REPO_ROOT, file), 'utf8')))).join(
+    '\n',
+  );
   return [...readme.matchAll(/^```yaml\n(# my-overlay\/kustomization\.yaml(.*)\n[\s\S]*?)^```$/gm)].map((m) => ({ title: m[2]!.trim(), text: m[1]! }));
 }
 

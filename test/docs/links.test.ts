@@ -10,17 +10,26 @@ import { describe, expect, it } from '@jest/globals';
 import { anchors, brokenLink, markdownFiles, relativeLinks, slug } from './markdown-links.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const FILES = ['README.md', 'deploy/components/README.md', 'test/kube/README.md', ...markdownFiles(ROOT, 'docs'), ...markdownFiles(ROOT, 'bench/results/history')];
+const FILES = [
+  'README.md',
+  'deploy/components/README.md',
+  'test/kube/README.md',
+  ...markdownFiles(ROOT, 'docs'),
+  ...markdownFiles(ROOT, 'bench/results/history'),
+];
 
 describe('links between the docs', () => {
   it('makes the anchors GitHub makes', () => {
     expect(slug("The API server's client certificate (`--client-ca-file`)")).toBe('the-api-servers-client-certificate---client-ca-file');
-    expect(slug('`auto` (the chart\'s default, and `deploy/`)')).toBe('auto-the-charts-default-and-deploy');
+    expect(slug("`auto` (the chart's default, and `deploy/`)")).toBe('auto-the-charts-default-and-deploy');
     expect([...anchors('# A\n## A\n```\n# Not a heading\n```\n## [Linked](x.md) b\n')]).toEqual(['a', 'a-1', 'linked-b']);
   });
 
   it('reports a missing file and a missing anchor, and reads no link in code', () => {
-    const links = relativeLinks('README.md', '[a](docs/none.md) [b](docs/rules.md#no-such-rule) `[c](nowhere.md)`\n```\n[d](nowhere.md)\n```\n[e](https://example.com)');
+    const links = relativeLinks(
+      'README.md',
+      '[a](docs/none.md) [b](docs/rules.md#no-such-rule) `[c](nowhere.md)`\n```\n[d](nowhere.md)\n```\n[e](https://example.com)',
+    );
     expect(links.map((link) => brokenLink(ROOT, link))).toEqual([
       'README.md:1: (docs/none.md) names a file that does not exist',
       'README.md:1: (docs/rules.md#no-such-rule) names an anchor that no heading of docs/rules.md makes',

@@ -30,7 +30,10 @@ function withoutFences(text: string): string[] {
 
 /** GitHub's anchor for a heading's text. */
 export function slug(heading: string): string {
-  const text = heading.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').trim().toLowerCase();
+  const text = heading
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .trim()
+    .toLowerCase();
   return text.replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
 }
 

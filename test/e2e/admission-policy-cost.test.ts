@@ -30,7 +30,12 @@ const manyNodes = Array.from({ length: 100_000 }, (_, i) => `w${i}`);
 const manyEmpty = Array.from({ length: 300_000 }, () => '');
 const INPUTS = [
   { name: 'CREATE of a node pool', operation: 'CREATE', object: pool(A, ['w1']) },
-  { name: 'allowed UPDATE of a pool in use', operation: 'UPDATE', object: pool({ ...A, 'example.com/n': '2' }, ['w1'], { allocatedIPCount: 3 }), oldObject: pool(A, ['w1'], { allocatedIPCount: 3 }) },
+  {
+    name: 'allowed UPDATE of a pool in use',
+    operation: 'UPDATE',
+    object: pool({ ...A, 'example.com/n': '2' }, ['w1'], { allocatedIPCount: 3 }),
+    oldObject: pool(A, ['w1'], { allocatedIPCount: 3 }),
+  },
   {
     name: 'refused UPDATE: node removed, NIC changed, in use',
     operation: 'UPDATE',
@@ -43,7 +48,11 @@ const INPUTS = [
     object: pool({ ...A, 'ipam.spidernet.io/parent-nic': big }, ['w1'], { allocatedIPs: `${' '.repeat(1_000_000)}x` }),
     oldObject: pool({ ...A, 'ipam.spidernet.io/parent-nic': big.slice(1) }, ['w1'], { allocatedIPs: `${' '.repeat(1_000_000)}x` }),
   },
-  { name: '250 kB provider, 4 kB parent-nic, global pool', operation: 'CREATE', object: pool({ 'ipam.spidernet.io/iaas-provider': big, 'ipam.spidernet.io/parent-nic': big.slice(0, 4000) }) },
+  {
+    name: '250 kB provider, 4 kB parent-nic, global pool',
+    operation: 'CREATE',
+    object: pool({ 'ipam.spidernet.io/iaas-provider': big, 'ipam.spidernet.io/parent-nic': big.slice(0, 4000) }),
+  },
   { name: '100 000 node names', operation: 'UPDATE', object: pool(A, manyNodes), oldObject: pool(A, manyNodes) },
   { name: '300 000 empty node names', operation: 'UPDATE', object: pool(A, manyEmpty), oldObject: pool(A, manyEmpty) },
 ];
@@ -54,7 +63,7 @@ interface Measured {
   inputs: { name: string; validations: number[]; messages: number[]; total: number; totalMicros: number; errors: string[] }[];
 }
 
-test('every expression of the policy stays far inside the API server\'s cost limits, even on the largest objects', () => {
+test("every expression of the policy stays far inside the API server's cost limits, even on the largest objects", () => {
   execFileSync('go', ['build', '-o', TOOL, './policycost'], { cwd: MODULE, stdio: 'inherit' });
   const measured = JSON.parse(execFileSync(TOOL, [POLICY_FILE], { input: JSON.stringify(INPUTS), maxBuffer: 16 * 1024 * 1024 }).toString()) as Measured;
   const rows = measured.inputs.map(

@@ -86,7 +86,10 @@ test(`the policy and the webhook decide alike on generated pool pairs (VAP_PAIRS
     if (created.status !== 201) throw new Error(`storing d-${i}: ${created.status} ${JSON.stringify(created.body)}`);
     storedVersions[i] = created.body.metadata.resourceVersion;
     if (p.status.count === undefined && p.status.ips === undefined) return;
-    const status = { ...(p.status.count !== undefined ? { allocatedIPCount: p.status.count } : {}), ...(p.status.ips !== undefined ? { allocatedIPs: p.status.ips } : {}) };
+    const status = {
+      ...(p.status.count !== undefined ? { allocatedIPCount: p.status.count } : {}),
+      ...(p.status.ips !== undefined ? { allocatedIPs: p.status.ips } : {}),
+    };
     const written = await api.request('PUT', `${POOLS}/d-${i}/status`, { ...created.body, status });
     if (written.status !== 200) throw new Error(`status of d-${i}: ${written.status} ${JSON.stringify(written.body)}`);
     storedVersions[i] = written.body.metadata.resourceVersion;
@@ -109,7 +112,10 @@ test(`the policy and the webhook decide alike on generated pool pairs (VAP_PAIRS
       const b = byWebhook[i]![op];
       counts[op][b.allowed ? 'allowed' : 'refused']++;
       const agree = a.allowed === b.allowed && (a.allowed || (!b.allowed && a.field === b.field));
-      if (!agree) disagreements.push(`${op} of pair ${i}: policy ${JSON.stringify(a)}, webhook ${JSON.stringify(b)}; old ${JSON.stringify(manifest(`d-${i}`, p.old))} status ${JSON.stringify(p.status)}, new ${JSON.stringify(manifest(`d-${i}`, p.next))}`);
+      if (!agree)
+        disagreements.push(
+          `${op} of pair ${i}: policy ${JSON.stringify(a)}, webhook ${JSON.stringify(b)}; old ${JSON.stringify(manifest(`d-${i}`, p.old))} status ${JSON.stringify(p.status)}, new ${JSON.stringify(manifest(`d-${i}`, p.next))}`,
+        );
       if (!a.allowed && !b.allowed) {
         refused++;
         if (a.text === b.text) sameText++;
@@ -135,7 +141,9 @@ test(`the policy and the webhook decide alike on generated pool pairs (VAP_PAIRS
   if (otherText.length > 0) console.log(`messages in other words (${otherText.length}), e.g.:\n  ${otherText.slice(0, 3).join('\n  ')}`);
   expect(disagreements.slice(0, 5)).toEqual([]);
   // Every rule with a policy twin is reached.
-  const twinned = Object.entries(SPIDERIPPOOL_ENFORCEMENT).filter(([, e]) => 'policyVariable' in e).map(([rule]) => rule);
+  const twinned = Object.entries(SPIDERIPPOOL_ENFORCEMENT)
+    .filter(([, e]) => 'policyVariable' in e)
+    .map(([rule]) => rule);
   expect(twinned.filter((rule) => !fired.has(rule))).toEqual([]);
   // The generator reaches both sides of the rules.
   expect(counts.update.refused).toBeGreaterThan(pairs.length / 10);
@@ -143,12 +151,14 @@ test(`the policy and the webhook decide alike on generated pool pairs (VAP_PAIRS
   expect(counts.create.refused).toBeGreaterThan(pairs.length / 10);
 });
 
-test('with both installed, kubectl shows the policy\'s refusal, which names the field and says what to do', async () => {
+test("with both installed, kubectl shows the policy's refusal, which names the field and says what to do", async () => {
   await guards.set({ policy: true, webhook: true });
   const name = 'both-guards';
   const nodePool = manifest(name, { provider: 'cloud', nodes: ['w1'], nic: 'eth0', pair: undefined, other: undefined });
   expect((await cluster.apply(nodePool)).code).toBe(0);
-  const both = await cluster.apply(manifest(name, { provider: 'cloud', nodes: undefined, nic: 'eth0', pair: undefined, other: undefined }), ['--dry-run=server']);
+  const both = await cluster.apply(manifest(name, { provider: 'cloud', nodes: undefined, nic: 'eth0', pair: undefined, other: undefined }), [
+    '--dry-run=server',
+  ]);
   expect(both.code).toBe(1);
   expect(both.stderr).toBe(
     `The spiderippools "${name}" is invalid: : ValidatingAdmissionPolicy '${ADMISSION_POLICY_NAME}' with binding '${ADMISSION_POLICY_NAME}' denied request: ` +
@@ -158,6 +168,14 @@ test('with both installed, kubectl shows the policy\'s refusal, which names the 
       'and create it again without spec.nodeName\n',
   );
   // A rule of the webhook alone still reaches it, and kubectl shows the webhook's refusal.
-  const conf = await cluster.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'spiderpool-conf', namespace: 'kube-system' }, data: { 'conf.yml': 'iaasNetworkProvider:\n  serverUrl: http://p:80\n  httpRequestTimeout: 2m\n' } }, ['--dry-run=server']);
+  const conf = await cluster.apply(
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'spiderpool-conf', namespace: 'kube-system' },
+      data: { 'conf.yml': 'iaasNetworkProvider:\n  serverUrl: http://p:80\n  httpRequestTimeout: 2m\n' },
+    },
+    ['--dry-run=server'],
+  );
   expect(conf.stderr).toMatch(/^The ConfigMap "spiderpool-conf" is invalid: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: Invalid value: "2m"/);
 });

@@ -87,7 +87,11 @@ describe('certs, then kubectl kustomize deploy/', () => {
     const objects = parseManifests(stdout);
     expect(checkManifests(objects)).toEqual([]);
     // The only Secret is the empty one the pods fill: none carries what `certs` wrote.
-    expect(objects.filter((o) => o['kind'] === 'ValidatingWebhookConfiguration' || (o['kind'] === 'Secret' && (o['data'] !== undefined || o['stringData'] !== undefined)))).toEqual([]);
+    expect(
+      objects.filter(
+        (o) => o['kind'] === 'ValidatingWebhookConfiguration' || (o['kind'] === 'Secret' && (o['data'] !== undefined || o['stringData'] !== undefined)),
+      ),
+    ).toEqual([]);
     expect(objects.filter((o) => o['kind'] === 'Secret').map((o) => (o['metadata'] as { name: string }).name)).toEqual(['spiderpool-iaas-webhook-tls']);
   });
 
@@ -100,9 +104,13 @@ describe('certs, then kubectl kustomize deploy/', () => {
     beforeAll(async () => {
       port = await freePort();
       ca = await readFile(path.join(deployDir, 'tls/ca.crt'), 'utf8');
-      server = spawn(process.execPath, [cli, 'serve', `--cert-dir=${path.join(deployDir, 'tls')}`, '--no-generate-certs', `--port=${port}`, '--host=127.0.0.1'], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      server = spawn(
+        process.execPath,
+        [cli, 'serve', `--cert-dir=${path.join(deployDir, 'tls')}`, '--no-generate-certs', `--port=${port}`, '--host=127.0.0.1'],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       server.stdout!.on('data', (chunk) => (log += chunk));
       server.stderr!.on('data', (chunk) => (log += chunk));
       await until(() => log.includes('serving admission reviews') || server.exitCode !== null, 'the server to start');
@@ -164,7 +172,9 @@ describe('review and validate-config', () => {
     await (await import('node:fs/promises')).writeFile(confFile, review.request.object.data['conf.yml']);
     const result = await run(['validate-config', confFile]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^The ConfigMap "spiderpool-conf" is invalid: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: Invalid value: "100s": /m);
+    expect(result.stderr).toMatch(
+      /^The ConfigMap "spiderpool-conf" is invalid: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: Invalid value: "100s": /m,
+    );
   });
 
   it('certs keeps the CA (and so the caBundle) unless --new-ca', async () => {

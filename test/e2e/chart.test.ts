@@ -32,7 +32,10 @@ function ofKind(objects: Obj[], kind: string): Obj[] {
 }
 /** The conf-reader Role or RoleBinding (the TLS Secret's Role and binding stay in the release namespace). */
 const confReader = (objects: Obj[], kind: 'Role' | 'RoleBinding'): Obj =>
-  one(objects.filter((o) => o['metadata']['name'].endsWith('-conf-reader')), kind);
+  one(
+    objects.filter((o) => o['metadata']['name'].endsWith('-conf-reader')),
+    kind,
+  );
 function one(objects: Obj[], kind: string): Obj {
   const found = ofKind(objects, kind);
   if (found.length !== 1) throw new Error(`expected one ${kind}, found ${found.length}: ${found.map(key).join(', ')}`);
@@ -87,14 +90,15 @@ beforeAll(async () => {
 }, 30 * 60_000);
 
 describe('helm lint --strict', () => {
-  test.each([[[]], [['--set', 'tls.method=certmanager']], [['--set', 'tls.method=provided', '--set', 'tls.provided.tlsCert=Y2VydA==', '--set', 'tls.provided.tlsKey=a2V5', '--set', 'tls.provided.tlsCa=Y2E=']]])(
-    'is clean with %j',
-    async (extra) => {
-      const result = await helm(['lint', '--strict', CHART_DIR, ...extra]);
-      expect(`${result.stdout}${result.stderr}`).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
-      expect(result.code).toBe(0);
-    },
-  );
+  test.each([
+    [[]],
+    [['--set', 'tls.method=certmanager']],
+    [['--set', 'tls.method=provided', '--set', 'tls.provided.tlsCert=Y2VydA==', '--set', 'tls.provided.tlsKey=a2V5', '--set', 'tls.provided.tlsCa=Y2E=']],
+  ])('is clean with %j', async (extra) => {
+    const result = await helm(['lint', '--strict', CHART_DIR, ...extra]);
+    expect(`${result.stdout}${result.stderr}`).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+    expect(result.code).toBe(0);
+  });
 
   test('loading the chart prints nothing on stderr (files/ holds copies, no symbolic link)', async () => {
     const result = await helm(['template', RELEASE, CHART_DIR, `--kube-version=${MIN_KUBE_VERSION}`]);
@@ -160,16 +164,26 @@ describe('values', () => {
 
   test('image, replicas, resources and the scheduling fields', async () => {
     const objects = await helmTemplate([
-      '--set', 'image.repository=registry.example.com/spiderpool-iaas-webhook',
-      '--set', 'image.tag=0.1.1',
-      '--set', 'image.pullPolicy=Always',
-      '--set', 'replicas=3',
-      '--set', 'resources.requests.cpu=100m',
-      '--set', 'nodeSelector.role=infra',
-      '--set', 'tolerations[0].key=infra,tolerations[0].operator=Exists',
-      '--set', 'priorityClassName=system-cluster-critical',
-      '--set', 'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key=role',
-      '--set', 'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator=Exists',
+      '--set',
+      'image.repository=registry.example.com/spiderpool-iaas-webhook',
+      '--set',
+      'image.tag=0.1.1',
+      '--set',
+      'image.pullPolicy=Always',
+      '--set',
+      'replicas=3',
+      '--set',
+      'resources.requests.cpu=100m',
+      '--set',
+      'nodeSelector.role=infra',
+      '--set',
+      'tolerations[0].key=infra,tolerations[0].operator=Exists',
+      '--set',
+      'priorityClassName=system-cluster-critical',
+      '--set',
+      'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key=role',
+      '--set',
+      'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator=Exists',
     ]);
     expect(container(objects)['image']).toBe('registry.example.com/spiderpool-iaas-webhook:0.1.1');
     expect(container(objects)['imagePullPolicy']).toBe('Always');
@@ -189,7 +203,14 @@ describe('values', () => {
 
   test('image.digest (what a released chart sets) installs repository@digest in the pods and the hook Job, the tag ignored', async () => {
     const digest = `sha256:${'ab'.repeat(32)}`;
-    const objects = await helmTemplate(['--set', 'image.repository=127.0.0.1:5000/spiderpool-iaas-webhook', '--set', 'image.tag=0.1.1', '--set', `image.digest=${digest}`]);
+    const objects = await helmTemplate([
+      '--set',
+      'image.repository=127.0.0.1:5000/spiderpool-iaas-webhook',
+      '--set',
+      'image.tag=0.1.1',
+      '--set',
+      `image.digest=${digest}`,
+    ]);
     expect(container(objects)['image']).toBe(`127.0.0.1:5000/spiderpool-iaas-webhook@${digest}`);
     expect(one(objects, 'Job')['spec']['template']['spec']['containers'][0]['image']).toBe(`127.0.0.1:5000/spiderpool-iaas-webhook@${digest}`);
     const bad = await helm(['template', RELEASE, CHART_DIR, `--kube-version=${MIN_KUBE_VERSION}`, '--set', 'image.digest=latest']);
@@ -198,9 +219,14 @@ describe('values', () => {
   });
 
   test('podDisruptionBudget and networkPolicy', async () => {
-    expect(one(await helmTemplate(['--set', 'replicas=5', '--set', 'podDisruptionBudget.maxUnavailable=2']), 'PodDisruptionBudget')['spec']['maxUnavailable']).toBe(2);
+    expect(
+      one(await helmTemplate(['--set', 'replicas=5', '--set', 'podDisruptionBudget.maxUnavailable=2']), 'PodDisruptionBudget')['spec']['maxUnavailable'],
+    ).toBe(2);
     // A budget that allows no eviction blocks every node drain for good (kubectl drain, autoscaler, node upgrades).
-    for (const set of [['--set', 'podDisruptionBudget.maxUnavailable=0'], ['--set', 'podDisruptionBudget.maxUnavailable=0%']]) {
+    for (const set of [
+      ['--set', 'podDisruptionBudget.maxUnavailable=0'],
+      ['--set', 'podDisruptionBudget.maxUnavailable=0%'],
+    ]) {
       const result = await helm(['template', RELEASE, CHART_DIR, `--kube-version=${MIN_KUBE_VERSION}`, ...set]);
       expect([set, result.code]).toEqual([set, 1]);
       expect(result.stderr).toMatch(/podDisruptionBudget\.maxUnavailable/);
@@ -211,18 +237,32 @@ describe('values', () => {
     const cidrs = ['--set', 'networkPolicy.apiServerCIDRs={10.0.0.0/24,fd00::/64}'];
     const narrowed = one(await helmTemplate(cidrs), 'NetworkPolicy');
     const monitoring = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } };
-    expect(narrowed['spec']['ingress'].map((rule: Obj) => rule['from'])).toEqual([[{ ipBlock: { cidr: '10.0.0.0/24' } }, { ipBlock: { cidr: 'fd00::/64' } }], [monitoring]]);
+    expect(narrowed['spec']['ingress'].map((rule: Obj) => rule['from'])).toEqual([
+      [{ ipBlock: { cidr: '10.0.0.0/24' } }, { ipBlock: { cidr: 'fd00::/64' } }],
+      [monitoring],
+    ]);
     for (const rule of narrowed['spec']['ingress']) expect(rule['ports']).toEqual([{ protocol: 'TCP', port: 8443 }]);
     // Prometheus elsewhere, in two namespaces, or nothing scraping: no metrics rule.
     const two = one(await helmTemplate([...cidrs, '--set', 'networkPolicy.metricsNamespaces={prometheus,monitoring}']), 'NetworkPolicy');
-    expect(two['spec']['ingress'][1]['from'].map((peer: Obj) => peer['namespaceSelector']['matchLabels']['kubernetes.io/metadata.name'])).toEqual(['prometheus', 'monitoring']);
+    expect(two['spec']['ingress'][1]['from'].map((peer: Obj) => peer['namespaceSelector']['matchLabels']['kubernetes.io/metadata.name'])).toEqual([
+      'prometheus',
+      'monitoring',
+    ]);
     const none = one(await helmTemplate([...cidrs, '--set-json', 'networkPolicy.metricsNamespaces=[]']), 'NetworkPolicy');
     expect(none['spec']['ingress']).toHaveLength(1);
     // Without CIDRs the port is open to all; no rule of its own is needed.
     const open = one(await helmTemplate(['--set', 'networkPolicy.metricsNamespaces={prometheus}']), 'NetworkPolicy');
     expect(open['spec']['ingress'].map((rule: Obj) => rule['from'])).toEqual([undefined]);
     // A namespace that is not a DNS label fails the install.
-    const bad = await helm(['template', RELEASE, CHART_DIR, `--kube-version=${MIN_KUBE_VERSION}`, ...cidrs, '--set', 'networkPolicy.metricsNamespaces={Monitoring}']);
+    const bad = await helm([
+      'template',
+      RELEASE,
+      CHART_DIR,
+      `--kube-version=${MIN_KUBE_VERSION}`,
+      ...cidrs,
+      '--set',
+      'networkPolicy.metricsNamespaces={Monitoring}',
+    ]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("at '/networkPolicy/metricsNamespaces/0': 'Monitoring' does not match pattern");
   });
@@ -237,12 +277,28 @@ describe('values', () => {
 
   test('enforcement: serve gets --enforcement per value; Audit by default renders what kustomize renders with deploy/components/enforcement-audit', async () => {
     expect(args(await helmTemplate([])).filter((a) => a.startsWith('--enforcement'))).toEqual([]);
-    const mixed = await helmTemplate(['--set', 'enforcement.default=Warn', '--set', 'enforcement.rules.mode-fixed=Deny', '--set', 'enforcement.rules.conf-yml=Audit']);
-    expect(args(mixed).filter((a) => a.startsWith('--enforcement'))).toEqual(['--enforcement=Warn', '--enforcement=conf-yml=Audit', '--enforcement=mode-fixed=Deny']);
+    const mixed = await helmTemplate([
+      '--set',
+      'enforcement.default=Warn',
+      '--set',
+      'enforcement.rules.mode-fixed=Deny',
+      '--set',
+      'enforcement.rules.conf-yml=Audit',
+    ]);
+    expect(args(mixed).filter((a) => a.startsWith('--enforcement'))).toEqual([
+      '--enforcement=Warn',
+      '--enforcement=conf-yml=Audit',
+      '--enforcement=mode-fixed=Deny',
+    ]);
     const kustomized = one(await kustomizeBaseWith('enforcement-audit'), 'Deployment')['spec']['template']['spec']['containers'][0]['args'];
-    expect(args(await helmTemplate(['--set', 'enforcement.default=Audit'])).filter((a) => a.startsWith('--enforcement'))).toEqual(kustomized.filter((a: string) => a.startsWith('--enforcement')));
+    expect(args(await helmTemplate(['--set', 'enforcement.default=Audit'])).filter((a) => a.startsWith('--enforcement'))).toEqual(
+      kustomized.filter((a: string) => a.startsWith('--enforcement')),
+    );
     const refused = await helm(['template', RELEASE, CHART_DIR, `--kube-version=${MIN_KUBE_VERSION}`, '--set', 'enforcement.rules.mode-fixd=Deny']);
-    expect({ code: refused.code, stderr: refused.stderr }).toEqual({ code: 1, stderr: expect.stringContaining("additional properties 'mode-fixd' not allowed") });
+    expect({ code: refused.code, stderr: refused.stderr }).toEqual({
+      code: 1,
+      stderr: expect.stringContaining("additional properties 'mode-fixd' not allowed"),
+    });
   });
 
   test('tls.method provided: the Secret from the values, mounted at the cert dir; each missing PEM is named', async () => {
@@ -264,26 +320,36 @@ describe('values', () => {
   test('tls.method provided and certmanager grant nothing on Secrets (the kustomize overlay: test/deploy/deploy.test.ts); auto keeps get/update of its Secret (no create), which it renders empty', async () => {
     const roleRules = (objects: Obj[]) => objects.filter((o) => o['kind'] === 'Role' && !o['metadata']['name'].endsWith('-conf-reader')).map((o) => o['rules']);
     const endpointSlices = { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] };
-    const provided = ['--set', 'tls.method=provided', '--set', 'tls.provided.tlsCert=Y2VydA==', '--set', 'tls.provided.tlsKey=a2V5', '--set', 'tls.provided.tlsCa=Y2E='];
+    const provided = [
+      '--set',
+      'tls.method=provided',
+      '--set',
+      'tls.provided.tlsCert=Y2VydA==',
+      '--set',
+      'tls.provided.tlsKey=a2V5',
+      '--set',
+      'tls.provided.tlsCa=Y2E=',
+    ];
     for (const method of [provided, ['--set', 'tls.method=certmanager']]) {
       const objects = await helmTemplate(method);
       expect(roleRules(objects)).toEqual([[endpointSlices]]);
       expect(JSON.stringify(objects.filter((o) => o['kind'] === 'ClusterRole' && !isHook(o)).map((o) => o['rules']))).not.toContain('secrets');
     }
     expect(roleRules(defaults)).toEqual([
-      [
-        { apiGroups: [''], resources: ['secrets'], resourceNames: ['spiderpool-iaas-webhook-tls'], verbs: ['get', 'update'] },
-        endpointSlices,
-      ],
+      [{ apiGroups: [''], resources: ['secrets'], resourceNames: ['spiderpool-iaas-webhook-tls'], verbs: ['get', 'update'] }, endpointSlices],
     ]);
-    expect(ofKind(defaults, 'Secret').map((o) => [o['metadata']['name'], o['type'], o['data']])).toEqual([['spiderpool-iaas-webhook-tls', undefined, undefined]]);
+    expect(ofKind(defaults, 'Secret').map((o) => [o['metadata']['name'], o['type'], o['data']])).toEqual([
+      ['spiderpool-iaas-webhook-tls', undefined, undefined],
+    ]);
   });
 
-  test('tls.method certmanager: the overlay\'s own CA and serving Certificate in the release namespace, for its Service names', async () => {
+  test("tls.method certmanager: the overlay's own CA and serving Certificate in the release namespace, for its Service names", async () => {
     const objects = await helmTemplate(['--set', 'tls.method=certmanager', '--set', 'tls.certmanager.certValidityDuration=30'], 'webhooks');
     const overlay = parseManifests(await readFile(path.join(REPO_ROOT, 'deploy/overlays/cert-manager/certificates.yaml'), 'utf8'));
     const certManagerKinds = objects.filter((o) => String(o['apiVersion']).startsWith('cert-manager.io/'));
-    expect(certManagerKinds.map((o) => `${o['kind']}/${o['metadata']['name']}`).sort()).toEqual(overlay.map((o: Obj) => `${o['kind']}/${o['metadata']['name']}`).sort());
+    expect(certManagerKinds.map((o) => `${o['kind']}/${o['metadata']['name']}`).sort()).toEqual(
+      overlay.map((o: Obj) => `${o['kind']}/${o['metadata']['name']}`).sort(),
+    );
     for (const o of certManagerKinds) expect(o['metadata']['namespace']).toBe('webhooks');
     const serving = certManagerKinds.find((o) => o['kind'] === 'Certificate' && !o['spec']['isCA'])!;
     expect(serving['spec']['dnsNames']).toEqual([
@@ -307,15 +373,34 @@ describe('values', () => {
   });
 
   test("refuses to install into kube-system or Spiderpool's namespace, in one line saying what to do", async () => {
-    for (const [namespace, extra] of [['kube-system', []], ['spiderpool', ['--set', 'spiderpool.namespace=spiderpool']]] as const) {
+    for (const [namespace, extra] of [
+      ['kube-system', []],
+      ['spiderpool', ['--set', 'spiderpool.namespace=spiderpool']],
+    ] as const) {
       const result = await helm(['template', RELEASE, CHART_DIR, '--namespace', namespace, `--kube-version=${MIN_KUBE_VERSION}`, ...extra]);
       expect([namespace, result.code]).toEqual([namespace, 1]);
       expect(result.stderr).toMatch(
-        new RegExp(`^Error: execution error at \\(spiderpool-iaas-webhook/templates/base\\.yaml:\\d+:\\d+\\): refusing to install into namespace "${namespace}" \\(kube-system or Spiderpool's, spiderpool\\.namespace\\): .*; install with -n spiderpool-iaas-webhook --create-namespace$`, 'm'),
+        new RegExp(
+          `^Error: execution error at \\(spiderpool-iaas-webhook/templates/base\\.yaml:\\d+:\\d+\\): refusing to install into namespace "${namespace}" \\(kube-system or Spiderpool's, spiderpool\\.namespace\\): .*; install with -n spiderpool-iaas-webhook --create-namespace$`,
+          'm',
+        ),
       );
     }
     // Spiderpool elsewhere: kube-system is still refused, its own namespace is not the chart's to refuse.
-    expect((await helm(['template', RELEASE, CHART_DIR, '--namespace', 'kube-system', `--kube-version=${MIN_KUBE_VERSION}`, '--set', 'spiderpool.namespace=spiderpool'])).code).toBe(1);
+    expect(
+      (
+        await helm([
+          'template',
+          RELEASE,
+          CHART_DIR,
+          '--namespace',
+          'kube-system',
+          `--kube-version=${MIN_KUBE_VERSION}`,
+          '--set',
+          'spiderpool.namespace=spiderpool',
+        ])
+      ).code,
+    ).toBe(1);
   });
 
   test('clientCA.caCert renders what kustomize renders with deploy/components/client-ca, plus the ConfigMap; a value that is no PEM is refused', async () => {
@@ -356,7 +441,9 @@ describe('values', () => {
       await writeFile(path.join(dir, 'values.yaml'), stringify(values));
       const result = await helm(['template', RELEASE, dir, '--namespace', RELEASE_NAMESPACE, `--kube-version=${MIN_KUBE_VERSION}`]);
       expect(result.stderr).not.toContain('Error');
-      expect(args(parseManifests(result.stdout)).filter((a) => a.startsWith('--unsynced-pools') || a.startsWith('--client-ca'))).toEqual(['--unsynced-pools=Refuse']);
+      expect(args(parseManifests(result.stdout)).filter((a) => a.startsWith('--unsynced-pools') || a.startsWith('--client-ca'))).toEqual([
+        '--unsynced-pools=Refuse',
+      ]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -396,7 +483,9 @@ async function kustomizeBaseWith(component: string): Promise<Obj[]> {
 /** The Deployment serves the pair of Secret `secretName`, mounted read-only at --cert-dir, and writes its webhook configuration. */
 function expectMountedCertDir(objects: Obj[], secretName: string): void {
   const a = args(objects);
-  expect(a).toEqual(expect.arrayContaining(['--cert-dir=/etc/webhook/certs', '--no-generate-certs', `--manage-webhook-configuration=${WEBHOOK_CONFIGURATION}`]));
+  expect(a).toEqual(
+    expect.arrayContaining(['--cert-dir=/etc/webhook/certs', '--no-generate-certs', `--manage-webhook-configuration=${WEBHOOK_CONFIGURATION}`]),
+  );
   expect(a.filter((x) => x.startsWith('--tls-secret'))).toEqual([]);
   expect(pod(objects)['volumes'].filter((v: Obj) => v['name'] === 'certs')).toEqual([{ name: 'certs', secret: { secretName, defaultMode: 288 } }]);
   expect(container(objects)['volumeMounts'].filter((m: Obj) => m['mountPath'] === '/etc/webhook/certs')).toEqual([
@@ -416,7 +505,12 @@ describe('the pre-delete hook', () => {
     expect(weight('ServiceAccount')).toBeLessThan(weight('Job'));
     expect(weight('ClusterRoleBinding')).toBeLessThan(weight('Job'));
     expect(one(hooks, 'ClusterRole')['rules']).toEqual([
-      { apiGroups: ['admissionregistration.k8s.io'], resources: ['validatingwebhookconfigurations'], resourceNames: [WEBHOOK_CONFIGURATION], verbs: ['get', 'delete'] },
+      {
+        apiGroups: ['admissionregistration.k8s.io'],
+        resources: ['validatingwebhookconfigurations'],
+        resourceNames: [WEBHOOK_CONFIGURATION],
+        verbs: ['get', 'delete'],
+      },
     ]);
     const job = one(hooks, 'Job')['spec']['template']['spec'];
     expect(job['containers'][0]['args']).toEqual(['unregister', `--name=${WEBHOOK_CONFIGURATION}`]);
@@ -437,7 +531,13 @@ describe('components (deploy/components/*)', () => {
     }
     return objects;
   }
-  const ALL_ON = ['validatingAdmissionPolicy.enabled=true', 'prometheus.serviceMonitor.install=true', 'prometheus.prometheusRule.install=true', 'grafanaDashboard.install=true', 'grafanaDashboard.grafanaOperator=true'];
+  const ALL_ON = [
+    'validatingAdmissionPolicy.enabled=true',
+    'prometheus.serviceMonitor.install=true',
+    'prometheus.prometheusRule.install=true',
+    'grafanaDashboard.install=true',
+    'grafanaDashboard.grafanaOperator=true',
+  ];
   const ALL_OFF = ALL_ON.map((s) => s.replace('=true', '=false'));
 
   test('every object a component lists is rendered when its value is on, none when all are off', async () => {
@@ -479,7 +579,10 @@ describe('monitoring (deploy/components/monitoring), each object by its own valu
     [['prometheus.serviceMonitor.install=true'], ['ServiceMonitor']],
     [['prometheus.prometheusRule.install=true'], ['PrometheusRule']],
     [['grafanaDashboard.install=true'], ['ConfigMap']],
-    [['grafanaDashboard.install=true', 'grafanaDashboard.grafanaOperator=true'], ['ConfigMap', 'GrafanaDashboard']],
+    [
+      ['grafanaDashboard.install=true', 'grafanaDashboard.grafanaOperator=true'],
+      ['ConfigMap', 'GrafanaDashboard'],
+    ],
     [['grafanaDashboard.grafanaOperator=true'], []],
   ])('--set %j renders the monitoring objects %j, in the release namespace', async (values, kinds) => {
     const listed = await monitoringObjects();
@@ -507,8 +610,14 @@ describe('the real kube-apiserver accepts what the chart renders', () => {
     const pems = await generateCertificates({ serviceName: 'spiderpool-iaas-webhook', namespace: RELEASE_NAMESPACE });
     const b64 = (pem: string) => Buffer.from(pem).toString('base64');
     const provided = await helmTemplate([
-      '--set', 'tls.method=provided',
-      '--set', `tls.provided.tlsCert=${b64(pems.certPem)}`, '--set', `tls.provided.tlsKey=${b64(pems.keyPem)}`, '--set', `tls.provided.tlsCa=${b64(pems.caCertPem)}`,
+      '--set',
+      'tls.method=provided',
+      '--set',
+      `tls.provided.tlsCert=${b64(pems.certPem)}`,
+      '--set',
+      `tls.provided.tlsKey=${b64(pems.keyPem)}`,
+      '--set',
+      `tls.provided.tlsCa=${b64(pems.caCertPem)}`,
     ]);
     for (const objects of [defaults, provided]) {
       const result = await kubectl(['apply', '--dry-run=server', '-f', '-'], objects.map((o) => `---\n${stringify(o)}`).join(''));

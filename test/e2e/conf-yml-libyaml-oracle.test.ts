@@ -62,8 +62,41 @@ const FEATURES = {
 } as const;
 
 const P = 'iaasNetworkProvider';
-const URLS = ['"http://p:80"', 'http://:80', '"https://:"', '"http://u@:80"', '"http://h:80:80"', '"http://h:80:x"', '"ftp://h"', '"http://"', '"http://[fd00::1]:80"'];
-const TIMEOUTS = ['!!bool yes', '!!bool on', '!!int 5', '!!float 5', '5s', '50s', '600s', '"0s"', 'x', '""', '!!str 50s', '!!binary NTBz', '!!binary NTB', '!!merge 6s', '!!null', '! 5s', '"5\ns"', "'5\n s'", '"5\u2028s"', '"5\u0085s"', '5s # c', '"5s"#c'];
+const URLS = [
+  '"http://p:80"',
+  'http://:80',
+  '"https://:"',
+  '"http://u@:80"',
+  '"http://h:80:80"',
+  '"http://h:80:x"',
+  '"ftp://h"',
+  '"http://"',
+  '"http://[fd00::1]:80"',
+];
+const TIMEOUTS = [
+  '!!bool yes',
+  '!!bool on',
+  '!!int 5',
+  '!!float 5',
+  '5s',
+  '50s',
+  '600s',
+  '"0s"',
+  'x',
+  '""',
+  '!!str 50s',
+  '!!binary NTBz',
+  '!!binary NTB',
+  '!!merge 6s',
+  '!!null',
+  '! 5s',
+  '"5\ns"',
+  "'5\n s'",
+  '"5\u2028s"',
+  '"5\u0085s"',
+  '5s # c',
+  '"5s"#c',
+];
 const SOCKETS = ['/var/run/spidernet/spiderpool.sock', `/${'a'.repeat(106)}`, `/${'a'.repeat(107)}`, `/${'a'.repeat(150)}`, '""'];
 
 const pick = <T>(values: readonly T[]) => fc.constantFrom(...values);
@@ -197,7 +230,8 @@ function disagreement(doc: string, go: ConfYmlAnswer): string[] {
   ] as const) {
     if (!decoding.ok || ours === undefined || !decoding.utf8) continue;
     const settings = providerSettings(ours);
-    if (hex(settings.serverUrl) !== decoding.serverUrlHex || hex(settings.httpRequestTimeout) !== decoding.httpRequestTimeoutHex) problems.push('provider settings');
+    if (hex(settings.serverUrl) !== decoding.serverUrlHex || hex(settings.httpRequestTimeout) !== decoding.httpRequestTimeoutHex)
+      problems.push('provider settings');
   }
   return problems;
 }
@@ -267,9 +301,13 @@ describe('the whole conf.yml against Spiderpool start-up as Go runs it (libyaml 
       const shown: string[] = [];
       for (const [i, m] of mismatches.slice(0, 12).entries()) {
         const minimal = i < MINIMIZED ? await minimize(m.doc, m.problems) : undefined;
-        shown.push(describeDisagreement(m.doc, m.go, m.problems) + (minimal ? `\n  minimal: ${describeDisagreement(minimal.doc, minimal.go, m.problems)}` : ''));
+        shown.push(
+          describeDisagreement(m.doc, m.go, m.problems) + (minimal ? `\n  minimal: ${describeDisagreement(minimal.doc, minimal.go, m.problems)}` : ''),
+        );
       }
-      throw new Error(`${mismatches.length} of ${docs.length} documents disagree with Go (seed ${SEED}; replay with ORACLE_SEED=${SEED}):\n\n${shown.join('\n\n')}`);
+      throw new Error(
+        `${mismatches.length} of ${docs.length} documents disagree with Go (seed ${SEED}; replay with ORACLE_SEED=${SEED}):\n\n${shown.join('\n\n')}`,
+      );
     }
     // Every outcome must keep being reached, or the comparison proves little.
     expect(outcomes.bothStart).toBeGreaterThan(RUNS * 0.05);

@@ -34,7 +34,9 @@ function render(value: Y, indent: number): string {
   const pad = ' '.repeat(indent);
   if ('seq' in value) {
     if (value.seq.length === 0) return ' []';
-    return value.seq.map((item) => `\n${pad}-${'map' in item && item.map.length > 0 ? renderMapInSeq(item.map, indent + 2) : render(item, indent + 2)}`).join('');
+    return value.seq
+      .map((item) => `\n${pad}-${'map' in item && item.map.length > 0 ? renderMapInSeq(item.map, indent + 2) : render(item, indent + 2)}`)
+      .join('');
   }
   if (value.map.length === 0) return ' {}';
   return value.map.map(([k, v]) => `\n${pad}${k}:${render(v, indent + 2)}`).join('');
@@ -49,20 +51,101 @@ function renderMapInSeq(entries: Array<[string, Y]>, indent: number): string {
 const t = (text: string): Y => ({ text });
 const texts = (...values: string[]) => fc.constantFrom(...values).map(t);
 
-const BOOL_WORDS = ['true', 'True', 'TRUE', 'false', 'False', 'FALSE', 'yes', 'Yes', 'YES', 'no', 'No', 'NO', 'on', 'On', 'ON', 'off', 'Off', 'OFF', 'y', 'Y', 'n', 'N', 'tRUE', 'nO', 'oN'];
+const BOOL_WORDS = [
+  'true',
+  'True',
+  'TRUE',
+  'false',
+  'False',
+  'FALSE',
+  'yes',
+  'Yes',
+  'YES',
+  'no',
+  'No',
+  'NO',
+  'on',
+  'On',
+  'ON',
+  'off',
+  'Off',
+  'OFF',
+  'y',
+  'Y',
+  'n',
+  'N',
+  'tRUE',
+  'nO',
+  'oN',
+];
 const NUMBERS = [
-  '0', '1', '-1', '+5', '10', '1_000', '1__0', '_1', '1_', '0x10', '0X1F', '+0x10', '-0x10', '0xg', '0x', '0o17', '0O17', '0o8', '017', '08', '09', '00',
-  '0b101', '-0b11', '0b2', '1e3', '1E3', '1.5', '-1.5', '.5', '-.5', '1.', '1.5e3', '1e', '1e400', '-1e400', '1e-400', '-1e300', '0.0e0',
-  '9223372036854775807', '9223372036854775808', '-9223372036854775808', '-9223372036854775809', '18446744073709551615', '18446744073709551616',
-  '99999999999999999999', '9223372036854775808.0', '9.3e18', '9223372036854775807.0', '0x7FFFFFFFFFFFFFFF', '0x8000000000000000', '0xFFFFFFFFFFFFFFFFF',
-  '.inf', '-.inf', '+.inf', '.nan', '.NaN', '12:30', '2001-12-14', '+-1', '1e3.5',
+  '0',
+  '1',
+  '-1',
+  '+5',
+  '10',
+  '1_000',
+  '1__0',
+  '_1',
+  '1_',
+  '0x10',
+  '0X1F',
+  '+0x10',
+  '-0x10',
+  '0xg',
+  '0x',
+  '0o17',
+  '0O17',
+  '0o8',
+  '017',
+  '08',
+  '09',
+  '00',
+  '0b101',
+  '-0b11',
+  '0b2',
+  '1e3',
+  '1E3',
+  '1.5',
+  '-1.5',
+  '.5',
+  '-.5',
+  '1.',
+  '1.5e3',
+  '1e',
+  '1e400',
+  '-1e400',
+  '1e-400',
+  '-1e300',
+  '0.0e0',
+  '9223372036854775807',
+  '9223372036854775808',
+  '-9223372036854775808',
+  '-9223372036854775809',
+  '18446744073709551615',
+  '18446744073709551616',
+  '99999999999999999999',
+  '9223372036854775808.0',
+  '9.3e18',
+  '9223372036854775807.0',
+  '0x7FFFFFFFFFFFFFFF',
+  '0x8000000000000000',
+  '0xFFFFFFFFFFFFFFFFF',
+  '.inf',
+  '-.inf',
+  '+.inf',
+  '.nan',
+  '.NaN',
+  '12:30',
+  '2001-12-14',
+  '+-1',
+  '1e3.5',
 ];
 const NULLS = ['~', 'null', 'Null', 'NULL', ''];
 const WORDS = ['kube-system', 'a', 'eth0', 'x y', 'http://p:80', '50s', 'é', '<<x'];
 
 /** Quoted and bare forms of a scalar text. */
-const quoting = (s: string): fc.Arbitrary<string> =>
-  s === '' ? fc.constantFrom('', '""', "''") : fc.constantFrom(s, s, `"${s}"`, `'${s}'`);
+const quoting = (s: string): fc.Arbitrary<string> => (s === '' ? fc.constantFrom('', '""', "''") : fc.constantFrom(s, s, `"${s}"`, `'${s}'`));
 
 const anyScalar: fc.Arbitrary<Y> = fc
   .oneof(fc.constantFrom(...BOOL_WORDS), fc.constantFrom(...NUMBERS), fc.constantFrom(...NULLS), fc.constantFrom(...WORDS))
@@ -72,19 +155,45 @@ const anyScalar: fc.Arbitrary<Y> = fc
 const flowCollections = texts('[]', '{}', '[a, b]', '[1, true]', '[~]', '[[a]]', '[{a: b}]', '{a: b}', '{a: [1]}', '{1: 2}', '[kube-system]');
 
 /** A value of the wrong shape (or null) for any field. */
-const wrongShape: fc.Arbitrary<Y> = fc.oneof(
-  anyScalar,
-  flowCollections,
-  fc.constant<Y>({ seq: [t('a'), t('b')] }),
-  fc.constant<Y>({ map: [['a', t('b')]] }),
-);
+const wrongShape: fc.Arbitrary<Y> = fc.oneof(anyScalar, flowCollections, fc.constant<Y>({ seq: [t('a'), t('b')] }), fc.constant<Y>({ map: [['a', t('b')]] }));
 
 /** Values for the fields the start-time checks read, valid and not. */
 const SPECIAL: Record<string, string[]> = {
   kubeletRootDir: ['/var/lib/kubelet', 'var/lib/kubelet', './x', '/a/../b', '/', '..', '""', '~', '/var/lib/kubelet/'],
-  resourceName: ['spidernet.io/sub-eni', 'a/b/c', '""', 'A_b', 'example.com/x', '-bad', 'Example.com/x', '/x', 'x/', 'a.b/c-d_e', `${'a'.repeat(64)}`, `p/${'a'.repeat(63)}`],
+  resourceName: [
+    'spidernet.io/sub-eni',
+    'a/b/c',
+    '""',
+    'A_b',
+    'example.com/x',
+    '-bad',
+    'Example.com/x',
+    '/x',
+    'x/',
+    'a.b/c-d_e',
+    `${'a'.repeat(64)}`,
+    `p/${'a'.repeat(63)}`,
+  ],
   defaultMaxCount: ['0', '1', '-1', '10000', '-9223372036854775808', '9223372036854775808.0', '-.inf', '-0.5', '1.5'],
-  includeInterfaces: ['[eth*, ens[0-9]]', '["eth["]', '["[a-]"]', '["eth0["]', '["e*["]', '["\\\\"]', '["eth\\\\"]', '["[^a]x"]', '["[]a]"]', '["*["]', '["?"]', '["eth0*["]', '["[e-f]*"]', '["e[t-]"]', '["x*["]', '["lo*[", eth1]', '["e[^a]h0"]'],
+  includeInterfaces: [
+    '[eth*, ens[0-9]]',
+    '["eth["]',
+    '["[a-]"]',
+    '["eth0["]',
+    '["e*["]',
+    '["\\\\"]',
+    '["eth\\\\"]',
+    '["[^a]x"]',
+    '["[]a]"]',
+    '["*["]',
+    '["?"]',
+    '["eth0*["]',
+    '["[e-f]*"]',
+    '["e[t-]"]',
+    '["x*["]',
+    '["lo*[", eth1]',
+    '["e[^a]h0"]',
+  ],
   excludeInterfaces: ['[lo]', '["["]', '["eth*"]', '["[\\\\]]"]', '["[ab"]', '["ab]"]', '["*"]'],
 };
 const LABEL_KEYS = ['a', 'app', 'a b', 'example.com/a', '-a', 'a/b/c', '""', 'k8s.io/x', 'A.B_c', 'Example.com/a', `${'k'.repeat(64)}`, 'a/', '/a'];
@@ -136,7 +245,13 @@ function rightShape(type: GoType, key: string, depth: number): fc.Arbitrary<Y> {
     case 'bool':
       return fc.oneof(
         { weight: 4, arbitrary: fc.constantFrom(...BOOL_WORDS).map(t) },
-        { weight: 2, arbitrary: fc.constantFrom(...BOOL_WORDS).chain(quoting).map(t) },
+        {
+          weight: 2,
+          arbitrary: fc
+            .constantFrom(...BOOL_WORDS)
+            .chain(quoting)
+            .map(t),
+        },
         { weight: 1, arbitrary: texts('1', '0', '~', '"1"') },
       );
     case 'int':
@@ -148,7 +263,9 @@ function rightShape(type: GoType, key: string, depth: number): fc.Arbitrary<Y> {
     case 'string':
       return anyScalar;
     case 'map':
-      return fc.array(fc.tuple(fc.constantFrom(...LABEL_KEYS), fc.constantFrom(...LABEL_VALUES)), { maxLength: 2 }).map((es): Y => ({ map: es.map(([k, v]) => [k, t(v)]) }));
+      return fc
+        .array(fc.tuple(fc.constantFrom(...LABEL_KEYS), fc.constantFrom(...LABEL_VALUES)), { maxLength: 2 })
+        .map((es): Y => ({ map: es.map(([k, v]) => [k, t(v)]) }));
     case 'slice':
       if (type.of.go === 'string') {
         return fc.oneof(
@@ -156,7 +273,9 @@ function rightShape(type: GoType, key: string, depth: number): fc.Arbitrary<Y> {
           fc.array(anyScalar, { maxLength: 3 }).map((items): Y => ({ seq: items })),
         );
       }
-      return depth > 6 ? fc.constant(t('[]')) : fc.array(valueForStruct(type.of as StructType, depth + 1), { maxLength: 2 }).map((items): Y => ({ seq: items }));
+      return depth > 6
+        ? fc.constant(t('[]'))
+        : fc.array(valueForStruct(type.of as StructType, depth + 1), { maxLength: 2 }).map((items): Y => ({ seq: items }));
     case 'struct':
       return type.selector ? selector : depth > 6 ? fc.constant(t('{}')) : valueForStruct(type, depth + 1);
   }
@@ -194,21 +313,33 @@ const shapedSelector: fc.Arbitrary<Y> = fc
       { maxLength: 2 },
     ),
   })
-  .map(({ labels, exprs }): Y => ({
-    map: [
-      ['matchlabels', { map: labels.map(([k, v]): [string, Y] => [k, t(v)]) }],
-      ['matchexpressions', { seq: exprs.map((e) => ({ map: [['key', t(e.key)], ['operator', t(e.operator)], ...(e.values ? [['values', t(e.values)] as [string, Y]] : [])] })) }],
-    ],
-  }));
+  .map(
+    ({ labels, exprs }): Y => ({
+      map: [
+        ['matchlabels', { map: labels.map(([k, v]): [string, Y] => [k, t(v)]) }],
+        [
+          'matchexpressions',
+          { seq: exprs.map((e) => ({ map: [['key', t(e.key)], ['operator', t(e.operator)], ...(e.values ? [['values', t(e.values)] as [string, Y]] : [])] })) },
+        ],
+      ],
+    }),
+  );
 const special = (key: string) => fc.constantFrom(...SPECIAL[key]!).map(t);
 /** `agent.networkResourcePlugin` of the right shape throughout: what the start-time checks see. */
 const startCheckDoc: fc.Arbitrary<Y> = fc
   .record({
     root: special('kubeletRootDir'),
     affinity: shapedSelector,
-    sub: fc.array(fc.record({ resourceName: special('resourceName'), defaultMaxCount: special('defaultMaxCount'), nodeSelector: shapedSelector }), { maxLength: 2 }),
+    sub: fc.array(fc.record({ resourceName: special('resourceName'), defaultMaxCount: special('defaultMaxCount'), nodeSelector: shapedSelector }), {
+      maxLength: 2,
+    }),
     master: fc.array(
-      fc.record({ defaultMaxCount: special('defaultMaxCount'), includeInterfaces: special('includeInterfaces'), excludeInterfaces: special('excludeInterfaces'), nodeSelector: shapedSelector }),
+      fc.record({
+        defaultMaxCount: special('defaultMaxCount'),
+        includeInterfaces: special('includeInterfaces'),
+        excludeInterfaces: special('excludeInterfaces'),
+        nodeSelector: shapedSelector,
+      }),
       { maxLength: 2 },
     ),
     keep: fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
@@ -252,9 +383,7 @@ const startCheckDoc: fc.Arbitrary<Y> = fc
 
 /** Only `agent:`, so that the start-time checks are reached often. */
 const AGENT_ONLY: Extract<GoType, { go: 'struct' }> = { ...CONF_YML, fields: { agent: CONF_YML.fields['agent']! } };
-const documentArb = fc
-  .oneof(valueForStruct(CONF_YML, 0), valueForStruct(AGENT_ONLY, 0), startCheckDoc)
-  .map((doc) => `${render(doc, 0).replace(/^\n/, '')}\n`);
+const documentArb = fc.oneof(valueForStruct(CONF_YML, 0), valueForStruct(AGENT_ONLY, 0), startCheckDoc).map((doc) => `${render(doc, 0).replace(/^\n/, '')}\n`);
 
 /** TS's verdict per component: decodes with that decoder and passes the start checks. */
 function tsVerdict(doc: string): { agent: boolean; controller: boolean; causes: string[] } {

@@ -71,20 +71,27 @@ describe("README's overlays rendered by kubectl kustomize", () => {
       const { dir, overlayDir } = await writeOverlayBesideDeploy(overlay.text);
       dirs.push(dir);
       const shown = (await kustomize(overlayDir)).filter(isMonitoring).map((o: Record<string, any>) => `${o['kind']} ${o['metadata']['namespace']}`);
-      const expected = /with monitoring/.test(overlay.title) ? ['ConfigMap', 'GrafanaDashboard', 'PrometheusRule', 'ServiceMonitor'].map((k) => `${k} spiderpool-iaas-webhook`) : [];
+      const expected = /with monitoring/.test(overlay.title)
+        ? ['ConfigMap', 'GrafanaDashboard', 'PrometheusRule', 'ServiceMonitor'].map((k) => `${k} spiderpool-iaas-webhook`)
+        : [];
       expect({ overlay: overlay.title, shown: shown.sort() }).toEqual({ overlay: overlay.title, shown: expected });
     }
   });
 
-  test('deploy/ and deploy/overlays/cert-manager render without deploy/tls/, with no webhook configuration and, but for deploy/\'s empty one, no Secret', async () => {
+  test("deploy/ and deploy/overlays/cert-manager render without deploy/tls/, with no webhook configuration and, but for deploy/'s empty one, no Secret", async () => {
     const { dir, deployDir } = await writeOverlayBesideDeploy('');
     dirs.push(dir);
-    for (const [where, options] of [[deployDir, {}], [path.join(deployDir, 'overlays/cert-manager'), { certificates: 'cert-manager' }]] as const) {
+    for (const [where, options] of [
+      [deployDir, {}],
+      [path.join(deployDir, 'overlays/cert-manager'), { certificates: 'cert-manager' }],
+    ] as const) {
       const objects = await kustomize(where);
       expect(checkManifests(objects, options)).toEqual([]);
       expect(objects.filter((o) => o['kind'] === 'ValidatingWebhookConfiguration')).toEqual([]);
       const secrets = objects.filter((o) => o['kind'] === 'Secret');
-      expect(secrets).toEqual(where === deployDir ? [expect.objectContaining({ metadata: expect.objectContaining({ name: 'spiderpool-iaas-webhook-tls' }) })] : []);
+      expect(secrets).toEqual(
+        where === deployDir ? [expect.objectContaining({ metadata: expect.objectContaining({ name: 'spiderpool-iaas-webhook-tls' }) })] : [],
+      );
       expect(secrets.filter((o) => 'data' in o || 'type' in o)).toEqual([]);
     }
   });
@@ -126,7 +133,9 @@ describe('deploy/ and overlays/cert-manager rendered by kubectl kustomize', () =
     const componentFile = path.join(deployDir, 'components/validating-admission-policy/validatingadmissionpolicy.yaml');
     const expected = parseManifests(await readFile(componentFile, 'utf8')).map((o) => objectKey(o));
     for (const objects of [rendered, certManager]) {
-      expect(objects.filter((o) => VAP_KINDS.includes(o['kind'])).map((o) => objectKey({ ...o, metadata: { ...o['metadata'], namespace: undefined } }))).toEqual(expected);
+      expect(
+        objects.filter((o) => VAP_KINDS.includes(o['kind'])).map((o) => objectKey({ ...o, metadata: { ...o['metadata'], namespace: undefined } })),
+      ).toEqual(expected);
     }
   });
 
@@ -142,7 +151,7 @@ describe('deploy/ and overlays/cert-manager rendered by kubectl kustomize', () =
     expect(objects.filter((o) => o['kind'] === 'Deployment')).toHaveLength(1);
   });
 
-  test('deploy/kustomization.yaml\'s `namespace:` carries the Service and the webhooks along, the conf-reader stays', async () => {
+  test("deploy/kustomization.yaml's `namespace:` carries the Service and the webhooks along, the conf-reader stays", async () => {
     const copy = await writeOverlayBesideDeploy('');
     dirs.push(copy.dir);
     const file = path.join(copy.deployDir, 'kustomization.yaml');
@@ -192,7 +201,11 @@ describe('deploy/ and overlays/cert-manager rendered by kubectl kustomize', () =
     const certificates = certManager.filter((o) => o['kind'] === 'Certificate');
     const byName = (name: string) => certificates.find((c) => c['metadata']['name'] === name)!;
     const ca = byName('spiderpool-iaas-webhook-ca');
-    expect(ca['spec']).toMatchObject({ isCA: true, secretName: 'spiderpool-iaas-webhook-ca', issuerRef: { kind: 'Issuer', name: 'spiderpool-iaas-webhook-selfsigned' } });
+    expect(ca['spec']).toMatchObject({
+      isCA: true,
+      secretName: 'spiderpool-iaas-webhook-ca',
+      issuerRef: { kind: 'Issuer', name: 'spiderpool-iaas-webhook-selfsigned' },
+    });
     const issuers = certManager.filter((o) => o['kind'] === 'Issuer');
     expect(issuers.map((i) => [i['metadata']['name'], i['spec']]).sort()).toEqual([
       ['spiderpool-iaas-webhook-ca', { ca: { secretName: 'spiderpool-iaas-webhook-ca' } }],
@@ -209,7 +222,8 @@ describe('deploy/ and overlays/cert-manager rendered by kubectl kustomize', () =
   test.each([
     [
       "with cainjector's inject-ca-from annotation",
-      (o: Obj[]) => (container(o)['args'] as string[]).push(`--webhook-configuration-annotation=${INJECT_CA_FROM}=spiderpool-iaas-webhook/spiderpool-iaas-webhook-serving`),
+      (o: Obj[]) =>
+        (container(o)['args'] as string[]).push(`--webhook-configuration-annotation=${INJECT_CA_FROM}=spiderpool-iaas-webhook/spiderpool-iaas-webhook-serving`),
       /annotation cert-manager\.io\/inject-ca-from lets cainjector write caBundle, which during a CA change drops the old CA/,
     ],
     [
@@ -219,12 +233,16 @@ describe('deploy/ and overlays/cert-manager rendered by kubectl kustomize', () =
     ],
     [
       'with the serving certificate signed by the self-signed Issuer',
-      (o: Obj[]) => (o.find((x) => x['metadata']?.['name'] === 'spiderpool-iaas-webhook-serving')!['spec']['issuerRef']['name'] = 'spiderpool-iaas-webhook-selfsigned'),
+      (o: Obj[]) =>
+        (o.find((x) => x['metadata']?.['name'] === 'spiderpool-iaas-webhook-serving')!['spec']['issuerRef']['name'] = 'spiderpool-iaas-webhook-selfsigned'),
       /Issuer "spiderpool-iaas-webhook-selfsigned": not a CA issuer/,
     ],
     [
       "with base/'s rules on Secrets",
-      (o: Obj[]) => o.find((x) => x['kind'] === 'Role' && x['metadata']['name'] === 'spiderpool-iaas-webhook-tls')!['rules'].unshift({ apiGroups: [''], resources: ['secrets'], resourceNames: ['spiderpool-iaas-webhook-tls'], verbs: ['get', 'update'] }),
+      (o: Obj[]) =>
+        o
+          .find((x) => x['kind'] === 'Role' && x['metadata']['name'] === 'spiderpool-iaas-webhook-tls')!
+          ['rules'].unshift({ apiGroups: [''], resources: ['secrets'], resourceNames: ['spiderpool-iaas-webhook-tls'], verbs: ['get', 'update'] }),
       /ServiceAccount "spiderpool-iaas-webhook\/spiderpool-iaas-webhook" may get, update Secrets, although without --tls-secret the pods keep none/,
     ],
     [
@@ -232,7 +250,15 @@ describe('deploy/ and overlays/cert-manager rendered by kubectl kustomize', () =
       (o: Obj[]) => one(o, 'ClusterRole')['rules'].push({ apiGroups: [''], resources: ['secrets'], verbs: ['*'] }),
       /may \* Secrets, although without --tls-secret/,
     ],
-    ['without the Certificate', (o: Obj[]) => o.splice(o.findIndex((x) => x['metadata']?.['name'] === 'spiderpool-iaas-webhook-serving'), 1), /no Certificate writes the Secret "spiderpool-iaas-webhook-tls"/],
+    [
+      'without the Certificate',
+      (o: Obj[]) =>
+        o.splice(
+          o.findIndex((x) => x['metadata']?.['name'] === 'spiderpool-iaas-webhook-serving'),
+          1,
+        ),
+      /no Certificate writes the Secret "spiderpool-iaas-webhook-tls"/,
+    ],
   ])('the checker reports the overlay %s', (_name, mutate, expected) => {
     const copy = structuredClone(certManager);
     mutate(copy);
@@ -266,7 +292,12 @@ describe('README install against the real API server', () => {
   test('one apply installs all but the configuration (the Secret empty), a serving webhook fills the one and writes the other, unregister and delete -k remove it all', async () => {
     const applied = await kubectl(['apply', '-k', overlayDir]);
     expect(applied).toMatchObject({ code: 0, stderr: '' });
-    expect(applied.stdout.trim().split('\n').map((line) => line.replace(/ (created|configured|unchanged)$/, ''))).toEqual([
+    expect(
+      applied.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.replace(/ (created|configured|unchanged)$/, '')),
+    ).toEqual([
       'namespace/spiderpool-iaas-webhook',
       'serviceaccount/spiderpool-iaas-webhook',
       'role.rbac.authorization.k8s.io/spiderpool-iaas-webhook-conf-reader',
@@ -289,13 +320,18 @@ describe('README install against the real API server', () => {
     // What a pod of the Deployment does (its flags), as a process: ready once its pool cache listed.
     expect(await kubectl(['apply', '-f', CRD_FILE])).toMatchObject({ code: 0 });
     const certDir = path.join(top, 'served');
-    const args = (JSON.parse((await kubectl(['get', '-n', NS, 'deployment/spiderpool-iaas-webhook', '-o', 'json'])).stdout).spec.template.spec.containers[0].args as string[])
-      .filter((a) => /^--(tls-secret|manage-webhook-configuration|owner-cluster-role|configmap-name|configmap-namespace)=/.test(a));
+    const args = (
+      JSON.parse((await kubectl(['get', '-n', NS, 'deployment/spiderpool-iaas-webhook', '-o', 'json'])).stdout).spec.template.spec.containers[0]
+        .args as string[]
+    ).filter((a) => /^--(tls-secret|manage-webhook-configuration|owner-cluster-role|configmap-name|configmap-namespace)=/.test(a));
     webhook = new WebhookProcess(certDir, apiServer.kubeconfig, [...args, `--namespace=${NS}`]);
     await webhook.start();
     // No controller here publishes the Service's endpoints: the pod waits for one, as for
     // the EndpointSlice controller in a cluster, and writes the configuration only then.
-    await until(() => webhook!.log.some((l) => String(l.msg).includes('has no ready endpoint yet')), 'the wait for an endpoint to be logged', { timeoutMs: 60_000, intervalMs: 500 });
+    await until(() => webhook!.log.some((l) => String(l.msg).includes('has no ready endpoint yet')), 'the wait for an endpoint to be logged', {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
     expect(await exists('validatingwebhookconfiguration/spiderpool-iaas-webhook')).toBe(false);
     const slice = path.join(top, 'endpointslice.yaml');
     await writeFile(
@@ -310,7 +346,10 @@ describe('README install against the real API server', () => {
       }),
     );
     expect(await kubectl(['apply', '-f', slice])).toMatchObject({ code: 0 });
-    const written = await until(async () => (await getJson('validatingwebhookconfiguration/spiderpool-iaas-webhook')) ?? undefined, 'the configuration', { timeoutMs: 60_000, intervalMs: 500 });
+    const written = await until(async () => (await getJson('validatingwebhookconfiguration/spiderpool-iaas-webhook')) ?? undefined, 'the configuration', {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
     const secret = await getJson('secret/spiderpool-iaas-webhook-tls', NS);
     expect(secret.type).toBe('Opaque');
     expect(Object.keys(secret.data).sort()).toEqual(['ca.crt', 'ca.key', 'tls.crt', 'tls.key']);
@@ -335,7 +374,10 @@ describe('README install against the real API server', () => {
       code: 0,
       stdout: 'validatingwebhookconfiguration.admissionregistration.k8s.io "spiderpool-iaas-webhook" not found: nothing to delete\n',
     });
-    expect(await unregister('Not_A_Name')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^error: option '--name <name>' argument 'Not_A_Name' is invalid\. must be a Kubernetes object name/) });
+    expect(await unregister('Not_A_Name')).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^error: option '--name <name>' argument 'Not_A_Name' is invalid\. must be a Kubernetes object name/),
+    });
     const deleted = await kubectl(['delete', '-k', overlayDir, '--ignore-not-found', '--wait=false']);
     expect(deleted).toMatchObject({ code: 0, stderr: '' });
     expect(await exists('clusterrole/spiderpool-iaas-webhook')).toBe(false);
@@ -374,7 +416,10 @@ describe('pool cache errors from the real API server', () => {
   test("without the CRD: one warning that Spiderpool's v2beta1 CRD is not installed, however often the list is retried", async () => {
     webhook = new WebhookProcess(path.join(workDir, 'certs'), apiServer.kubeconfig, ['--log-level=debug']);
     await webhook.start();
-    await until(() => listFailures(webhook!.log, 20).length >= 2, 'two retries of the list (logged at debug)', { timeoutMs: 30_000, describe: () => JSON.stringify(webhook!.log) });
+    await until(() => listFailures(webhook!.log, 20).length >= 2, 'two retries of the list (logged at debug)', {
+      timeoutMs: 30_000,
+      describe: () => JSON.stringify(webhook!.log),
+    });
     expect(listFailures(webhook.log, 40)).toEqual([
       expect.objectContaining({
         statusCode: 404,
@@ -387,7 +432,11 @@ describe('pool cache errors from the real API server', () => {
   });
 
   test('without the RBAC of deploy/base/rbac.yaml: one warning naming the verb, the resource and the identity', async () => {
-    for (const args of [['apply', '-f', CRD_FILE], ['wait', '--for=condition=Established', `crd/${CRD_NAME}`, '--timeout=60s'], ['create', 'serviceaccount', 'no-rbac', '-n', 'default']]) {
+    for (const args of [
+      ['apply', '-f', CRD_FILE],
+      ['wait', '--for=condition=Established', `crd/${CRD_NAME}`, '--timeout=60s'],
+      ['create', 'serviceaccount', 'no-rbac', '-n', 'default'],
+    ]) {
       const done = await kubectl(args);
       if (done.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${done.stderr}`);
     }

@@ -40,7 +40,10 @@ const piece = fc.constantFrom('a', 'b', 'z', '-', '/', '*', '?', '[', ']', '^', 
 const nameChar = fc.constantFrom('a', 'b', 'z', '-', '/', ']', '^', '\\', '*', 'é', '☺', '𝄞', '0', '5');
 
 test('agrees with Go on 50 000 generated patterns and names', () => {
-  const cases = fc.sample(fc.record({ pattern: fc.array(piece, { maxLength: 10 }).map((p) => p.join('')), name: fc.array(nameChar, { maxLength: 8 }).map((n) => n.join('')) }), 50_000);
+  const cases = fc.sample(
+    fc.record({ pattern: fc.array(piece, { maxLength: 10 }).map((p) => p.join('')), name: fc.array(nameChar, { maxLength: 8 }).map((n) => n.join('')) }),
+    50_000,
+  );
   const go = askGo(cases);
   const differ = cases
     .map((c, i) => ({ ...c, go: go[i], port: goMatch(c.pattern, c.name), compiled: compileGoPattern(c.pattern).match(c.name) }))

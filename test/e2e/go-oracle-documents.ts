@@ -50,8 +50,18 @@ const ANCHORS: ReadonlyArray<readonly [string, string]> = [
  * with "%" escapes that libyaml decodes (`%73` is "s") or refuses (`%zz`, a cut UTF-8
  * sequence), and the primary handle redefined.
  */
-const TAG_PREFIXES = ['%TAG !e! tag:yaml.org,2002:\n---\n', '%TAG !e! tag:yaml.org,2002:%73\n---\n', '%TAG !e! tag:yaml.org,2002:%6E\n---\n', '%TAG !e! tag:%2C\n---\n'];
-const HARSH_TAG_PREFIXES = ['%TAG !e! tag:%zz\n---\n', '%TAG !e! tag:%C3\n---\n', '%TAG ! tag:yaml.org,2002:\n---\n', '%TAG !e! tag:yaml.org,2002:%2573\n---\n'];
+const TAG_PREFIXES = [
+  '%TAG !e! tag:yaml.org,2002:\n---\n',
+  '%TAG !e! tag:yaml.org,2002:%73\n---\n',
+  '%TAG !e! tag:yaml.org,2002:%6E\n---\n',
+  '%TAG !e! tag:%2C\n---\n',
+];
+const HARSH_TAG_PREFIXES = [
+  '%TAG !e! tag:%zz\n---\n',
+  '%TAG !e! tag:%C3\n---\n',
+  '%TAG ! tag:yaml.org,2002:\n---\n',
+  '%TAG !e! tag:yaml.org,2002:%2573\n---\n',
+];
 
 /**
  * A rendered value: inline text after `key: ` (`commented` when it ends in a comment), or
@@ -62,8 +72,28 @@ type Value = { inline: string; commented: boolean } | { block: (indent: number) 
 function valueArb(harsh: boolean): fc.Arbitrary<Value> {
   const inline = fc.oneof(
     fc.constantFrom(
-      '50s', '1m30s', '0', '-1s', '50', '1e3', 'yes', 'on', 'true', '2001-12-14', 'http://a:80',
-      'http://b/x?y=1', '~', 'null', 'Null', 'NULL', 'nULL', '.5m', '5 0s', 'a#b', 'µs', '',
+      '50s',
+      '1m30s',
+      '0',
+      '-1s',
+      '50',
+      '1e3',
+      'yes',
+      'on',
+      'true',
+      '2001-12-14',
+      'http://a:80',
+      'http://b/x?y=1',
+      '~',
+      'null',
+      'Null',
+      'NULL',
+      'nULL',
+      '.5m',
+      '5 0s',
+      'a#b',
+      'µs',
+      '',
     ),
     fc.constantFrom('""', '"50s"', '"null"', '"~"', '"5\\x30s"', '"\\u00b5s"', '"a\\tb"', '" 50s "', '"50s # x"'),
     fc.constantFrom("''", "'50s'", "'it''s'", "'~'"),
@@ -72,8 +102,17 @@ function valueArb(harsh: boolean): fc.Arbitrary<Value> {
     fc.constantFrom('!!str 50', '!!str', '!!str ~', '!!null', '!!null ~', '!!null null', '!!int 50', '! 50s', '!local 50s'),
     // "%" escapes in tags, decoded (`!!%73tr` is !!str) or refused, and the %TAG handle `!e!`.
     fc.constantFrom(
-      '!!%73tr 50', '!!%zz 5s', '!!%41x 5s', '!%41 5s', '!<tag:yaml.org,2002:%73tr> 50', '!<tag:yaml.org,2002:%6Eull> 5s',
-      '!<tag:%2C> 5s', '!e!str 50', '!e!tr 50', '!e!%73tr 50', '!e!ull 5s',
+      '!!%73tr 50',
+      '!!%zz 5s',
+      '!!%41x 5s',
+      '!%41 5s',
+      '!<tag:yaml.org,2002:%73tr> 50',
+      '!<tag:yaml.org,2002:%6Eull> 5s',
+      '!<tag:%2C> 5s',
+      '!e!str 50',
+      '!e!tr 50',
+      '!e!%73tr 50',
+      '!e!ull 5s',
     ),
     fc.constantFrom('*t1', '*t2', '*t3', '*m1', '*vt', '*nope'),
     fc.constantFrom('[50s]', '{a: 1}', '[]', '{}'),
@@ -86,14 +125,17 @@ function valueArb(harsh: boolean): fc.Arbitrary<Value> {
         ]
       : []),
   );
-  const withComment = fc
-    .tuple(inline, fc.boolean(), fc.boolean())
-    .map(([v, c, c2]): Value => ({ inline: c && c2 ? `${v} # note` : v, commented: c && c2 }));
+  const withComment = fc.tuple(inline, fc.boolean(), fc.boolean()).map(([v, c, c2]): Value => ({ inline: c && c2 ? `${v} # note` : v, commented: c && c2 }));
   const block = fc
-    .tuple(fc.constantFrom('|', '|-', '|+', '>', '>-', '>+', '|2'), fc.array(fc.constantFrom('50s', '1m', 'http://a', '', 'x y'), { minLength: 1, maxLength: 3 }))
-    .map(([header, lines]): Value => ({
-      block: (indent) => `${header}\n${lines.map((l) => (l === '' ? '' : ' '.repeat(indent + 2) + l)).join('\n')}`,
-    }));
+    .tuple(
+      fc.constantFrom('|', '|-', '|+', '>', '>-', '>+', '|2'),
+      fc.array(fc.constantFrom('50s', '1m', 'http://a', '', 'x y'), { minLength: 1, maxLength: 3 }),
+    )
+    .map(
+      ([header, lines]): Value => ({
+        block: (indent) => `${header}\n${lines.map((l) => (l === '' ? '' : ' '.repeat(indent + 2) + l)).join('\n')}`,
+      }),
+    );
   return fc.oneof({ weight: 6, arbitrary: withComment }, { weight: 1, arbitrary: block });
 }
 
@@ -105,39 +147,62 @@ interface Entry {
 }
 
 function entryArb(harsh: boolean): fc.Arbitrary<Entry> {
-  const key = fc.tuple(
-    fc.constantFrom('serverUrl', 'httpRequestTimeout', 'httpRequestTimeout'),
-    fc.constantFrom<(k: string) => string>((k) => k, (k) => k, (k) => `"${k}"`, (k) => `'${k}'`, (k) => `${k}  `, (k) => `&ka ${k}`),
-  ).map(([k, spell]) => spell(k));
+  const key = fc
+    .tuple(
+      fc.constantFrom('serverUrl', 'httpRequestTimeout', 'httpRequestTimeout'),
+      fc.constantFrom<(k: string) => string>(
+        (k) => k,
+        (k) => k,
+        (k) => `"${k}"`,
+        (k) => `'${k}'`,
+        (k) => `${k}  `,
+        (k) => `&ka ${k}`,
+      ),
+    )
+    .map(([k, spell]) => spell(k));
   // `*kt` is an alias key (ANCHORS' anchor on a key), with or without a blank before ":".
   const keys = fc.oneof({ weight: 8, arbitrary: key }, { weight: 1, arbitrary: fc.constantFrom('*kt ', '*kt', ...(harsh ? ['*k1 ', '*ka '] : [])) });
   // In a flow mapping the harsh grammar also writes `key:value` (one plain scalar for libyaml)
   // and a key whose ":" stands on the next line (no longer a key for libyaml).
   const flowColon = harsh ? fc.constantFrom(': ', ': ', ': ', ': ', ':', '\n  : ') : fc.constant(': ');
-  const setting = fc.tuple(keys, valueArb(harsh), flowColon).map(([k, v, colon]): Entry =>
-    'inline' in v
-      ? {
-          render: () => `${k}: ${v.inline}`.trimEnd(),
-          // A comment would swallow the rest of a flow mapping. A "?" in a plain scalar
-          // inside a flow mapping is left out too (Go and readConfYml both refuse it, so it
-          // would only dilute the sample). A bare tag there, and `key:` right before "," or
-          // "}" (the space after the colon trimmed), come in the harsh grammar only.
-          flow:
-            !v.commented && (harsh || (!v.inline.includes('?') && !/^!\S*$/.test(v.inline)))
-              ? harsh
-                ? `${k}${colon}${v.inline}`.trimEnd()
-                : `${k}: ${v.inline}`
-              : undefined,
-        }
-      : { render: (indent) => `${k}: ${v.block(indent)}` },
+  const setting = fc.tuple(keys, valueArb(harsh), flowColon).map(
+    ([k, v, colon]): Entry =>
+      'inline' in v
+        ? {
+            render: () => `${k}: ${v.inline}`.trimEnd(),
+            // A comment would swallow the rest of a flow mapping. A "?" in a plain scalar
+            // inside a flow mapping is left out too (Go and readConfYml both refuse it, so it
+            // would only dilute the sample). A bare tag there, and `key:` right before "," or
+            // "}" (the space after the colon trimmed), come in the harsh grammar only.
+            flow:
+              !v.commented && (harsh || (!v.inline.includes('?') && !/^!\S*$/.test(v.inline)))
+                ? harsh
+                  ? `${k}${colon}${v.inline}`.trimEnd()
+                  : `${k}: ${v.inline}`
+                : undefined,
+          }
+        : { render: (indent) => `${k}: ${v.block(indent)}` },
   );
   const mergeKey = harsh ? fc.constantFrom('<<', '<<', '<<', '!!merge <<', '! <<', '&mk <<') : fc.constant('<<');
   const merge = fc
     .tuple(
       mergeKey,
       fc.constantFrom(
-        '*m1', '*m2', '*m3', '*m4', '*m5', '*m6', '[*m1, *m2]', '[*m2, *m1]', '[*m5, *m1]', '[*m3, *m4]', '{httpRequestTimeout: 9s}', '*t1', '[]',
-        '&mm {httpRequestTimeout: 8s}', '*vt',
+        '*m1',
+        '*m2',
+        '*m3',
+        '*m4',
+        '*m5',
+        '*m6',
+        '[*m1, *m2]',
+        '[*m2, *m1]',
+        '[*m5, *m1]',
+        '[*m3, *m4]',
+        '{httpRequestTimeout: 9s}',
+        '*t1',
+        '[]',
+        '&mm {httpRequestTimeout: 8s}',
+        '*vt',
       ),
     )
     .map(([k, v]): Entry => ({ render: () => `${k}: ${v}`, flow: `${k}: ${v}` }));
@@ -145,12 +210,7 @@ function entryArb(harsh: boolean): fc.Arbitrary<Entry> {
     .constantFrom('other: 1', 'other: [1, 2]', 'other: {a: b}', 'other: [-]', 'other: {a:, b: -}', 'other: [a:, -]', ...(harsh ? ['other: {a: 1, a: 2}'] : []))
     .map((t): Entry => ({ render: () => t, flow: t }));
   const comment = fc.constant<Entry>({ render: () => '# comment' });
-  return fc.oneof(
-    { weight: 8, arbitrary: setting },
-    { weight: 3, arbitrary: merge },
-    { weight: 2, arbitrary: other },
-    { weight: 1, arbitrary: comment },
-  );
+  return fc.oneof({ weight: 8, arbitrary: setting }, { weight: 3, arbitrary: merge }, { weight: 2, arbitrary: other }, { weight: 1, arbitrary: comment });
 }
 
 function providerArb(harsh: boolean): fc.Arbitrary<string> {
@@ -164,8 +224,18 @@ function providerArb(harsh: boolean): fc.Arbitrary<string> {
       return [head + (comment ? ' # provider' : ''), ...lines].join('\n');
     });
   const other = fc.constantFrom(
-    `${P}:`, `${P}: ~`, `${P}: null`, `${P}: *m1`, `${P}: *m3`, `${P}: *m5`, `${P}: *t1`, `${P}: *t2`,
-    `${P}: 50s`, `${P}: [a]`, `${P}:\n  - a`, `${P}: {}`,
+    `${P}:`,
+    `${P}: ~`,
+    `${P}: null`,
+    `${P}: *m1`,
+    `${P}: *m3`,
+    `${P}: *m5`,
+    `${P}: *t1`,
+    `${P}: *t2`,
+    `${P}: 50s`,
+    `${P}: [a]`,
+    `${P}:\n  - a`,
+    `${P}: {}`,
   );
   return fc.oneof({ weight: 6, arbitrary: mapping }, { weight: 1, arbitrary: other });
 }
@@ -205,7 +275,12 @@ function grammarArb(harsh: boolean): fc.Arbitrary<Body> {
         { weight: 1, arbitrary: fc.constantFrom(...TAG_PREFIXES, ...(harsh ? HARSH_TAG_PREFIXES : [])) },
       ),
       suffix: fc.constantFrom(
-        '', '', '', '...\n', '---\n', `---\n${P}: {httpRequestTimeout: 1h}\n`,
+        '',
+        '',
+        '',
+        '...\n',
+        '---\n',
+        `---\n${P}: {httpRequestTimeout: 1h}\n`,
         ...(harsh ? ['--- ]]\n', '...\n]]\n', '# \u0001\n', '# \u0085\n', 'x: "\\/"\n', '...\n%TAG !e! tag:%zz\n---\n'] : []),
       ),
     })
@@ -290,7 +365,10 @@ export function documentArb(harsh: boolean): fc.Arbitrary<string> {
         const [c, n, asBreak] = special;
         const breaks = [...text.matchAll(/\r\n|[\r\n]/g)];
         const at = breaks[n % Math.max(breaks.length, 1)];
-        text = asBreak && at !== undefined ? text.slice(0, at.index) + c + text.slice(at.index + at[0].length) : text.slice(0, n % (text.length + 1)) + c + text.slice(n % (text.length + 1));
+        text =
+          asBreak && at !== undefined
+            ? text.slice(0, at.index) + c + text.slice(at.index + at[0].length)
+            : text.slice(0, n % (text.length + 1)) + c + text.slice(n % (text.length + 1));
       }
       return (bom ? '\uFEFF' : '') + text;
     });

@@ -28,7 +28,9 @@ let binary: Promise<string> | undefined;
 export function helmBinary(): Promise<string> {
   binary ??= (async () => {
     if (process.env['HELM']) return process.env['HELM'];
-    const built = await runProcess(path.join(REPO_ROOT, '.ci/go-tool'), ['helm', HELM_MODULE, `${HELM_MODULE.split('@')[0]}/cmd/helm`], { timeoutMs: 30 * 60_000 });
+    const built = await runProcess(path.join(REPO_ROOT, '.ci/go-tool'), ['helm', HELM_MODULE, `${HELM_MODULE.split('@')[0]}/cmd/helm`], {
+      timeoutMs: 30 * 60_000,
+    });
     if (built.code !== 0) throw new Error(`.ci/go-tool could not build helm:\n${built.stderr}`);
     return path.join(built.stdout.trim(), 'helm');
   })();

@@ -70,6 +70,10 @@ describe('the promtool tests', () => {
   it.each(loadAlerts().map((a) => a.alert))('test %s firing and not firing', async (alert) => {
     const tests = parse(await readFile(TESTS, 'utf8'));
     const cases = (tests.tests as any[]).flatMap((t) => t.alert_rule_test as any[]).filter((c) => c.alertname === alert);
-    expect({ alert, firing: cases.some((c) => c.exp_alerts.length > 0), quiet: cases.some((c) => c.exp_alerts.length === 0) }).toEqual({ alert, firing: true, quiet: true });
+    expect({ alert, firing: cases.some((c) => c.exp_alerts.length > 0), quiet: cases.some((c) => c.exp_alerts.length === 0) }).toEqual({
+      alert,
+      firing: true,
+      quiet: true,
+    });
   });
 });

@@ -20,11 +20,7 @@ import { fileURLToPath } from 'node:url';
 export const ORACLE_DIR = join(dirname(fileURLToPath(import.meta.url)), 'oracle');
 
 /** A question: `{op: 'duration', in}`, `{op: 'format', ns}`, `{op: 'confyml', in}` or `{op: 'url', in}`. */
-export type OracleCase =
-  | { op: 'duration'; in: string }
-  | { op: 'format'; ns: string }
-  | { op: 'confyml'; in: string }
-  | { op: 'url'; in: string };
+export type OracleCase = { op: 'duration'; in: string } | { op: 'format'; ns: string } | { op: 'confyml'; in: string } | { op: 'url'; in: string };
 
 /** Go's `url.Parse` verdict. */
 export interface UrlAnswer {
@@ -86,9 +82,7 @@ function run(command: string, args: string[], opts: { cwd?: string; input?: stri
     // The child may exit early (e.g. a crash); its stdin then errors with EPIPE. The
     // exit status tells what happened, so this error is not the one to report.
     child.stdin.on('error', () => undefined);
-    child.on('close', (code, signal) =>
-      resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
-    );
+    child.on('close', (code, signal) => resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
     child.stdin.end(opts.input ?? '');
   });
 }

@@ -110,7 +110,9 @@ test('two replicas through a CA change, a rollback and a stalled replica: one CA
     await replicas.a.sync();
     await run(CA_BUNDLE_OVERLAP_MS + 2 * ROUND_MS);
     expect(await expectSettled(5 * 60_000)).toBe(newCa);
-    expect(warnings.filter((w) => /^not Ready: .*: writing nothing \(the newest CA wins\), until caBundle holds this pod's CA or its CA changes$/.test(w))).toHaveLength(1);
+    expect(
+      warnings.filter((w) => /^not Ready: .*: writing nothing \(the newest CA wins\), until caBundle holds this pod's CA or its CA changes$/.test(w)),
+    ).toHaveLength(1);
     expect(replicas.a.behind()).toBeUndefined();
     expect(replicas.b.behind()).toMatch(/^this pod's CA was left out of caBundle for a newer one another replica serves /);
     serving.b = newCa;

@@ -37,10 +37,21 @@ test("the new pods' first apply drops the old release's inject-ca-from annotatio
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
 
   // The old release: its pods apply the configuration with the annotation...
-  await applyWebhookConfiguration(kubeConfig, webhookConfigurationFor(withAnnotations(shipped, { [INJECT_CA_FROM]: 'spiderpool-iaas-webhook/spiderpool-iaas-webhook-serving' }), TARGET, oldCa));
+  await applyWebhookConfiguration(
+    kubeConfig,
+    webhookConfigurationFor(withAnnotations(shipped, { [INJECT_CA_FROM]: 'spiderpool-iaas-webhook/spiderpool-iaas-webhook-serving' }), TARGET, oldCa),
+  );
   // ...and cainjector applies the Certificate's ca.crt into every caBundle, forcing.
-  const injected = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name }, webhooks: shipped.webhooks.map((w) => ({ name: w.name, clientConfig: { caBundle: newCa } })) };
-  await api.patchValidatingWebhookConfiguration({ name, body: injected, fieldManager: CAINJECTOR, force: true }, setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply));
+  const injected = {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name },
+    webhooks: shipped.webhooks.map((w) => ({ name: w.name, clientConfig: { caBundle: newCa } })),
+  };
+  await api.patchValidatingWebhookConfiguration(
+    { name, body: injected, fieldManager: CAINJECTOR, force: true },
+    setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
+  );
   const before = await api.readValidatingWebhookConfiguration({ name });
   expect(before.metadata?.annotations?.[INJECT_CA_FROM]).toBeDefined();
   expect((before.metadata?.managedFields ?? []).map((f) => f.manager)).toContain(CAINJECTOR);

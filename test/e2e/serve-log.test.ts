@@ -64,7 +64,10 @@ it('at --log-level=debug logs every review, allowed or denied, and loses no line
     if (server.exitCode === null) server.kill('SIGKILL');
   }
 
-  const lines = out.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  const lines = out
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
   const reviews = lines.filter((line) => line['msg'] === 'admission review');
   expect(reviews.map((line) => line['uid']).sort()).toEqual(Array.from({ length: REVIEWS }, (_, i) => `log-test-${i}`).sort());
   expect(reviews.filter((line) => line['allowed'] === true).every((line) => line['level'] === 20)).toBe(true);

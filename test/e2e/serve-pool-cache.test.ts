@@ -91,7 +91,9 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
 
     const grown = JSON.parse((await call(served, 'POST', WEBHOOKS.spiderIPPool.path, await fixture('pool-update-pair-v4-grown'))).body);
     expect(grown.response.allowed).toBe(false);
-    expect(grown.response.status.message).toContain('spec.ips: Invalid value: holds 241 addresses (spec.ips minus spec.excludeIPs), more than the 200 of its IPv6 pair pool "pool-a-v6"');
+    expect(grown.response.status.message).toContain(
+      'spec.ips: Invalid value: holds 241 addresses (spec.ips minus spec.excludeIPs), more than the 200 of its IPv6 pair pool "pool-a-v6"',
+    );
 
     const paired = JSON.parse((await call(served, 'POST', WEBHOOKS.spiderIPPool.path, await fixture('pool-create-pair-v4'))).body);
     expect(paired.response).toEqual({ uid: expect.any(String), allowed: true });
@@ -110,19 +112,27 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     await until(() => served!.log().includes('SpiderIPPool list failed'), 'the failed list to be logged');
     const during = await call(served, 'GET', '/readyz');
     if (during.status !== 200 || !served.log().includes('SpiderIPPool cache not synced after')) {
-      expect(during).toMatchObject({ status: 503, body: expect.stringContaining('[-]pool-cache failed: SpiderIPPools not listed yet; readiness waits for them, up to 6 s') });
+      expect(during).toMatchObject({
+        status: 503,
+        body: expect.stringContaining('[-]pool-cache failed: SpiderIPPools not listed yet; readiness waits for them, up to 6 s'),
+      });
     }
     await until(() => served!.log().includes('SpiderIPPool cache not synced after 6 s (the list failed: HTTP 503)'), 'the end of the wait to be logged');
     await expect(call(served, 'GET', '/readyz')).resolves.toEqual({ status: 200, body: 'ok\n' });
     await expect(call(served, 'GET', '/readyz?verbose')).resolves.toMatchObject({
       status: 200,
-      body: expect.stringMatching(/^\[-\]pool-cache failed: SpiderIPPools not listed yet; .*\n\[-\]spiderpool-conf-cache failed: spiderpool-conf not listed yet; .*\nreadyz check passed\n$/m),
+      body: expect.stringMatching(
+        /^\[-\]pool-cache failed: SpiderIPPools not listed yet; .*\n\[-\]spiderpool-conf-cache failed: spiderpool-conf not listed yet; .*\nreadyz check passed\n$/m,
+      ),
     });
     expect((await call(served, 'GET', '/metrics')).body).toContain('spiderpool_iaas_webhook_pool_cache_synced 0\n');
     const answer = JSON.parse((await call(served, 'POST', WEBHOOKS.spiderIPPool.path, await fixture('pool-update-pair-v4-grown'))).body);
     expect(answer.response.allowed).toBe(false);
     expect(answer.response.status.details.causes).toEqual([
-      expect.objectContaining({ reason: 'FieldValueForbidden', message: expect.stringContaining(`IaaS pool writes are refused until the webhook's pool cache is synced (${NOT_SYNCED_REASON})`) }),
+      expect.objectContaining({
+        reason: 'FieldValueForbidden',
+        message: expect.stringContaining(`IaaS pool writes are refused until the webhook's pool cache is synced (${NOT_SYNCED_REASON})`),
+      }),
     ]);
     await expect(stop(served)).resolves.toBe(0);
   }, 30_000);
@@ -139,7 +149,10 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     expect(answer.response.warnings).toEqual([expect.stringContaining(`dual-stack pair checks against other pools were skipped (${NOT_SYNCED_REASON})`)]);
     await expect(stop(served)).resolves.toBe(0);
 
-    const bad = spawn(process.execPath, [cli, 'serve', '--no-pool-cache', '--unsynced-pools=deny'], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '', HOME: workDir } });
+    const bad = spawn(process.execPath, [cli, 'serve', '--no-pool-cache', '--unsynced-pools=deny'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env['PATH'] ?? '', HOME: workDir },
+    });
     let stderr = '';
     bad.stderr!.on('data', (chunk) => (stderr += chunk));
     await expect(new Promise((resolve) => bad.once('exit', resolve))).resolves.toBe(2);
@@ -170,10 +183,14 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
   }, 30_000);
 
   it('a kubeconfig that cannot be read stops the start with exit 2 (unusable input; 1 means findings)', async () => {
-    const child = spawn(process.execPath, [cli, 'serve', '--port=0', '--host=127.0.0.1', `--cert-dir=${workDir}`, `--kubeconfig=${path.join(workDir, 'missing')}`], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env['PATH'] ?? '', HOME: workDir },
-    });
+    const child = spawn(
+      process.execPath,
+      [cli, 'serve', '--port=0', '--host=127.0.0.1', `--cert-dir=${workDir}`, `--kubeconfig=${path.join(workDir, 'missing')}`],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { PATH: process.env['PATH'] ?? '', HOME: workDir },
+      },
+    );
     let log = '';
     child.stdout!.on('data', (chunk) => (log += chunk));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

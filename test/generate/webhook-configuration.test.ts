@@ -18,7 +18,10 @@ function sends(row: { name: string }, object: Obj, oldObject: Obj | null = null)
   return (webhookOf(row)['matchConditions'] as Obj[]).every((c) => evaluate(c['expression'], { object, oldObject }) === true);
 }
 
-const annotated = (annotations?: Record<string, string>, rest: Obj = {}): Obj => ({ metadata: { name: 'x', ...(annotations ? { annotations } : {}) }, ...rest });
+const annotated = (annotations?: Record<string, string>, rest: Obj = {}): Obj => ({
+  metadata: { name: 'x', ...(annotations ? { annotations } : {}) },
+  ...rest,
+});
 const IAAS = { 'ipam.spidernet.io/iaas-provider': 'p' };
 
 test('one webhook per row of WEBHOOKS, none matching a subresource (status, scale)', () => {
@@ -46,7 +49,7 @@ test.each<[string, Obj, Obj | null, boolean]>([
   expect(sends(WEBHOOKS.defaultPools, object, oldObject)).toBe(expected);
 });
 
-test('the ConfigMap webhook: Spiderpool\'s ConfigMap only', () => {
+test("the ConfigMap webhook: Spiderpool's ConfigMap only", () => {
   expect(sends(WEBHOOKS.configMap, { metadata: { name: 'spiderpool-conf' } })).toBe(true);
   expect(sends(WEBHOOKS.configMap, { metadata: { name: 'other' } })).toBe(false);
 });
@@ -55,7 +58,11 @@ test.each<[string, Obj, boolean]>([
   ['with ipam.spidernet.io/ippools', annotated({ 'ipam.spidernet.io/ippools': '[]' }), true],
   ['with ipam.spidernet.io/ippool', annotated({ 'ipam.spidernet.io/ippool': '{}' }), true],
   ['without annotations', annotated(), false],
-  ['with the annotation, owned by a controller', { metadata: { annotations: { 'ipam.spidernet.io/ippool': '{}' }, ownerReferences: [{ name: 'r', controller: true }] } }, false],
+  [
+    'with the annotation, owned by a controller',
+    { metadata: { annotations: { 'ipam.spidernet.io/ippool': '{}' }, ownerReferences: [{ name: 'r', controller: true }] } },
+    false,
+  ],
   ['with the annotation, owned by no controller', { metadata: { annotations: { 'ipam.spidernet.io/ippool': '{}' }, ownerReferences: [{ name: 'r' }] } }, true],
 ])('the Pod webhook: a Pod %s', (_name, pod, expected) => {
   expect(sends(WEBHOOKS.pod, pod)).toBe(expected);

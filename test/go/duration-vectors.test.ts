@@ -11,10 +11,7 @@ interface Vector {
   error?: string;
 }
 
-const vectors: Vector[] = readFileSync(
-  new URL('../fixtures/go-duration-vectors.jsonl', import.meta.url),
-  'utf8',
-)
+const vectors: Vector[] = readFileSync(new URL('../fixtures/go-duration-vectors.jsonl', import.meta.url), 'utf8')
   .split('\n')
   .filter((line) => line.trim() !== '')
   .map((line) => JSON.parse(line) as Vector);
@@ -26,19 +23,13 @@ describe('parseGoDuration agrees with Go on every shared vector', () => {
     expect(vectors.some((v) => !v.ok)).toBe(true);
   });
 
-  it.each(vectors.filter((v) => v.ok).map((v) => [v.in, v] as const))(
-    'accepts %j with Go’s value and String()',
-    (_input, v) => {
-      const ns = parseGoDuration(v.in);
-      expect(ns).toBe(BigInt(v.ns!));
-      expect(formatGoDuration(ns)).toBe(v.string);
-    },
-  );
+  it.each(vectors.filter((v) => v.ok).map((v) => [v.in, v] as const))('accepts %j with Go’s value and String()', (_input, v) => {
+    const ns = parseGoDuration(v.in);
+    expect(ns).toBe(BigInt(v.ns!));
+    expect(formatGoDuration(ns)).toBe(v.string);
+  });
 
-  it.each(vectors.filter((v) => !v.ok).map((v) => [v.in, v] as const))(
-    'refuses %j with Go’s error text',
-    (_input, v) => {
-      expect(() => parseGoDuration(v.in)).toThrow(new Error(v.error));
-    },
-  );
+  it.each(vectors.filter((v) => !v.ok).map((v) => [v.in, v] as const))('refuses %j with Go’s error text', (_input, v) => {
+    expect(() => parseGoDuration(v.in)).toThrow(new Error(v.error));
+  });
 });

@@ -12,10 +12,12 @@ describe('parseGoDuration wraps its sum as Go does', () => {
     expect(parseGoDuration(text)).toBe(ns);
   });
 
-  it.each(['9223372036854775808ns1ns', '9223372036854775807ns9223372036854775807ns', '9223372036854775808ns', '9223372036854775808ns9223372036854775808ns9223372036854775808ns'])(
-    'refuses %s as Go does (over 2^63 before it could wrap, or 2^63 positive)',
-    (text) => {
-      expect(() => parseGoDuration(text)).toThrow(`time: invalid duration "${text}"`);
-    },
-  );
+  it.each([
+    '9223372036854775808ns1ns',
+    '9223372036854775807ns9223372036854775807ns',
+    '9223372036854775808ns',
+    '9223372036854775808ns9223372036854775808ns9223372036854775808ns',
+  ])('refuses %s as Go does (over 2^63 before it could wrap, or 2^63 positive)', (text) => {
+    expect(() => parseGoDuration(text)).toThrow(`time: invalid duration "${text}"`);
+  });
 });

@@ -164,7 +164,7 @@ describe('steps, counted as Go takes them', () => {
     expect(metered(pattern, 'a'.repeat(63))).toEqual({ answer: false, steps: (63 * 64) / 2 });
   });
 
-  test('at most |pattern| × (|name| + 1) steps, and Go\'s answer, on random patterns and names', () => {
+  test("at most |pattern| × (|name| + 1) steps, and Go's answer, on random patterns and names", () => {
     const piece = fc.constantFrom('a', 'b', '-', '/', '*', '?', '[', ']', '^', '\\', 'é', '☺');
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 10 }), fc.array(fc.constantFrom('a', 'b', '-', '/', ']', 'é', '☺'), { maxLength: 8 }), (p, n) => {

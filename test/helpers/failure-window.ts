@@ -29,5 +29,9 @@ export function failureWindow(failedAtSeconds: readonly number[], fromSeconds: n
     longest = Math.max(longest, t - stretchStart);
   });
   const round = (s: number) => Math.round(s * 10) / 10;
-  return { failed: within.length, recoverySeconds: within.length === 0 ? 0 : round(within[within.length - 1]! - fromSeconds), longestStretchSeconds: round(longest) };
+  return {
+    failed: within.length,
+    recoverySeconds: within.length === 0 ? 0 : round(within[within.length - 1]! - fromSeconds),
+    longestStretchSeconds: round(longest),
+  };
 }

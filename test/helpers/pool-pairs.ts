@@ -16,14 +16,58 @@ const SELF: unique symbol = Symbol('self');
 const PROVIDERS = [undefined, 'cloud', 'other-cloud', ''];
 const NODES = [undefined, [], ['w1'], ['w2'], ['w1', 'w2'], [''], ['', 'w1'], ['w1', ''], ['', ''], ['w1', 'w2', 'w3', 'w4']];
 const NICS = [
-  undefined, 'eth0', 'eth1', '', ' ', '\t', 'eth0,eth1', ',', 'eth 0', 'eth0\u00a0', 'eth0\u0085', '\u3000', 'eth0\ufeff',
-  'abcdefghijklmno', 'abcdefghijklmnop', 'ééééééé', 'éééééééé', 'ééééééé\u00e9x', '.', '..', '...', 'e/1', 'e:1', 'e\u00000',
+  undefined,
+  'eth0',
+  'eth1',
+  '',
+  ' ',
+  '\t',
+  'eth0,eth1',
+  ',',
+  'eth 0',
+  'eth0\u00a0',
+  'eth0\u0085',
+  '\u3000',
+  'eth0\ufeff',
+  'abcdefghijklmno',
+  'abcdefghijklmnop',
+  'ééééééé',
+  'éééééééé',
+  'ééééééé\u00e9x',
+  '.',
+  '..',
+  '...',
+  'e/1',
+  'e:1',
+  'e\u00000',
 ];
 const PAIR_POOLS: (string | typeof SELF | undefined)[] = [undefined, '', SELF, 'partner-not-stored'];
 const COUNTS = [undefined, 0, 3];
 const ALLOCATED_IPS = [
-  undefined, '', ' ', '\u00a0', '\ufeff', '{}', ' { } ', '[]', '[\n]', 'null', '0', '-1.5e3', '01', 'true', '""', '"{}"', '" null "', '"\u00a0"',
-  '"x"', '{"10.0.0.2/24":{"pod":"default/a"}}', '["10.0.0.2"]', 'garbage', '\u00a0{}', '{} x',
+  undefined,
+  '',
+  ' ',
+  '\u00a0',
+  '\ufeff',
+  '{}',
+  ' { } ',
+  '[]',
+  '[\n]',
+  'null',
+  '0',
+  '-1.5e3',
+  '01',
+  'true',
+  '""',
+  '"{}"',
+  '" null "',
+  '"\u00a0"',
+  '"x"',
+  '{"10.0.0.2/24":{"pod":"default/a"}}',
+  '["10.0.0.2"]',
+  'garbage',
+  '\u00a0{}',
+  '{} x',
 ];
 
 interface PoolShape {
@@ -39,8 +83,14 @@ export interface Pair {
   status: { count: number | undefined; ips: string | undefined };
 }
 
-const pick = <T,>(values: readonly T[]) => fc.constantFrom(...values);
-const shape: fc.Arbitrary<PoolShape> = fc.record({ provider: pick(PROVIDERS), nodes: pick(NODES), nic: pick(NICS), pair: pick(PAIR_POOLS), other: pick([undefined, 'x', 'y']) });
+const pick = <T>(values: readonly T[]) => fc.constantFrom(...values);
+const shape: fc.Arbitrary<PoolShape> = fc.record({
+  provider: pick(PROVIDERS),
+  nodes: pick(NODES),
+  nic: pick(NICS),
+  pair: pick(PAIR_POOLS),
+  other: pick([undefined, 'x', 'y']),
+});
 /** A new pool from the old one: each field kept, or (one time in three) drawn afresh. */
 export const pair: fc.Arbitrary<Pair> = fc
   .tuple(shape, shape, fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 5, maxLength: 5 }), pick(COUNTS), pick(ALLOCATED_IPS))

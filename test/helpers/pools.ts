@@ -24,7 +24,10 @@ export interface PoolSpec {
 }
 
 /** A `spiderpool.spidernet.io/v2beta1` SpiderIPPool named `name`. */
-export function spiderIPPool(name: string, { provider, nic, pair, version = 4, subnet, ips, nodeName, isDefault, resourceVersion, status }: PoolSpec = {}): KubeObject {
+export function spiderIPPool(
+  name: string,
+  { provider, nic, pair, version = 4, subnet, ips, nodeName, isDefault, resourceVersion, status }: PoolSpec = {},
+): KubeObject {
   const annotations = {
     ...(provider !== undefined ? { 'ipam.spidernet.io/iaas-provider': provider } : {}),
     ...(nic !== undefined ? { 'ipam.spidernet.io/parent-nic': nic } : {}),

@@ -79,7 +79,11 @@ export function certManagerObjects(): Record<string, unknown>[] {
 export async function installCertManager(): Promise<void> {
   await mustKubectl(['apply', '--server-side', '-f', await certManagerCrdDir()]);
   await mustKubectl(['wait', '--for=condition=Established', '-f', await certManagerCrdDir(), '--timeout=60s']);
-  await mustKubectl(['apply', '-f', '-'], { stdin: certManagerObjects().map((o) => stringify(o)).join('---\n') });
+  await mustKubectl(['apply', '-f', '-'], {
+    stdin: certManagerObjects()
+      .map((o) => stringify(o))
+      .join('---\n'),
+  });
   for (const component of COMPONENTS) {
     await mustKubectl(['-n', CERT_MANAGER_NS, 'rollout', 'status', `deployment/cert-manager-${component}`, '--timeout=3m'], { timeoutMs: 200_000 });
   }
@@ -87,6 +91,8 @@ export async function installCertManager(): Promise<void> {
 
 /** Removes what {@link installCertManager} made, the CRDs (and so every cert-manager object) included. */
 export async function removeCertManager(): Promise<void> {
-  await mustKubectl(['delete', 'clusterrolebinding/cert-manager-test', `namespace/${CERT_MANAGER_NS}`, '--ignore-not-found', '--timeout=2m'], { timeoutMs: 150_000 });
+  await mustKubectl(['delete', 'clusterrolebinding/cert-manager-test', `namespace/${CERT_MANAGER_NS}`, '--ignore-not-found', '--timeout=2m'], {
+    timeoutMs: 150_000,
+  });
   await mustKubectl(['delete', '--ignore-not-found', '--timeout=2m', '-f', await certManagerCrdDir()], { timeoutMs: 150_000 });
 }

@@ -58,7 +58,16 @@ async function caBundles(): Promise<string[][]> {
 /** Re-issues Certificate `name` as `cmctl renew` does: its Issuing condition set to True. */
 async function forceIssuing(name: string): Promise<void> {
   const condition = { type: 'Issuing', status: 'True', reason: 'ManuallyTriggered', message: 'Certificate re-issuance manually triggered' };
-  await mustKubectl(['-n', NS, 'patch', `certificate/${name}`, '--subresource=status', '--type=json', '-p', JSON.stringify([{ op: 'add', path: '/status/conditions/-', value: condition }])]);
+  await mustKubectl([
+    '-n',
+    NS,
+    'patch',
+    `certificate/${name}`,
+    '--subresource=status',
+    '--type=json',
+    '-p',
+    JSON.stringify([{ op: 'add', path: '/status/conditions/-', value: condition }]),
+  ]);
 }
 
 /** Each live webhook pod's count of certificate reloads (its /metrics through the pod proxy). */
@@ -80,7 +89,19 @@ describe('1. helm install with tls.method certmanager under load', () => {
         {
           name: 'helm install --wait --set tls.method=certmanager',
           run: async () => {
-            await mustHelm(['install', RELEASE, CHART_DIR, '-n', NS, '--create-namespace', '--wait', '--timeout=4m', ...IMAGE, '--set', 'tls.method=certmanager']);
+            await mustHelm([
+              'install',
+              RELEASE,
+              CHART_DIR,
+              '-n',
+              NS,
+              '--create-namespace',
+              '--wait',
+              '--timeout=4m',
+              ...IMAGE,
+              '--set',
+              'tls.method=certmanager',
+            ]);
             await guarded();
           },
         },
@@ -127,12 +148,19 @@ describe('2. a renewal forced as cmctl renew forces it, under load', () => {
           name: 'Issuing=True on the serving Certificate, the pods reload',
           run: async () => {
             await forceIssuing(SERVING);
-            await until(async () => (await servingSecret())['tls.crt'] !== before['tls.crt'], 'cert-manager to write the renewed certificate', { timeoutMs: 120_000, intervalMs: 1000 });
-            // The kubelet updates the mounted Secret within its sync period; each pod then reloads.
-            await until(async () => [...(await reloads())].every(([pod, n]) => n > (reloadsBefore.get(pod) ?? 0)), 'every pod to reload the renewed certificate', {
-              timeoutMs: 180_000,
-              intervalMs: 2000,
+            await until(async () => (await servingSecret())['tls.crt'] !== before['tls.crt'], 'cert-manager to write the renewed certificate', {
+              timeoutMs: 120_000,
+              intervalMs: 1000,
             });
+            // The kubelet updates the mounted Secret within its sync period; each pod then reloads.
+            await until(
+              async () => [...(await reloads())].every(([pod, n]) => n > (reloadsBefore.get(pod) ?? 0)),
+              'every pod to reload the renewed certificate',
+              {
+                timeoutMs: 180_000,
+                intervalMs: 2000,
+              },
+            );
           },
         },
       ],
@@ -179,7 +207,10 @@ describe('3. a CA change under load: the CA re-issued with a new key, then the s
           name: 'Issuing=True on the CA Certificate',
           run: async () => {
             await forceIssuing(CA);
-            await until(async () => (await servingSecret(CA))['tls.crt'] !== caBefore['tls.crt'], 'cert-manager to write the new CA', { timeoutMs: 120_000, intervalMs: 1000 });
+            await until(async () => (await servingSecret(CA))['tls.crt'] !== caBefore['tls.crt'], 'cert-manager to write the new CA', {
+              timeoutMs: 120_000,
+              intervalMs: 1000,
+            });
           },
         },
       ],
@@ -195,14 +226,26 @@ describe('3. a CA change under load: the CA re-issued with a new key, then the s
           name: 'Issuing=True on the serving Certificate, every pod reloads, the caBundle holds the new CA',
           run: async () => {
             await forceIssuing(SERVING);
-            await until(async () => pemBlocks((await servingSecret())['ca.crt']!).includes(newCa), 'cert-manager to write the certificate of the new CA', { timeoutMs: 120_000, intervalMs: 1000 });
-            const written = performance.now();
-            await until(async () => [...(await reloads())].every(([pod, n]) => n > (reloadsBefore.get(pod) ?? 0)), 'every pod to reload the certificate of the new CA', {
-              timeoutMs: 180_000,
-              intervalMs: 2000,
+            await until(async () => pemBlocks((await servingSecret())['ca.crt']!).includes(newCa), 'cert-manager to write the certificate of the new CA', {
+              timeoutMs: 120_000,
+              intervalMs: 1000,
             });
-            console.log(`CA change: every pod served the new certificate ${Math.round((performance.now() - written) / 1000)} s after cert-manager wrote it (the kubelet's delay)`);
-            await until(async () => (await caBundles()).every((blocks) => blocks.includes(newCa)), 'every caBundle to hold the new CA', { timeoutMs: 60_000, intervalMs: 1000 });
+            const written = performance.now();
+            await until(
+              async () => [...(await reloads())].every(([pod, n]) => n > (reloadsBefore.get(pod) ?? 0)),
+              'every pod to reload the certificate of the new CA',
+              {
+                timeoutMs: 180_000,
+                intervalMs: 2000,
+              },
+            );
+            console.log(
+              `CA change: every pod served the new certificate ${Math.round((performance.now() - written) / 1000)} s after cert-manager wrote it (the kubelet's delay)`,
+            );
+            await until(async () => (await caBundles()).every((blocks) => blocks.includes(newCa)), 'every caBundle to hold the new CA', {
+              timeoutMs: 60_000,
+              intervalMs: 1000,
+            });
           },
         },
       ],

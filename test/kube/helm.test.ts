@@ -25,7 +25,20 @@ import { generateCertificates } from '../../src/certs/generate.js';
 import { until } from '../helpers/until.js';
 import { CHART_DIR, RELEASE } from '../e2e/helm.js';
 import type { FaultRunResult } from './faults.js';
-import { applyDryRun, conf, describeUninstallUnderLoad, expectNothingLeft, guarded, IMAGE, livePods, loaded, mustHelm, NS, prepareCluster, WEBHOOK_CONFIGURATION } from './helm.js';
+import {
+  applyDryRun,
+  conf,
+  describeUninstallUnderLoad,
+  expectNothingLeft,
+  guarded,
+  IMAGE,
+  livePods,
+  loaded,
+  mustHelm,
+  NS,
+  prepareCluster,
+  WEBHOOK_CONFIGURATION,
+} from './helm.js';
 import { getJson, mustKubectl } from './kube.js';
 
 beforeAll(prepareCluster, 30 * 60_000);
@@ -77,7 +90,22 @@ describe('2. helm upgrade that rolls the pods, under load', () => {
         {
           name: 'helm upgrade --wait (resources changed)',
           run: async () => {
-            await mustHelm(['upgrade', RELEASE, CHART_DIR, '-n', NS, '--wait', '--timeout=4m', ...IMAGE, '--set', 'resources.requests.cpu=60m', '--set', 'resources.requests.memory=192Mi', '--set', 'resources.limits.memory=512Mi']);
+            await mustHelm([
+              'upgrade',
+              RELEASE,
+              CHART_DIR,
+              '-n',
+              NS,
+              '--wait',
+              '--timeout=4m',
+              ...IMAGE,
+              '--set',
+              'resources.requests.cpu=60m',
+              '--set',
+              'resources.requests.memory=192Mi',
+              '--set',
+              'resources.limits.memory=512Mi',
+            ]);
             await mustKubectl(['-n', NS, 'rollout', 'status', 'deployment/spiderpool-iaas-webhook', '--timeout=3m'], { timeoutMs: 200_000 });
           },
         },
@@ -112,9 +140,23 @@ describe('4. helm install with tls.method provided', () => {
     caPem = pems.caCertPem;
     const b64 = (pem: string) => Buffer.from(pem).toString('base64');
     await mustHelm([
-      'install', RELEASE, CHART_DIR, '-n', NS, '--create-namespace', '--wait', '--timeout=4m', ...IMAGE,
-      '--set', 'tls.method=provided',
-      '--set', `tls.provided.tlsCert=${b64(pems.certPem)}`, '--set', `tls.provided.tlsKey=${b64(pems.keyPem)}`, '--set', `tls.provided.tlsCa=${b64(pems.caCertPem)}`,
+      'install',
+      RELEASE,
+      CHART_DIR,
+      '-n',
+      NS,
+      '--create-namespace',
+      '--wait',
+      '--timeout=4m',
+      ...IMAGE,
+      '--set',
+      'tls.method=provided',
+      '--set',
+      `tls.provided.tlsCert=${b64(pems.certPem)}`,
+      '--set',
+      `tls.provided.tlsKey=${b64(pems.keyPem)}`,
+      '--set',
+      `tls.provided.tlsCa=${b64(pems.caCertPem)}`,
     ]);
     await guarded();
   }, 600_000);
@@ -136,8 +178,19 @@ describe('5. helm install for Spiderpool in namespace "spiderpool", ConfigMap "m
     await mustKubectl(['create', 'namespace', 'spiderpool']);
     await mustKubectl(['apply', '-f', '-'], { stdin: stringify(conf('spiderpool', 'my-conf', '50s')) });
     await mustHelm([
-      'install', RELEASE, CHART_DIR, '-n', NS, '--create-namespace', '--wait', '--timeout=4m', ...IMAGE,
-      '--set', 'spiderpool.namespace=spiderpool', '--set', 'spiderpool.configName=my-conf',
+      'install',
+      RELEASE,
+      CHART_DIR,
+      '-n',
+      NS,
+      '--create-namespace',
+      '--wait',
+      '--timeout=4m',
+      ...IMAGE,
+      '--set',
+      'spiderpool.namespace=spiderpool',
+      '--set',
+      'spiderpool.configName=my-conf',
     ]);
     let last = '';
     await until(

@@ -91,13 +91,20 @@ export async function loaded(name: string, faults: Fault[], unguardedOk: boolean
  */
 async function leftovers(namespaces: string[]): Promise<string[]> {
   const kinds = async (namespaced: boolean) =>
-    (await mustKubectl(['api-resources', '--verbs=list', `--namespaced=${namespaced}`, '-o', 'name'])).split('\n').filter((k) => k !== '' && !/^events(\.|$)/.test(k));
+    (await mustKubectl(['api-resources', '--verbs=list', `--namespaced=${namespaced}`, '-o', 'name']))
+      .split('\n')
+      .filter((k) => k !== '' && !/^events(\.|$)/.test(k));
   const left: string[] = [];
   const namespaced = await kinds(true);
   for (const ns of namespaces) {
     const out = await mustKubectl(['get', namespaced.join(','), '-n', ns, '-o', 'name', '--ignore-not-found']);
     const kubeOwn = [`serviceaccount/default`, `configmap/kube-root-ca.crt`];
-    left.push(...out.split('\n').filter((line) => line !== '' && !kubeOwn.includes(line) && (ns === NS || line.includes('iaas-webhook'))).map((l) => `${ns}: ${l}`));
+    left.push(
+      ...out
+        .split('\n')
+        .filter((line) => line !== '' && !kubeOwn.includes(line) && (ns === NS || line.includes('iaas-webhook')))
+        .map((l) => `${ns}: ${l}`),
+    );
   }
   const cluster = await mustKubectl(['get', (await kinds(false)).join(','), '-o', 'name']);
   // The release namespace itself is helm's --create-namespace, not the release's: deleted by the caller.
@@ -130,7 +137,11 @@ export function describeUninstallUnderLoad(title: string, runName: string, leftT
   describe(title, () => {
     let result: FaultRunResult;
     beforeAll(async () => {
-      result = await loaded(runName, [{ name: 'helm uninstall --wait', run: () => mustHelm(['uninstall', RELEASE, '-n', NS, '--wait', '--timeout=4m']).then(() => undefined) }], true);
+      result = await loaded(
+        runName,
+        [{ name: 'helm uninstall --wait', run: () => mustHelm(['uninstall', RELEASE, '-n', NS, '--wait', '--timeout=4m']).then(() => undefined) }],
+        true,
+      );
     }, 600_000);
 
     it('no write was refused for a reason other than the rules, none failed', () => {

@@ -11,7 +11,12 @@ const run = (args: string[]) => mustContainers('podman', ['run', '--rm', '--netw
 describe('the webhook image', () => {
   it('runs as 1000:1000 with the CLI as its entrypoint, serve by default', async () => {
     const config = JSON.parse(await mustContainers('podman', ['image', 'inspect', '--format', '{{json .Config}}', WEBHOOK_IMAGE]));
-    expect(config).toMatchObject({ User: '1000:1000', Entrypoint: ['node', '--max-semi-space-size=8', 'dist/cli/main.js'], Cmd: ['serve'], WorkingDir: '/app' });
+    expect(config).toMatchObject({
+      User: '1000:1000',
+      Entrypoint: ['node', '--max-semi-space-size=8', 'dist/cli/main.js'],
+      Cmd: ['serve'],
+      WorkingDir: '/app',
+    });
   });
 
   it('ships Node 24 LTS and no npm (the runtime stage does not need it)', async () => {
@@ -27,8 +32,19 @@ describe('the webhook image', () => {
 
   it("ships Node's compile cache, read by the runtime user on a read-only root: every module serve loads is found in it", async () => {
     // NODE_DEBUG_NATIVE=COMPILE_CACHE logs each module's entry: accepted, or "not initialized" (a miss, compiled anew).
-    const script = "await import('/app/dist/cluster/pool-cache.js'); await import('/app/dist/server/serve.js'); await import('/app/dist/cluster/kubeconfig.js')";
-    const out = await mustContainers('podman', ['run', '--rm', '--network=none', '--read-only', '--env=NODE_DEBUG_NATIVE=COMPILE_CACHE', '--entrypoint=sh', WEBHOOK_IMAGE, '-c', `node --max-semi-space-size=8 --input-type=module -e "${script}" 2>&1`]);
+    const script =
+      "await import('/app/dist/cluster/pool-cache.js'); await import('/app/dist/server/serve.js'); await import('/app/dist/cluster/kubeconfig.js')";
+    const out = await mustContainers('podman', [
+      'run',
+      '--rm',
+      '--network=none',
+      '--read-only',
+      '--env=NODE_DEBUG_NATIVE=COMPILE_CACHE',
+      '--entrypoint=sh',
+      WEBHOOK_IMAGE,
+      '-c',
+      `node --max-semi-space-size=8 --input-type=module -e "${script}" 2>&1`,
+    ]);
     expect(out).toContain('/app/compile-cache/v24.');
     const accepted = out.split('\n').filter((l) => l.includes(' was accepted')).length;
     expect(accepted).toBeGreaterThan(1000); // client-node, express, prom-client, zod and ours

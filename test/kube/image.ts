@@ -36,8 +36,27 @@ export async function mustContainers(tool: 'podman' | 'buildah', args: readonly 
  */
 export async function changeableByRuntimeUser(image: string): Promise<string[]> {
   const out = await mustContainers('podman', [
-    'run', '--rm', '--network=none', '--user=1000:1000', '--cap-drop=ALL', '--security-opt=no-new-privileges',
-    '--entrypoint=find', image, '/app', '(', '-writable', '-o', '!', '-user', '0', '-o', '!', '-group', '0', ')', '-print',
+    'run',
+    '--rm',
+    '--network=none',
+    '--user=1000:1000',
+    '--cap-drop=ALL',
+    '--security-opt=no-new-privileges',
+    '--entrypoint=find',
+    image,
+    '/app',
+    '(',
+    '-writable',
+    '-o',
+    '!',
+    '-user',
+    '0',
+    '-o',
+    '!',
+    '-group',
+    '0',
+    ')',
+    '-print',
   ]);
   return out.split('\n').filter((line) => line !== '');
 }

@@ -117,7 +117,10 @@ async function tlsSecret(): Promise<Record<string, string>> {
 
 /** Whether every webhook's caBundle is the TLS Secret's ca.crt now. */
 async function caBundleIsSecrets(): Promise<boolean> {
-  const [vwc, secret] = await Promise.all([getJson('validatingwebhookconfiguration', 'spiderpool-iaas-webhook'), getJson('secret', 'spiderpool-iaas-webhook-tls', NS)]);
+  const [vwc, secret] = await Promise.all([
+    getJson('validatingwebhookconfiguration', 'spiderpool-iaas-webhook'),
+    getJson('secret', 'spiderpool-iaas-webhook-tls', NS),
+  ]);
   return vwc.webhooks.every((w: any) => w.clientConfig.caBundle === secret.data['ca.crt']);
 }
 
@@ -191,15 +194,27 @@ describe('2. the pods', () => {
   it('run as deploy/ says: uid/gid 1000, no capabilities, no new privileges, seccomp, read-only root', async () => {
     for (const p of await webhookPods()) {
       const out = await mustKubectl([
-        'exec', '-n', NS, p.metadata.name, '--', 'sh', '-c',
+        'exec',
+        '-n',
+        NS,
+        p.metadata.name,
+        '--',
+        'sh',
+        '-c',
         'id -u; id -g; grep -E "^(CapPrm|CapEff|CapBnd|NoNewPrivs|Seccomp):" /proc/1/status; touch /app/x 2>&1; touch /tmp/x 2>&1; find /app -writable | wc -l',
       ]);
       expect(out.split('\n')).toEqual([
-        '1000', '1000',
-        'CapPrm:\t0000000000000000', 'CapEff:\t0000000000000000', 'CapBnd:\t0000000000000000',
-        'NoNewPrivs:\t1', 'Seccomp:\t2',
-        "touch: cannot touch '/app/x': Read-only file system", "touch: cannot touch '/tmp/x': Read-only file system",
-        '0', '',
+        '1000',
+        '1000',
+        'CapPrm:\t0000000000000000',
+        'CapEff:\t0000000000000000',
+        'CapBnd:\t0000000000000000',
+        'NoNewPrivs:\t1',
+        'Seccomp:\t2',
+        "touch: cannot touch '/app/x': Read-only file system",
+        "touch: cannot touch '/tmp/x': Read-only file system",
+        '0',
+        '',
       ]);
     }
   });
@@ -233,7 +248,9 @@ describe('3. the API server calls the webhook through its Service', () => {
     const logs = await until(
       async () => {
         const text = await mustKubectl(['logs', '-n', NS, '-l', SELECTOR, '--tail=-1', '--prefix']);
-        return text.split('\n').find((line) => line.includes('"msg":"admission review"') && line.includes(`"name":"${name}"`) && line.includes('"allowed":false'));
+        return text
+          .split('\n')
+          .find((line) => line.includes('"msg":"admission review"') && line.includes(`"name":"${name}"`) && line.includes('"allowed":false'));
       },
       'the review in a pod log',
       { timeoutMs: 10_000, intervalMs: 500 },
@@ -254,21 +271,27 @@ describe('4. what kubectl prints (docs/rules.md, "What kubectl shows")', () => {
     const result = await apply(pool(name));
     expect(result).toMatchObject({ code: 1, stdout: '' });
     // The policy's refusal: the API server runs it before the webhook (docs/rules.md, ³).
-    expect(result.stderr).toMatch(/^The spiderippools "iaas-node-pool" is invalid: : ValidatingAdmissionPolicy 'spiderippool\.iaas-webhook\.spidernet\.io' with binding 'spiderippool\.iaas-webhook\.spidernet\.io' denied request: spec\.nodeName: Forbidden: /);
+    expect(result.stderr).toMatch(
+      /^The spiderippools "iaas-node-pool" is invalid: : ValidatingAdmissionPolicy 'spiderippool\.iaas-webhook\.spidernet\.io' with binding 'spiderippool\.iaas-webhook\.spidernet\.io' denied request: spec\.nodeName: Forbidden: /,
+    );
     expect(readme).toContain(result.stderr.trim());
   });
 
   it('a refused spiderpool-conf: the documented line, exit 1', async () => {
     const result = await apply(spiderpoolConf('http://iaas-provider.kube-system.svc:80', '100s'));
     expect(result).toMatchObject({ code: 1, stdout: '' });
-    expect(result.stderr).toMatch(/^The ConfigMap "spiderpool-conf" is invalid: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: Invalid value: "100s": /);
+    expect(result.stderr).toMatch(
+      /^The ConfigMap "spiderpool-conf" is invalid: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: Invalid value: "100s": /,
+    );
     expect(readme).toContain(result.stderr.trim());
   });
 
   it('a warning: the documented lines, exit 0', async () => {
     const result = await apply(spiderpoolConf('', 'abc'));
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/^Warning: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: "abc" is ignored while serverUrl and service\.name are empty/);
+    expect(result.stderr).toMatch(
+      /^Warning: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: "abc" is ignored while serverUrl and service\.name are empty/,
+    );
     expect(readme).toContain(`${result.stderr}${result.stdout}`.trim());
     // Back to a valid configuration for what follows.
     expect((await apply(spiderpoolConf('http://iaas-provider.kube-system.svc:80', '50s'))).code).toBe(0);
@@ -281,7 +304,10 @@ describe('outage: the webhook scaled to zero', () => {
     expect((await apply(pool(name, ['worker-1']))).code).toBe(0);
     await mustKubectl(['-n', NS, 'scale', DEPLOYMENT, '--replicas=0']);
     try {
-      await until(async () => (await webhookPods()).length === 0 && (await getJson('pods', undefined, NS)).items.length === 0, 'no webhook pod left', { timeoutMs: 120_000, intervalMs: 500 });
+      await until(async () => (await webhookPods()).length === 0 && (await getJson('pods', undefined, NS)).items.length === 0, 'no webhook pod left', {
+        timeoutMs: 120_000,
+        intervalMs: 500,
+      });
       // The webhook is down: a write only it guards fails to reach it (failurePolicy Fail)…
       // A changed value: kubectl apply sends nothing for an unchanged object.
       const conf = await apply(spiderpoolConf('http://iaas-provider.kube-system.svc:80', '51s'), ['--dry-run=server']);
@@ -315,7 +341,14 @@ describe('5. the pool cache, in-cluster with deploy/base/rbac.yaml', () => {
   for (const verb of ['list', 'watch']) {
     it(`does not follow the cluster without "${verb}" (the check above can fail)`, async () => {
       const verbs = ['get', 'list', 'watch'].filter((v) => v !== verb);
-      await mustKubectl(['patch', 'clusterrole', 'spiderpool-iaas-webhook', '--type=json', '-p', JSON.stringify([{ op: 'replace', path: '/rules/0/verbs', value: verbs }])]);
+      await mustKubectl([
+        'patch',
+        'clusterrole',
+        'spiderpool-iaas-webhook',
+        '--type=json',
+        '-p',
+        JSON.stringify([{ op: 'replace', path: '/rules/0/verbs', value: verbs }]),
+      ]);
       try {
         await restartAndWait();
         const applied = await apply(pool(`cache-without-${verb}`, ['worker-1']));
@@ -396,8 +429,15 @@ describe('7. the alerts fire in a real Prometheus (deploy/components/monitoring,
 
   it('evaluates every rule without an error, and neither alert is active on a healthy install', async () => {
     // The webhook's gauges and the API server's admission counters scraped, each rule evaluated since.
-    await until(async () => (await prometheus.query('max(spiderpool_iaas_webhook_pool_cache_synced)'))[0] === 1, 'the synced pool caches to be scraped', { timeoutMs: 30_000, intervalMs: 1000 });
-    await until(async () => (await prometheus.query('count(apiserver_admission_webhook_admission_duration_seconds_count)')).length === 1, 'the API server to be scraped', { timeoutMs: 30_000, intervalMs: 1000 });
+    await until(async () => (await prometheus.query('max(spiderpool_iaas_webhook_pool_cache_synced)'))[0] === 1, 'the synced pool caches to be scraped', {
+      timeoutMs: 30_000,
+      intervalMs: 1000,
+    });
+    await until(
+      async () => (await prometheus.query('count(apiserver_admission_webhook_admission_duration_seconds_count)')).length === 1,
+      'the API server to be scraped',
+      { timeoutMs: 30_000, intervalMs: 1000 },
+    );
     await new Promise((resolve) => setTimeout(resolve, 5000));
     expect(await prometheus.ruleErrors()).toEqual([]);
     expect(await prometheus.alerts('SpiderpoolIaasWebhookUnreachable')).toEqual([]);
@@ -416,9 +456,15 @@ describe('7. the alerts fire in a real Prometheus (deploy/components/monitoring,
     try {
       const shown = await until(
         async () => {
-          const answer = await client.send('PATCH', '/api/v1/namespaces/kube-system/configmaps/spiderpool-conf?dryRun=All', badConf, 'application/merge-patch+json');
+          const answer = await client.send(
+            'PATCH',
+            '/api/v1/namespaces/kube-system/configmaps/spiderpool-conf?dryRun=All',
+            badConf,
+            'application/merge-patch+json',
+          );
           last = `${answer.status} ${answer.body.slice(0, 200)}`;
-          refusedByWebhook = answer.status === 422 && answer.body.includes('spiderpool-conf.iaas-webhook.spidernet.io') && answer.body.includes('httpRequestTimeout');
+          refusedByWebhook =
+            answer.status === 422 && answer.body.includes('spiderpool-conf.iaas-webhook.spidernet.io') && answer.body.includes('httpRequestTimeout');
           const rules = (await prometheus.series(expr)).filter((s) => s.value > 0).map((s) => s.labels['rule']);
           return rules.includes('conf-yml') ? rules : undefined;
         },
@@ -438,7 +484,10 @@ describe('7. the alerts fire in a real Prometheus (deploy/components/monitoring,
     let last = '';
     try {
       await mustKubectl(['-n', NS, 'scale', DEPLOYMENT, '--replicas=0']);
-      await until(async () => (await webhookPods()).length === 0 && (await getJson('pods', undefined, NS)).items.length === 0, 'the webhook pods to be gone', { timeoutMs: 90_000, intervalMs: 1000 });
+      await until(async () => (await webhookPods()).length === 0 && (await getJson('pods', undefined, NS)).items.length === 0, 'the webhook pods to be gone', {
+        timeoutMs: 90_000,
+        intervalMs: 1000,
+      });
       const alerts = await until(
         async () => {
           const answer = await write();
@@ -459,7 +508,10 @@ describe('7. the alerts fire in a real Prometheus (deploy/components/monitoring,
       await onlyTwoReadyPods();
       await webhookAnswers();
     }
-    await until(async () => (await prometheus.alerts('SpiderpoolIaasWebhookUnreachable')).length === 0, 'SpiderpoolIaasWebhookUnreachable to resolve', { timeoutMs: 90_000, intervalMs: 1000 });
+    await until(async () => (await prometheus.alerts('SpiderpoolIaasWebhookUnreachable')).length === 0, 'SpiderpoolIaasWebhookUnreachable to resolve', {
+      timeoutMs: 90_000,
+      intervalMs: 1000,
+    });
   });
 
   it('a pool created while the webhook configuration (and the policy twin) is absent: SpiderpoolIaasPoolsBreakRules fires with its rule', async () => {
@@ -470,10 +522,14 @@ describe('7. the alerts fire in a real Prometheus (deploy/components/monitoring,
     try {
       // Two nodes: an IaaS node pool names exactly one. The API server drops a deleted
       // webhook or binding from its admission chain a moment later, so ask until it has.
-      await until(async () => (await apply(pool('alert-two-nodes', ['worker-1', 'worker-2']), ['--dry-run=server'])).code === 0, 'the deleted guards to leave the admission chain', {
-        timeoutMs: 30_000,
-        intervalMs: 500,
-      });
+      await until(
+        async () => (await apply(pool('alert-two-nodes', ['worker-1', 'worker-2']), ['--dry-run=server'])).code === 0,
+        'the deleted guards to leave the admission chain',
+        {
+          timeoutMs: 30_000,
+          intervalMs: 500,
+        },
+      );
       expect((await apply(pool('alert-two-nodes', ['worker-1', 'worker-2']))).code).toBe(0);
     } finally {
       // The install again brings the policy's binding back; the pods write the configuration
@@ -498,7 +554,10 @@ describe('7. the alerts fire in a real Prometheus (deploy/components/monitoring,
     } finally {
       await mustKubectl(['delete', 'spiderippool', 'alert-two-nodes']);
     }
-    await until(async () => (await prometheus.alerts('SpiderpoolIaasPoolsBreakRules')).length === 0, 'SpiderpoolIaasPoolsBreakRules to resolve', { timeoutMs: 60_000, intervalMs: 1000 });
+    await until(async () => (await prometheus.alerts('SpiderpoolIaasPoolsBreakRules')).length === 0, 'SpiderpoolIaasPoolsBreakRules to resolve', {
+      timeoutMs: 60_000,
+      intervalMs: 1000,
+    });
   });
 });
 
@@ -520,7 +579,10 @@ describe('8. a CA change under load: no admission call fails', () => {
             run: async () => {
               const signingBefore = before['ca.key'];
               await until(async () => (await tlsSecret())['ca.key'] !== signingBefore, 'a new signing CA', { timeoutMs: 230_000, intervalMs: 2000 });
-              await until(async () => ((await tlsSecret())['ca.crt']!.match(/BEGIN CERTIFICATE/g) ?? []).length === 1, 'the old CA to leave the bundle', { timeoutMs: 120_000, intervalMs: 2000 });
+              await until(async () => ((await tlsSecret())['ca.crt']!.match(/BEGIN CERTIFICATE/g) ?? []).length === 1, 'the old CA to leave the bundle', {
+                timeoutMs: 120_000,
+                intervalMs: 2000,
+              });
               await until(caBundleIsSecrets, "every caBundle equal to the Secret's ca.crt", { timeoutMs: 30_000, intervalMs: 1000 });
             },
           },
@@ -546,7 +608,7 @@ describe('8. a CA change under load: no admission call fails', () => {
     expect(result.refused).toBeGreaterThan(50);
   });
 
-  it('reloaded the pods\' certificates without a restart', async () => {
+  it("reloaded the pods' certificates without a restart", async () => {
     for (const p of await webhookPods()) {
       expect(metric(await podRaw(p.metadata.name, 'metrics'), 'spiderpool_iaas_webhook_certificate_reloads_total')).toBeGreaterThan(0);
     }
@@ -555,7 +617,12 @@ describe('8. a CA change under load: no admission call fails', () => {
 
 describe('uninstall, as the README says', () => {
   it('unregister first, then kubectl delete -k: nothing left, every write accepted', async () => {
-    const unregister = await runProcess(process.execPath, [CLI, 'unregister', `--kubeconfig=${path.join(clusterDir(), 'kubeconfig')}`, '--name=spiderpool-iaas-webhook']);
+    const unregister = await runProcess(process.execPath, [
+      CLI,
+      'unregister',
+      `--kubeconfig=${path.join(clusterDir(), 'kubeconfig')}`,
+      '--name=spiderpool-iaas-webhook',
+    ]);
     expect(unregister).toMatchObject({ code: 0, stdout: 'validatingwebhookconfiguration.admissionregistration.k8s.io "spiderpool-iaas-webhook" deleted\n' });
     await mustKubectl(['delete', '-k', overlay, '--ignore-not-found', '--timeout=2m'], { timeoutMs: 150_000 });
     expect((await kubectl(['get', 'namespace', NS])).stderr).toContain('NotFound');

@@ -24,7 +24,11 @@ export function clusterDir(): string {
 /** Runs the release's kubectl against the cluster; exit code and output are the result. */
 export async function kubectl(args: readonly string[], opts: { stdin?: string; timeoutMs?: number } = {}): Promise<Finished> {
   const dir = clusterDir();
-  const result = await runProcess(path.join(dir, 'kubectl'), [`--kubeconfig=${path.join(dir, 'kubeconfig')}`, `--cache-dir=${path.join(dir, 'kube-cache')}`, ...args], opts);
+  const result = await runProcess(
+    path.join(dir, 'kubectl'),
+    [`--kubeconfig=${path.join(dir, 'kubeconfig')}`, `--cache-dir=${path.join(dir, 'kube-cache')}`, ...args],
+    opts,
+  );
   const entry = `$ kubectl ${args.join(' ')}\n${opts.stdin ? `# stdin:\n${opts.stdin}` : ''}${result.stdout}${result.stderr}# exit ${result.code}\n\n`;
   await appendFile(path.join(dir, 'kubectl-transcript.txt'), entry);
   if (process.env['E2E_KUBECTL_TRANSCRIPT']) await appendFile(process.env['E2E_KUBECTL_TRANSCRIPT'], entry);

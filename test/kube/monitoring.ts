@@ -72,7 +72,11 @@ export async function startPrometheus(namespace: string): Promise<TestPrometheus
       rule_files: [path.join(dir, 'rules.yaml')],
       scrape_configs: [
         { job_name: 'apiserver', ...viaApiServer },
-        { job_name: 'spiderpool-iaas-webhook', metrics_path: `/api/v1/namespaces/${namespace}/services/https:spiderpool-iaas-webhook:https/proxy/metrics`, ...viaApiServer },
+        {
+          job_name: 'spiderpool-iaas-webhook',
+          metrics_path: `/api/v1/namespaces/${namespace}/services/https:spiderpool-iaas-webhook:https/proxy/metrics`,
+          ...viaApiServer,
+        },
       ],
     }),
   );
@@ -82,7 +86,12 @@ export async function startPrometheus(namespace: string): Promise<TestPrometheus
   const log = createWriteStream(path.join(dir, 'prometheus.log'));
   const child: ChildProcess = spawn(
     binary,
-    [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    [
+      `--config.file=${path.join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${path.join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   child.stdout!.pipe(log);
@@ -100,21 +109,37 @@ export async function startPrometheus(namespace: string): Promise<TestPrometheus
     log.end();
   };
   try {
-    await until(async () => child.exitCode === null && (await fetch(`${base}/-/ready`).then((r) => r.ok, () => false)), 'Prometheus to be ready', {
-      timeoutMs: 60_000,
-      intervalMs: 500,
-      describe: () => `exit code ${child.exitCode}; see ${path.join(dir, 'prometheus.log')}`,
-    });
+    await until(
+      async () =>
+        child.exitCode === null &&
+        (await fetch(`${base}/-/ready`).then(
+          (r) => r.ok,
+          () => false,
+        )),
+      'Prometheus to be ready',
+      {
+        timeoutMs: 60_000,
+        intervalMs: 500,
+        describe: () => `exit code ${child.exitCode}; see ${path.join(dir, 'prometheus.log')}`,
+      },
+    );
   } catch (e) {
     await stop();
     throw e;
   }
   return {
     alerts: async (alertname) => ((await api('alerts')).alerts as ActiveAlert[]).filter((a) => a.labels['alertname'] === alertname),
-    targets: async () => ((await api('targets')).activeTargets as any[]).map((t) => ({ job: t.labels.job as string, health: t.health as string, lastError: t.lastError as string })),
+    targets: async () =>
+      ((await api('targets')).activeTargets as any[]).map((t) => ({
+        job: t.labels.job as string,
+        health: t.health as string,
+        lastError: t.lastError as string,
+      })),
     query: async (expr) => ((await api(`query?query=${encodeURIComponent(expr)}`)).result as any[]).map((r) => Number(r.value[1])),
-    series: async (expr) => ((await api(`query?query=${encodeURIComponent(expr)}`)).result as any[]).map((r) => ({ labels: r.metric, value: Number(r.value[1]) })),
-    ruleErrors: async () => ((await api('rules')).groups as any[]).flatMap((g) => (g.rules as any[]).filter((r) => r.health === 'err').map((r) => `${r.name}: ${r.lastError}`)),
+    series: async (expr) =>
+      ((await api(`query?query=${encodeURIComponent(expr)}`)).result as any[]).map((r) => ({ labels: r.metric, value: Number(r.value[1]) })),
+    ruleErrors: async () =>
+      ((await api('rules')).groups as any[]).flatMap((g) => (g.rules as any[]).filter((r) => r.health === 'err').map((r) => `${r.name}: ${r.lastError}`)),
     stop,
   };
 }

@@ -41,7 +41,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // As the README says: the configuration the pods wrote first, then the install.
-  const unregister = await runProcess(process.execPath, [CLI, 'unregister', `--kubeconfig=${path.join(clusterDir(), 'kubeconfig')}`, '--name=spiderpool-iaas-webhook']);
+  const unregister = await runProcess(process.execPath, [
+    CLI,
+    'unregister',
+    `--kubeconfig=${path.join(clusterDir(), 'kubeconfig')}`,
+    '--name=spiderpool-iaas-webhook',
+  ]);
   if (unregister.code !== 0) throw new Error(`unregister failed: ${unregister.stderr}`);
   await mustKubectl(['delete', '-k', overlay, '--timeout=2m', '--ignore-not-found'], { timeoutMs: 150_000 });
 }, 180_000);
@@ -50,7 +55,9 @@ afterAll(async () => {
 async function connectionMetrics(): Promise<Record<string, number>> {
   const names = [
     ...['handshaking', 'idle', 'active'].map((state) => `spiderpool_iaas_webhook_connections{state="${state}"}`),
-    ...['handshake_timeout', 'address_share', 'evicted_handshaking', 'evicted_idle'].map((reason) => `spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"}`),
+    ...['handshake_timeout', 'address_share', 'evicted_handshaking', 'evicted_idle'].map(
+      (reason) => `spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"}`,
+    ),
     'spiderpool_iaas_webhook_connection_rejections_total{reason="all_busy"}',
   ];
   const pages = await Promise.all((await webhookPods()).map((p) => podRaw(p.metadata.name, 'metrics')));
@@ -105,11 +112,17 @@ describe('1. a neighbour pod holds thousands of connections to the webhook: no a
             name: 'a neighbour pod holding thousands of idle connections and slow handshakes',
             run: async () => {
               attackerIp = await startAttacker(plan);
-              await until(async () => ((await attackerReport())?.stats.idle?.opened ?? 0) >= 2_000, 'the attacker to have opened its connections', { timeoutMs: 120_000, intervalMs: 2_000 });
+              await until(async () => ((await attackerReport())?.stats.idle?.opened ?? 0) >= 2_000, 'the attacker to have opened its connections', {
+                timeoutMs: 120_000,
+                intervalMs: 2_000,
+              });
               // Under attack for 30 s, sampling what the webhook pods hold.
               for (let i = 0; i < 15; i++) {
                 const m = await connectionMetrics();
-                maxHeldOnServer = Math.max(maxHeldOnServer, ['handshaking', 'idle', 'active'].reduce((n, state) => n + m[`spiderpool_iaas_webhook_connections{state="${state}"}`]!, 0));
+                maxHeldOnServer = Math.max(
+                  maxHeldOnServer,
+                  ['handshaking', 'idle', 'active'].reduce((n, state) => n + m[`spiderpool_iaas_webhook_connections{state="${state}"}`]!, 0),
+                );
                 await new Promise((resolve) => setTimeout(resolve, 2_000));
               }
             },
@@ -121,7 +134,11 @@ describe('1. a neighbour pod holds thousands of connections to the webhook: no a
     }
     report_ = await stopAttacker();
     after = await connectionMetrics();
-    const delta = Object.fromEntries(Object.entries(after).filter(([k]) => k.includes('_total')).map(([k, v]) => [k.replace('spiderpool_iaas_webhook_', ''), v - before[k]!]));
+    const delta = Object.fromEntries(
+      Object.entries(after)
+        .filter(([k]) => k.includes('_total'))
+        .map(([k, v]) => [k.replace('spiderpool_iaas_webhook_', ''), v - before[k]!]),
+    );
     const summary = {
       admission: { calls: result.calls, allowed: result.allowed, refused: result.refused, failed: result.failed, latencyMs: result.latencyMs },
       attacker: report_.stats,
@@ -146,9 +163,13 @@ describe('1. a neighbour pod holds thousands of connections to the webhook: no a
   });
 
   it("evicted the attacker's connections, and refused no newcomer for a full cap", () => {
-    const evicted = (reason: string) => after[`spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"}`]! - before[`spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"}`]!;
+    const evicted = (reason: string) =>
+      after[`spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"}`]! -
+      before[`spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"}`]!;
     expect(evicted('address_share') + evicted('evicted_handshaking') + evicted('evicted_idle') + evicted('handshake_timeout')).toBeGreaterThan(0);
-    expect(after['spiderpool_iaas_webhook_connection_rejections_total{reason="all_busy"}']).toBe(before['spiderpool_iaas_webhook_connection_rejections_total{reason="all_busy"}']);
+    expect(after['spiderpool_iaas_webhook_connection_rejections_total{reason="all_busy"}']).toBe(
+      before['spiderpool_iaas_webhook_connection_rejections_total{reason="all_busy"}'],
+    );
   });
 });
 
@@ -162,7 +183,12 @@ describe('2. the NetworkPolicy restricted to the API server (deploy/components/n
     const client = new ApiClient();
     const calling = setInterval(() => {
       void client
-        .send('PATCH', '/api/v1/namespaces/kube-system/configmaps/spiderpool-conf?dryRun=All', { data: { 'conf.yml': 'iaasNetworkProvider:\n  serverUrl: "http://probe:80"\n  httpRequestTimeout: "100s"\n' } }, 'application/merge-patch+json')
+        .send(
+          'PATCH',
+          '/api/v1/namespaces/kube-system/configmaps/spiderpool-conf?dryRun=All',
+          { data: { 'conf.yml': 'iaasNetworkProvider:\n  serverUrl: "http://probe:80"\n  httpRequestTimeout: "100s"\n' } },
+          'application/merge-patch+json',
+        )
         .catch(() => undefined);
     }, 200);
     try {
@@ -202,7 +228,9 @@ describe('2. the NetworkPolicy restricted to the API server (deploy/components/n
       .map((doc) => (doc.trim() === '' ? undefined : parse(doc)))
       .find((o) => o?.kind === 'NetworkPolicy');
     await mustKubectl(['apply', '-f', '-'], { stdin: stringify(policy) });
-    console.log(`network policy: API server source addresses seen in the pods ${JSON.stringify(apiServerPeers)}, attacker pod ${attackerIp}; ingress ${JSON.stringify(policy.spec.ingress)}`);
+    console.log(
+      `network policy: API server source addresses seen in the pods ${JSON.stringify(apiServerPeers)}, attacker pod ${attackerIp}; ingress ${JSON.stringify(policy.spec.ingress)}`,
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -212,7 +240,9 @@ describe('2. the NetworkPolicy restricted to the API server (deploy/components/n
   it('is accepted by the API server and selects exactly the webhook pods', async () => {
     const stored = await getJson('networkpolicy', 'spiderpool-iaas-webhook', NS);
     expect(stored.spec).toEqual(policy.spec);
-    const selected = (await getJson('pods', undefined, NS)).items.filter((p: any) => Object.entries(stored.spec.podSelector.matchLabels).every(([k, v]) => p.metadata.labels?.[k] === v));
+    const selected = (await getJson('pods', undefined, NS)).items.filter((p: any) =>
+      Object.entries(stored.spec.podSelector.matchLabels).every(([k, v]) => p.metadata.labels?.[k] === v),
+    );
     expect(selected.map((p: any) => p.metadata.name).sort()).toEqual((await webhookPods()).map((p) => p.metadata.name).sort());
   });
 
@@ -243,7 +273,10 @@ describe('3. the same policy enforced (kube-router): the attacker cannot connect
     enforcer = await startEnforcer();
     try {
       // Its firewall chains for the webhook pods, which the policy applied in 2 selects.
-      await until(async () => ((await nodeFilterRules()).match(/^:KUBE-POD-FW-/gm) ?? []).length >= 2, "kube-router's chains for the webhook pods", { timeoutMs: 60_000, intervalMs: 1000 });
+      await until(async () => ((await nodeFilterRules()).match(/^:KUBE-POD-FW-/gm) ?? []).length >= 2, "kube-router's chains for the webhook pods", {
+        timeoutMs: 60_000,
+        intervalMs: 1000,
+      });
       const plan = await attackPlan();
       const client = new ApiClient();
       try {
@@ -273,14 +306,20 @@ describe('3. the same policy enforced (kube-router): the attacker cannot connect
         `enforced policy: attacker tried ${total(enforced, 'attempted')} connections, opened ${total(enforced, 'opened')}, ${total(enforced, 'failed')} failed; peers seen in the webhook pods ${JSON.stringify(peersDuring)}; ` +
           `admission calls ${result.calls}, ${result.failed} failed, worst ${result.latencyMs.max} ms`,
       );
-      await writeFile(path.join(clusterDir(), 'neighbour-enforced.json'), JSON.stringify({ admission: result, attacker: enforced.stats, peersDuring }, null, 2));
+      await writeFile(
+        path.join(clusterDir(), 'neighbour-enforced.json'),
+        JSON.stringify({ admission: result, attacker: enforced.stats, peersDuring }, null, 2),
+      );
 
       // The base policy back (from anywhere): the same attacker connects again.
       await removeAttacker();
       await mustKubectl(['apply', '-k', overlay]);
       expect((await getJson('networkpolicy', 'spiderpool-iaas-webhook', NS)).spec.ingress[0].from).toBeUndefined();
       await startAttacker(plan);
-      await until(async () => ((await attackerReport())?.stats.idle?.opened ?? 0) > 0, 'the attacker to connect under the base policy', { timeoutMs: 60_000, intervalMs: 1_000 });
+      await until(async () => ((await attackerReport())?.stats.idle?.opened ?? 0) > 0, 'the attacker to connect under the base policy', {
+        timeoutMs: 60_000,
+        intervalMs: 1_000,
+      });
       afterwards = await stopAttacker();
       console.log(`base policy back: attacker opened ${total(afterwards, 'opened')} connections`);
     } finally {

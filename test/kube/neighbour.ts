@@ -59,7 +59,10 @@ export async function attackerReport(): Promise<PlanReport | undefined> {
 /** Stops the attack (SIGTERM to the attacker) and returns its final report. */
 export async function stopAttacker(): Promise<PlanReport> {
   await mustKubectl(['-n', NEIGHBOUR_NS, 'exec', POD, '--', 'sh', '-c', 'kill -TERM 1']);
-  await until(async () => (await getJson('pod', POD, NEIGHBOUR_NS)).status.phase === 'Succeeded', 'the attacker to exit', { timeoutMs: 60_000, intervalMs: 1000 });
+  await until(async () => (await getJson('pod', POD, NEIGHBOUR_NS)).status.phase === 'Succeeded', 'the attacker to exit', {
+    timeoutMs: 60_000,
+    intervalMs: 1000,
+  });
   const report = await attackerReport();
   if (report?.final !== true) throw new Error(`the attacker ended without a final report: ${JSON.stringify(report)}`);
   return report;

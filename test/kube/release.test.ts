@@ -49,8 +49,18 @@ async function release(root: string, out: string, extra: string[] = []): Promise
     env: { ...process.env, COSIGN_PASSWORD: '' },
   });
   if (r.code !== 0) throw new Error(`release.sh failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
-  console.log(r.stderr.split('\n').filter((l) => l.startsWith('release: ')).join('\n'));
-  const env = Object.fromEntries((await readFile(path.join(out, 'release.env'), 'utf8')).trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  console.log(
+    r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('release: '))
+      .join('\n'),
+  );
+  const env = Object.fromEntries(
+    (await readFile(path.join(out, 'release.env'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
   return env as unknown as Released;
 }
 
@@ -58,7 +68,13 @@ async function release(root: string, out: string, extra: string[] = []): Promise
 async function bumpedCopy(version: string): Promise<string> {
   const copy = await mkdtemp(path.join(tmpdir(), 'spiderpool-iaas-release-'));
   temporary.push(copy);
-  const r = await runProcess('bash', ['-c', 'cd "$1" && git ls-files -z -co --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$2" && { [[ -e "$2/node_modules" ]] || ln -s "$1/node_modules" "$2/node_modules"; }', 'bash', REPO_ROOT, copy]);
+  const r = await runProcess('bash', [
+    '-c',
+    'cd "$1" && git ls-files -z -co --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$2" && { [[ -e "$2/node_modules" ]] || ln -s "$1/node_modules" "$2/node_modules"; }',
+    'bash',
+    REPO_ROOT,
+    copy,
+  ]);
   if (r.code !== 0) throw new Error(`copying the checkout failed: ${r.stderr}`);
   const pkg = JSON.parse(await readFile(path.join(copy, 'package.json'), 'utf8'));
   await writeFile(path.join(copy, 'package.json'), `${JSON.stringify({ ...pkg, version }, null, 2)}\n`);
@@ -73,7 +89,19 @@ async function podImages(): Promise<{ image: string; imageID: string }[]> {
 
 /** helm against the cluster with the chart from the registry, run from an empty folder. */
 const fromRegistry = (verb: 'install' | 'upgrade', version: string) =>
-  mustHelm([verb, RELEASE, `oci://${registry()}/charts/spiderpool-iaas-webhook`, '--version', version, '--plain-http', '-n', NS, ...(verb === 'install' ? ['--create-namespace'] : []), '--wait', '--timeout=4m']);
+  mustHelm([
+    verb,
+    RELEASE,
+    `oci://${registry()}/charts/spiderpool-iaas-webhook`,
+    '--version',
+    version,
+    '--plain-http',
+    '-n',
+    NS,
+    ...(verb === 'install' ? ['--create-namespace'] : []),
+    '--wait',
+    '--timeout=4m',
+  ]);
 
 let first: Released;
 const out = path.join(tmpdir(), `spiderpool-iaas-release-${process.pid}`);
@@ -90,7 +118,19 @@ beforeAll(async () => {
 describe('2. helm install from the registry, by version, under load', () => {
   let result: FaultRunResult;
   beforeAll(async () => {
-    result = await loaded('helm install from the release', [{ name: 'helm install oci:// --wait', run: async () => { await fromRegistry('install', first.version); await guarded(); } }], true);
+    result = await loaded(
+      'helm install from the release',
+      [
+        {
+          name: 'helm install oci:// --wait',
+          run: async () => {
+            await fromRegistry('install', first.version);
+            await guarded();
+          },
+        },
+      ],
+      true,
+    );
   }, 600_000);
 
   it('no guarded write was refused for a reason other than the rules, none failed', () => {
@@ -117,7 +157,11 @@ describe('3. helm upgrade to a second release under load', () => {
     const copy = await bumpedCopy(`${first.version}-upgrade.1`);
     second = await release(copy, path.join(out, 'second'), ['--key', path.join(out, 'first/cosign.key')]);
     before = await livePods();
-    result = await loaded('helm upgrade to the next release', [{ name: 'helm upgrade oci:// --wait', run: () => fromRegistry('upgrade', second.version).then(() => undefined) }], false);
+    result = await loaded(
+      'helm upgrade to the next release',
+      [{ name: 'helm upgrade oci:// --wait', run: () => fromRegistry('upgrade', second.version).then(() => undefined) }],
+      false,
+    );
   }, RELEASE_TIMEOUT_MS + 600_000);
 
   it('had not one failed admission call', () => {
@@ -138,7 +182,10 @@ describeUninstallUnderLoad('4. helm uninstall of the release under load', 'helm 
 describe('5. the CLI from its npm tarball, in an empty prefix', () => {
   let prefix: string;
   const inEmpty = (script: string, ...args: string[]): Promise<Finished> =>
-    runProcess('bash', ['-c', `cd "$PREFIX_DIR" && ${script}`, 'bash', ...args], { env: { ...process.env, PREFIX_DIR: prefix, PATH: `${prefix}/bin:${clusterDir()}:${process.env['PATH']}` }, timeoutMs: 300_000 });
+    runProcess('bash', ['-c', `cd "$PREFIX_DIR" && ${script}`, 'bash', ...args], {
+      env: { ...process.env, PREFIX_DIR: prefix, PATH: `${prefix}/bin:${clusterDir()}:${process.env['PATH']}` },
+      timeoutMs: 300_000,
+    });
 
   beforeAll(async () => {
     prefix = await mkdtemp(path.join(tmpdir(), 'spiderpool-iaas-cli-'));

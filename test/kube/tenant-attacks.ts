@@ -106,7 +106,9 @@ async function bounded(count: number, concurrency: number, deadline: number, sen
 export function hostileAnnotations(kind: WriteKind, i: number): Record<string, string> {
   if (kind === 'wildcard') {
     const names = [BACKTRACKING_PATTERN, `tenant-${i}`];
-    return i % 2 === 0 ? { 'ipam.spidernet.io/ippool': JSON.stringify({ ipv4: names }) } : { 'ipam.spidernet.io/ippools': JSON.stringify([{ interface: 'eth0', ipv4: names }]) };
+    return i % 2 === 0
+      ? { 'ipam.spidernet.io/ippool': JSON.stringify({ ipv4: names }) }
+      : { 'ipam.spidernet.io/ippools': JSON.stringify([{ interface: 'eth0', ipv4: names }]) };
   }
   if (kind === 'long-list') {
     const patterns = Array.from({ length: LONG_LIST_PATTERNS }, (_, k) => `*?*?*?*${i}-${k}`);
@@ -128,7 +130,15 @@ export function hostileObject(i: number, annotations: Record<string, string>): {
   if (i % 2 === 0) return { path: 'pods', object: { apiVersion: 'v1', kind: 'Pod', metadata: { generateName: 'hostile-', annotations }, spec } };
   const labels = { app: 'hostile' };
   const template = { metadata: { labels, annotations }, spec };
-  return { path: 'deployments', object: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { generateName: 'hostile-' }, spec: { replicas: 0, selector: { matchLabels: labels }, template } } };
+  return {
+    path: 'deployments',
+    object: {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { generateName: 'hostile-' },
+      spec: { replicas: 0, selector: { matchLabels: labels }, template },
+    },
+  };
 }
 
 interface Answer {
@@ -216,7 +226,9 @@ function headRefused(plan: BodiesPlan, path: string, i: number): Promise<{ statu
     let status = 0;
     let timer: NodeJS.Timeout | undefined;
     const give = setTimeout(() => socket.destroy(new Error(`no answer within ${plan.requestTimeoutMs} ms`)), plan.requestTimeoutMs);
-    socket.once('secureConnect', () => socket.write(`POST ${path} HTTP/1.1\r\nHost: ${plan.servername}\r\nContent-Type: ${type}\r\nContent-Length: ${length}\r\n\r\n`));
+    socket.once('secureConnect', () =>
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: ${plan.servername}\r\nContent-Type: ${type}\r\nContent-Length: ${length}\r\n\r\n`),
+    );
     socket.once('data', (chunk: Buffer) => {
       clearTimeout(give);
       status = Number(/^HTTP\/1\.1 (\d{3})/.exec(chunk.toString('latin1'))?.[1] ?? 0);
@@ -238,7 +250,16 @@ async function runBodies(plan: BodiesPlan, tallies: Record<string, Tally>): Prom
   const pathOf = (i: number) => plan.paths[i % plan.paths.length]!;
   const post = (body: string) => (i: number) =>
     send(
-      { host: plan.host, port: plan.port, servername: plan.servername, rejectUnauthorized: false, agent: false, method: 'POST', path: pathOf(i), headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: plan.host,
+        port: plan.port,
+        servername: plan.servername,
+        rejectUnauthorized: false,
+        agent: false,
+        method: 'POST',
+        path: pathOf(i),
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       body,
       plan.requestTimeoutMs,
     );
@@ -247,7 +268,11 @@ async function runBodies(plan: BodiesPlan, tallies: Record<string, Tally>): Prom
     if (closed) tallies['early-refused']!.closedAfterAnswer++;
     return { status, body: '', warned: false };
   };
-  const senders: Record<BodyKind, (i: number) => Promise<Answer>> = { deep: post(hostileBody('deep', plan.bodyBytes)), wide: post(hostileBody('wide', plan.bodyBytes)), 'early-refused': early };
+  const senders: Record<BodyKind, (i: number) => Promise<Answer>> = {
+    deep: post(hostileBody('deep', plan.bodyBytes)),
+    wide: post(hostileBody('wide', plan.bodyBytes)),
+    'early-refused': early,
+  };
   await Promise.all(
     (Object.keys(plan.counts) as BodyKind[]).map((kind) => {
       const tally = (tallies[kind] = newTally());

@@ -63,7 +63,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await removeTenant();
-  const unregister = await runProcess(process.execPath, [CLI, 'unregister', `--kubeconfig=${path.join(clusterDir(), 'kubeconfig')}`, '--name=spiderpool-iaas-webhook']);
+  const unregister = await runProcess(process.execPath, [
+    CLI,
+    'unregister',
+    `--kubeconfig=${path.join(clusterDir(), 'kubeconfig')}`,
+    '--name=spiderpool-iaas-webhook',
+  ]);
   if (unregister.code !== 0) throw new Error(`unregister failed: ${unregister.stderr}`);
   await mustKubectl(['delete', '-k', overlay, '--timeout=2m', '--ignore-not-found'], { timeoutMs: 150_000 });
   await mustKubectl(['delete', 'spiderippools', '-l', 'tenant-test=target']);
@@ -73,7 +78,13 @@ describe('the tenant', () => {
   it('may create Pods and Deployments in its namespace, and nothing else', async () => {
     expect(await tenantCan('create', 'pods')).toBe(true);
     expect(await tenantCan('create', 'deployments.apps')).toBe(true);
-    for (const [verb, resource] of [['get', 'pods'], ['delete', 'pods'], ['create', 'secrets'], ['create', 'configmaps'], ['create', 'statefulsets.apps']]) {
+    for (const [verb, resource] of [
+      ['get', 'pods'],
+      ['delete', 'pods'],
+      ['create', 'secrets'],
+      ['create', 'configmaps'],
+      ['create', 'statefulsets.apps'],
+    ]) {
       expect({ verb, resource, allowed: await tenantCan(verb!, resource!) }).toEqual({ verb, resource, allowed: false });
     }
     expect(await tenantCan('create', 'pods', 'default')).toBe(false);
@@ -192,7 +203,8 @@ describe('hostile tenants while the fault load writes guarded objects', () => {
   });
 
   it('no webhook pod restarted or was replaced', () => {
-    const seen = (states: WebhookPodState[]) => states.map((s) => ({ name: s.name, restarts: s.restarts, lastTermination: s.lastTermination })).sort((a, b) => a.name.localeCompare(b.name));
+    const seen = (states: WebhookPodState[]) =>
+      states.map((s) => ({ name: s.name, restarts: s.restarts, lastTermination: s.lastTermination })).sort((a, b) => a.name.localeCompare(b.name));
     for (const states of Object.values(statesAfter)) expect(seen(states)).toEqual(seen(before));
   });
 
@@ -200,7 +212,7 @@ describe('hostile tenants while the fault load writes guarded objects', () => {
     expect(unsteady).toEqual([]);
   });
 
-  it("sent every tenant write, and each was admitted (the candidate-pool webhooks only warn)", () => {
+  it('sent every tenant write, and each was admitted (the candidate-pool webhooks only warn)', () => {
     for (const pod of ['tenant-writes', 'tenant-all']) {
       const writes = reports[pod]!['writes'] as TenantReport;
       for (const [kind, count] of Object.entries(WRITES.counts)) {
@@ -220,7 +232,13 @@ describe('hostile tenants while the fault load writes guarded objects', () => {
     const bodies = reports['tenant-bodies']!['bodies'] as TenantReport;
     for (const kind of BODY_KINDS) {
       const tally = bodies.tallies[kind]!;
-      expect({ kind, sent: tally.sent, answered: sumOf(tally.statuses), errors: tally.errors, notRefusals: notRefusals(tally, kind) }).toEqual({ kind, sent: 16, answered: 16, errors: {}, notRefusals: [] });
+      expect({ kind, sent: tally.sent, answered: sumOf(tally.statuses), errors: tally.errors, notRefusals: notRefusals(tally, kind) }).toEqual({
+        kind,
+        sent: 16,
+        answered: 16,
+        errors: {},
+        notRefusals: [],
+      });
     }
   });
 

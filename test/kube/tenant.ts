@@ -121,7 +121,8 @@ export interface WebhookPodState {
   cgroupPeakBytes: number | undefined;
 }
 
-const MEMORY_SCRIPT = 'grep -E "^Vm(HWM|RSS):" /proc/1/status; cat /sys/fs/cgroup/memory/memory.max_usage_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.peak 2>/dev/null || true';
+const MEMORY_SCRIPT =
+  'grep -E "^Vm(HWM|RSS):" /proc/1/status; cat /sys/fs/cgroup/memory/memory.max_usage_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.peak 2>/dev/null || true';
 
 /** The state of every webhook pod now. */
 export async function webhookPodStates(): Promise<WebhookPodState[]> {

@@ -61,7 +61,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await uncordon(FIRST_NODE).catch(() => undefined);
-  const unregister = await runProcess(process.execPath, [CLI, 'unregister', `--kubeconfig=${path.join(clusterDir(), 'kubeconfig')}`, '--name=spiderpool-iaas-webhook']);
+  const unregister = await runProcess(process.execPath, [
+    CLI,
+    'unregister',
+    `--kubeconfig=${path.join(clusterDir(), 'kubeconfig')}`,
+    '--name=spiderpool-iaas-webhook',
+  ]);
   await mustKubectl(['delete', '-k', overlay, '--timeout=2m', '--ignore-not-found'], { timeoutMs: 150_000 });
   await secondNode('down');
   await mustKubectl(['delete', 'node', SECOND_NODE, '--ignore-not-found']);
@@ -87,7 +92,9 @@ async function measure(what: string, faults: Fault[], maxFaultMs?: number): Prom
   const figures = run.faults.map((f, i) => failureWindow(run.failedAtSeconds, f.startSeconds, run.faults[i + 1]?.startSeconds ?? Infinity));
   run.faults.forEach((f, i) => {
     const w = figures[i]!;
-    console.log(`${what}, ${f.name}: ${w.failed} failed calls, longest stretch with a failure ${w.longestStretchSeconds} s, recovered ${w.recoverySeconds} s after it began`);
+    console.log(
+      `${what}, ${f.name}: ${w.failed} failed calls, longest stretch with a failure ${w.longestStretchSeconds} s, recovered ${w.recoverySeconds} s after it began`,
+    );
   });
   return { run, figures };
 }
@@ -172,7 +179,10 @@ describe('2. the node holding one replica dies', () => {
         name: `${SECOND_NODE} dies`,
         run: async () => {
           await secondNode('kill');
-          await until(async () => (await servingNodes()).join() === FIRST_NODE, `no serving replica on ${SECOND_NODE}`, { timeoutMs: 240_000, intervalMs: 1000 });
+          await until(async () => (await servingNodes()).join() === FIRST_NODE, `no serving replica on ${SECOND_NODE}`, {
+            timeoutMs: 240_000,
+            intervalMs: 1000,
+          });
           await new Promise((resolve) => setTimeout(resolve, HOLD_MS));
         },
       },
@@ -201,7 +211,10 @@ describe('3. both replicas on one node, which dies', () => {
           run: async () => {
             await secondNode('kill');
             await uncordon(FIRST_NODE);
-            await until(async () => (await servingNodes()).includes(FIRST_NODE), `a serving replica on ${FIRST_NODE}`, { timeoutMs: 600_000, intervalMs: 1000 });
+            await until(async () => (await servingNodes()).includes(FIRST_NODE), `a serving replica on ${FIRST_NODE}`, {
+              timeoutMs: 600_000,
+              intervalMs: 1000,
+            });
             await new Promise((resolve) => setTimeout(resolve, HOLD_MS));
           },
         },

@@ -68,7 +68,10 @@ export async function copyOverlay(args: readonly string[] = []): Promise<string>
   if (args.length > 0) {
     const kustomization = path.join(overlay, 'kustomization.yaml');
     const added = args.map((value) => ({ op: 'add', path: '/spec/template/spec/containers/0/args/-', value }));
-    await writeFile(kustomization, `${await readFile(kustomization, 'utf8')}patches:\n  - target: { kind: Deployment, name: spiderpool-iaas-webhook }\n    patch: '${JSON.stringify(added)}'\n`);
+    await writeFile(
+      kustomization,
+      `${await readFile(kustomization, 'utf8')}patches:\n  - target: { kind: Deployment, name: spiderpool-iaas-webhook }\n    patch: '${JSON.stringify(added)}'\n`,
+    );
   }
   return overlay;
 }
@@ -98,5 +101,7 @@ export async function webhookAnswers(): Promise<void> {
 
 /** Prints one line about a fault run: calls, outcomes, latencies, faults, the first failures. */
 export function report(what: string, result: FaultRunResult): void {
-  console.log(`${what}: ${result.calls} admission calls (${result.allowed} allowed, ${result.refused} refused, ${result.unguarded} unguarded) in ${result.seconds} s at ${result.ratePerSecond}/s, ${result.failed} failed, latency p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, worst ${result.latencyMs.max} ms; faults: ${result.faults.map((f) => `${f.name} (${f.seconds} s)`).join(', ')}${result.failures.length ? `\nfailures: ${JSON.stringify(result.failures.slice(0, 10))}` : ''}`);
+  console.log(
+    `${what}: ${result.calls} admission calls (${result.allowed} allowed, ${result.refused} refused, ${result.unguarded} unguarded) in ${result.seconds} s at ${result.ratePerSecond}/s, ${result.failed} failed, latency p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, worst ${result.latencyMs.max} ms; faults: ${result.faults.map((f) => `${f.name} (${f.seconds} s)`).join(', ')}${result.failures.length ? `\nfailures: ${JSON.stringify(result.failures.slice(0, 10))}` : ''}`,
+  );
 }

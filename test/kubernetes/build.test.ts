@@ -53,7 +53,10 @@ describe('buildAdmissionReview', () => {
     expect(request).toMatchObject({ namespace: 'kube-system', kind: { group: '', version: 'v1', kind: 'ConfigMap' }, resource: { resource: 'configmaps' } });
     expect((request.object as KubeObject).metadata).toEqual({ name: 'spiderpool-conf', namespace: 'kube-system' });
     const deployment: KubeObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'shop' } };
-    expect(buildAdmissionReview({ operation: 'CREATE', object: deployment }).request).toMatchObject({ namespace: 'shop', resource: { group: 'apps', version: 'v1', resource: 'deployments' } });
+    expect(buildAdmissionReview({ operation: 'CREATE', object: deployment }).request).toMatchObject({
+      namespace: 'shop',
+      resource: { group: 'apps', version: 'v1', resource: 'deployments' },
+    });
   });
 
   it.each([
@@ -67,7 +70,11 @@ describe('buildAdmissionReview', () => {
 
   it('the core workload kinds map to their resources', () => {
     const resources = ['Pod', 'Namespace', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob', 'ConfigMap'].map((kind) => {
-      const apiVersion = ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet'].includes(kind) ? 'apps/v1' : ['Job', 'CronJob'].includes(kind) ? 'batch/v1' : 'v1';
+      const apiVersion = ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet'].includes(kind)
+        ? 'apps/v1'
+        : ['Job', 'CronJob'].includes(kind)
+          ? 'batch/v1'
+          : 'v1';
       const { request } = buildAdmissionReview({ operation: 'CREATE', object: { apiVersion, kind, metadata: { name: 'x' } } });
       return [request.resource.resource, request.namespace];
     });

@@ -16,7 +16,7 @@ describe('listOf', () => {
     expect(result.error!.issues[0]).toMatchObject({ path: [1], message: z.string().safeParse(1).error!.issues[0]!.message });
   });
 
-  it('keeps the element schema\'s inner path', () => {
+  it("keeps the element schema's inner path", () => {
     const issues = listOf(z.object({ a: z.string() })).safeParse([{ a: 'x' }, { a: 3 }]).error!.issues;
     expect(issues.map((issue) => issue.path)).toEqual([[1, 'a']]);
   });

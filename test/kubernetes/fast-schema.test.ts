@@ -44,13 +44,18 @@ describe('compiled', () => {
   it.each(SCHEMAS)('%s: the compiled parse answers as the runtime one on fixtures with a field replaced by any JSON', (_name, schema) => {
     const objects = REVIEWS.flatMap((review) => [review.request.object, review.request.oldObject]).filter((o) => o !== null && typeof o === 'object');
     fc.assert(
-      fc.property(fc.constantFrom(...objects), fc.array(fc.constantFrom('metadata', 'annotations', 'spec', 'nodeName', 'ips', 'data', 'template', 'request', 'kind', 'uid', '0')), fc.jsonValue(), (base, path, replacement) => {
-        const value = structuredClone(base);
-        let at: any = value;
-        for (const key of path.slice(0, -1)) if (at !== null && typeof at === 'object' && key in at) at = at[key];
-        if (at !== null && typeof at === 'object' && path.length > 0) at[path.at(-1)!] = replacement;
-        expect(outcome(compiled(schema), value)).toStrictEqual(outcome(schema, value));
-      }),
+      fc.property(
+        fc.constantFrom(...objects),
+        fc.array(fc.constantFrom('metadata', 'annotations', 'spec', 'nodeName', 'ips', 'data', 'template', 'request', 'kind', 'uid', '0')),
+        fc.jsonValue(),
+        (base, path, replacement) => {
+          const value = structuredClone(base);
+          let at: any = value;
+          for (const key of path.slice(0, -1)) if (at !== null && typeof at === 'object' && key in at) at = at[key];
+          if (at !== null && typeof at === 'object' && path.length > 0) at[path.at(-1)!] = replacement;
+          expect(outcome(compiled(schema), value)).toStrictEqual(outcome(schema, value));
+        },
+      ),
       { numRuns: 300 },
     );
   });

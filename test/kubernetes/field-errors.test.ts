@@ -22,10 +22,7 @@ describe('field errors render as Kubernetes renders them', () => {
   });
 
   it('re-roots field paths', () => {
-    expect(underField('data[conf.yml]', [forbidden('', 'x'), forbidden('a.b', 'y')]).map((e) => e.field)).toEqual([
-      'data[conf.yml]',
-      'data[conf.yml].a.b',
-    ]);
+    expect(underField('data[conf.yml]', [forbidden('', 'x'), forbidden('a.b', 'y')]).map((e) => e.field)).toEqual(['data[conf.yml]', 'data[conf.yml].a.b']);
   });
 
   it('builds the apierrors.NewInvalid status', () => {
@@ -42,7 +39,11 @@ describe('field errors render as Kubernetes renders them', () => {
     const errors = Array.from({ length: 5000 }, (_, i) => forbidden(`metadata.annotations[p${i}]`, 'no'));
     const status = invalidStatus({ group: 'spiderpool.spidernet.io', kind: 'SpiderIPPool' }, 'p', errors);
     expect(status.details!.causes).toHaveLength(MAX_LISTED);
-    expect(status.details!.causes!.at(-1)).toEqual({ reason: 'FieldValueForbidden', field: 'metadata.annotations[p0]', message: `Forbidden: ${5000 - MAX_LISTED + 1} more errors not shown` });
+    expect(status.details!.causes!.at(-1)).toEqual({
+      reason: 'FieldValueForbidden',
+      field: 'metadata.annotations[p0]',
+      message: `Forbidden: ${5000 - MAX_LISTED + 1} more errors not shown`,
+    });
     expect(status.message.length).toBeLessThan(2000);
     expect(invalidStatus({ group: '', kind: 'ConfigMap' }, 'cm', errors.slice(0, MAX_LISTED)).details!.causes).toHaveLength(MAX_LISTED);
   });

@@ -20,7 +20,9 @@ describe('Path', () => {
 
   it('reads a decoder path: numbers as indexes, identifiers as children, other keys as keys', () => {
     expect(pathOf(['spec', 'nodeName', 3]).toString()).toBe('spec.nodeName[3]');
-    expect(pathOf(['metadata', 'annotations', 'ipam.spidernet.io/ippool'], Path.of('request', 'object')).toString()).toBe('request.object.metadata.annotations[ipam.spidernet.io/ippool]');
+    expect(pathOf(['metadata', 'annotations', 'ipam.spidernet.io/ippool'], Path.of('request', 'object')).toString()).toBe(
+      'request.object.metadata.annotations[ipam.spidernet.io/ippool]',
+    );
   });
 
   it('spells a decode error and a rule error of one field the same way', () => {

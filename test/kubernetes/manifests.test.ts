@@ -54,7 +54,10 @@ describe('readManifestPaths', () => {
 
   it('reads a List of 150 000 items without overflowing the call stack (review2: they were spread into one call)', async () => {
     const file = join(dir, 'big.json');
-    writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: Array.from({ length: 150_000 }, () => ({ apiVersion: 'v1', kind: 'Namespace' })) }));
+    writeFileSync(
+      file,
+      JSON.stringify({ apiVersion: 'v1', kind: 'List', items: Array.from({ length: 150_000 }, () => ({ apiVersion: 'v1', kind: 'Namespace' })) }),
+    );
     expect(await readManifestPaths([file])).toHaveLength(150_000);
   });
 });

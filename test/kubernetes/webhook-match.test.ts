@@ -16,7 +16,7 @@ const request = (over: Partial<MatchedRequest>): MatchedRequest => ({
 });
 
 describe('webhook matching', () => {
-  it("the deploy/ webhooks: pools on CREATE and UPDATE only, the ConfigMap in kube-system only", async () => {
+  it('the deploy/ webhooks: pools on CREATE and UPDATE only, the ConfigMap in kube-system only', async () => {
     const [pools, configMaps] = await readWebhooks();
     const pool = request({ group: 'spiderpool.spidernet.io', version: 'v2beta1', resource: 'spiderippools', namespace: '', namespaceLabels: {} });
     expect(webhookMatches(pools!, pool)).toBe(true);

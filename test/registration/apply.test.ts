@@ -58,12 +58,14 @@ describe('applyWebhookConfiguration', () => {
 
   it('names Unauthorized (401 has no Status in the client) and bodies that are not a Status', async () => {
     fake.refuse = { status: 401, body: '{"kind":"Status","code":401,"message":"Unauthorized","status":"Failure"}' };
-    await expect(applyWebhookConfiguration(fake.kubeConfig, configuration)).rejects.toThrow(/refused the ValidatingWebhookConfiguration: Unauthorized \(check the kubeconfig credentials\)$/);
+    await expect(applyWebhookConfiguration(fake.kubeConfig, configuration)).rejects.toThrow(
+      /refused the ValidatingWebhookConfiguration: Unauthorized \(check the kubeconfig credentials\)$/,
+    );
     fake.refuse = { status: 502, body: 'bad gateway\n' };
     await expect(applyWebhookConfiguration(fake.kubeConfig, configuration)).rejects.toThrow(/refused the ValidatingWebhookConfiguration: bad gateway$/);
   });
 
-  it('says which server cannot be reached, in kubectl\'s words, naming the context', async () => {
+  it("says which server cannot be reached, in kubectl's words, naming the context", async () => {
     const closed = await startFakeApiServer();
     await closed.close();
     const server = closed.kubeConfig.getCurrentCluster()!.server;

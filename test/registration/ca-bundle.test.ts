@@ -1,7 +1,15 @@
 import { X509Certificate } from 'node:crypto';
 import { jest } from '@jest/globals';
 import { generateCertificates } from '../../src/certs/generate.js';
-import { CA_BUNDLE_OVERLAP_MS, NO_CA_MEMORY, overlappedBundle, stillBehind, type Behind, type CaMemory, type OverlapInputs } from '../../src/registration/ca-bundle.js';
+import {
+  CA_BUNDLE_OVERLAP_MS,
+  NO_CA_MEMORY,
+  overlappedBundle,
+  stillBehind,
+  type Behind,
+  type CaMemory,
+  type OverlapInputs,
+} from '../../src/registration/ca-bundle.js';
 
 jest.setTimeout(60_000);
 
@@ -21,7 +29,8 @@ async function caMadeAt(hoursLater: number, validityMs?: number): Promise<string
     clock.mockRestore();
   }
 }
-const fingerprints = (pem: string) => (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? []).map((b) => new X509Certificate(b).fingerprint256);
+const fingerprints = (pem: string) =>
+  (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? []).map((b) => new X509Certificate(b).fingerprint256);
 
 /** Two CAs made in one second (a current and a next CA from one script): the same notBefore. */
 async function sameSecondCas(): Promise<[string, string]> {
@@ -90,7 +99,8 @@ describe('overlappedBundle, one round', () => {
   it('forgets a CA absent for forgetAfterMs: when it comes back, it gets a new overlap', () => {
     const seen = roundsUntil(T0 + OVERLAP_MS, { own: newCa, stored: [newCa + oldCa] });
     expect(bundleOf(seen)).toBe(newCa);
-    const absentUntil = (ms: number) => roundsUntil(T0 + OVERLAP_MS + ms, { own: newCa, stored: [newCa], memory: seen.memory, nowMs: T0 + OVERLAP_MS + ROUND_MS });
+    const absentUntil = (ms: number) =>
+      roundsUntil(T0 + OVERLAP_MS + ms, { own: newCa, stored: [newCa], memory: seen.memory, nowMs: T0 + OVERLAP_MS + ROUND_MS });
     // Back after less than forgetAfterMs: the same sighting, whose overlap has passed.
     const within = absentUntil(FORGET_MS - ROUND_MS);
     expect(bundleOf(round({ own: newCa, stored: [newCa + oldCa], memory: within.memory, nowMs: T0 + OVERLAP_MS + FORGET_MS - 1 }))).toBe(newCa);
@@ -101,7 +111,9 @@ describe('overlappedBundle, one round', () => {
 
   it('a round after a long pause (the API server unreachable) keeps what it sees for a new overlap', () => {
     const seen = roundsUntil(T0 + OVERLAP_MS, { own: newCa, stored: [newCa + oldCa] });
-    expect(fingerprints(bundleOf(round({ own: newCa, stored: [newCa + oldCa], memory: seen.memory, nowMs: T0 + OVERLAP_MS + FORGET_MS })))).toEqual(fingerprints(newCa + oldCa));
+    expect(fingerprints(bundleOf(round({ own: newCa, stored: [newCa + oldCa], memory: seen.memory, nowMs: T0 + OVERLAP_MS + FORGET_MS })))).toEqual(
+      fingerprints(newCa + oldCa),
+    );
   });
 
   it('writes nothing when the stored caBundle has left its CA out for a newer one it has seen for the overlap', () => {
@@ -110,7 +122,9 @@ describe('overlappedBundle, one round', () => {
     const late = roundsUntil(T0 + OVERLAP_MS, { own: oldCa, stored: [newCa] });
     expect(late.bundle).toBeUndefined();
     // What is known, and no more: which of the two mounts is stale it cannot tell (after a rollback, the other's).
-    expect(late.behind).toMatch(/^this pod's CA was left out of caBundle for a newer one another replica serves \(CN=svc-ca, sha256 [0-9a-f]{16}\) for over 10 min: writing nothing \(the newest CA wins\)$/);
+    expect(late.behind).toMatch(
+      /^this pod's CA was left out of caBundle for a newer one another replica serves \(CN=svc-ca, sha256 [0-9a-f]{16}\) for over 10 min: writing nothing \(the newest CA wins\)$/,
+    );
     expect(late.behind!.length).toBeLessThan(200);
     // Its own CA still stored: it writes (the newer CA is then one nobody may serve any more).
     expect(bundleOf(roundsUntil(T0 + OVERLAP_MS, { own: oldCa, stored: [newCa + oldCa] }))).toBe(oldCa);
@@ -133,7 +147,10 @@ describe('overlappedBundle, one round', () => {
   });
 
   it('the same results with more distinct PEM blocks than it keeps parsed (its cache drops the oldest)', () => {
-    const junk = Array.from({ length: 150 }, (_, i) => `-----BEGIN CERTIFICATE-----\n${Buffer.from(`junk ${i}`).toString('base64')}\n-----END CERTIFICATE-----\n`).join('');
+    const junk = Array.from(
+      { length: 150 },
+      (_, i) => `-----BEGIN CERTIFICATE-----\n${Buffer.from(`junk ${i}`).toString('base64')}\n-----END CERTIFICATE-----\n`,
+    ).join('');
     for (let i = 0; i < 3; i++) {
       expect(fingerprints(bundleOf(round({ own: newCa, stored: [junk + oldCa + junk] })))).toEqual(fingerprints(newCa + oldCa));
       expect(bundleOf(round({ own: junk + newCa, stored: [junk] }))).toBe(junk + newCa);
@@ -203,7 +220,14 @@ class Cluster {
   private round(name: string): void {
     if (this.readsFail) return;
     const replica = this.replicas.get(name)!;
-    const result = overlappedBundle({ own: replica.own, stored: [this.stored], memory: replica.memory, nowMs: this.nowMs, overlapMs: OVERLAP_MS, forgetAfterMs: FORGET_MS });
+    const result = overlappedBundle({
+      own: replica.own,
+      stored: [this.stored],
+      memory: replica.memory,
+      nowMs: this.nowMs,
+      overlapMs: OVERLAP_MS,
+      forgetAfterMs: FORGET_MS,
+    });
     replica.memory = result.memory;
     replica.judged = result.behind === undefined ? undefined : { why: result.behind, ownPem: replica.own };
     if (result.behind !== undefined) this.behind.set(name, result.behind);
@@ -393,7 +417,7 @@ describe('overlappedBundle, replicas through a change', () => {
     cluster.failures = [];
     cluster.run(5 * 60_000);
     expect(cluster.ready('b')).toBe(false);
-    expect(cluster.failures.length).toBe(5 * 60_000 / (ROUND_MS / 2));
+    expect(cluster.failures.length).toBe((5 * 60_000) / (ROUND_MS / 2));
     expect(new Set(cluster.failures.map((f) => f.replica))).toEqual(new Set([NO_ENDPOINT]));
     expect(cluster.stored).toBe(newCa);
     // A new pod mounts the current Secret: it is called; b stays out.
@@ -454,7 +478,7 @@ describe('overlappedBundle, replicas through a change', () => {
     expect(cluster.stored).toBe(newCa);
   });
 
-  it('a replica stalled on a CA made in the same second as the other\'s (notBefore has whole seconds): no write war, one CA wins', async () => {
+  it("a replica stalled on a CA made in the same second as the other's (notBefore has whole seconds): no write war, one CA wins", async () => {
     const [first, second] = await sameSecondCas();
     const cluster = settledOn(first);
     cluster.serve('a', second);

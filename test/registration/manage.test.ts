@@ -46,7 +46,7 @@ function manager(overrides: Partial<WebhookConfigurationManagerOptions> = {}) {
   });
 }
 const patches = () => store.requests.filter((r) => r.method === 'PATCH');
-const storedBundles = () => ((store.objects.get(PATH)?.["webhooks"] ?? []) as { clientConfig: { caBundle: string } }[]).map((w) => w.clientConfig.caBundle);
+const storedBundles = () => ((store.objects.get(PATH)?.['webhooks'] ?? []) as { clientConfig: { caBundle: string } }[]).map((w) => w.clientConfig.caBundle);
 
 describe('startWebhookConfigurationManager', () => {
   it('writes nothing while the server does not answer with the bundle, saying why once', async () => {
@@ -55,7 +55,9 @@ describe('startWebhookConfigurationManager', () => {
     await m.sync();
     m.stop();
     expect(patches()).toHaveLength(0);
-    expect(lines.map((l) => l.msg)).toEqual(['not writing the webhook configuration yet: the server does not answer with this CA bundle yet: /readyz answers 503']);
+    expect(lines.map((l) => l.msg)).toEqual([
+      'not writing the webhook configuration yet: the server does not answer with this CA bundle yet: /readyz answers 503',
+    ]);
   });
 
   it('writes the whole configuration once serving: every webhook with the bundle, calling the Service given', async () => {
@@ -103,12 +105,16 @@ describe('startWebhookConfigurationManager', () => {
     const m = manager({ ownerClusterRole: 'spiderpool-iaas-webhook' });
     await m.sync();
     expect(patches()).toHaveLength(0);
-    expect(lines.map((l) => l.msg)).toEqual(['not writing the webhook configuration yet: its owner, ClusterRole spiderpool-iaas-webhook, does not exist (an uninstall?)']);
+    expect(lines.map((l) => l.msg)).toEqual([
+      'not writing the webhook configuration yet: its owner, ClusterRole spiderpool-iaas-webhook, does not exist (an uninstall?)',
+    ]);
     store.put(CLUSTER_ROLES, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'spiderpool-iaas-webhook' } });
     await m.sync();
     m.stop();
     const uid = store.objects.get(`${CLUSTER_ROLES}/spiderpool-iaas-webhook`)!['metadata'].uid;
-    expect(JSON.parse(patches()[0]!.body).metadata.ownerReferences).toEqual([{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'spiderpool-iaas-webhook', uid }]);
+    expect(JSON.parse(patches()[0]!.body).metadata.ownerReferences).toEqual([
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'spiderpool-iaas-webhook', uid },
+    ]);
   });
 
   it('waits, without writing, while there is no ca.crt', async () => {
@@ -126,7 +132,10 @@ describe('startWebhookConfigurationManager', () => {
     store.refuse = undefined;
     await m.sync();
     m.stop();
-    expect(lines[0]).toMatchObject({ msg: 'webhook configuration not written; trying again', err: expect.stringMatching(/refused the ValidatingWebhookConfiguration: validatingwebhookconfigurations "my-webhook" is forbidden$/) });
+    expect(lines[0]).toMatchObject({
+      msg: 'webhook configuration not written; trying again',
+      err: expect.stringMatching(/refused the ValidatingWebhookConfiguration: validatingwebhookconfigurations "my-webhook" is forbidden$/),
+    });
     expect(store.objects.has(PATH)).toBe(true);
   });
 
@@ -140,7 +149,10 @@ describe('startWebhookConfigurationManager', () => {
       // A renewal: the round reads the configuration (answered), then the owner's read is accepted and never answered.
       pem = PEM_A + PEM_B;
       store.hang = (request) => request.path.startsWith(CLUSTER_ROLES);
-      await until(() => store.hung.count >= 3, 'three rounds to reach the silent API server', { timeoutMs: 20_000, describe: () => JSON.stringify(store.hung) });
+      await until(() => store.hung.count >= 3, 'three rounds to reach the silent API server', {
+        timeoutMs: 20_000,
+        describe: () => JSON.stringify(store.hung),
+      });
       // A sync asked meanwhile ends (with the deadline) instead of queueing behind the hung round.
       await m.sync();
       await until(() => store.hung.closedByClient >= 2, 'the abandoned requests to close their connections', { describe: () => JSON.stringify(store.hung) });
@@ -192,7 +204,9 @@ describe('servingProblem', () => {
   });
   it('names a bundle that does not verify the certificate, a wrong name and an unready server', async () => {
     expect(await servingProblem(endpoint(), otherCa)).toMatch(/^its own HTTPS endpoint failed with the CA bundle: /);
-    expect(await servingProblem({ ...endpoint(), serverName: 'svc.other.svc' }, bundle.caCertPem)).toMatch(/Hostname\/IP does not match certificate's altnames/);
+    expect(await servingProblem({ ...endpoint(), serverName: 'svc.other.svc' }, bundle.caCertPem)).toMatch(
+      /Hostname\/IP does not match certificate's altnames/,
+    );
     status = 503;
     expect(await servingProblem(endpoint(), bundle.caCertPem)).toBe('/readyz answers 503');
   });
@@ -207,7 +221,9 @@ describe('forSpiderpoolConf', () => {
     expect(moved.webhooks.filter((w) => w !== conf)).toEqual(manifest.webhooks.filter((w) => w.clientConfig.service.path !== WEBHOOKS.configMap.path));
   });
   it('refuses a manifest without that webhook', () => {
-    expect(() => forSpiderpoolConf(manifest, '/absent', { name: 'x', namespace: 'y' })).toThrow('the webhook manifest has no webhook for /absent with the matchCondition is-spiderpool-conf');
+    expect(() => forSpiderpoolConf(manifest, '/absent', { name: 'x', namespace: 'y' })).toThrow(
+      'the webhook manifest has no webhook for /absent with the matchCondition is-spiderpool-conf',
+    );
   });
 });
 
@@ -224,7 +240,9 @@ describe('unregisterWebhook', () => {
       /^the API server at http:\/\/127\.0\.0\.1:\d+ refused to delete ValidatingWebhookConfiguration my-webhook: forbidden here \(needs delete on validatingwebhookconfigurations\/my-webhook\)$/,
     );
     await store.close();
-    await expect(unregisterWebhook(store.kubeConfig, NAME)).rejects.toThrow(/^The connection to the server 127\.0\.0\.1:\d+ was refused - did you specify the right host or port\? \(context "[^"]+", server http:\/\/127\.0\.0\.1:\d+\)$/);
+    await expect(unregisterWebhook(store.kubeConfig, NAME)).rejects.toThrow(
+      /^The connection to the server 127\.0\.0\.1:\d+ was refused - did you specify the right host or port\? \(context "[^"]+", server http:\/\/127\.0\.0\.1:\d+\)$/,
+    );
     store = await startFakeObjectStore();
   });
 });
@@ -243,7 +261,10 @@ describe('startWebhookConfigurationManager with caOverlapMs (a CA from a mounted
       clock.mockRestore();
     }
   });
-  const certificatesOf = (b64bundle: string) => Buffer.from(b64bundle, 'base64').toString('utf8').match(/-----BEGIN CERTIFICATE-----/g)?.length ?? 0;
+  const certificatesOf = (b64bundle: string) =>
+    Buffer.from(b64bundle, 'base64')
+      .toString('utf8')
+      .match(/-----BEGIN CERTIFICATE-----/g)?.length ?? 0;
 
   it('writes the old and the new CA through a change, drops the old one after the overlap, and a replica left behind stops writing', async () => {
     let t = Date.now() + 7_200_000;
@@ -296,7 +317,9 @@ describe('startWebhookConfigurationManager with caOverlapMs (a CA from a mounted
     await first.sync();
     await behind.sync();
     const why = behind.behind();
-    expect(why).toMatch(/^this pod's CA was left out of caBundle for a newer one another replica serves \(CN=svc-ca, sha256 [0-9a-f]{16}\) for over 10 min: writing nothing \(the newest CA wins\), until caBundle holds this pod's CA or its CA changes$/);
+    expect(why).toMatch(
+      /^this pod's CA was left out of caBundle for a newer one another replica serves \(CN=svc-ca, sha256 [0-9a-f]{16}\) for over 10 min: writing nothing \(the newest CA wins\), until caBundle holds this pod's CA or its CA changes$/,
+    );
     expect(why!.length).toBeLessThan(256);
     expect(first.behind()).toBeUndefined();
     expect(lines.filter((l) => l.msg.startsWith('not Ready: '))).toEqual([expect.objectContaining({ msg: `not Ready: ${why}`, level: 40 })]);
@@ -314,7 +337,9 @@ describe('startWebhookConfigurationManager with caOverlapMs (a CA from a mounted
     restarted.stop();
     await behind.sync();
     expect(behind.behind()).toBeUndefined();
-    expect(lines.filter((l) => l.msg.startsWith('Ready again: '))).toEqual([expect.objectContaining({ msg: "Ready again: this pod's CA is no longer left out of caBundle for a newer one", level: 30 })]);
+    expect(lines.filter((l) => l.msg.startsWith('Ready again: '))).toEqual([
+      expect.objectContaining({ msg: "Ready again: this pod's CA is no longer left out of caBundle for a newer one", level: 30 }),
+    ]);
     // Out again once the other has dropped it, then its kubelet brings the newer CA: Ready at
     // once, before a round has read anything.
     t += OVERLAP_MS;
@@ -330,7 +355,7 @@ describe('startWebhookConfigurationManager with caOverlapMs (a CA from a mounted
     behind.stop();
   });
 
-  it('without caOverlapMs keeps caBundle equal to its own CA (the other replica\'s CA goes at once)', async () => {
+  it("without caOverlapMs keeps caBundle equal to its own CA (the other replica's CA goes at once)", async () => {
     const first = manager({ caBundlePem: () => newCa });
     await first.sync();
     const behind = manager({ caBundlePem: () => oldCa });

@@ -53,7 +53,9 @@ describe('registerWebhook', () => {
   });
 
   it('says when the kubeconfig cannot be read', async () => {
-    await expect(registerWebhook({ caFile, target, kubeconfig: join(dir, 'absent-kubeconfig') })).rejects.toThrow(/^cannot read the kubeconfig given by --kubeconfig \(.*absent-kubeconfig\): ENOENT/);
+    await expect(registerWebhook({ caFile, target, kubeconfig: join(dir, 'absent-kubeconfig') })).rejects.toThrow(
+      /^cannot read the kubeconfig given by --kubeconfig \(.*absent-kubeconfig\): ENOENT/,
+    );
   });
 
   it('says when there is no cluster connection at all', async () => {

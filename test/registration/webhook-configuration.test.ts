@@ -9,7 +9,7 @@ const CA_BUNDLE = 'Q0E=';
 const shipped = parse(readFileSync(new URL('../../deploy/base/validatingwebhookconfiguration.yaml', import.meta.url), 'utf8')) as WebhookManifest;
 
 describe('readWebhookManifest', () => {
-  it("reads deploy/base/validatingwebhookconfiguration.yaml, the manifest kustomize installs, by default", async () => {
+  it('reads deploy/base/validatingwebhookconfiguration.yaml, the manifest kustomize installs, by default', async () => {
     expect(WEBHOOK_MANIFEST_PATH).toMatch(/deploy\/base\/validatingwebhookconfiguration\.yaml$/);
     expect(await readWebhookManifest()).toEqual(shipped);
   });
@@ -28,13 +28,15 @@ describe('readWebhookManifest', () => {
   it('names the file and the problem when it is missing, not YAML, or not a usable configuration', async () => {
     await expect(readWebhookManifest(join(dir, 'absent.yaml'))).rejects.toThrow(/^cannot read the webhook manifest .*absent\.yaml: ENOENT$/);
     await expect(readWebhookManifest(file('bad.yaml', 'a: [\n'))).rejects.toThrow(/bad\.yaml is not YAML/);
-    await expect(readWebhookManifest(file('mutating.yaml', 'apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\n'))).rejects.toThrow(
-      /mutating\.yaml holds 0 ValidatingWebhookConfigurations; it must hold exactly one$/,
-    );
+    await expect(
+      readWebhookManifest(file('mutating.yaml', 'apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\n')),
+    ).rejects.toThrow(/mutating\.yaml holds 0 ValidatingWebhookConfigurations; it must hold exactly one$/);
     const twice = `${JSON.stringify(shipped)}\n---\n${JSON.stringify(shipped)}\n`;
     await expect(readWebhookManifest(file('twice.yaml', twice))).rejects.toThrow(/twice\.yaml holds 2 ValidatingWebhookConfigurations/);
     const wrongVersion = { ...shipped, apiVersion: 'admissionregistration.k8s.io/v1beta1' };
-    await expect(readWebhookManifest(file('v1beta1.yaml', JSON.stringify(wrongVersion)))).rejects.toThrow(/v1beta1\.yaml is not a usable ValidatingWebhookConfiguration: apiVersion: /);
+    await expect(readWebhookManifest(file('v1beta1.yaml', JSON.stringify(wrongVersion)))).rejects.toThrow(
+      /v1beta1\.yaml is not a usable ValidatingWebhookConfiguration: apiVersion: /,
+    );
     const urlOnly = { ...shipped, webhooks: [{ name: 'w', clientConfig: { url: 'https://x' } }] };
     await expect(readWebhookManifest(file('url.yaml', JSON.stringify(urlOnly)))).rejects.toThrow(/webhooks\[0\]\.clientConfig\.service: /);
   });

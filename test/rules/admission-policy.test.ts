@@ -32,7 +32,9 @@ describe('the enforcement table', () => {
   });
 
   test('names every other webhook, with why it has no policy twin', () => {
-    const others = Object.values(WEBHOOKS).map((w) => w.name).filter((w) => w !== WEBHOOKS.spiderIPPool.name);
+    const others = Object.values(WEBHOOKS)
+      .map((w) => w.name)
+      .filter((w) => w !== WEBHOOKS.spiderIPPool.name);
     expect(Object.keys(OTHER_WEBHOOKS_ENFORCEMENT).sort()).toEqual(others.sort());
     for (const { webhook } of wireValidators({})) expect([WEBHOOKS.spiderIPPool.name, ...others]).toContain(webhook);
     for (const why of Object.values(OTHER_WEBHOOKS_ENFORCEMENT)) expect(why).not.toBe('');
@@ -48,7 +50,9 @@ describe('the enforcement table', () => {
 
   test('every validation says what to do: a message naming the field, and a messageExpression, evaluated only when its rule fails, naming it too', () => {
     for (const validation of policy()['spec']['validations'] as Obj[]) {
-      expect(validation['message']).toMatch(/^(spec\.nodeName|metadata\.annotations\[ipam\.spidernet\.io\/[a-z-]+\]): (Forbidden|Invalid value|Required value): .*; .+/);
+      expect(validation['message']).toMatch(
+        /^(spec\.nodeName|metadata\.annotations\[ipam\.spidernet\.io\/[a-z-]+\]): (Forbidden|Invalid value|Required value): .*; .+/,
+      );
       expect(validation['message']).not.toMatch(/\n/);
       const messageExpression: string | undefined = validation['messageExpression'];
       if (messageExpression === undefined) continue;
@@ -94,7 +98,9 @@ describe('review says whether the policy refuses a refused pool too', () => {
   test('a rule with a twin: the policy refuses it too', () => {
     const result = run(stringify(iaas('eth0')), stringify(iaas('eth0', ['w1'])));
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain(`note: SpiderIPPool "p": ValidatingAdmissionPolicy "${ADMISSION_POLICY_NAME}" refuses it too (mode-fixed): it stays refused while the webhook is down\n`);
+    expect(result.stderr).toContain(
+      `note: SpiderIPPool "p": ValidatingAdmissionPolicy "${ADMISSION_POLICY_NAME}" refuses it too (mode-fixed): it stays refused while the webhook is down\n`,
+    );
   });
 
   test('an allowed pool gets no note', () => {
@@ -114,7 +120,9 @@ describe('review says whether the policy refuses a refused pool too', () => {
     expect(result.stderr).toMatch(/note: SpiderIPPool "p": only the webhook refuses it, not ValidatingAdmissionPolicy ".*" \(pair-ipVersion: /);
     const byReview = reads;
     reads = 0;
-    const outcome = createReviewer({ configMap: { name: 'spiderpool-conf' }, pools: state.pools, cluster: state })(buildAdmissionReview({ operation: 'CREATE', object: broken }));
+    const outcome = createReviewer({ configMap: { name: 'spiderpool-conf' }, pools: state.pools, cluster: state })(
+      buildAdmissionReview({ operation: 'CREATE', object: broken }),
+    );
     expect(outcome.refusedBy).toEqual(['pair-ipVersion']);
     expect(byReview).toBe(reads);
   });

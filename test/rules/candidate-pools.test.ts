@@ -7,7 +7,8 @@ import { indexOf, poolObject, STANDARD } from '../spiderpool/candidate-pools.js'
 
 const OFF = () => ({ known: true as const, enableIPv6: false });
 const ON = () => ({ known: true as const, enableIPv6: true });
-const review = (name: string, options: ReviewOptions = { pools: indexOf(STANDARD), dualStack: ON }) => createReviewer(options)(loadReview(name)).review.response;
+const review = (name: string, options: ReviewOptions = { pools: indexOf(STANDARD), dualStack: ON }) =>
+  createReviewer(options)(loadReview(name)).review.response;
 
 const TEMPLATE_WARNINGS = [
   'spiderpool: NIC "eth0" IPv4 (ipam.spidernet.io/ippools): only IaaS pools [iaas-a] will be used; traditional pools [plain-b] are ignored, with no fallback',
@@ -61,7 +62,9 @@ describe('Pods (CREATE)', () => {
     expect(review('pod-create-mixed-pools')).toEqual({
       uid: 'pod-create',
       allowed: true,
-      warnings: ['spiderpool: every NIC IPv4 (ipam.spidernet.io/ippool): only IaaS pools [iaas-a] will be used; traditional pools [plain-b] are ignored, with no fallback'],
+      warnings: [
+        'spiderpool: every NIC IPv4 (ipam.spidernet.io/ippool): only IaaS pools [iaas-a] will be used; traditional pools [plain-b] are ignored, with no fallback',
+      ],
     });
   });
 
@@ -89,7 +92,11 @@ describe('never a denial, even for an object that cannot be decoded', () => {
     const body = loadReview(name);
     spoil(body.request['object']);
     const response = createReviewer({ pools: indexOf(STANDARD), dualStack: ON })(body).review.response;
-    expect(response).toEqual({ uid: body.request['uid'], allowed: true, warnings: [expect.stringMatching(/^spiderpool: candidate pools were not checked: cannot decode the object \(.+\)$/)] });
+    expect(response).toEqual({
+      uid: body.request['uid'],
+      allowed: true,
+      warnings: [expect.stringMatching(/^spiderpool: candidate pools were not checked: cannot decode the object \(.+\)$/)],
+    });
   });
 });
 
@@ -149,7 +156,10 @@ describe('cluster default SpiderIPPools (spec.default: true), through the pool v
       poolObject('iaas-v6-default', { version: 6, iaas: true, isDefault: true }),
       poolObject('iaas-not-default', { iaas: true, isDefault: false }),
     ]) {
-      expect(review('pool-create-traditional-default', { pools: withDefaults({ other }), dualStack: OFF })).toEqual({ uid: 'pool-create-default', allowed: true });
+      expect(review('pool-create-traditional-default', { pools: withDefaults({ other }), dualStack: OFF })).toEqual({
+        uid: 'pool-create-default',
+        allowed: true,
+      });
     }
   });
 
@@ -159,7 +169,9 @@ describe('cluster default SpiderIPPools (spec.default: true), through the pool v
     const pools = withDefaults({ p: poolObject('plain-default', { isDefault: true }) });
     const warnings = createReviewer({ pools, dualStack: OFF })(body).review.response.warnings ?? [];
     expect(warnings.filter((w) => w.startsWith('spiderpool: spec.default:'))).toEqual([
-      expect.stringMatching(/^spiderpool: spec\.default: Pod NICs left to the cluster default IPv4 pools: only IaaS pools \[.+\] will be used; traditional pools \[plain-default\] are ignored, with no fallback$/),
+      expect.stringMatching(
+        /^spiderpool: spec\.default: Pod NICs left to the cluster default IPv4 pools: only IaaS pools \[.+\] will be used; traditional pools \[plain-default\] are ignored, with no fallback$/,
+      ),
     ]);
   });
 });
@@ -177,7 +189,9 @@ describe('a review over its step budget: one warning, whatever else it carries',
       'ipam.spidernet.io/ippools': `[{"interface":"eth0","ipv4":${tooMany}}]`,
       'ipam.spidernet.io/ippool': '{"ipv4":["p-1"]}',
     };
-    expect(createReviewer({ pools: many, dualStack: OFF })(body).review.response.warnings).toEqual([notChecked('spec.template.metadata.annotations[ipam.spidernet.io/ippools]')]);
+    expect(createReviewer({ pools: many, dualStack: OFF })(body).review.response.warnings).toEqual([
+      notChecked('spec.template.metadata.annotations[ipam.spidernet.io/ippools]'),
+    ]);
   });
 
   test('a Namespace whose IPv4 defaults are over the budget and IPv6 defaults are named too', () => {
@@ -186,6 +200,8 @@ describe('a review over its step budget: one warning, whatever else it carries',
       'ipam.spidernet.io/default-ipv4-ippool': tooMany,
       'ipam.spidernet.io/default-ipv6-ippool': '["missing-v6"]',
     };
-    expect(createReviewer({ pools: many, dualStack: ON })(body).review.response.warnings).toEqual([notChecked('metadata.annotations[ipam.spidernet.io/default-ipv4-ippool]')]);
+    expect(createReviewer({ pools: many, dualStack: ON })(body).review.response.warnings).toEqual([
+      notChecked('metadata.annotations[ipam.spidernet.io/default-ipv4-ippool]'),
+    ]);
   });
 });

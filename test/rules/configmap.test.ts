@@ -17,14 +17,10 @@ function withTimeout(line: string | undefined, serverUrl = 'http://iaas-network-
 
 const FIELD = 'data[conf.yml].iaasNetworkProvider.httpRequestTimeout';
 
-
 describe('ConfigMap spiderpool-conf: httpRequestTimeout at every boundary', () => {
-  it.each([['""'], [undefined], ['1ns'], ['50s'], ['59s'], ['99.999999999s'], ['1m39.999s'], ['~']])(
-    'allows %s',
-    (line) => {
-      expect(review(withTimeout(line))).toEqual({ uid: expect.any(String), allowed: true });
-    },
-  );
+  it.each([['""'], [undefined], ['1ns'], ['50s'], ['59s'], ['99.999999999s'], ['1m39.999s'], ['~']])('allows %s', (line) => {
+    expect(review(withTimeout(line))).toEqual({ uid: expect.any(String), allowed: true });
+  });
 
   it.each([
     ['0s', '"0s": is 0s, must be greater than 0'],
@@ -75,7 +71,9 @@ describe('ConfigMap spiderpool-conf: fixtures', () => {
     const response = review(loadReview('configmap-update-disabled-bad-timeout'));
     expect(response.allowed).toBe(true);
     expect(response.warnings).toEqual([
-      expect.stringMatching(/^data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: "abc" is ignored while serverUrl and service.name are empty, but Spiderpool will refuse to start once the IaaS provider is enabled: it is not a Go duration/),
+      expect.stringMatching(
+        /^data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: "abc" is ignored while serverUrl and service.name are empty, but Spiderpool will refuse to start once the IaaS provider is enabled: it is not a Go duration/,
+      ),
     ]);
   });
 
@@ -128,7 +126,11 @@ describe('warnings about hostile keys (found by hostile testing of the served we
     ['an escape character and a tab', '"key\\e\\t": 1\n', 'data[conf.yml].key\\x1b\\t: '],
     ['a carriage return in a nested key', 'agent:\n  "x\\ry": 1\n', 'data[conf.yml].agent.x\\ry: '],
     ['a YAML next-line (U+0085)', '"a\\Nb": 1\n', 'data[conf.yml].a\\u0085b: '],
-    ['a bell inside a label selector', 'agent: {networkResourcePlugin: {devicePluginAffinity: {nodeSelector: {"matchExpressions\\a": []}}}}\n', 'nodeSelector.matchExpressions\\a: '],
+    [
+      'a bell inside a label selector',
+      'agent: {networkResourcePlugin: {devicePluginAffinity: {nodeSelector: {"matchExpressions\\a": []}}}}\n',
+      'nodeSelector.matchExpressions\\a: ',
+    ],
   ])('names a key with %s escaped, on one line', (_what, confYml, shown) => {
     const [warning] = warnings(confYml);
     expect(warning).toContain(shown);

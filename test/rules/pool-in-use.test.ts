@@ -51,20 +51,26 @@ describe('parent-nic names one NIC, on any IaaS pool', () => {
   it('a global pool with one NIC is allowed, with the warning that it has no meaning there', () => {
     const response = review('pool-create-global-with-parent-nic');
     expect(response.allowed).toBe(true);
-    expect(ownWarnings(response.warnings)).toEqual([expect.stringMatching(/^metadata\.annotations\[ipam\.spidernet\.io\/parent-nic\]: has no meaning on a global pool/)]);
+    expect(ownWarnings(response.warnings)).toEqual([
+      expect.stringMatching(/^metadata\.annotations\[ipam\.spidernet\.io\/parent-nic\]: has no meaning on a global pool/),
+    ]);
   });
 
   it('an UPDATE that writes a comma into a valid parent NIC is refused', () => {
     const input = withStatus(loadReview('pool-update-node-other-fields'), { allocatedIPCount: 0 });
     input.request.object.metadata.annotations['ipam.spidernet.io/parent-nic'] = 'eth0,eth1';
-    expect(respond(input).status!.details!.causes).toEqual([expect.objectContaining({ field: NIC, message: expect.stringMatching(/^Invalid value: "eth0,eth1": holds a ","/) })]);
+    expect(respond(input).status!.details!.causes).toEqual([
+      expect.objectContaining({ field: NIC, message: expect.stringMatching(/^Invalid value: "eth0,eth1": holds a ","/) }),
+    ]);
   });
 
   it('a stored pool that already had it is ratcheted: other fields may change, with a warning', () => {
     const response = review('pool-update-legacy-parent-nic-comma-other-fields');
     expect(response.allowed).toBe(true);
     expect(ownWarnings(response.warnings)).toEqual([
-      expect.stringMatching(/^metadata\.annotations\[ipam\.spidernet\.io\/parent-nic\]: let through, as it was so before this update and is not made worse: holds a ","/),
+      expect.stringMatching(
+        /^metadata\.annotations\[ipam\.spidernet\.io\/parent-nic\]: let through, as it was so before this update and is not made worse: holds a ","/,
+      ),
       expect.stringMatching(/has no meaning on a global pool/),
     ]);
   });
@@ -95,7 +101,9 @@ describe('provider and parent-nic are fixed while the stored pool has addresses 
     expect(response.allowed).toBe(false);
     expect(response.status!.details!.causes).toEqual([{ reason: 'FieldValueForbidden', field: PROVIDER, message: expect.any(String) }]);
     const message = response.status!.details!.causes[0]!.message;
-    expect(message).toMatch(/^Forbidden: changing the annotation from "openstack" to "openstack-region-2" is refused while IaaS pool "pool-a" has addresses in use \(status\.allocatedIPCount 3\): /);
+    expect(message).toMatch(
+      /^Forbidden: changing the annotation from "openstack" to "openstack-region-2" is refused while IaaS pool "pool-a" has addresses in use \(status\.allocatedIPCount 3\): /,
+    );
     expect(message).toContain('the sub-ENIs already attached for its Pods were made by provider "openstack" on NIC "eth0"');
     expect(message).toMatch(/move the Pods off this pool first, or create a new pool with "openstack-region-2"$/);
   });
@@ -103,14 +111,22 @@ describe('provider and parent-nic are fixed while the stored pool has addresses 
   it('changing the parent NIC of a pool in use is refused', () => {
     const response = review('pool-update-in-use-parent-nic-changed');
     expect(response.status!.details!.causes).toEqual([
-      { reason: 'FieldValueForbidden', field: NIC, message: expect.stringMatching(/^Forbidden: changing the annotation from "eth0" to "eth1" is refused while IaaS pool "pool-a" has addresses in use/) },
+      {
+        reason: 'FieldValueForbidden',
+        field: NIC,
+        message: expect.stringMatching(/^Forbidden: changing the annotation from "eth0" to "eth1" is refused while IaaS pool "pool-a" has addresses in use/),
+      },
     ]);
   });
 
   it('removing the parent NIC of a node pool in use is one cause, not also Required', () => {
     const response = review('pool-update-parent-nic-removed');
     expect(response.status!.details!.causes).toEqual([
-      { reason: 'FieldValueForbidden', field: NIC, message: expect.stringMatching(/^Forbidden: removing the annotation \(was "eth0"\) is refused while .*create a new pool without the annotation$/) },
+      {
+        reason: 'FieldValueForbidden',
+        field: NIC,
+        message: expect.stringMatching(/^Forbidden: removing the annotation \(was "eth0"\) is refused while .*create a new pool without the annotation$/),
+      },
     ]);
   });
 

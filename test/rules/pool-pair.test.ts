@@ -60,7 +60,10 @@ describe('a pair whose sibling exists', () => {
   it('shrinking the IPv6 side below the IPv4 side is refused (the rule applies from either side)', () => {
     const response = review(loadReview('pool-update-pair-v6-shrunk'), indexOf(storedV4(), storedV6()));
     expect(response.status!.details!.causes).toEqual([
-      expect.objectContaining({ field: 'spec.ips', message: expect.stringContaining('holds 96 addresses (spec.ips minus spec.excludeIPs), fewer than the 191 of its IPv4 pair pool "pool-a"') }),
+      expect.objectContaining({
+        field: 'spec.ips',
+        message: expect.stringContaining('holds 96 addresses (spec.ips minus spec.excludeIPs), fewer than the 191 of its IPv4 pair pool "pool-a"'),
+      }),
     ]);
   });
 
@@ -90,7 +93,10 @@ describe('a pair whose sibling exists', () => {
     v6.spec.ips = ['10.7.0.1-10.7.0.250'];
     const response = review(loadReview('pool-create-pair-v4'), indexOf(v6));
     expect(response.status!.details!.causes).toEqual([
-      expect.objectContaining({ field: 'spec.ipVersion', message: expect.stringMatching(/^Invalid value: "4": is the same as pair pool "pool-a-v6"'s: a dual-stack pair is one IPv4 and one IPv6 pool/) }),
+      expect.objectContaining({
+        field: 'spec.ipVersion',
+        message: expect.stringMatching(/^Invalid value: "4": is the same as pair pool "pool-a-v6"'s: a dual-stack pair is one IPv4 and one IPv6 pool/),
+      }),
     ]);
   });
 
@@ -111,7 +117,9 @@ describe('a pair whose sibling exists', () => {
     expect(response.status!.details!.causes).toEqual([
       expect.objectContaining({
         field: 'spec.nodeName',
-        message: expect.stringMatching(/is \["worker-2"\] but pair pool "pool-a-v6" has \["worker-1"\].*remove ipam\.spidernet\.io\/pair-pool from both pools, change both, then add it back\)$/),
+        message: expect.stringMatching(
+          /is \["worker-2"\] but pair pool "pool-a-v6" has \["worker-1"\].*remove ipam\.spidernet\.io\/pair-pool from both pools, change both, then add it back\)$/,
+        ),
       }),
     ]);
   });
@@ -141,7 +149,10 @@ describe('a pair whose sibling exists', () => {
     delete v6.metadata.annotations['ipam.spidernet.io/iaas-provider'];
     const response = review(loadReview('pool-create-pair-v4'), indexOf(v6));
     expect(response.status!.details!.causes).toEqual([
-      expect.objectContaining({ field: PAIR, message: expect.stringMatching(/^Invalid value: "pool-a-v6": names pool "pool-a-v6", which is not an IaaS pool/) }),
+      expect.objectContaining({
+        field: PAIR,
+        message: expect.stringMatching(/^Invalid value: "pool-a-v6": names pool "pool-a-v6", which is not an IaaS pool/),
+      }),
     ]);
   });
 
@@ -160,7 +171,9 @@ describe('what cannot be checked is said, never passed silently', () => {
     expect(response).toEqual({
       uid: expect.any(String),
       allowed: true,
-      warnings: [`${PAIR}: pair pool "pool-a-v6" does not exist yet, so the pairing is not checked now; it is checked when either pool is next created or updated`],
+      warnings: [
+        `${PAIR}: pair pool "pool-a-v6" does not exist yet, so the pairing is not checked now; it is checked when either pool is next created or updated`,
+      ],
     });
   });
 
@@ -184,24 +197,33 @@ describe('what cannot be checked is said, never passed silently', () => {
   it('an empty pair-pool means no pair (as Spiderpool reads it): allowed, with a warning', () => {
     const input = loadReview('pool-create-pair-self');
     input.request.object.metadata.annotations['ipam.spidernet.io/pair-pool'] = '';
-    expect(review(input, indexOf(storedV6())).warnings).toEqual([`${PAIR}: is empty, so this pool has no dual-stack pair; set it to the other pool's name, or remove it`]);
+    expect(review(input, indexOf(storedV6())).warnings).toEqual([
+      `${PAIR}: is empty, so this pool has no dual-stack pair; set it to the other pool's name, or remove it`,
+    ]);
   });
 
-  it("a malformed entry in the pool under review is refused at its index, since the capacity is unknown", () => {
+  it('a malformed entry in the pool under review is refused at its index, since the capacity is unknown', () => {
     const input = loadReview('pool-create-pair-v4');
     input.request.object.spec.excludeIPs = ['10.6.0.300'];
     const response = review(input, indexOf(storedV6()));
     expect(response.status!.details!.causes).toEqual([
-      expect.objectContaining({ field: 'spec.excludeIPs[0]', message: expect.stringMatching(/^Invalid value: "10\.6\.0\.300": "10\.6\.0\.300" is not an IPv4 address .*cannot be compared with its pair pool "pool-a-v6"/) }),
+      expect.objectContaining({
+        field: 'spec.excludeIPs[0]',
+        message: expect.stringMatching(
+          /^Invalid value: "10\.6\.0\.300": "10\.6\.0\.300" is not an IPv4 address .*cannot be compared with its pair pool "pool-a-v6"/,
+        ),
+      }),
     ]);
   });
 
-  it("a malformed entry in the stored sibling: allowed, with a warning naming it", () => {
+  it('a malformed entry in the stored sibling: allowed, with a warning naming it', () => {
     const v6 = storedV6();
     v6.spec.ips = ['fd00:6::10-fd00:6::zz'];
     const response = review(loadReview('pool-create-pair-v4'), indexOf(v6));
     expect(response.allowed).toBe(true);
-    expect(response.warnings).toEqual([expect.stringContaining('the capacity of pair pool "pool-a-v6" was not compared: its spec.ips[0] "fd00:6::zz" is not an IPv6 address')]);
+    expect(response.warnings).toEqual([
+      expect.stringContaining('the capacity of pair pool "pool-a-v6" was not compared: its spec.ips[0] "fd00:6::zz" is not an IPv6 address'),
+    ]);
   });
 
   it('a stored partner with more entries than the webhook counts: capacity not compared, with a warning', () => {
@@ -209,7 +231,9 @@ describe('what cannot be checked is said, never passed silently', () => {
     v6.spec.ips = Array.from({ length: MAX_COUNTED_ENTRIES + 1 }, (_, i) => `fd00:6::${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}`);
     const response = review(loadReview('pool-update-pair-v4-grown'), indexOf(v6));
     expect(response.allowed).toBe(true);
-    expect(response.warnings).toEqual([expect.stringContaining(`the capacity of pair pool "pool-a-v6" was not compared: it holds ${MAX_COUNTED_ENTRIES + 1} entries`)]);
+    expect(response.warnings).toEqual([
+      expect.stringContaining(`the capacity of pair pool "pool-a-v6" was not compared: it holds ${MAX_COUNTED_ENTRIES + 1} entries`),
+    ]);
   });
 
   it('a stored partner with an unknown IP version: capacity not compared, with a warning', () => {
@@ -225,7 +249,9 @@ describe('what cannot be checked is said, never passed silently', () => {
     delete v6.spec.subnet;
     const response = review(loadReview('pool-update-pair-v4-grown'), indexOf(v6));
     expect(response.allowed).toBe(true);
-    expect(response.warnings).toEqual([expect.stringMatching(/^spec\.ipVersion: the IP versions of this pool and its pair pool "pool-a-v6" are not both known yet/)]);
+    expect(response.warnings).toEqual([
+      expect.stringMatching(/^spec\.ipVersion: the IP versions of this pool and its pair pool "pool-a-v6" are not both known yet/),
+    ]);
   });
 
   it('the IP version comes from spec.subnet when spec.ipVersion is not set yet', () => {
@@ -254,7 +280,9 @@ describe('an unsynced pool cache, by the unsynced-pools setting (serve --unsynce
         reason: 'FieldValueForbidden',
         field: PAIR,
         message: expect.stringMatching(
-          new RegExp(`^Forbidden: IaaS pool writes are refused until the webhook's pool cache is synced \\(${NOT_SYNCED_REASON}\\), because the dual-stack pair rules compare .*; retry in a minute; if it persists, check the webhook's logs, its RBAC .* and the API server`),
+          new RegExp(
+            `^Forbidden: IaaS pool writes are refused until the webhook's pool cache is synced \\(${NOT_SYNCED_REASON}\\), because the dual-stack pair rules compare .*; retry in a minute; if it persists, check the webhook's logs, its RBAC .* and the API server`,
+          ),
         ),
       },
     ]);
@@ -268,7 +296,10 @@ describe('an unsynced pool cache, by the unsynced-pools setting (serve --unsynce
 
   it('Refuse: a traditional pool and an IaaS pool judged against a synced cache are not affected', () => {
     expect(judged(loadReview('pool-create-traditional-default'), { pools: new PoolIndex(), unsyncedPools: 'Refuse' }).allowed).toBe(true);
-    expect(judged(loadReview('pool-create-pair-v4'), { pools: indexOf(storedV6()), unsyncedPools: 'Refuse' })).toEqual({ uid: expect.any(String), allowed: true });
+    expect(judged(loadReview('pool-create-pair-v4'), { pools: indexOf(storedV6()), unsyncedPools: 'Refuse' })).toEqual({
+      uid: expect.any(String),
+      allowed: true,
+    });
   });
 
   it('Warn: allowed, with the warning that the pair checks were skipped', () => {
@@ -290,7 +321,9 @@ describe('padding a pool in a pair past the count bound is refused (TooMany)', (
   const tooMany = (field: string, n: number) => ({
     reason: 'FieldValueTooMany',
     field,
-    message: expect.stringMatching(new RegExp(`^Too many: ${n}: must have at most ${MAX_PAIRED_ENTRIES_PER_FIELD} items; .*write contiguous addresses as ranges`)),
+    message: expect.stringMatching(
+      new RegExp(`^Too many: ${n}: must have at most ${MAX_PAIRED_ENTRIES_PER_FIELD} items; .*write contiguous addresses as ranges`),
+    ),
   });
 
   it('CREATE: refused on spec.ips or spec.excludeIPs, whether or not the sibling exists or the cache synced', () => {
@@ -316,7 +349,10 @@ describe('padding a pool in a pair past the count bound is refused (TooMany)', (
   it('a pool named by a partner is bounded too, even when it names none', () => {
     const input = loadReview('pool-update-pair-v6-shrunk');
     for (const side of ['object', 'oldObject']) delete input.request[side].metadata.annotations['ipam.spidernet.io/pair-pool'];
-    input.request.object.spec.excludeIPs = Array.from({ length: MAX_PAIRED_ENTRIES_PER_FIELD + 1 }, (_, i) => `fd00:7::${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}`);
+    input.request.object.spec.excludeIPs = Array.from(
+      { length: MAX_PAIRED_ENTRIES_PER_FIELD + 1 },
+      (_, i) => `fd00:7::${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}`,
+    );
     input.request.object.spec.ips = input.request.oldObject.spec.ips;
     expect(refusedFields(input, indexOf(storedV4()))).toEqual(['spec.excludeIPs']);
   });
@@ -335,7 +371,9 @@ describe('padding a pool in a pair past the count bound is refused (TooMany)', (
     input.request.object.spec.ips = singles(n - 1);
     const shrunk = review(input, new PoolIndex());
     expect(shrunk.allowed).toBe(true);
-    expect(shrunk.warnings).toContainEqual(expect.stringMatching(/^spec\.ips: let through, as it was so before this update and is not made worse: must have at most/));
+    expect(shrunk.warnings).toContainEqual(
+      expect.stringMatching(/^spec\.ips: let through, as it was so before this update and is not made worse: must have at most/),
+    );
     input.request.object.spec.ips = singles(n + 1);
     expect(review(input, new PoolIndex()).status!.details!.causes).toEqual([tooMany('spec.ips', n + 1)]);
   });
@@ -388,7 +426,9 @@ describe('edge cases of the pair rules', () => {
     const response = review(input, indexOf(v6));
     expect(response.allowed).toBe(true);
     expect(response.warnings).toEqual([
-      expect.stringMatching(/^metadata\.annotations\[ipam\.spidernet\.io\/pair-pool\]: let through, .*names pool "pool-a-v6", which is not an IaaS pool .*so this dual-stack pair is broken/),
+      expect.stringMatching(
+        /^metadata\.annotations\[ipam\.spidernet\.io\/pair-pool\]: let through, .*names pool "pool-a-v6", which is not an IaaS pool .*so this dual-stack pair is broken/,
+      ),
     ]);
   });
 
@@ -434,7 +474,9 @@ describe('ratcheting a pair that was already broken', () => {
     input.request.object.spec.ips = ['10.6.0.10-10.6.0.159']; // 150
     const response = review(input, indexOf(smallV6()));
     expect(response.allowed).toBe(true);
-    expect(response.warnings).toEqual([expect.stringMatching(/^spec\.ips: let through, as it was so before this update and is not made worse: holds 150 addresses .*more than the 100/)]);
+    expect(response.warnings).toEqual([
+      expect.stringMatching(/^spec\.ips: let through, as it was so before this update and is not made worse: holds 150 addresses .*more than the 100/),
+    ]);
   });
 
   it('other fields may change: allowed with a warning', () => {

@@ -28,7 +28,11 @@ function causes(name: string) {
 describe('rule 1: the provider annotation names a provider', () => {
   it('an empty provider is refused on CREATE', () => {
     expect(causes('pool-create-provider-empty')).toEqual([
-      { reason: 'FieldValueRequired', field: PROVIDER, message: expect.stringMatching(/^Required value: .*names the IaaS provider.*set it to the provider's name$/) },
+      {
+        reason: 'FieldValueRequired',
+        field: PROVIDER,
+        message: expect.stringMatching(/^Required value: .*names the IaaS provider.*set it to the provider's name$/),
+      },
     ]);
   });
 
@@ -88,7 +92,9 @@ describe('rule 2: a node pool is pinned to exactly one node', () => {
     (fixture) => {
       const response = review(fixture);
       expect(response.allowed).toBe(true);
-      expect(ownWarnings(response.warnings)).toEqual([expect.stringMatching(/^spec\.nodeName: let through, as it was so before this update and is not made worse: lists 2 nodes/)]);
+      expect(ownWarnings(response.warnings)).toEqual([
+        expect.stringMatching(/^spec\.nodeName: let through, as it was so before this update and is not made worse: lists 2 nodes/),
+      ]);
     },
   );
 
@@ -130,7 +136,9 @@ describe('rule 3: a node pool names a valid parent NIC', () => {
   it('on a global pool it is only a warning', () => {
     const response = review('pool-create-global-with-parent-nic');
     expect(response.allowed).toBe(true);
-    expect(ownWarnings(response.warnings)).toEqual([expect.stringMatching(/^metadata\.annotations\[ipam\.spidernet\.io\/parent-nic\]: has no meaning on a global pool/)]);
+    expect(ownWarnings(response.warnings)).toEqual([
+      expect.stringMatching(/^metadata\.annotations\[ipam\.spidernet\.io\/parent-nic\]: has no meaning on a global pool/),
+    ]);
   });
 
   it('removing it from a node pool is refused', () => {
@@ -140,7 +148,11 @@ describe('rule 3: a node pool names a valid parent NIC', () => {
   it('a node pool that already lacked it may still have other fields edited, with a warning', () => {
     const response = review('pool-update-legacy-no-parent-nic-other-fields');
     expect(response.allowed).toBe(true);
-    expect(ownWarnings(response.warnings)).toEqual([expect.stringMatching(/^metadata\.annotations\[ipam\.spidernet\.io\/parent-nic\]: let through, as it was so before this update and is not made worse: an IaaS node pool must name/)]);
+    expect(ownWarnings(response.warnings)).toEqual([
+      expect.stringMatching(
+        /^metadata\.annotations\[ipam\.spidernet\.io\/parent-nic\]: let through, as it was so before this update and is not made worse: an IaaS node pool must name/,
+      ),
+    ]);
   });
 
   it('a node pool that lacked it may not get an invalid one', () => {

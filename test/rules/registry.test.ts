@@ -19,7 +19,11 @@ describe('the registry: each validator answers for the webhook of WEBHOOKS sendi
 
   it('wires every kind a webhook sends except the default pools one, which shares the SpiderIPPool path and validator', () => {
     const wired = new Set(byKind.values());
-    expect(Object.values(WEBHOOKS).filter((w) => !wired.has(w.name)).map((w) => w.name)).toEqual([WEBHOOKS.defaultPools.name]);
+    expect(
+      Object.values(WEBHOOKS)
+        .filter((w) => !wired.has(w.name))
+        .map((w) => w.name),
+    ).toEqual([WEBHOOKS.defaultPools.name]);
     expect(WEBHOOKS.defaultPools.path).toBe(WEBHOOKS.spiderIPPool.path);
     expect(byKind.size).toBe(10);
   });

@@ -30,7 +30,9 @@ describe('the rule names (one list)', () => {
   });
 
   it("is what docs/operations.md's refusals_total row lists as the counter's rule label, beside the pool rules", async () => {
-    expect((await namedInOperations('spiderpool_iaas_webhook_refusals_total')).sort()).toEqual([...TRANSITION_RULES, ...CLUSTER_RULES, ...CONFIGMAP_RULES].sort());
+    expect((await namedInOperations('spiderpool_iaas_webhook_refusals_total')).sort()).toEqual(
+      [...TRANSITION_RULES, ...CLUSTER_RULES, ...CONFIGMAP_RULES].sort(),
+    );
   });
 
   it('is what docs/rules.md and the README list, one row or line per rule', async () => {

@@ -75,7 +75,11 @@ describe('SpiderIPPool: an IaaS pool keeps its mode', () => {
   });
 
   it("the provider's name may change while no address is in use; only presence is fixed", () => {
-    expect(review(idle('pool-update-provider-renamed'))).toEqual({ uid: expect.any(String), allowed: true, warnings: [expect.stringContaining('dual-stack pair checks')] });
+    expect(review(idle('pool-update-provider-renamed'))).toEqual({
+      uid: expect.any(String),
+      allowed: true,
+      warnings: [expect.stringContaining('dual-stack pair checks')],
+    });
   });
 
   it.each([

@@ -46,7 +46,11 @@ describe('webhook endpoints', () => {
     [WEBHOOKS.configMap.path, 'configmap-update-timeout-50s', true],
   ])('POST %s with %s answers 200 and an AdmissionReview (allowed: %s)', async (path, fixture, allowed) => {
     const review = loadReview(fixture);
-    const res = await request(app).post(path).send(review).expect(200).expect('Content-Type', /application\/json/);
+    const res = await request(app)
+      .post(path)
+      .send(review)
+      .expect(200)
+      .expect('Content-Type', /application\/json/);
     const body = AdmissionReviewResponseSchema.parse(res.body);
     expect(body.response.uid).toBe(review.request.uid);
     expect(body.response.allowed).toBe(allowed);
@@ -84,7 +88,13 @@ describe('webhook endpoints', () => {
     expect(lines).toEqual([]);
     const debugLines: Record<string, unknown>[] = [];
     const debugLogger = pino({ level: 'debug' }, { write: (line: string) => debugLines.push(JSON.parse(line)) });
-    const debugApp = createApp({ review: createReviewer(), logger: debugLogger, readinessChecks: [], metrics: createWebhookMetrics(), verifyClientCertificates: false });
+    const debugApp = createApp({
+      review: createReviewer(),
+      logger: debugLogger,
+      readinessChecks: [],
+      metrics: createWebhookMetrics(),
+      verifyClientCertificates: false,
+    });
     await request(debugApp).post(`${WEBHOOKS.configMap.path}?timeout=10s`).send(review).expect(200);
     expect(debugLines).toEqual([
       expect.objectContaining({ level: 20, msg: 'admission review', path: WEBHOOKS.configMap.path, uid: review.request.uid, allowed: true }),
@@ -164,7 +174,11 @@ describe('bad requests get a 4xx Status with a one-line reason', () => {
   });
 
   it.each(['application/json; charset=utf-8', 'Application/JSON;charset="UTF-8"', 'application/json; foo=bar'])('accepts %s', async (type) => {
-    await request(app).post(WEBHOOKS.spiderIPPool.path).set('Content-Type', type).send(JSON.stringify(loadReview('pool-create-iaas-node'))).expect(200);
+    await request(app)
+      .post(WEBHOOKS.spiderIPPool.path)
+      .set('Content-Type', type)
+      .send(JSON.stringify(loadReview('pool-create-iaas-node')))
+      .expect(200);
   });
 
   it.each(['application/json; charset=latin1', 'application/json; charset=utf-16le'])('415 for %s', async (type) => {
@@ -185,11 +199,14 @@ describe('bad requests get a 4xx Status with a one-line reason', () => {
     const port = (server.address() as AddressInfo).port;
     const chunked = (write: (req: http.ClientRequest) => void) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: WEBHOOKS.spiderIPPool.path, headers: { 'content-type': 'application/json' } }, (res) => {
-          let body = '';
-          res.setEncoding('utf8').on('data', (c: string) => (body += c));
-          res.on('end', () => resolve({ status: res.statusCode!, body }));
-        });
+        const req = http.request(
+          { port, host: '127.0.0.1', method: 'POST', path: WEBHOOKS.spiderIPPool.path, headers: { 'content-type': 'application/json' } },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8').on('data', (c: string) => (body += c));
+            res.on('end', () => resolve({ status: res.statusCode!, body }));
+          },
+        );
         req.on('error', reject);
         write(req);
       });
@@ -239,7 +256,7 @@ describe('bad requests get a 4xx Status with a one-line reason', () => {
     expectStatus(res.body, 400, 'BadRequest', /^not an admission\.k8s\.io\/v1 AdmissionReview/);
   });
 
-  it('treats a __proto__ key as data, never as the object\'s prototype', async () => {
+  it("treats a __proto__ key as data, never as the object's prototype", async () => {
     // The old pool is traditional; its metadata smuggles the IaaS annotation in a
     // "__proto__" key. Were it followed, old and new would both look like IaaS pools and
     // the update would pass; read as data, the annotation is being added: refused.
@@ -255,14 +272,24 @@ describe('bad requests get a 4xx Status with a one-line reason', () => {
 describe('bodies read at once are bounded (MAX_PARSED_BYTES_IN_FLIGHT)', () => {
   /** The app on 127.0.0.1 with room for one largest body, and a socket holding that room. */
   async function withHeldBudget(bodyWaitMs: number, body: (port: number, holder: net.Socket) => Promise<void>) {
-    const small = createApp({ review: createReviewer(), logger, readinessChecks: [], metrics: createWebhookMetrics(), verifyClientCertificates: false, parsedBytesInFlight: MAX_BODY_BYTES, bodyWaitMs });
+    const small = createApp({
+      review: createReviewer(),
+      logger,
+      readinessChecks: [],
+      metrics: createWebhookMetrics(),
+      verifyClientCertificates: false,
+      parsedBytesInFlight: MAX_BODY_BYTES,
+      bodyWaitMs,
+    });
     const server = http.createServer(small);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
     const holder = net.connect(port, '127.0.0.1');
     holder.on('error', () => undefined);
     // A largest body that never finishes arriving: it holds the whole budget.
-    holder.write(`POST ${WEBHOOKS.spiderIPPool.path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${MAX_BODY_BYTES}\r\n\r\n{`);
+    holder.write(
+      `POST ${WEBHOOKS.spiderIPPool.path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${MAX_BODY_BYTES}\r\n\r\n{`,
+    );
     try {
       await body(port, holder);
     } finally {
@@ -285,7 +312,13 @@ describe('bodies read at once are bounded (MAX_PARSED_BYTES_IN_FLIGHT)', () => {
     await withHeldBudget(10_000, async (port, holder) => {
       const waiting = send(port).then((res) => res.status);
       // Both requests are in the handler chain before the first one leaves.
-      await until(async () => (await request(`http://127.0.0.1:${port}`).get('/metrics')).text.includes('controller_runtime_webhook_requests_in_flight{webhook="/validate-spiderippool"} 2'), 'the review to wait');
+      await until(
+        async () =>
+          (await request(`http://127.0.0.1:${port}`).get('/metrics')).text.includes(
+            'controller_runtime_webhook_requests_in_flight{webhook="/validate-spiderippool"} 2',
+          ),
+        'the review to wait',
+      );
       holder.destroy();
       expect(await waiting).toBe(200);
     });
@@ -299,7 +332,9 @@ describe('bodies read at once are bounded (MAX_PARSED_BYTES_IN_FLIGHT)', () => {
       const body = JSON.stringify(loadReview('pool-update-node-to-global'));
       const leaver = net.connect(port, '127.0.0.1');
       leaver.on('error', () => undefined);
-      leaver.write(`POST ${WEBHOOKS.spiderIPPool.path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      leaver.write(
+        `POST ${WEBHOOKS.spiderIPPool.path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
       await until(async () => (await metricsText()).includes(inFlight(2)), 'the review to wait');
       leaver.destroy();
       await until(async () => (await metricsText()).includes(inFlight(1)), 'the leaver to be counted');
@@ -314,7 +349,11 @@ describe('bodies read at once are bounded (MAX_PARSED_BYTES_IN_FLIGHT)', () => {
 
   it('a body over the limit is refused with 413 without waiting for room', async () => {
     await withHeldBudget(10_000, async (port) => {
-      const res = await request(`http://127.0.0.1:${port}`).post(WEBHOOKS.spiderIPPool.path).set('Content-Type', 'application/json').send('x'.repeat(MAX_BODY_BYTES + 1)).expect(413);
+      const res = await request(`http://127.0.0.1:${port}`)
+        .post(WEBHOOKS.spiderIPPool.path)
+        .set('Content-Type', 'application/json')
+        .send('x'.repeat(MAX_BODY_BYTES + 1))
+        .expect(413);
       expectStatus(res.body, 413, 'RequestEntityTooLarge', /^request body is larger than/);
     });
   });
@@ -391,7 +430,10 @@ describe('/metrics', () => {
     await request(app).post(WEBHOOKS.spiderIPPool.path).send(loadReview('pool-update-node-to-global')).expect(200);
     await request(app).post(WEBHOOKS.spiderIPPool.path).send(loadReview('pool-update-node-to-other-node')).expect(200);
     await request(app).post(WEBHOOKS.spiderIPPool.path).set('Content-Type', 'text/plain').send('x').expect(415);
-    const res = await request(app).get('/metrics').expect(200).expect('Content-Type', /^text\/plain; version=0\.0\.4/);
+    const res = await request(app)
+      .get('/metrics')
+      .expect(200)
+      .expect('Content-Type', /^text\/plain; version=0\.0\.4/);
     const denied = `controller_runtime_webhook_requests_total{webhook="/validate-spiderippool",code="200",operation="UPDATE",allowed="false"}`;
     const allowedSeries = `controller_runtime_webhook_requests_total{webhook="/validate-spiderippool",code="200",operation="UPDATE",allowed="true"}`;
     const refused = `controller_runtime_webhook_requests_total{webhook="/validate-spiderippool",code="415",operation="",allowed=""}`;
@@ -414,7 +456,9 @@ describe('/metrics', () => {
     const delta = (text: string, code: string) => sampleValue(text, series(code)) - sampleValue(before, series(code));
     try {
       const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
-      socket.write(`POST ${WEBHOOKS.spiderIPPool.path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"apiVersion":`);
+      socket.write(
+        `POST ${WEBHOOKS.spiderIPPool.path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"apiVersion":`,
+      );
       await until(async () => sampleValue(await metrics.registry.metrics(), inFlight) === 1, 'the request to be read');
       socket.destroy();
       await until(async () => sampleValue(await metrics.registry.metrics(), inFlight) === 0, 'the request to be counted');

@@ -30,8 +30,18 @@ describe('BodyBudget', () => {
     const budget = new BodyBudget(10);
     const order: string[] = [];
     expect(budget.tryTake(8)).toBe(true);
-    budget.wait(6, 1000, () => order.push('six'), () => order.push('six timed out'));
-    budget.wait(1, 1000, () => order.push('one'), () => order.push('one timed out'));
+    budget.wait(
+      6,
+      1000,
+      () => order.push('six'),
+      () => order.push('six timed out'),
+    );
+    budget.wait(
+      1,
+      1000,
+      () => order.push('one'),
+      () => order.push('one timed out'),
+    );
     expect(budget.tryTake(1)).toBe(false); // would overtake the waiting ones
     budget.give(3); // 5 free: the head (6) still does not fit, so neither does the one behind it
     expect(order).toEqual([]);
@@ -46,8 +56,18 @@ describe('BodyBudget', () => {
     const budget = new BodyBudget(10);
     const order: string[] = [];
     expect(budget.tryTake(5)).toBe(true);
-    budget.wait(10, 100, () => order.push('ten'), () => order.push('ten timed out'));
-    budget.wait(5, 1000, () => order.push('five'), () => order.push('five timed out'));
+    budget.wait(
+      10,
+      100,
+      () => order.push('ten'),
+      () => order.push('ten timed out'),
+    );
+    budget.wait(
+      5,
+      1000,
+      () => order.push('five'),
+      () => order.push('five timed out'),
+    );
     jest.advanceTimersByTime(100);
     expect(order).toEqual(['ten timed out', 'five']);
   });
@@ -57,8 +77,18 @@ describe('BodyBudget', () => {
     const budget = new BodyBudget(10);
     const order: string[] = [];
     expect(budget.tryTake(10)).toBe(true);
-    const cancel = budget.wait(10, 100, () => order.push('big'), () => order.push('big timed out'));
-    budget.wait(2, 1000, () => order.push('small'), () => order.push('small timed out'));
+    const cancel = budget.wait(
+      10,
+      100,
+      () => order.push('big'),
+      () => order.push('big timed out'),
+    );
+    budget.wait(
+      2,
+      1000,
+      () => order.push('small'),
+      () => order.push('small timed out'),
+    );
     cancel();
     budget.give(10);
     jest.advanceTimersByTime(1000);
@@ -70,9 +100,22 @@ describe('BodyBudget', () => {
 
 describe('BodyBudget lets bodies in fairly per client address', () => {
   /** A body from `address` that sends at once (never stalled). */
-  const from = (address: string) => ({ address, arrivedMs: performance.now(), declaredBytes: 1, receivedBytes: 1, unreadBytes: () => Infinity, preempt: () => undefined });
+  const from = (address: string) => ({
+    address,
+    arrivedMs: performance.now(),
+    declaredBytes: 1,
+    receivedBytes: 1,
+    unreadBytes: () => Infinity,
+    preempt: () => undefined,
+  });
   const queue = (budget: BodyBudget, order: string[], name: string, bytes: number) =>
-    budget.wait(bytes, 4000, () => order.push(name), () => order.push(`${name} timed out`), from(name[0]!));
+    budget.wait(
+      bytes,
+      4000,
+      () => order.push(name),
+      () => order.push(`${name} timed out`),
+      from(name[0]!),
+    );
 
   it('lets a waiter from an address that holds nothing in before the queued bodies of one that holds room', () => {
     jest.useFakeTimers();
@@ -160,7 +203,12 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     expect(budget.tryTake(10, slow)).toBe(true);
     jest.advanceTimersByTime(5000);
     expect(order).toEqual([]);
-    budget.wait(2, 4000, () => order.push('waiter'), () => order.push('waiter timed out'));
+    budget.wait(
+      2,
+      4000,
+      () => order.push('waiter'),
+      () => order.push('waiter timed out'),
+    );
     jest.advanceTimersByTime(275); // one rate window
     expect(order).toEqual(['slow preempted', 'waiter']);
   });
@@ -171,7 +219,12 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     const budget = new BodyBudget(10, 1000);
     const slow = holder('slow', order, () => budget, 10);
     expect(budget.tryTake(10, slow)).toBe(true);
-    budget.wait(2, 4000, () => order.push('waiter'), () => order.push('waiter timed out'));
+    budget.wait(
+      2,
+      4000,
+      () => order.push('waiter'),
+      () => order.push('waiter timed out'),
+    );
     receiving(slow, 900, 0.5); // 500 bytes/s: far too slow, but young
     expect(order).toEqual([]);
     receiving(slow, 400, 0.5);
@@ -184,7 +237,12 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     const budget = new BodyBudget(10, 1000);
     const big = holder('big', order, () => budget, 10, performance.now() - 5000); // it waited 5 s for room
     expect(budget.tryTake(10, big)).toBe(true);
-    budget.wait(2, 4000, () => order.push('waiter'), () => order.push('waiter timed out'));
+    budget.wait(
+      2,
+      4000,
+      () => order.push('waiter'),
+      () => order.push('waiter timed out'),
+    );
     receiving(big, 2000, 10_000); // 10 MB/s
     expect(order).toEqual([]);
     receiving(big, 600, 0); // it stalls: judged within two windows (one may have begun while it still sent)
@@ -198,10 +256,21 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     const first = holder('first', order, () => budget, 10);
     expect(budget.tryTake(10, first)).toBe(true);
     const queued = holder('queued', order, () => budget, 10);
-    budget.wait(10, 4000, () => order.push('queued granted'), () => order.push('queued timed out'), queued);
+    budget.wait(
+      10,
+      4000,
+      () => order.push('queued granted'),
+      () => order.push('queued timed out'),
+      queued,
+    );
     jest.advanceTimersByTime(1300);
     expect(order).toEqual(['first preempted', 'queued granted']);
-    budget.wait(5, 4000, () => order.push('waiter'), () => order.push('waiter timed out'));
+    budget.wait(
+      5,
+      4000,
+      () => order.push('waiter'),
+      () => order.push('waiter timed out'),
+    );
     jest.advanceTimersByTime(275); // queued arrived 1.5 s ago and reads nothing
     expect(order).toEqual(['first preempted', 'queued granted', 'queued preempted', 'waiter']);
   });
@@ -215,7 +284,13 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     const waiter = (name: string, declared: number, unread: number) => {
       let cancel = () => undefined as void;
       const self = { ...holder(name, order, () => budget, declared), unreadBytes: () => unread, preempt: () => (order.push(`${name} preempted`), cancel()) };
-      cancel = budget.wait(1, 4000, () => order.push(`${name} granted`), () => order.push(`${name} timed out`), self);
+      cancel = budget.wait(
+        1,
+        4000,
+        () => order.push(`${name} granted`),
+        () => order.push(`${name} timed out`),
+        self,
+      );
     };
     waiter('trickled', 100_000, 3);
     waiter('sent at once', 100_000, 16 * 1024); // all Node reads ahead of an unread body
@@ -235,7 +310,12 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     expect(budget.tryTake(6, done)).toBe(true);
     budget.give(6, done);
     expect(budget.tryTake(10)).toBe(true);
-    budget.wait(1, 4000, () => order.push('one'), () => order.push('one timed out'));
+    budget.wait(
+      1,
+      4000,
+      () => order.push('one'),
+      () => order.push('one timed out'),
+    );
     jest.advanceTimersByTime(5000);
     expect(order).toEqual(['one timed out']);
   });
@@ -248,7 +328,13 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     const queue = (name: string, bytes: number, unread: number) => {
       let cancel = () => undefined as void;
       const self = { ...holder(name, order, () => budget, bytes), unreadBytes: () => unread, preempt: () => (order.push(`${name} preempted`), cancel()) };
-      cancel = budget.wait(bytes, 4000, () => order.push(`${name} granted`), () => order.push(`${name} timed out`), self);
+      cancel = budget.wait(
+        bytes,
+        4000,
+        () => order.push(`${name} granted`),
+        () => order.push(`${name} timed out`),
+        self,
+      );
     };
     queue('stalled', 10, 0);
     queue('small', 5, 0); // nothing unread: it is being read once granted
@@ -262,7 +348,12 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     const budget = new BodyBudget(10, 1000);
     const slow = holder('slow', order, () => budget, 10);
     expect(budget.tryTake(10, slow)).toBe(true);
-    budget.wait(2, 60_000, () => order.push('waiter'), () => order.push('waiter timed out'));
+    budget.wait(
+      2,
+      60_000,
+      () => order.push('waiter'),
+      () => order.push('waiter timed out'),
+    );
     const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
     for (let i = 0; i < 40 && order.length === 0; i++) {
       sleep(80); // the event loop blocked past the check's interval, every time
@@ -275,7 +366,12 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     jest.useFakeTimers();
     const budget = new BodyBudget(10, 1000);
     expect(budget.tryTake(10)).toBe(true);
-    const cancel = budget.wait(2, 4000, () => undefined, () => undefined);
+    const cancel = budget.wait(
+      2,
+      4000,
+      () => undefined,
+      () => undefined,
+    );
     expect(jest.getTimerCount()).toBe(2); // the waiter's timeout and the stall check
     cancel();
     expect(jest.getTimerCount()).toBe(0);

@@ -26,7 +26,11 @@ jest.setTimeout(120_000);
 
 const REVIEWS = 10;
 const FLOOD_CONNECTIONS = 24;
-const FLOOD: LargeBody = { path: WEBHOOKS.spiderIPPool.path, review: loadReview('pool-update-node-to-other-node') as LargeBody['review'], bytes: MAX_BODY_BYTES };
+const FLOOD: LargeBody = {
+  path: WEBHOOKS.spiderIPPool.path,
+  review: loadReview('pool-update-node-to-other-node') as LargeBody['review'],
+  bytes: MAX_BODY_BYTES,
+};
 
 let certDir: string;
 let server: RunningServer;
@@ -55,7 +59,10 @@ it('a flood of large valid reviews from one address does not make the API server
   let run: GuardedRun;
   try {
     // Under way once bodies are being answered while every connection is open again.
-    await until(() => (attacker.last()?.stats['large-body']?.closedByServer ?? 0) >= 4, 'the flood to be under way', { timeoutMs: 30_000, describe: () => JSON.stringify(attacker.last()) });
+    await until(() => (attacker.last()?.stats['large-body']?.closedByServer ?? 0) >= 4, 'the flood to be under way', {
+      timeoutMs: 30_000,
+      describe: () => JSON.stringify(attacker.last()),
+    });
     run = await guardedReviews(server.port, server.caCertPem!, REVIEWS, '127.0.0.2');
   } finally {
     await attacker.stop();

@@ -226,7 +226,7 @@ describe('lagging requests (a body trickled, or unread) give way like idle conne
     }
   };
 
-  it('at the cap, the oldest lagging connection of the address holding the most lagging ones takes the newcomer\'s place', () => {
+  it("at the cap, the oldest lagging connection of the address holding the most lagging ones takes the newcomer's place", () => {
     const t = table(4);
     busy(t, 'slow', 3);
     busy(t, 'api', 1);
@@ -265,7 +265,14 @@ describe('lagging requests (a body trickled, or unread) give way like idle conne
     const t = table(5);
     busy(t, 'attacker', 4);
     t.admit('client', 'client');
-    expect(t.admit('attacker-new', 'attacker', () => false, () => true)).toEqual({ admitted: false, reason: 'over_share' });
+    expect(
+      t.admit(
+        'attacker-new',
+        'attacker',
+        () => false,
+        () => true,
+      ),
+    ).toEqual({ admitted: false, reason: 'over_share' });
     expect(t.state('client')).toBe('handshaking');
   });
 
@@ -350,13 +357,27 @@ describe('lagging requests (a body trickled, or unread) give way like idle conne
     const incomplete = (c: string) => c !== 'attacker-0';
     expect(t.admit('api-new', 'api', () => false, incomplete)).toEqual({ admitted: true, evicted: { connection: 'attacker-1', reason: 'evicted_lagging' } });
     // The attacker, at its share, does not get it back from the other address.
-    expect(t.admit('attacker-new', 'attacker', () => false, () => true)).toEqual({ admitted: false, reason: 'over_share' });
+    expect(
+      t.admit(
+        'attacker-new',
+        'attacker',
+        () => false,
+        () => true,
+      ),
+    ).toEqual({ admitted: false, reason: 'over_share' });
     expect(t.state('api-new')).toBe('handshaking');
     // An address within its share keeps its requests: with every slot at work, refused.
     const even = table(2);
     busy(even, 'a', 1);
     busy(even, 'b', 1);
-    expect(even.admit('c-new', 'c', () => false, () => true)).toEqual({ admitted: false, reason: 'all_busy' });
+    expect(
+      even.admit(
+        'c-new',
+        'c',
+        () => false,
+        () => true,
+      ),
+    ).toEqual({ admitted: false, reason: 'all_busy' });
   });
 
   it('splits the cap evenly among the addresses holding connections, at least 1', () => {

@@ -40,7 +40,10 @@ function newApp(enforcement: string[]) {
   const send = async (body: unknown, path: string = WEBHOOKS.spiderIPPool.path) => {
     const before = decisions(await metrics.registry.metrics());
     lines.length = 0;
-    const res = await request(app).post(path).send(body as object).expect(200);
+    const res = await request(app)
+      .post(path)
+      .send(body as object)
+      .expect(200);
     const after = decisions(await metrics.registry.metrics());
     const changed = Object.fromEntries([...after].filter(([k, v]) => v !== before.get(k)).map(([k, v]) => [k, v - before.get(k)!]));
     return { response: res.body.response, info: lines.filter((l) => l['level'] === 30), changed };

@@ -50,7 +50,14 @@ const series = async (name: string) => sampleValue(await server.metrics.registry
  * Starts the attack, waits until it holds `held` connections (or has opened them, for
  * churn), runs the well-behaved client, stops the attack; prints and returns what happened.
  */
-async function underAttack(what: string, kind: AttackKind, sources: number, perSource: number, ready: (report: PlanReport) => boolean | Promise<boolean>, declaredBytes = MAX_BODY_BYTES) {
+async function underAttack(
+  what: string,
+  kind: AttackKind,
+  sources: number,
+  perSource: number,
+  ready: (report: PlanReport) => boolean | Promise<boolean>,
+  declaredBytes = MAX_BODY_BYTES,
+) {
   const evictionsBefore = await evictions();
   const attacker = await spawnAttacker({
     host: '127.0.0.1',
@@ -67,7 +74,10 @@ async function underAttack(what: string, kind: AttackKind, sources: number, perS
   let heldByAttacker: number;
   let maxOpenOnServer = 0;
   try {
-    await until(() => attacker.last() !== undefined && ready(attacker.last()!), `the ${kind} attack to be under way`, { timeoutMs: 20_000, describe: () => JSON.stringify(attacker.last()) });
+    await until(() => attacker.last() !== undefined && ready(attacker.last()!), `the ${kind} attack to be under way`, {
+      timeoutMs: 20_000,
+      describe: () => JSON.stringify(attacker.last()),
+    });
     heldByAttacker = attacker.last()!.stats[kind]!.held;
     const sampler = setInterval(() => {
       const { handshaking, idle, active } = openOnServer();
@@ -96,7 +106,9 @@ function openOnServer(): { handshaking: number; idle: number; active: number } {
 
 /** Reviews answered 408 (a body taken back, or a request past its deadline), on every path. */
 async function count408(): Promise<number> {
-  const lines = (await server.metrics.registry.metrics()).split('\n').filter((l) => l.startsWith('controller_runtime_webhook_requests_total{') && l.includes('code="408"'));
+  const lines = (await server.metrics.registry.metrics())
+    .split('\n')
+    .filter((l) => l.startsWith('controller_runtime_webhook_requests_total{') && l.includes('code="408"'));
   return lines.reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
 }
 
@@ -132,20 +144,31 @@ describe('a well-behaved client is served while an attacker', () => {
   });
 
   it('trickles TLS ClientHellos a byte a second from six addresses: each is cut at the 3 s handshake deadline', async () => {
-    const result = await underAttack('6 addresses x 20 ClientHellos at a byte a second', 'trickle', 6, 20, (r) => r.atMs > 3_500 && r.stats.trickle!.closedByServer > 0);
+    const result = await underAttack(
+      '6 addresses x 20 ClientHellos at a byte a second',
+      'trickle',
+      6,
+      20,
+      (r) => r.atMs > 3_500 && r.stats.trickle!.closedByServer > 0,
+    );
     expectServed(result);
     expect(result.evicted['handshake_timeout']).toBeGreaterThan(0);
   });
 
   it('declares the largest body on sixteen connections and trickles it: the room it holds is taken back while reviews wait', async () => {
     const timeouts = await count408();
-    const result = await underAttack('2 addresses x 8 reviews declaring MAX_BODY_BYTES, a byte every 500 ms', 'slow-body', 2, 8, (r) => r.stats['slow-body']!.held >= 16 && r.atMs > 1_000);
+    const result = await underAttack(
+      '2 addresses x 8 reviews declaring MAX_BODY_BYTES, a byte every 500 ms',
+      'slow-body',
+      2,
+      8,
+      (r) => r.stats['slow-body']!.held >= 16 && r.atMs > 1_000,
+    );
     expectServed(result);
     // Taken back (408, closed), then reopened by the attacker: counted, not timed.
     expect(result.stats.closedByServer).toBeGreaterThan(0);
     expect((await count408()) - timeouts).toBeGreaterThan(0);
   });
-
 
   it('opens and closes connections at line rate from four addresses', async () => {
     const result = await underAttack('4 addresses x 16 loops of connect-and-close', 'churn', 4, 16, (r) => r.stats.churn!.opened >= 2_000);

@@ -124,7 +124,25 @@ const poolLike = fc.record(
       hostileObject,
       fc.record({
         'conf.yml': fc
-          .array(fc.constantFrom('iaasNetworkProvider:\n', '  serverUrl: "http://x"\n', '  httpRequestTimeout: ', '50s', '1e3', '"', '&a', '*a', '<<: *a', '!!binary', '\t', '[', '{', '\n'), { maxLength: 8 })
+          .array(
+            fc.constantFrom(
+              'iaasNetworkProvider:\n',
+              '  serverUrl: "http://x"\n',
+              '  httpRequestTimeout: ',
+              '50s',
+              '1e3',
+              '"',
+              '&a',
+              '*a',
+              '<<: *a',
+              '!!binary',
+              '\t',
+              '[',
+              '{',
+              '\n',
+            ),
+            { maxLength: 8 },
+          )
           .map((parts) => parts.join('')),
       }),
     ),
@@ -134,7 +152,11 @@ const poolLike = fc.record(
 
 const randomReview = fc.record(
   {
-    apiVersion: fc.oneof({ weight: 8, arbitrary: fc.constant('admission.k8s.io/v1') }, fc.constantFrom('admission.k8s.io/v1beta1', ''), fc.string({ maxLength: 10 })),
+    apiVersion: fc.oneof(
+      { weight: 8, arbitrary: fc.constant('admission.k8s.io/v1') },
+      fc.constantFrom('admission.k8s.io/v1beta1', ''),
+      fc.string({ maxLength: 10 }),
+    ),
     kind: fc.oneof({ weight: 8, arbitrary: fc.constant('AdmissionReview') }, fc.string({ maxLength: 10 })),
     request: fc.record(
       {
@@ -223,7 +245,16 @@ describe('never a 5xx, every 200 echoes the uid, every refusal a one-line 4xx St
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(
-          fc.constantFrom('text/plain', 'application/xml', 'application/json-patch+json', 'application/jsonx', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/json; charset=latin1', ''),
+          fc.constantFrom(
+            'text/plain',
+            'application/xml',
+            'application/json-patch+json',
+            'application/jsonx',
+            'multipart/form-data; boundary=x',
+            'application/json; charset=utf-16',
+            'application/json; charset=latin1',
+            '',
+          ),
           fc.stringMatching(/^[\x21-\x7e]{1,40}$/),
         ),
         async (contentType) => {
@@ -240,13 +271,34 @@ describe('shapes that attack the parser', () => {
   it.each([
     ['10 000 nested arrays', '['.repeat(10_000) + ']'.repeat(10_000)],
     ['10 000 nested objects', `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`],
-    ['10 000 nested arrays as the object of a real review', JSON.stringify(loadReview('pool-update-node-to-global')).replace('"object":', `"object":${'['.repeat(10_000)}${']'.repeat(10_000)},"x":`)],
-    ['a 500 000-element array as spec.nodeName', JSON.stringify(loadReview('pool-update-node-to-global')).replace('"nodeName":["worker-1"]', `"nodeName":[${'"n",'.repeat(499_999)}"n"]`)],
+    [
+      '10 000 nested arrays as the object of a real review',
+      JSON.stringify(loadReview('pool-update-node-to-global')).replace('"object":', `"object":${'['.repeat(10_000)}${']'.repeat(10_000)},"x":`),
+    ],
+    [
+      'a 500 000-element array as spec.nodeName',
+      JSON.stringify(loadReview('pool-update-node-to-global')).replace('"nodeName":["worker-1"]', `"nodeName":[${'"n",'.repeat(499_999)}"n"]`),
+    ],
     // Wrong element types: decoding stops at the first (src/admission/containers.ts) rather
     // than building a million issues.
-    ['1 000 000 numbers as spec.nodeName', JSON.stringify(loadReview('pool-update-node-to-global')).replace('"nodeName":["worker-1"]', `"nodeName":[${'1,'.repeat(999_999)}1]`)],
-    ['400 000 annotations', JSON.stringify(loadReview('pool-update-node-to-global')).replace('"annotations":{', `"annotations":{${Array.from({ length: 400_000 }, (_, i) => `"k${i}":""`).join(',')},`)],
-    ['400 000 annotations that are numbers', JSON.stringify(loadReview('pool-update-node-to-global')).replace('"annotations":{', `"annotations":{${Array.from({ length: 400_000 }, (_, i) => `"k${i}":${i}`).join(',')},`)],
+    [
+      '1 000 000 numbers as spec.nodeName',
+      JSON.stringify(loadReview('pool-update-node-to-global')).replace('"nodeName":["worker-1"]', `"nodeName":[${'1,'.repeat(999_999)}1]`),
+    ],
+    [
+      '400 000 annotations',
+      JSON.stringify(loadReview('pool-update-node-to-global')).replace(
+        '"annotations":{',
+        `"annotations":{${Array.from({ length: 400_000 }, (_, i) => `"k${i}":""`).join(',')},`,
+      ),
+    ],
+    [
+      '400 000 annotations that are numbers',
+      JSON.stringify(loadReview('pool-update-node-to-global')).replace(
+        '"annotations":{',
+        `"annotations":{${Array.from({ length: 400_000 }, (_, i) => `"k${i}":${i}`).join(',')},`,
+      ),
+    ],
     ['a body over the limit', `{"a":"${'x'.repeat(MAX_BODY_BYTES)}"}`],
   ])('%s', async (_what, body) => {
     const status = checkReply(await post(WEBHOOKS.spiderIPPool.path, body), body);
@@ -284,7 +336,15 @@ describe('the largest valid reviews, many at once', () => {
     // bodies, read and parsed two at a time, take longer than that, and the API server waits 5 s.
     const roomy = await startServer({ port: 0, host: '127.0.0.1', certDir, generateCerts: true, logger });
     try {
-      const send = () => httpsRequest({ port: roomy.port, ca: roomy.caCertPem!, path: WEBHOOKS.spiderIPPool.path, body, agent: false, headers: { 'content-type': 'application/json' } });
+      const send = () =>
+        httpsRequest({
+          port: roomy.port,
+          ca: roomy.caCertPem!,
+          path: WEBHOOKS.spiderIPPool.path,
+          body,
+          agent: false,
+          headers: { 'content-type': 'application/json' },
+        });
       const statuses = await Promise.all(Array.from({ length: 8 }, () => send().then((reply) => checkReply(reply, body))));
       expect(statuses).toEqual(Array(8).fill(200));
     } finally {
@@ -313,7 +373,9 @@ describe('bodies that do not arrive whole', () => {
 
   it('truncated chunked encoding', async () => {
     const raw = await rawExchange(async (socket) => {
-      socket.end(`POST ${WEBHOOKS.spiderIPPool.path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n${review.slice(0, 50)}`);
+      socket.end(
+        `POST ${WEBHOOKS.spiderIPPool.path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n${review.slice(0, 50)}`,
+      );
     });
     if (raw !== '') checkReply(parseRaw(raw), review);
   });

@@ -87,7 +87,8 @@ test('a flood of heavy Pod reviews does not delay SpiderIPPool and spiderpool-co
         new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), REFUSING_WEBHOOK_TIMEOUT_MS).unref()),
       ]);
       floodAnswersDuring.push(floodAnswers - before);
-      if (reply?.status !== 200 || JSON.stringify(JSON.parse(reply.body)) !== JSON.stringify(expected(review).review)) wrong.push(`${name}: ${reply?.status ?? 'no answer within 5 s'}`);
+      if (reply?.status !== 200 || JSON.stringify(JSON.parse(reply.body)) !== JSON.stringify(expected(review).review))
+        wrong.push(`${name}: ${reply?.status ?? 'no answer within 5 s'}`);
     }
   } finally {
     flooding = false;

@@ -24,7 +24,10 @@ const utf8 = (text: string) => Buffer.from(text, 'utf8');
 describe('scanJsonShape', () => {
   it('counts the depth and the values and keys of any JSON as JSON.parse reads it (strings with quotes, backslashes, brackets, any Unicode)', () => {
     const text = fc.string({ unit: fc.constantFrom('"', '\\', '[', '{', '}', ']', ',', ':', 'a', ' ', 'é', '😀', '\u0000') });
-    const json = fc.oneof(fc.jsonValue({ maxDepth: 6 }), fc.letrec((tie) => ({ v: fc.oneof(text, fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(text, tie('v'), { maxKeys: 4 })) })).v);
+    const json = fc.oneof(
+      fc.jsonValue({ maxDepth: 6 }),
+      fc.letrec((tie) => ({ v: fc.oneof(text, fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(text, tie('v'), { maxKeys: 4 })) })).v,
+    );
     fc.assert(
       fc.property(json, fc.boolean(), (value, spaced) => {
         const body = utf8(JSON.stringify(value, null, spaced ? 1 : undefined));
@@ -37,8 +40,15 @@ describe('scanJsonShape', () => {
   it('accepts exactly the bounds and refuses one past each, with a one-line message', () => {
     const nested = (n: number) => utf8('['.repeat(n) + ']'.repeat(n));
     expect(scanJsonShape(nested(5), 5, 100)).toEqual({ depth: 5, tokens: 5 });
-    expect(scanJsonShape(nested(6), 5, 100)).toBe("request body nests JSON deeper than 5 levels (the API server's limit for an object); send the AdmissionReview the API server sent");
-    const numbers = (n: number) => utf8(`[${Array(n - 1).fill(0).join(',')}]`);
+    expect(scanJsonShape(nested(6), 5, 100)).toBe(
+      "request body nests JSON deeper than 5 levels (the API server's limit for an object); send the AdmissionReview the API server sent",
+    );
+    const numbers = (n: number) =>
+      utf8(
+        `[${Array(n - 1)
+          .fill(0)
+          .join(',')}]`,
+      );
     expect(scanJsonShape(numbers(10), 5, 10)).toEqual({ depth: 1, tokens: 10 });
     expect(scanJsonShape(numbers(11), 5, 10)).toBe('request body holds more than 10 JSON values and keys; send the AdmissionReview the API server sent');
   });
@@ -52,10 +62,18 @@ describe('scanJsonShape', () => {
 describe('parseReviewBody refuses shapes the API server never sends, before JSON.parse', () => {
   const review = JSON.stringify(loadReview('pool-update-node-to-global'));
   it.each([
-    ['the object nested one level past 10 000', review.replace('"object":', `"object":${'['.repeat(MAX_JSON_DEPTH - 1)}${']'.repeat(MAX_JSON_DEPTH - 1)},"x":`), /deeper than 10002 levels/],
+    [
+      'the object nested one level past 10 000',
+      review.replace('"object":', `"object":${'['.repeat(MAX_JSON_DEPTH - 1)}${']'.repeat(MAX_JSON_DEPTH - 1)},"x":`),
+      /deeper than 10002 levels/,
+    ],
     ['3.5 million nested arrays (7 MiB)', '['.repeat(3_670_016) + ']'.repeat(3_670_016), /deeper than 10002 levels/],
     ['1 Mi empty arrays', `[${'[],'.repeat(MAX_JSON_TOKENS)}[]]`, /more than 1048576 JSON values and keys/],
-    ['a million distinct keys', `{${Array.from({ length: MAX_JSON_TOKENS / 2 + 1 }, (_, i) => `"${i.toString(36)}":0`).join(',')}}`, /more than 1048576 JSON values and keys/],
+    [
+      'a million distinct keys',
+      `{${Array.from({ length: MAX_JSON_TOKENS / 2 + 1 }, (_, i) => `"${i.toString(36)}":0`).join(',')}}`,
+      /more than 1048576 JSON values and keys/,
+    ],
   ])('%s', (_what, body, message) => {
     const parsed = parseReviewBody(utf8(body));
     expect(parsed.ok).toBe(false);
@@ -75,7 +93,9 @@ describe('parseReviewBody refuses shapes the API server never sends, before JSON
     const fields = Object.fromEntries(env.map(({ name }) => [`k:{"name":"${name}"}`, { '.': {}, 'f:name': {}, 'f:value': {} }]));
     pod.request.operation = 'UPDATE';
     pod.request.object.spec.containers[0].env = env;
-    pod.request.object.metadata.managedFields = [{ manager: 'kubectl', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:containers': fields } } }];
+    pod.request.object.metadata.managedFields = [
+      { manager: 'kubectl', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:containers': fields } } },
+    ];
     pod.request.oldObject = pod.request.object;
     const body = utf8(JSON.stringify(pod));
     expect(body.length).toBeGreaterThan(6 * 1024 * 1024);

@@ -35,7 +35,10 @@ function newApp() {
   /** Sends `body` to `path` and returns how each refusal series changed (only those that did). */
   const counted = async (body: unknown, path: string = WEBHOOKS.spiderIPPool.path) => {
     const before = await scrape();
-    await request(app).post(path).send(body as object).expect(200);
+    await request(app)
+      .post(path)
+      .send(body as object)
+      .expect(200);
     const after = await scrape();
     return Object.fromEntries([...after].filter(([k, v]) => v !== (before.get(k) ?? 0)).map(([k, v]) => [k, v - (before.get(k) ?? 0)]));
   };

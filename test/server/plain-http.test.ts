@@ -54,7 +54,15 @@ describe('plain HTTP on the HTTPS port', () => {
   ])('%s %s gets 400 and a Status saying to use https://', async (method, path, body) => {
     const answer = await plainRequest(method, path, body);
     expect(answer).toMatchObject({ status: 400, type: 'application/json' });
-    expect(JSON.parse(answer.body)).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: PLAIN_HTTP_MESSAGE, reason: 'BadRequest', code: 400 });
+    expect(JSON.parse(answer.body)).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: PLAIN_HTTP_MESSAGE,
+      reason: 'BadRequest',
+      code: 400,
+    });
   });
 
   it('still serves HTTPS on the same port, TLS 1.3 and 1.2, before and after a plain request', async () => {

@@ -29,7 +29,23 @@ async function headerServer() {
   return { seen, send, close };
 }
 
-const NAMES = ['Content-Type', 'content-type', 'CONTENT-TYPE', 'Content-Length', 'content-length', 'Transfer-Encoding', 'transfer-encoding', 'Content-Encoding', 'CoNtEnT-eNcOdInG', 'Host', 'Accept', 'User-Agent', 'Content-Typo', 'X-Content-Type', 'Content-Lengthy'];
+const NAMES = [
+  'Content-Type',
+  'content-type',
+  'CONTENT-TYPE',
+  'Content-Length',
+  'content-length',
+  'Transfer-Encoding',
+  'transfer-encoding',
+  'Content-Encoding',
+  'CoNtEnT-eNcOdInG',
+  'Host',
+  'Accept',
+  'User-Agent',
+  'Content-Typo',
+  'X-Content-Type',
+  'Content-Lengthy',
+];
 
 describe('bodyHead', () => {
   it('reads the four body headers from rawHeaders exactly as Node folds them into req.headers (requests to a real server)', async () => {
@@ -37,21 +53,26 @@ describe('bodyHead', () => {
     let compared = 0;
     try {
       await fc.assert(
-        fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom(...NAMES), fc.constantFrom('application/json', 'text/plain', 'identity', 'gzip', 'chunked', '12', '', 'a, b')), { maxLength: 8 }), async (pairs) => {
-          server.seen.length = 0;
-          const answer = await server.send(`Host: localhost\r\n${pairs.map(([name, value]) => `${name}: ${value}\r\n`).join('')}`);
-          // Heads Node's parser refuses (a Content-Length beside Transfer-Encoding, a body not chunked last, ...) reach no handler.
-          if (server.seen.length === 0) return expect(answer).toMatch(/^HTTP\/1\.1 400 /);
-          expect(server.seen).toHaveLength(1);
-          const [{ head, headers }] = server.seen as [{ head: ReturnType<typeof bodyHead>; headers: http.IncomingHttpHeaders }];
-          expect(head).toEqual({
-            contentType: headers['content-type'] ?? '',
-            contentLength: headers['content-length'],
-            transferEncoding: headers['transfer-encoding'],
-            contentEncoding: headers['content-encoding'],
-          });
-          compared++;
-        }),
+        fc.asyncProperty(
+          fc.array(fc.tuple(fc.constantFrom(...NAMES), fc.constantFrom('application/json', 'text/plain', 'identity', 'gzip', 'chunked', '12', '', 'a, b')), {
+            maxLength: 8,
+          }),
+          async (pairs) => {
+            server.seen.length = 0;
+            const answer = await server.send(`Host: localhost\r\n${pairs.map(([name, value]) => `${name}: ${value}\r\n`).join('')}`);
+            // Heads Node's parser refuses (a Content-Length beside Transfer-Encoding, a body not chunked last, ...) reach no handler.
+            if (server.seen.length === 0) return expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+            expect(server.seen).toHaveLength(1);
+            const [{ head, headers }] = server.seen as [{ head: ReturnType<typeof bodyHead>; headers: http.IncomingHttpHeaders }];
+            expect(head).toEqual({
+              contentType: headers['content-type'] ?? '',
+              contentLength: headers['content-length'],
+              transferEncoding: headers['transfer-encoding'],
+              contentEncoding: headers['content-encoding'],
+            });
+            compared++;
+          },
+        ),
         { numRuns: 400 },
       );
     } finally {
@@ -89,6 +110,11 @@ describe('bodyHead', () => {
     expect(server.seen).toHaveLength(1);
     const [{ head, headers }] = server.seen as [{ head: ReturnType<typeof bodyHead>; headers: http.IncomingHttpHeaders }];
     expect(headers['content-encoding']).toBeUndefined();
-    expect(head).toEqual({ contentType: headers['content-type'] ?? '', contentLength: headers['content-length'], transferEncoding: undefined, contentEncoding: undefined });
+    expect(head).toEqual({
+      contentType: headers['content-type'] ?? '',
+      contentLength: headers['content-length'],
+      transferEncoding: undefined,
+      contentEncoding: undefined,
+    });
   });
 });

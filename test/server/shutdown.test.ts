@@ -38,9 +38,7 @@ async function halfSentReview(server: RunningServer, uid: string): Promise<{ soc
   socket.setEncoding('utf8');
   socket.on('data', (chunk: string) => (answer += chunk));
   const ended = new Promise<string>((resolve) => socket.once('close', () => resolve(answer)));
-  socket.write(
-    `POST ${WEBHOOKS.spiderIPPool.path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
-  );
+  socket.write(`POST ${WEBHOOKS.spiderIPPool.path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
   socket.write(body.subarray(0, body.length >> 1));
   return {
     socket,

@@ -58,8 +58,8 @@ describe('protocol versions and ciphers', () => {
   );
 
   it.each([
-    ['CBC with SHA-1 (in Node\'s default list)', 'ECDHE-RSA-AES128-SHA'],
-    ['CBC with SHA-256 (in Node\'s default list)', 'ECDHE-RSA-AES128-SHA256'],
+    ["CBC with SHA-1 (in Node's default list)", 'ECDHE-RSA-AES128-SHA'],
+    ["CBC with SHA-256 (in Node's default list)", 'ECDHE-RSA-AES128-SHA256'],
     ['no forward secrecy (RSA key exchange)', 'AES128-GCM-SHA256'],
   ])('refuses TLS 1.2 with %s', async (_what, cipher) => {
     await expect(connectTls(server.port, { ca: serving.caCertPem, maxVersion: 'TLSv1.2', ciphers: cipher })).rejects.toThrow();
@@ -92,7 +92,13 @@ describe('--client-ca-file', () => {
   afterAll(() => server.stop());
 
   const post = (cert?: { certPem: string; keyPem: string }) =>
-    httpsRequest({ port: server.port, ca: serving.caCertPem, path: WEBHOOKS.configMap.path, body: review, ...(cert ? { cert: cert.certPem, key: cert.keyPem } : {}) });
+    httpsRequest({
+      port: server.port,
+      ca: serving.caCertPem,
+      path: WEBHOOKS.configMap.path,
+      body: review,
+      ...(cert ? { cert: cert.certPem, key: cert.keyPem } : {}),
+    });
 
   it('serves a review to a client certificate the client CA issued', async () => {
     const res = await post(apiserver);
@@ -103,7 +109,12 @@ describe('--client-ca-file', () => {
   it('answers 401 with a Status when no client certificate is presented', async () => {
     const res = await post();
     expect(res.status).toBe(401);
-    expect(JSON.parse(res.body)).toMatchObject({ kind: 'Status', code: 401, reason: 'Unauthorized', message: expect.stringMatching(/^a client certificate is required; /) });
+    expect(JSON.parse(res.body)).toMatchObject({
+      kind: 'Status',
+      code: 401,
+      reason: 'Unauthorized',
+      message: expect.stringMatching(/^a client certificate is required; /),
+    });
   });
 
   it('answers 401 naming the reason for a certificate from another CA', async () => {
@@ -208,7 +219,16 @@ describe('socket limits', () => {
         await until(async () => (await metric(server, 'spiderpool_iaas_webhook_connections{state="active"}')) === n, `${n} active connections`);
       }
       // Three busy connections and an idle one of an address whose share is one, and a review on a fifth.
-      expect((await httpsRequest({ port: server.port, ca: serving.caCertPem, path: WEBHOOKS.spiderIPPool.path, body: JSON.stringify(loadReview('pool-update-node-to-global')) })).status).toBe(200);
+      expect(
+        (
+          await httpsRequest({
+            port: server.port,
+            ca: serving.caCertPem,
+            path: WEBHOOKS.spiderIPPool.path,
+            body: JSON.stringify(loadReview('pool-update-node-to-global')),
+          })
+        ).status,
+      ).toBe(200);
       expect([idle.destroyed, ...busy.map((s) => s.destroyed)]).toEqual([false, false, false, false]);
       expect(await metric(server, 'spiderpool_iaas_webhook_connection_evictions_total{reason="address_share"}')).toBe(0);
       // Two connections that never start TLS: the second takes the first one's slot.
@@ -233,7 +253,8 @@ describe('socket limits', () => {
       await until(async () => (await metric(server, 'spiderpool_iaas_webhook_connections{state="active"}')) === 40, '40 active connections');
       expect(busy.every((s) => !s.destroyed)).toBe(true);
       const text = await server.metrics.registry.metrics();
-      for (const reason of ['address_share', 'evicted_handshaking', 'evicted_idle']) expect(sampleValue(text, `spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"}`)).toBe(0);
+      for (const reason of ['address_share', 'evicted_handshaking', 'evicted_idle'])
+        expect(sampleValue(text, `spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"}`)).toBe(0);
       for (const s of busy) s.destroy();
     } finally {
       await server.stop();
@@ -252,7 +273,8 @@ describe('socket limits', () => {
       };
       await until(async () => (await counts()).join() === '1,1,1', 'one connection in each state', { describe: () => 'not yet' });
       const text = await server.metrics.registry.metrics();
-      for (const reason of ['handshake_timeout', 'address_share', 'evicted_handshaking', 'evicted_idle']) expect(text).toContain(`spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"} 0`);
+      for (const reason of ['handshake_timeout', 'address_share', 'evicted_handshaking', 'evicted_idle'])
+        expect(text).toContain(`spiderpool_iaas_webhook_connection_evictions_total{reason="${reason}"} 0`);
       expect(text).toContain('spiderpool_iaas_webhook_connection_rejections_total{reason="all_busy"} 0');
       for (const s of [raw, idle, busy]) s.destroy();
     } finally {

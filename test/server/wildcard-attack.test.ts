@@ -66,9 +66,17 @@ function podReview(uid: string, annotations: Record<string, string>): string {
 }
 
 const HOSTILE: { annotations: Record<string, string>; warning: string }[] = [
-  { annotations: { [IPPOOL_ANNOTATION]: JSON.stringify({ ipv4: [BACKTRACKING] }) }, warning: `pattern ${JSON.stringify(BACKTRACKING)} matches no IPv4 SpiderIPPool` },
   {
-    annotations: { [IPPOOLS_ANNOTATION]: JSON.stringify([{ interface: 'eth0', ipv4: [BACKTRACKING, ...LONG] }, { interface: 'net1', ipv4: [...LONG, ...MANY] }]) },
+    annotations: { [IPPOOL_ANNOTATION]: JSON.stringify({ ipv4: [BACKTRACKING] }) },
+    warning: `pattern ${JSON.stringify(BACKTRACKING)} matches no IPv4 SpiderIPPool`,
+  },
+  {
+    annotations: {
+      [IPPOOLS_ANNOTATION]: JSON.stringify([
+        { interface: 'eth0', ipv4: [BACKTRACKING, ...LONG] },
+        { interface: 'net1', ipv4: [...LONG, ...MANY] },
+      ]),
+    },
     warning: overBudgetWarning(`metadata.annotations[${IPPOOLS_ANNOTATION}]`, POOLS, 4),
   },
 ];
@@ -82,7 +90,10 @@ const GOOD = [
 
 /** The answer, or status 0 and the error's message when the connection failed (a failure the test reports, not throws). */
 const post = (path: string, body: string, agent: https.Agent | false) =>
-  httpsRequest({ port: server.port, ca: server.caCertPem!, path, body, agent, headers: { 'content-type': 'application/json' } }).catch((e: Error) => ({ status: 0, body: e.message }));
+  httpsRequest({ port: server.port, ca: server.caCertPem!, path, body, agent, headers: { 'content-type': 'application/json' } }).catch((e: Error) => ({
+    status: 0,
+    body: e.message,
+  }));
 
 test('hostile wildcards in Pod reviews do not hold the refusing reviews of another client past their deadline', async () => {
   let hostileDone = false;
@@ -108,7 +119,12 @@ test('hostile wildcards in Pod reviews do not hold the refusing reviews of anoth
       for (const { path, review } of GOOD) {
         const started = performance.now();
         const reply = await post(path, JSON.stringify(loadReview(review)), agent);
-        good.push({ review, status: reply.status, allowed: reply.status === 200 ? JSON.parse(reply.body).response.allowed : reply.body, ms: performance.now() - started });
+        good.push({
+          review,
+          status: reply.status,
+          allowed: reply.status === 200 ? JSON.parse(reply.body).response.allowed : reply.body,
+          ms: performance.now() - started,
+        });
       }
     }
   } finally {
@@ -118,7 +134,11 @@ test('hostile wildcards in Pod reviews do not hold the refusing reviews of anoth
 
   console.log(`${good.length} refusing-path reviews beside ${answers.length} hostile ones: slowest ${Math.max(...good.map((g) => g.ms)).toFixed(0)} ms`);
   for (const g of good) {
-    expect({ review: g.review, status: g.status, allowed: g.allowed }).toEqual({ review: g.review, status: 200, allowed: GOOD.find((x) => x.review === g.review)!.allowed });
+    expect({ review: g.review, status: g.status, allowed: g.allowed }).toEqual({
+      review: g.review,
+      status: 200,
+      allowed: GOOD.find((x) => x.review === g.review)!.allowed,
+    });
     expect(g.ms).toBeLessThan(REFUSING_WEBHOOK_TIMEOUT_MS);
   }
   expect(answers).toHaveLength(HOSTILE_REVIEWS);

@@ -198,9 +198,9 @@ async function main(): Promise<number> {
         await writeSecretDir(certDir, secretFiles(next));
         const fingerprint = new X509Certificate(next.certPem).fingerprint256;
         for (const inst of instances) {
-          await until(async () => (await servedFingerprint(inst.port, ca)) === fingerprint, `${inst.name} to serve rotation ${rotations + 1}`, { timeoutMs: 30_000 }).catch(
-            (e: Error) => problems.push(e.message),
-          );
+          await until(async () => (await servedFingerprint(inst.port, ca)) === fingerprint, `${inst.name} to serve rotation ${rotations + 1}`, {
+            timeoutMs: 30_000,
+          }).catch((e: Error) => problems.push(e.message));
         }
         rotations++;
         nextRotation += rotateEveryMs;

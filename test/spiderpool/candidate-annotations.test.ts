@@ -1,4 +1,11 @@
-import { MAX_ANNOTATION_BYTES, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, parseIPPool, parseIPPools, parseNamespaceDefault } from '../../src/spiderpool/candidate-annotations.js';
+import {
+  MAX_ANNOTATION_BYTES,
+  MAX_JSON_CONTAINERS,
+  MAX_JSON_DEPTH,
+  parseIPPool,
+  parseIPPools,
+  parseNamespaceDefault,
+} from '../../src/spiderpool/candidate-annotations.js';
 
 describe('parseIPPools: ipam.spidernet.io/ippools as Spiderpool decodes and checks it', () => {
   test('interface on every item names each NIC', () => {
@@ -55,7 +62,13 @@ describe('parseIPPools: ipam.spidernet.io/ippools as Spiderpool decodes and chec
   });
 
   test('a null item is an item with no interface', () => {
-    expect(parseIPPools('[null,{"ipv4":["a"]}]')).toEqual({ ok: true, nics: [{ nic: '0', ipv4: [], ipv6: [] }, { nic: '1', ipv4: ['a'], ipv6: [] }] });
+    expect(parseIPPools('[null,{"ipv4":["a"]}]')).toEqual({
+      ok: true,
+      nics: [
+        { nic: '0', ipv4: [], ipv6: [] },
+        { nic: '1', ipv4: ['a'], ipv6: [] },
+      ],
+    });
   });
 });
 
@@ -64,7 +77,7 @@ describe('parseIPPool: ipam.spidernet.io/ippool', () => {
     expect(parseIPPool('{"ipv4":["a"],"ipv6":["b"]}')).toEqual({ ok: true, nics: [{ nic: undefined, ipv4: ['a'], ipv6: ['b'] }] });
   });
 
-  test('the old docs\' keys (ipv4pools) are not read: no pools', () => {
+  test("the old docs' keys (ipv4pools) are not read: no pools", () => {
     expect(parseIPPool('{"interface":"eth0","ipv4pools":["a"]}')).toEqual({ ok: true, nics: [{ nic: undefined, ipv4: [], ipv6: [] }] });
   });
 
@@ -93,18 +106,36 @@ describe('parseNamespaceDefault: ipam.spidernet.io/default-ipv4-ippool and -ipv6
 
 describe('values too large to read within a review are not parsed', () => {
   test.each([
-    ['longer than the API server allows', JSON.stringify([{ ipv4: ['x'.repeat(MAX_ANNOTATION_BYTES)] }]), `the value is longer than ${MAX_ANNOTATION_BYTES} bytes, the API server's limit for all annotations of an object`],
-    ['nested deeper than read', '['.repeat(MAX_JSON_DEPTH + 1) + ']'.repeat(MAX_JSON_DEPTH + 1), `the value nests JSON deeper than ${MAX_JSON_DEPTH} levels, more than this webhook reads`],
-    ['more objects than read', JSON.stringify(Array.from({ length: MAX_JSON_CONTAINERS }, () => ({}))), `the value holds more than ${MAX_JSON_CONTAINERS} JSON objects and lists, more than this webhook reads`],
+    [
+      'longer than the API server allows',
+      JSON.stringify([{ ipv4: ['x'.repeat(MAX_ANNOTATION_BYTES)] }]),
+      `the value is longer than ${MAX_ANNOTATION_BYTES} bytes, the API server's limit for all annotations of an object`,
+    ],
+    [
+      'nested deeper than read',
+      '['.repeat(MAX_JSON_DEPTH + 1) + ']'.repeat(MAX_JSON_DEPTH + 1),
+      `the value nests JSON deeper than ${MAX_JSON_DEPTH} levels, more than this webhook reads`,
+    ],
+    [
+      'more objects than read',
+      JSON.stringify(Array.from({ length: MAX_JSON_CONTAINERS }, () => ({}))),
+      `the value holds more than ${MAX_JSON_CONTAINERS} JSON objects and lists, more than this webhook reads`,
+    ],
   ])('%s', (_what, text, reason) => {
     expect(parseIPPools(text)).toEqual({ ok: false, reason, unchecked: true });
   });
 
   test('brackets inside strings are not counted; the bounds themselves are read', () => {
-    expect(parseIPPool(JSON.stringify({ ipv4: ['['.repeat(100), '{\\"'] }))).toEqual({ ok: true, nics: [{ nic: undefined, ipv4: ['['.repeat(100), '{\\"'], ipv6: [] }] });
+    expect(parseIPPool(JSON.stringify({ ipv4: ['['.repeat(100), '{\\"'] }))).toEqual({
+      ok: true,
+      nics: [{ nic: undefined, ipv4: ['['.repeat(100), '{\\"'], ipv6: [] }],
+    });
     // The list and 4 095 items: 4 096 objects and lists, read.
     const read = parseIPPools(JSON.stringify(Array.from({ length: MAX_JSON_CONTAINERS - 1 }, () => ({}))));
     expect(read.ok && read.nics.length).toBe(MAX_JSON_CONTAINERS - 1);
-    expect(parseIPPools('['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH))).toEqual({ ok: false, reason: 'item 0 must be a JSON object, not a JSON array' });
+    expect(parseIPPools('['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH))).toEqual({
+      ok: false,
+      reason: 'item 0 must be a JSON object, not a JSON array',
+    });
   });
 });

@@ -14,7 +14,7 @@ describe('the fixed work, charged before it is done', () => {
     expect(resolveSteps(['x', 'a[b'], pools)).toBe(STEPS_PER_LIST + 2 * STEPS_PER_NAME); // "a[b" is no wildcard (no "]")
   });
 
-  test('a pool list\'s names in one UTF-8 buffer', () => {
+  test("a pool list's names in one UTF-8 buffer", () => {
     const { bytes, offsets } = encodedNames(entries('a', 'é', '', 'bc'));
     expect([...offsets]).toEqual([0, 1, 3, 3, 5]);
     expect(new TextDecoder().decode(bytes)).toBe('aébc');
@@ -52,7 +52,7 @@ describe('a review within and over its budget', () => {
   const fixed = STEPS_PER_LIST + STEPS_PER_NAME + 3 * STEPS_PER_PAIR;
   const exact = fixed + 1 + 2 * (6 + 1) + 2 * STEPS_PER_NAME;
 
-  test('the steps taken are the fixed work and Go\'s steps, exactly', () => {
+  test("the steps taken are the fixed work and Go's steps, exactly", () => {
     expect(warn(names, 10_000).budget).toEqual({ remaining: 10_000 - exact, exceeded: false });
   });
 

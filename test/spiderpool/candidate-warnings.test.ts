@@ -17,10 +17,11 @@ const source = (parsed: Parsed, annotation = 'ipam.spidernet.io/ippools'): Candi
 });
 
 const pools = (nics: object[]) => source(parseIPPools(JSON.stringify(nics)));
-const warn = (s: CandidateSource, dualStack: DualStack = ON, index: PoolIndex = indexOf(STANDARD)) => candidateWarnings(s, { pools: index, dualStack, budget: stepBudget() });
+const warn = (s: CandidateSource, dualStack: DualStack = ON, index: PoolIndex = indexOf(STANDARD)) =>
+  candidateWarnings(s, { pools: index, dualStack, budget: stepBudget() });
 
 describe('category mix per NIC and IP version', () => {
-  test('IaaS beside traditional: the issue\'s example', () => {
+  test("IaaS beside traditional: the issue's example", () => {
     const index = indexOf({ 'iaas-g': { iaas: true }, 'plain-b': {} });
     expect(warn(pools([{ interface: 'net1', ipv4: ['iaas-g', 'plain-b'] }]), OFF, index)).toEqual([
       'spiderpool: NIC "net1" IPv4 (ipam.spidernet.io/ippools): only IaaS pools [iaas-g] will be used; traditional pools [plain-b] are ignored, with no fallback',
@@ -134,7 +135,14 @@ describe('wildcards (Go filepath.Match against the pools of that version)', () =
   });
 
   test('a pattern Go refuses refuses the whole annotation', () => {
-    expect(warn(pools([{ interface: 'eth0', ipv4: ['iaas-*'] }, { interface: 'net1', ipv4: ['*['] }]))).toEqual([
+    expect(
+      warn(
+        pools([
+          { interface: 'eth0', ipv4: ['iaas-*'] },
+          { interface: 'net1', ipv4: ['*['] },
+        ]),
+      ),
+    ).toEqual([
       'spiderpool: metadata.annotations[ipam.spidernet.io/ippools]: pattern "*[" is malformed (Go filepath.Match: syntax error in pattern); Spiderpool refuses it, so the Pod gets no IP address when it starts',
     ]);
   });
@@ -211,7 +219,10 @@ describe('bounds: one line under 256 characters without control characters', () 
 describe('a bounded amount of work per review', () => {
   test('ever more patterns against many pools: one warning, that it stopped checking and why', () => {
     const many = indexOf(Object.fromEntries([...Array(1000).keys()].map((i) => [`p${i}`, i === 0 ? { iaas: true } : {}])));
-    const nics = [{ interface: 'eth0', ipv4: ['p0', 'p1*'] }, { interface: 'net1', ipv4: [...Array(300).keys()].map((i) => `x${i}*`) }];
+    const nics = [
+      { interface: 'eth0', ipv4: ['p0', 'p1*'] },
+      { interface: 'net1', ipv4: [...Array(300).keys()].map((i) => `x${i}*`) },
+    ];
     expect(warn(pools(nics), OFF, many)).toEqual([
       `spiderpool: metadata.annotations[ipam.spidernet.io/ippools]: candidate pools were not checked: their names and wildcards need more than ${STEPS_PER_REVIEW} steps against 1000 IPv4 pools, this webhook's per-review bound`,
     ]);

@@ -45,7 +45,11 @@ describe('merge keys the two decoders read differently', () => {
   it('stops only the component whose value is invalid', () => {
     const findings = validateConfYml('iaasNetworkProvider: {serverUrl: "http://p", httpRequestTimeout: 5s, <<: {httpRequestTimeout: 600s}}\n');
     expect(findings.stops).toEqual({ agent: false, controller: true });
-    expect(findings.errors.map(fieldErrorString)).toEqual([expect.stringMatching(/^iaasNetworkProvider.httpRequestTimeout: Invalid value: "600s": .*Spiderpool's controller \(gopkg.in\/yaml.v2, which reads it so\) refuses to start/)]);
+    expect(findings.errors.map(fieldErrorString)).toEqual([
+      expect.stringMatching(
+        /^iaasNetworkProvider.httpRequestTimeout: Invalid value: "600s": .*Spiderpool's controller \(gopkg.in\/yaml.v2, which reads it so\) refuses to start/,
+      ),
+    ]);
   });
   it('warns about any setting read differently, not only the provider', () => {
     expect(starts('enableIPv4: false\n<<: {enableIPv4: true}\n').warnings.map((w) => w.field)).toEqual(['enableIPv4']);
@@ -90,7 +94,9 @@ describe('YAML libyaml accepts and the yaml package alone refuses', () => {
 
 describe('!!binary and !!merge, decoded as both decoders do', () => {
   it('base64-decodes !!binary into strings, keys included', () => {
-    const reading = readConfYml('!!binary aWFhc05ldHdvcmtQcm92aWRlcg==:\n  serverUrl: !!binary aHR0cDovL3A=\n  httpRequestTimeout: !!binary |\n    NT\n    Bz\n');
+    const reading = readConfYml(
+      '!!binary aWFhc05ldHdvcmtQcm92aWRlcg==:\n  serverUrl: !!binary aHR0cDovL3A=\n  httpRequestTimeout: !!binary |\n    NT\n    Bz\n',
+    );
     expect(reading.ok && reading.provider).toMatchObject({ serverUrl: 'http://p', httpRequestTimeout: '50s' });
   });
   it('reads !!merge on a value as its text, and on << as a merge key', () => {
@@ -122,18 +128,30 @@ describe('standard tags resolved by each decoder, on every scalar it decodes', (
     expect(agentOnly(text)).toMatch(/cannot decode !!str `(yes|on|y)` as a !!bool, so Spiderpool's agent/);
   });
   it('reads !!bool yes as the text in a string for the controller', () => {
-    expect(readConfYml('iaasNetworkProvider: {httpRequestTimeout: !!bool yes}\n').controller?.['iaasNetworkProvider']).toMatchObject({ httpRequestTimeout: 'yes' });
+    expect(readConfYml('iaasNetworkProvider: {httpRequestTimeout: !!bool yes}\n').controller?.['iaasNetworkProvider']).toMatchObject({
+      httpRequestTimeout: 'yes',
+    });
   });
-  it.each(['!!int 1: x\n', '!foo bar: x\n', '!!float 1: x\n', '!!bool true: x\n', '!!timestamp 2001-12-14: x\n', '!!seq a: x\n', 'iaasNetworkProvider: {!!int 1: x}\n', 'enableIPv4: !!bool True\n'])(
-    'starts with a tag its text satisfies: %j',
-    (text) => {
-      starts(text);
-    },
-  );
+  it.each([
+    '!!int 1: x\n',
+    '!foo bar: x\n',
+    '!!float 1: x\n',
+    '!!bool true: x\n',
+    '!!timestamp 2001-12-14: x\n',
+    '!!seq a: x\n',
+    'iaasNetworkProvider: {!!int 1: x}\n',
+    'enableIPv4: !!bool True\n',
+  ])('starts with a tag its text satisfies: %j', (text) => {
+    starts(text);
+  });
   it.each([
     ['!!null on text', '!!null a: 1\n', /cannot decode !!str `a` as a !!null/],
     ['!!int on a date', 'iaasNetworkProvider: {httpRequestTimeout: !!int 2001-12-14}\n', /cannot decode !!str `2001-12-14` as a !!int/],
-    ['!!float beyond int64', 'iaasNetworkProvider: {httpRequestTimeout: !!float 18446744073709551615}\n', /cannot decode !!int `18446744073709551615` as a !!float/],
+    [
+      '!!float beyond int64',
+      'iaasNetworkProvider: {httpRequestTimeout: !!float 18446744073709551615}\n',
+      /cannot decode !!int `18446744073709551615` as a !!float/,
+    ],
   ])('stops both with %s', (_what, text, why) => {
     expect(stops(text)).toMatch(why);
   });
@@ -205,7 +223,11 @@ describe('ipamUnixSocketPath: the agent binds it, and sun_path is 108 bytes', ()
     const findings = validateConfYml(`ipamUnixSocketPath: /${'a'.repeat(n - 1)}\n`);
     expect(findings.stops).toEqual({ agent: true, controller: false });
     expect(findings.errors.map(fieldErrorString)).toEqual([
-      expect.stringMatching(new RegExp(`^ipamUnixSocketPath: Invalid value: "/a+": is ${n} bytes, but a unix socket path must be shorter than 108 bytes \\(Linux's sun_path .*so Spiderpool's agent refuses to start`)),
+      expect.stringMatching(
+        new RegExp(
+          `^ipamUnixSocketPath: Invalid value: "/a+": is ${n} bytes, but a unix socket path must be shorter than 108 bytes \\(Linux's sun_path .*so Spiderpool's agent refuses to start`,
+        ),
+      ),
     ]);
   });
   it('counts bytes, not characters', () => {

@@ -68,10 +68,13 @@ describe('httpRequestTimeout boundaries (0 < d < 2m and d < 100s; empty means 50
 });
 
 describe('the warning while the provider is off', () => {
-  it.each(['100s', '2m', 'abc', '0s', '50', 'é'.repeat(300), 'x'.repeat(5000), `${'9'.repeat(400)}s`, '\u0007'.repeat(200)])('stays one line under 256 characters for %j', (value) => {
-    const [warning] = checkProviderSettings({ serverUrl: '', httpRequestTimeout: value }).warnings;
-    expect(`data[conf.yml].${warning!.field}: ${warning!.message}`.length).toBeLessThan(256);
-  });
+  it.each(['100s', '2m', 'abc', '0s', '50', 'é'.repeat(300), 'x'.repeat(5000), `${'9'.repeat(400)}s`, '\u0007'.repeat(200)])(
+    'stays one line under 256 characters for %j',
+    (value) => {
+      const [warning] = checkProviderSettings({ serverUrl: '', httpRequestTimeout: value }).warnings;
+      expect(`data[conf.yml].${warning!.field}: ${warning!.message}`.length).toBeLessThan(256);
+    },
+  );
 });
 
 describe('PR #5778 provider shape: service {name, namespace, port}', () => {
@@ -85,14 +88,19 @@ describe('PR #5778 provider shape: service {name, namespace, port}', () => {
       expect.stringMatching(/^iaasNetworkProvider\.service\.namespace: Required value: the provider Service "provider" needs its namespace/),
       expect.stringMatching(/^iaasNetworkProvider\.service\.port: Invalid value: "0": must be a port between 1 and 65535/),
     ]);
-    expect(checkProviderSettings(service('provider', 'ns', 65536n)).errors.map(fieldErrorString)).toEqual([expect.stringMatching(/service\.port: Invalid value: "65536"/)]);
+    expect(checkProviderSettings(service('provider', 'ns', 65536n)).errors.map(fieldErrorString)).toEqual([
+      expect.stringMatching(/service\.port: Invalid value: "65536"/),
+    ]);
   });
 
   it('keeps the httpRequestTimeout rules', () => {
     const settings = { ...service('provider', 'ns', 80n), httpRequestTimeout: '100s' };
     expect(checkProviderSettings(settings).errors.map(fieldErrorString)).toEqual([expect.stringMatching(/httpRequestTimeout: Invalid value: "100s"/)]);
     // Off (no serverUrl, no service.name): only a warning.
-    expect(checkProviderSettings({ ...settings, service: { name: '', namespace: '', port: 0n } })).toMatchObject({ errors: [], warnings: [{ field: 'iaasNetworkProvider.httpRequestTimeout' }] });
+    expect(checkProviderSettings({ ...settings, service: { name: '', namespace: '', port: 0n } })).toMatchObject({
+      errors: [],
+      warnings: [{ field: 'iaasNetworkProvider.httpRequestTimeout' }],
+    });
   });
 });
 
@@ -113,7 +121,7 @@ describe('provider disabled (serverUrl empty)', () => {
   });
 });
 
-describe('serverUrl, when set (parsed as Go\'s url.Parse parses it)', () => {
+describe("serverUrl, when set (parsed as Go's url.Parse parses it)", () => {
   it.each([
     'http://provider:80',
     'https://provider.example.com/api',

@@ -41,8 +41,28 @@ describe('bool fields', () => {
 describe('int fields', () => {
   const key = 'clusterSubnetAutoPoolDefaultRedundantIPNumber';
   it.each([
-    '0', '-1', '+5', '1_000', '0x10', '0X1F', '0o17', '017', '08', '0b101', '-0b11', '1e3', '1.5', '-.5', '.5', '9223372036854775807',
-    '-9223372036854775808', '9223372036854775808.0', '-1e300', '-.inf', '1_e3', '~',
+    '0',
+    '-1',
+    '+5',
+    '1_000',
+    '0x10',
+    '0X1F',
+    '0o17',
+    '017',
+    '08',
+    '0b101',
+    '-0b11',
+    '1e3',
+    '1.5',
+    '-.5',
+    '.5',
+    '9223372036854775807',
+    '-9223372036854775808',
+    '9223372036854775808.0',
+    '-1e300',
+    '-.inf',
+    '1_e3',
+    '~',
   ])(`${key}: %s starts both (ints in every base, floats truncated)`, (value) => {
     expect(starts(`${key}: ${value}\n`)).toBe('both');
   });
@@ -76,7 +96,9 @@ describe('structs, the document and keys', () => {
   it.each(['- a\n', 'just text\n', '"x"\n', '42\n'])('a document that is not a mapping (%j) starts neither', (text) => expect(starts(text)).toBe('neither'));
   it('a key written twice stops only the agent (yaml.v3), the controller keeps the last', () => {
     expect(starts('enableIPv4: true\nenableIPv4: false\n')).toBe('controller');
-    expect(errors('enableIPv4: true\nenableIPv4: false\n')[0]).toMatch(/^enableIPv4: Invalid value: line 2, column 1: mapping key "enableIPv4" already defined at line 1, so Spiderpool's agent \(gopkg.in\/yaml.v3\) refuses to start/);
+    expect(errors('enableIPv4: true\nenableIPv4: false\n')[0]).toMatch(
+      /^enableIPv4: Invalid value: line 2, column 1: mapping key "enableIPv4" already defined at line 1, so Spiderpool's agent \(gopkg.in\/yaml.v3\) refuses to start/,
+    );
   });
   it('checks the whole file whether or not the provider is enabled', () => {
     expect(starts('iaasNetworkProvider: {serverUrl: ""}\nenableIPv4: "true"\n')).toBe('neither');
@@ -94,7 +116,8 @@ describe('warnings for what Spiderpool ignores', () => {
     ]);
   });
   it('says a camel-case selector field is dropped and the selector selects every node', () => {
-    const text = 'agent:\n  networkResourcePlugin:\n    resourceAdvertisement:\n      subENI:\n        rules:\n        - nodeSelector:\n            matchExpressions: []\n';
+    const text =
+      'agent:\n  networkResourcePlugin:\n    resourceAdvertisement:\n      subENI:\n        rules:\n        - nodeSelector:\n            matchExpressions: []\n';
     expect(warnings(text)).toEqual([
       'agent.networkResourcePlugin.resourceAdvertisement.subENI.rules[0].nodeSelector.matchExpressions: is dropped: Spiderpool reads label selector fields in lower case (matchexpressions), so this selector selects every node; write matchexpressions',
     ]);
@@ -151,7 +174,10 @@ describe('start-time checks of agent.networkResourcePlugin', () => {
     [masterRule('defaultMaxCount: -.inf'), 'masterNIC.rules[0].defaultMaxCount: Invalid value: "-9223372036854775808": must be greater than or equal to 0'],
     [masterRule('includeInterfaces: ["eth["]'), 'masterNIC.rules[0].includeInterfaces[0]: Invalid value: "eth[": is not a valid interface pattern'],
     [masterRule('excludeInterfaces: [lo, "[a-]"]'), 'masterNIC.rules[0].excludeInterfaces[1]: Invalid value: "[a-]": is not a valid interface pattern'],
-    [selector('{matchlabels: {"a b": x}}'), 'devicePluginAffinity.nodeSelector: Invalid value: is not a valid label selector: matchlabels[a b] key "a b": name part must consist'],
+    [
+      selector('{matchlabels: {"a b": x}}'),
+      'devicePluginAffinity.nodeSelector: Invalid value: is not a valid label selector: matchlabels[a b] key "a b": name part must consist',
+    ],
     [selector('{matchlabels: {a: "x y"}}'), 'matchlabels[a] value "x y": not a valid label value'],
     [selector('{matchexpressions: [{key: a, operator: in, values: [x]}]}'), 'matchexpressions[0].operator: "in" is not a valid label selector operator'],
     [selector('{matchexpressions: [{key: a, operator: In}]}'), "matchexpressions[0]: for 'in', 'notin' operators, values set can't be empty"],

@@ -111,7 +111,11 @@ describe('readConfYml refuses what either decoder refuses or reads differently',
   });
 
   it.each([
-    ['duplicate keys (yaml.v3 refuses them)', 'iaasNetworkProvider:\n  httpRequestTimeout: 50s\n  httpRequestTimeout: 100s\n', /line 3, column 3: mapping key "httpRequestTimeout" already defined at line 2, so Spiderpool's agent \(gopkg.in\/yaml.v3\) refuses to start \(its controller reads it\)/],
+    [
+      'duplicate keys (yaml.v3 refuses them)',
+      'iaasNetworkProvider:\n  httpRequestTimeout: 50s\n  httpRequestTimeout: 100s\n',
+      /line 3, column 3: mapping key "httpRequestTimeout" already defined at line 2, so Spiderpool's agent \(gopkg.in\/yaml.v3\) refuses to start \(its controller reads it\)/,
+    ],
     ['tabs as indentation', 'iaasNetworkProvider:\n\thttpRequestTimeout: 50s\n', /not valid YAML: line 2, column 1: /],
     ['an unknown anchor', 'iaasNetworkProvider: *nowhere\n', /refers to unknown anchor "nowhere"/],
     ['an anchor that contains itself', 'iaasNetworkProvider: &a {<<: *a}\n', /an anchor's value contains itself/],
@@ -124,7 +128,11 @@ describe('readConfYml refuses what either decoder refuses or reads differently',
     ['- a\n- b\n', '', /^: Invalid value: line 1, column 1: cannot unmarshal !!seq into types.SpiderpoolConfigmapConfig/],
     ['just text\n', '', /cannot unmarshal !!str `just text` into types.SpiderpoolConfigmapConfig/],
     ['iaasNetworkProvider: [a]\n', 'iaasNetworkProvider', /line 1, column 22: cannot unmarshal !!seq into types.IaaSProviderConfig/],
-    ['iaasNetworkProvider:\n  httpRequestTimeout: {s: 50}\n', 'iaasNetworkProvider.httpRequestTimeout', /line 2, column 23: cannot unmarshal !!map into string/],
+    [
+      'iaasNetworkProvider:\n  httpRequestTimeout: {s: 50}\n',
+      'iaasNetworkProvider.httpRequestTimeout',
+      /line 2, column 23: cannot unmarshal !!map into string/,
+    ],
     ['iaasNetworkProvider:\n  serverUrl: [http://a]\n', 'iaasNetworkProvider.serverUrl', /cannot unmarshal !!seq into string/],
   ])('refuses the wrong type in %j', (text, field, pattern) => {
     const message = refusal(text);
@@ -135,7 +143,12 @@ describe('readConfYml refuses what either decoder refuses or reads differently',
 
   it('stops expanding merge keys that grow exponentially, naming its own limit', () => {
     const levels = ['l0: &l0 {httpRequestTimeout: 50s, x: 1}'];
-    for (let i = 1; i <= 12; i++) levels.push(`l${i}: &l${i} {<<: [${Array(8).fill(`*l${i - 1}`).join(', ')}]}`);
+    for (let i = 1; i <= 12; i++)
+      levels.push(
+        `l${i}: &l${i} {<<: [${Array(8)
+          .fill(`*l${i - 1}`)
+          .join(', ')}]}`,
+      );
     levels.push('iaasNetworkProvider: {<<: *l12, serverUrl: http://p:80}');
     // Go's own ratio of values decoded through aliases (decode.go `allowedAliasRatio`).
     expect(refusal(`${levels.join('\n')}\n`)).toMatch(/document contains excessive aliasing; Spiderpool's agent and controller cannot decode it/);
@@ -256,11 +269,19 @@ describe('hostile conf.yml (found by attacking the server)', () => {
   });
 
   it('refuses keys tagged with a type Go cannot give a field name', () => {
-    expect(refusal('iaasNetworkProvider:\n  !!int httpRequestTimeout: 50s\n')).toMatch(/cannot decode !!str `httpRequestTimeout` as a !!int, so Spiderpool's agent \(gopkg.in\/yaml.v3\) and controller/);
+    expect(refusal('iaasNetworkProvider:\n  !!int httpRequestTimeout: 50s\n')).toMatch(
+      /cannot decode !!str `httpRequestTimeout` as a !!int, so Spiderpool's agent \(gopkg.in\/yaml.v3\) and controller/,
+    );
   });
 
   it('counts decoded values as Go does: 10 000 plain keys are fine', () => {
-    expect(readConfYml(`${Array.from({ length: 10_000 }, (_, i) => `k${i}: v`).join('\n').slice(0, 32_000)}\n`).ok).toBe(true);
+    expect(
+      readConfYml(
+        `${Array.from({ length: 10_000 }, (_, i) => `k${i}: v`)
+          .join('\n')
+          .slice(0, 32_000)}\n`,
+      ).ok,
+    ).toBe(true);
   });
 
   it('checks duplicate keys only in the mappings it decodes, as yaml.v3 does', () => {
@@ -276,7 +297,12 @@ describe('hostile conf.yml (found by attacking the server)', () => {
 
   it('counts empty merged mappings against the decoding limit', () => {
     const levels = ['e0: &e0 {}'];
-    for (let i = 1; i <= 8; i++) levels.push(`e${i}: &e${i} {<<: [${Array(10).fill(`*e${i - 1}`).join(', ')}]}`);
+    for (let i = 1; i <= 8; i++)
+      levels.push(
+        `e${i}: &e${i} {<<: [${Array(10)
+          .fill(`*e${i - 1}`)
+          .join(', ')}]}`,
+      );
     levels.push('iaasNetworkProvider: {<<: *e8}');
     expect(refusal(`${levels.join('\n')}\n`)).toMatch(/document contains excessive aliasing/);
   });
@@ -313,9 +339,21 @@ describe('what Go’s YAML 1.1 decoders refuse (found by the differential test a
 
   it.each([
     ['!!null on text that is not null', block('httpRequestTimeout: !!null 50s'), /is tagged "!!null"/],
-    ['!!int on text that is not a number', block('httpRequestTimeout: !!int 50s'), /cannot decode !!str `50s` as a !!int, so Spiderpool's agent \(gopkg.in\/yaml.v3\) and controller/],
-    ['!!bool on yes (yaml.v3 refuses)', block('httpRequestTimeout: !!bool yes'), /cannot decode !!str `yes` as a !!bool, so Spiderpool's agent \(gopkg.in\/yaml.v3\) refuses to start \(its controller reads it\)/],
-    ['!!binary of invalid base64', block('httpRequestTimeout: !!binary NTB'), /line 3, column 32: !!binary value contains invalid base64 data; Spiderpool's agent and controller cannot decode it/],
+    [
+      '!!int on text that is not a number',
+      block('httpRequestTimeout: !!int 50s'),
+      /cannot decode !!str `50s` as a !!int, so Spiderpool's agent \(gopkg.in\/yaml.v3\) and controller/,
+    ],
+    [
+      '!!bool on yes (yaml.v3 refuses)',
+      block('httpRequestTimeout: !!bool yes'),
+      /cannot decode !!str `yes` as a !!bool, so Spiderpool's agent \(gopkg.in\/yaml.v3\) refuses to start \(its controller reads it\)/,
+    ],
+    [
+      '!!binary of invalid base64',
+      block('httpRequestTimeout: !!binary NTB'),
+      /line 3, column 32: !!binary value contains invalid base64 data; Spiderpool's agent and controller cannot decode it/,
+    ],
     ['a control character', block('httpRequestTimeout: 50s\u0007'), /line 3, column 26: contains U\+0007/],
     ['a YAML 1.1 line break', block('httpRequestTimeout: 50\u2028s'), /contains U\+2028/],
     ['%YAML 1.2', `%YAML 1.2\n---\n${block('httpRequestTimeout: 50s')}`, /directive "%YAML 1\.2" is not supported/],
@@ -349,11 +387,27 @@ describe('null list items and map keys, which yaml.v3 drops (found by hostile te
   const stops = (text: string) => validateConfYml(text).stops;
 
   it.each([
-    ['values: [~] with In (the agent reads an empty list and refuses it)', selector('{matchexpressions: [{key: a, operator: In, values: [~]}]}'), { agent: true, controller: false }],
+    [
+      'values: [~] with In (the agent reads an empty list and refuses it)',
+      selector('{matchexpressions: [{key: a, operator: In, values: [~]}]}'),
+      { agent: true, controller: false },
+    ],
     ['values: [!!null ~] with NotIn', selector('{matchexpressions: [{key: a, operator: NotIn, values: [!!null ~]}]}'), { agent: true, controller: false }],
-    ['values: [*null] through an alias', `n: &n ~\n${selector('{matchexpressions: [{key: a, operator: In, values: [*n]}]}')}`, { agent: true, controller: false }],
-    ['values: [~] with Exists (the controller reads [""] and refuses it)', selector('{matchexpressions: [{key: a, operator: Exists, values: [~]}]}'), { agent: false, controller: true }],
-    ['a null requirement (the controller reads operator "")', selector('{matchexpressions: [~, {key: a, operator: In, values: [x]}]}'), { agent: false, controller: true }],
+    [
+      'values: [*null] through an alias',
+      `n: &n ~\n${selector('{matchexpressions: [{key: a, operator: In, values: [*n]}]}')}`,
+      { agent: true, controller: false },
+    ],
+    [
+      'values: [~] with Exists (the controller reads [""] and refuses it)',
+      selector('{matchexpressions: [{key: a, operator: Exists, values: [~]}]}'),
+      { agent: false, controller: true },
+    ],
+    [
+      'a null requirement (the controller reads operator "")',
+      selector('{matchexpressions: [~, {key: a, operator: In, values: [x]}]}'),
+      { agent: false, controller: true },
+    ],
     ['a null label key (the controller reads key "")', selector('{matchlabels: {a: b, ~: c}}'), { agent: false, controller: true }],
     ['a label key tagged !!null', selector('{matchlabels: {!!null "": c}}'), { agent: false, controller: true }],
     ['values: [~, b] with In', selector('{matchexpressions: [{key: a, operator: In, values: [~, b]}]}'), { agent: false, controller: false }],
@@ -389,7 +443,11 @@ describe('tabs in the indentation of blank and comment lines (found by hostile t
 describe('the non-specific tag "!" on a plain scalar (found by hostile testing against the Go oracle)', () => {
   const selector = 'agent: {networkResourcePlugin: {devicePluginAffinity: {nodeSelector: {matchexpressions: [! ~]}}}}\n';
   it.each([
-    ['enableIPv4: ! true\n', { agent: false, controller: true }, 'enableIPv4: Invalid value: "true": line 1, column 15: cannot unmarshal ! `true` into bool, so Spiderpool\'s controller (gopkg.in/yaml.v2) refuses to start (its agent reads it); remove the "!" tag'],
+    [
+      'enableIPv4: ! true\n',
+      { agent: false, controller: true },
+      'enableIPv4: Invalid value: "true": line 1, column 15: cannot unmarshal ! `true` into bool, so Spiderpool\'s controller (gopkg.in/yaml.v2) refuses to start (its agent reads it); remove the "!" tag',
+    ],
     ['clusterSubnetAutoPoolDefaultRedundantIPNumber: ! 0x10\n', { agent: false, controller: true }, 'cannot unmarshal ! `0x10` into int'],
     ['agent: ! ~\n', { agent: false, controller: true }, 'cannot unmarshal ! `~` into types.AgentConfig'],
     [selector, { agent: false, controller: true }, 'cannot unmarshal ! `~` into v1.LabelSelectorRequirement'],
@@ -404,9 +462,13 @@ describe('the non-specific tag "!" on a plain scalar (found by hostile testing a
     const findings = validateConfYml('iaasNetworkProvider:\n  serverUrl: http://p:80\n  httpRequestTimeout: ! null\n');
     expect(findings.stops).toEqual({ agent: false, controller: true });
     expect(findings.errors.map(fieldErrorString)).toEqual([
-      expect.stringMatching(/^iaasNetworkProvider\.httpRequestTimeout: Invalid value: "null": is not a Go duration .*, so Spiderpool's controller \(gopkg\.in\/yaml\.v2, which reads it so\) refuses to start with it; /),
+      expect.stringMatching(
+        /^iaasNetworkProvider\.httpRequestTimeout: Invalid value: "null": is not a Go duration .*, so Spiderpool's controller \(gopkg\.in\/yaml\.v2, which reads it so\) refuses to start with it; /,
+      ),
     ]);
-    expect(findings.warnings.map((w) => w.message)).toEqual([expect.stringMatching(/^the agent \(gopkg.in\/yaml.v3\) reads "", the controller \(gopkg.in\/yaml.v2\) "null": /)]);
+    expect(findings.warnings.map((w) => w.message)).toEqual([
+      expect.stringMatching(/^the agent \(gopkg.in\/yaml.v3\) reads "", the controller \(gopkg.in\/yaml.v2\) "null": /),
+    ]);
   });
 
   it('reads "! ~" into a string as the text "~" in yaml.v2 and as empty in yaml.v3', () => {
@@ -419,7 +481,11 @@ describe('lone carriage returns, which libyaml reads as line breaks (found by ho
   it.each([
     ['a value followed by CR', 'enableIPv4: true\r', { enableIPv4: true }],
     ['CR between keys', 'enableIPv4: true\renableIPv6: false\r', { enableIPv4: true, enableIPv6: false }],
-    ['CR inside double quotes (folded to a space)', 'agent:\r  networkResourcePlugin:\r    kubeletRootDir: "/a\r     b"\r', { agent: { networkResourcePlugin: { kubeletRootDir: '/a b' } } }],
+    [
+      'CR inside double quotes (folded to a space)',
+      'agent:\r  networkResourcePlugin:\r    kubeletRootDir: "/a\r     b"\r',
+      { agent: { networkResourcePlugin: { kubeletRootDir: '/a b' } } },
+    ],
     ['CR CR LF', 'enableIPv4: true\r\r\nenableIPv6: false\r\n', { enableIPv4: true, enableIPv6: false }],
   ])('reads %s as Go does', (_what, text, expected) => {
     const reading = readConfYml(text);
@@ -479,7 +545,11 @@ describe('":" and keys in flow collections as libyaml scans them (found by the d
   });
 
   it.each([
-    ['":" right before "["', flow('httpRequestTimeout:[1]'), /line 1, column 41: ":" right before "\[" inside \{ \} or \[ \] is part of the unquoted text before it/],
+    [
+      '":" right before "["',
+      flow('httpRequestTimeout:[1]'),
+      /line 1, column 41: ":" right before "\[" inside \{ \} or \[ \] is part of the unquoted text before it/,
+    ],
     ['":" right before "{"', 'foo: [a:{b: c}]\n', /line 1, column 8: ":" right before "\{"/],
     ['a key and its ":" on two lines', flow('httpRequestTimeout\n  : 3s'), /line 2, column 3: this ":" stands on a later line than its key begins/],
     ['a quoted key and its ":" on two lines', flow('"httpRequestTimeout"\n  : 3s'), /line 2, column 3: this ":" stands on a later line/],
@@ -555,7 +625,9 @@ describe('libyaml’s blanks are a space and a tab only: NBSP, U+2003, U+3000 ar
   it('says a key ending in blanks and ":" is the field only for spaces and tabs before the ":"', () => {
     const warnings = (text: string) => readConfYml(text).warnings.map((w) => w.message);
     expect(warnings(flow('httpRequestTimeout \t:, serverUrl: y'))).toEqual([expect.stringMatching(/^is not httpRequestTimeout for Go/)]);
-    expect(warnings(flow('httpRequestTimeout\u00a0:, serverUrl: y'))).toEqual([expect.stringMatching(/^is not a key Spiderpool reads .*did you mean httpRequestTimeout\?$/)]);
+    expect(warnings(flow('httpRequestTimeout\u00a0:, serverUrl: y'))).toEqual([
+      expect.stringMatching(/^is not a key Spiderpool reads .*did you mean httpRequestTimeout\?$/),
+    ]);
   });
 
   it('advises writing a quoted boolean without quotes only when it is one apart from spaces and tabs', () => {
@@ -591,12 +663,20 @@ describe('a ":" with no key, properties or "?" before it, in any mapping (found 
   const P = 'iaasNetworkProvider';
   const provider_ = `${P}:\n  httpRequestTimeout: 3s\n`;
   it.each([
-    ['first in a mapping no decoder reads', `foo:\n  : x\n${provider_}`, /line 2, column 3: has a value without a key \(Go's decoders: "did not find expected key"\)/],
+    [
+      'first in a mapping no decoder reads',
+      `foo:\n  : x\n${provider_}`,
+      /line 2, column 3: has a value without a key \(Go's decoders: "did not find expected key"\)/,
+    ],
     ['after a key in a mapping no decoder reads', `foo:\n  a: 1\n  : x\n${provider_}`, /line 3, column 3: has a value without a key/],
     ['in a sequence item', `foo:\n- : x\n${provider_}`, /line 2, column 3: has a value without a key/],
     ['in a flow mapping', `foo: {: x}\n${provider_}`, /line 1, column 7: has a value without a key/],
     ['in the provider', `${P}:\n  : x\n  httpRequestTimeout: 3s\n`, /line 2, column 3: has a value without a key/],
-    ['with properties less indented than the mapping’s keys', `${P}:\n   httpRequestTimeout: 5s\n  !!null : ~\n`, /line 3, column 10: has a value without a key/],
+    [
+      'with properties less indented than the mapping’s keys',
+      `${P}:\n   httpRequestTimeout: 5s\n  !!null : ~\n`,
+      /line 3, column 10: has a value without a key/,
+    ],
     ['with an anchor less indented than the mapping’s keys', `${P}:\n   httpRequestTimeout: 5s\n  &a : ~\n`, /line 3, column 6: has a value without a key/],
   ])('is refused %s, as libyaml refuses it', (_what, text, pattern) => {
     expect(refusal(text)).toMatch(pattern);
@@ -636,7 +716,9 @@ describe('"%" escapes in tags and %TAG prefixes, as libyaml decodes them (found 
 
   it('refuses a bad escape in the two tokens yaml.v3 scans past the first document (the agent alone)', () => {
     const reading = readConfYml(`${provider_}...\n%TAG !e! tag:%zz\n---\n`);
-    expect(reading.ok ? [] : reading.errors.map(fieldErrorString).join()).toMatch(/line 4: did not find URI escaped octet .*Spiderpool's agent \(gopkg.in\/yaml.v3\) refuses to start \(its controller reads it\)/);
+    expect(reading.ok ? [] : reading.errors.map(fieldErrorString).join()).toMatch(
+      /line 4: did not find URI escaped octet .*Spiderpool's agent \(gopkg.in\/yaml.v3\) refuses to start \(its controller reads it\)/,
+    );
   });
 
   it.each([
@@ -707,7 +789,11 @@ describe('a byte order mark before an indented first line (found by the Go-oracl
     const reading = readConfYml('\uFEFF  iaasNetworkProvider:\n    httpRequestTimeout: 3s\nenableIPv4: []\n');
     expect(reading.ok).toBe(true);
     expect(reading.warnings.map((w) => w.message).join('\n')).toMatch(/^line 3: Spiderpool ignores everything from line 3 on/m);
-    expect(readConfYml('\uFEFF  a: 1\n b: 2\n').warnings.map((w) => w.message).join('\n')).toMatch(/^line 2: Spiderpool ignores everything from line 2 on/m);
+    expect(
+      readConfYml('\uFEFF  a: 1\n b: 2\n')
+        .warnings.map((w) => w.message)
+        .join('\n'),
+    ).toMatch(/^line 2: Spiderpool ignores everything from line 2 on/m);
   });
 
   it('still refuses what Go refuses after it', () => {

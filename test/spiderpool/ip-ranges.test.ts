@@ -36,9 +36,7 @@ describe('staticCapacity: spec.ips minus spec.excludeIPs, exactly', () => {
   });
 
   it('agrees with counting address by address (small IPv4 ranges)', () => {
-    const entry = fc
-      .tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 40 }))
-      .map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const);
+    const entry = fc.tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 40 })).map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const);
     fc.assert(
       fc.property(fc.array(entry, { maxLength: 6 }), fc.array(entry, { maxLength: 6 }), (ips, excludes) => {
         const set = new Set<number>();
@@ -53,7 +51,11 @@ describe('staticCapacity: spec.ips minus spec.excludeIPs, exactly', () => {
 
 describe('addresses become integers exactly', () => {
   /** The 128-bit value byte by byte, independently of the parser's chunked conversion. */
-  const value = (text: string) => ipaddr.parse(text).toByteArray().reduce((n, byte) => (n << 8n) | BigInt(byte), 0n);
+  const value = (text: string) =>
+    ipaddr
+      .parse(text)
+      .toByteArray()
+      .reduce((n, byte) => (n << 8n) | BigInt(byte), 0n);
 
   it('a range of random IPv6 ends holds last - first + 1 addresses', () => {
     const address = fc.array(fc.integer({ min: 0, max: 0xffff }), { minLength: 8, maxLength: 8 }).map((parts) => new ipaddr.IPv6(parts).toString());

@@ -10,7 +10,7 @@ const synced = () => {
 };
 
 describe('PoolIndex.ofVersion', () => {
-  test('lists each version\'s pools', () => {
+  test("lists each version's pools", () => {
     const index = synced();
     expect(index.ofVersion(4).map((e) => e.name)).toEqual(['a', 'b']);
     expect(index.ofVersion(6).map((e) => e.name)).toEqual(['c6']);
@@ -28,7 +28,11 @@ describe('PoolIndex.ofVersion', () => {
     const index = synced();
     const stored = index.get('b');
     const listed = index.ofVersion(4).find((e) => e.name === 'b')!.pool;
-    index.upsert({ ...poolObject('b'), metadata: { ...poolObject('b').metadata, resourceVersion: '7', labels: { team: 'x' } }, status: { allocatedIPCount: 3 } });
+    index.upsert({
+      ...poolObject('b'),
+      metadata: { ...poolObject('b').metadata, resourceVersion: '7', labels: { team: 'x' } },
+      status: { allocatedIPCount: 3 },
+    });
     expect(index.get('b')).toBe(stored);
     expect(listed).toBe(stored);
     expect(index.get('b')).toMatchObject({ metadata: { resourceVersion: '7', labels: { team: 'x' } }, status: { allocatedIPCount: 3 } });
@@ -70,7 +74,7 @@ describe('PoolIndex.replaceAll', () => {
     expect(index.get('a')).toBeUndefined();
   });
 
-  test('a name listed twice keeps only the later copy\'s pair link; a relist keeps no link of the list before', () => {
+  test("a name listed twice keeps only the later copy's pair link; a relist keeps no link of the list before", () => {
     const index = new PoolIndex();
     index.replaceAll([poolObject('a', { pair: 'x' }), poolObject('b', { pair: 'x' }), poolObject('a', { pair: 'y' })]);
     expect(index.pairedWith('x').map((p) => p.metadata.name)).toEqual(['b']);
@@ -102,7 +106,10 @@ describe('PoolIndex.replaceAllInSlices', () => {
     index.onChange((touched) => told.push(touched));
     const seen: string[][] = [];
     const listed = [poolObject('a', { pair: 'x' }), { metadata: { name: 'bad' }, spec: { nodeName: 'x' } }, poolObject('b')];
-    const refused = await index.replaceAllInSlices(listed, everyPool(() => seen.push([...index.entries()].map(([name]) => name))));
+    const refused = await index.replaceAllInSlices(
+      listed,
+      everyPool(() => seen.push([...index.entries()].map(([name]) => name))),
+    );
     expect(seen.length).toBeGreaterThan(0);
     for (const names of seen) expect(names).toEqual(['old']);
     expect(refused).toEqual(['bad']);
@@ -115,7 +122,10 @@ describe('PoolIndex.replaceAllInSlices', () => {
   test('stores what replaceAll stores', async () => {
     const listed = [poolObject('a', { pair: 'x' }), poolObject('b', { pair: 'x' }), poolObject('a', { pair: 'y' }), poolObject('c6', { version: 6 })];
     const sliced = new PoolIndex();
-    await sliced.replaceAllInSlices(listed, everyPool(() => undefined));
+    await sliced.replaceAllInSlices(
+      listed,
+      everyPool(() => undefined),
+    );
     const whole = new PoolIndex();
     whole.replaceAll(listed);
     expect([...sliced.entries()]).toEqual([...whole.entries()]);

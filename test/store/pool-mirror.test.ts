@@ -27,7 +27,13 @@ function mirrorOf(index: PoolIndex): { mirror: PoolMirror; messages: unknown[] }
 
 /** Every warn-only fixture review, decided on `index` and on `mirror`. */
 function decisions(index: PoolIndex, mirror: PoolMirror) {
-  const names = ['pod-create-mixed-pools', 'deployment-create-mixed-pools', 'cronjob-create-mixed-pools', 'namespace-update-mixed-defaults', 'pod-create-malformed-pools'];
+  const names = [
+    'pod-create-mixed-pools',
+    'deployment-create-mixed-pools',
+    'cronjob-create-mixed-pools',
+    'namespace-update-mixed-defaults',
+    'pod-create-malformed-pools',
+  ];
   const onIndex = createReviewer({ pools: index, dualStack: () => ON });
   const onMirror = createCandidateReviewer({ pools: mirror, dualStack: () => mirror.dualStack() });
   return names.map((name) => [onIndex(loadReview(name)).review, onMirror(loadReview(name)).review]);
@@ -56,8 +62,28 @@ describe('PoolMirror', () => {
     index.upsert(poolObject('iaas-v6', { version: 4, iaas: true })); // update: other version
     expect(mirror.get('iaas-a')).toBeUndefined();
     expect(mirror.get('plain-b')?.metadata.annotations).toEqual({ 'ipam.spidernet.io/iaas-provider': 'example-cloud' });
-    expect(mirror.ofVersion(6).map((e) => e.name).sort()).toEqual(index.ofVersion(6).map((e) => e.name).sort());
-    expect(mirror.ofVersion(4).map((e) => e.name).sort()).toEqual(index.ofVersion(4).map((e) => e.name).sort());
+    expect(
+      mirror
+        .ofVersion(6)
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(
+      index
+        .ofVersion(6)
+        .map((e) => e.name)
+        .sort(),
+    );
+    expect(
+      mirror
+        .ofVersion(4)
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(
+      index
+        .ofVersion(4)
+        .map((e) => e.name)
+        .sort(),
+    );
     const after = decisions(index, mirror);
     for (const [a, b] of after) expect(b).toEqual(a);
     expect(after[0]![0]).not.toEqual(decisions(new PoolIndex(), new PoolMirror('x', ON))[0]![0]); // the pools decided something
@@ -69,7 +95,10 @@ describe('PoolMirror', () => {
     index.replaceAll(pools(STANDARD));
     const before = messages.length;
     index.upsert(poolObject('pair-v4', { iaas: true, pair: 'iaas-v6' }));
-    expect(messages.slice(before)).toContainEqual({ type: 'upsert', pool: { name: 'pair-v4', version: 4, iaasProvider: 'example-cloud', pairPool: 'iaas-v6' } });
+    expect(messages.slice(before)).toContainEqual({
+      type: 'upsert',
+      pool: { name: 'pair-v4', version: 4, iaasProvider: 'example-cloud', pairPool: 'iaas-v6' },
+    });
     index.remove('plain-a');
     expect(messages.at(-1)).toEqual({ type: 'delete', name: 'plain-a' });
   });

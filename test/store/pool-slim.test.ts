@@ -56,7 +56,13 @@ describe('slimPool', () => {
       fc.constant(undefined),
       fc.constant(null),
       fc.string(),
-      fc.record({ allocatedIPCount: fc.oneof(fc.integer(), fc.string(), fc.constant(null)), allocatedIPs: fc.oneof(fc.string(), fc.constant('{}'), fc.constant('[]'), fc.constant(allocatedIPs(2)), fc.dictionary(fc.string(), fc.string())) }, { requiredKeys: [] }),
+      fc.record(
+        {
+          allocatedIPCount: fc.oneof(fc.integer(), fc.string(), fc.constant(null)),
+          allocatedIPs: fc.oneof(fc.string(), fc.constant('{}'), fc.constant('[]'), fc.constant(allocatedIPs(2)), fc.dictionary(fc.string(), fc.string())),
+        },
+        { requiredKeys: [] },
+      ),
     );
     fc.assert(
       fc.property(status, fc.boolean(), (s, node) => {
@@ -80,7 +86,11 @@ describe('slimPool', () => {
 });
 
 describe('PoolIndex: an update that changes nothing the readers read', () => {
-  const pairA = { ...fullPool(0), metadata: { ...fullPool(0).metadata, name: 'pool-a' }, spec: { ipVersion: 4, ips: ['10.0.0.10-10.0.0.209'], nodeName: ['worker-1'] } };
+  const pairA = {
+    ...fullPool(0),
+    metadata: { ...fullPool(0).metadata, name: 'pool-a' },
+    spec: { ipVersion: 4, ips: ['10.0.0.10-10.0.0.209'], nodeName: ['worker-1'] },
+  };
 
   it('replaces the stored pool without telling any listener (no re-judgement) or rebuilding the lists', () => {
     const index = new PoolIndex();
@@ -88,7 +98,8 @@ describe('PoolIndex: an update that changes nothing the readers read', () => {
     const told: unknown[] = [];
     index.onChange((touched) => told.push(touched));
     const lists = index.ofVersion(6);
-    for (let count = 1; count <= 5; count++) index.upsert({ ...fullPool(count), metadata: { ...fullPool(count).metadata, resourceVersion: String(5000 + count) } });
+    for (let count = 1; count <= 5; count++)
+      index.upsert({ ...fullPool(count), metadata: { ...fullPool(count).metadata, resourceVersion: String(5000 + count) } });
     expect(told).toEqual([]);
     expect(index.ofVersion(6)).toBe(lists);
     expect(index.get('pool-a-v6')!.status).toEqual({ allocatedIPCount: 5 });

@@ -36,7 +36,11 @@ describe('PoolViolationTracker', () => {
     const tracker = new PoolViolationTracker(index);
     index.upsert(pool({ name: 'early', iaas: true, version: 4, nic: 'a,b' }));
     expect(tracker.counts().get('parent-nic-one')).toBe(0); // not synced: nothing judged yet
-    index.replaceAll([pool({ name: 'a', iaas: true, version: 4, nic: 'a,b' }), pool({ name: 'v4', iaas: true, version: 4, pair: 'v6' }), pool({ name: 'v6', iaas: true, version: 4 })]);
+    index.replaceAll([
+      pool({ name: 'a', iaas: true, version: 4, nic: 'a,b' }),
+      pool({ name: 'v4', iaas: true, version: 4, pair: 'v6' }),
+      pool({ name: 'v6', iaas: true, version: 4 }),
+    ]);
     expect(tracker.counts().get('parent-nic-one')).toBe(1);
     expect(tracker.counts().get('pair-ipVersion')).toBe(2); // each side of the pair reports it
     expect(tracker.brokenPairs()).toBe(1);
@@ -66,7 +70,8 @@ describe('PoolViolationTracker', () => {
     const index = new PoolIndex();
     const tracker = new PoolViolationTracker(index);
     const pools = [];
-    for (let i = 0; i < 2000; i++) pools.push(pool({ name: `v4-${i}`, iaas: true, version: 4, pair: `v6-${i}` }), pool({ name: `v6-${i}`, iaas: true, version: 6 }));
+    for (let i = 0; i < 2000; i++)
+      pools.push(pool({ name: `v4-${i}`, iaas: true, version: 4, pair: `v6-${i}` }), pool({ name: `v6-${i}`, iaas: true, version: 6 }));
     index.replaceAll(pools);
     expect(tracker.judgements).toBe(4000);
     const before = tracker.judgements;
@@ -92,7 +97,10 @@ describe('PoolViolationTracker', () => {
       nic: fc.option(fc.constantFrom('eth0', 'a,b', ''), { nil: undefined }),
       ips: fc.option(fc.constantFrom(['10.0.0.1-10.0.0.50'], ['fd00::1']), { nil: undefined }),
     });
-    const event = fc.oneof(spec.map((s) => ({ upsert: s })), fc.constantFrom(...names).map((name) => ({ remove: name })));
+    const event = fc.oneof(
+      spec.map((s) => ({ upsert: s })),
+      fc.constantFrom(...names).map((name) => ({ remove: name })),
+    );
     fc.assert(
       fc.property(fc.array(spec, { maxLength: 4 }), fc.array(event, { maxLength: 12 }), (initial, events) => {
         const index = new PoolIndex();
@@ -121,7 +129,10 @@ describe('PoolViolationTracker', () => {
       return { slicing, step, paused: () => waiting.length > 0 };
     }
     const pairs = (n: number, broken: (i: number) => boolean) =>
-      Array.from({ length: n }, (_, i) => [pool({ name: `v4-${i}`, iaas: true, version: 4, pair: `v6-${i}` }), pool({ name: `v6-${i}`, iaas: true, version: broken(i) ? 4 : 6 })]).flat();
+      Array.from({ length: n }, (_, i) => [
+        pool({ name: `v4-${i}`, iaas: true, version: 4, pair: `v6-${i}` }),
+        pool({ name: `v6-${i}`, iaas: true, version: broken(i) ? 4 : 6 }),
+      ]).flat();
 
     it('judges part of the pools per slice and ends with the counts of a judgement from scratch', async () => {
       const index = new PoolIndex();
@@ -197,7 +208,12 @@ describe('PoolViolationTracker', () => {
       await tracker.judged();
       expect(snapshot(tracker)).toEqual(fromScratch(index));
       expect(tracker.brokenPairs()).toBe(1);
-      expect(tracker.violations().map((v) => v.pool).sort()).toEqual(['v4-3', 'v6-3']);
+      expect(
+        tracker
+          .violations()
+          .map((v) => v.pool)
+          .sort(),
+      ).toEqual(['v4-3', 'v6-3']);
       // The abandoned pass stopped: the second judged the rest of its 40 pools and the few gone ones judged before.
       expect(tracker.judgements - first).toBeLessThanOrEqual(40); // the older pass, going on, would judge the 40 again
     });

@@ -58,7 +58,12 @@ describe('PoolIndex reverse pair index', () => {
     const seen: (string[] | 'all')[] = [];
     index.onChange((touched) => seen.push(touched === 'all' ? 'all' : [...touched].sort()));
     index.replaceAll([pool('a', 'x'), pool('b', 'x')]);
-    expect(index.pairedWith('x').map((p) => p.metadata.name).sort()).toEqual(['a', 'b']);
+    expect(
+      index
+        .pairedWith('x')
+        .map((p) => p.metadata.name)
+        .sort(),
+    ).toEqual(['a', 'b']);
     index.upsert(pool('a', 'y'));
     expect(index.pairedWith('x').map((p) => p.metadata.name)).toEqual(['b']);
     expect(index.pairedWith('y').map((p) => p.metadata.name)).toEqual(['a']);
@@ -69,7 +74,11 @@ describe('PoolIndex reverse pair index', () => {
 
   it('keeps one namer, several and none alike (a lone namer is held without a Set)', () => {
     const index = new PoolIndex();
-    const names = () => index.pairedWith('x').map((p) => p.metadata.name).sort();
+    const names = () =>
+      index
+        .pairedWith('x')
+        .map((p) => p.metadata.name)
+        .sort();
     index.replaceAll([pool('a', 'x')]);
     expect(names()).toEqual(['a']);
     index.upsert(pool('b', 'x'));

@@ -76,12 +76,19 @@ describe('a block scalar header on the line after `key:`, at the key’s own ind
 });
 
 describe('an explicit key "?" with nothing after it in a flow sequence (libyaml skips the token after it)', () => {
-  it.each([`x: [?]\n`, `x: [? ]\n`, `x: [? : a]\n`, `x: [?, a]\n`, `x: [a, ?]\n`, `x: [[? ]]\n${P}: {httpRequestTimeout: 3s}\n`, `${P}: {serverUrl: [? : x]}\n`])(
-    '%j is refused, as Go refuses it',
-    (text) => {
-      expect(refusal(text)).toMatch(/line 1, column \d+: an explicit key "\?" with nothing after it inside \[ \] makes Go's decoders skip the token after it.*"did not find expected ',' or '\]'"/);
-    },
-  );
+  it.each([
+    `x: [?]\n`,
+    `x: [? ]\n`,
+    `x: [? : a]\n`,
+    `x: [?, a]\n`,
+    `x: [a, ?]\n`,
+    `x: [[? ]]\n${P}: {httpRequestTimeout: 3s}\n`,
+    `${P}: {serverUrl: [? : x]}\n`,
+  ])('%j is refused, as Go refuses it', (text) => {
+    expect(refusal(text)).toMatch(
+      /line 1, column \d+: an explicit key "\?" with nothing after it inside \[ \] makes Go's decoders skip the token after it.*"did not find expected ',' or '\]'"/,
+    );
+  });
 
   it.each([`x: [?,]\n`, `x: [? :]\n`, `x: [? :, a]\n`, `x: [a, ? ,]\n`, `x: [? a]\n`, `x: [? &a ]\n`, `x: [? !!str , a]\n`, `x: {? }\n`, `x: {?, a}\n`])(
     '%j is read, as Go reads it',
@@ -149,15 +156,20 @@ describe('what follows a first document that ends without a marker (an implicit 
     const reading = readConfYml(`${block}- "b\n`);
     expect(!reading.ok && reading.stops).toEqual({ agent: true, controller: false });
     expect(reading.controller).toBeDefined();
-    expect(refusal(`${block}- "b\n`)).toMatch(/found unexpected end of stream \(yaml\.v3 scans two tokens past the end of the first document\), so Spiderpool's agent/);
+    expect(refusal(`${block}- "b\n`)).toMatch(
+      /found unexpected end of stream \(yaml\.v3 scans two tokens past the end of the first document\), so Spiderpool's agent/,
+    );
   });
 });
 
 describe('a possible simple key at the end of the text, past an implicit document end (found by fuzzing against yaml.v2/v3)', () => {
   // Each once looped for ever: no simple key stays possible at the end of the stream.
-  it.each([` l:\n&t`, `  a: 1\n&t`, `  a: 1\n[a`, `{a: 1}\n&x`, `  a: 1\nb`, `{}\nb`, `  ${P}: {httpRequestTimeout: 3s}\n&t`])('%j is read, as Go reads it', (text) => {
-    expect(readConfYml(text).ok).toBe(true);
-  });
+  it.each([` l:\n&t`, `  a: 1\n&t`, `  a: 1\n[a`, `{a: 1}\n&x`, `  a: 1\nb`, `{}\nb`, `  ${P}: {httpRequestTimeout: 3s}\n&t`])(
+    '%j is read, as Go reads it',
+    (text) => {
+      expect(readConfYml(text).ok).toBe(true);
+    },
+  );
 
   it('stops only the agent where yaml.v3 alone scans on to a ":" after a multi-line key (yaml.v2 sees the key stale first)', () => {
     const reading = readConfYml(` h:\nk\nt:`);

@@ -10,7 +10,7 @@ const timeout = (tag: string, value = '5s') => `${P}:\n  httpRequestTimeout: ${t
 /** Each decoder's httpRequestTimeout, or `undefined` where it refuses. */
 function readings(text: string): { agent?: string; controller?: string } {
   const reading = readConfYml(text);
-  const of = (conf: unknown) => ((conf as { iaasNetworkProvider: { httpRequestTimeout: string } } | undefined)?.iaasNetworkProvider.httpRequestTimeout);
+  const of = (conf: unknown) => (conf as { iaasNetworkProvider: { httpRequestTimeout: string } } | undefined)?.iaasNetworkProvider.httpRequestTimeout;
   return { agent: of(reading.agent), controller: of(reading.controller) };
 }
 
@@ -56,7 +56,12 @@ describe('scanTag: a tag token as libyaml scans it (scannerc.go yaml_parser_scan
     expect(resolveTag({ end: 4, handle: '!e!', suffix: 'a' }, directives)).toEqual({ tag: 'tag:x,a' });
     expect(resolveTag({ end: 4, handle: '!!', suffix: 'int' }, directives)).toEqual({ tag: 'tag:yaml.org,2002:int' });
     expect(resolveTag({ end: 4, handle: '!f!', suffix: 'a' }, directives)).toEqual({ problem: 'found undefined tag handle' });
-    expect(documentTagDirectives([{ handle: '!', prefix: 'a' }, { handle: '!', prefix: 'b' }])).toEqual({ problem: 'found duplicate %TAG directive' });
+    expect(
+      documentTagDirectives([
+        { handle: '!', prefix: 'a' },
+        { handle: '!', prefix: 'b' },
+      ]),
+    ).toEqual({ problem: 'found duplicate %TAG directive' });
   });
 });
 
@@ -124,16 +129,31 @@ describe('tags read as Go reads them (found by review against yaml.v2/v3)', () =
     ['an empty verbatim tag', timeout('!<>'), /"did not find expected tag URI"/],
     ['a verbatim tag with "{"', `${P}: {httpRequestTimeout: !<a{> 5s}\n`, /"did not find the expected '>'"/],
     ['a verbatim tag with "#"', timeout('!<a#b>'), /"did not find the expected '>'"/],
-    ['a verbatim tag not followed by a blank', timeout('!<!>x'), /column 27: a tag must be followed by a space .*"did not find expected whitespace or line break"/],
+    [
+      'a verbatim tag not followed by a blank',
+      timeout('!<!>x'),
+      /column 27: a tag must be followed by a space .*"did not find expected whitespace or line break"/,
+    ],
     ['!! without a suffix', timeout('!!'), /"did not find expected tag URI"/],
     ['a named handle without a suffix', timeout('!a!'), /"did not find expected tag URI"/],
     ['a handle not declared', timeout('!a!b!c'), /the tag handle "!a!" is not declared by a %TAG directive \(Go's decoders: "found undefined tag handle"\)/],
     ['a handle of word characters not declared', `${P}: {httpRequestTimeout: !a-b!x 5s}\n`, /"!a-b!" is not declared/],
     ['a handle declared twice', `%TAG !e! tag:x,\n%TAG !e! tag:y,\n---\n${timeout('!e!a')}`, /"found duplicate %TAG directive"/],
-    ['a %TAG handle without its closing "!"', `%TAG !e tag:x,\n---\n${timeout('!e!a')}`, /line 1, column 8: Go's decoders refuse the directive "%TAG !e tag:x," \("did not find expected '!'"\)/],
+    [
+      'a %TAG handle without its closing "!"',
+      `%TAG !e tag:x,\n---\n${timeout('!e!a')}`,
+      /line 1, column 8: Go's decoders refuse the directive "%TAG !e tag:x," \("did not find expected '!'"\)/,
+    ],
     ['a %TAG handle of two handles', `%TAG !e!e! tag:x,\n---\n${timeout('!e!a')}`, /"did not find expected whitespace"/],
     ['a %TAG prefix of no URI character', `%TAG !e! {\n---\n${timeout('!e!a')}`, /"did not find expected tag URI"/],
-    ...[...'{}<>#"|^\\`'].map((c) => [`a %TAG prefix with ${JSON.stringify(c)}`, `%TAG !e! a${c}b\n---\n${timeout('!e!a')}`, /"did not find expected whitespace or line break"/] as [string, string, RegExp]),
+    ...[...'{}<>#"|^\\`'].map(
+      (c) =>
+        [`a %TAG prefix with ${JSON.stringify(c)}`, `%TAG !e! a${c}b\n---\n${timeout('!e!a')}`, /"did not find expected whitespace or line break"/] as [
+          string,
+          string,
+          RegExp,
+        ],
+    ),
     ['a %TAG prefix followed by more', `%TAG !e! a b\n---\n${timeout('!e!a')}`, /"did not find expected comment or line break"/],
   ])('refuses %s', (_what, text, pattern) => {
     expect(refusal(text)).toMatch(pattern);
@@ -142,7 +162,9 @@ describe('tags read as Go reads them (found by review against yaml.v2/v3)', () =
   it('refuses a tag without a suffix in the two tokens yaml.v3 scans past the first document (the agent alone)', () => {
     const reading = readConfYml(`${timeout('')}...\n!! x\n`);
     expect(reading.controller).toBeDefined();
-    expect(reading.ok ? '' : reading.errors.map(fieldErrorString).join()).toMatch(/line 4: did not find expected tag URI .*Spiderpool's agent \(gopkg.in\/yaml.v3\) refuses to start/);
+    expect(reading.ok ? '' : reading.errors.map(fieldErrorString).join()).toMatch(
+      /line 4: did not find expected tag URI .*Spiderpool's agent \(gopkg.in\/yaml.v3\) refuses to start/,
+    );
   });
 });
 
@@ -171,11 +193,31 @@ describe('tags spelt "!!x" as yaml.v3 and yaml.v2 compare them (found by review 
   // shortTag writes tag:yaml.org,2002:int the same way and takes it for !!int; yaml.v2
   // compares the long form only and leaves it a tag of its own.
   it.each([
-    ['!<!!int> on a duration', timeout('!<!!int>'), /cannot decode !!str `5s` as a !!int, so Spiderpool's agent \(gopkg.in\/yaml.v3\) refuses to start \(its controller reads it\)/],
-    ['!<!!null> on a duration', timeout('!<!!null>'), /cannot decode !!str `5s` as a !!null, so Spiderpool's agent .* refuses to start \(its controller reads it\)/],
-    ['!<!!binary> on text that is no base64', timeout('!<!!binary>'), /!!binary value contains invalid base64 data, so Spiderpool's agent .* refuses to start \(its controller reads it\)/],
-    ['%TAG !e! !! and !e!int on a duration', `%TAG !e! !!\n---\n${timeout('!e!int')}`, /cannot decode !!str `5s` as a !!int, so Spiderpool's agent \(gopkg.in\/yaml.v3\) refuses to start \(its controller reads it\)/],
-    ['!<!!int> on an int (yaml.v2: no !!int)', 'clusterSubnetAutoPoolDefaultRedundantIPNumber: !<!!int> 5\n', /cannot unmarshal !!int `5` into int, so Spiderpool's controller \(gopkg.in\/yaml.v2\) refuses to start \(its agent reads it\)/],
+    [
+      '!<!!int> on a duration',
+      timeout('!<!!int>'),
+      /cannot decode !!str `5s` as a !!int, so Spiderpool's agent \(gopkg.in\/yaml.v3\) refuses to start \(its controller reads it\)/,
+    ],
+    [
+      '!<!!null> on a duration',
+      timeout('!<!!null>'),
+      /cannot decode !!str `5s` as a !!null, so Spiderpool's agent .* refuses to start \(its controller reads it\)/,
+    ],
+    [
+      '!<!!binary> on text that is no base64',
+      timeout('!<!!binary>'),
+      /!!binary value contains invalid base64 data, so Spiderpool's agent .* refuses to start \(its controller reads it\)/,
+    ],
+    [
+      '%TAG !e! !! and !e!int on a duration',
+      `%TAG !e! !!\n---\n${timeout('!e!int')}`,
+      /cannot decode !!str `5s` as a !!int, so Spiderpool's agent \(gopkg.in\/yaml.v3\) refuses to start \(its controller reads it\)/,
+    ],
+    [
+      '!<!!int> on an int (yaml.v2: no !!int)',
+      'clusterSubnetAutoPoolDefaultRedundantIPNumber: !<!!int> 5\n',
+      /cannot unmarshal !!int `5` into int, so Spiderpool's controller \(gopkg.in\/yaml.v2\) refuses to start \(its agent reads it\)/,
+    ],
   ])('%s', (_what, text, pattern) => {
     expect(refusal(text)).toMatch(pattern);
   });

@@ -17,7 +17,9 @@ describe('an LS or PS outside a quoted value: refused as this webhook’s own li
     expect(reading.ok).toBe(false);
     const message = reading.ok ? '' : reading.errors.map(fieldErrorString).join('\n');
     expect(message).toContain(where);
-    expect(message).toMatch(/refused by this webhook's own limit, not by Spiderpool, whose decoders read the character; write a line break \(or a space\) instead of it$/);
+    expect(message).toMatch(
+      /refused by this webhook's own limit, not by Spiderpool, whose decoders read the character; write a line break \(or a space\) instead of it$/,
+    );
     // Go decodes these: the message must not say Spiderpool cannot.
     expect(message).not.toMatch(/cannot decode|refuse to start/);
   });
@@ -49,7 +51,12 @@ describe('an LS or PS where the `yaml` package reads on through it (found by fuz
 
 describe('an LS or PS inside a quoted implicit key: Go refuses it, the key spans two lines (found by fuzzing against yaml.v2/v3)', () => {
   it.each([
-    ['a block mapping key', `${P}:\n  'serv\u2028erUrl': x\n  httpRequestTimeout: 3s\n`, 'line 2, column 8: a quoted key holds U+2028', 'mapping values are not allowed in this context'],
+    [
+      'a block mapping key',
+      `${P}:\n  'serv\u2028erUrl': x\n  httpRequestTimeout: 3s\n`,
+      'line 2, column 8: a quoted key holds U+2028',
+      'mapping values are not allowed in this context',
+    ],
     ['a double-quoted key', '"a\u2029b": 1\n', 'line 1, column 3: a quoted key holds U+2029', 'mapping values are not allowed in this context'],
     ['a flow mapping key', "{'a\u2028b': 1}\n", 'line 1, column 4: a quoted key holds U+2028', "did not find expected ',' or '}'"],
     ['a key in a flow sequence', "['a\u2028b': 1]\n", 'line 1, column 4: a quoted key holds U+2028', "did not find expected ',' or ']'"],

@@ -32,7 +32,9 @@ export interface ApiClient {
 export async function apiClient(kubeconfig: string, connections = 16): Promise<ApiClient> {
   const config = parse(await readFile(kubeconfig, 'utf8'));
   const cluster = config.clusters[0].cluster;
-  const ca = cluster['certificate-authority-data'] ? Buffer.from(cluster['certificate-authority-data'], 'base64') : await readFile(cluster['certificate-authority']);
+  const ca = cluster['certificate-authority-data']
+    ? Buffer.from(cluster['certificate-authority-data'], 'base64')
+    : await readFile(cluster['certificate-authority']);
   const token: string = config.users[0].user.token;
   const server = new URL(cluster.server);
   const agent = new Agent({ ca, keepAlive: true, maxSockets: connections });
@@ -47,7 +49,11 @@ export async function apiClient(kubeconfig: string, connections = 16): Promise<A
             method,
             path,
             agent,
-            headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) },
+            headers: {
+              authorization: `Bearer ${token}`,
+              accept: 'application/json',
+              ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
+            },
           },
           (res) => {
             const chunks: Buffer[] = [];

@@ -74,7 +74,12 @@ async function untilWarned(manifest: Record<string, unknown>, warning: string | 
 
 beforeAll(async () => {
   cluster = await startCluster();
-  for (const p of [pool('iaas-a', { iaas: true }), pool('plain-b'), pool('pair-v4', { iaas: true, pair: 'pair-v6' }), pool('pair-v6', { iaas: true, version: 6, pair: 'pair-v4' })]) {
+  for (const p of [
+    pool('iaas-a', { iaas: true }),
+    pool('plain-b'),
+    pool('pair-v4', { iaas: true, pair: 'pair-v6' }),
+    pool('pair-v6', { iaas: true, version: 6, pair: 'pair-v4' }),
+  ]) {
     expectOk(await cluster.apply(p));
   }
   expectOk(await cluster.apply(spiderpoolConf(false)));
@@ -127,7 +132,10 @@ describe('dual-stack from the watched spiderpool-conf', () => {
 
   it('enableIPv6 off: a paired pool is an IaaS pool like the other, no warning', async () => {
     expectOk(await cluster.apply(spiderpoolConf(false)));
-    await until(async () => (await cluster.apply(paired, ['--dry-run=server'])).stderr === '', 'the warning to go once enableIPv6 is off', { timeoutMs: 30_000, intervalMs: 250 });
+    await until(async () => (await cluster.apply(paired, ['--dry-run=server'])).stderr === '', 'the warning to go once enableIPv6 is off', {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+    });
   });
 });
 
@@ -142,7 +150,7 @@ describe('only objects carrying a pool annotation reach the webhook', () => {
     const annotated = await cluster.apply(pod('annotated-pod', mixedPools));
     expect(annotated.code).toBe(0);
     expect(annotated.stderr).toContain(MIXED_WARNING);
-    const logged = await until(() => cluster.webhook.reviewsOf('annotated-pod')[before], 'the annotated Pod\'s review to be logged');
+    const logged = await until(() => cluster.webhook.reviewsOf('annotated-pod')[before], "the annotated Pod's review to be logged");
     expect(logged).toMatchObject({ path: '/validate-pod', kind: 'Pod', operation: 'CREATE' });
     expect(cluster.webhook.reviewsOf('plain-pod')).toEqual([]);
     expect(cluster.webhook.reviewsOf('owned-pod')).toEqual([]);
@@ -203,7 +211,9 @@ describe("deploy/base/rbac.yaml's spiderpool-conf reader", () => {
   const raw = (query: string) => cluster.kubectl(['get', '--raw', `/api/v1/namespaces/kube-system/configmaps${query}`, as]);
 
   beforeAll(async () => {
-    const docs = parseAllDocuments(await readFile(new URL('../../../deploy/base/rbac.yaml', import.meta.url), 'utf8')).map((d) => d.toJS() as Record<string, any>);
+    const docs = parseAllDocuments(await readFile(new URL('../../../deploy/base/rbac.yaml', import.meta.url), 'utf8')).map(
+      (d) => d.toJS() as Record<string, any>,
+    );
     expectOk(await cluster.kubectl(['create', 'namespace', 'spiderpool-iaas-webhook']));
     expectOk(await cluster.kubectl(['create', 'serviceaccount', 'spiderpool-iaas-webhook', '-n', 'spiderpool-iaas-webhook']));
     for (const doc of docs.filter((d) => d['kind'] === 'Role' || d['kind'] === 'RoleBinding')) expectOk(await cluster.apply(doc));

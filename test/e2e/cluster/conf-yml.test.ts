@@ -43,7 +43,7 @@ describe('conf.yml keys beyond the provider block', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('The ConfigMap "spiderpool-conf" is invalid: ');
     expect(result.stderr).toContain(
-      "data[conf.yml].enableIPv6: Invalid value: \"true\": line 1, column 13: cannot unmarshal !!str `true` into bool, so Spiderpool's agent (gopkg.in/yaml.v3) and controller (gopkg.in/yaml.v2) refuse to start; write true without quotes",
+      'data[conf.yml].enableIPv6: Invalid value: "true": line 1, column 13: cannot unmarshal !!str `true` into bool, so Spiderpool\'s agent (gopkg.in/yaml.v3) and controller (gopkg.in/yaml.v2) refuse to start; write true without quotes',
     );
     expect(result.stderr).toContain(
       'data[conf.yml].podResourceInject.namespacesExclude: Invalid value: "kube-system": line 3, column 22: cannot unmarshal !!str `kube-sy...` into []string',
@@ -61,7 +61,11 @@ describe('conf.yml keys beyond the provider block', () => {
   });
 
   it.each([
-    ['a quoted "yes" (only yaml.v3, the agent, reads it)', 'enableIPv4: "yes"\n', "Spiderpool's controller (gopkg.in/yaml.v2) refuses to start (its agent reads it)"],
+    [
+      'a quoted "yes" (only yaml.v3, the agent, reads it)',
+      'enableIPv4: "yes"\n',
+      "Spiderpool's controller (gopkg.in/yaml.v2) refuses to start (its agent reads it)",
+    ],
     ['a key written twice (yaml.v3 refuses it)', 'enableIPv4: true\nenableIPv4: false\n', 'mapping key "enableIPv4" already defined at line 1'],
     ['a number beyond int64', 'clusterSubnetAutoPoolDefaultRedundantIPNumber: 9223372036854775808\n', 'cannot unmarshal !!int `9223372...` into int'],
     [
@@ -74,7 +78,11 @@ describe('conf.yml keys beyond the provider block', () => {
       'agent:\n  networkResourcePlugin:\n    resourceAdvertisement:\n      masterNIC:\n        rules:\n        - includeInterfaces: ["eth["]\n',
       'masterNIC.rules[0].includeInterfaces[0]: Invalid value: "eth[": is not a valid interface pattern',
     ],
-    ['a provider Service without a namespace (PR #5778)', 'iaasNetworkProvider:\n  service: {name: provider, port: 80}\n', 'data[conf.yml].iaasNetworkProvider.service.namespace: Required value: '],
+    [
+      'a provider Service without a namespace (PR #5778)',
+      'iaasNetworkProvider:\n  service: {name: provider, port: 80}\n',
+      'data[conf.yml].iaasNetworkProvider.service.namespace: Required value: ',
+    ],
   ])('refuses %s', async (_what, confYml, message) => {
     const result = await cluster.apply(spiderpoolConf(confYml));
     expect(result.code).toBe(1);
@@ -92,7 +100,11 @@ describe('conf.yml keys beyond the provider block', () => {
       'agent:\n  networkResourcePlugin:\n    devicePluginAffinity:\n      nodeSelector:\n        matchLabels: {kubernetes.io/os: linux}\n',
       'Warning: data[conf.yml].agent.networkResourcePlugin.devicePluginAffinity.nodeSelector.matchLabels: is dropped: Spiderpool reads label selector fields in lower case (matchlabels), so this selector selects every node; write matchlabels',
     ],
-    ['a second document', 'enableIPv4: true\n---\nenableIPv6: true\n', 'Warning: data[conf.yml]: holds more than one YAML document (---): Spiderpool reads only the first'],
+    [
+      'a second document',
+      'enableIPv4: true\n---\nenableIPv6: true\n',
+      'Warning: data[conf.yml]: holds more than one YAML document (---): Spiderpool reads only the first',
+    ],
     ['an empty conf.yml', '', 'Warning: data[conf.yml]: is empty: Spiderpool starts with every setting at its default'],
   ])('applies %s with a warning', async (_what, confYml, warning) => {
     const result = await cluster.apply(spiderpoolConf(confYml));
@@ -111,7 +123,10 @@ describe('conf.yml keys beyond the provider block', () => {
     expect(viaKubectl.code).toBe(1);
     // kubectl lists the causes one per line ("* <field>: <message>"); validate-config prints
     // the status message that holds the same causes.
-    const causes = viaKubectl.stderr.split('\n').filter((line) => line.startsWith('* ')).map((line) => line.slice(2));
+    const causes = viaKubectl.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('* '))
+      .map((line) => line.slice(2));
     expect(causes).toHaveLength(2);
     for (const cause of causes) expect(viaCli.stderr).toContain(cause);
   });

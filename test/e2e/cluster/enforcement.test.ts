@@ -51,7 +51,13 @@ async function annotationsOf(name: string): Promise<Record<string, string>> {
 }
 
 const pool = (name: string, nodeName: string[], extra: { provider?: string; nic?: string } = {}) =>
-  spiderIPPool(name, { provider: extra.provider ?? 'example-cloud', ...(extra.nic !== undefined ? { nic: extra.nic } : {}), subnet: '10.9.0.0/16', ips: ['10.9.0.10-10.9.0.20'], nodeName });
+  spiderIPPool(name, {
+    provider: extra.provider ?? 'example-cloud',
+    ...(extra.nic !== undefined ? { nic: extra.nic } : {}),
+    subnet: '10.9.0.0/16',
+    ips: ['10.9.0.10-10.9.0.20'],
+    nodeName,
+  });
 
 describe('enforcement actions through the API server', () => {
   it('Deny: refused, and the audit log records decision=deny with its rule', async () => {

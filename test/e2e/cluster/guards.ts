@@ -57,7 +57,10 @@ export async function clusterGuards(cluster: Cluster, api: ApiClient): Promise<G
   const stored = await api.request('POST', POOLS_PATH, PROBE);
   if (stored.status !== 201) throw new Error(`storing the probe pool: ${stored.status} ${JSON.stringify(stored.body)}`);
   const [policy, binding] = parseAllDocuments(readFileSync(POLICY_FILE, 'utf8')).map((d) => d.toJS() as Record<string, any>);
-  const objects = [['validatingadmissionpolicies', policy!], ['validatingadmissionpolicybindings', binding!]] as const;
+  const objects = [
+    ['validatingadmissionpolicies', policy!],
+    ['validatingadmissionpolicybindings', binding!],
+  ] as const;
 
   // An UPDATE of a custom resource must name the version it replaces.
   const withoutNode = { ...PROBE, metadata: { ...PROBE.metadata, resourceVersion: stored.body.metadata.resourceVersion }, spec: { subnet: '10.6.0.0/16' } };
@@ -75,7 +78,8 @@ export async function clusterGuards(cluster: Cluster, api: ApiClient): Promise<G
           const answer = state.policy
             ? await api.request('POST', `${ADMISSION_PATH}/${resource}`, object)
             : await api.request('DELETE', `${ADMISSION_PATH}/${resource}/${object['metadata']['name']}`);
-          if (answer.status !== 200 && answer.status !== 201) throw new Error(`${state.policy ? 'creating' : 'deleting'} ${resource}: ${answer.status} ${JSON.stringify(answer.body)}`);
+          if (answer.status !== 200 && answer.status !== 201)
+            throw new Error(`${state.policy ? 'creating' : 'deleting'} ${resource}: ${answer.status} ${JSON.stringify(answer.body)}`);
         }
       }
       if (state.webhook !== wanted.webhook) {

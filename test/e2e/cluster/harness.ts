@@ -84,7 +84,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     const { kubeconfig } = apiServer;
     const kubectl = async (args: readonly string[], opts: { stdin?: string } = {}): Promise<Finished> => {
       // The discovery cache goes with the work dir, not into ~/.kube/cache.
-      const result = await runProcess(KUBECTL, [`--kubeconfig=${kubeconfig}`, `--cache-dir=${path.join(workDir, 'kube-cache')}`, ...args], { stdin: opts.stdin });
+      const result = await runProcess(KUBECTL, [`--kubeconfig=${kubeconfig}`, `--cache-dir=${path.join(workDir, 'kube-cache')}`, ...args], {
+        stdin: opts.stdin,
+      });
       const entry = `$ kubectl ${args.join(' ')}\n${opts.stdin ? `# stdin:\n${opts.stdin}` : ''}${result.stdout}${result.stderr}# exit ${result.code}\n\n`;
       await appendFile(transcript, entry);
       if (process.env['E2E_KUBECTL_TRANSCRIPT']) await appendFile(process.env['E2E_KUBECTL_TRANSCRIPT'], entry);

@@ -20,8 +20,18 @@ const WEBHOOK_CONFIGURATION = 'validatingwebhookconfiguration/spiderpool-iaas-we
 const POLICY_NOTE = /^note: SpiderIPPool "[^"\n]+": [^\n]*ValidatingAdmissionPolicy [^\n]*\n/gm;
 
 /** review's answer as kubectl prints it, its policy notes apart (one for each refused pool). */
-function asKubectl(review: { code: number | null; stdout: string; stderr: string }): { code: number | null; stdout: string; stderr: string; policyNotes: number } {
-  return { code: review.code, stdout: review.stdout, stderr: review.stderr.replace(POLICY_NOTE, ''), policyNotes: review.stderr.match(POLICY_NOTE)?.length ?? 0 };
+function asKubectl(review: { code: number | null; stdout: string; stderr: string }): {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  policyNotes: number;
+} {
+  return {
+    code: review.code,
+    stdout: review.stdout,
+    stderr: review.stderr.replace(POLICY_NOTE, ''),
+    policyNotes: review.stderr.match(POLICY_NOTE)?.length ?? 0,
+  };
 }
 
 let cluster: Cluster;
@@ -74,7 +84,9 @@ describe('the new rules through kubectl apply', () => {
   it('a parent NIC that lists several NICs is refused, on a global pool too', async () => {
     const result = await cluster.apply(pool('nic-comma', { nic: 'eth0,eth1' }));
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^The SpiderIPPool "nic-comma" is invalid: metadata\.annotations\[ipam\.spidernet\.io\/parent-nic\]: Invalid value: "eth0,eth1": holds a ","/m);
+    expect(result.stderr).toMatch(
+      /^The SpiderIPPool "nic-comma" is invalid: metadata\.annotations\[ipam\.spidernet\.io\/parent-nic\]: Invalid value: "eth0,eth1": holds a ","/m,
+    );
     expect(await cluster.get('spiderippool', 'nic-comma')).toBeUndefined();
   });
 
@@ -88,7 +100,9 @@ describe('the new rules through kubectl apply', () => {
     );
     const provider = await cluster.apply(pool('in-use', { nic: 'eth0', nodeName: ['worker-1'], provider: 'other-cloud' }));
     expect(provider.code).toBe(1);
-    expect(provider.stderr).toContain('The SpiderIPPool "in-use" is invalid: metadata.annotations[ipam.spidernet.io/iaas-provider]: Forbidden: changing the annotation from "example-cloud" to "other-cloud" is refused while');
+    expect(provider.stderr).toContain(
+      'The SpiderIPPool "in-use" is invalid: metadata.annotations[ipam.spidernet.io/iaas-provider]: Forbidden: changing the annotation from "example-cloud" to "other-cloud" is refused while',
+    );
     await allocate('in-use', 0);
     await expectCreated(pool('in-use', { nic: 'eth1', nodeName: ['worker-1'], provider: 'other-cloud' }));
     expect((await cluster.get('spiderippool', 'in-use'))!['metadata'].annotations).toMatchObject({ [NIC]: 'eth1', [PROVIDER]: 'other-cloud' });
@@ -106,10 +120,14 @@ describe('pools created while the webhook was not registered', () => {
   beforeAll(async () => {
     expect(await cluster.kubectl(['delete', WEBHOOK_CONFIGURATION])).toMatchObject({ code: 0 });
     // The API server drops the webhook through an informer: wait until a bad pool gets through.
-    await until(async () => (await cluster.apply(pool('legacy-probe', { nodeName: ['a', 'b'] }), ['--dry-run=server'])).code === 0, 'the webhook to be unregistered', {
-      timeoutMs: 30_000,
-      intervalMs: 500,
-    });
+    await until(
+      async () => (await cluster.apply(pool('legacy-probe', { nodeName: ['a', 'b'] }), ['--dry-run=server'])).code === 0,
+      'the webhook to be unregistered',
+      {
+        timeoutMs: 30_000,
+        intervalMs: 500,
+      },
+    );
     for (const manifest of legacy) await expectCreated(manifest);
     await cluster.register();
     await waitUntilWebhookCalled(cluster);
@@ -119,10 +137,16 @@ describe('pools created while the webhook was not registered', () => {
     const result = await cluster.cli(['audit', `--kubeconfig=${cluster.apiServer.kubeconfig}`]);
     expect(result.code).toBe(1);
     const lines = result.stdout.trim().split('\n');
-    expect(lines.filter((l) => l.startsWith('SpiderIPPool '))).toEqual(['SpiderIPPool "legacy-nic":', 'SpiderIPPool "legacy-two-nodes":', 'SpiderIPPool "legacy-v4":']);
+    expect(lines.filter((l) => l.startsWith('SpiderIPPool '))).toEqual([
+      'SpiderIPPool "legacy-nic":',
+      'SpiderIPPool "legacy-two-nodes":',
+      'SpiderIPPool "legacy-v4":',
+    ]);
     expect(result.stdout).toMatch(/^ {2}metadata\.annotations\[ipam\.spidernet\.io\/parent-nic\]: Invalid value: "eth0 eth1": contains whitespace/m);
     expect(result.stdout).toMatch(/^ {2}spec\.nodeName: Invalid value: lists 2 nodes/m);
-    expect(result.stdout).toMatch(/^ {2}metadata\.annotations\[ipam\.spidernet\.io\/pair-pool\]: Invalid value: "legacy-v6": names pool "legacy-v6", which is not an IaaS pool/m);
+    expect(result.stdout).toMatch(
+      /^ {2}metadata\.annotations\[ipam\.spidernet\.io\/pair-pool\]: Invalid value: "legacy-v6": names pool "legacy-v6", which is not an IaaS pool/m,
+    );
     expect(lines.at(-1)).toMatch(/^3 violations in 3 of \d+ IaaS pools, 1 broken dual-stack pair \(\d+ SpiderIPPools in all\)$/);
     const json = JSON.parse((await cluster.cli(['audit', `--kubeconfig=${cluster.apiServer.kubeconfig}`, '-o', 'json'])).stdout);
     expect(json).toMatchObject({ violatingPools: 3, brokenPairs: 1 });
@@ -133,7 +157,9 @@ describe('pools created while the webhook was not registered', () => {
     const metrics = async () =>
       (await httpsRequest({ port: cluster.webhook.port, ca, servername: 'spiderpool-iaas-webhook.spiderpool-iaas-webhook.svc', path: '/metrics' })).body;
     const gauge = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}"[\]]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
-    await until(async () => gauge(await metrics(), 'spiderpool_iaas_webhook_pool_broken_pairs') === 1, 'the gauge to count the broken pair', { timeoutMs: 10_000 });
+    await until(async () => gauge(await metrics(), 'spiderpool_iaas_webhook_pool_broken_pairs') === 1, 'the gauge to count the broken pair', {
+      timeoutMs: 10_000,
+    });
     const text = await metrics();
     expect(gauge(text, 'spiderpool_iaas_webhook_pool_violations{rule="nodes-count"}')).toBe(1);
     expect(gauge(text, 'spiderpool_iaas_webhook_pool_violations{rule="parent-nic-one"}')).toBe(1);
@@ -142,10 +168,14 @@ describe('pools created while the webhook was not registered', () => {
     const late = await cluster.apply(pool('late-v4', { pair: 'late-v6' }));
     expect(late).toMatchObject({ code: 0, stderr: expect.stringContaining('pair pool "late-v6" does not exist yet') });
     await expectCreated(pool('late-v6', { iaas: false, version: 6 }));
-    await until(async () => gauge(await metrics(), 'spiderpool_iaas_webhook_pool_broken_pairs') === 2, 'the gauge to count the late broken pair', { timeoutMs: 10_000 });
+    await until(async () => gauge(await metrics(), 'spiderpool_iaas_webhook_pool_broken_pairs') === 2, 'the gauge to count the late broken pair', {
+      timeoutMs: 10_000,
+    });
     expect(gauge(await metrics(), 'spiderpool_iaas_webhook_pool_violations{rule="pair-not-iaas"}')).toBe(2);
     expect(await cluster.kubectl(['delete', 'spiderippool', 'late-v6'])).toMatchObject({ code: 0 });
-    await until(async () => gauge(await metrics(), 'spiderpool_iaas_webhook_pool_broken_pairs') === 1, 'the gauge to drop the late pair', { timeoutMs: 10_000 });
+    await until(async () => gauge(await metrics(), 'spiderpool_iaas_webhook_pool_broken_pairs') === 1, 'the gauge to drop the late pair', {
+      timeoutMs: 10_000,
+    });
   });
 });
 
@@ -167,9 +197,13 @@ describe('review --pools decides as the API server does', () => {
     await expectCreated(pool('agree-in-use', { nic: 'eth0', nodeName: ['worker-1'] }));
     await allocate('agree-in-use', 3);
     // The webhook's cache follows by watch; wait until it knows the last pool's pair.
-    await until(async () => (await cluster.apply(pool('agree-probe', { pair: 'agree-v6', ips: ['10.7.3.1-10.7.3.100'] }), ['--dry-run=server'])).code === 1, 'the webhook cache to see agree-v6', {
-      timeoutMs: 10_000,
-    });
+    await until(
+      async () => (await cluster.apply(pool('agree-probe', { pair: 'agree-v6', ips: ['10.7.3.1-10.7.3.100'] }), ['--dry-run=server'])).code === 1,
+      'the webhook cache to see agree-v6',
+      {
+        timeoutMs: 10_000,
+      },
+    );
   }, 60_000);
 
   it.each(cases)('%s: the same exit code, stdout and stderr as kubectl apply --dry-run=server', async (_what, manifest) => {
@@ -187,9 +221,13 @@ describe('review --pools decides as the API server does', () => {
     expect(asKubectl(fromCluster)).toMatchObject({ code: kubectl.code, stderr: kubectl.stderr, policyNotes: refused });
   });
 
-  it('a file of several objects, two refused: kubectl\'s aggregate of errors, the same from review', async () => {
+  it("a file of several objects, two refused: kubectl's aggregate of errors, the same from review", async () => {
     const file = path.join(dir, 'several.yaml');
-    const objects = [pool('agree-many-a', { nodeName: ['w1', 'w2'], nic: 'eth0' }), pool('agree-many-b', { nic: 'a,b' }), pool('agree-many-c', { nic: 'eth0', nodeName: ['w1'] })];
+    const objects = [
+      pool('agree-many-a', { nodeName: ['w1', 'w2'], nic: 'eth0' }),
+      pool('agree-many-b', { nic: 'a,b' }),
+      pool('agree-many-c', { nic: 'eth0', nodeName: ['w1'] }),
+    ];
     await writeFile(file, objects.map((o) => stringify(o)).join('---\n'));
     const state = path.join(dir, 'state.json');
     await writeFile(state, (await cluster.kubectl(['get', 'spiderippools', '-o', 'json'])).stdout);
@@ -199,16 +237,29 @@ describe('review --pools decides as the API server does', () => {
     expect(asKubectl(review)).toEqual({ code: kubectl.code, stdout: kubectl.stdout, stderr: kubectl.stderr, policyNotes: 2 });
   });
 
-  it.each(['kube-system', 'default'])('spiderpool-conf in %s: reviewed only where the webhook configuration sends it, as by the API server', async (namespace) => {
-    const file = path.join(dir, `conf-${namespace}.yaml`);
-    const conf = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'spiderpool-conf', namespace }, data: { 'conf.yml': 'iaasNetworkProvider:\n  serverUrl: http://p:80\n  httpRequestTimeout: 100s\n' } };
-    await writeFile(file, stringify(conf));
-    const kubectl = await cluster.kubectl(['apply', '-f', file, '--dry-run=server']);
-    expect(kubectl.code).toBe(namespace === 'kube-system' ? 1 : 0);
-    const review = await cluster.cli(['review', file]);
-    // Where no webhook matches, review says so beside kubectl's own answer: nothing reviewed the write.
-    const note = namespace === 'kube-system' ? '' : `configmap/spiderpool-conf: not reviewed: no webhook of the configuration matches (namespace "${namespace}")\n`;
-    // Without --pools the file is the whole cluster state, and review says so first.
-    expect({ code: review.code, stdout: review.stdout, stderr: review.stderr }).toEqual({ code: kubectl.code, stdout: kubectl.stdout, stderr: FILES_AS_STATE_NOTE + kubectl.stderr + note });
-  });
+  it.each(['kube-system', 'default'])(
+    'spiderpool-conf in %s: reviewed only where the webhook configuration sends it, as by the API server',
+    async (namespace) => {
+      const file = path.join(dir, `conf-${namespace}.yaml`);
+      const conf = {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'spiderpool-conf', namespace },
+        data: { 'conf.yml': 'iaasNetworkProvider:\n  serverUrl: http://p:80\n  httpRequestTimeout: 100s\n' },
+      };
+      await writeFile(file, stringify(conf));
+      const kubectl = await cluster.kubectl(['apply', '-f', file, '--dry-run=server']);
+      expect(kubectl.code).toBe(namespace === 'kube-system' ? 1 : 0);
+      const review = await cluster.cli(['review', file]);
+      // Where no webhook matches, review says so beside kubectl's own answer: nothing reviewed the write.
+      const note =
+        namespace === 'kube-system' ? '' : `configmap/spiderpool-conf: not reviewed: no webhook of the configuration matches (namespace "${namespace}")\n`;
+      // Without --pools the file is the whole cluster state, and review says so first.
+      expect({ code: review.code, stdout: review.stdout, stderr: review.stderr }).toEqual({
+        code: kubectl.code,
+        stdout: kubectl.stdout,
+        stderr: FILES_AS_STATE_NOTE + kubectl.stderr + note,
+      });
+    },
+  );
 });

@@ -12,7 +12,12 @@ describe('runProcess', () => {
     // 4 MiB: more than a pipe holds, so the write is still pending when the command exits.
     const stdin = 'x'.repeat(4 * 1024 * 1024);
     for (let i = 0; i < 5; i++) {
-      await expect(runProcess('sh', ['-c', 'echo out; echo err >&2; exit 3'], { stdin })).resolves.toEqual({ code: 3, signal: null, stdout: 'out\n', stderr: 'err\n' });
+      await expect(runProcess('sh', ['-c', 'echo out; echo err >&2; exit 3'], { stdin })).resolves.toEqual({
+        code: 3,
+        signal: null,
+        stdout: 'out\n',
+        stderr: 'err\n',
+      });
     }
   });
 

@@ -51,7 +51,10 @@ function pool(name: string, { iaas = true, nodeName }: { iaas?: boolean; nodeNam
 }
 
 /** Spiderpool's ConfigMap with the provider enabled (or not) and a given timeout line. */
-function spiderpoolConf(timeout: string | undefined, { serverUrl = 'http://iaas-provider.kube-system.svc:80', name = 'spiderpool-conf', namespace = 'kube-system' } = {}) {
+function spiderpoolConf(
+  timeout: string | undefined,
+  { serverUrl = 'http://iaas-provider.kube-system.svc:80', name = 'spiderpool-conf', namespace = 'kube-system' } = {},
+) {
   const timeoutLine = timeout === undefined ? '' : `  httpRequestTimeout: "${timeout}"\n`;
   return {
     apiVersion: 'v1',
@@ -120,7 +123,11 @@ describe('1-2. an IaaS node pool loses spec.nodeName', () => {
   });
 
   it('1. kubectl apply exits non-zero with the field message; the stored pool is unchanged', async () => {
-    await expectPoolRefused(name, () => cluster.apply(pool(name)), /changing spec\.nodeName from \["worker-1"\] to none would turn IaaS node pool "iaas-node-pool" into a global pool/);
+    await expectPoolRefused(
+      name,
+      () => cluster.apply(pool(name)),
+      /changing spec\.nodeName from \["worker-1"\] to none would turn IaaS node pool "iaas-node-pool" into a global pool/,
+    );
     const stored = await cluster.get('spiderippool', name);
     expect(stored!['spec'].nodeName).toEqual(['worker-1']);
     expect(stored!['metadata'].resourceVersion).toBe(created['metadata'].resourceVersion);
@@ -156,14 +163,24 @@ describe('3. pool updates the webhook refuses and accepts', () => {
 
   it('refuses removing the IaaS annotation', async () => {
     expectOk(await cluster.apply(pool('iaas-annotated-pool', { nodeName: ['worker-1'] })));
-    const { result } = await refusedByWebhook('iaas-annotated-pool', () => cluster.kubectl(['annotate', 'spiderippool', 'iaas-annotated-pool', `${IAAS_ANNOTATION}-`]));
+    const { result } = await refusedByWebhook('iaas-annotated-pool', () =>
+      cluster.kubectl(['annotate', 'spiderippool', 'iaas-annotated-pool', `${IAAS_ANNOTATION}-`]),
+    );
     expect(result.stderr).toContain(`The SpiderIPPool "iaas-annotated-pool" is invalid: metadata.annotations[${IAAS_ANNOTATION}]: Forbidden: `);
     expect((await cluster.get('spiderippool', 'iaas-annotated-pool'))!['metadata'].annotations[IAAS_ANNOTATION]).toBe('example-cloud');
   });
 
   it('accepts a status update of an IaaS pool', async () => {
     expectOk(await cluster.apply(pool('iaas-status-pool', { nodeName: ['worker-1'] })));
-    const result = await cluster.kubectl(['patch', 'spiderippool', 'iaas-status-pool', '--subresource=status', '--type=merge', '-p', '{"status":{"allocatedIPCount":1,"totalIPCount":10}}']);
+    const result = await cluster.kubectl([
+      'patch',
+      'spiderippool',
+      'iaas-status-pool',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      '{"status":{"allocatedIPCount":1,"totalIPCount":10}}',
+    ]);
     expectOk(result);
     expect((await cluster.get('spiderippool', 'iaas-status-pool'))!['status']).toEqual({ allocatedIPCount: 1, totalIPCount: 10 });
   });
@@ -199,7 +216,9 @@ describe('4. the spiderpool-conf ConfigMap', () => {
   it('accepts a bad value while the provider is disabled, and kubectl prints the warning', async () => {
     const result = await cluster.apply(spiderpoolConf('abc', { serverUrl: '' }));
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/^Warning: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: "abc" is ignored while serverUrl and service.name are empty/m);
+    expect(result.stderr).toMatch(
+      /^Warning: data\[conf\.yml\]\.iaasNetworkProvider\.httpRequestTimeout: "abc" is ignored while serverUrl and service.name are empty/m,
+    );
   });
 });
 
@@ -327,7 +346,12 @@ describe('register against the real API server', () => {
     const config = JSON.parse(view.stdout);
     config.users[0].user.token = 'wrong';
     await writeFile(badConfig, JSON.stringify(config));
-    const result = await cluster.cli(['register', `--kubeconfig=${badConfig}`, `--ca-file=${path.join(cluster.certDir, 'ca.crt')}`, '--url=https://127.0.0.1:1']);
+    const result = await cluster.cli([
+      'register',
+      `--kubeconfig=${badConfig}`,
+      `--ca-file=${path.join(cluster.certDir, 'ca.crt')}`,
+      '--url=https://127.0.0.1:1',
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error: the API server at https:\/\/127\.0\.0\.1:\d+ refused the ValidatingWebhookConfiguration: Unauthorized/);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
@@ -388,7 +412,9 @@ describe('8. the whole IaaS pool shape, pairs checked through the SpiderIPPool c
 
   it('refuses a pool naming itself as its pair', async () => {
     const { result } = await refusedByWebhook('self-paired', () => cluster.apply(pairPool('self-paired', 4, ['10.7.0.10'], 'self-paired')));
-    expect(result.stderr).toContain(`The SpiderIPPool "self-paired" is invalid: metadata.annotations[${PAIR_ANNOTATION}]: Invalid value: "self-paired": names the pool itself`);
+    expect(result.stderr).toContain(
+      `The SpiderIPPool "self-paired" is invalid: metadata.annotations[${PAIR_ANNOTATION}]: Invalid value: "self-paired": names the pool itself`,
+    );
     expect(await cluster.get('spiderippool', 'self-paired')).toBeUndefined();
   });
 

@@ -70,7 +70,18 @@ export class WebhookProcess {
       // debug: allowed reviews are logged only there, and the scenarios match every decision to its line.
       // --idle-timeout=5s: the CA rotation scenario needs the API server's idle connections, made
       // with the old certificate, to end between its attempts (the default outlasts Go's 90 s).
-      [CLI, 'serve', '--host=127.0.0.1', `--port=${this.port}`, `--cert-dir=${this.certDir}`, '--no-generate-certs', `--kubeconfig=${this.kubeconfig}`, '--log-level=debug', '--idle-timeout=5s', ...this.extraArgs],
+      [
+        CLI,
+        'serve',
+        '--host=127.0.0.1',
+        `--port=${this.port}`,
+        `--cert-dir=${this.certDir}`,
+        '--no-generate-certs',
+        `--kubeconfig=${this.kubeconfig}`,
+        '--log-level=debug',
+        '--idle-timeout=5s',
+        ...this.extraArgs,
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     this.child = child;

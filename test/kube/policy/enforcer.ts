@@ -70,7 +70,9 @@ async function removeRules(): Promise<void> {
   const sets = await inNode('ipset', ['destroy']);
   const left = (await nodeFilterRules()).split('\n').filter((l) => /KUBE-(ROUTER|POD-FW|NWPLCY)-/.test(l));
   if (left.length > 0 || restored.code !== 0 || sets.code !== 0) {
-    throw new Error(`kube-router's rules not removed (iptables-restore exit ${restored.code}: ${restored.stderr.trim()}; ipset destroy exit ${sets.code}: ${sets.stderr.trim()}): ${left.length} left, e.g. ${left[0]}`);
+    throw new Error(
+      `kube-router's rules not removed (iptables-restore exit ${restored.code}: ${restored.stderr.trim()}; ipset destroy exit ${sets.code}: ${sets.stderr.trim()}): ${left.length} left, e.g. ${left[0]}`,
+    );
   }
 }
 
