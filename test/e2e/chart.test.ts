@@ -279,6 +279,20 @@ describe('values', () => {
     expect(ofKind(defaults, 'Secret').map((o) => [o['metadata']['name'], o['type'], o['data']])).toEqual([['spiderpool-iaas-webhook-tls', undefined, undefined]]);
   });
 
+  test('each of peerReadiness, rebalance and reports off drops only its own RBAC rules: the reports Lease stays without peer readiness', async () => {
+    const rulesOf = (objects: Obj[], kind: string, name: string) => objects.find((o) => o['kind'] === kind && o['metadata']['name'] === name)?.['rules'];
+    const resources = (rules: Obj[] | undefined) => (rules ?? []).map((r) => r['resources'][0]);
+    const reportsRole = rulesOf(defaults, 'Role', 'spiderpool-iaas-webhook-reports');
+    expect(resources(reportsRole)).toEqual(['leases', 'leases']);
+    const noPeers = await helmTemplate(['--set', 'peerReadiness.enabled=false']);
+    expect(rulesOf(noPeers, 'Role', 'spiderpool-iaas-webhook-reports')).toEqual(reportsRole);
+    expect(resources(rulesOf(noPeers, 'Role', 'spiderpool-iaas-webhook-peers'))).toEqual(['pods', 'pods/eviction']);
+    const noReports = await helmTemplate(['--set', 'reports.enabled=false']);
+    expect(noReports.filter((o) => o['metadata']['name'] === 'spiderpool-iaas-webhook-reports')).toEqual([]);
+    expect(resources(rulesOf(noReports, 'ClusterRole', 'spiderpool-iaas-webhook'))).not.toContain('clusterreports');
+    expect(rulesOf(noReports, 'Role', 'spiderpool-iaas-webhook-peers')).toEqual(rulesOf(defaults, 'Role', 'spiderpool-iaas-webhook-peers'));
+  });
+
   test('tls.method certmanager: the overlay\'s own CA and serving Certificate in the release namespace, for its Service names', async () => {
     const objects = await helmTemplate(['--set', 'tls.method=certmanager', '--set', 'tls.certmanager.certValidityDuration=30'], 'webhooks');
     const overlay = parseManifests(await readFile(path.join(REPO_ROOT, 'deploy/overlays/cert-manager/certificates.yaml'), 'utf8'));
