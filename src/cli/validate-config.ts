@@ -4,7 +4,7 @@ import { escapeUnprintable, truncate } from '../go/strconv-quote.js';
 import { nameOf } from '../kubernetes/metadata.js';
 import { documentData, listItems } from '../kubernetes/manifests.js';
 import { verdictFor } from '../admission/validator.js';
-import { DENY_ALL, enforce, type ActionOf } from '../admission/enforcement.js';
+import { auditAnnotationsOf, DENY_ALL, enforce, type ActionOf } from '../admission/enforcement.js';
 import { enforcementNote } from './enforcement-notes.js';
 import { CONFIGMAP, ConfigMapSchema, validateSpiderpoolConfigMap } from '../rules/configmap.js';
 import { printed, renderRefusals, renderWarnings, type OutputFormat } from './kubectl-output.js';
@@ -102,6 +102,8 @@ export interface ConfigVerdict {
   allowed: boolean;
   warnings: string[];
   causes: StatusCause[];
+  /** The webhook's `decision` and `rules` when the rule fired, whatever its action (`--enforcement`). */
+  auditAnnotations?: Record<string, string>;
 }
 
 /**
@@ -119,7 +121,16 @@ function check(configMap: unknown, configMapName: string, seen: Set<string>, act
   const verdict = verdictFor(CONFIGMAP, configMapName, errors, warned);
   const causes = inFileOrder(verdict.status?.details?.causes ?? [], parsed.data.data?.['conf.yml']);
   const namespace = parsed.data.metadata.namespace;
-  const named: ConfigVerdict = { kind: 'ConfigMap', ...(namespace !== undefined ? { namespace } : {}), name: configMapName, allowed: verdict.allowed, warnings: verdict.warnings ?? [], causes };
+  const annotations = auditAnnotationsOf(fired);
+  const named: ConfigVerdict = {
+    kind: 'ConfigMap',
+    ...(namespace !== undefined ? { namespace } : {}),
+    name: configMapName,
+    allowed: verdict.allowed,
+    warnings: verdict.warnings ?? [],
+    causes,
+    ...(annotations !== undefined ? { auditAnnotations: annotations } : {}),
+  };
   const warnings = renderWarnings(verdict.warnings, seen);
   const where = fromManifest ? `ConfigMap ${JSON.stringify(configMapName)}: ` : '';
   if (verdict.allowed && fired.length > 0) {
