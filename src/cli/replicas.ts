@@ -15,6 +15,8 @@ export interface ReplicaFlags {
   podName?: string;
   namespace?: string;
   kubeconfig?: string;
+  /** `--context`: the same kubeconfig context as the caches'. */
+  context?: string;
 }
 
 /** Milliseconds between rounds: a dead peer is noticed within about two of them. */
@@ -42,7 +44,7 @@ export async function watchReplicas(flags: ReplicaFlags, server: { port: number;
   if (!flags.podName) throw new Error(`${which} needs the pod's name: pass --pod-name or set POD_NAME (the downward API's metadata.name)`);
   if (!flags.namespace) throw new Error(`${which} needs the pod's namespace: pass --namespace or set POD_NAMESPACE (the downward API's metadata.namespace)`);
   const { loadKubeConfig } = await import('../cluster/kubeconfig.js');
-  const loaded = loadKubeConfig(flags.kubeconfig);
+  const loaded = loadKubeConfig(flags.kubeconfig, undefined, flags.context !== undefined ? { context: flags.context } : {});
   if (loaded === undefined) throw new Error(`${which} needs a cluster connection: run in a pod, or pass --kubeconfig`);
   const pod = { kubeConfig: loaded.config, namespace: flags.namespace, podName: flags.podName, callTimeoutMs: REPLICA_CALL_TIMEOUT_MS, logger };
   logger.info(

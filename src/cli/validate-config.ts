@@ -4,7 +4,7 @@ import { escapeUnprintable, truncate } from '../go/strconv-quote.js';
 import { nameOf } from '../kubernetes/metadata.js';
 import { documentData, listItems } from '../kubernetes/manifests.js';
 import { verdictFor } from '../admission/validator.js';
-import { DENY_ALL, enforce, type ActionOf } from '../admission/enforcement.js';
+import { auditAnnotationsOf, DENY_ALL, enforce, type ActionOf } from '../admission/enforcement.js';
 import { enforcementNote } from './enforcement-notes.js';
 import { CONFIGMAP, ConfigMapSchema, validateSpiderpoolConfigMap } from '../rules/configmap.js';
 import { printed, renderRefusals, renderWarnings, type OutputFormat } from './kubectl-output.js';
@@ -109,6 +109,8 @@ interface ConfigVerdict {
   allowed: boolean;
   warnings: string[];
   causes: StatusCause[];
+  /** The webhook's `decision` and `rules` when the rule fired, whatever its action (`--enforcement`). */
+  auditAnnotations?: Record<string, string>;
 }
 
 /**
@@ -132,6 +134,7 @@ function check(
   const verdict = verdictFor(CONFIGMAP, configMapName, errors, warned);
   const causes = inFileOrder(verdict.status?.details?.causes ?? [], parsed.data.data?.['conf.yml']);
   const namespace = parsed.data.metadata.namespace;
+  const annotations = auditAnnotationsOf(fired);
   const named: ConfigVerdict = {
     kind: 'ConfigMap',
     ...(namespace !== undefined ? { namespace } : {}),
@@ -139,6 +142,7 @@ function check(
     allowed: verdict.allowed,
     warnings: verdict.warnings ?? [],
     causes,
+    ...(annotations !== undefined ? { auditAnnotations: annotations } : {}),
   };
   const warnings = renderWarnings(verdict.warnings, seen);
   const where = fromManifest ? `ConfigMap ${JSON.stringify(configMapName)}: ` : '';

@@ -101,7 +101,7 @@ export function httpRequestTimeoutProblem(text: string): { why: string; advice: 
   }
   if (ns >= CNI_AGENT_BUDGET_NS) {
     return {
-      why: `${is}, must be less than 100s (what the Spiderpool CNI plugin waits for the agent on ADD and DEL, ` + 'which one provider call must fit in)',
+      why: `${is}, must be less than 100s (what the Spiderpool CNI plugin waits for the agent on ADD and DEL, which one provider call must fit in)`,
       advice: ADVICE,
     };
   }

@@ -97,4 +97,12 @@ describe('validate-config --enforcement', () => {
     expect(validateConfigText(bad, 'spiderpool-conf', actionsOf(parseEnforcement(['Deny'])))).toEqual(validateConfigText(bad, 'spiderpool-conf'));
     expect(validateConfigText(bad, 'spiderpool-conf').exitCode).toBe(1);
   });
+
+  it('-o json: the audit annotations say what fired, Audit included (else it reads as a clean conf.yml)', () => {
+    const json = (enforcement: string[], text = bad) =>
+      JSON.parse(validateConfigText(text, 'spiderpool-conf', actionsOf(parseEnforcement(enforcement)), 'json').stdout);
+    expect(json(['Audit'])).toMatchObject({ allowed: true, warnings: [], causes: [], auditAnnotations: { decision: 'audit', rules: 'conf-yml' } });
+    expect(json(['Deny'])).toMatchObject({ allowed: false, auditAnnotations: { decision: 'deny', rules: 'conf-yml' } });
+    expect(json(['Audit'], 'iaasNetworkProvider:\n  serverUrl: http://p:80\n')).not.toHaveProperty('auditAnnotations');
+  });
 });

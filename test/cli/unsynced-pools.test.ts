@@ -22,6 +22,6 @@ describe('--unsynced-pools', () => {
 
   it("is serve's flag, Refuse by default (the pair rules are refusals)", async () => {
     const main = await readFile(new URL('../../src/cli/main.ts', import.meta.url), 'utf8');
-    expect(main).toMatch(/new Option\('--unsynced-pools <setting>'[^\n]*\)\s*\.argParser\(parseUnsyncedPools\)\s*\.default\('Refuse'\)/);
+    expect(main).toMatch(/new Option\(\s*'--unsynced-pools <setting>',[\s\S]*?\)\s*\.argParser\(parseUnsyncedPools\)\s*\.default\('Refuse'\)/);
   });
 });

@@ -90,7 +90,7 @@ describe('deploy/ read without kubectl', () => {
       { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], resourceNames: ['spiderpool-iaas-webhook'], verbs: ['get'] },
       // --rebalance: which nodes could take a replica; read only.
       { apiGroups: [''], resources: ['nodes'], verbs: ['list'] },
-      { apiGroups: ['openreports.io'], resources: ['clusterreports'], verbs: ['get', 'list', 'create', 'update', 'patch', 'delete'] },
+      { apiGroups: ['openreports.io'], resources: ['clusterreports'], verbs: ['list', 'create', 'update', 'delete'] },
     ]);
   });
 

@@ -229,7 +229,7 @@ describe('values', () => {
     ]) {
       const result = await helm(['template', RELEASE, CHART_DIR, `--kube-version=${MIN_KUBE_VERSION}`, ...set]);
       expect([set, result.code]).toEqual([set, 1]);
-      expect(result.stderr).toMatch(/podDisruptionBudget\.maxUnavailable/);
+      expect(result.stderr).toMatch(/podDisruptionBudget[./]maxUnavailable/);
     }
     expect(ofKind(await helmTemplate(['--set', 'replicas=1', '--set', 'podDisruptionBudget.enabled=false']), 'PodDisruptionBudget')).toEqual([]);
     const off = await helmTemplate(['--set', 'podDisruptionBudget.enabled=false', '--set', 'networkPolicy.enabled=false']);
@@ -290,7 +290,7 @@ describe('values', () => {
       '--enforcement=conf-yml=Audit',
       '--enforcement=mode-fixed=Deny',
     ]);
-    const kustomized = one(await kustomizeBaseWith('enforcement-audit'), 'Deployment')['spec']['template']['spec']['containers'][0]['args'];
+    const kustomized = one(await kustomizeBaseWith('enforcement-audit', '../deploy'), 'Deployment')['spec']['template']['spec']['containers'][0]['args'];
     expect(args(await helmTemplate(['--set', 'enforcement.default=Audit'])).filter((a) => a.startsWith('--enforcement'))).toEqual(
       kustomized.filter((a: string) => a.startsWith('--enforcement')),
     );
@@ -318,7 +318,10 @@ describe('values', () => {
   });
 
   test('tls.method provided and certmanager grant nothing on Secrets (the kustomize overlay: test/deploy/deploy.test.ts); auto keeps get/update of its Secret (no create), which it renders empty', async () => {
-    const roleRules = (objects: Obj[]) => objects.filter((o) => o['kind'] === 'Role' && !o['metadata']['name'].endsWith('-conf-reader')).map((o) => o['rules']);
+    const roleRules = (objects: Obj[]) => {
+      expect(JSON.stringify(objects.filter((o) => o['kind'] === 'Role' && !o['metadata']['name'].endsWith('-tls')))).not.toContain('secrets');
+      return objects.filter((o) => o['kind'] === 'Role' && o['metadata']['name'].endsWith('-tls')).map((o) => o['rules']);
+    };
     const endpointSlices = { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] };
     const provided = [
       '--set',
@@ -341,6 +344,20 @@ describe('values', () => {
     expect(ofKind(defaults, 'Secret').map((o) => [o['metadata']['name'], o['type'], o['data']])).toEqual([
       ['spiderpool-iaas-webhook-tls', undefined, undefined],
     ]);
+  });
+
+  test('each of peerReadiness, rebalance and reports off drops only its own RBAC rules: the reports Lease stays without peer readiness', async () => {
+    const rulesOf = (objects: Obj[], kind: string, name: string) => objects.find((o) => o['kind'] === kind && o['metadata']['name'] === name)?.['rules'];
+    const resources = (rules: Obj[] | undefined) => (rules ?? []).map((r) => r['resources'][0]);
+    const reportsRole = rulesOf(defaults, 'Role', 'spiderpool-iaas-webhook-reports');
+    expect(resources(reportsRole)).toEqual(['leases', 'leases']);
+    const noPeers = await helmTemplate(['--set', 'peerReadiness.enabled=false']);
+    expect(rulesOf(noPeers, 'Role', 'spiderpool-iaas-webhook-reports')).toEqual(reportsRole);
+    expect(resources(rulesOf(noPeers, 'Role', 'spiderpool-iaas-webhook-peers'))).toEqual(['pods', 'pods/eviction']);
+    const noReports = await helmTemplate(['--set', 'reports.enabled=false']);
+    expect(noReports.filter((o) => o['metadata']['name'] === 'spiderpool-iaas-webhook-reports')).toEqual([]);
+    expect(resources(rulesOf(noReports, 'ClusterRole', 'spiderpool-iaas-webhook'))).not.toContain('clusterreports');
+    expect(rulesOf(noReports, 'Role', 'spiderpool-iaas-webhook-peers')).toEqual(rulesOf(defaults, 'Role', 'spiderpool-iaas-webhook-peers'));
   });
 
   test("tls.method certmanager: the overlay's own CA and serving Certificate in the release namespace, for its Service names", async () => {
@@ -464,14 +481,17 @@ describe('values', () => {
   });
 });
 
-/** `kubectl kustomize` of deploy/base with the component deploy/components/`component`, in a copy of deploy/. */
-async function kustomizeBaseWith(component: string): Promise<Obj[]> {
+/**
+ * `kubectl kustomize` of deploy/base (or `resource`, from an overlay beside deploy/) with the
+ * component deploy/components/`component`, in a copy of deploy/.
+ */
+async function kustomizeBaseWith(component: string, resource = '../deploy/base'): Promise<Obj[]> {
   const work = await mkdtemp(path.join(tmpdir(), `chart-${component}-`));
   try {
     await cp(path.join(REPO_ROOT, 'deploy'), path.join(work, 'deploy'), { recursive: true });
-    const overlay = path.join(work, 'deploy/overlay');
+    const overlay = path.join(work, 'overlay');
     await mkdir(overlay);
-    await writeFile(path.join(overlay, 'kustomization.yaml'), stringify({ resources: ['../base'], components: [`../components/${component}`] }));
+    await writeFile(path.join(overlay, 'kustomization.yaml'), stringify({ resources: [resource], components: [`../deploy/components/${component}`] }));
     const kustomized = await runProcess(KUBECTL, ['kustomize', overlay]);
     expect(kustomized.stderr).toBe('');
     return parseManifests(kustomized.stdout);
