@@ -38,25 +38,40 @@ export interface ThroughApiServerResults {
   go: string;
   plan: ThroughApiServerPlan;
   settings: Record<Setting, SettingFigures>;
-  /** This webhook's added latency ÷ the Go reference's (target ≤ 1.1); null where Go's added latency is not above 0. */
-  ratio: { addedP50: number | null; addedP99: number | null };
+  /**
+   * This webhook's added latency ÷ the Go reference's (target ≤ 1.1), over all rounds;
+   * `addedP50ByRound` the same ratio within each round (its three phases adjacent in time),
+   * median and range. null where Go's added latency is not above 0.
+   */
+  ratio: { addedP50: number | null; addedP99: number | null; addedP50ByRound: { median: number | null; min: number | null; max: number | null } };
 }
 
 const ratioOf = (ours: number, go: number): number | null => (go > 0 ? ours / go : null);
+const sorted = (values: readonly number[]) => [...values].sort((a, b) => a - b);
+const p50 = (values: readonly number[]) => quantile(sorted(values), 0.5);
+
+/** The ratio ours ÷ Go of the added p50 in each round where Go added something: median, min, max. */
+function byRound(roundsMs: Record<Setting, number[][]>): ThroughApiServerResults['ratio']['addedP50ByRound'] {
+  const ratios = roundsMs.floor
+    .map((floor, r) => ratioOf(p50(roundsMs.webhook[r]!) - p50(floor), p50(roundsMs.go[r]!) - p50(floor)))
+    .filter((x): x is number => x !== null);
+  return ratios.length === 0 ? { median: null, min: null, max: null } : { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
+}
 
 /**
- * The figures of each setting from every latency measured under it (ms, any order, all
- * rounds pooled, so that p99 rests on rounds × requests samples), and the ratio ours ÷ Go;
- * `cpuUsPerRequest` holds each webhook's CPU µs per UPDATE, one value per round.
+ * The figures of each setting from the latencies measured under it (ms, any order, one
+ * array per round; p50 and p99 from all rounds pooled, so that p99 rests on rounds ×
+ * requests samples), and the ratio ours ÷ Go; `cpuUsPerRequest` holds each webhook's CPU µs
+ * per UPDATE, one value per round.
  *
- * @throws Error when a setting has no latency.
+ * @throws Error when a setting has no latency in some round.
  */
-export function throughApiServerFigures(latenciesMs: Record<Setting, number[]>, cpuUsPerRequest: Record<Webhook, number[]>): Pick<ThroughApiServerResults, 'settings' | 'ratio'> {
-  const empty = SETTINGS.filter((s) => latenciesMs[s].length === 0);
-  if (empty.length > 0) throw new Error(`no latency measured for ${empty.join(', ')}`);
+export function throughApiServerFigures(roundsMs: Record<Setting, number[][]>, cpuUsPerRequest: Record<Webhook, number[]>): Pick<ThroughApiServerResults, 'settings' | 'ratio'> {
+  const empty = SETTINGS.filter((s) => roundsMs[s].length === 0 || roundsMs[s].length !== roundsMs.floor.length || roundsMs[s].some((r) => r.length === 0));
+  if (empty.length > 0) throw new Error(`no latency measured for ${empty.join(', ')} in some round`);
   const quantiles = (s: Setting) => {
-    const sorted = [...latenciesMs[s]].sort((a, b) => a - b);
-    return { requests: sorted.length, p50Ms: quantile(sorted, 0.5), p99Ms: quantile(sorted, 0.99) };
+    const all = sorted(roundsMs[s].flat());
+    return { requests: all.length, p50Ms: quantile(all, 0.5), p99Ms: quantile(all, 0.99) };
   };
   const floor = quantiles('floor');
   const figures = (s: Setting): SettingFigures => {
@@ -65,10 +80,12 @@ export function throughApiServerFigures(latenciesMs: Record<Setting, number[]>, 
     return { ...q, addedP50Ms: q.p50Ms - floor.p50Ms, addedP99Ms: q.p99Ms - floor.p99Ms, cpuUsPerRequest: Number.isNaN(cpu) ? null : cpu };
   };
   const settings = { floor: figures('floor'), webhook: figures('webhook'), go: figures('go') };
-  return {
-    settings,
-    ratio: { addedP50: ratioOf(settings.webhook.addedP50Ms, settings.go.addedP50Ms), addedP99: ratioOf(settings.webhook.addedP99Ms, settings.go.addedP99Ms) },
+  const ratio = {
+    addedP50: ratioOf(settings.webhook.addedP50Ms, settings.go.addedP50Ms),
+    addedP99: ratioOf(settings.webhook.addedP99Ms, settings.go.addedP99Ms),
+    addedP50ByRound: byRound(roundsMs),
   };
+  return { settings, ratio };
 }
 
 const TITLES: Record<Setting, string> = { floor: 'no webhook (floor)', webhook: 'this webhook', go: 'Go reference' };
@@ -89,5 +106,6 @@ export function throughApiServerTable(results: ThroughApiServerResults): string 
     }),
     '',
     `added latency, this webhook ÷ Go reference: p50 ${times(ratio.addedP50)}, p99 ${times(ratio.addedP99)} (target ≤ 1.1×)`,
+    `added p50 ratio within each round: median ${times(ratio.addedP50ByRound.median)}, ${times(ratio.addedP50ByRound.min)} to ${times(ratio.addedP50ByRound.max)}`,
   ].join('\n');
 }
