@@ -49,15 +49,16 @@ const CONF_PROBE = {
 };
 const POOL_PROBE = iaasPool('bench-probe', 250, ['w1', 'w2']);
 
-/** The setting the API server applies now, from what it answers the two probes. */
-async function inForce(api: ApiClient): Promise<Setting> {
+/** The setting the API server applies now, from what it answers the two probes; undefined for any other answer. */
+async function inForce(api: ApiClient): Promise<Setting | undefined> {
   const conf = await api.request('POST', '/api/v1/namespaces/kube-system/configmaps?dryRun=All', CONF_PROBE);
-  if (conf.status !== 422) return 'floor';
+  if (conf.status === 201) return 'floor';
+  if (conf.status !== 422) return undefined;
   const pool = await api.request('POST', `${POOLS_PATH}?dryRun=All`, POOL_PROBE);
-  return pool.status === 422 ? 'webhook' : 'go';
+  return pool.status === 422 ? 'webhook' : pool.status === 201 ? 'go' : undefined;
 }
 
-/** Runs `succeed`'s command; @throws Error with its output when it exits non-zero. */
+/** Runs `command` with `args`; @throws Error naming `what`, with its output, when it exits non-zero. */
 async function succeed(what: string, command: string, args: string[]): Promise<void> {
   const result = await runProcess(command, args);
   if (result.code !== 0) throw new Error(`${what} failed (exit ${result.code}): ${result.stdout}${result.stderr}`);
@@ -79,10 +80,10 @@ async function switchTo(bench: Bench, setting: Setting, cli: string): Promise<vo
     await succeed('register', process.execPath, [cli, 'register', kubeconfig, `--ca-file=${join(bench.certDir, 'ca.crt')}`, url]);
   }
   let last: Setting | undefined;
-  await until(async () => (last = await inForce(bench.api)) === setting, `${setting} in force`, { timeoutMs: 60_000, intervalMs: 200, describe: () => `${last} answers` });
+  await until(async () => (last = await inForce(bench.api)) === setting, `${setting} in force`, { timeoutMs: 60_000, intervalMs: 200, describe: () => `the probes' answers match ${last ?? 'no setting'}` });
 }
 
-/** `count` label changes of pool `name` in a row, from `stored`; the latencies (ms) and the pool as stored last. @throws on a status other than 200. */
+/** `count` label changes of the pool `stored` in a row; the latencies (ms) and the pool as last answered. @throws on a status other than 200. */
 async function writeLabels(api: ApiClient, stored: any, count: number): Promise<{ latenciesMs: number[]; stored: any }> {
   const latenciesMs: number[] = [];
   for (let i = 0; i < count; i++) {
