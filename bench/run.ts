@@ -16,7 +16,9 @@
  * short run of each pair, nothing written), `--admission` (see admission.ts: the latency
  * the API server adds with the ValidatingAdmissionPolicy and the webhook; needs the e2e
  * API server built), `--scale` (the pool cache at Spiderpool's scale against the e2e
- * kube-apiserver, beside the Go reference's cache: see scale.ts), `--isolation` (the refusing
+ * kube-apiserver, beside the Go reference's cache: see scale.ts), `--through-apiserver` (the
+ * latency this webhook and the Go reference, registered alike, add to an allowed UPDATE through
+ * the e2e kube-apiserver: see through-apiserver.ts), `--isolation` (the refusing
  * webhooks' latency under warn-only load, worker against in-process: see isolation.ts).
  */
 import { execFileSync } from 'node:child_process';
@@ -34,6 +36,7 @@ import { measureAdmission } from './admission.js';
 import { measurePaired } from './paired.js';
 import { profileWebhook } from './profile.js';
 import { runScale } from './scale.js';
+import { measureThroughApiServer } from './through-apiserver.js';
 import { compare, comparisonText, resultsTable, targetsTable } from './report.js';
 import { CONNECTIONS, CPU_CONNECTIONS, type BenchResults, type BodyResults, type PerServer } from './results.js';
 import { serverSpecs, startBenchServer, type BenchServer, type ServerId } from './servers.js';
@@ -102,10 +105,16 @@ async function main(): Promise<void> {
       profile: { type: 'boolean', default: false },
       paired: { type: 'boolean', default: false },
       admission: { type: 'boolean', default: false },
+      'through-apiserver': { type: 'boolean', default: false },
     },
   });
   if (flags.admission) {
     await measureAdmission({ quick: flags.quick, resultsDir: RESULTS_DIR });
+    return;
+  }
+  if (flags['through-apiserver']) {
+    const go = buildGoReference();
+    await measureThroughApiServer({ repoDir: REPO_DIR, goBinary: GO_BINARY, go, quick: flags.quick, resultsDir: RESULTS_DIR });
     return;
   }
   if (flags.rounds !== undefined && !/^[1-9][0-9]*$/.test(flags.rounds)) throw new Error(`--rounds must be a positive whole number, not ${flags.rounds}`);
