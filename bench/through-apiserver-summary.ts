@@ -66,7 +66,10 @@ function byRound(roundsMs: Record<Setting, number[][]>): ThroughApiServerResults
  *
  * @throws Error when a setting has no latency in some round.
  */
-export function throughApiServerFigures(roundsMs: Record<Setting, number[][]>, cpuUsPerRequest: Record<Webhook, number[]>): Pick<ThroughApiServerResults, 'settings' | 'ratio'> {
+export function throughApiServerFigures(
+  roundsMs: Record<Setting, number[][]>,
+  cpuUsPerRequest: Record<Webhook, number[]>,
+): Pick<ThroughApiServerResults, 'settings' | 'ratio'> {
   const empty = SETTINGS.filter((s) => roundsMs[s].length === 0 || roundsMs[s].length !== roundsMs.floor.length || roundsMs[s].some((r) => r.length === 0));
   if (empty.length > 0) throw new Error(`no latency measured for ${empty.join(', ')} in some round`);
   const quantiles = (s: Setting) => {

@@ -26,7 +26,15 @@ import { runProcess } from '../test/e2e/cluster/processes.js';
 import { until } from '../test/helpers/until.js';
 import { makeCertificates } from './harness.js';
 import { serverSpecs, startBenchServer, type BenchServer } from './servers.js';
-import { SETTINGS, throughApiServerFigures, throughApiServerTable, type Setting, type ThroughApiServerPlan, type Webhook, type ThroughApiServerResults } from './through-apiserver-summary.js';
+import {
+  SETTINGS,
+  throughApiServerFigures,
+  throughApiServerTable,
+  type Setting,
+  type ThroughApiServerPlan,
+  type Webhook,
+  type ThroughApiServerResults,
+} from './through-apiserver-summary.js';
 
 const PLAN: Record<'full' | 'quick', ThroughApiServerPlan> = {
   full: { rounds: 10, concurrency: 4, requests: 400, warmup: 40 },
@@ -80,14 +88,21 @@ async function switchTo(bench: Bench, setting: Setting, cli: string): Promise<vo
     await succeed('register', process.execPath, [cli, 'register', kubeconfig, `--ca-file=${join(bench.certDir, 'ca.crt')}`, url]);
   }
   let last: Setting | undefined;
-  await until(async () => (last = await inForce(bench.api)) === setting, `${setting} in force`, { timeoutMs: 60_000, intervalMs: 200, describe: () => `the probes' answers match ${last ?? 'no setting'}` });
+  await until(async () => (last = await inForce(bench.api)) === setting, `${setting} in force`, {
+    timeoutMs: 60_000,
+    intervalMs: 200,
+    describe: () => `the probes' answers match ${last ?? 'no setting'}`,
+  });
 }
 
 /** `count` label changes of the pool `stored` in a row; the latencies (ms) and the pool as last answered. @throws on a status other than 200. */
 async function writeLabels(api: ApiClient, stored: any, count: number): Promise<{ latenciesMs: number[]; stored: any }> {
   const latenciesMs: number[] = [];
   for (let i = 0; i < count; i++) {
-    const next = { ...stored, metadata: { ...stored.metadata, labels: { 'bench.example.com/write': String(Number(stored.metadata.labels?.['bench.example.com/write'] ?? 0) + 1) } } };
+    const next = {
+      ...stored,
+      metadata: { ...stored.metadata, labels: { 'bench.example.com/write': String(Number(stored.metadata.labels?.['bench.example.com/write'] ?? 0) + 1) } },
+    };
     const started = performance.now();
     const answer = await api.request('PUT', `${POOLS_PATH}/${stored.metadata.name}?dryRun=All`, next);
     latenciesMs.push(performance.now() - started);
@@ -137,7 +152,19 @@ async function withBench<T>(repoDir: string, goBinary: string, concurrency: numb
 }
 
 /** Runs the benchmark; prints the table, and writes `resultsDir`/through-apiserver.json unless `quick`. @throws on a failed UPDATE or setup step. */
-export async function measureThroughApiServer({ repoDir, goBinary, go, quick, resultsDir }: { repoDir: string; goBinary: string; go: string; quick: boolean; resultsDir: string }): Promise<void> {
+export async function measureThroughApiServer({
+  repoDir,
+  goBinary,
+  go,
+  quick,
+  resultsDir,
+}: {
+  repoDir: string;
+  goBinary: string;
+  go: string;
+  quick: boolean;
+  resultsDir: string;
+}): Promise<void> {
   const plan = quick ? PLAN.quick : PLAN.full;
   const loadBefore = loadavg()[0]!;
   const cli = join(repoDir, 'dist/cli/main.js');
@@ -156,11 +183,18 @@ export async function measureThroughApiServer({ repoDir, goBinary, go, quick, re
       }
     }
   });
-  const results: ThroughApiServerResults = { date: new Date().toISOString(), loadAverage: [loadBefore, loadavg()[0]!], node: process.version, go, plan, ...throughApiServerFigures(latenciesMs, cpuUsPerRequest) };
+  const results: ThroughApiServerResults = {
+    date: new Date().toISOString(),
+    loadAverage: [loadBefore, loadavg()[0]!],
+    node: process.version,
+    go,
+    plan,
+    ...throughApiServerFigures(latenciesMs, cpuUsPerRequest),
+  };
   console.log(throughApiServerTable(results));
   if (!quick) {
     const file = join(resultsDir, 'through-apiserver.json');
-    writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
+    writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
     console.log(`\nWritten to ${file}.`);
   }
 }

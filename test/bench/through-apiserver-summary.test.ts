@@ -1,4 +1,10 @@
-import { throughApiServerFigures, throughApiServerTable, type Setting, type ThroughApiServerResults, type Webhook } from '../../bench/through-apiserver-summary.js';
+import {
+  throughApiServerFigures,
+  throughApiServerTable,
+  type Setting,
+  type ThroughApiServerResults,
+  type Webhook,
+} from '../../bench/through-apiserver-summary.js';
 
 const cpu: Record<Webhook, number[]> = { webhook: [900, 800, 1000], go: [400] };
 /** `n` latencies: 1..n ms shifted by `addMs`, shuffled (the figures must not rely on order). */
@@ -33,7 +39,14 @@ describe('throughApiServerFigures', () => {
   it('gives no ratio where the Go reference added nothing, rather than a division by zero or a sign flip', () => {
     const figures = throughApiServerFigures(oneRound(1, 2, 0), cpu);
     expect(figures.ratio).toEqual({ addedP50: null, addedP99: null, addedP50ByRound: { median: null, min: null, max: null } });
-    const results: ThroughApiServerResults = { date: 'd', loadAverage: [1, 2], node: 'v20', go: 'go1', plan: { rounds: 1, concurrency: 1, requests: 100, warmup: 0 }, ...figures };
+    const results: ThroughApiServerResults = {
+      date: 'd',
+      loadAverage: [1, 2],
+      node: 'v20',
+      go: 'go1',
+      plan: { rounds: 1, concurrency: 1, requests: 100, warmup: 0 },
+      ...figures,
+    };
     expect(throughApiServerTable(results)).toContain('p50 n/a (Go added nothing)');
   });
 
