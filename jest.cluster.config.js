@@ -15,5 +15,6 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
+  testSequencer: '<rootDir>/test/kube/sequencer.cjs',
   testTimeout: 600000,
 };
