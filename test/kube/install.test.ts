@@ -40,7 +40,20 @@ import { ApiClient, clusterDir, getJson, kubectl, metric, mustKubectl } from './
 import { runFaults, type FaultRunResult } from './faults.js';
 import { startPrometheus, type TestPrometheus } from './monitoring.js';
 import { dashboardQueries, loadDashboard } from '../deploy/monitoring.js';
-import { DEPLOYMENT, NS, apply, copyOverlay, podRaw, pool, prepareSpiderpool, report, spiderpoolConf, webhookAnswers, webhookPods } from './webhook-install.js';
+import {
+  DEPLOYMENT,
+  NS,
+  apply,
+  copyOverlay,
+  podRaw,
+  pool,
+  prepareSpiderpool,
+  report,
+  spiderpoolConf,
+  webhookAnswers,
+  webhookPods,
+  waitAvailable,
+} from './webhook-install.js';
 
 const SELECTOR = 'app.kubernetes.io/name=spiderpool-iaas-webhook,app.kubernetes.io/component=admission-webhook';
 let overlay: string;
@@ -142,7 +155,7 @@ beforeAll(async () => {
           name: 'kubectl apply -k (one command)',
           run: async () => {
             await mustKubectl(['apply', '-k', overlay]);
-            await mustKubectl(['-n', NS, 'wait', '--for=condition=Available', DEPLOYMENT, '--timeout=3m'], { timeoutMs: 200_000 });
+            await waitAvailable();
             await webhookAnswers();
           },
         },
@@ -325,7 +338,7 @@ describe('outage: the webhook scaled to zero', () => {
       expect((await getJson('spiderippool', name)).spec.nodeName).toEqual(['worker-1']);
     } finally {
       await mustKubectl(['-n', NS, 'scale', DEPLOYMENT, '--replicas=2']);
-      await mustKubectl(['-n', NS, 'wait', '--for=condition=Available', DEPLOYMENT, '--timeout=3m'], { timeoutMs: 200_000 });
+      await waitAvailable();
       await onlyTwoReadyPods();
       await webhookAnswers();
     }

@@ -27,7 +27,7 @@ import { runFaults, type FaultRunResult } from './faults.js';
 import { ApiClient, clusterDir, getJson, metric, mustKubectl } from './kube.js';
 import { NEIGHBOUR_NS, attackerReport, peersOfWebhookPod, policyAdmits, removeAttacker, startAttacker, stopAttacker } from './neighbour.js';
 import { nodeFilterRules, startEnforcer, type Enforcer } from './policy/enforcer.js';
-import { DEPLOYMENT, NS, copyOverlay, podRaw, prepareSpiderpool, report, webhookAnswers, webhookPods } from './webhook-install.js';
+import { NS, copyOverlay, podRaw, prepareSpiderpool, report, webhookAnswers, webhookPods, waitAvailable } from './webhook-install.js';
 
 let overlay: string;
 
@@ -35,7 +35,7 @@ beforeAll(async () => {
   await prepareSpiderpool();
   overlay = await copyOverlay();
   await mustKubectl(['apply', '-k', overlay]);
-  await mustKubectl(['-n', NS, 'wait', '--for=condition=Available', DEPLOYMENT, '--timeout=3m'], { timeoutMs: 200_000 });
+  await waitAvailable();
   await webhookAnswers();
 }, 300_000);
 

@@ -28,7 +28,7 @@ import { runFaults, type FaultRunResult } from './faults.js';
 import { ApiClient, clusterDir, getJson, mustKubectl } from './kube.js';
 import type { BodiesPlan, Tally, TenantReport, WritesPlan } from './tenant-attacks.js';
 import { createTenant, removeTenant, runTenantPod, tenantCan, webhookPodStates, type TenantContainer, type WebhookPodState } from './tenant.js';
-import { DEPLOYMENT, NS, copyOverlay, prepareSpiderpool, report, webhookAnswers } from './webhook-install.js';
+import { NS, copyOverlay, prepareSpiderpool, report, webhookAnswers, waitAvailable } from './webhook-install.js';
 
 /**
  * Traditional pools (no webhook reviews their writes) whose names a backtracking
@@ -55,7 +55,7 @@ beforeAll(async () => {
   await mustKubectl(['apply', '-f', '-'], { stdin: stringify({ apiVersion: 'v1', kind: 'List', items: TARGET_POOLS.map(targetPool) }) });
   overlay = await copyOverlay();
   await mustKubectl(['apply', '-k', overlay]);
-  await mustKubectl(['-n', NS, 'wait', '--for=condition=Available', DEPLOYMENT, '--timeout=3m'], { timeoutMs: 200_000 });
+  await waitAvailable();
   await webhookAnswers();
   await createTenant();
   before = await webhookPodStates();

@@ -27,7 +27,7 @@ import { until } from '../helpers/until.js';
 import { runFaults, type Fault, type FaultRunResult } from './faults.js';
 import { ApiClient, clusterDir, mustKubectl } from './kube.js';
 import { BOTH_NODES, FIRST_NODE, SECOND_NODE, crowdOnto, longestNotReadySeconds, placedOn, secondNode, servingNodes, uncordon } from './twonode.js';
-import { DEPLOYMENT, NS, copyOverlay, prepareSpiderpool, report, webhookAnswers } from './webhook-install.js';
+import { copyOverlay, prepareSpiderpool, report, webhookAnswers, waitAvailable } from './webhook-install.js';
 
 /*
  * The bounds, with the replicas' peer readiness and the install's placement (docs/operations.md
@@ -55,7 +55,7 @@ beforeAll(async () => {
   await prepareSpiderpool();
   overlay = await copyOverlay();
   await mustKubectl(['apply', '-k', overlay]);
-  await mustKubectl(['-n', NS, 'wait', '--for=condition=Available', DEPLOYMENT, '--timeout=3m'], { timeoutMs: 200_000 });
+  await waitAvailable();
   await webhookAnswers();
 }, 400_000);
 

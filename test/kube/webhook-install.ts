@@ -76,6 +76,22 @@ export async function copyOverlay(args: readonly string[] = []): Promise<string>
   return overlay;
 }
 
+/**
+ * `kubectl wait` for the Deployment to be Available (3 minutes); when it is not, throws
+ * with what an operator would look at: the pods, their events and their last log lines.
+ */
+export async function waitAvailable(): Promise<void> {
+  const r = await kubectl(['-n', NS, 'wait', '--for=condition=Available', DEPLOYMENT, '--timeout=3m'], { timeoutMs: 200_000 });
+  if (r.code === 0) return;
+  const seen = await Promise.all([
+    kubectl(['-n', NS, 'get', 'deploy,rs,pods,endpointslices,secrets,leases', '-o', 'wide']),
+    kubectl(['-n', NS, 'get', 'events', '--sort-by=.lastTimestamp']),
+    kubectl(['-n', NS, 'describe', 'pods']),
+    kubectl(['-n', NS, 'logs', '-l', 'app.kubernetes.io/name=spiderpool-iaas-webhook', '--all-containers', '--prefix', '--tail=40']),
+  ]);
+  throw new Error(`${DEPLOYMENT} did not become Available: ${r.stderr.trim()}\n${seen.map((s) => s.stdout + s.stderr).join('\n')}`);
+}
+
 /** The webhook's pods that are not being deleted. */
 export async function webhookPods(): Promise<any[]> {
   const pods = (await getJson('pods', undefined, NS)).items as any[];
