@@ -174,6 +174,10 @@ podLogsDir: $NODE_DIR/pod-logs
 resolvConf: ""                # the host's resolver is unreachable from the sealed netns
 protectKernelDefaults: false  # true makes it exit ("invalid kernel flag"); down restores them
 imageGCHighThresholdPercent: 100
+# The images are imported, never pulled. Since 1.35 a kubelet that pulled an image ID from a
+# registry re-pulls it for any other name (KubeletEnsureSecretPulledImages): the release's
+# image shares the imported image's ID, and the imported name has no registry to pull from.
+imagePullCredentialsVerificationPolicy: NeverVerify
 evictionHard: {memory.available: 100Mi, nodefs.available: "1%", imagefs.available: "1%", nodefs.inodesFree: "1%"}
 # A test cluster's shorter pod sync (default 1m): a Secret's new content reaches the mounted
 # volume at the pod's next sync, so each certificate change the tests make (cert-manager's
