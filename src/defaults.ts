@@ -68,8 +68,14 @@ export const DEFAULT_CERT_DIR = 'certs';
 export const MAX_BODY_BYTES = 7 * 1024 * 1024;
 
 /**
+ * `timeoutSeconds` of the refusing webhooks (`failurePolicy: Fail`; scripts/generate/webhook-configuration.ts
+ * writes it): how long the API server waits for a review before it refuses the write.
+ */
+export const REFUSING_WEBHOOK_TIMEOUT_SECONDS = 5;
+
+/**
  * How long a review waits for room in the body budget (src/server/body-budget.ts) before it is refused
- * with 429: below the webhooks' `timeoutSeconds` (5, deploy/), so waiting, which lets the
+ * with 429: below {@link REFUSING_WEBHOOK_TIMEOUT_SECONDS}, so waiting, which lets the
  * write through, is tried as long as the API server would wait anyway.
  */
 export const BODY_WAIT_MS = 4_000;

@@ -5,7 +5,14 @@
  * the API server needs beside them and why, from here.
  * Fields as k8s.io/api/admissionregistration/v1 ValidatingWebhook.
  */
-import { DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_SERVICE_NAME, DEFAULT_SPIDERPOOL_NAMESPACE, WEBHOOKS } from '../../src/defaults.js';
+import {
+  DEFAULT_CONFIGMAP_NAME,
+  DEFAULT_NAMESPACE,
+  DEFAULT_SERVICE_NAME,
+  DEFAULT_SPIDERPOOL_NAMESPACE,
+  REFUSING_WEBHOOK_TIMEOUT_SECONDS,
+  WEBHOOKS,
+} from '../../src/defaults.js';
 import { IPPOOL_ANNOTATION, IPPOOLS_ANNOTATION, NS_DEFAULT_IPV4_ANNOTATION, NS_DEFAULT_IPV6_ANNOTATION } from '../../src/spiderpool/candidate-annotations.js';
 import { IAAS_PROVIDER_ANNOTATION } from '../../src/spiderpool/pool.js';
 import type { GeneratedFile } from './index.js';
@@ -46,7 +53,7 @@ function webhook(
   };
 }
 
-const REFUSING = { failurePolicy: 'Fail', timeoutSeconds: 5 } as const;
+const REFUSING = { failurePolicy: 'Fail', timeoutSeconds: REFUSING_WEBHOOK_TIMEOUT_SECONDS } as const;
 const WARNING = { failurePolicy: 'Ignore', timeoutSeconds: 2 } as const;
 const CREATE_UPDATE = ['CREATE', 'UPDATE'];
 const POOL_ANNOTATIONS = [IPPOOLS_ANNOTATION, IPPOOL_ANNOTATION];
@@ -146,7 +153,7 @@ the write through untouched.
 timeoutSeconds: 2. The decision reads memory only and takes microseconds (bench/); the
 API server waits this long in the write path of every matched Pod and workload before
 giving up and admitting (Ignore), so the bound is kept to what a TLS handshake and a
-busy event loop need, well under the 5 s of the refusing webhooks above.
+busy event loop need, well under the ${REFUSING_WEBHOOK_TIMEOUT_SECONDS} s of the refusing webhooks above.
 
 matchConditions send only objects that carry one of Spiderpool's pool annotations (on
 the Pod, or on the workload's Pod template), so an ordinary Pod or Deployment never
@@ -168,8 +175,8 @@ those writes whenever the webhook is unreachable. The scope is kept small (CREAT
 UPDATE of IaaS pools; one ConfigMap) so that an outage blocks little, and two replicas
 with a PDB keep outages rare.
 
-timeoutSeconds: 5 on the first two (the default is 10, the maximum 30). The checks are
-pure and in memory, answered in milliseconds; 5 s only covers a slow TLS handshake or a
+timeoutSeconds: ${REFUSING_WEBHOOK_TIMEOUT_SECONDS} on the first two (the default is 10, the maximum 30). The checks are
+pure and in memory, answered in milliseconds; ${REFUSING_WEBHOOK_TIMEOUT_SECONDS} s only covers a slow TLS handshake or a
 busy event loop. A shorter wait bounds how long a \`kubectl apply\`, a Helm upgrade of
 Spiderpool or the Spiderpool controller's pool updates hang when a pod is unreachable,
 before failing with a clear "failed calling webhook" error.`;

@@ -6,7 +6,7 @@
  * is imported only with one of the flags.
  */
 import type { Logger } from 'pino';
-import type { PeerPolicy } from '../cluster/peer-verdict.js';
+import { PEER_POLICY, PEER_PROBE_TIMEOUT_MS, PEER_ROUND_INTERVAL_MS, REPLICA_CALL_TIMEOUT_MS } from '../cluster/replica-defaults.js';
 
 /** The `serve` flags this part reads (commander's names). */
 export interface ReplicaFlags {
@@ -19,14 +19,6 @@ export interface ReplicaFlags {
   context?: string;
 }
 
-/** Milliseconds between rounds: a dead peer is noticed within about two of them. */
-const PEER_ROUND_INTERVAL_MS = 1_000;
-/** A probe's deadline, in milliseconds: a healthy peer answers `/healthz` in milliseconds. */
-const PEER_PROBE_TIMEOUT_MS = 1_000;
-/** Each API call's deadline in a round of either, in milliseconds. */
-const REPLICA_CALL_TIMEOUT_MS = 2_000;
-/** Two failed probes in a row, and a heartbeat unchanged for 2.5 rounds. */
-const PEER_POLICY: PeerPolicy = { failedProbesToMark: 2, heartbeatStaleMs: 2_500 };
 /** Milliseconds between placement rounds, and how long a crowded node must last before a replica leaves it. */
 const REBALANCE_INTERVAL_MS = 10_000;
 const REBALANCE_SETTLE_MS = 30_000;

@@ -5,7 +5,9 @@
  * the API server).
  */
 import { pino } from 'pino';
+import { peerMarkParts } from '../../src/cluster/node-failure-windows.js';
 import { startPeerWatch } from '../../src/cluster/peers.js';
+import { PEER_POLICY, PEER_PROBE_TIMEOUT_MS, PEER_ROUND_INTERVAL_MS } from '../../src/cluster/replica-defaults.js';
 import type { Rounds } from '../../src/cluster/rounds.js';
 import { startFakeObjectStore, type FakeObjectStore } from './fake-object-store.js';
 
@@ -164,5 +166,73 @@ describe('startPeerWatch', () => {
     serving = true;
     await roundsAt([1_000]);
     expect(ready(store, 'a')).toEqual({ type: 'Ready', status: 'True', lastTransitionTime: expect.any(String) });
+  });
+});
+
+describe('a dead peer marked within the window stated for it (peerMarkParts)', () => {
+  const marked = () => store.requests.some((r) => r.method === 'PATCH' && r.path.endsWith('/pods/b/status'));
+
+  /**
+   * b renews its Lease every round at `renewPhaseMs` until its node dies at `killMs`; a runs
+   * `serve`'s settings in rounds as rounds.ts schedules them (the next one an interval after
+   * the last began, at once after a longer one), its probe of the dead b waiting the whole
+   * deadline on the fake clock. Returns the ms from the kill to a's status write marking b.
+   */
+  async function markDelayMs(killMs: number, renewPhaseMs: number): Promise<number> {
+    store.put(PODS, pod('a', '10.0.0.1'));
+    store.put(PODS, pod('b', '10.0.0.2'));
+    let renewedAtMs = -Infinity;
+    const renew = (atMs: number) => {
+      const lastMs = renewPhaseMs + Math.floor((Math.min(atMs, killMs - 1) - renewPhaseMs) / PEER_ROUND_INTERVAL_MS) * PEER_ROUND_INTERVAL_MS;
+      if (lastMs > renewedAtMs) store.put(LEASES, lease('b'));
+      renewedAtMs = Math.max(renewedAtMs, lastMs);
+    };
+    let startMs = 0;
+    for (let round = 0; round < 20; round++) {
+      nowMs = startMs;
+      renew(startMs);
+      watch ??= startPeerWatch({
+        kubeConfig: store.kubeConfig,
+        namespace: NS,
+        podName: 'a',
+        port: 8443,
+        selfServing: () => true,
+        intervalMs: 3_600_000, // rounds run when this loop calls them
+        probeTimeoutMs: PEER_PROBE_TIMEOUT_MS,
+        callTimeoutMs: 5_000,
+        policy: PEER_POLICY,
+        logger: pino({ level: 'silent' }),
+        nowMs: () => nowMs,
+        probe: async (host) => {
+          if (host !== '10.0.0.2' || nowMs < killMs) return true;
+          nowMs += PEER_PROBE_TIMEOUT_MS;
+          return false;
+        },
+      });
+      await watch.round();
+      if (marked()) return nowMs - killMs;
+      startMs += Math.max(PEER_ROUND_INTERVAL_MS, nowMs - startMs);
+    }
+    throw new Error(`b not marked within 20 rounds of a kill at ${killMs} ms`);
+  }
+
+  // Kills at several points of a's round, b's renewals at several points of its own; the
+  // worst: b renews just after a's Lease list and dies just after that (offset 2, phase 1).
+  const KILL_OFFSETS_MS = [0, 2, 500, 999];
+  const RENEW_PHASES_MS = [0, 1, 999];
+  it('marks a dead peer within the stated seconds wherever in the rounds it dies, the worst case within one round of them', async () => {
+    const boundMs = peerMarkParts().reduce((total, p) => total + p.seconds * 1000, 0);
+    const delays: number[] = [];
+    for (const offsetMs of KILL_OFFSETS_MS) {
+      for (const phaseMs of RENEW_PHASES_MS) {
+        watch?.stop();
+        watch = undefined;
+        await store.close();
+        store = await startFakeObjectStore();
+        delays.push(await markDelayMs(3 * PEER_ROUND_INTERVAL_MS + offsetMs, phaseMs));
+      }
+    }
+    expect(Math.max(...delays)).toBeLessThanOrEqual(boundMs);
+    expect(Math.max(...delays)).toBeGreaterThan(boundMs - Math.max(PEER_ROUND_INTERVAL_MS, PEER_PROBE_TIMEOUT_MS));
   });
 });

@@ -7,21 +7,22 @@
  *   1  `kubectl drain` of the second node, which holds a replica: no call fails, and the
  *      replicas are on distinct nodes again once it is uncordoned
  *   2  the second node, holding one replica, dies (packets dropped, processes killed):
- *      failures only within DEAD_REPLICA_WINDOW_S of the kill, none until it returns, none
+ *      failures only within the stated window of the kill, none until it returns, none
  *      after it rejoins
- *   3  both replicas on the second node (forced), which dies: failures only within
- *      CROWDED_NODE_WINDOW_S; none when it returns, and the replicas end on distinct nodes
+ *   3  both replicas on the second node (forced), which dies: failures only within the
+ *      stated window; none when it returns, and the replicas end on distinct nodes
  *   4  pod traffic between the two nodes cut while both reach the API server: no call
- *      fails, neither replica not Ready longer than PARTITION_NOT_READY_S
+ *      fails, neither replica not Ready longer than the stated bound of a false alarm
  *
  * The control plane runs on the first node, so the second is the one that dies. The
- * controller-manager keeps Kubernetes' defaults (node-monitor-grace-period 50 s, the
- * 300 s not-ready and unreachable tolerations): the windows are those of a default
- * control plane.
+ * controller-manager and kube-proxy keep Kubernetes' defaults: the windows are those
+ * stated for a default control plane (src/cluster/node-failure-windows.ts, docs/node-failure.md).
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { nodeFailureWindows } from '../../src/cluster/node-failure-windows.js';
 import { runProcess } from '../e2e/cluster/processes.js';
-import { CLI } from '../e2e/cluster/webhook.js';
+import { CLI, ROOT } from '../e2e/cluster/webhook.js';
 import { failureWindow, type FailureWindow } from '../helpers/failure-window.js';
 import { until } from '../helpers/until.js';
 import { runFaults, type Fault, type FaultRunResult } from './faults.js';
@@ -29,20 +30,17 @@ import { ApiClient, clusterDir, mustKubectl } from './kube.js';
 import { BOTH_NODES, FIRST_NODE, SECOND_NODE, crowdOnto, longestNotReadySeconds, placedOn, secondNode, servingNodes, uncordon } from './twonode.js';
 import { copyOverlay, prepareSpiderpool, report, webhookAnswers, waitAvailable } from './webhook-install.js';
 
-/*
- * The bounds, with the replicas' peer readiness and the install's placement (docs/operations.md
- * has the figures; Kubernetes alone: 43.6 s, 356 s). Wide margins: a loaded 2-core machine.
- */
-/** Seconds from the kill within which every failed call of scenario 2 was sent (measured 2.4-4.2 s). */
-const DEAD_REPLICA_WINDOW_S = 15;
-/**
- * Seconds from the kill within which every failed call of scenario 3 was sent (measured
- * 63-69 s: the node marked unreachable after --node-monitor-grace-period, 50 s, the pods
- * evicted 10 s later by their tolerations, the replacements started and ready).
- */
-const CROWDED_NODE_WINDOW_S = 120;
-/** The longest a replica may be not Ready while the network between the replicas is cut (measured 0 s). */
-const PARTITION_NOT_READY_S = 15;
+/** The windows stated for what the overlay installs: deploy/ (docs/operations.md has the measured figures). */
+const DEPLOYMENT_FILE = 'deploy/base/deployment.yaml';
+const WINDOWS = nodeFailureWindows(readFileSync(path.join(ROOT, DEPLOYMENT_FILE), 'utf8'), DEPLOYMENT_FILE);
+/** Seconds added to each window here: rounds, API calls, kube-proxy and a pod's start wait for the loaded 2-core machine's CPU. */
+const LOADED_MACHINE_MARGIN_S = 5;
+/** Seconds from the kill within which every failed call of scenario 2 was sent. */
+const DEAD_REPLICA_WINDOW_S = WINDOWS.deadReplica.seconds + LOADED_MACHINE_MARGIN_S;
+/** Seconds from the kill within which every failed call of scenario 3 was sent. */
+const CROWDED_NODE_WINDOW_S = WINDOWS.crowdedNode.seconds + LOADED_MACHINE_MARGIN_S;
+/** The longest a replica may be seen not Ready while the network between the replicas is cut (polled each second: +1). */
+const PARTITION_NOT_READY_S = WINDOWS.falseMark.seconds + 1 + LOADED_MACHINE_MARGIN_S;
 /** How long the network between the replicas stays cut. */
 const CUT_MS = 30_000;
 /** Calls after a recovery that must all pass before the node comes back. */
