@@ -5,13 +5,14 @@
 #                      [--public-key FILE] [--out DIR]
 #
 # Pushes to the registry: the image REGISTRY/spiderpool-iaas-webhook:VERSION, an index of
-# linux/amd64 (image/build.sh) and linux/arm64 (image/arm64.sh), signed with each platform's
-# image, with the amd64 image's SBOM (CycloneDX, scripts/release/sbom.mjs) as a signed
-# attestation; the chart as an OCI artifact, oci://REGISTRY/charts/spiderpool-iaas-webhook
-# VERSION, installing that image by digest, signed. Writes to DIR (default dist-release/): the
-# CLI's npm tarball, the packaged chart, the SBOM and the public key, then verifies every
-# signature offline with that key (no transparency log). --key signs with a cosign private
-# key (its password in $COSIGN_PASSWORD); without it, a key pair is made for this run alone
+# linux/amd64 (image/build.sh) and linux/arm64 (image/arm64.sh, first run under user-mode
+# emulation by image/arm64-smoke.sh), signed with each platform's image, with the amd64
+# image's SBOM (CycloneDX, scripts/release/sbom.mjs) as a signed attestation; the chart as
+# an OCI artifact, oci://REGISTRY/charts/spiderpool-iaas-webhook VERSION, installing that
+# image by digest, signed. Writes to DIR (default dist-release/): the CLI's npm tarball, the
+# packaged chart, the SBOM and the public key, then verifies every signature offline with
+# that key (no transparency log). --key signs with a cosign private key (its password in
+# $COSIGN_PASSWORD); without it, a key pair is made for this run alone
 # (DIR/cosign.key, DIR/cosign.pub). --public-key verifies with FILE instead (the workflow's
 # release/cosign.pub). --plain-http for an HTTP registry (CI's loopback one).
 set -euo pipefail
@@ -70,6 +71,9 @@ leaked=$(find "$mnt/app" -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.
 podman image unmount "$WEBHOOK_IMAGE" >/dev/null
 [[ -z $leaked ]] || { echo "release: the image holds source maps or type declarations: ${leaked//$mnt/}" >&2; exit 1; }
 arm64_image=$(bash image/arm64.sh "$WEBHOOK_IMAGE")
+# Its code run once under user-mode emulation before anything is pushed.
+bash image/arm64-smoke.sh "$arm64_image" 2>"$tmp/arm64-smoke.log" || { cat "$tmp/arm64-smoke.log" >&2; exit 1; }
+say "$(tail -1 "$tmp/arm64-smoke.log")"
 list=$WEBHOOK_IMAGE-index
 podman manifest rm "$list" >/dev/null 2>&1 || true
 podman manifest create "$list" >/dev/null

@@ -13,13 +13,15 @@
  *      and `helm upgrade` to it under load: 0 failed calls, the pods on the new digest
  *   4  helm uninstall under load, nothing left
  *   5  the CLI's npm tarball installed into an empty prefix: `spiderpool-iaas-webhook review`
- *      of a pool and `kubectl spiderpool-iaas --help` from there
+ *      and `kubectl spiderpool-iaas review` (the plugin, with the cluster's kubectl) of
+ *      examples/ files from there, one refused (cli-tarball.ts)
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { until } from '../helpers/until.js';
-import { runProcess, type Finished } from '../e2e/cluster/processes.js';
+import { runProcess } from '../e2e/cluster/processes.js';
+import { describeCliFromTarball } from './cli-tarball.js';
 import { RELEASE, REPO_ROOT } from '../e2e/helm.js';
 import type { FaultRunResult } from './faults.js';
 import { describeUninstallUnderLoad, guarded, livePods, loaded, mustHelm, NS, prepareCluster } from './helm.js';
@@ -179,40 +181,8 @@ describe('3. helm upgrade to a second release under load', () => {
 
 describeUninstallUnderLoad('4. helm uninstall of the release under load', 'helm uninstall of the release', 'left nothing of the release; every write accepted');
 
-describe('5. the CLI from its npm tarball, in an empty prefix', () => {
-  let prefix: string;
-  const inEmpty = (script: string, ...args: string[]): Promise<Finished> =>
-    runProcess('bash', ['-c', `cd "$PREFIX_DIR" && ${script}`, 'bash', ...args], {
-      env: { ...process.env, PREFIX_DIR: prefix, PATH: `${prefix}/bin:${clusterDir()}:${process.env['PATH']}` },
-      timeoutMs: 300_000,
-    });
-
-  beforeAll(async () => {
-    prefix = await mkdtemp(path.join(tmpdir(), 'spiderpool-iaas-cli-'));
-    temporary.push(prefix);
-    const r = await inEmpty('npm install -g --prefix "$PREFIX_DIR" --prefer-offline --no-audit --no-fund "$1"', first.tarball);
-    if (r.code !== 0) throw new Error(`npm install -g of ${first.tarball} failed: ${r.stdout}${r.stderr}`);
-    await writeFile(path.join(prefix, 'pool.yaml'), POOL);
-  }, 300_000);
-
-  it('`spiderpool-iaas-webhook review pool.yaml` accepts a good node pool', async () => {
-    const r = await inEmpty('spiderpool-iaas-webhook review pool.yaml');
-    expect(r.stdout).toContain('spiderippool.spiderpool.spidernet.io/node-pool created (server dry run)');
-    expect(r.code).toBe(0);
-  });
-
-  it('`kubectl spiderpool-iaas --help` finds the plugin on PATH', async () => {
-    const r = await inEmpty('kubectl spiderpool-iaas --help');
-    expect(r.stdout).toMatch(/^Usage: /);
-    expect(r.stdout).toContain('review');
-    expect(r.code).toBe(0);
-  });
-});
-
-const POOL = `apiVersion: spiderpool.spidernet.io/v2beta1
-kind: SpiderIPPool
-metadata:
-  name: node-pool
-  annotations: {ipam.spidernet.io/iaas-provider: example-cloud, ipam.spidernet.io/parent-nic: eth0}
-spec: {ipVersion: 4, subnet: 10.6.0.0/16, ips: [10.6.0.10-10.6.0.20], gateway: 10.6.0.1, nodeName: [worker-1]}
-`;
+describeCliFromTarball(
+  '5. the CLI from its npm tarball, in an empty prefix',
+  () => first.tarball,
+  () => [clusterDir()],
+);
