@@ -114,6 +114,23 @@ function flush<L extends string>(counter: Counter<L>, pending: Iterable<{ labels
 }
 
 /**
+ * A counter of `name` whose counts wait in each route's `pending` (plain maps on the hot
+ * path) and are flushed into it when `/metrics` is read.
+ */
+function routesCounter<L extends string>(
+  routes: ReadonlyMap<string, RouteCounts>,
+  pending: (route: RouteCounts) => Iterable<{ labels: Record<L, string>; count: number }>,
+  configuration: { name: string; help: string; labelNames: readonly L[]; registers: Registry[] },
+): Counter<L> {
+  return new Counter<L>({
+    ...configuration,
+    collect() {
+      for (const route of routes.values()) flush(this, pending(route));
+    },
+  });
+}
+
+/**
  * A webhook path's counts, every series at 0 from the start: each rule's refusals and
  * decisions, so increase() sees the first one; and an internal error (500, no review
  * decided), so the Errors alert's rate() sees the first one after a start.
@@ -140,32 +157,23 @@ export function createWebhookMetrics(registry = new Registry()): WebhookMetrics 
   let readConnections: (() => Readonly<Record<string, number>>) | undefined;
   const metrics: WebhookMetrics = {
     registry,
-    requestsTotal: new Counter({
+    requestsTotal: routesCounter(routes, (route) => route.totals.values(), {
       name: 'controller_runtime_webhook_requests_total',
       help: 'Total number of admission requests by HTTP status code.',
       labelNames: ['webhook', 'code', 'operation', 'allowed'],
       registers,
-      collect() {
-        for (const route of routes.values()) flush(this, route.totals.values());
-      },
     }),
-    refusalsTotal: new Counter({
+    refusalsTotal: routesCounter(routes, (route) => route.refusals.values(), {
       name: `${PREFIX}refusals_total`,
       help: 'Admission reviews refused, by webhook path and by each rule that refused them (dry runs included; warnings are no refusal).',
       labelNames: ['webhook', 'rule'],
       registers,
-      collect() {
-        for (const route of routes.values()) flush(this, route.refusals.values());
-      },
     }),
-    decisionsTotal: new Counter({
+    decisionsTotal: routesCounter(routes, (route) => route.decisions.values(), {
       name: `${PREFIX}decisions_total`,
       help: 'Admission reviews in which a rule fired, by webhook path, rule and the action taken on it (deny refused, warn warned, audit recorded only); once per rule per review.',
       labelNames: ['webhook', 'rule', 'action'],
       registers,
-      collect() {
-        for (const route of routes.values()) flush(this, route.decisions.values());
-      },
     }),
     latencySeconds: new Histogram({
       name: 'controller_runtime_webhook_latency_seconds',

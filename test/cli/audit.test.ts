@@ -10,6 +10,7 @@ import { NO_CLUSTER_FOUND } from '../../src/cluster/kubeconfig-source.js';
 import { reviewAdmission } from '../../src/rules/registry.js';
 import { buildAdmissionReview, type KubeObject } from '../../src/kubernetes/build.js';
 import { spiderIPPool, type PoolSpec } from '../helpers/pools.js';
+import { writeKubeconfig } from '../helpers/kubeconfig.js';
 
 const pool = (name: string, spec: PoolSpec = {}): KubeObject => spiderIPPool(name, { ips: ['10.0.0.1-10.0.0.9'], ...spec });
 const IAAS = { provider: 'cloud' };
@@ -84,17 +85,7 @@ describe('audit', () => {
       const port = (closed.address() as { port: number }).port;
       await new Promise((resolve) => closed.close(resolve));
       const kubeconfig = path.join(dir, 'kubeconfig');
-      await writeFile(
-        kubeconfig,
-        stringify({
-          apiVersion: 'v1',
-          kind: 'Config',
-          clusters: [{ name: 'c', cluster: { server: `https://127.0.0.1:${port}` } }],
-          users: [{ name: 'u', user: { token: 't' } }],
-          contexts: [{ name: 'lab', context: { cluster: 'c', user: 'u' } }],
-          'current-context': 'lab',
-        }),
-      );
+      await writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${port}`, context: 'lab' });
       const saved = { KUBECONFIG: process.env['KUBECONFIG'], HOME: process.env['HOME'], KUBERNETES_SERVICE_HOST: process.env['KUBERNETES_SERVICE_HOST'] };
       try {
         Object.assign(process.env, { KUBECONFIG: kubeconfig });

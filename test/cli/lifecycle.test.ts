@@ -3,7 +3,7 @@
  * fake API server on loopback: the Secret made, the server started on its pair, the
  * configuration written only once the server answers, with the bundle it serves with.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
@@ -15,6 +15,7 @@ import { generateCertificates } from '../../src/certs/generate.js';
 import { readinessReport } from '../../src/kubernetes/healthz.js';
 import { startServer } from '../../src/server/serve.js';
 import { ENDPOINT_SLICES, endpointSlice, SECRETS, startFakeObjectStore, WEBHOOK_CONFIGURATIONS, type FakeObjectStore } from '../cluster/fake-object-store.js';
+import { writeKubeconfig } from '../helpers/kubeconfig.js';
 
 jest.setTimeout(60_000);
 const logger = pino({ level: 'silent' });
@@ -29,17 +30,7 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'lifecycle-'));
   const kubeconfig = join(dir, 'kubeconfig');
   const server = store.kubeConfig.getCurrentCluster()!.server;
-  await writeFile(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'fake', cluster: { server, 'insecure-skip-tls-verify': true } }],
-      users: [{ name: 'u', user: { token: 't' } }],
-      contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'u' } }],
-      'current-context': 'fake',
-    }),
-  );
+  await writeKubeconfig(kubeconfig, { server, insecure: true });
   flags = {
     tlsSecret: 'webhook-tls',
     manageWebhookConfiguration: 'webhook',

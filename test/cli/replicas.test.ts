@@ -1,9 +1,10 @@
 /** `serve --peer-readiness` and `--rebalance` say in one line what they lack, and are nothing without the flags. */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { watchReplicas } from '../../src/cli/replicas.js';
+import { writeKubeconfig } from '../helpers/kubeconfig.js';
 
 const server = { port: 8443, ready: () => true };
 const logger = pino({ level: 'silent' });
@@ -35,18 +36,7 @@ describe('watchReplicas', () => {
   it('uses serve --context, as the caches do (a context the kubeconfig lacks stops the start)', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'replicas-'));
     const kubeconfig = path.join(dir, 'kubeconfig');
-    const cluster = { name: 'c', cluster: { server: 'https://127.0.0.1:1' } };
-    await writeFile(
-      kubeconfig,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [cluster],
-        users: [{ name: 'u', user: {} }],
-        contexts: [{ name: 'a', context: { cluster: 'c', user: 'u' } }],
-        'current-context': 'a',
-      }),
-    );
+    await writeKubeconfig(kubeconfig, { server: 'https://127.0.0.1:1', context: 'a' });
     const flags = { peerReadiness: true, podName: 'a', namespace: 'spiderpool-iaas-webhook', kubeconfig, context: 'missing' };
     // Without the context passed on, the rounds would start against the current-context: stop them.
     const started = watchReplicas(flags, server, logger).then((watch) => watch?.stop());

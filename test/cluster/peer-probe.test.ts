@@ -1,27 +1,16 @@
 /** The probe of a peer's port on 127.0.0.1: the real server answers it; a silent or closed port is a failure, at the deadline at the latest. */
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pino } from 'pino';
 import { probeHealthz } from '../../src/cluster/peer-probe.js';
-import { startServer, type RunningServer } from '../../src/server/serve.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
-const logger = pino({ level: 'silent' });
 const PROBE_TIMEOUT_MS = 1_000;
 
 describe('probeHealthz', () => {
-  let certDir: string;
-  let server: RunningServer;
-
+  let server: TestServer;
   beforeAll(async () => {
-    certDir = await mkdtemp(join(tmpdir(), 'peer-probe-'));
-    server = await startServer({ port: 0, host: '127.0.0.1', certDir, generateCerts: true, logger });
+    server = await startTestServer('peer-probe-');
   });
-  afterAll(async () => {
-    await server?.stop();
-    await rm(certDir, { recursive: true, force: true });
-  });
+  afterAll(() => server?.stop());
 
   it("is answered by the webhook's own HTTPS server, whose certificate names no pod IP", async () => {
     await expect(probeHealthz('127.0.0.1', server.port, PROBE_TIMEOUT_MS)).resolves.toBe(true);

@@ -39,6 +39,9 @@ const ready = (store: FakeObjectStore, name: string) =>
 const writes = (store: FakeObjectStore) =>
   store.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path.replace(/^.*\/namespaces\/[^/]+\//, '')}`);
 
+/** The status patches among `writes`. */
+const patches = (store: FakeObjectStore) => writes(store).filter((w) => w.startsWith('PATCH'));
+
 let store: FakeObjectStore;
 let watch: Rounds | undefined;
 let nowMs: number;
@@ -55,6 +58,12 @@ afterEach(async () => {
   watch = undefined;
   await store.close();
 });
+
+/** Replica a's pod and replica b's, both ready. */
+function putTwoPods(): void {
+  store.put(PODS, pod('a', '10.0.0.1'));
+  store.put(PODS, pod('b', '10.0.0.2'));
+}
 
 /** Replica a's watch; rounds run only when the test calls them (the interval is an hour). */
 function watchFromA(selfServing = () => true): Rounds {
@@ -101,8 +110,7 @@ describe('startPeerWatch', () => {
   });
 
   it('renews its own Lease, owned by its pod and labelled as its pods but the template hash', async () => {
-    store.put(PODS, pod('a', '10.0.0.1'));
-    store.put(PODS, pod('b', '10.0.0.2'));
+    putTwoPods();
     watch = watchFromA();
     await roundsAt([0, 1_000]);
     expect(writes(store)).toEqual(['POST leases', 'PUT leases/a']);
@@ -113,8 +121,7 @@ describe('startPeerWatch', () => {
   });
 
   it('marks a peer not ready once its port failed twice and its heartbeat stood still for 2.5 s, and not before', async () => {
-    store.put(PODS, pod('a', '10.0.0.1'));
-    store.put(PODS, pod('b', '10.0.0.2'));
+    putTwoPods();
     store.put(LEASES, lease('b'));
     bAnswers = false;
     watch = watchFromA();
@@ -123,37 +130,35 @@ describe('startPeerWatch', () => {
     await roundsAt([2_600]);
     expect(ready(store, 'b')).toMatchObject({ type: 'Ready', status: 'False', reason: 'PeerUnreachable' });
     expect(ready(store, 'b').message).toMatch(/^replica a found the port and the heartbeat of this pod silent/);
-    expect(writes(store).filter((w) => w.startsWith('PATCH'))).toEqual(['PATCH pods/b/status']);
+    expect(patches(store)).toEqual(['PATCH pods/b/status']);
     // The conditions merge by type only in a strategic-merge patch (a JSON patch would be refused).
     expect(store.requests.find((r) => r.method === 'PATCH')!.contentType).toBe('application/strategic-merge-patch+json');
     // Marked once: a peer not ready is left to its kubelet (or to itself).
     await roundsAt([3_600, 4_600]);
-    expect(writes(store).filter((w) => w.startsWith('PATCH'))).toEqual(['PATCH pods/b/status']);
+    expect(patches(store)).toEqual(['PATCH pods/b/status']);
   });
 
   it('a cut between the replicas marks nobody while the peer heartbeats through the API server', async () => {
-    store.put(PODS, pod('a', '10.0.0.1'));
-    store.put(PODS, pod('b', '10.0.0.2'));
+    putTwoPods();
     bAnswers = false;
     watch = watchFromA();
     await roundsAt(
       Array.from({ length: 20 }, (_, i) => i * 1_000),
       () => store.put(LEASES, lease('b')),
     );
-    expect(writes(store).filter((w) => w.startsWith('PATCH'))).toEqual([]);
+    expect(patches(store)).toEqual([]);
     expect(ready(store, 'b').status).toBe('True');
   });
 
   it('marks nobody in a round whose API calls failed (here: the Lease list)', async () => {
-    store.put(PODS, pod('a', '10.0.0.1'));
-    store.put(PODS, pod('b', '10.0.0.2'));
+    putTwoPods();
     store.put(LEASES, lease('b'));
     bAnswers = false;
     watch = watchFromA();
     await roundsAt([0, 1_000]);
     store.refuse = (r) => (r.method === 'GET' && r.path === LEASES ? { status: 500, message: 'etcd unavailable' } : undefined);
     await roundsAt([3_000, 4_000]);
-    expect(writes(store).filter((w) => w.startsWith('PATCH'))).toEqual([]);
+    expect(patches(store)).toEqual([]);
   });
 
   it('sets its own pod ready again when a peer marked it while it serves, and not while its checks fail', async () => {

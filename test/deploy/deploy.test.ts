@@ -34,6 +34,19 @@ function one(objects: Obj[], kind: string): Obj {
   return found[0] as Obj;
 }
 
+/** The object of `kind` named `name`; throws when there is none. */
+function named(objects: Obj[], kind: string, name: string): Obj {
+  const found = objects.find((o) => o['kind'] === kind && o['metadata']['name'] === name);
+  if (found === undefined) throw new Error(`no ${kind} named ${name}`);
+  return found;
+}
+
+/** The namespace of the Role `name` and the rules it grants. */
+function roleGrants(objects: Obj[], name: string): { namespace: string; rules: Obj[] } {
+  const role = named(objects, 'Role', name);
+  return { namespace: role['metadata']['namespace'], rules: role['rules'] };
+}
+
 function webhook(objects: Obj[], path: string): Obj {
   const vwc = one(objects, 'ValidatingWebhookConfiguration');
   const found = (vwc['webhooks'] as Obj[]).find((w) => w['clientConfig']?.['service']?.['path'] === path);
@@ -73,12 +86,13 @@ describe('deploy/ read without kubectl', () => {
   });
 
   test('grants the Secret (get, update: no create) and the configuration by name; list of EndpointSlices only in its namespace', () => {
-    const role = rendered.find((o) => o['kind'] === 'Role' && o['metadata']['name'] === 'spiderpool-iaas-webhook-tls')!;
-    expect(role['metadata']['namespace']).toBe('spiderpool-iaas-webhook');
-    expect(role['rules']).toEqual([
-      { apiGroups: [''], resources: ['secrets'], resourceNames: ['spiderpool-iaas-webhook-tls'], verbs: ['get', 'update'] },
-      { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
-    ]);
+    expect(roleGrants(rendered, 'spiderpool-iaas-webhook-tls')).toEqual({
+      namespace: 'spiderpool-iaas-webhook',
+      rules: [
+        { apiGroups: [''], resources: ['secrets'], resourceNames: ['spiderpool-iaas-webhook-tls'], verbs: ['get', 'update'] },
+        { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
+      ],
+    });
     const clusterRole = one(rendered, 'ClusterRole');
     expect(clusterRole['rules'].slice(1)).toEqual([
       {
@@ -95,21 +109,21 @@ describe('deploy/ read without kubectl', () => {
   });
 
   test('grants the reports Lease by name (create by none: a POST names its object in the body), bound in its namespace', () => {
-    const role = rendered.find((o) => o['kind'] === 'Role' && o['metadata']['name'] === 'spiderpool-iaas-webhook-reports')!;
-    expect(role['metadata']['namespace']).toBe('spiderpool-iaas-webhook');
-    expect(role['rules']).toEqual([
-      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['spiderpool-iaas-webhook-reports'], verbs: ['get', 'update'] },
-      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
-    ]);
-    const binding = rendered.find((o) => o['kind'] === 'RoleBinding' && o['metadata']['name'] === 'spiderpool-iaas-webhook-reports')!;
+    expect(roleGrants(rendered, 'spiderpool-iaas-webhook-reports')).toEqual({
+      namespace: 'spiderpool-iaas-webhook',
+      rules: [
+        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['spiderpool-iaas-webhook-reports'], verbs: ['get', 'update'] },
+        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+      ],
+    });
+    const binding = named(rendered, 'RoleBinding', 'spiderpool-iaas-webhook-reports');
     expect(binding['subjects']).toEqual([{ kind: 'ServiceAccount', name: 'spiderpool-iaas-webhook', namespace: 'spiderpool-iaas-webhook' }]);
     expect(container(rendered)['args']).toContain('--reports=true');
   });
 
   test("the conf-reader Role and binding stay in Spiderpool's namespace, their subject follows the ServiceAccount", () => {
-    const role = rendered.find((o) => o['kind'] === 'Role' && o['metadata']['name'] === 'spiderpool-iaas-webhook-conf-reader')!;
-    const binding = rendered.find((o) => o['kind'] === 'RoleBinding' && o['metadata']['name'] === 'spiderpool-iaas-webhook-conf-reader')!;
-    expect(role['metadata']['namespace']).toBe('kube-system');
+    const binding = named(rendered, 'RoleBinding', 'spiderpool-iaas-webhook-conf-reader');
+    expect(roleGrants(rendered, 'spiderpool-iaas-webhook-conf-reader').namespace).toBe('kube-system');
     expect(binding['metadata']['namespace']).toBe('kube-system');
     expect(binding['subjects']).toEqual([{ kind: 'ServiceAccount', name: 'spiderpool-iaas-webhook', namespace: 'spiderpool-iaas-webhook' }]);
   });

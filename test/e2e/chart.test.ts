@@ -14,7 +14,7 @@ import { parseManifests, renderWithKubectl } from '../deploy/render.js';
 import { startApiServer, type ApiServer } from './cluster/apiserver.js';
 import { runProcess } from './cluster/processes.js';
 import { POLICY_TWINS } from '../../src/rules/pool-rules/twins.js';
-import { CHART_DIR, helm, helmTemplate, MIN_KUBE_VERSION, RELEASE, RELEASE_NAMESPACE, REPO_ROOT } from './helm.js';
+import { CHART_DIR, helm, helmTemplate, MIN_KUBE_VERSION, PLACEHOLDER_PEMS, providedTlsArgs, RELEASE, RELEASE_NAMESPACE, REPO_ROOT } from './helm.js';
 
 // Tests reach into rendered manifests by known paths; `any` keeps that readable.
 type Obj = Record<string, any>;
@@ -90,11 +90,7 @@ beforeAll(async () => {
 }, 30 * 60_000);
 
 describe('helm lint --strict', () => {
-  test.each([
-    [[]],
-    [['--set', 'tls.method=certmanager']],
-    [['--set', 'tls.method=provided', '--set', 'tls.provided.tlsCert=Y2VydA==', '--set', 'tls.provided.tlsKey=a2V5', '--set', 'tls.provided.tlsCa=Y2E=']],
-  ])('is clean with %j', async (extra) => {
+  test.each([[[]], [['--set', 'tls.method=certmanager']], [providedTlsArgs(PLACEHOLDER_PEMS)]])('is clean with %j', async (extra) => {
     const result = await helm(['lint', '--strict', CHART_DIR, ...extra]);
     expect(`${result.stdout}${result.stderr}`).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
     expect(result.code).toBe(0);
@@ -302,16 +298,16 @@ describe('values', () => {
   });
 
   test('tls.method provided: the Secret from the values, mounted at the cert dir; each missing PEM is named', async () => {
-    const pems = ['--set', 'tls.provided.tlsCert=Y2VydA==', '--set', 'tls.provided.tlsKey=a2V5', '--set', 'tls.provided.tlsCa=Y2E='];
-    const objects = await helmTemplate(['--set', 'tls.method=provided', ...pems]);
+    const provided = providedTlsArgs(PLACEHOLDER_PEMS);
+    const objects = await helmTemplate(provided);
     const secret = one(objects, 'Secret');
     expect(secret['type']).toBe('kubernetes.io/tls');
     expect(secret['data']).toEqual({ 'tls.crt': 'Y2VydA==', 'tls.key': 'a2V5', 'ca.crt': 'Y2E=' });
     expect(secret['metadata']['namespace']).toBe(RELEASE_NAMESPACE);
     expectMountedCertDir(objects, secret['metadata']['name']);
     for (const missing of ['tlsCert', 'tlsKey', 'tlsCa']) {
-      const without = pems.filter((p, i) => !(pems[i + 1]?.startsWith(`tls.provided.${missing}=`) || p.startsWith(`tls.provided.${missing}=`)));
-      const result = await helm(['template', RELEASE, CHART_DIR, `--kube-version=${MIN_KUBE_VERSION}`, '--set', 'tls.method=provided', ...without]);
+      const without = provided.filter((p, i) => !(provided[i + 1]?.startsWith(`tls.provided.${missing}=`) || p.startsWith(`tls.provided.${missing}=`)));
+      const result = await helm(['template', RELEASE, CHART_DIR, `--kube-version=${MIN_KUBE_VERSION}`, ...without]);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`tls.method provided needs tls.provided.${missing}`);
     }
@@ -323,16 +319,7 @@ describe('values', () => {
       return objects.filter((o) => o['kind'] === 'Role' && o['metadata']['name'].endsWith('-tls')).map((o) => o['rules']);
     };
     const endpointSlices = { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] };
-    const provided = [
-      '--set',
-      'tls.method=provided',
-      '--set',
-      'tls.provided.tlsCert=Y2VydA==',
-      '--set',
-      'tls.provided.tlsKey=a2V5',
-      '--set',
-      'tls.provided.tlsCa=Y2E=',
-    ];
+    const provided = providedTlsArgs(PLACEHOLDER_PEMS);
     for (const method of [provided, ['--set', 'tls.method=certmanager']]) {
       const objects = await helmTemplate(method);
       expect(roleRules(objects)).toEqual([[endpointSlices]]);
@@ -628,17 +615,7 @@ describe('the real kube-apiserver accepts what the chart renders', () => {
     for (const ns of [RELEASE_NAMESPACE, 'kube-system']) await kubectl(['create', 'namespace', ns]);
     // Real PEMs: the API server checks a kubernetes.io/tls Secret's certificate and key.
     const pems = await generateCertificates({ serviceName: 'spiderpool-iaas-webhook', namespace: RELEASE_NAMESPACE });
-    const b64 = (pem: string) => Buffer.from(pem).toString('base64');
-    const provided = await helmTemplate([
-      '--set',
-      'tls.method=provided',
-      '--set',
-      `tls.provided.tlsCert=${b64(pems.certPem)}`,
-      '--set',
-      `tls.provided.tlsKey=${b64(pems.keyPem)}`,
-      '--set',
-      `tls.provided.tlsCa=${b64(pems.caCertPem)}`,
-    ]);
+    const provided = await helmTemplate(providedTlsArgs(pems));
     for (const objects of [defaults, provided]) {
       const result = await kubectl(['apply', '--dry-run=server', '-f', '-'], objects.map((o) => `---\n${stringify(o)}`).join(''));
       expect([result.code, result.stderr]).toEqual([0, '']);

@@ -52,3 +52,20 @@ export async function helmTemplate(args: readonly string[] = [], namespace = REL
   if (result.code !== 0) throw new Error(`helm template ${args.join(' ')} failed: ${result.stderr.trim()}`);
   return parseManifests(result.stdout);
 }
+
+/** The PEM texts of a `tls.method=provided` install (certs/generate.ts' names). */
+interface ProvidedPems {
+  certPem: string;
+  keyPem: string;
+  caCertPem: string;
+}
+
+/** Stand-ins for charts that are only rendered: base64 `Y2VydA==`, `a2V5`, `Y2E=`. */
+export const PLACEHOLDER_PEMS: ProvidedPems = { certPem: 'cert', keyPem: 'key', caCertPem: 'ca' };
+
+/** The `--set` arguments of `tls.method=provided` with these PEMs, base64-encoded as values.yaml asks. */
+export function providedTlsArgs({ certPem, keyPem, caCertPem }: ProvidedPems): string[] {
+  const b64 = (pem: string) => Buffer.from(pem).toString('base64');
+  const values = { tlsCert: certPem, tlsKey: keyPem, tlsCa: caCertPem };
+  return ['--set', 'tls.method=provided', ...Object.entries(values).flatMap(([key, pem]) => ['--set', `tls.provided.${key}=${b64(pem)}`])];
+}

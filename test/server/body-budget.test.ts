@@ -1,10 +1,31 @@
 import { jest } from '@jest/globals';
 import { MAX_BODY_BYTES } from '../../src/defaults.js';
-import { BodyBudget, MAX_PARSED_BYTES_IN_FLIGHT } from '../../src/server/body-budget.js';
+import { BodyBudget, MAX_PARSED_BYTES_IN_FLIGHT, type BodyHolder } from '../../src/server/body-budget.js';
 
 afterEach(() => {
   jest.useRealTimers();
 });
+
+/**
+ * Queues a body of `bytes` named `name` for at most `waitMs` (4 s by default); `order` gets
+ * `granted` (`name` by default) when it is let in, `<name> timed out` when it gives up.
+ * Returns its cancel function.
+ */
+function enqueue(budget: BodyBudget, order: string[], name: string, bytes: number, { waitMs = 4000, holder, granted = name }: Waiting = {}) {
+  return budget.wait(
+    bytes,
+    waitMs,
+    () => order.push(granted),
+    () => order.push(`${name} timed out`),
+    holder,
+  );
+}
+
+interface Waiting {
+  waitMs?: number;
+  holder?: BodyHolder;
+  granted?: string;
+}
 
 describe('BodyBudget', () => {
   it('takes room at once while it fits and nobody waits, and gives it back', () => {
@@ -30,18 +51,8 @@ describe('BodyBudget', () => {
     const budget = new BodyBudget(10);
     const order: string[] = [];
     expect(budget.tryTake(8)).toBe(true);
-    budget.wait(
-      6,
-      1000,
-      () => order.push('six'),
-      () => order.push('six timed out'),
-    );
-    budget.wait(
-      1,
-      1000,
-      () => order.push('one'),
-      () => order.push('one timed out'),
-    );
+    enqueue(budget, order, 'six', 6, { waitMs: 1000 });
+    enqueue(budget, order, 'one', 1, { waitMs: 1000 });
     expect(budget.tryTake(1)).toBe(false); // would overtake the waiting ones
     budget.give(3); // 5 free: the head (6) still does not fit, so neither does the one behind it
     expect(order).toEqual([]);
@@ -56,18 +67,8 @@ describe('BodyBudget', () => {
     const budget = new BodyBudget(10);
     const order: string[] = [];
     expect(budget.tryTake(5)).toBe(true);
-    budget.wait(
-      10,
-      100,
-      () => order.push('ten'),
-      () => order.push('ten timed out'),
-    );
-    budget.wait(
-      5,
-      1000,
-      () => order.push('five'),
-      () => order.push('five timed out'),
-    );
+    enqueue(budget, order, 'ten', 10, { waitMs: 100 });
+    enqueue(budget, order, 'five', 5, { waitMs: 1000 });
     jest.advanceTimersByTime(100);
     expect(order).toEqual(['ten timed out', 'five']);
   });
@@ -77,18 +78,8 @@ describe('BodyBudget', () => {
     const budget = new BodyBudget(10);
     const order: string[] = [];
     expect(budget.tryTake(10)).toBe(true);
-    const cancel = budget.wait(
-      10,
-      100,
-      () => order.push('big'),
-      () => order.push('big timed out'),
-    );
-    budget.wait(
-      2,
-      1000,
-      () => order.push('small'),
-      () => order.push('small timed out'),
-    );
+    const cancel = enqueue(budget, order, 'big', 10, { waitMs: 100 });
+    enqueue(budget, order, 'small', 2, { waitMs: 1000 });
     cancel();
     budget.give(10);
     jest.advanceTimersByTime(1000);
@@ -108,14 +99,7 @@ describe('BodyBudget lets bodies in fairly per client address', () => {
     unreadBytes: () => Infinity,
     preempt: () => undefined,
   });
-  const queue = (budget: BodyBudget, order: string[], name: string, bytes: number) =>
-    budget.wait(
-      bytes,
-      4000,
-      () => order.push(name),
-      () => order.push(`${name} timed out`),
-      from(name[0]!),
-    );
+  const queue = (budget: BodyBudget, order: string[], name: string, bytes: number) => enqueue(budget, order, name, bytes, { holder: from(name[0]!) });
 
   it('lets a waiter from an address that holds nothing in before the queued bodies of one that holds room', () => {
     jest.useFakeTimers();
@@ -194,6 +178,15 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
       jest.advanceTimersByTime(25);
     }
   };
+  /**
+   * Queues `name` for `bytes`, a holder of `declared` bytes of which `unread` arrived and wait
+   * to be read; preempted, it leaves the queue. `order` gets `<name> granted` or `<name> preempted`.
+   */
+  const sentWaiter = (budget: BodyBudget, order: string[], name: string, { bytes, declared, unread }: { bytes: number; declared: number; unread: number }) => {
+    let cancel = () => undefined as void;
+    const self = { ...holder(name, order, () => budget, declared), unreadBytes: () => unread, preempt: () => (order.push(`${name} preempted`), cancel()) };
+    cancel = enqueue(budget, order, name, bytes, { holder: self, granted: `${name} granted` });
+  };
 
   it('never preempts while nobody waits; once a body waits, drops a holder past stallMs that receives nothing', () => {
     jest.useFakeTimers();
@@ -203,12 +196,7 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     expect(budget.tryTake(10, slow)).toBe(true);
     jest.advanceTimersByTime(5000);
     expect(order).toEqual([]);
-    budget.wait(
-      2,
-      4000,
-      () => order.push('waiter'),
-      () => order.push('waiter timed out'),
-    );
+    enqueue(budget, order, 'waiter', 2);
     jest.advanceTimersByTime(275); // one rate window
     expect(order).toEqual(['slow preempted', 'waiter']);
   });
@@ -219,12 +207,7 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     const budget = new BodyBudget(10, 1000);
     const slow = holder('slow', order, () => budget, 10);
     expect(budget.tryTake(10, slow)).toBe(true);
-    budget.wait(
-      2,
-      4000,
-      () => order.push('waiter'),
-      () => order.push('waiter timed out'),
-    );
+    enqueue(budget, order, 'waiter', 2);
     receiving(slow, 900, 0.5); // 500 bytes/s: far too slow, but young
     expect(order).toEqual([]);
     receiving(slow, 400, 0.5);
@@ -237,12 +220,7 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     const budget = new BodyBudget(10, 1000);
     const big = holder('big', order, () => budget, 10, performance.now() - 5000); // it waited 5 s for room
     expect(budget.tryTake(10, big)).toBe(true);
-    budget.wait(
-      2,
-      4000,
-      () => order.push('waiter'),
-      () => order.push('waiter timed out'),
-    );
+    enqueue(budget, order, 'waiter', 2);
     receiving(big, 2000, 10_000); // 10 MB/s
     expect(order).toEqual([]);
     receiving(big, 600, 0); // it stalls: judged within two windows (one may have begun while it still sent)
@@ -256,21 +234,10 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     const first = holder('first', order, () => budget, 10);
     expect(budget.tryTake(10, first)).toBe(true);
     const queued = holder('queued', order, () => budget, 10);
-    budget.wait(
-      10,
-      4000,
-      () => order.push('queued granted'),
-      () => order.push('queued timed out'),
-      queued,
-    );
+    enqueue(budget, order, 'queued', 10, { holder: queued, granted: 'queued granted' });
     jest.advanceTimersByTime(1300);
     expect(order).toEqual(['first preempted', 'queued granted']);
-    budget.wait(
-      5,
-      4000,
-      () => order.push('waiter'),
-      () => order.push('waiter timed out'),
-    );
+    enqueue(budget, order, 'waiter', 5);
     jest.advanceTimersByTime(275); // queued arrived 1.5 s ago and reads nothing
     expect(order).toEqual(['first preempted', 'queued granted', 'queued preempted', 'waiter']);
   });
@@ -280,18 +247,7 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     const order: string[] = [];
     const budget = new BodyBudget(100_000, 1000);
     expect(budget.tryTake(100_000)).toBe(true); // held by a body at work: nothing frees room
-    /** A waiter that has sent `unread` of its `declared` bytes; preempted, it leaves the queue. */
-    const waiter = (name: string, declared: number, unread: number) => {
-      let cancel = () => undefined as void;
-      const self = { ...holder(name, order, () => budget, declared), unreadBytes: () => unread, preempt: () => (order.push(`${name} preempted`), cancel()) };
-      cancel = budget.wait(
-        1,
-        4000,
-        () => order.push(`${name} granted`),
-        () => order.push(`${name} timed out`),
-        self,
-      );
-    };
+    const waiter = (name: string, declared: number, unread: number) => sentWaiter(budget, order, name, { bytes: 1, declared, unread });
     waiter('trickled', 100_000, 3);
     waiter('sent at once', 100_000, 16 * 1024); // all Node reads ahead of an unread body
     waiter('small and short of one byte', 100, 99);
@@ -310,12 +266,7 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     expect(budget.tryTake(6, done)).toBe(true);
     budget.give(6, done);
     expect(budget.tryTake(10)).toBe(true);
-    budget.wait(
-      1,
-      4000,
-      () => order.push('one'),
-      () => order.push('one timed out'),
-    );
+    enqueue(budget, order, 'one', 1);
     jest.advanceTimersByTime(5000);
     expect(order).toEqual(['one timed out']);
   });
@@ -325,17 +276,7 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     const order: string[] = [];
     const budget = new BodyBudget(10, 1000);
     expect(budget.tryTake(5)).toBe(true);
-    const queue = (name: string, bytes: number, unread: number) => {
-      let cancel = () => undefined as void;
-      const self = { ...holder(name, order, () => budget, bytes), unreadBytes: () => unread, preempt: () => (order.push(`${name} preempted`), cancel()) };
-      cancel = budget.wait(
-        bytes,
-        4000,
-        () => order.push(`${name} granted`),
-        () => order.push(`${name} timed out`),
-        self,
-      );
-    };
+    const queue = (name: string, bytes: number, unread: number) => sentWaiter(budget, order, name, { bytes, declared: bytes, unread });
     queue('stalled', 10, 0);
     queue('small', 5, 0); // nothing unread: it is being read once granted
     jest.advanceTimersByTime(1100);
@@ -348,12 +289,7 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     const budget = new BodyBudget(10, 1000);
     const slow = holder('slow', order, () => budget, 10);
     expect(budget.tryTake(10, slow)).toBe(true);
-    budget.wait(
-      2,
-      60_000,
-      () => order.push('waiter'),
-      () => order.push('waiter timed out'),
-    );
+    enqueue(budget, order, 'waiter', 2, { waitMs: 60_000 });
     const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
     for (let i = 0; i < 40 && order.length === 0; i++) {
       sleep(80); // the event loop blocked past the check's interval, every time
@@ -366,12 +302,7 @@ describe('BodyBudget preempts a body that does not arrive while others wait', ()
     jest.useFakeTimers();
     const budget = new BodyBudget(10, 1000);
     expect(budget.tryTake(10)).toBe(true);
-    const cancel = budget.wait(
-      2,
-      4000,
-      () => undefined,
-      () => undefined,
-    );
+    const cancel = enqueue(budget, [], 'waiter', 2);
     expect(jest.getTimerCount()).toBe(2); // the waiter's timeout and the stall check
     cancel();
     expect(jest.getTimerCount()).toBe(0);

@@ -9,16 +9,12 @@
  *
  * The attacker runs in a child process (its own event loop) and ends by itself.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { jest } from '@jest/globals';
-import { pino } from 'pino';
 import { MAX_BODY_BYTES, WEBHOOKS } from '../../src/defaults.js';
-import { startServer, type RunningServer } from '../../src/server/serve.js';
 import type { LargeBody } from '../helpers/attackers.js';
 import { spawnAttacker } from '../helpers/attacker-process.js';
 import { guardedReviews, type GuardedRun, REFUSING_WEBHOOK_TIMEOUT_MS } from '../helpers/guarded-reviews.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { until } from '../helpers/until.js';
 import { loadReview } from '../fixtures/load.js';
 
@@ -32,18 +28,11 @@ const FLOOD: LargeBody = {
   bytes: MAX_BODY_BYTES,
 };
 
-let certDir: string;
-let server: RunningServer;
-
+let server: TestServer;
 beforeAll(async () => {
-  certDir = await mkdtemp(join(tmpdir(), 'webhook-body-flood-'));
-  server = await startServer({ port: 0, host: '127.0.0.1', certDir, generateCerts: true, logger: pino({ level: 'silent' }) });
+  server = await startTestServer('webhook-body-flood-');
 });
-
-afterAll(async () => {
-  await server.stop();
-  await rm(certDir, { recursive: true, force: true });
-});
+afterAll(() => server?.stop());
 
 it('a flood of large valid reviews from one address does not make the API server wait for all of them', async () => {
   const attacker = await spawnAttacker({

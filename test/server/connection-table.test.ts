@@ -7,6 +7,9 @@ import { ConnectionTable, defaultMaxPerAddress, fairShare } from '../../src/serv
 
 const table = (maxConnections: number, maxPerAddress = maxConnections, maxActivePerAddress = maxConnections) =>
   new ConnectionTable<string>({ maxConnections, maxPerAddress, maxActivePerAddress });
+/** `admit`'s judgements of the others' requests: none lagging, every one not yet received whole. */
+const noneLagging = () => false;
+const allIncomplete = () => true;
 
 describe('the per-address share', () => {
   it("gives a newcomer from an address at its share the slot of that address's oldest handshaking connection", () => {
@@ -235,7 +238,7 @@ describe('lagging requests (a body trickled, or unread) give way like idle conne
     t.secured('new');
     t.requestStarted('new');
     // Without lagging ones, every request is at work: refused as before.
-    expect(t.admit('newer', 'api', () => false)).toEqual({ admitted: false, reason: 'all_busy' });
+    expect(t.admit('newer', 'api', noneLagging)).toEqual({ admitted: false, reason: 'all_busy' });
   });
 
   it('idle and handshaking connections give way before lagging ones', () => {
@@ -256,7 +259,7 @@ describe('lagging requests (a body trickled, or unread) give way like idle conne
     t.secured('attacker-new');
     t.requestStarted('attacker-new');
     // None of its own may give way now: refused, and the client keeps its slot.
-    expect(t.admit('attacker-newer', 'attacker', () => false)).toEqual({ admitted: false, reason: 'over_share' });
+    expect(t.admit('attacker-newer', 'attacker', noneLagging)).toEqual({ admitted: false, reason: 'over_share' });
     expect(t.state('client')).toBe('handshaking');
   });
 
@@ -265,14 +268,7 @@ describe('lagging requests (a body trickled, or unread) give way like idle conne
     const t = table(5);
     busy(t, 'attacker', 4);
     t.admit('client', 'client');
-    expect(
-      t.admit(
-        'attacker-new',
-        'attacker',
-        () => false,
-        () => true,
-      ),
-    ).toEqual({ admitted: false, reason: 'over_share' });
+    expect(t.admit('attacker-new', 'attacker', noneLagging, allIncomplete)).toEqual({ admitted: false, reason: 'over_share' });
     expect(t.state('client')).toBe('handshaking');
   });
 
@@ -335,7 +331,7 @@ describe('lagging requests (a body trickled, or unread) give way like idle conne
     t.admit('api-hs', 'api');
     // Even were the API server's request lagging: 2 of 4 is its share, not past it.
     const lagging = (c: string) => c.startsWith('api');
-    expect(t.admit('attacker-new', 'attacker', lagging, () => true)).toEqual({ admitted: false, reason: 'over_share' });
+    expect(t.admit('attacker-new', 'attacker', lagging, allIncomplete)).toEqual({ admitted: false, reason: 'over_share' });
     expect([t.state('api-hs'), t.state('api-0')]).toEqual(['handshaking', 'active']);
   });
 
@@ -346,7 +342,7 @@ describe('lagging requests (a body trickled, or unread) give way like idle conne
     t.secured('idle');
     t.admit('client', 'client');
     // The attacker holds 4 of 5: past its share of 2, the client's second within it.
-    expect(t.admit('client-2', 'client', () => false)).toEqual({ admitted: true, evicted: { connection: 'idle', reason: 'evicted_idle' } });
+    expect(t.admit('client-2', 'client', noneLagging)).toEqual({ admitted: true, evicted: { connection: 'idle', reason: 'evicted_idle' } });
   });
 
   it('when nothing does no work, a newcomer within its share takes the oldest request not received whole of the address holding the most', () => {
@@ -355,29 +351,15 @@ describe('lagging requests (a body trickled, or unread) give way like idle conne
     busy(t, 'attacker', 3);
     busy(t, 'api', 1);
     const incomplete = (c: string) => c !== 'attacker-0';
-    expect(t.admit('api-new', 'api', () => false, incomplete)).toEqual({ admitted: true, evicted: { connection: 'attacker-1', reason: 'evicted_lagging' } });
+    expect(t.admit('api-new', 'api', noneLagging, incomplete)).toEqual({ admitted: true, evicted: { connection: 'attacker-1', reason: 'evicted_lagging' } });
     // The attacker, at its share, does not get it back from the other address.
-    expect(
-      t.admit(
-        'attacker-new',
-        'attacker',
-        () => false,
-        () => true,
-      ),
-    ).toEqual({ admitted: false, reason: 'over_share' });
+    expect(t.admit('attacker-new', 'attacker', noneLagging, allIncomplete)).toEqual({ admitted: false, reason: 'over_share' });
     expect(t.state('api-new')).toBe('handshaking');
     // An address within its share keeps its requests: with every slot at work, refused.
     const even = table(2);
     busy(even, 'a', 1);
     busy(even, 'b', 1);
-    expect(
-      even.admit(
-        'c-new',
-        'c',
-        () => false,
-        () => true,
-      ),
-    ).toEqual({ admitted: false, reason: 'all_busy' });
+    expect(even.admit('c-new', 'c', noneLagging, allIncomplete)).toEqual({ admitted: false, reason: 'all_busy' });
   });
 
   it('splits the cap evenly among the addresses holding connections, at least 1', () => {

@@ -13,18 +13,14 @@
  * loopback interface) and runs in a child process, so it does not share the server's
  * event loop, and ends by itself.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { jest } from '@jest/globals';
-import { pino } from 'pino';
 import { MAX_BODY_BYTES, WEBHOOKS } from '../../src/defaults.js';
 import { EVICTION_REASONS } from '../../src/server/connection-table.js';
-import { startServer, type RunningServer } from '../../src/server/serve.js';
 import type { AttackKind, PlanReport } from '../helpers/attackers.js';
 import { spawnAttacker } from '../helpers/attacker-process.js';
 import { httpsRequest, sampleValue } from '../helpers/client.js';
 import { guardedReviews, type GuardedRun, REFUSING_WEBHOOK_TIMEOUT_MS } from '../helpers/guarded-reviews.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { until } from '../helpers/until.js';
 
 jest.setTimeout(90_000);
@@ -32,17 +28,11 @@ jest.setTimeout(90_000);
 const REVIEWS = 15;
 const ATTACKER_SOURCES = (n: number) => Array.from({ length: n }, (_, i) => `127.0.0.${i + 2}`);
 
-let certDir: string;
-let server: RunningServer;
+let server: TestServer;
 beforeAll(async () => {
-  certDir = await mkdtemp(join(tmpdir(), 'webhook-fairness-'));
-  server = await startServer({ port: 0, host: '127.0.0.1', certDir, generateCerts: true, logger: pino({ level: 'silent' }) });
+  server = await startTestServer('webhook-fairness-');
 });
-
-afterAll(async () => {
-  await server.stop();
-  await rm(certDir, { recursive: true, force: true });
-});
+afterAll(() => server?.stop());
 
 const series = async (name: string) => sampleValue(await server.metrics.registry.metrics(), name);
 

@@ -8,6 +8,7 @@ import { AdmissionReviewResponseSchema } from '../../src/kubernetes/schema.js';
 import { WEBHOOKS } from '../../src/defaults.js';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { loadReview } from '../fixtures/load.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -29,18 +30,11 @@ function call(server: RunningServer, ca: string, method: string, path: string, b
 }
 
 describe('the real HTTPS server with freshly generated certificates', () => {
-  let certDir: string;
-  let server: RunningServer;
-
+  let server: TestServer;
   beforeAll(async () => {
-    certDir = await mkdtemp(join(tmpdir(), 'webhook-certs-'));
-    server = await startServer({ port: 0, host: '127.0.0.1', certDir, generateCerts: true, logger });
+    server = await startTestServer('webhook-certs-');
   });
-
-  afterAll(async () => {
-    await server?.stop();
-    await rm(certDir, { recursive: true, force: true });
-  });
+  afterAll(() => server?.stop());
 
   it('is ready and healthy over verified TLS', async () => {
     expect(server.caCertPem).toMatch(/^-----BEGIN CERTIFICATE-----/);
@@ -98,7 +92,7 @@ describe('the real HTTPS server with freshly generated certificates', () => {
   });
 
   it('reuses the certificates it generated on the next start', async () => {
-    const again = await startServer({ port: 0, host: '127.0.0.1', certDir, generateCerts: true, logger });
+    const again = await startServer({ port: 0, host: '127.0.0.1', certDir: server.certDir, generateCerts: true, logger });
     try {
       expect(again.caCertPem).toBe(server.caCertPem);
       await expect(call(again, server.caCertPem!, 'GET', '/readyz')).resolves.toMatchObject({ status: 200 });

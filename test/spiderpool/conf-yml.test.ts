@@ -3,19 +3,26 @@ import { readConfYml } from '../../src/spiderpool/conf-yml.js';
 import { parseLikeLibyaml } from '../../src/yaml-go/libyaml-parse.js';
 import { validateConfYml } from '../../src/spiderpool/conf-validate.js';
 import { fieldErrorString } from '../../src/kubernetes/field-errors.js';
+import { confProvider as provider, confRefusals } from '../helpers/conf-reading.js';
 
-function provider(text: string) {
-  const reading = readConfYml(text);
-  if (!reading.ok) throw new Error(`expected a reading, got ${reading.errors.map(fieldErrorString).join('; ')}`);
-  const { serverUrl, httpRequestTimeout } = reading.provider;
-  return { serverUrl, httpRequestTimeout };
+/** The one refusal of `text`. */
+function refusal(text: string): string {
+  const refusals = confRefusals(text);
+  expect(refusals).toHaveLength(1);
+  return refusals[0]!;
 }
 
-function refusal(text: string): string {
-  const reading = readConfYml(text);
-  if (reading.ok) throw new Error(`expected a refusal, got ${JSON.stringify(reading.provider, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
-  expect(reading.errors).toHaveLength(1);
-  return fieldErrorString(reading.errors[0]!);
+/**
+ * A document whose mapping `<name>0` (`first`) is merged `width` times into `<name>1`, that
+ * one `width` times into `<name>2`, … up to `<name><levels>`, then the line `last`.
+ */
+function mergeLadder(name: string, first: string, levels: number, width: number, last: string): string {
+  const lines = [`${name}0: &${name}0 ${first}`];
+  for (let i = 1; i <= levels; i++) {
+    const aliases = new Array<string>(width).fill(`*${name}${i - 1}`);
+    lines.push(`${name}${i}: &${name}${i} {<<: [${aliases.join(', ')}]}`);
+  }
+  return `${[...lines, last].join('\n')}\n`;
 }
 
 describe('readConfYml reads scalars as Spiderpool’s Go decoders do', () => {
@@ -142,16 +149,9 @@ describe('readConfYml refuses what either decoder refuses or reads differently',
   });
 
   it('stops expanding merge keys that grow exponentially, naming its own limit', () => {
-    const levels = ['l0: &l0 {httpRequestTimeout: 50s, x: 1}'];
-    for (let i = 1; i <= 12; i++)
-      levels.push(
-        `l${i}: &l${i} {<<: [${Array(8)
-          .fill(`*l${i - 1}`)
-          .join(', ')}]}`,
-      );
-    levels.push('iaasNetworkProvider: {<<: *l12, serverUrl: http://p:80}');
+    const text = mergeLadder('l', '{httpRequestTimeout: 50s, x: 1}', 12, 8, 'iaasNetworkProvider: {<<: *l12, serverUrl: http://p:80}');
     // Go's own ratio of values decoded through aliases (decode.go `allowedAliasRatio`).
-    expect(refusal(`${levels.join('\n')}\n`)).toMatch(/document contains excessive aliasing; Spiderpool's agent and controller cannot decode it/);
+    expect(refusal(text)).toMatch(/document contains excessive aliasing; Spiderpool's agent and controller cannot decode it/);
   });
 });
 
@@ -296,15 +296,7 @@ describe('hostile conf.yml (found by attacking the server)', () => {
   });
 
   it('counts empty merged mappings against the decoding limit', () => {
-    const levels = ['e0: &e0 {}'];
-    for (let i = 1; i <= 8; i++)
-      levels.push(
-        `e${i}: &e${i} {<<: [${Array(10)
-          .fill(`*e${i - 1}`)
-          .join(', ')}]}`,
-      );
-    levels.push('iaasNetworkProvider: {<<: *e8}');
-    expect(refusal(`${levels.join('\n')}\n`)).toMatch(/document contains excessive aliasing/);
+    expect(refusal(mergeLadder('e', '{}', 8, 10, 'iaasNetworkProvider: {<<: *e8}'))).toMatch(/document contains excessive aliasing/);
   });
 
   it.each([70, 1000])('refuses a chain of %i merges instead of overflowing the stack', (length) => {

@@ -39,6 +39,12 @@ function decisions(index: PoolIndex, mirror: PoolMirror) {
   return names.map((name) => [onIndex(loadReview(name)).review, onMirror(loadReview(name)).review]);
 }
 
+/** The names of the pools of `version` that `held` (an index or its mirror) holds, sorted. */
+const namesOf = (held: PoolIndex | PoolMirror, version: 4 | 6) =>
+  held
+    .ofVersion(version)
+    .map((e) => e.name)
+    .sort();
 const pools = (specs: Record<string, PoolSpec>) => Object.entries(specs).map(([name, spec]) => poolObject(name, spec));
 
 describe('PoolMirror', () => {
@@ -62,28 +68,7 @@ describe('PoolMirror', () => {
     index.upsert(poolObject('iaas-v6', { version: 4, iaas: true })); // update: other version
     expect(mirror.get('iaas-a')).toBeUndefined();
     expect(mirror.get('plain-b')?.metadata.annotations).toEqual({ 'ipam.spidernet.io/iaas-provider': 'example-cloud' });
-    expect(
-      mirror
-        .ofVersion(6)
-        .map((e) => e.name)
-        .sort(),
-    ).toEqual(
-      index
-        .ofVersion(6)
-        .map((e) => e.name)
-        .sort(),
-    );
-    expect(
-      mirror
-        .ofVersion(4)
-        .map((e) => e.name)
-        .sort(),
-    ).toEqual(
-      index
-        .ofVersion(4)
-        .map((e) => e.name)
-        .sort(),
-    );
+    for (const version of [6, 4] as const) expect(namesOf(mirror, version)).toEqual(namesOf(index, version));
     const after = decisions(index, mirror);
     for (const [a, b] of after) expect(b).toEqual(a);
     expect(after[0]![0]).not.toEqual(decisions(new PoolIndex(), new PoolMirror('x', ON))[0]![0]); // the pools decided something

@@ -5,20 +5,9 @@
  * yaml.v2 and yaml.v3 (test/e2e/oracle).
  */
 import { readConfYml } from '../../src/spiderpool/conf-yml.js';
-import { fieldErrorString } from '../../src/kubernetes/field-errors.js';
+import { confProvider as provider, confRefusals } from '../helpers/conf-reading.js';
 
-function provider(text: string) {
-  const reading = readConfYml(text);
-  if (!reading.ok) throw new Error(`expected a reading, got ${reading.errors.map(fieldErrorString).join('; ')}`);
-  const { serverUrl, httpRequestTimeout } = reading.provider;
-  return { serverUrl, httpRequestTimeout };
-}
-
-function refusal(text: string): string {
-  const reading = readConfYml(text);
-  if (reading.ok) throw new Error(`expected a refusal, got ${JSON.stringify(reading.provider, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
-  return reading.errors.map(fieldErrorString).join('; ');
-}
+const refusal = (text: string): string => confRefusals(text).join('; ');
 
 const P = 'iaasNetworkProvider';
 
