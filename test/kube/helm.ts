@@ -75,6 +75,16 @@ export async function guarded(): Promise<void> {
   );
 }
 
+/** Resolves once none of `pods` exists, terminating ones included (they may answer reviews until they are gone). */
+export async function podsGone(pods: readonly string[]): Promise<void> {
+  let left: string[] = [];
+  await until(
+    async () => (left = (await getJson('pods', undefined, NS)).items.map((p: any) => p.metadata.name).filter((p: string) => pods.includes(p))).length === 0,
+    'the pods from before to be gone',
+    { timeoutMs: 120_000, intervalMs: 1000, describe: () => left.join(', ') },
+  );
+}
+
 /** How the fault loop judges the rule-breaking writes (faults.ts): `unguardedOk`, and the `actions` due (default `Deny`). */
 export interface LoadOptions {
   unguardedOk?: boolean;
