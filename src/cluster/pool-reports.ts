@@ -30,7 +30,7 @@ import { startLeaderElection, type LeaderElection } from './leader.js';
 import { clusterRoleOwner } from './owner.js';
 
 /** How often the leader compares the reports with the violations, in milliseconds: a fix shows within about this. */
-const REPORT_INTERVAL_MS = 10_000;
+export const REPORT_INTERVAL_MS = 10_000;
 /** How often an absent CRD is asked for again, in milliseconds. */
 const CRD_RECHECK_MS = 60_000;
 

@@ -4,13 +4,17 @@
  * applied one after the other, each call judged by what the webhook must answer.
  *
  * Calls cycle through both webhooks: an allowed write (a label on the IaaS node pool
- * "fault-pool": stored, HTTP 200), a refused one (the same pool turned global, a
- * server-side dry run: HTTP 422 with the webhook's spec.nodeName cause) and a refused
- * `spiderpool-conf` (httpRequestTimeout 100s, dry run: 422 with its cause). Anything
- * else is a failed admission call: "failed calling webhook" (500), a timeout, a
- * transport error, or a refusal where an allowance was due.
+ * "fault-pool": stored, HTTP 200), and two that break a rule, each answered as its rule's
+ * enforcement action says (test/helpers/rule-outcome.ts; `Deny` unless told otherwise):
+ * the same pool turned global (mode-fixed, a server-side dry run: HTTP 422 with the
+ * webhook's spec.nodeName cause) and a `spiderpool-conf` with httpRequestTimeout 100s
+ * (conf-yml, dry run: 422 with its cause). Anything else is a failed admission call:
+ * "failed calling webhook" (500), a timeout, a transport error, a refusal where an
+ * allowance was due, or an answer of an action not due.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { EnforcementAction } from '../../src/admission/enforcement.js';
+import { ruleOutcome } from '../helpers/rule-outcome.js';
 import type { ApiClient, ApiResponse } from './kube.js';
 
 export interface Fault {
@@ -24,7 +28,12 @@ export interface FaultRunResult {
   seconds: number;
   calls: number;
   allowed: number;
+  /** Rule-breaking writes refused by their rule (`Deny`). */
   refused: number;
+  /** Rule-breaking writes let through with their rule's warning (`Warn`). */
+  warned: number;
+  /** Rule-breaking writes let through without it (`Audit`). */
+  audited: number;
   /** Refusals due by the rules that came back allowed (HTTP 200), counted apart only with `unguardedOk`. */
   unguarded: number;
   failed: number;
@@ -40,6 +49,12 @@ const POOL_PATH = '/apis/spiderpool.spidernet.io/v2beta1/spiderippools/fault-poo
 const CONF_PATH = '/api/v1/namespaces/kube-system/configmaps/spiderpool-conf';
 const REFUSED_CONF = 'iaasNetworkProvider:\n  serverUrl: "http://iaas-provider.kube-system.svc:80"\n  httpRequestTimeout: "100s"\n';
 const MERGE_PATCH = 'application/merge-patch+json';
+/** The causes of the loop's rule-breaking writes, as refusals and warnings name them. */
+const MODE_CAUSE = 'spec.nodeName: Forbidden: ';
+const CONF_CAUSE = 'data[conf.yml].iaasNetworkProvider.httpRequestTimeout: Invalid value: ';
+/** An answer as a failure shows it: status, warnings, the start of the body. */
+const shown = (r: ApiResponse): string =>
+  `HTTP ${r.status}${r.warnings.length > 0 ? ` (warnings: ${r.warnings.join('; ').slice(0, 300)})` : ''}: ${r.body.slice(0, 300)}`;
 /** The whole run is bounded; a fault that does not recover fails it. */
 const DEFAULT_MAX_FAULT_MS = 240_000;
 
@@ -56,6 +71,7 @@ export async function runFaults(
     settleMs = 5_000,
     unguardedOk = false,
     maxFaultMs = DEFAULT_MAX_FAULT_MS,
+    actions = () => ['Deny'],
   }: {
     ratePerSecond: number;
     faults: readonly Fault[];
@@ -64,10 +80,13 @@ export async function runFaults(
     maxFaultMs?: number;
     /**
      * While no webhook configuration exists (before an install writes it, after an
-     * uninstall removed it) nothing is guarded: a refusal due that is allowed (HTTP 200)
-     * then counts as `unguarded`, not failed. Every other answer is judged as without it.
+     * uninstall removed it) nothing is guarded: a rule-breaking write let through without
+     * its warning (HTTP 200) then counts as `unguarded`, not failed, unless `Audit` is due.
+     * Every other answer is judged as without it.
      */
     unguardedOk?: boolean;
+    /** The actions the webhook may take on the rule-breaking writes, asked as each is sent (an upgrade changes them). */
+    actions?: () => readonly EnforcementAction[];
   },
 ): Promise<FaultRunResult> {
   const start = performance.now();
@@ -76,46 +95,33 @@ export async function runFaults(
   const failures: FaultRunResult['failures'] = [];
   const failedAtSeconds: number[] = [];
   let calls = 0;
-  let allowed = 0;
-  let refused = 0;
-  let unguarded = 0;
-  let failed = 0;
+  const counts = { allowed: 0, refused: 0, warned: 0, audited: 0, unguarded: 0, failed: 0 };
   const inFlight = new Set<Promise<void>>();
 
+  /** Sends call `n` and judges its answer: the outcome, and what came back when it failed. */
+  const judged = async (n: number): Promise<{ outcome: keyof typeof counts; what?: string }> => {
+    if (n % 3 === 0) {
+      const r = await client.send('PATCH', POOL_PATH, { metadata: { labels: { 'fault-run': String(n) } } }, MERGE_PATCH);
+      return r.status === 200 ? { outcome: 'allowed' } : { outcome: 'failed', what: shown(r) };
+    }
+    const due = actions();
+    const [r, cause]: [ApiResponse, string] =
+      n % 3 === 1
+        ? [await client.send('PATCH', `${POOL_PATH}?dryRun=All`, { spec: { nodeName: null } }, MERGE_PATCH), MODE_CAUSE]
+        : [await client.send('PATCH', `${CONF_PATH}?dryRun=All`, { data: { 'conf.yml': REFUSED_CONF } }, MERGE_PATCH), CONF_CAUSE];
+    const outcome = ruleOutcome(r, cause, due, unguardedOk);
+    return outcome === 'failed' ? { outcome, what: `${shown(r)} (due: ${due.join(' or ')})` } : { outcome };
+  };
+
   const call = async (n: number): Promise<void> => {
-    const kind = n % 3 === 0 ? 'allowed' : 'refused';
     const sent = performance.now();
     const sentAt = seconds();
-    let what: string | undefined;
-    let wasUnguarded = false;
-    try {
-      let r: ApiResponse;
-      let expected: (r: ApiResponse) => boolean;
-      if (n % 3 === 0) {
-        r = await client.send('PATCH', POOL_PATH, { metadata: { labels: { 'fault-run': String(n) } } }, MERGE_PATCH);
-        expected = (r) => r.status === 200;
-      } else if (n % 3 === 1) {
-        r = await client.send('PATCH', `${POOL_PATH}?dryRun=All`, { spec: { nodeName: null } }, MERGE_PATCH);
-        expected = (r) => r.status === 422 && r.body.includes('spec.nodeName: Forbidden: ');
-      } else {
-        r = await client.send('PATCH', `${CONF_PATH}?dryRun=All`, { data: { 'conf.yml': REFUSED_CONF } }, MERGE_PATCH);
-        expected = (r) => r.status === 422 && r.body.includes('data[conf.yml].iaasNetworkProvider.httpRequestTimeout: Invalid value: ');
-      }
-      if (unguardedOk && kind === 'refused' && r.status === 200) wasUnguarded = true;
-      else if (!expected(r)) what = `HTTP ${r.status}: ${r.body.slice(0, 300)}`;
-    } catch (e) {
-      what = (e as Error).message;
-    }
+    const { outcome, what } = await judged(n).catch((e: Error) => ({ outcome: 'failed' as const, what: e.message }));
     latencies.push(performance.now() - sent);
-    if (wasUnguarded) unguarded++;
-    else if (what === undefined) {
-      if (kind === 'allowed') allowed++;
-      else refused++;
-    } else {
-      failed++;
-      failedAtSeconds.push(sentAt);
-      if (failures.length < 20) failures.push({ call: n, kind, atSeconds: seconds(), what });
-    }
+    counts[outcome]++;
+    if (outcome !== 'failed') return;
+    failedAtSeconds.push(sentAt);
+    if (failures.length < 20) failures.push({ call: n, kind: n % 3 === 0 ? 'allowed' : 'refused', atSeconds: seconds(), what: what ?? '' });
   };
 
   let stop = false;
@@ -165,10 +171,7 @@ export async function runFaults(
     ratePerSecond,
     seconds: seconds(),
     calls,
-    allowed,
-    refused,
-    unguarded,
-    failed,
+    ...counts,
     failedAtSeconds,
     failures,
     latencyMs: { p50: at(0.5), p99: at(0.99), max: Math.round(sorted[sorted.length - 1]! * 10) / 10 },

@@ -1,9 +1,10 @@
 /**
- * What the Helm scenarios on the one-node cluster share (helm.test.ts, certmanager.test.ts):
- * helm run against the cluster, Spiderpool's ConfigMap and the dry run that shows whether
- * the webhook guards it, the fault loop's load around a step (its calls, failures and worst
- * latency printed and written to helm-runs.json in the cluster directory), and the check
- * that an uninstall left nothing.
+ * What the Helm scenarios on the one-node cluster share (helm.test.ts, certmanager.test.ts,
+ * release.test.ts): helm run against the cluster, the checkout's chart installed or upgraded
+ * with the CI image, Spiderpool's ConfigMap and the dry run that shows whether the webhook
+ * guards it, the fault loop's load around a step (its calls, failures and worst latency
+ * printed and written to helm-runs.json in the cluster directory) with the check that
+ * none failed, and the check that an uninstall left nothing.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -11,14 +12,15 @@ import { stringify } from 'yaml';
 import { until } from '../helpers/until.js';
 import { CRD_FILE, CRD_NAME } from '../e2e/cluster/harness.js';
 import { runProcess, type Finished } from '../e2e/cluster/processes.js';
-import { helmBinary, RELEASE } from '../e2e/helm.js';
+import type { EnforcementAction } from '../../src/admission/enforcement.js';
+import { CHART_DIR, helmBinary, RELEASE } from '../e2e/helm.js';
 import { runFaults, type Fault, type FaultRunResult } from './faults.js';
 import { ApiClient, clusterDir, getJson, kubectl, mustKubectl } from './kube.js';
 
 export const NS = 'spiderpool-iaas-webhook';
 export const WEBHOOK_CONFIGURATION = 'spiderpool-iaas-webhook';
 /** The image image/build.sh builds and the node's containerd holds (no registry). */
-export const IMAGE = ['--set', 'image.repository=localhost/spiderpool-iaas-webhook', '--set', 'image.tag=ci'];
+const IMAGE = { 'image.repository': 'localhost/spiderpool-iaas-webhook', 'image.tag': 'ci' };
 const IAAS_ANNOTATION = 'ipam.spidernet.io/iaas-provider';
 
 /** `helm ARGS` against the cluster (its kubeconfig); a result, never a throw. */
@@ -31,6 +33,15 @@ export async function mustHelm(args: readonly string[], timeoutMs?: number): Pro
   const r = await helmCmd(args, timeoutMs);
   if (r.code !== 0) throw new Error(`helm ${args.join(' ')} failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
   return r.stdout;
+}
+
+/**
+ * `helm install` (into a namespace it creates) or `helm upgrade` of the checkout's chart
+ * with the CI image and `values` (each a `--set`), `--wait` up to 4 minutes; helm's stdout.
+ */
+export function helmChart(verb: 'install' | 'upgrade', values: Readonly<Record<string, string>> = {}): Promise<string> {
+  const set = Object.entries({ ...IMAGE, ...values }).flatMap(([key, value]) => ['--set', `${key}=${value}`]);
+  return mustHelm([verb, RELEASE, CHART_DIR, '-n', NS, ...(verb === 'install' ? ['--create-namespace'] : []), '--wait', '--timeout=4m', ...set]);
 }
 
 /** The names of the webhook pods not being deleted. */
@@ -64,12 +75,28 @@ export async function guarded(): Promise<void> {
   );
 }
 
+/** Resolves once none of `pods` exists, terminating ones included (they may answer reviews until they are gone). */
+export async function podsGone(pods: readonly string[]): Promise<void> {
+  let left: string[] = [];
+  await until(
+    async () => (left = (await getJson('pods', undefined, NS)).items.map((p: any) => p.metadata.name).filter((p: string) => pods.includes(p))).length === 0,
+    'the pods from before to be gone',
+    { timeoutMs: 120_000, intervalMs: 1000, describe: () => left.join(', ') },
+  );
+}
+
+/** How the fault loop judges the rule-breaking writes (faults.ts): `unguardedOk`, and the `actions` due (default `Deny`). */
+export interface LoadOptions {
+  unguardedOk?: boolean;
+  actions?: () => readonly EnforcementAction[];
+}
+
 /** Runs `faults` under the fault loop's load, prints and records the result as `name`. */
-export async function loaded(name: string, faults: Fault[], unguardedOk: boolean): Promise<FaultRunResult> {
+export async function loaded(name: string, faults: Fault[], options: LoadOptions = {}): Promise<FaultRunResult> {
   const client = new ApiClient();
   let result: FaultRunResult;
   try {
-    result = await runFaults(client, { ratePerSecond: 10, faults, unguardedOk });
+    result = await runFaults(client, { ratePerSecond: 10, faults, ...options });
   } finally {
     client.close();
   }
@@ -79,9 +106,29 @@ export async function loaded(name: string, faults: Fault[], unguardedOk: boolean
   runs[name] = result;
   await writeFile(file, JSON.stringify(runs, null, 2));
   console.log(
-    `${name}: ${result.calls} admission calls (${result.allowed} allowed, ${result.refused} refused, ${result.unguarded} unguarded while no webhook configuration existed) in ${result.seconds} s at ${result.ratePerSecond}/s, ${result.failed} failed, latency p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, worst ${result.latencyMs.max} ms${result.failures.length ? `\nfailures: ${JSON.stringify(result.failures.slice(0, 10))}` : ''}`,
+    `${name}: ${result.calls} admission calls (${result.allowed} allowed, ${result.refused} refused, ${result.warned} warned, ${result.audited} audited, ${result.unguarded} unguarded while no webhook configuration existed) in ${result.seconds} s at ${result.ratePerSecond}/s, ${result.failed} failed, latency p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, worst ${result.latencyMs.max} ms${result.failures.length ? `\nfailures: ${JSON.stringify(result.failures.slice(0, 10))}` : ''}`,
   );
   return result;
+}
+
+/**
+ * A loaded step of the calling `describe` block: a `beforeAll` that runs `fault` under the
+ * fault loop's load (recorded as `runName`) and the test that no write was refused but by
+ * the rules and none failed. Returns the run's result, for the block's other tests.
+ */
+export function underLoad(runName: string, fault: Fault, options: LoadOptions = {}): () => FaultRunResult {
+  let result: FaultRunResult | undefined;
+  beforeAll(async () => {
+    result = await loaded(runName, [fault], options);
+  }, 600_000);
+  it('no write was refused but by the rules, none failed', () => {
+    expect(result?.failures).toEqual([]);
+    expect(result?.failed).toBe(0);
+  });
+  return () => {
+    if (result === undefined) throw new Error(`the loaded step "${runName}" did not run`);
+    return result;
+  };
 }
 
 /**
@@ -135,19 +182,11 @@ export async function expectNothingLeft(namespaces: string[]): Promise<void> {
  */
 export function describeUninstallUnderLoad(title: string, runName: string, leftTitle: string): void {
   describe(title, () => {
-    let result: FaultRunResult;
-    beforeAll(async () => {
-      result = await loaded(
-        runName,
-        [{ name: 'helm uninstall --wait', run: () => mustHelm(['uninstall', RELEASE, '-n', NS, '--wait', '--timeout=4m']).then(() => undefined) }],
-        true,
-      );
-    }, 600_000);
-
-    it('no write was refused for a reason other than the rules, none failed', () => {
-      expect(result.failures).toEqual([]);
-      expect(result.failed).toBe(0);
-    });
+    underLoad(
+      runName,
+      { name: 'helm uninstall --wait', run: () => mustHelm(['uninstall', RELEASE, '-n', NS, '--wait', '--timeout=4m']).then(() => undefined) },
+      { unguardedOk: true },
+    );
 
     it(leftTitle, async () => {
       await expectNothingLeft([NS, 'kube-system']);
