@@ -25,10 +25,15 @@ export type ReviewAnswer =
       /** The review's log line without `latencyUs` (added when written), when its level was asked for. */
       log?: Record<string, unknown>;
     }
-  /** A malformed body: a `Status` with `code` and `message`. */
-  | { type: 'refuse'; code: number; message: string }
+  | Refusal
   /** A bug in the worker (the main thread answers 500 and logs `message`). */
   | { type: 'error'; message: string };
+
+/** A malformed request: a `Status` with `code` and `message`. */
+export type Refusal = { type: 'refuse'; code: number; message: string };
+
+/** The {@link Refusal} answered with `code` (controller-runtime's `Errored(code, err)`). */
+export const errored = (code: number, message: string): Refusal => ({ type: 'refuse', code, message });
 
 /**
  * The answer for `body` sent to `path`, reviewed by `review`. `logs(level)` says whether
@@ -38,12 +43,12 @@ export type ReviewAnswer =
  */
 export function answerReview(body: Buffer, path: string, review: (body: unknown) => ReviewOutcome, logs: (level: ReviewLogLevel) => boolean): ReviewAnswer {
   const parsed = parseReviewBody(body);
-  if (!parsed.ok) return { type: 'refuse', code: parsed.code, message: parsed.message };
+  if (!parsed.ok) return errored(parsed.code, parsed.message);
   let outcome: ReviewOutcome;
   try {
     outcome = review(parsed.value);
   } catch (e) {
-    if (e instanceof InvalidAdmissionReviewError) return { type: 'refuse', code: 400, message: e.message };
+    if (e instanceof InvalidAdmissionReviewError) return errored(400, e.message);
     throw e;
   }
   const { request, review: response, refusedBy, causes } = outcome;
