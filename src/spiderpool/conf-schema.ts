@@ -8,17 +8,7 @@
  * Kubernetes' `metav1.LabelSelector` has json tags only, so both decoders read its
  * fields by their lower-cased Go names (`matchlabels`, `matchexpressions`).
  */
-
-/** A Go type, as far as decoding differs between types. `name` is how Go prints the type. */
-export type GoType =
-  | { go: 'bool' }
-  | { go: 'int' }
-  | { go: 'string'; name?: string }
-  | { go: 'map'; name: string }
-  | { go: 'slice'; name: string; of: GoType }
-  | { go: 'struct'; name: string; fields: Readonly<Record<string, GoType>>; selector?: true };
-
-export type StructType = Extract<GoType, { go: 'struct' }>;
+import type { GoType, StructType } from '../yaml-go/go-types.js';
 
 const BOOL: GoType = { go: 'bool' };
 const INT: GoType = { go: 'int' };
@@ -28,21 +18,18 @@ const STRINGS: GoType = { go: 'slice', name: '[]string', of: STRING };
 const struct = (name: string, fields: Record<string, GoType>): StructType => ({ go: 'struct', name, fields });
 
 /** `metav1.LabelSelector`, read through its lower-cased Go field names. */
-const LABEL_SELECTOR: StructType = {
-  ...struct('v1.LabelSelector', {
-    matchlabels: { go: 'map', name: 'map[string]string' },
-    matchexpressions: {
-      go: 'slice',
-      name: '[]v1.LabelSelectorRequirement',
-      of: struct('v1.LabelSelectorRequirement', {
-        key: STRING,
-        operator: { go: 'string', name: 'v1.LabelSelectorOperator' },
-        values: STRINGS,
-      }),
-    },
-  }),
-  selector: true,
-};
+export const LABEL_SELECTOR: StructType = struct('v1.LabelSelector', {
+  matchlabels: { go: 'map', name: 'map[string]string' },
+  matchexpressions: {
+    go: 'slice',
+    name: '[]v1.LabelSelectorRequirement',
+    of: struct('v1.LabelSelectorRequirement', {
+      key: STRING,
+      operator: { go: 'string', name: 'v1.LabelSelectorOperator' },
+      values: STRINGS,
+    }),
+  },
+});
 
 const rules = (name: string, fields: Record<string, GoType>): GoType => ({ go: 'slice', name: `[]types.${name}`, of: struct(`types.${name}`, fields) });
 
@@ -95,31 +82,3 @@ export const CONF_YML: StructType = struct('types.SpiderpoolConfigmapConfig', {
     }),
   }),
 });
-
-/** A decoded value: bool → boolean, int → bigint, string → string, map → record, slice → array, struct → record; `null` for a nil slice or map. */
-export type GoValue = boolean | bigint | string | null | GoValue[] | { [key: string]: GoValue };
-export type GoStruct = { [key: string]: GoValue };
-
-/** Go's zero value of `type`. */
-export function zeroValue(type: GoType): GoValue {
-  switch (type.go) {
-    case 'bool':
-      return false;
-    case 'int':
-      return 0n;
-    case 'string':
-      return '';
-    case 'map':
-    case 'slice':
-      return null;
-    case 'struct':
-      return zeroStruct(type);
-  }
-}
-
-/** A struct with every field at its zero value. */
-export function zeroStruct(type: StructType): GoStruct {
-  const out: GoStruct = {};
-  for (const [key, field] of Object.entries(type.fields)) out[key] = zeroValue(field);
-  return out;
-}

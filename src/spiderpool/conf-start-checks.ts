@@ -7,7 +7,7 @@
 import { Path } from '../kubernetes/field-path.js';
 import { ADVICE_VALUE_CHARS, escapeShort } from '../go/strconv-quote.js';
 import { BAD_PATTERN, goMatch } from '../go/filepath-match.js';
-import type { GoStruct, GoValue } from './conf-schema.js';
+import type { GoStruct, GoValue } from '../yaml-go/go-types.js';
 
 /** One failed check: the field (rendered, relative to conf.yml), the value as written, why, and what to write instead. */
 export interface StartProblem {

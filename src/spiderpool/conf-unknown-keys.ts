@@ -6,7 +6,8 @@ import { closestName } from '../kubernetes/closest-name.js';
 import type { FieldWarning } from '../kubernetes/field-errors.js';
 import { escapeShort } from '../go/strconv-quote.js';
 import { trimBlanksEnd } from '../yaml-go/libyaml-chars.js';
-import type { GoStruct, StructType } from './conf-schema.js';
+import type { GoStruct, StructType } from '../yaml-go/go-types.js';
+import { LABEL_SELECTOR } from './conf-schema.js';
 
 /** What Spiderpool's Helm chart writes into conf.yml although no struct field reads it. */
 export const CHART_ONLY_KEY = 'clusterSubnetDefaultFlexibleIPNumber';
@@ -45,7 +46,7 @@ export function unknownKeyWarning(key: string, parent: string, type: StructType)
   }
   const known = Object.keys(type.fields);
   const sameLetters = known.find((k) => k.toLowerCase() === key.toLowerCase());
-  if (type.selector && sameLetters !== undefined) {
+  if (type === LABEL_SELECTOR && sameLetters !== undefined) {
     return {
       field,
       message: `is dropped: Spiderpool reads label selector fields in lower case (${sameLetters}), so this selector selects every node; write ${sameLetters}`,

@@ -3,7 +3,7 @@ import { escapeUnprintable } from '../go/strconv-quote.js';
 import { byComponent, type Component, type Stops } from './conf-components.js';
 import { providerSettings, readConfYml, type ProviderSettings } from './conf-yml.js';
 import { checkProviderSettings } from './conf-provider.js';
-import type { GoStruct } from './conf-schema.js';
+import type { GoStruct } from '../yaml-go/go-types.js';
 import { agentSocketProblems, startProblems, type StartProblem } from './conf-start-checks.js';
 import { CHART_ONLY_KEY, chartOnlyKeyMatters } from './conf-unknown-keys.js';
 

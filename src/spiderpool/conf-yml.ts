@@ -9,9 +9,10 @@
 import type { FieldError, FieldWarning } from '../kubernetes/field-errors.js';
 import { quoteShort } from '../go/strconv-quote.js';
 import type { Stops } from './conf-components.js';
-import { decodeGoYaml, joinField } from './conf-decode.js';
+import { decodeGoYaml } from './conf-decode.js';
+import { joinField, type GoStruct, type GoValue } from '../yaml-go/go-types.js';
 import { largeTextWarning } from '../yaml-go/yaml-go-compat.js';
-import { CONF_YML, type GoStruct, type GoValue } from './conf-schema.js';
+import { CONF_YML } from './conf-schema.js';
 
 /** The provider settings as Spiderpool decodes them: "" (0 for the port) when absent or null. */
 export interface ProviderSettings {

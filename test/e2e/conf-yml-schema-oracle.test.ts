@@ -10,15 +10,19 @@
  *
  * Each component's verdict (decodes and passes the start checks, or not) must be the one
  * validateConfYml gives for that component, and each of Go's type-error
- * messages must be among the webhook's causes, at the same line. The seed (seed.ts) is
+ * messages must be among the webhook's causes, at the same line; yaml-go's `unmarshal` must
+ * give Go's whole error text where it is a decode error naming no struct type of the
+ * oracle's own (package main). The seed (seed.ts) is
  * printed; ORACLE_SEED=<n> replays a run.
  */
 import fc from 'fast-check';
-import { CONF_YML, type GoType, type StructType } from '../../src/spiderpool/conf-schema.js';
+import { CONF_YML, LABEL_SELECTOR } from '../../src/spiderpool/conf-schema.js';
+import type { GoType, StructType } from '../../src/yaml-go/go-types.js';
 import { validateConfYml } from '../../src/spiderpool/conf-validate.js';
 import { fieldErrorString } from '../../src/kubernetes/field-errors.js';
 import { escapeUnprintable } from '../../src/go/strconv-quote.js';
-import { askConfYml, disposeOracle, type Decoding } from './oracle.js';
+import { unmarshal } from '../../src/yaml-go/unmarshal.js';
+import { askConfYml, disposeOracle, type ConfYmlAnswer, type Decoding } from './oracle.js';
 import { differentialSeed } from './seed.js';
 
 const SEED = differentialSeed('ORACLE_SEED');
@@ -277,7 +281,7 @@ function rightShape(type: GoType, key: string, depth: number): fc.Arbitrary<Y> {
         ? fc.constant(t('[]'))
         : fc.array(valueForStruct(type.of as StructType, depth + 1), { maxLength: 2 }).map((items): Y => ({ seq: items }));
     case 'struct':
-      return type.selector ? selector : depth > 6 ? fc.constant(t('{}')) : valueForStruct(type, depth + 1);
+      return type === LABEL_SELECTOR ? selector : depth > 6 ? fc.constant(t('{}')) : valueForStruct(type, depth + 1);
   }
 }
 
@@ -412,6 +416,20 @@ function missingGoMessages(go: Decoding, causes: string[]): string[] {
       return !causes.some((c) => c.includes(`line ${n}, column `) && c.includes(`: ${escapeUnprintable(message!)}, so `));
     });
 }
+/** A decode error (not libyaml's scanner or parser) whose types yaml-go names as Go does, under the 32 problems a pass keeps. */
+const comparableGoError = (e: string) =>
+  /^yaml: (unmarshal errors:\n|cannot decode |!!binary value|document contains excessive)/.test(e) && !/main\.|struct \{/.test(e) && e.split('\n').length < 32;
+
+/** Where yaml-go's error text differs from Go's, per decoder; `compared` counts the texts compared. */
+function goTextDiffers(doc: string, go: ConfYmlAnswer, counts: { compared: number }): string[] {
+  const ours = unmarshal(doc, CONF_YML);
+  return (['v2', 'v3'] as const).flatMap((v) => {
+    const theirs = go[v].error;
+    if (go[v].ok || theirs === undefined || !comparableGoError(theirs) || ours[v].problems.length >= 32) return [];
+    counts.compared++;
+    return ours[v].error === theirs ? [] : [`${v}: Go ${JSON.stringify(theirs)}, yaml-go ${JSON.stringify(ours[v].error)}`];
+  });
+}
 const goText = (d: Decoding) =>
   d.ok ? (d.startError || d.agentStartError ? `start check: ${d.startError ?? ''} ${d.agentStartError ?? ''}` : 'starts') : `decode: ${d.error}`;
 
@@ -426,6 +444,7 @@ describe('the whole conf.yml against Go (schema-driven documents)', () => {
     const answers = await askConfYml(texts_);
     const mismatches: string[] = [];
     const outcomes = { bothStart: 0, agentOnly: 0, controllerOnly: 0, neither: 0, startCheckFails: 0 };
+    const texts = { compared: 0 };
     texts_.forEach((doc, i) => {
       const go = answers[i]!;
       const agent = goOk(go.v3, true);
@@ -437,15 +456,17 @@ describe('the whole conf.yml against Go (schema-driven documents)', () => {
       if (go.v2.startError || go.v3.startError) outcomes.startCheckFails++;
       const ts = tsVerdict(doc);
       const missing = [...missingGoMessages(go.v3, ts.causes), ...missingGoMessages(go.v2, ts.causes)];
-      if (ts.agent !== agent || ts.controller !== controller || missing.length > 0) {
+      const differs = goTextDiffers(doc, go, texts);
+      if (ts.agent !== agent || ts.controller !== controller || missing.length > 0 || differs.length > 0) {
         mismatches.push(
           `document ${JSON.stringify(doc)}\n  yaml.v3 (agent): ${goText(go.v3)}\n  yaml.v2 (controller): ${goText(go.v2)}\n` +
             `  webhook: agent ${ts.agent ? 'starts' : 'stops'}, controller ${ts.controller ? 'starts' : 'stops'}\n    ${ts.causes.join('\n    ')}` +
-            (missing.length > 0 ? `\n  Go messages the webhook does not give: ${missing.join(' | ')}` : ''),
+            (missing.length > 0 ? `\n  Go messages the webhook does not give: ${missing.join(' | ')}` : '') +
+            (differs.length > 0 ? `\n  yaml-go's error text is not Go's: ${differs.join(' | ')}` : ''),
         );
       }
     });
-    console.log(`outcomes: ${JSON.stringify(outcomes)}`);
+    console.log(`outcomes: ${JSON.stringify(outcomes)}; Go error texts compared with yaml-go's: ${texts.compared}`);
     if (mismatches.length > 0) {
       throw new Error(
         `${mismatches.length} of ${texts_.length} documents disagree with Go (seed ${SEED}; replay with ORACLE_SEED=${SEED}):\n\n` +
@@ -457,5 +478,6 @@ describe('the whole conf.yml against Go (schema-driven documents)', () => {
     expect(outcomes.neither).toBeGreaterThan(RUNS * 0.05);
     expect(outcomes.agentOnly + outcomes.controllerOnly).toBeGreaterThan(RUNS * 0.01);
     expect(outcomes.startCheckFails).toBeGreaterThan(RUNS * 0.02);
+    expect(texts.compared).toBeGreaterThan(RUNS * 0.05);
   });
 });

@@ -15,7 +15,7 @@
  */
 import fc from 'fast-check';
 import { providerSettings, readConfYml, type ConfYmlReading } from '../../src/spiderpool/conf-yml.js';
-import type { GoStruct } from '../../src/spiderpool/conf-schema.js';
+import type { GoStruct } from '../../src/yaml-go/go-types.js';
 import { formatGoDuration } from '../../src/go/duration-format.js';
 import { parseGoDuration } from '../../src/go/duration-parse.js';
 import { askConfYml, askDurations, askFormats, buildOracle, disposeOracle, type ConfYmlAnswer, type Decoding, type DurationAnswer } from './oracle.js';
