@@ -4,10 +4,43 @@
  */
 import { median, quantile } from './results.js';
 
-/** What guards the pools in a phase: nothing (the floor), this webhook, or the Go reference. */
-export type Setting = 'floor' | 'webhook' | 'go';
-export const SETTINGS: readonly Setting[] = ['floor', 'webhook', 'go'];
+/**
+ * What guards the pools in a phase: nothing (the floor), this webhook, the Go reference, and
+ * what splits the gap between them: the Go reference with HTTP/2 off (`GODEBUG=http2server=0`,
+ * called over HTTP/1.1 as this webhook is), the express floor and the Node ceiling (allow
+ * everything; see servers.ts). In rotation order: no two that the probes confuse are adjacent.
+ */
+export type Setting = 'floor' | 'webhook' | 'go' | 'goHttp1' | 'expressFloor' | 'nodeCeiling';
+export const SETTINGS: readonly Setting[] = ['floor', 'webhook', 'expressFloor', 'go', 'nodeCeiling', 'goHttp1'];
 export type Webhook = Exclude<Setting, 'floor'>;
+export const WEBHOOKS = SETTINGS.filter((s): s is Webhook => s !== 'floor');
+/** The servers this webhook is compared with besides the Go reference (the target's). */
+export type Reference = Exclude<Webhook, 'webhook' | 'go'>;
+const REFERENCES: readonly Reference[] = ['goHttp1', 'expressFloor', 'nodeCeiling'];
+
+/**
+ * What the bench's two probes (through-apiserver.ts) tell of a setting: whether the ConfigMap
+ * probe is refused and whether the pool probe is: both Go settings answer alike, and the
+ * servers allowing everything as no webhook does.
+ */
+export const PROBED = {
+  floor: 'floor',
+  webhook: 'webhook',
+  go: 'go',
+  goHttp1: 'go',
+  expressFloor: 'floor',
+  nodeCeiling: 'floor',
+} as const satisfies Record<Setting, Setting>;
+export type Probed = (typeof PROBED)[Setting];
+
+/**
+ * The settings to register in turn to go from `current` to `next`, each seen applied by the
+ * probes: between two they confuse, first one they tell apart from both.
+ */
+export function switchesTo(current: Setting | undefined, next: Setting): Setting[] {
+  if (current === undefined || current === next || PROBED[current] !== PROBED[next]) return [next];
+  return [SETTINGS.find((s) => PROBED[s] !== PROBED[next])!, next];
+}
 
 export interface ThroughApiServerPlan {
   rounds: number;
@@ -37,23 +70,35 @@ export interface ThroughApiServerResults {
   node: string;
   go: string;
   plan: ThroughApiServerPlan;
+  /** The protocol each webhook's server settles on by ALPN when offered `h2` and `http/1.1`. */
+  protocols: Record<Webhook, string>;
   settings: Record<Setting, SettingFigures>;
-  /**
-   * This webhook's added latency ÷ the Go reference's (target ≤ 1.1), over all rounds;
-   * `addedP50ByRound` the same ratio within each round (its three phases adjacent in time),
-   * median and range. null where Go's added latency is not above 0.
-   */
-  ratio: { addedP50: number | null; addedP99: number | null; addedP50ByRound: { median: number | null; min: number | null; max: number | null } };
+  /** This webhook ÷ the Go reference (target ≤ 1.1 for the added latency). */
+  ratio: Ratio;
+  /** This webhook ÷ each other server. */
+  against: Record<Reference, Ratio>;
 }
 
-const ratioOf = (ours: number, go: number): number | null => (go > 0 ? ours / go : null);
+/**
+ * This webhook's added latency ÷ another's, over all rounds; `addedP50ByRound` the same
+ * within each round (its phases adjacent in time), median and range; null where the other
+ * added nothing. `cpuPerUpdate`: the ratio of their CPU µs per UPDATE.
+ */
+export interface Ratio {
+  addedP50: number | null;
+  addedP99: number | null;
+  addedP50ByRound: { median: number | null; min: number | null; max: number | null };
+  cpuPerUpdate: number | null;
+}
+
+const ratioOf = (ours: number, other: number): number | null => (other > 0 && Number.isFinite(ours) ? ours / other : null);
 const sorted = (values: readonly number[]) => [...values].sort((a, b) => a - b);
 const p50 = (values: readonly number[]) => quantile(sorted(values), 0.5);
 
-/** The ratio ours ÷ Go of the added p50 in each round where Go added something: median, min, max. */
-function byRound(roundsMs: Record<Setting, number[][]>): ThroughApiServerResults['ratio']['addedP50ByRound'] {
+/** The ratio ours ÷ `reference` of the added p50 in each round where the reference added something: median, min, max. */
+function byRound(roundsMs: Record<Setting, number[][]>, reference: Webhook): Ratio['addedP50ByRound'] {
   const ratios = roundsMs.floor
-    .map((floor, r) => ratioOf(p50(roundsMs.webhook[r]!) - p50(floor), p50(roundsMs.go[r]!) - p50(floor)))
+    .map((floor, r) => ratioOf(p50(roundsMs.webhook[r]!) - p50(floor), p50(roundsMs[reference][r]!) - p50(floor)))
     .filter((x): x is number => x !== null);
   return ratios.length === 0 ? { median: null, min: null, max: null } : { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
 }
@@ -61,7 +106,7 @@ function byRound(roundsMs: Record<Setting, number[][]>): ThroughApiServerResults
 /**
  * The figures of each setting from the latencies measured under it (ms, any order, one
  * array per round; p50 and p99 from all rounds pooled, so that p99 rests on rounds ×
- * requests samples), and the ratio ours ÷ Go; `cpuUsPerRequest` holds each webhook's CPU µs
+ * requests samples), and the ratios ours ÷ each other server; `cpuUsPerRequest` holds each webhook's CPU µs
  * per UPDATE, one value per round.
  *
  * @throws Error when a setting has no latency in some round.
@@ -69,7 +114,7 @@ function byRound(roundsMs: Record<Setting, number[][]>): ThroughApiServerResults
 export function throughApiServerFigures(
   roundsMs: Record<Setting, number[][]>,
   cpuUsPerRequest: Record<Webhook, number[]>,
-): Pick<ThroughApiServerResults, 'settings' | 'ratio'> {
+): Pick<ThroughApiServerResults, 'settings' | 'ratio' | 'against'> {
   const empty = SETTINGS.filter((s) => roundsMs[s].length === 0 || roundsMs[s].length !== roundsMs.floor.length || roundsMs[s].some((r) => r.length === 0));
   if (empty.length > 0) throw new Error(`no latency measured for ${empty.join(', ')} in some round`);
   const quantiles = (s: Setting) => {
@@ -82,26 +127,37 @@ export function throughApiServerFigures(
     const cpu = s === 'floor' ? null : median(cpuUsPerRequest[s]);
     return { ...q, addedP50Ms: q.p50Ms - floor.p50Ms, addedP99Ms: q.p99Ms - floor.p99Ms, cpuUsPerRequest: Number.isNaN(cpu) ? null : cpu };
   };
-  const settings = { floor: figures('floor'), webhook: figures('webhook'), go: figures('go') };
-  const ratio = {
-    addedP50: ratioOf(settings.webhook.addedP50Ms, settings.go.addedP50Ms),
-    addedP99: ratioOf(settings.webhook.addedP99Ms, settings.go.addedP99Ms),
-    addedP50ByRound: byRound(roundsMs),
-  };
-  return { settings, ratio };
+  const settings = Object.fromEntries(SETTINGS.map((s) => [s, figures(s)])) as Record<Setting, SettingFigures>;
+  const ratioTo = (other: Webhook): Ratio => ({
+    addedP50: ratioOf(settings.webhook.addedP50Ms, settings[other].addedP50Ms),
+    addedP99: ratioOf(settings.webhook.addedP99Ms, settings[other].addedP99Ms),
+    addedP50ByRound: byRound(roundsMs, other),
+    cpuPerUpdate: ratioOf(settings.webhook.cpuUsPerRequest ?? NaN, settings[other].cpuUsPerRequest ?? NaN),
+  });
+  return { settings, ratio: ratioTo('go'), against: Object.fromEntries(REFERENCES.map((r) => [r, ratioTo(r)])) as Record<Reference, Ratio> };
 }
 
-const TITLES: Record<Setting, string> = { floor: 'no webhook (floor)', webhook: 'this webhook', go: 'Go reference' };
+const TITLES: Record<Setting, string> = {
+  floor: 'no webhook (floor)',
+  webhook: 'this webhook',
+  go: 'Go reference',
+  goHttp1: 'Go reference, HTTP/1.1',
+  expressFloor: 'express floor',
+  nodeCeiling: 'Node ceiling',
+};
 const ms = (v: number) => v.toFixed(2);
-const times = (r: number | null) => (r === null ? 'n/a (Go added nothing)' : `${r.toFixed(2)}×`);
+const times = (r: number | null) => (r === null ? 'n/a (it added nothing)' : `${r.toFixed(2)}×`);
 
 /** The Markdown table of `results`: p50/p99 and the added latency per setting, then the ratio. */
 export function throughApiServerTable(results: ThroughApiServerResults): string {
-  const { plan, loadAverage, settings, ratio } = results;
+  const { plan, loadAverage, protocols, settings, ratio, against } = results;
   return [
     `${plan.rounds} round(s) × ${plan.requests} UPDATEs per setting at ${plan.concurrency} at once; load average ${loadAverage.map((l) => l.toFixed(1)).join(' → ')}`,
+    `ALPN, offered h2 and http/1.1: ${Object.entries(protocols)
+      .map(([id, p]) => `${TITLES[id as Webhook]} ${p}`)
+      .join(', ')}`,
     '',
-    '| setting | UPDATEs | p50 ms | p99 ms | added p50 ms | added p99 ms | webhook CPU µs/UPDATE |',
+    '| setting | UPDATEs | p50 ms | p99 ms | added p50 ms | added p99 ms | server CPU µs/UPDATE |',
     '|---|--:|--:|--:|--:|--:|--:|',
     ...SETTINGS.map((s) => {
       const f = settings[s];
@@ -109,6 +165,10 @@ export function throughApiServerTable(results: ThroughApiServerResults): string 
     }),
     '',
     `added latency, this webhook ÷ Go reference: p50 ${times(ratio.addedP50)}, p99 ${times(ratio.addedP99)} (target ≤ 1.1×)`,
-    `added p50 ratio within each round: median ${times(ratio.addedP50ByRound.median)}, ${times(ratio.addedP50ByRound.min)} to ${times(ratio.addedP50ByRound.max)}`,
+    `added p50 ratio within each round: median ${times(ratio.addedP50ByRound.median)}, ${times(ratio.addedP50ByRound.min)} to ${times(ratio.addedP50ByRound.max)}; CPU per UPDATE ${times(ratio.cpuPerUpdate)}`,
+    ...REFERENCES.map(
+      (r) =>
+        `this webhook ÷ ${TITLES[r]}: added p50 ${times(against[r].addedP50)} (within each round median ${times(against[r].addedP50ByRound.median)}), CPU per UPDATE ${times(against[r].cpuPerUpdate)}`,
+    ),
   ].join('\n');
 }

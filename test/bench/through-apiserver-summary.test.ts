@@ -1,4 +1,7 @@
 import {
+  PROBED,
+  SETTINGS,
+  switchesTo,
   throughApiServerFigures,
   throughApiServerTable,
   type Setting,
@@ -6,52 +9,97 @@ import {
   type Webhook,
 } from '../../bench/through-apiserver-summary.js';
 
-const cpu: Record<Webhook, number[]> = { webhook: [900, 800, 1000], go: [400] };
+const cpu: Record<Webhook, number[]> = { webhook: [900, 800, 1000], go: [400], goHttp1: [600], expressFloor: [450], nodeCeiling: [300] };
 /** `n` latencies: 1..n ms shifted by `addMs`, shuffled (the figures must not rely on order). */
 const latencies = (n: number, addMs: number): number[] => Array.from({ length: n }, (_, i) => ((i * 37) % n) + 1 + addMs);
-const oneRound = (floorMs: number, webhookMs: number, goMs: number): Record<Setting, number[][]> => ({
-  floor: [latencies(100, floorMs)],
-  webhook: [latencies(100, webhookMs)],
-  go: [latencies(100, goMs)],
+/** One round of 100 latencies per setting, each shifted by its `addedMs` (0 for a setting not named). */
+const oneRound = (addedMs: Partial<Record<Setting, number>>): Record<Setting, number[][]> => {
+  const round = (s: Setting) => [latencies(100, addedMs[s] ?? 0)];
+  return {
+    floor: round('floor'),
+    webhook: round('webhook'),
+    go: round('go'),
+    goHttp1: round('goHttp1'),
+    expressFloor: round('expressFloor'),
+    nodeCeiling: round('nodeCeiling'),
+  };
+};
+const ratio = (latency: number | null, cpuPerUpdate: number | null) => ({
+  addedP50: latency,
+  addedP99: latency,
+  addedP50ByRound: { median: latency, min: latency, max: latency },
+  cpuPerUpdate,
 });
 
 describe('throughApiServerFigures', () => {
   it('takes p50 and p99 of each setting and what each webhook adds to the floor', () => {
-    const figures = throughApiServerFigures(oneRound(0, 3, 2), cpu);
+    const figures = throughApiServerFigures(oneRound({ webhook: 3, go: 2, goHttp1: 2, expressFloor: 2, nodeCeiling: 2 }), cpu);
     expect(figures.settings.floor).toEqual({ requests: 100, p50Ms: 50, p99Ms: 99, addedP50Ms: 0, addedP99Ms: 0, cpuUsPerRequest: null });
     expect(figures.settings.webhook).toMatchObject({ p50Ms: 53, p99Ms: 102, addedP50Ms: 3, addedP99Ms: 3, cpuUsPerRequest: 900 });
     expect(figures.settings.go.cpuUsPerRequest).toBe(400);
-    expect(figures.ratio).toEqual({ addedP50: 1.5, addedP99: 1.5, addedP50ByRound: { median: 1.5, min: 1.5, max: 1.5 } });
+    expect(figures.ratio).toEqual(ratio(1.5, 2.25));
+  });
+
+  it('takes the ratio to each other server apart: Go over HTTP/1.1, the express floor, the Node ceiling', () => {
+    const figures = throughApiServerFigures(oneRound({ webhook: 3, go: 2, goHttp1: 6, expressFloor: 1, nodeCeiling: 4 }), cpu);
+    expect(figures.settings.goHttp1).toMatchObject({ addedP50Ms: 6, cpuUsPerRequest: 600 });
+    expect(figures.ratio).toEqual(ratio(1.5, 2.25));
+    expect(figures.against).toEqual({ goHttp1: ratio(0.5, 1.5), expressFloor: ratio(3, 2), nodeCeiling: ratio(0.75, 3) });
   });
 
   it('pools the rounds for p50 and p99, and takes the ratio within each round for addedP50ByRound', () => {
     // The second round's machine was 10 ms slower for every setting: within it, the ratio is still 2.
-    const rounds: Record<Setting, number[][]> = {
-      floor: [latencies(100, 0), latencies(100, 10)],
-      webhook: [latencies(100, 2), latencies(100, 12)],
-      go: [latencies(100, 1), latencies(100, 11)],
-    };
+    const rounds = oneRound({ webhook: 2, go: 1, goHttp1: 1, expressFloor: 1, nodeCeiling: 1 });
+    const slower = oneRound({ floor: 10, webhook: 12, go: 11, goHttp1: 11, expressFloor: 11, nodeCeiling: 11 });
+    for (const s of Object.keys(rounds) as Setting[]) rounds[s].push(...slower[s]);
     const figures = throughApiServerFigures(rounds, cpu);
     expect(figures.settings.webhook.requests).toBe(200);
     expect(figures.ratio.addedP50ByRound).toEqual({ median: 2, min: 2, max: 2 });
   });
 
-  it('gives no ratio where the Go reference added nothing, rather than a division by zero or a sign flip', () => {
-    const figures = throughApiServerFigures(oneRound(1, 2, 0), cpu);
-    expect(figures.ratio).toEqual({ addedP50: null, addedP99: null, addedP50ByRound: { median: null, min: null, max: null } });
+  it('gives no ratio where the other server added nothing, rather than a division by zero or a sign flip', () => {
+    const figures = throughApiServerFigures(oneRound({ floor: 1, webhook: 2, expressFloor: 1, nodeCeiling: 1, goHttp1: 1 }), cpu);
+    expect(figures.ratio).toEqual(ratio(null, 2.25));
     const results: ThroughApiServerResults = {
       date: 'd',
       loadAverage: [1, 2],
       node: 'v20',
       go: 'go1',
       plan: { rounds: 1, concurrency: 1, requests: 100, warmup: 0 },
+      protocols: { webhook: 'http/1.1', go: 'h2', goHttp1: 'http/1.1', expressFloor: 'http/1.1', nodeCeiling: 'http/1.1' },
       ...figures,
     };
-    expect(throughApiServerTable(results)).toContain('p50 n/a (Go added nothing)');
+    const table = throughApiServerTable(results);
+    expect(table).toContain('p50 n/a (it added nothing)');
+    expect(table).toContain('this webhook http/1.1, Go reference h2, Go reference, HTTP/1.1 http/1.1, express floor http/1.1');
   });
 
   it('refuses a setting without a latency in a round', () => {
-    const none: Record<Setting, number[][]> = { floor: [[1]], webhook: [[]], go: [[1]] };
+    const none = oneRound({});
+    none.webhook = [[]];
     expect(() => throughApiServerFigures(none, cpu)).toThrow('no latency measured for webhook in some round');
+  });
+});
+
+describe('switchesTo', () => {
+  it('goes straight to a setting the probes tell apart from the current one', () => {
+    expect(switchesTo(undefined, 'go')).toEqual(['go']);
+    expect(switchesTo('webhook', 'goHttp1')).toEqual(['goHttp1']);
+    expect(switchesTo('go', 'go')).toEqual(['go']);
+  });
+
+  it('passes through a setting the probes tell apart when they would confuse the two', () => {
+    expect(switchesTo('go', 'goHttp1')).toEqual(['floor', 'goHttp1']);
+    expect(switchesTo('expressFloor', 'nodeCeiling')).toEqual(['webhook', 'nodeCeiling']);
+    expect(switchesTo('floor', 'expressFloor')).toEqual(['webhook', 'expressFloor']);
+  });
+
+  it('ends at the setting asked for, each step answered by the probes otherwise than the one before, for every pair', () => {
+    for (const from of SETTINGS)
+      for (const to of SETTINGS.filter((s) => s !== from)) {
+        const path = [from, ...switchesTo(from, to)];
+        expect(path.at(-1)).toBe(to);
+        for (let i = 1; i < path.length; i++) expect(`${from}→${to}: ${PROBED[path[i]!]}`).not.toBe(`${from}→${to}: ${PROBED[path[i - 1]!]}`);
+      }
   });
 });
