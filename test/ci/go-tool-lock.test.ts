@@ -46,12 +46,16 @@ function goTool(): Promise<{ code: number | null; stdout: string }> {
   });
 }
 
-it('two concurrent calls build once and both print the built directory', async () => {
-  const [a, b] = await Promise.all([goTool(), goTool()]);
-  expect(a.code).toBe(0);
-  expect(b.code).toBe(0);
-  expect(a.stdout).toBe(b.stdout);
-  expect(a.stdout).toMatch(/\/go-tools\/stub-[0-9a-f]{16}\n$/);
-  expect((await readFile(path.join(dir, 'count'), 'utf8')).split('\n').filter(Boolean)).toHaveLength(1);
-  expect((await readFile(path.join(a.stdout.trim(), 'stub'), 'utf8')).startsWith('#!/bin/sh')).toBe(true);
-}, 2 * CALL_TIMEOUT_MS);
+it(
+  'two concurrent calls build once and both print the built directory',
+  async () => {
+    const [a, b] = await Promise.all([goTool(), goTool()]);
+    expect(a.code).toBe(0);
+    expect(b.code).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+    expect(a.stdout).toMatch(/\/go-tools\/stub-[0-9a-f]{16}\n$/);
+    expect((await readFile(path.join(dir, 'count'), 'utf8')).split('\n').filter(Boolean)).toHaveLength(1);
+    expect((await readFile(path.join(a.stdout.trim(), 'stub'), 'utf8')).startsWith('#!/bin/sh')).toBe(true);
+  },
+  2 * CALL_TIMEOUT_MS,
+);

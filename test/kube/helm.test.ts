@@ -40,6 +40,10 @@ import {
   WEBHOOK_CONFIGURATION,
 } from './helm.js';
 import { getJson, mustKubectl } from './kube.js';
+import { TOOL_BUILD_MS, toolsBuilt } from './tools-built.js';
+
+// Built in the background while the files before this one ran (tools-built.ts).
+beforeAll(() => toolsBuilt('helm'), TOOL_BUILD_MS);
 
 beforeAll(prepareCluster, 30 * 60_000);
 

@@ -24,6 +24,7 @@ import { RELEASE, REPO_ROOT } from '../e2e/helm.js';
 import type { FaultRunResult } from './faults.js';
 import { describeUninstallUnderLoad, guarded, livePods, loaded, mustHelm, NS, prepareCluster } from './helm.js';
 import { clusterDir, getJson } from './kube.js';
+import { TOOL_BUILD_MS, toolsBuilt } from './tools-built.js';
 
 const RELEASE_TIMEOUT_MS = 25 * 60_000;
 
@@ -107,6 +108,9 @@ let first: Released;
 const out = path.join(tmpdir(), `spiderpool-iaas-release-${process.pid}`);
 const temporary: string[] = [out];
 afterAll(() => Promise.all(temporary.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+// Built in the background while the files before this one ran (tools-built.ts).
+beforeAll(() => toolsBuilt('helm', 'cosign'), TOOL_BUILD_MS);
 
 beforeAll(async () => {
   await prepareCluster();
