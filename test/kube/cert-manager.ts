@@ -1,6 +1,6 @@
 /**
  * A real cert-manager on the one-node cluster: its controller and cainjector built from
- * cert-manager's Go module (test/kube/cert-manager/build.sh; the images cluster.sh imports)
+ * cert-manager's Go module (test/kube/cert-manager/build.sh; the images `cluster.sh cert-manager-images` imports)
  * and its CRDs from the same module's deploy/crds in the Go module cache, not from the
  * internet. No cert-manager webhook: the CRDs are v1 only (no conversion webhook needed);
  * the objects it would default and validate are the chart's, valid as written.
@@ -14,7 +14,8 @@
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { runProcess } from '../e2e/cluster/processes.js';
-import { mustKubectl } from './kube.js';
+import { ROOT } from '../e2e/cluster/webhook.js';
+import { clusterDir, mustKubectl } from './kube.js';
 
 /** The module and the image tags; kept equal to test/kube/cert-manager/build.sh and cluster.sh. */
 export const CERT_MANAGER_MODULE = 'github.com/cert-manager/cert-manager@v1.21.2';
@@ -75,8 +76,15 @@ export function certManagerObjects(): Record<string, unknown>[] {
   ];
 }
 
-/** Installs the CRDs and both components; resolves once the CRDs are Established and the Deployments Available. */
+/**
+ * Imports both images into the node (cluster.sh cert-manager-images), installs the CRDs and
+ * both components; resolves once the CRDs are Established and the Deployments Available.
+ *
+ * @throws Error when an image cannot be imported or a step fails.
+ */
 export async function installCertManager(): Promise<void> {
+  const images = await runProcess('bash', [path.join(ROOT, 'test/kube/cluster.sh'), 'cert-manager-images', clusterDir()], { timeoutMs: 120_000 });
+  if (images.code !== 0) throw new Error(`cluster.sh cert-manager-images failed: ${images.stderr}`);
   await mustKubectl(['apply', '--server-side', '-f', await certManagerCrdDir()]);
   await mustKubectl(['wait', '--for=condition=Established', '-f', await certManagerCrdDir(), '--timeout=60s']);
   await mustKubectl(['apply', '-f', '-'], {

@@ -27,10 +27,14 @@ import { installCertManager, removeCertManager } from './cert-manager.js';
 import type { FaultRunResult } from './faults.js';
 import { describeUninstallUnderLoad, guarded, helmChart, livePods, loaded, NS, prepareCluster, underLoad, WEBHOOK_CONFIGURATION } from './helm.js';
 import { getJson, metric, mustKubectl } from './kube.js';
+import { TOOL_BUILD_MS, toolsBuilt } from './tools-built.js';
 
 const SERVING = 'spiderpool-iaas-webhook-serving';
 const SECRET = 'spiderpool-iaas-webhook-tls';
 const CA = 'spiderpool-iaas-webhook-ca';
+
+// Built in the background while the files before this one ran (tools-built.ts).
+beforeAll(() => toolsBuilt('helm', 'cert-manager'), TOOL_BUILD_MS);
 
 beforeAll(async () => {
   await prepareCluster();

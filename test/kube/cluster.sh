@@ -6,13 +6,14 @@
 #   cluster.sh down DIR   stop everything, undo every host change, then check that nothing
 #                         is left; idempotent (safe after a failed or partial `up`, twice)
 #   cluster.sh registry DIR PORT   let the node pull from the host's registry 127.0.0.1:PORT
+#   cluster.sh cert-manager-images DIR   import cert-manager's images (built when not cached)
 #
 # Components, all from the same Kubernetes release (test/kube/tools, test/e2e/apiserver):
 # kube-apiserver with embedded etcd (the e2e launcher), kube-controller-manager,
 # kube-scheduler, kube-proxy (iptables mode: routes the `kubernetes` Service's ClusterIP
 # for the webhook's in-cluster pool cache) and the kubelet; Debian's containerd with runc
 # and the bridge CNI plugin; the pause image from test/kube/tools/cmd/pause; cert-manager's
-# controller and cainjector images (test/kube/cert-manager, not started: the test installs them).
+# controller and cainjector images on request (test/kube/cert-manager; the test installs them).
 # Measured facts behind the settings: docs in /work/shared/cluster/one-node-cluster.md
 # (copied into the comments here where they matter).
 #
@@ -102,14 +103,10 @@ up() {
   start_containerd
 
   # The images (none for run.sh's partial start, which only stops the daemons again).
-  # The pause image and cert-manager's controller and cainjector (test/kube/cert-manager,
-  # cached by content): each a static binary as a one-layer image.
+  # The pause image: a static binary as a one-layer image.
   if [[ "${KUBE_CLUSTER_STOP_AFTER:-}" != daemons ]]; then
-    local t=$SECONDS cert_manager
+    local t=$SECONDS
     static_image "$PAUSE_IMAGE" "$tools/pause"
-    cert_manager=$(bash "$here/cert-manager/build.sh")
-    static_image "$CERT_MANAGER_IMAGE_PREFIX-controller:$CERT_MANAGER_VERSION" "$cert_manager/controller"
-    static_image "$CERT_MANAGER_IMAGE_PREFIX-cainjector:$CERT_MANAGER_VERSION" "$cert_manager/cainjector"
     # The webhook image built by image/build.sh, as a docker-archive.
     (source "$root/image/env.sh" && buildah push --quiet "$WEBHOOK_IMAGE" "docker-archive:$W/images/webhook.tar:$WEBHOOK_IMAGE" >/dev/null)
     ctr_node images import "$W/images/webhook.tar" >/dev/null
@@ -186,6 +183,19 @@ registry() {
     >"$W/containerd/certs.d/127.0.0.1:$port/hosts.toml"
   wait_for "the registry from the node" 30 in_netns curl -sf "http://127.0.0.1:$port/v2/"
   log "registry: the node pulls from http://127.0.0.1:$port"
+}
+
+# cert-manager's controller and cainjector (test/kube/cert-manager, built when not cached),
+# each a static binary as a one-layer image; imported when the test that installs them
+# starts, so that the cluster starts before cert-manager is built.
+cert_manager_images() {
+  [[ -S "$W/containerd/containerd.sock" ]] || { log "cert-manager-images: DIR must be a running cluster"; exit 2; }
+  local cert_manager
+  cert_manager=$(bash "$here/cert-manager/build.sh")
+  mkdir -p "$W/images"
+  static_image "$CERT_MANAGER_IMAGE_PREFIX-controller:$CERT_MANAGER_VERSION" "$cert_manager/controller"
+  static_image "$CERT_MANAGER_IMAGE_PREFIX-cainjector:$CERT_MANAGER_VERSION" "$cert_manager/cainjector"
+  rm -rf "$W/images"
 }
 
 down() {
@@ -269,5 +279,6 @@ case "$cmd" in
   up) up ;;
   down) down ;;
   registry) registry "${3:-}" ;;
-  *) echo "usage: cluster.sh up|down DIR | cluster.sh registry DIR PORT" >&2; exit 2 ;;
+  cert-manager-images) cert_manager_images ;;
+  *) echo "usage: cluster.sh up|down|cert-manager-images DIR | cluster.sh registry DIR PORT" >&2; exit 2 ;;
 esac

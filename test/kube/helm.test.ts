@@ -65,6 +65,10 @@ import {
   resultLine,
   storedBeforeResults,
 } from './rollout.js';
+import { TOOL_BUILD_MS, toolsBuilt } from './tools-built.js';
+
+// Built in the background while the files before this one ran (tools-built.ts).
+beforeAll(() => toolsBuilt('helm'), TOOL_BUILD_MS);
 
 /**
  * How soon the reports follow a change of the pools or of the actions: the change reaches

@@ -54,6 +54,7 @@ import {
   webhookPods,
   waitAvailable,
 } from './webhook-install.js';
+import { TOOL_BUILD_MS, toolsBuilt } from './tools-built.js';
 
 const SELECTOR = 'app.kubernetes.io/name=spiderpool-iaas-webhook,app.kubernetes.io/component=admission-webhook';
 let overlay: string;
@@ -136,6 +137,9 @@ async function caBundleIsSecrets(): Promise<boolean> {
   ]);
   return vwc.webhooks.every((w: any) => w.clientConfig.caBundle === secret.data['ca.crt']);
 }
+
+// Built in the background while the files before this one ran (tools-built.ts).
+beforeAll(() => toolsBuilt('prometheus'), TOOL_BUILD_MS);
 
 beforeAll(async () => {
   // On the cluster before the webhook, as on a cluster that runs Spiderpool.

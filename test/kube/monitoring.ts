@@ -1,6 +1,6 @@
 /**
  * A real Prometheus beside the one-node cluster (built from Prometheus' Go module by
- * test/e2e/monitoring/build.sh, which pretest:cluster runs), evaluating the alerts of
+ * test/e2e/monitoring/build.sh, which it calls), evaluating the alerts of
  * deploy/components/monitoring/prometheusrule.yaml in their shortened variant
  * (`shortenedRuleGroups`: every `for:` and range divided by 30, ranges at least 10 s), so
  * an alert fires in seconds. It scrapes every 2 s, through the API server with the

@@ -28,8 +28,12 @@ import { ApiClient, clusterDir, getJson, metric, mustKubectl } from './kube.js';
 import { NEIGHBOUR_NS, attackerReport, peersOfWebhookPod, policyAdmits, removeAttacker, startAttacker, stopAttacker } from './neighbour.js';
 import { nodeFilterRules, startEnforcer, type Enforcer } from './policy/enforcer.js';
 import { NS, copyOverlay, podRaw, prepareSpiderpool, report, webhookAnswers, webhookPods, waitAvailable } from './webhook-install.js';
+import { TOOL_BUILD_MS, toolsBuilt } from './tools-built.js';
 
 let overlay: string;
+
+// Built in the background while the files before this one ran (tools-built.ts).
+beforeAll(() => toolsBuilt('kube-router'), TOOL_BUILD_MS);
 
 beforeAll(async () => {
   await prepareSpiderpool();

@@ -25,6 +25,7 @@ import { describeCliFromTarball } from './cli-tarball.js';
 import { RELEASE, REPO_ROOT } from '../e2e/helm.js';
 import { describeUninstallUnderLoad, guarded, livePods, mustHelm, NS, prepareCluster, underLoad } from './helm.js';
 import { clusterDir, getJson } from './kube.js';
+import { TOOL_BUILD_MS, toolsBuilt } from './tools-built.js';
 
 const RELEASE_TIMEOUT_MS = 25 * 60_000;
 
@@ -108,6 +109,9 @@ let first: Released;
 const out = path.join(tmpdir(), `spiderpool-iaas-release-${process.pid}`);
 const temporary: string[] = [out];
 afterAll(() => Promise.all(temporary.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+// Built in the background while the files before this one ran (tools-built.ts).
+beforeAll(() => toolsBuilt('helm', 'cosign'), TOOL_BUILD_MS);
 
 beforeAll(async () => {
   await prepareCluster();

@@ -83,7 +83,7 @@ up() {
   write_cni_config k2cni0 "$POD_SUBNET"
   write_containerd_config
   start_containerd
-  # The first node's images (pause, webhook, cert-manager), exported from its containerd.
+  # The first node's images (pause, webhook; cert-manager's once imported), exported from its containerd.
   local refs
   refs=$(NODE_DIR=$W ctr_node images ls -q | grep '^localhost/')
   # shellcheck disable=SC2086

@@ -13,6 +13,9 @@ cache="${E2E_APISERVER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/spiderpool-iaas-we
 hash=$( { go version; cat build.sh go.mod go.sum ./*.go; } | sha256sum | cut -c1-16)
 binary="$cache/kube-apiserver-$hash"
 mkdir -p "$cache" bin
+# A second caller (CI builds in the background while tests call this) waits for the first.
+exec 9>"$binary.lock"
+flock 9
 
 if [[ -x "$binary" ]]; then
   echo "e2e kube-apiserver: cached build $binary"
@@ -46,4 +49,5 @@ else
   mv "$binary.tmp.$$" "$binary"
   echo "e2e kube-apiserver: built in $(( SECONDS - start ))s: $binary"
 fi
-ln -sfn "$binary" bin/apiserver
+# Relinked only when it changes, so a running reader never sees it missing.
+[[ $(readlink bin/apiserver) == "$binary" ]] || ln -sfn "$binary" bin/apiserver

@@ -6,7 +6,7 @@
 # go.mod and go.sum: the proxy does not serve its nested cmd/controller and cmd/cainjector
 # modules. cert-manager's webhook is not built: the CRDs (the module's deploy/crds) are
 # v1-only and need no conversion webhook, and the test's objects are valid as written.
-# npm's pretest:cluster runs it, so the cluster test finds them built.
+# `cluster.sh cert-manager-images` runs it when certmanager.test.ts starts.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 CGO_ENABLED=0 exec "$here/../../../.ci/go-tool" --in-module cert-manager \

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds kube-router (its network policy controller enforces NetworkPolicy with iptables
 # and ipset) through .ci/go-tool (cached by content outside the clone) and prints the
-# directory holding it. npm's pretest:cluster runs it, so test/kube/neighbour.test.ts
-# finds it built. v2.1.0 is the release the Go module proxy serves.
+# directory holding it. test/kube/neighbour.test.ts runs it
+# first (test/kube/tools-built.ts). v2.1.0 is the release the Go module proxy serves.
 #
 # Why not sigs.k8s.io/kube-network-policies (SIG Network's enforcer, the one kind runs):
 # it diverts new connections with the nftables `queue` expression, and this machine's

@@ -15,6 +15,9 @@ cache="${E2E_APISERVER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/spiderpool-iaas-we
 hash=$( { go version; cat build.sh go.mod go.sum; find cmd -name '*.go' | sort | xargs cat; } | sha256sum | cut -c1-16)
 out="$cache/kube-tools-$hash"
 mkdir -p "$cache"
+# A second caller (CI builds in the background while tests call this) waits for the first.
+exec 9>"$out.lock"
+flock 9
 
 if [[ -x "$out/kubelet" ]]; then
   echo "kube tools: cached build $out"
@@ -43,4 +46,5 @@ else
   mv "$tmp" "$out"
   echo "kube tools: built in $(( SECONDS - start ))s: $out"
 fi
-ln -sfn "$out" bin
+# Relinked only when it changes, so a running reader never sees it missing.
+[[ $(readlink bin) == "$out" ]] || ln -sfn "$out" bin
