@@ -78,6 +78,8 @@ class Exchange implements BodyHolder {
   private resume: ((ending: Ending) => void) | undefined;
   /** Written (or given up): later events (the rest of a dropped body, a client leaving after its answer) change nothing. */
   private ended = false;
+  /** Counted in the route's metrics (an ending whose sending threw is not, until `fail`). */
+  private counted = false;
 
   constructor(
     readonly route: ReviewRoute,
@@ -171,25 +173,34 @@ class Exchange implements BodyHolder {
     this.body = undefined;
     this.cancelWait?.();
     if (this.heldBytes > 0) this.route.budget.give(this.heldBytes, this);
-    const { metrics, logger, path } = this.route;
+    const { logger, path } = this.route;
     switch (ending.type) {
       case 'review':
         sendJsonText(this.res, 200, ending.json);
-        metrics.finished(this.elapsedMs() / 1000, '200', ending.operation, String(ending.allowed));
+        this.count('200', ending.operation, String(ending.allowed));
         return this.record(ending);
       case 'refuse':
         this.sendStatus(ending);
-        metrics.finished(this.elapsedMs() / 1000, String(ending.code), '', '');
+        this.count(String(ending.code));
         return logRefusal(logger, path, ending.code, ending.message);
       case 'unanswered':
-        return metrics.finished(this.elapsedMs() / 1000, ending.code, '', '');
+        return this.count(ending.code);
     }
   }
 
-  /** A bug: counted 500 unless answered already, then express's last error handler logs it and answers 500. */
+  /**
+   * A bug: counted 500 unless counted already (an answer whose sending threw is not), then
+   * express's last error handler logs it and answers 500.
+   */
   fail(err: unknown): void {
     this.write(FAILED);
+    if (!this.counted) this.count('500');
     this.next(err);
+  }
+
+  private count(code: string, operation = '', allowed = ''): void {
+    this.counted = true;
+    this.route.metrics.finished(this.elapsedMs() / 1000, code, operation, allowed);
   }
 
   /**

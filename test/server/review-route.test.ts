@@ -39,4 +39,34 @@ describe('the review route', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  it('counts an answer whose sending threw as one 500, with nothing left in flight', async () => {
+    const metrics = createWebhookMetrics();
+    const app = createApp({ review: createReviewer(), logger: pino({ level: 'silent' }), readinessChecks: [], metrics, verifyClientCertificates: false });
+    let broken = true;
+    const server = http.createServer((req, res) => {
+      // The first answer's head cannot be written (a bug in sending); express's own 500 then can.
+      const writeHead = res.writeHead.bind(res);
+      res.writeHead = ((...args: Parameters<typeof writeHead>) => {
+        if (broken) {
+          broken = false;
+          throw new Error('the head could not be written');
+        }
+        return writeHead(...args);
+      }) as typeof res.writeHead;
+      app(req, res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await request(url).post(WEBHOOKS.configMap.path).timeout(10_000).set('Content-Type', 'text/plain').send('x').expect(500);
+      const text = await metrics.registry.metrics();
+      const total = (code: string) => `controller_runtime_webhook_requests_total{webhook="${WEBHOOKS.configMap.path}",code="${code}",operation="",allowed=""}`;
+      const inFlight = `controller_runtime_webhook_requests_in_flight{webhook="${WEBHOOKS.configMap.path}"}`;
+      expect([sampleValue(text, total('500')), sampleValue(text, total('415')), sampleValue(text, inFlight)]).toEqual([1, 0, 0]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
