@@ -228,10 +228,10 @@ down() {
   fi
   for pid in $(pids_naming "$W"); do kill -KILL "$pid" 2>/dev/null || true; done
   # Pods' processes, in netns of their own, when a loaded containerd missed its 5 s above:
-  # those in /kubepods whose root filesystem is one of this cluster's (under DIR).
-  for pid in $(find /sys/fs/cgroup/pids/kubepods -name cgroup.procs -exec cat {} + 2>/dev/null); do
-    [[ $(readlink "/proc/$pid/root" 2>/dev/null) == "$W"/* ]] && kill -KILL "$pid" 2>/dev/null || true
-  done
+  # by their cgroups under /kubepods, only while no other kubelet (another cluster) runs.
+  if ! pgrep -f '/kubelet --config=' >/dev/null; then
+    for pid in $(find /sys/fs/cgroup/pids/kubepods -name cgroup.procs -exec cat {} + 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
+  fi
   sleep 0.2
   took+=("leftover-processes $((SECONDS - t))s"); t=$SECONDS
   # 5. Mounts under DIR, deepest first (Secret tmpfs, overlay rootfs, shm, netns files,
