@@ -344,10 +344,11 @@ describe('the largest valid reviews, many at once', () => {
 
 describe('bodies that do not arrive whole', () => {
   const review = JSON.stringify(loadReview('pool-update-node-to-global'));
-  /** The product's deadlines (5 s for the headers and the request): the stalled senders' subject. */
+  /** The product's header and request deadlines (5 s): the stalled senders' subject. The handshake's is not. */
   let strict: RunningServer;
   beforeAll(async () => {
-    strict = await startServer({ port: 0, host: '127.0.0.1', certDir, generateCerts: true, logger });
+    const timeouts = { handshakeMs: UNHURRIED_TIMEOUTS.handshakeMs! };
+    strict = await startServer({ port: 0, host: '127.0.0.1', certDir, generateCerts: true, logger, timeouts });
   });
   afterAll(() => strict?.stop());
   const head = (length: number) =>
