@@ -3,7 +3,7 @@
  * reviews (bodies of a few MiB, each many small objects to parse) arrives from 127.0.0.1,
  * a well-behaved client on 127.0.0.2 gets every SpiderIPPool and spiderpool-conf review
  * answered, right, within the refusing webhooks' `timeoutSeconds` (5 s), and not queued
- * behind the flood: during each of its round trips, the flood gets few answers (counted,
+ * behind the flood: during its round trips the flood gets few answers in all (counted,
  * not timed). Loopback only; the flood stops when the well-behaved client is done. The
  * server's deadlines are far beyond the test's (the flood's bodies, sent by this loaded
  * process, must not be refused for arriving slowly): the subject is the refusing path's answer.
@@ -113,8 +113,8 @@ test('a flood of heavy Pod reviews does not delay SpiderIPPool and spiderpool-co
   // The flood was real and its reviews were answered allowed (with or without checking), never refused.
   expect(floodStatuses.get('200 allowed=true')).toBeGreaterThanOrEqual(FLOOD_CLIENTS);
   expect([...floodStatuses.keys()].filter((k) => k !== '200 allowed=true')).toEqual([]);
-  // Not queued behind the flood: in-process, each waited for the flood bodies ahead of it to be parsed.
-  // Measured: median 0 with the worker; 7 in-process (each of the 16 answered after 6-9 flood answers).
-  const median = [...floodAnswersDuring].sort((a, b) => a - b)[Math.floor(floodAnswersDuring.length / 2)]!;
-  expect(median <= 2 ? 'not queued' : `queued behind the flood: ${floodAnswersDuring.join(' ')}`).toBe('not queued');
+  // Not queued behind the flood: in-process, most wait for a flood body parsed ahead of them. Measured
+  // in all 16 round trips, 6 burners beside: 2-3 flood answers with the worker, 13-18 in-process.
+  const total = floodAnswersDuring.reduce((sum, n) => sum + n, 0);
+  expect(total <= WELL_BEHAVED_REVIEWS / 2 ? 'not queued' : `queued behind the flood: ${floodAnswersDuring.join(' ')}`).toBe('not queued');
 }, 90_000);
