@@ -6,7 +6,7 @@
 import express, { type ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { ReviewOutcome } from '../admission/review.js';
-import { BODY_WAIT_MS, WEBHOOK_SERVED_PATHS } from '../defaults.js';
+import { BODY_STALL_MS, BODY_WAIT_MS, WEBHOOK_SERVED_PATHS } from '../defaults.js';
 import { quoteShown } from '../go/strconv-quote.js';
 import type { WebhookMetrics } from './metrics.js';
 import { BodyBudget, MAX_PARSED_BYTES_IN_FLIGHT } from './body-budget.js';
@@ -31,6 +31,8 @@ export interface AppOptions {
   parsedBytesInFlight?: number;
   /** How long a review waits for room before a 429, in milliseconds (default {@link BODY_WAIT_MS}). */
   bodyWaitMs?: number;
+  /** How long after its request a body may arrive slowly while others wait for room, in milliseconds (default {@link BODY_STALL_MS}). */
+  bodyStallMs?: number;
   /**
    * The warn-only worker and the paths it reviews (see warn-only-reviews.ts); those paths
    * get a body budget of their own, so that their bodies never hold the refusing paths' room.
@@ -54,6 +56,7 @@ export function createApp({
   verifyClientCertificates,
   parsedBytesInFlight = MAX_PARSED_BYTES_IN_FLIGHT,
   bodyWaitMs = BODY_WAIT_MS,
+  bodyStallMs = BODY_STALL_MS,
   isolated,
 }: AppOptions): express.Express {
   const app = express();
@@ -64,8 +67,8 @@ export function createApp({
   app.set('etag', false);
 
   // The webhook paths first: a review is matched by the first route express tries.
-  const budget = new BodyBudget(parsedBytesInFlight); // one budget for all paths but the isolated ones
-  const worker = isolated && { budget: new BodyBudget(parsedBytesInFlight), isolated: isolated.reviews, paths: isolated.paths };
+  const budget = new BodyBudget(parsedBytesInFlight, bodyStallMs); // one budget for all paths but the isolated ones
+  const worker = isolated && { budget: new BodyBudget(parsedBytesInFlight, bodyStallMs), isolated: isolated.reviews, paths: isolated.paths };
   for (const path of WEBHOOK_SERVED_PATHS) {
     const own = worker?.paths.includes(path) ? { budget: worker.budget, isolated: worker.isolated } : { budget };
     const route = new ReviewRoute({ path, review, logger, metrics: metrics.route(path), verifyClientCertificates, bodyWaitMs, ...own });

@@ -11,13 +11,14 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { WebhookMetrics } from './metrics.js';
-import { BODY_STALL_MS } from '../defaults.js';
 import { MIN_BODY_BYTES_PER_MS } from './body-budget.js';
 import { ConnectionTable, EVICTION_REASONS, REJECTION_REASONS, type ConnectionLimits, type Eviction } from './connection-table.js';
 
 export interface ConnectionGuardOptions extends ConnectionLimits {
   /** From the TCP accept to a finished TLS handshake, in milliseconds; then the connection is closed. */
   handshakeMs: number;
+  /** How long a request may be in flight, not yet whole, before its rate is judged (`ServerTimeouts.bodyStallMs`), in milliseconds. */
+  stallMs: number;
   metrics: Pick<WebhookMetrics, 'connections' | 'connectionEvictionsTotal' | 'connectionRejectionsTotal'>;
   logger: Logger;
 }
@@ -47,14 +48,14 @@ export function guardConnections(server: HttpsServer, options: ConnectionGuardOp
   const progress = new WeakMap<Socket, { req: IncomingMessage; sinceMs: number; bytesThen: number }>();
   /**
    * Read less than it should for its age: a request not yet received whole, in flight
-   * `BODY_STALL_MS` or longer, whose bytes since came slower than `MIN_BODY_BYTES_PER_MS`
+   * `stallMs` or longer, whose bytes since came slower than `MIN_BODY_BYTES_PER_MS`
    * (the API server writes a review at once: it is whole at once, or waits unread for room).
    */
   const lagging = (socket: Socket): boolean => {
     const since = progress.get(socket);
     if (since === undefined || since.req.complete) return false;
     const ageMs = performance.now() - since.sinceMs;
-    return ageMs >= BODY_STALL_MS && socket.bytesRead - since.bytesThen < MIN_BODY_BYTES_PER_MS * ageMs;
+    return ageMs >= options.stallMs && socket.bytesRead - since.bytesThen < MIN_BODY_BYTES_PER_MS * ageMs;
   };
   /** A request in flight not yet received whole, at any age. */
   const incomplete = (socket: Socket): boolean => progress.get(socket)?.req.complete === false;

@@ -3,6 +3,7 @@
  * them without loading express, the certificates and the reviewer (`serve` begins its list
  * of SpiderIPPools before those are loaded).
  */
+import { BODY_STALL_MS, BODY_WAIT_MS } from '../defaults.js';
 
 /** Timeouts that bound how long one client may hold a socket, in milliseconds. */
 export interface ServerTimeouts {
@@ -15,7 +16,7 @@ export interface ServerTimeouts {
   headersMs: number;
   /**
    * For the whole request, body included, waiting for room in the body budget too
-   * (`BODY_WAIT_MS`, 4 s): the kube-apiserver writes a review at once and gives up after the
+   * (`bodyWaitMs`): the kube-apiserver writes a review at once and gives up after the
    * webhook's `timeoutSeconds` (5 in deploy/), so a request still arriving then has no reader.
    */
   requestMs: number;
@@ -28,9 +29,23 @@ export interface ServerTimeouts {
    * idle connection is the first to give way (connection-table.ts).
    */
   keepAliveMs: number;
+  /** How long a review waits for room in the body budget before a 429 (body-budget.ts; {@link BODY_WAIT_MS}). */
+  bodyWaitMs: number;
+  /**
+   * How long after its request a body may arrive slowly before it gives way to a body waiting
+   * for room (body-budget.ts) or, at the connection cap, to a newcomer (connections.ts; {@link BODY_STALL_MS}).
+   */
+  bodyStallMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: ServerTimeouts = { handshakeMs: 3_000, headersMs: 5_000, requestMs: 5_000, keepAliveMs: 120_000 };
+export const DEFAULT_TIMEOUTS: ServerTimeouts = {
+  handshakeMs: 3_000,
+  headersMs: 5_000,
+  requestMs: 5_000,
+  keepAliveMs: 120_000,
+  bodyWaitMs: BODY_WAIT_MS,
+  bodyStallMs: BODY_STALL_MS,
+};
 /**
  * Open connections, idle keep-alive ones included (see connection-table.ts for who gives
  * way at the cap). The bodies parsed at once are bounded apart (`MAX_PARSED_BYTES_IN_FLIGHT`);

@@ -154,11 +154,11 @@ async function loadInitialCertificates(options: ServeOptions): Promise<{ served:
 /** The HTTPS server around `app` with the TLS settings, the timeouts and the connection guard. */
 function createHttpsServer(
   options: ServeOptions,
+  timeouts: ServerTimeouts,
   app: Express,
   material: TlsMaterial,
   metrics: WebhookMetrics,
 ): { server: https.Server; guard: ConnectionGuard } {
-  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const server = https.createServer(
     {
       ...secureContextOptions(material),
@@ -181,6 +181,7 @@ function createHttpsServer(
     maxPerAddress: options.maxConnectionsPerAddress ?? defaultMaxPerAddress(maxConnections),
     maxActivePerAddress: defaultMaxActivePerAddress(maxConnections),
     handshakeMs: timeouts.handshakeMs,
+    stallMs: timeouts.bodyStallMs,
     metrics,
     logger: options.logger,
   });
@@ -260,14 +261,17 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const warnOnly =
     options.isolateWarnOnly &&
     new WarnOnlyReviews({ ...options.isolateWarnOnly, pools: mirrorSource(options.review?.pools), dualStack: dualStackSource(options.review ?? {}), logger });
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const app = createApp({
     ...reviewers(options.review, warnOnly),
     logger,
     readinessChecks: checks,
     metrics,
     verifyClientCertificates: options.clientCaFile !== undefined,
+    bodyWaitMs: timeouts.bodyWaitMs,
+    bodyStallMs: timeouts.bodyStallMs,
   });
-  const { server, guard } = createHttpsServer(options, app, served.material, metrics);
+  const { server, guard } = createHttpsServer(options, timeouts, app, served.material, metrics);
   const reloader = reloadCertificates(options, server, served, metrics);
   const problem = certificateValidityProblem(served, new Date());
   if (problem !== undefined) logger.error({ certDir: options.certDir, ...describe(served) }, `${problem}: not ready until it is replaced`);

@@ -3,8 +3,10 @@
  * reviews (bodies of a few MiB, each many small objects to parse) arrives from 127.0.0.1,
  * a well-behaved client on 127.0.0.2 gets every SpiderIPPool and spiderpool-conf review
  * answered, right, within the refusing webhooks' `timeoutSeconds` (5 s), and not queued
- * behind the flood: during each of its round trips, the flood gets few answers (counted,
- * not timed). Loopback only; the flood stops when the well-behaved client is done.
+ * behind the flood: during its round trips the flood gets few answers in all (counted,
+ * not timed). Loopback only; the flood stops when the well-behaved client is done. The
+ * server's deadlines are far beyond the test's (the flood's bodies, sent by this loaded
+ * process, must not be refused for arriving slowly): the subject is the refusing path's answer.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import https from 'node:https';
@@ -16,6 +18,8 @@ import { WEBHOOKS } from '../../src/defaults.js';
 import { createReviewer } from '../../src/rules/registry.js';
 import { loadReview } from '../fixtures/load.js';
 import { httpsRequest } from '../helpers/client.js';
+import { UNHURRIED_TIMEOUTS } from '../helpers/unhurried.js';
+import { until } from '../helpers/until.js';
 import { buildWorkerEntry, type BuiltWorker } from '../helpers/worker-entry.js';
 import { REFUSING_WEBHOOK_TIMEOUT_MS } from '../helpers/guarded-reviews.js';
 
@@ -30,7 +34,15 @@ beforeAll(async () => {
   built = await buildWorkerEntry();
   certDir = await mkdtemp(join(tmpdir(), 'webhook-isolation-'));
   // Options as `serve` passes them (a variable: the check runs against a server without the option too).
-  const options = { port: 0, host: '127.0.0.1', certDir, generateCerts: true, logger: pino({ level: 'silent' }), isolateWarnOnly: { entry: built.entry } };
+  const options = {
+    port: 0,
+    host: '127.0.0.1',
+    certDir,
+    generateCerts: true,
+    logger: pino({ level: 'silent' }),
+    timeouts: UNHURRIED_TIMEOUTS,
+    isolateWarnOnly: { entry: built.entry },
+  };
   server = await startServer(options);
 }, 60_000);
 
@@ -77,13 +89,16 @@ test('a flood of heavy Pod reviews does not delay SpiderIPPool and spiderpool-co
   const floodAnswersDuring: number[] = [];
   const wrong: string[] = [];
   try {
-    await new Promise((resolve) => setTimeout(resolve, 500)); // the flood under way
+    await until(() => floodAnswers >= FLOOD_CLIENTS, 'the flood under way', { timeoutMs: 60_000 });
     for (let i = 0; i < WELL_BEHAVED_REVIEWS; i++) {
       const [name, path] = REFUSING[i % REFUSING.length]!;
       const review = loadReview(name);
       const before = floodAnswers;
       const reply = await Promise.race([
-        httpsRequest({ port: server.port, ca, path, body: JSON.stringify(review), localAddress: '127.0.0.2' }),
+        httpsRequest({ port: server.port, ca, path, body: JSON.stringify(review), localAddress: '127.0.0.2' }).catch((err: Error) => ({
+          status: err.message,
+          body: '',
+        })),
         new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), REFUSING_WEBHOOK_TIMEOUT_MS).unref()),
       ]);
       floodAnswersDuring.push(floodAnswers - before);
@@ -95,12 +110,11 @@ test('a flood of heavy Pod reviews does not delay SpiderIPPool and spiderpool-co
     await Promise.all(flood);
   }
   expect(wrong).toEqual([]);
-  // The flood was real and its reviews were answered allowed (with or without checking), never refused
-  // for load; a 408 is the body budget dropping a body this loaded test process sent too slowly.
+  // The flood was real and its reviews were answered allowed (with or without checking), never refused.
   expect(floodStatuses.get('200 allowed=true')).toBeGreaterThanOrEqual(FLOOD_CLIENTS);
-  expect([...floodStatuses.keys()].filter((k) => k !== '200 allowed=true' && !k.startsWith('408 '))).toEqual([]);
-  // Not queued behind the flood: in-process, each waited for the flood bodies ahead of it to be parsed.
-  // Measured: median 0 with the worker; 7 in-process (each of the 16 answered after 6-9 flood answers).
-  const median = [...floodAnswersDuring].sort((a, b) => a - b)[Math.floor(floodAnswersDuring.length / 2)]!;
-  expect(median <= 2 ? 'not queued' : `queued behind the flood: ${floodAnswersDuring.join(' ')}`).toBe('not queued');
+  expect([...floodStatuses.keys()].filter((k) => k !== '200 allowed=true')).toEqual([]);
+  // Not queued behind the flood: in-process, most wait for a flood body parsed ahead of them. Measured
+  // in all 16 round trips, 6 burners beside: 2-3 flood answers with the worker, 13-18 in-process.
+  const total = floodAnswersDuring.reduce((sum, n) => sum + n, 0);
+  expect(total <= WELL_BEHAVED_REVIEWS / 2 ? 'not queued' : `queued behind the flood: ${floodAnswersDuring.join(' ')}`).toBe('not queued');
 }, 90_000);

@@ -1,0 +1,16 @@
+/**
+ * Server deadlines for the loopback tests that are not about a deadline. CI runs `npm test`
+ * under `nice` beside the cluster suite, where this process's own clients (TLS included)
+ * may send a body slower than the product's deadlines allow: a 408, a 429 or a reset would
+ * then fail a test about something else. The deadlines are tested where they are the subject.
+ */
+import type { ServerTimeouts } from '../../src/server/limits.js';
+
+/** One minute for every deadline of the server's: beyond any test's own bound on an answer. */
+export const UNHURRIED_TIMEOUTS: Partial<ServerTimeouts> = {
+  handshakeMs: 60_000,
+  headersMs: 60_000,
+  requestMs: 60_000,
+  bodyWaitMs: 60_000,
+  bodyStallMs: 60_000,
+};
