@@ -81,26 +81,28 @@ export interface ThroughApiServerResults {
 
 /**
  * This webhook's added latency ÷ another's, over all rounds; `addedP50ByRound` the same
- * within each round (its phases adjacent in time), median and range; null where the other
- * added nothing. `cpuPerUpdate`: the ratio of their CPU µs per UPDATE.
+ * within each round (its phases adjacent in time), median and range over the `rounds` where
+ * both added latency; null where either added none (a negative ratio means nothing).
+ * `cpuPerUpdate`: the ratio of their CPU µs per UPDATE.
  */
 export interface Ratio {
   addedP50: number | null;
   addedP99: number | null;
-  addedP50ByRound: { median: number | null; min: number | null; max: number | null };
+  addedP50ByRound: { median: number | null; min: number | null; max: number | null; rounds: number };
   cpuPerUpdate: number | null;
 }
 
-const ratioOf = (ours: number, other: number): number | null => (other > 0 && Number.isFinite(ours) ? ours / other : null);
+const ratioOf = (ours: number, other: number): number | null => (ours > 0 && other > 0 && Number.isFinite(ours) ? ours / other : null);
 const sorted = (values: readonly number[]) => [...values].sort((a, b) => a - b);
 const p50 = (values: readonly number[]) => quantile(sorted(values), 0.5);
 
-/** The ratio ours ÷ `reference` of the added p50 in each round where the reference added something: median, min, max. */
+/** The ratio ours ÷ `reference` of the added p50 in each round where both added latency: median, min, max, and how many rounds. */
 function byRound(roundsMs: Record<Setting, number[][]>, reference: Webhook): Ratio['addedP50ByRound'] {
   const ratios = roundsMs.floor
     .map((floor, r) => ratioOf(p50(roundsMs.webhook[r]!) - p50(floor), p50(roundsMs[reference][r]!) - p50(floor)))
     .filter((x): x is number => x !== null);
-  return ratios.length === 0 ? { median: null, min: null, max: null } : { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
+  if (ratios.length === 0) return { median: null, min: null, max: null, rounds: 0 };
+  return { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios), rounds: ratios.length };
 }
 
 /**
@@ -146,7 +148,7 @@ const TITLES: Record<Setting, string> = {
   nodeCeiling: 'Node ceiling',
 };
 const ms = (v: number) => v.toFixed(2);
-const times = (r: number | null) => (r === null ? 'n/a (it added nothing)' : `${r.toFixed(2)}×`);
+const times = (r: number | null) => (r === null ? 'n/a (one of the two added nothing)' : `${r.toFixed(2)}×`);
 
 /** The Markdown table of `results`: p50/p99 and the added latency per setting, then the ratio. */
 export function throughApiServerTable(results: ThroughApiServerResults): string {
@@ -165,7 +167,7 @@ export function throughApiServerTable(results: ThroughApiServerResults): string 
     }),
     '',
     `added latency, this webhook ÷ Go reference: p50 ${times(ratio.addedP50)}, p99 ${times(ratio.addedP99)} (target ≤ 1.1×)`,
-    `added p50 ratio within each round: median ${times(ratio.addedP50ByRound.median)}, ${times(ratio.addedP50ByRound.min)} to ${times(ratio.addedP50ByRound.max)}; CPU per UPDATE ${times(ratio.cpuPerUpdate)}`,
+    `added p50 ratio within each round (${ratio.addedP50ByRound.rounds} where both added): median ${times(ratio.addedP50ByRound.median)}, ${times(ratio.addedP50ByRound.min)} to ${times(ratio.addedP50ByRound.max)}; CPU per UPDATE ${times(ratio.cpuPerUpdate)}`,
     ...REFERENCES.map(
       (r) =>
         `this webhook ÷ ${TITLES[r]}: added p50 ${times(against[r].addedP50)} (within each round median ${times(against[r].addedP50ByRound.median)}), CPU per UPDATE ${times(against[r].cpuPerUpdate)}`,

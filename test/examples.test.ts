@@ -50,6 +50,13 @@ describe('examples/', () => {
     expect(result.stderr).toMatch(new RegExp(`^note: SpiderIPPool "[^"]+": .*\\(${'refusedBy' in verdict ? verdict.refusedBy : ''}[:)]`, 'm'));
   });
 
+  it("review's stdout for pools/good/node-pool.yaml is test/fixtures/cli/, which the tarball and arm64 tests expect", async () => {
+    const result = await reviewFromArguments([path.join(EXAMPLES, 'pools/good/node-pool.yaml')], { pools: [], configmapName: 'spiderpool-conf' }, () =>
+      Promise.reject(new Error('no stdin')),
+    );
+    expect(result.stdout).toBe(readFileSync(new URL('fixtures/cli/review-node-pool.stdout', import.meta.url), 'utf8'));
+  });
+
   it.each(Object.entries(VERDICTS).filter(([file]) => file.startsWith('config/')))('validate-config %s: %j', (file, verdict) => {
     const result = validateConfigText(readFileSync(path.join(EXAMPLES, file), 'utf8'), 'spiderpool-conf', undefined, 'json');
     const printed = JSON.parse(result.stdout);

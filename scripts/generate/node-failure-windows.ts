@@ -3,13 +3,12 @@
  * src/cluster/node-failure-windows.ts and deploy/base/deployment.yaml; the rest of the page
  * is written by hand.
  */
-import { type NodeFailureWindows, nodeFailureWindows, type StatedWindow } from '../../src/cluster/node-failure-windows.js';
+import { DEPLOYMENT_FILE, type NodeFailureWindows, nodeFailureWindows, type StatedWindow } from '../../src/cluster/node-failure-windows.js';
 import { REFUSING_WEBHOOK_TIMEOUT_SECONDS } from '../../src/defaults.js';
 import type { GeneratedFile } from './index.js';
 import { readRepoFile } from './lib/files.js';
 
 const PAGE = 'docs/node-failure.md';
-const DEPLOYMENT = 'deploy/base/deployment.yaml';
 const BEGIN = '<!-- the windows: written by `npm run generate` (scripts/generate/node-failure-windows.ts) -->';
 const END = '<!-- end of the windows -->';
 
@@ -41,11 +40,11 @@ function windowsText(windows: NodeFailureWindows): string {
 
 export default function generate(): GeneratedFile[] {
   const page = readRepoFile(PAGE);
-  const deployment = readRepoFile(DEPLOYMENT);
-  if (page === undefined || deployment === undefined) throw new Error(`${PAGE} and ${DEPLOYMENT} must exist`);
+  const deployment = readRepoFile(DEPLOYMENT_FILE);
+  if (page === undefined || deployment === undefined) throw new Error(`${PAGE} and ${DEPLOYMENT_FILE} must exist`);
   const start = page.indexOf(BEGIN);
   const end = page.indexOf(END);
   if (start < 0 || end < start) throw new Error(`${PAGE} needs the line ${BEGIN} before the windows and ${END} after them`);
-  const text = `${page.slice(0, start + BEGIN.length)}\n${windowsText(nodeFailureWindows(deployment, DEPLOYMENT))}${page.slice(end)}`;
+  const text = `${page.slice(0, start + BEGIN.length)}\n${windowsText(nodeFailureWindows(deployment, DEPLOYMENT_FILE))}${page.slice(end)}`;
   return [{ path: PAGE, text }];
 }

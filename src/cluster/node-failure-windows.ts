@@ -127,6 +127,9 @@ function evictionSeconds(spec: PodSpec, source: string): number {
 const readinessSeconds = (spec: PodSpec) =>
   Math.max(...spec.containers.map((c) => (c.readinessProbe ? c.readinessProbe.initialDelaySeconds + c.readinessProbe.periodSeconds : 0)));
 
+/** The committed Deployment the stated windows are read from (a path from the repository root). */
+export const DEPLOYMENT_FILE = 'deploy/base/deployment.yaml';
+
 /**
  * The windows for the Deployment in `manifest` (YAML, one Deployment among its objects).
  *

@@ -123,37 +123,41 @@ function checkKeys(map: YAMLMap, field: string, ctx: Context): boolean {
   const seen = new Map<string, number[]>();
   // Go compares each key with every later one: its errors go by the earlier key, then the later.
   const terrors: Array<{ earlier: number; later: number; text: string }> = [];
-  for (const [index, pair] of map.items.entries()) {
-    const key = deref(pair.key, ctx);
-    if (isMap(key) || isSeq(key)) {
-      throw new DecodeFailure({ by: 'go', field: '', problem: `${at(key, ctx.lines)}has a ${isMap(key) ? 'mapping' : 'sequence'} as a key` });
-    }
-    if (!isScalar(key)) continue;
-    const merge = isMergeKey(pair, ctx);
-    // A key is decoded into a string first: a standard tag it does not satisfy fails.
-    if (!merge && key.tag !== undefined) resolveScalar(key, scalarText(key), joinField(field, scalarText(key)), ctx);
-    // yaml.v3 refuses a key written twice (two `<<` included): same kind (alias or scalar)
-    // and same text as written (an alias by its anchor's name).
-    const name = merge ? '<<' : scalarText(key);
-    const written = isAlias(pair.key) ? `alias:${pair.key.source}` : `scalar:${name}`;
-    const earlier = seen.get(written) ?? [];
-    if (ctx.semantics === 'yaml.v3') {
-      // Each earlier occurrence is named.
-      for (const first of earlier.slice(0, MAX_DUPLICATES_NAMED)) {
-        const shown = isAlias(pair.key) ? pair.key.source : name;
-        const line = placeOf(map.items[first]!.key, ctx.lines).line ?? ctx.lines.linePos(0).line;
-        const message = `mapping key ${quoteGoString(shown)} already defined at line ${line}`;
-        const place = placeOf(pair.key, ctx.lines);
-        terrors.push({ earlier: first, later: index, text: `line ${place.line ?? 1}: ${message}` });
-        report(ctx, { kind: 'duplicate-key', key: shown, field: joinField(field, shown), ...place, message });
+  try {
+    for (const [index, pair] of map.items.entries()) {
+      const key = deref(pair.key, ctx);
+      if (isMap(key) || isSeq(key)) {
+        throw new DecodeFailure({ by: 'go', field: '', problem: `${at(key, ctx.lines)}has a ${isMap(key) ? 'mapping' : 'sequence'} as a key` });
       }
+      if (!isScalar(key)) continue;
+      const merge = isMergeKey(pair, ctx);
+      // A key is decoded into a string first: a standard tag it does not satisfy fails.
+      if (!merge && key.tag !== undefined) resolveScalar(key, scalarText(key), joinField(field, scalarText(key)), ctx);
+      // yaml.v3 refuses a key written twice (two `<<` included): same kind (alias or scalar)
+      // and same text as written (an alias by its anchor's name).
+      const name = merge ? '<<' : scalarText(key);
+      const written = isAlias(pair.key) ? `alias:${pair.key.source}` : `scalar:${name}`;
+      const earlier = seen.get(written) ?? [];
+      if (ctx.semantics === 'yaml.v3') {
+        // Each earlier occurrence is named.
+        for (const first of earlier.slice(0, MAX_DUPLICATES_NAMED)) {
+          const shown = isAlias(pair.key) ? pair.key.source : name;
+          const line = placeOf(map.items[first]!.key, ctx.lines).line ?? ctx.lines.linePos(0).line;
+          const message = `mapping key ${quoteGoString(shown)} already defined at line ${line}`;
+          const place = placeOf(pair.key, ctx.lines);
+          terrors.push({ earlier: first, later: index, text: `line ${place.line ?? 1}: ${message}` });
+          report(ctx, { kind: 'duplicate-key', key: shown, field: joinField(field, shown), ...place, message });
+        }
+      }
+      repeated ||= earlier.length > 0;
+      earlier.push(index);
+      seen.set(written, earlier);
     }
-    repeated ||= earlier.length > 0;
-    earlier.push(index);
-    seen.set(written, earlier);
+  } finally {
+    // Also when report() ends the pass (PassFull): the errors found so far, in Go's order.
+    terrors.sort((a, b) => a.earlier - b.earlier || a.later - b.later);
+    ctx.terrors.push(...terrors.map((t) => t.text));
   }
-  terrors.sort((a, b) => a.earlier - b.earlier || a.later - b.later);
-  ctx.terrors.push(...terrors.map((t) => t.text));
   ctx.keysChecked.set(map, repeated);
   return repeated;
 }

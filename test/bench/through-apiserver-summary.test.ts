@@ -27,7 +27,7 @@ const oneRound = (addedMs: Partial<Record<Setting, number>>): Record<Setting, nu
 const ratio = (latency: number | null, cpuPerUpdate: number | null) => ({
   addedP50: latency,
   addedP99: latency,
-  addedP50ByRound: { median: latency, min: latency, max: latency },
+  addedP50ByRound: { median: latency, min: latency, max: latency, rounds: latency === null ? 0 : 1 },
   cpuPerUpdate,
 });
 
@@ -54,7 +54,7 @@ describe('throughApiServerFigures', () => {
     for (const s of Object.keys(rounds) as Setting[]) rounds[s].push(...slower[s]);
     const figures = throughApiServerFigures(rounds, cpu);
     expect(figures.settings.webhook.requests).toBe(200);
-    expect(figures.ratio.addedP50ByRound).toEqual({ median: 2, min: 2, max: 2 });
+    expect(figures.ratio.addedP50ByRound).toEqual({ median: 2, min: 2, max: 2, rounds: 2 });
   });
 
   it('gives no ratio where the other server added nothing, rather than a division by zero or a sign flip', () => {
@@ -70,8 +70,17 @@ describe('throughApiServerFigures', () => {
       ...figures,
     };
     const table = throughApiServerTable(results);
-    expect(table).toContain('p50 n/a (it added nothing)');
+    expect(table).toContain('p50 n/a (one of the two added nothing)');
     expect(table).toContain('this webhook http/1.1, Go reference h2, Go reference, HTTP/1.1 http/1.1, express floor http/1.1');
+  });
+
+  it('gives no ratio where this webhook added nothing or less than the floor, and counts the rounds that gave one', () => {
+    const rounds = oneRound({ floor: 3, webhook: 1, go: 5, goHttp1: 5, expressFloor: 5, nodeCeiling: 5 });
+    const faster = oneRound({ webhook: 4, go: 2, goHttp1: 2, expressFloor: 2, nodeCeiling: 2 });
+    for (const s of Object.keys(rounds) as Setting[]) rounds[s].push(...faster[s]);
+    expect(throughApiServerFigures(rounds, cpu).ratio.addedP50ByRound).toEqual({ median: 2, min: 2, max: 2, rounds: 1 });
+    const below = throughApiServerFigures(oneRound({ floor: 3, webhook: 1, go: 5, goHttp1: 5, expressFloor: 5, nodeCeiling: 5 }), cpu);
+    expect(below.ratio).toEqual(ratio(null, 2.25));
   });
 
   it('refuses a setting without a latency in a round', () => {

@@ -5,11 +5,10 @@
  * peer part holds for peers.ts itself: test/cluster/peers.test.ts.
  */
 import { parse, stringify } from 'yaml';
-import { nodeFailureWindows, peerMarkParts, type WindowPart } from '../../src/cluster/node-failure-windows.js';
+import { DEPLOYMENT_FILE, nodeFailureWindows, peerMarkParts, type WindowPart } from '../../src/cluster/node-failure-windows.js';
 import { PEER_ROUND_INTERVAL_MS } from '../../src/cluster/replica-defaults.js';
 import { readRepoFile } from '../../scripts/generate/lib/files.js';
 
-const DEPLOYMENT_FILE = 'deploy/base/deployment.yaml';
 const DEPLOYED = readRepoFile(DEPLOYMENT_FILE)!;
 const UNREACHABLE = 'node.kubernetes.io/unreachable';
 

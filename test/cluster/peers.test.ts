@@ -184,8 +184,7 @@ describe('a dead peer marked within the window stated for it (peerMarkParts)', (
    * deadline on the fake clock. Returns the ms from the kill to a's status write marking b.
    */
   async function markDelayMs(killMs: number, renewPhaseMs: number): Promise<number> {
-    store.put(PODS, pod('a', '10.0.0.1'));
-    store.put(PODS, pod('b', '10.0.0.2'));
+    putTwoPods();
     let renewedAtMs = -Infinity;
     const renew = (atMs: number) => {
       const lastMs = renewPhaseMs + Math.floor((Math.min(atMs, killMs - 1) - renewPhaseMs) / PEER_ROUND_INTERVAL_MS) * PEER_ROUND_INTERVAL_MS;

@@ -6,6 +6,7 @@
  * command being an underscore in the file name (kubectl's plugin lookup). The repository's
  * examples/ are copied into the prefix and reviewed by the paths docs/cli.md gives.
  */
+import { readFileSync } from 'node:fs';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,7 +14,10 @@ import { reviewFromArguments } from '../../src/cli/review.js';
 import { runProcess, type Finished } from '../e2e/cluster/processes.js';
 import { REPO_ROOT } from '../e2e/helm.js';
 
+/** Bounds `npm install -g` of the tarball (beforeAll) and each command run in the prefix, in ms. */
 const INSTALL_TIMEOUT_MS = 300_000;
+/** What `review examples/pools/good/node-pool.yaml` prints on stdout (image/arm64-smoke.sh expects it too). */
+const NODE_POOL_STDOUT = readFileSync(path.join(REPO_ROOT, 'test/fixtures/cli/review-node-pool.stdout'), 'utf8');
 
 /** What the checkout's own `review FILE` prints for an examples/ file: the installed CLI must print the same. */
 async function checkoutReview(example: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -59,7 +63,7 @@ export function describeCliFromTarball(title: string, tarball: () => string, pat
       const r = await inPrefix('kubectl spiderpool-iaas review examples/pools/good/node-pool.yaml');
       expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
         code: 0,
-        stdout: 'spiderippool.spiderpool.spidernet.io/worker-1-eth0-v4 created (server dry run)\n',
+        stdout: NODE_POOL_STDOUT,
         stderr: (await checkoutReview('examples/pools/good/node-pool.yaml')).stderr,
       });
     });

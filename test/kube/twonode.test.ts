@@ -20,7 +20,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { nodeFailureWindows } from '../../src/cluster/node-failure-windows.js';
+import { DEPLOYMENT_FILE, nodeFailureWindows } from '../../src/cluster/node-failure-windows.js';
 import { runProcess } from '../e2e/cluster/processes.js';
 import { CLI, ROOT } from '../e2e/cluster/webhook.js';
 import { failureWindow, type FailureWindow } from '../helpers/failure-window.js';
@@ -31,7 +31,6 @@ import { BOTH_NODES, FIRST_NODE, SECOND_NODE, crowdOnto, longestNotReadySeconds,
 import { copyOverlay, prepareSpiderpool, report, webhookAnswers, waitAvailable } from './webhook-install.js';
 
 /** The windows stated for what the overlay installs: deploy/ (docs/operations.md has the measured figures). */
-const DEPLOYMENT_FILE = 'deploy/base/deployment.yaml';
 const WINDOWS = nodeFailureWindows(readFileSync(path.join(ROOT, DEPLOYMENT_FILE), 'utf8'), DEPLOYMENT_FILE);
 /** Seconds added to each window here: rounds, API calls, kube-proxy and a pod's start wait for the loaded 2-core machine's CPU. */
 const LOADED_MACHINE_MARGIN_S = 5;

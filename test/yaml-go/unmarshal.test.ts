@@ -59,6 +59,15 @@ describe('unmarshal returns Go error texts', () => {
     });
   });
 
+  it('a key repeated past the 32 problems a pass keeps: the ones found before the cut, in Go order', () => {
+    // Found line by line: every pair within lines 1-8, then line 9 against lines 1-4 (32).
+    const pairs: Array<[number, number]> = [];
+    for (let later = 2; later <= 9; later++) for (let earlier = 1; earlier < later && (later < 9 || earlier <= 4); earlier++) pairs.push([earlier, later]);
+    pairs.sort(([e1, l1], [e2, l2]) => e1 - e2 || l1 - l2);
+    const lines = pairs.map(([earlier, later]) => `\n  line ${later}: mapping key "a" already defined at line ${earlier}`);
+    expect(unmarshal('a: 1\n'.repeat(40), T).v3.error).toBe(`yaml: unmarshal errors:${lines.join('')}`);
+  });
+
   it('a field set twice by keys written differently (yaml.v3)', () => {
     const decoded = unmarshal('a: 1\n!!binary YQ==: 2\n', T);
     expect(decoded.v3.error).toBe('yaml: unmarshal errors:\n  line 2: field a already set in type main.T');
