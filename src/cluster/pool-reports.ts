@@ -15,6 +15,7 @@ import {
   CLUSTER_REPORTS,
   REPORT_LABELS,
   REPORT_LIMITS,
+  REPORT_NAMES,
   clusterReports,
   reportContent,
   type ClusterReport,
@@ -111,7 +112,7 @@ class ReportWriter {
     for (const name of [...this.written!.keys()].filter((n) => !wanted.has(n))) await this.remove(name);
   }
 
-  /** Lists the webhook's reports; false when the CRD is not served (logged when that changes). */
+  /** Lists the webhook's reports (its label, its names); false when the CRD is not served (logged when that changes). */
   private async list(now: number): Promise<boolean> {
     this.checkedAtMs = now;
     const selector = Object.entries(REPORT_LABELS)
@@ -131,7 +132,8 @@ class ReportWriter {
     }
     if (this.crd === false) this.options.logger.info(`the ${CLUSTER_REPORTS.plural}.${CLUSTER_REPORTS.group} CRD is installed: writing reports`);
     this.crd = true;
-    this.written = new Map((listed.items ?? []).map((item) => this.entryOf(item)));
+    // Its own names only: RBAC limits update and delete to them (a labelled report of another name is left alone).
+    this.written = new Map((listed.items ?? []).map((item) => this.entryOf(item)).filter(([name]) => REPORT_NAMES.includes(name)));
     await this.resolveOwner();
     return true;
   }
@@ -166,7 +168,6 @@ class ReportWriter {
     const owner = this.owner && { apiVersion: this.owner.apiVersion, kind: this.owner.kind, name: this.owner.name, uid: this.owner.uid };
     this.desired = clusterReports({
       policy: WEBHOOKS.spiderIPPool.name,
-      source: REPORT_LABELS['app.kubernetes.io/managed-by'],
       counts,
       shown,
       actionOf: this.options.actionOf ?? DENY_ALL,

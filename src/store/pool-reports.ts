@@ -15,8 +15,18 @@ import type { ActionOf } from '../admission/enforcement.js';
 
 /** The reports' group, version and plural (the CRD `clusterreports.openreports.io`). */
 export const CLUSTER_REPORTS = { group: 'openreports.io', version: 'v1alpha1', plural: 'clusterreports' } as const;
+/** The reports' and their results' `source`, and the prefix of the reports' names. */
+const REPORT_SOURCE = 'spiderpool-iaas-webhook';
 /** What the webhook's reports carry, to be listed and told from others' (Kyverno sets `app.kubernetes.io/managed-by: kyverno`). */
-export const REPORT_LABELS = { 'app.kubernetes.io/managed-by': 'spiderpool-iaas-webhook' } as const;
+export const REPORT_LABELS = { 'app.kubernetes.io/managed-by': REPORT_SOURCE } as const;
+/** The name of a rule's report: `spiderpool-iaas-webhook-<rule>`. */
+const reportName = (rule: PoolRule): string => `${REPORT_SOURCE}-${rule}`;
+/**
+ * Every name a report of the webhook can have, one per pool rule: the only reports it
+ * replaces or deletes, and the resourceNames of its update and delete in deploy/base/rbac.yaml
+ * (test/deploy checks that they agree).
+ */
+export const REPORT_NAMES: readonly string[] = POOL_RULES.map(reportName);
 /** The annotation saying a report's results were cut: how many it shows of how many. */
 export const TRUNCATED_ANNOTATION = 'iaas-webhook.spidernet.io/truncated';
 
@@ -65,8 +75,6 @@ export interface ShownViolation extends PoolViolation {
 export interface ReportInput {
   /** The policy every result names: the refusing webhook's name. */
   policy: string;
-  /** `source` of the reports and their results, and the prefix of their names. */
-  source: string;
   /** Violations by rule, exact (`PoolViolationTracker.counts()`): the summaries. */
   counts: ReadonlyMap<PoolRule, number>;
   /** The violations to list, any order (`firstViolators`, described): each report keeps its first by pool name. */
@@ -87,7 +95,7 @@ function oneLine(text: string): string {
 
 function resultOf(violation: ShownViolation, input: ReportInput): ReportResult {
   return {
-    source: input.source,
+    source: REPORT_SOURCE,
     policy: input.policy,
     rule: violation.rule,
     result: input.actionOf(violation.rule) === 'Deny' ? 'fail' : 'warn',
@@ -120,8 +128,8 @@ function ruleReport(rule: PoolRule, count: number, violations: readonly ShownVio
   const base: ClusterReport = {
     apiVersion: `${CLUSTER_REPORTS.group}/${CLUSTER_REPORTS.version}`,
     kind: 'ClusterReport',
-    metadata: { name: `${input.source}-${rule}`, labels: { ...REPORT_LABELS }, ...(input.owner ? { ownerReferences: [input.owner] } : {}) },
-    source: input.source,
+    metadata: { name: reportName(rule), labels: { ...REPORT_LABELS }, ...(input.owner ? { ownerReferences: [input.owner] } : {}) },
+    source: REPORT_SOURCE,
     configuration: { limits: { maxResults: limits.maxResults } },
     summary: { pass: 0, fail: failing ? count : 0, warn: failing ? 0 : count, error: 0, skip: 0 },
     results: [],

@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { startPoolReports, type PoolReports, type PoolReportsOptions } from '../../src/cluster/pool-reports.js';
 import { microTime } from '../../src/kubernetes/lease.js';
 import { PoolIndex } from '../../src/store/pool-index.js';
+import { REPORT_NAMES } from '../../src/store/pool-reports.js';
 import { PoolViolationTracker } from '../../src/store/pool-violations.js';
 import { spiderIPPool } from '../helpers/pools.js';
 import { until } from '../helpers/until.js';
@@ -137,6 +138,22 @@ describe('reports', () => {
     index.replaceAll([broken('a')]);
     await a.sync();
     expect(writes().sort()).toEqual(['DELETE /spiderpool-iaas-webhook-node-empty', 'POST /']);
+  });
+
+  it("replaces and deletes only reports of its own names (RBAC's resourceNames): a labelled report of another name is left alone", async () => {
+    const labels = { 'app.kubernetes.io/managed-by': 'spiderpool-iaas-webhook' };
+    store.put(REPORTS, { apiVersion: 'openreports.io/v1alpha1', kind: 'ClusterReport', metadata: { name: 'spiderpool-iaas-webhook-retired-rule', labels } });
+    // As deploy/base/rbac.yaml grants them: update and delete of REPORT_NAMES alone.
+    store.refuse = (r) =>
+      r.path.startsWith(`${REPORTS}/`) && !REPORT_NAMES.includes(r.path.slice(REPORTS.length + 1)) && r.method !== 'GET'
+        ? { status: 403, message: 'forbidden' }
+        : undefined;
+    const a = start('a');
+    await until(() => a.isLeader(), 'a leads');
+    await a.sync();
+    await a.sync();
+    expect(writes()).toEqual(['POST /', 'POST /']);
+    expect(store.objects.has(`${REPORTS}/spiderpool-iaas-webhook-retired-rule`)).toBe(true);
   });
 
   it('a new leader writes nothing when the stored reports already say what it would', async () => {

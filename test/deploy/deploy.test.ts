@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { startNodeFlags } from '../../bench/servers.js';
 import { DEFAULT_CONFIGMAP_NAME, DEFAULT_PORT, WEBHOOKS } from '../../src/defaults.js';
+import { REPORT_NAMES } from '../../src/store/pool-reports.js';
 import { checkManifests, webhookConfigurationOfPods } from './consistency.js';
 import { readmeOverlays } from './readme-overlays.js';
 import { readKustomization } from './render.js';
@@ -85,7 +86,7 @@ describe('deploy/ read without kubectl', () => {
     expect(one(rendered, 'Deployment')['spec']['template']['spec']['volumes']).toEqual([{ name: 'certs', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } }]);
   });
 
-  test('grants the Secret (get, update: no create) and the configuration by name; list of EndpointSlices only in its namespace', () => {
+  test('grants the Secret (get, update: no create), the configuration and the reports by name; list of EndpointSlices only in its namespace', () => {
     expect(roleGrants(rendered, 'spiderpool-iaas-webhook-tls')).toEqual({
       namespace: 'spiderpool-iaas-webhook',
       rules: [
@@ -104,7 +105,9 @@ describe('deploy/ read without kubectl', () => {
       { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], resourceNames: ['spiderpool-iaas-webhook'], verbs: ['get'] },
       // --rebalance: which nodes could take a replica; read only.
       { apiGroups: [''], resources: ['nodes'], verbs: ['list'] },
-      { apiGroups: ['openreports.io'], resources: ['clusterreports'], verbs: ['list', 'create', 'update', 'delete'] },
+      // --reports: update and delete by the names the webhook's reports can have, only.
+      { apiGroups: ['openreports.io'], resources: ['clusterreports'], verbs: ['list', 'create'] },
+      { apiGroups: ['openreports.io'], resources: ['clusterreports'], resourceNames: [...REPORT_NAMES], verbs: ['update', 'delete'] },
     ]);
   });
 

@@ -2,7 +2,15 @@
  * The violations as OpenReports ClusterReports: one per broken rule, exact counts, the
  * action's result, and a bound of 1 MiB a report at 50 000 violating pools, cut with a note.
  */
-import { ClusterReportSchema, REPORT_LIMITS, TRUNCATED_ANNOTATION, clusterReports, reportContent, type ShownViolation } from '../../src/store/pool-reports.js';
+import {
+  ClusterReportSchema,
+  REPORT_LIMITS,
+  REPORT_NAMES,
+  TRUNCATED_ANNOTATION,
+  clusterReports,
+  reportContent,
+  type ShownViolation,
+} from '../../src/store/pool-reports.js';
 import { POOL_RULES, type PoolRule } from '../../src/rules/rule-names.js';
 import { PoolIndex } from '../../src/store/pool-index.js';
 import { PoolViolationTracker } from '../../src/store/pool-violations.js';
@@ -17,7 +25,7 @@ const violation = (pool: string, rule: PoolRule, message = 'Invalid value: "eth0
   message,
   uid: '3f1c0b8e-1d2a-4c5b-9e7f-000000000001',
 });
-const base = { policy: 'spiderippool.iaas-webhook.spidernet.io', source: 'spiderpool-iaas-webhook', actionOf: () => 'Deny' as const };
+const base = { policy: 'spiderippool.iaas-webhook.spidernet.io', actionOf: () => 'Deny' as const };
 
 describe('clusterReports', () => {
   it('writes one report per broken rule: its results name the pool and field, fail for a Deny rule, warn for Warn and Audit', () => {
@@ -41,6 +49,12 @@ describe('clusterReports', () => {
       resources: [{ apiVersion: 'spiderpool.spidernet.io/v2beta1', kind: 'SpiderIPPool', name: 'a', uid: '3f1c0b8e-1d2a-4c5b-9e7f-000000000001' }],
     });
     expect(reports[0]!.metadata.annotations).toBeUndefined();
+  });
+
+  it('names each report among REPORT_NAMES, the names RBAC lets the webhook update and delete, one per rule', () => {
+    const reports = clusterReports({ ...base, counts: new Map(POOL_RULES.map((rule) => [rule, 1] as const)), shown: [] });
+    expect(reports.map((r) => r.metadata.name)).toEqual(REPORT_NAMES);
+    expect(new Set(REPORT_NAMES).size).toBe(POOL_RULES.length);
   });
 
   it('keeps a message to one line of at most 255 characters', () => {
