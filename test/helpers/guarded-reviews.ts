@@ -9,7 +9,8 @@ import { httpsRequest } from './client.js';
 
 /**
  * The refusing webhooks' `timeoutSeconds` (deploy/base/validatingwebhookconfiguration.yaml):
- * the API server's own deadline, the only bound the attack tests put on an answer's time.
+ * the API server's own deadline, the bound an attack test puts on an answer's time where
+ * that time is its subject (elsewhere: UNHURRIED_ANSWER_MS, test/helpers/unhurried.ts).
  */
 export const REFUSING_WEBHOOK_TIMEOUT_MS = 5_000;
 

@@ -14,3 +14,10 @@ export const UNHURRIED_TIMEOUTS: Partial<ServerTimeouts> = {
   bodyWaitMs: 60_000,
   bodyStallMs: 60_000,
 };
+
+/**
+ * A bound on a review's answer as a test's client times it, where that time is not the
+ * subject: a third of the unhurried deadlines, so an answer that waited for one of them
+ * still fails, while a loaded machine's slow handshakes and bodies do not.
+ */
+export const UNHURRIED_ANSWER_MS = 20_000;
