@@ -70,3 +70,13 @@ export function parseBoolean(value: string): boolean {
   if (lower !== 'true' && lower !== 'false') throw new InvalidArgumentError('must be true or false');
   return lower === 'true';
 }
+
+/**
+ * What is wrong with `serve --reports=true --no-pool-cache`, or `undefined`: the reports
+ * describe the pools the pool cache lists and judges (src/cluster/pool-reports.ts), and
+ * `--no-pool-cache` connects to no cluster, so asking for both would start without reports.
+ */
+export function reportsWithoutPoolCache(opts: { reports?: boolean; poolCache: boolean }): string | undefined {
+  if (opts.reports !== true || opts.poolCache) return undefined;
+  return '--reports=true needs the pool cache (the reports are of the pools it lists): drop --no-pool-cache, or pass --reports=false';
+}

@@ -12,7 +12,15 @@ import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PO
 import { parseGoDuration } from '../go/duration-parse.js';
 import { suggestGoDuration } from '../go/duration-suggest.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_TIMEOUTS } from '../server/limits.js';
-import { collectAnnotation, collectEnforcement, parseBoolean, parseObjectName, parseOperation, parseUnsyncedPools } from './arguments.js';
+import {
+  collectAnnotation,
+  collectEnforcement,
+  parseBoolean,
+  parseObjectName,
+  parseOperation,
+  parseUnsyncedPools,
+  reportsWithoutPoolCache,
+} from './arguments.js';
 import { inputPaths, readInput, readStdin } from './input.js';
 import { UsageError } from './cluster-state.js';
 import type { CertsArguments } from './certs.js';
@@ -183,14 +191,20 @@ configMapOptions(
     .addOption(
       new Option(
         '--reports <enabled>',
-        "true or false: keep OpenReports ClusterReports of the stored pools' violations, one replica at a time (a Lease in --namespace); default true with a cluster",
+        "true or false: keep OpenReports ClusterReports of the stored pools' violations, one replica at a time (a Lease in --namespace); default true with a cluster (true needs the pool cache)",
       ).argParser(parseBoolean),
     )
     .addOption(new Option('--log-level <level>', 'log level').env('LOG_LEVEL').choices(LOG_LEVELS).default('info')),
-).action(async (opts: ServeArguments) => {
-  const { serve } = await import('./serve.js');
-  await serve(opts);
-});
+)
+  // A usage error as commander's own: one line on stderr, exit 2, nothing started.
+  .hook('preAction', (command) => {
+    const problem = reportsWithoutPoolCache(command.opts<ServeArguments>());
+    if (problem !== undefined) command.error(`error: ${problem}`);
+  })
+  .action(async (opts: ServeArguments) => {
+    const { serve } = await import('./serve.js');
+    await serve(opts);
+  });
 
 configMapOptions(
   enforcementOption(program.command('review'))

@@ -1,8 +1,9 @@
 /** `serve` that cannot start exits 2 (unusable input), never 1, which means findings in the rest of the CLI. */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { reportsWithoutPoolCache } from '../../src/cli/arguments.js';
 import { serve, START_FAILURE_EXIT_CODE } from '../../src/cli/serve.js';
 
 describe('serve that cannot start', () => {
@@ -74,4 +75,28 @@ describe('serve that cannot start', () => {
       taken.close();
     }
   }, 30_000);
+});
+
+describe('--reports with --no-pool-cache', () => {
+  it('refuses --reports=true: the reports are of the pools the cache lists, and the command says what to do', () => {
+    expect(reportsWithoutPoolCache({ reports: true, poolCache: false })).toBe(
+      '--reports=true needs the pool cache (the reports are of the pools it lists): drop --no-pool-cache, or pass --reports=false',
+    );
+  });
+
+  it.each([
+    [false, false],
+    [undefined, false],
+    [true, true],
+    [undefined, true],
+  ])('lets reports=%s with poolCache=%s through', (reports, poolCache) => {
+    expect(reportsWithoutPoolCache({ ...(reports === undefined ? {} : { reports }), poolCache })).toBeUndefined();
+  });
+
+  it("is checked before serve's action, as commander's own usage errors are", async () => {
+    const main = await readFile(new URL('../../src/cli/main.ts', import.meta.url), 'utf8');
+    expect(main).toMatch(
+      /\.hook\('preAction', \(command\) => \{\s*const problem = reportsWithoutPoolCache\(command\.opts<ServeArguments>\(\)\);\s*if \(problem !== undefined\) command\.error\(`error: \$\{problem\}`\);/,
+    );
+  });
 });

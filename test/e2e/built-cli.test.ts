@@ -204,6 +204,15 @@ describe('review and validate-config', () => {
     expect((await run(['--help'])).code).toBe(0);
   });
 
+  it('refuses serve --reports=true --no-pool-cache (no pools, no reports) in one line, exit 2, before starting', async () => {
+    expect(await run(['serve', '--reports=true', '--no-pool-cache'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error: --reports=true needs the pool cache (the reports are of the pools it lists): drop --no-pool-cache, or pass --reports=false\n(run with --help for usage)\n',
+    });
+  });
+
   it('a port in use stops serve with a hint how to choose another, exit 2 (not 1, which means findings)', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
