@@ -14,7 +14,19 @@ import { parseManifests, renderWithKubectl } from '../deploy/render.js';
 import { startApiServer, type ApiServer } from './cluster/apiserver.js';
 import { runProcess } from './cluster/processes.js';
 import { POLICY_TWINS } from '../../src/rules/pool-rules/twins.js';
-import { CHART_DIR, helm, helmTemplate, MIN_KUBE_VERSION, PLACEHOLDER_PEMS, providedTlsArgs, RELEASE, RELEASE_NAMESPACE, REPO_ROOT } from './helm.js';
+import { REPORT_LABELS } from '../../src/store/pool-reports.js';
+import {
+  CHART_DIR,
+  helm,
+  helmNotes,
+  helmTemplate,
+  MIN_KUBE_VERSION,
+  PLACEHOLDER_PEMS,
+  providedTlsArgs,
+  RELEASE,
+  RELEASE_NAMESPACE,
+  REPO_ROOT,
+} from './helm.js';
 
 // Tests reach into rendered manifests by known paths; `any` keeps that readable.
 type Obj = Record<string, any>;
@@ -499,6 +511,44 @@ function expectMountedCertDir(objects: Obj[], secretName: string): void {
     { name: 'certs', mountPath: '/etc/webhook/certs', readOnly: true },
   ]);
 }
+
+describe('NOTES.txt follows the enforcement actions (docs/operations.md, "Rolling out")', () => {
+  const reportsCommand = `kubectl get clusterreports -l ${Object.entries(REPORT_LABELS)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',')}`;
+  const upgrade = `helm upgrade ${RELEASE} CHART -n ${RELEASE_NAMESPACE} --reuse-values --set`;
+
+  test('every rule Deny (the default): the dry run is refused, and no rollout step', async () => {
+    const notes = await helmNotes();
+    expect(notes).toContain('# expect: The ConfigMap "spiderpool-conf" is invalid: ...');
+    expect(notes).not.toMatch(/^4\. /m);
+  });
+
+  test('installed in Audit: nothing is refused yet, the reports say what would be, then Warn, then Deny', async () => {
+    const notes = await helmNotes(['--set', 'enforcement.default=Audit']);
+    expect(notes).not.toContain('is invalid');
+    expect(notes).toContain('conf-yml is Audit: the write goes through without a word, and the webhook logs it');
+    expect(notes).toContain('# expect: configmap/spiderpool-conf configured (server dry run), and a log line:');
+    expect(notes).toMatch(/^4\. Nothing is refused yet \(enforcement\.default Audit\)\.$/m);
+    expect(notes).toContain(`\n   ${reportsCommand}\n`);
+    const upgrades = notes.split('\n').filter((line) => line.trim().startsWith('helm upgrade'));
+    expect(upgrades.map((line) => line.trim())).toEqual([`${upgrade} enforcement.default=Warn`, `${upgrade} enforcement.default=Deny`]);
+  });
+
+  test('conf-yml in Warn among Deny rules: the dry run gets a Warning; only the Deny rules refuse, and conf-yml is the one to switch', async () => {
+    const notes = await helmNotes(['--set', 'enforcement.rules.conf-yml=Warn']);
+    expect(notes).toContain('# expect: Warning: ... then configmap/spiderpool-conf configured (server dry run)');
+    expect(notes).toMatch(/^4\. Only the rules in Deny refuse a write \(enforcement\.default Deny, enforcement\.rules \{"conf-yml":"Warn"\}\)\.$/m);
+    const upgrades = notes.split('\n').filter((line) => line.trim().startsWith('helm upgrade'));
+    expect(upgrades.map((line) => line.trim())).toEqual([`${upgrade} enforcement.rules.conf-yml=Deny`]);
+  });
+
+  test('without reports, the rollout step reads the stored pools with audit instead', async () => {
+    const notes = await helmNotes(['--set', 'enforcement.default=Warn', '--set', 'reports.enabled=false']);
+    expect(notes).not.toContain('clusterreports');
+    expect(notes).toContain('\n   spiderpool-iaas-webhook audit --kubeconfig ~/.kube/config\n');
+  });
+});
 
 describe('the pre-delete hook', () => {
   test('a Job running `unregister` for the webhook configuration, with RBAC for that one object, all hooks deleted once they succeed', () => {

@@ -53,6 +53,20 @@ export async function helmTemplate(args: readonly string[] = [], namespace = REL
   return parseManifests(result.stdout);
 }
 
+/**
+ * The notes (templates/NOTES.txt) `helm install` prints with `--set` pairs, from a client-only
+ * dry run (`helm template` prints no notes): the text after its `NOTES:` line.
+ *
+ * @throws Error with helm's stderr when it exits non-zero, or when it prints no notes.
+ */
+export async function helmNotes(args: readonly string[] = []): Promise<string> {
+  const result = await helm(['install', RELEASE, CHART_DIR, '--namespace', RELEASE_NAMESPACE, '--dry-run=client', ...args]);
+  if (result.code !== 0) throw new Error(`helm install --dry-run=client ${args.join(' ')} failed: ${result.stderr.trim()}`);
+  const at = result.stdout.indexOf('\nNOTES:\n');
+  if (at < 0) throw new Error(`helm install --dry-run=client ${args.join(' ')} printed no notes`);
+  return result.stdout.slice(at + '\nNOTES:\n'.length);
+}
+
 /** The PEM texts of a `tls.method=provided` install (certs/generate.ts' names). */
 interface ProvidedPems {
   certPem: string;
