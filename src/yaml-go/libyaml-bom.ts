@@ -14,7 +14,7 @@
  * character of a key, a `#`, a line break.
  */
 import { isMap, isNode, isScalar, isSeq, parseDocument, visit, type Document } from 'yaml';
-import { isBlank, isBreak, lfBreaks, lineEnd, lineOf, lineStartOffset } from './libyaml-chars.js';
+import { isBlank, isBreak, lfBreaks, lineEnd } from './libyaml-chars.js';
 import { READ_CHUNK_BYTES } from './libyaml-lookahead.js';
 import type { Refusal } from './unmarshal-context.js';
 
@@ -72,11 +72,10 @@ function refillAt(text: string, end: number, scalars: readonly ScalarSpan[]): nu
  * 4 where a token or a scalar's run of non-blanks starts (`yaml_parser_fetch_next_token`,
  * `yaml_parser_scan_plain_scalar`, `yaml_parser_scan_flow_scalar`), 2 past a scalar's
  * character and at a line break, 1 past a blank, a comment's or a block scalar's character
- * or a name's (anchor, tag).
+ * or a name's (anchor, tag); none between CR and LF, skipped as one break.
  */
 function asked(text: string, at: number, scalars: readonly ScalarSpan[]): number {
   const c = text[at];
-  // CR LF is skipped as one break.
   if (c === '\n' && text[at - 1] === '\r') return 0;
   if (isBreak(c)) return 2;
   const prev = text[at - 1];
@@ -170,14 +169,16 @@ export function bomSkipOutcome(
   parsed: { doc: Document.Parsed; text: string; end: number | undefined; scalars: readonly ScalarSpan[] },
 ): { read: number[] } | { refusal: Refusal } {
   const { doc, text, end, scalars } = parsed;
+  const writtenLines = lineStarts(written);
+  const textLines = lineStarts(text);
   // Each skip starts a line, which starts at the same line in the parsed text (flow lines may be padded).
-  const parsedAt = (at: number) => lineStartOffset(text, lineOf(written, at));
+  const parsedAt = (at: number) => textLines[lineAt(writtenLines, at)] ?? text.length;
   const inScalar = (at: number) => scalars.some((s) => s.style !== 'plain' && s.from < at && at < s.to);
   const read = skips.filter((at) => (end === undefined || parsedAt(at) <= end) && !inScalar(at));
   const root = doc.contents;
   if (!isMap(root) || root.flow || root.range === null || root.range === undefined) return { read };
-  const mappingLine = lineOf(text, root.range[0]);
-  const mappingStart = lineStartOffset(text, mappingLine);
+  const mappingLine = lineAt(textLines, root.range[0]);
+  const mappingStart = textLines[mappingLine]!;
   // The mapping's column; one more when its first key's first character is skipped.
   const column = root.range[0] - mappingStart + (read.some((at) => parsedAt(at) === root.range![0]) ? 1 : 0);
   for (const at of read) {
@@ -188,10 +189,10 @@ export function bomSkipOutcome(
     const value = before?.value;
     if (!isNode(value) || value.range![1] > from || (isScalar(value) && value.value === null && !value.source)) continue;
     // A block collection as the value takes what stands at or right of its column.
-    if ((isMap(value) || isSeq(value)) && !value.flow && value.range![0] - lineStartOffset(text, lineOf(text, value.range![0])) <= token) continue;
+    if ((isMap(value) || isSeq(value)) && !value.flow && value.range![0] - textLines[lineAt(textLines, value.range![0])]! <= token) continue;
     // A plain scalar reads on over blank lines: the next line's first character is the one skipped.
     const plainBefore = scalars.filter((scalar) => scalar.to <= at).at(-1)?.style === 'plain';
-    const line = lineOf(written, at) + (isBreak(written[at]) && plainBefore ? 1 : 0);
+    const line = lineAt(writtenLines, at) + (isBreak(written[at]) && plainBefore ? 1 : 0);
     const message = 'did not find expected key';
     const problem = `line ${line + 1}: a U+FEFF at the start of Go's read buffer makes libyaml skip the first character of the line (yamlprivateh.go is_bom), and what follows then stands right of the mapping's other keys`;
     // After a skipped `#`, a comment's words are a plain scalar, which may run on to a scanner error.
@@ -207,6 +208,29 @@ export function bomSkipOutcome(
     };
   }
   return { read };
+}
+
+/** Where each line of `text` starts, lines ended by libyaml's breaks (CR LF as one), as libyaml-chars.ts `lineOf` counts them. */
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) {
+    if (!isBreak(text[i])) continue;
+    if (text[i] === '\r' && text[i + 1] === '\n') i++;
+    starts.push(i + 1);
+  }
+  return starts;
+}
+
+/** The 0-based line of offset `at`, by the line starts of its text. */
+function lineAt(starts: readonly number[], at: number): number {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (starts[mid]! <= at) low = mid;
+    else high = mid - 1;
+  }
+  return low;
 }
 
 /**
