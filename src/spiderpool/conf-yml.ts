@@ -40,11 +40,7 @@ const PROVIDER_KEY = 'iaasNetworkProvider';
  * relative to the document. Never throws for any input text.
  */
 export function readConfYml(text: string): ConfYmlReading {
-  // libyaml's reader takes a byte order mark at the start of the stream for no character
-  // (yaml.v2/v3 readerc.go yaml_parser_determine_encoding); the `yaml` package counts it into
-  // the first line's indentation, so `\uFEFF  a: 1` then `  b: 2` was "All mapping items
-  // must start at the same column" (found by the Go-oracle generator against yaml.v2/v3).
-  const decoding = decodeGoYaml(text.replace(/^\uFEFF/, ''), CONF_YML);
+  const decoding = decodeGoYaml(text, CONF_YML);
   const { warnings, agent, controller } = decoding;
   const large = largeTextWarning(text.length);
   if (large !== undefined) warnings.set('#large', { field: '', message: large });

@@ -63,6 +63,11 @@ export function decodeUriEscapes(uri: string): { decoded: string } | { problem: 
   return { decoded };
 }
 
+/** `text` with libyaml's lone CR and NEL line breaks read as LF, which the `yaml` package takes for text (same length). */
+export function lfBreaks(text: string): string {
+  return text.replace(/\r(?!\n)|\u0085/g, '\n');
+}
+
 /** The offset just past the line break at `at` (CR LF as one), `at` when none stands there. */
 function pastBreak(text: string, at: number): number {
   if (!isBreak(text[at])) return at;

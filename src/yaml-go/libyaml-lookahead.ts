@@ -25,7 +25,7 @@ export interface Reach {
 }
 
 /** Bytes libyaml's reader decodes at a time. */
-const READ_CHUNK_BYTES = 512;
+export const READ_CHUNK_BYTES = 512;
 
 /**
  * The reach of both decoders into `text` when the first document ends at the marker at

@@ -32,7 +32,7 @@
 import { Composer, Parser, isAlias, type CST, type Document, type LineCounter } from 'yaml';
 import { dropUnreadBreaks, headersAtKeyIndent } from './libyaml-block.js';
 import { givePropertiesToEmptyKeys } from './libyaml-props.js';
-import { ANCHOR_CHARACTER, blankOrEnd, isBlank, isBreak, lineEnd, lineOf } from './libyaml-chars.js';
+import { ANCHOR_CHARACTER, blankOrEnd, isBlank, isBreak, lfBreaks, lineEnd, lineOf } from './libyaml-chars.js';
 import { firstDocumentTagDirectives, respellTags, retag, type FirstDocumentTags } from './libyaml-tags.js';
 import { colonProblem, quotedEnd, restoreScalars, rewriteAt, scanFlow, shiftOffsets, unusedCharacter, where } from './libyaml-flow.js';
 
@@ -81,7 +81,7 @@ const MAX_REPARSED_CHARS = 128 * 1024;
  * decoders check only the mappings they decode.
  */
 export function parseLikeLibyaml(written: string, newLines: () => LineCounter): LibyamlParse {
-  let text = written.replace(/\r(?!\n)|\u0085/g, '\n');
+  let text = lfBreaks(written);
   const flow = scanFlow(text);
   let { dashes } = flow;
   text = rewriteAt(text, dashes, 1, 'x');

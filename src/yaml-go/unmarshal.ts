@@ -10,6 +10,8 @@ import { escapeUnprintable, truncate } from '../go/strconv-quote.js';
 import { zeroStruct, type GoStruct, type StructType } from './go-types.js';
 import type { Semantics } from './go-scalar.js';
 import { lineEnd, lineStartOffset } from './libyaml-chars.js';
+import { bomMayStartBuffer, bomSkipOutcome, bomSkips, scalarSpans, secondBomAsSpace } from './libyaml-bom.js';
+import { rewriteAt } from './libyaml-flow.js';
 import { decodedCharacters, readPastFirstDocument, scanPastImplicitEnd, type Reach } from './libyaml-lookahead.js';
 import { parseLikeLibyaml } from './libyaml-parse.js';
 import { DecodeFailure, STOPS_AT_ONCE, bothSay, type Context, type DecodeProblem, type Refusal, type UnknownKey } from './unmarshal-context.js';
@@ -54,15 +56,26 @@ export interface Unmarshalled {
  * Decodes `written` into a value of struct type `type` with both decoders. Field paths
  * are relative to the document. Never throws for any input text.
  */
-export function unmarshal(written: string, type: StructType): Unmarshalled {
+export function unmarshal(text: string, type: StructType): Unmarshalled {
+  // libyaml's reader takes a byte order mark at the start of the stream for no character
+  // (readerc.go `yaml_parser_determine_encoding`); the `yaml` package counts it into the
+  // first line's indentation. The characters its scanner skips are found with it (libyaml-bom.ts).
+  const leadingBom = text.startsWith('\uFEFF');
+  return unmarshalRead(leadingBom ? text.slice(1) : text, leadingBom, type);
+}
+
+/** {@link unmarshal} of `written`, the text past its BOM when `leadingBom`. */
+function unmarshalRead(written: string, leadingBom: boolean, type: StructType): Unmarshalled {
   const limit = limitProblem(written);
   if (limit !== undefined) return refused({ by: 'limit', field: '', problem: limit });
   const textRefused = textProblem(written);
   if (textRefused !== undefined) return refused({ by: 'go', field: '', problem: textRefused });
   let lines = new LineCounter();
   try {
-    const parsed = parseLikeLibyaml(written, () => (lines = new LineCounter()));
-    if ('dedentLine' in parsed) return firstOfImplicitlyEnded(written, parsed.dedentLine, parsed.rest, type);
+    const read = readSkipping(written, leadingBom);
+    if (typeof read !== 'string') return refused(read);
+    const parsed = parseLikeLibyaml(read, () => (lines = new LineCounter()));
+    if ('dedentLine' in parsed) return firstOfImplicitlyEnded(written, leadingBom, parsed.dedentLine, parsed.rest, type);
     if ('problem' in parsed) {
       // A control character in the first document is what the reader meets first.
       const control = forbiddenCharacter(written);
@@ -116,6 +129,23 @@ export function unmarshal(written: string, type: StructType): Unmarshalled {
   }
 }
 
+/**
+ * The text to parse: `written` with the characters libyaml's scanner skips (libyaml-bom.ts)
+ * read as spaces, or Go's refusal they make. They are found on a first parse without them.
+ */
+function readSkipping(written: string, leadingBom: boolean): string | Refusal {
+  const text = secondBomAsSpace(written, leadingBom);
+  if (!bomMayStartBuffer(written, leadingBom)) return text;
+  const parsed = parseLikeLibyaml(text, () => new LineCounter());
+  const read = 'doc' in parsed && parsed.doc !== undefined ? { ...parsed, doc: parsed.doc } : undefined;
+  const scalars = scalarSpans(written);
+  const skips = bomSkips(written, leadingBom, scalars);
+  if (skips.length === 0) return text;
+  if (read === undefined) return rewriteAt(text, skips, 1, ' ');
+  const outcome = bomSkipOutcome(skips, written, { ...read, scalars });
+  return 'refusal' in outcome ? outcome.refusal : rewriteAt(text, outcome.read, 1, ' ');
+}
+
 /** One decoder's pass, with Go's error text. */
 function decoding(contents: unknown, type: StructType, ctx: Context): GoDecoding {
   const value = decodePass(contents, type, ctx);
@@ -153,7 +183,7 @@ function controlCharacterStops(text: string, index: number, reach: Reach, end: n
  * alone. A control character past it is refused (Go's reader meets it in the chunk it
  * decodes, up to 512 bytes on).
  */
-function firstOfImplicitlyEnded(written: string, line: number, rest: number | undefined, type: StructType): Unmarshalled {
+function firstOfImplicitlyEnded(written: string, leadingBom: boolean, line: number, rest: number | undefined, type: StructType): Unmarshalled {
   const lineStart = lineStartOffset(written, line);
   const start = rest === undefined ? lineStart : lineEnd(written, lineStart) - rest;
   const control = forbiddenCharacter(written);
@@ -163,7 +193,7 @@ function firstOfImplicitlyEnded(written: string, line: number, rest: number | un
     return refused({ by: 'go', field: '', problem: `${v2Problem} (after the end of the first document, where Go's decoders read on to end it)` });
   }
   const first: Unmarshalled = {
-    ...unmarshal(written.slice(0, start), type),
+    ...unmarshalRead(written.slice(0, start), leadingBom, type),
     more: true,
     dedentLine: line + 1,
     ...(rest !== undefined ? { flowRoot: true } : {}),

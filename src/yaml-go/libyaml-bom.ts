@@ -1,0 +1,248 @@
+/**
+ * Characters libyaml's scanner skips at the start of a line because its reader's buffer
+ * starts with U+FEFF (gopkg.in/yaml.v2 v2.4.0 and yaml.v3 v3.0.1 alike).
+ *
+ * scannerc.go `yaml_parser_scan_to_next_token` skips one character at column 0 when
+ * `is_bom(parser.buffer, parser.buffer_pos)` holds, to let a BOM start a line; but
+ * yamlprivateh.go `is_bom(b, i)` reads `b[0..2]`, the start of the buffer, not `b[i..]`.
+ * The buffer starts where the scanner stood when the reader last decoded more (readerc.go
+ * `yaml_parser_update_buffer` moves the unread characters to its start, then decodes the
+ * next 512-byte chunk): on a second U+FEFF right after the leading BOM (the reader drops only
+ * that one, `yaml_parser_determine_encoding`), or on a U+FEFF where the scanner asks for
+ * characters past the chunk decoded so far. From there to the next chunk, whatever stands
+ * at column 0 where a token is looked for is skipped as if it were a space: the first
+ * character of a key, a `#`, a line break.
+ */
+import { isMap, isNode, isScalar, isSeq, parseDocument, visit, type Document } from 'yaml';
+import { isBlank, isBreak, lfBreaks, lineEnd } from './libyaml-chars.js';
+import { READ_CHUNK_BYTES } from './libyaml-lookahead.js';
+import type { Refusal } from './unmarshal-context.js';
+
+/** A scalar's source in the text: [from, to) offsets, and its style. */
+export interface ScalarSpan {
+  from: number;
+  to: number;
+  style: 'plain' | 'quoted' | 'block';
+}
+
+/**
+ * The source spans of the scalars of the first document of `text`, as the `yaml` package
+ * reads them unadjusted (where its reading and libyaml's part, the scalars stand alike).
+ */
+export function scalarSpans(text: string): ScalarSpan[] {
+  const spans: ScalarSpan[] = [];
+  visit(parseDocument(lfBreaks(text), { uniqueKeys: false }), {
+    Scalar(_key, node) {
+      if (!node.range) return;
+      const style = node.type === 'PLAIN' ? 'plain' : node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE' ? 'quoted' : 'block';
+      spans.push({ from: node.range[0], to: node.range[1], style });
+    },
+  });
+  return spans;
+}
+
+/**
+ * Where each of the reader's 512-byte chunks but the last ends in `pastBom` (the text past a
+ * leading BOM of `bomBytes`): the offset of the first character it does not hold whole.
+ */
+function chunkEnds(pastBom: string, bomBytes: number): number[] {
+  const ends: number[] = [];
+  let bytes = bomBytes;
+  for (let i = 0; i < pastBom.length; ) {
+    const code = pastBom.codePointAt(i)!;
+    const width = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+    if (bytes + width > (ends.length + 1) * READ_CHUNK_BYTES) ends.push(i);
+    bytes += width;
+    i += code >= 0x10000 ? 2 : 1;
+  }
+  return ends;
+}
+
+/**
+ * Where the reader decodes the chunk starting at `end`: where the scanner first asks for
+ * more characters than it holds, among the 3 before `end` ({@link asked}), else at `end`.
+ */
+function refillAt(text: string, end: number, scalars: readonly ScalarSpan[]): number {
+  for (let at = Math.max(0, end - 3); at < end; at++) if (at + asked(text, at, scalars) > end) return at;
+  return end;
+}
+
+/**
+ * How many characters the scanner asks the reader for as it reaches `at` (scannerc.go):
+ * 4 where a token or a scalar's run of non-blanks starts (`yaml_parser_fetch_next_token`,
+ * `yaml_parser_scan_plain_scalar`, `yaml_parser_scan_flow_scalar`), 2 past a scalar's
+ * character and at a line break, 1 past a blank, a comment's or a block scalar's character
+ * or a name's (anchor, tag); none between CR and LF, skipped as one break.
+ */
+function asked(text: string, at: number, scalars: readonly ScalarSpan[]): number {
+  const c = text[at];
+  if (c === '\n' && text[at - 1] === '\r') return 0;
+  if (isBreak(c)) return 2;
+  const prev = text[at - 1];
+  const scalar = scalars.find((s) => s.from <= at && at <= s.to);
+  if (scalar !== undefined && scalar.style !== 'block') {
+    const content = scalar.style === 'quoted' ? scalar.from + 1 : scalar.from;
+    if (at <= content || (!isBlank(c) && (at === scalar.to || isBlank(prev) || isBreak(prev)))) return 4;
+    // Past a quoted scalar's closing quote, as past any token.
+    if (at === scalar.to && scalar.style === 'quoted') return 1;
+    return isBlank(prev) || isBreak(prev) ? 1 : 2;
+  }
+  if (scalar !== undefined) return at === scalar.from ? 4 : 1;
+  if (isBlank(c) || inComment(text, at, scalars)) return 1;
+  const word = /[^\s]*$/.exec(text.slice(Math.max(0, at - 1024), at))![0];
+  return word !== '' && '&*!'.includes(word[0]!) ? 1 : 4;
+}
+
+/** Whether `at` stands in a comment: past a `#` that follows a blank or starts its line, outside scalars. */
+function inComment(text: string, at: number, scalars: readonly ScalarSpan[]): boolean {
+  for (let i = at; i >= 0 && !isBreak(text[i]); i--) {
+    if (text[i] === '#' && (i === 0 || isBlank(text[i - 1]) || isBreak(text[i - 1])) && !scalars.some((s) => s.from <= i && i < s.to)) return true;
+  }
+  return false;
+}
+
+/**
+ * The spans of `pastBom` read with U+FEFF at the start of the buffer, [from, to): past a
+ * second U+FEFF at the start, to the first refill; past a U+FEFF where the reader refills, to
+ * the next refill.
+ */
+function bomBufferSpans(pastBom: string, leadingBom: boolean, scalars: readonly ScalarSpan[]): Array<[number, number]> {
+  const ends = chunkEnds(pastBom, leadingBom ? 3 : 0);
+  const refills = ends.map((end) => refillAt(pastBom, end, scalars));
+  const spans: Array<[number, number]> = [];
+  if (leadingBom && pastBom.startsWith('\ufeff')) spans.push([0, refills[0] ?? pastBom.length]);
+  refills.forEach((at, k) => {
+    if (pastBom[at] !== '\ufeff') return;
+    // Asked for at a line's start, before the check for a BOM there: that U+FEFF is skipped too.
+    const skipped = at === ends[k] && at > 0 && isBreak(pastBom[at - 1]);
+    spans.push([skipped ? at : at + 1, refills[k + 1] ?? pastBom.length]);
+  });
+  return spans;
+}
+
+/** Whether the reader's buffer may start with U+FEFF somewhere in `pastBom` (a cheap test before {@link bomSkips}). */
+export function bomMayStartBuffer(pastBom: string, leadingBom: boolean): boolean {
+  if (!pastBom.includes('\ufeff')) return false;
+  return (leadingBom && pastBom.startsWith('\ufeff')) || Buffer.byteLength(pastBom, 'utf8') + (leadingBom ? 3 : 0) > READ_CHUNK_BYTES;
+}
+
+/**
+ * The column-0 offsets of `pastBom` (the text past a leading BOM, when `leadingBom`) whose
+ * character the scanner skips and which is no space (skipping a space changes nothing),
+ * ascending; `scalars`: the text's, as the `yaml` package reads it. A second U+FEFF right
+ * after the BOM is left out: read as a space ({@link secondBomAsSpace}).
+ */
+export function bomSkips(pastBom: string, leadingBom: boolean, scalars: readonly ScalarSpan[]): number[] {
+  const skips = new Set<number>();
+  for (const [from, to] of bomBufferSpans(pastBom, leadingBom, scalars)) {
+    for (let at = Math.max(from, 1); at < to; at++) {
+      const lineStart = isBreak(pastBom[at - 1]) && !(pastBom[at - 1] === '\r' && pastBom[at] === '\n');
+      if (lineStart && pastBom[at] !== ' ') skips.add(at);
+    }
+  }
+  return [...skips].sort((a, b) => a - b);
+}
+
+/** The text past a leading BOM with a second U+FEFF there read as a space: libyaml skips it at column 0 as it skips one. */
+export function secondBomAsSpace(pastBom: string, leadingBom: boolean): string {
+  return leadingBom && pastBom.startsWith('\ufeff') ? ` ${pastBom.slice(1)}` : pastBom;
+}
+
+/**
+ * What the skips at `skips` (from {@link bomSkips}, offsets of `written`, the text past its
+ * BOM) do to the first document, `doc` as parsed without them from `text` (`end`: where the
+ * marker ending it stands there). A skip inside a quoted or block scalar is none (the
+ * scalar's scanner reads it). A skipped character is otherwise read as a space, which the
+ * `yaml` package then reads as libyaml reads the skip: `read`, the offsets to rewrite so
+ * (a skipped line break joins two lines).
+ *
+ * But libyaml ended the value before the line at its column 0, before the skip: what then
+ * stands right of the root block mapping's column after a complete value is a node where
+ * its parser expects a key, where the `yaml` package would go on with the value. Go's text is
+ * then known (parserc.go `yaml_parser_parse_block_mapping_key`, "did not find expected key";
+ * decode.go `fail` prints libyaml's 0-based lines: yaml.v2 the problem's, yaml.v3 the
+ * mapping's when not 0).
+ */
+export function bomSkipOutcome(
+  skips: readonly number[],
+  written: string,
+  parsed: { doc: Document.Parsed; text: string; end: number | undefined; scalars: readonly ScalarSpan[] },
+): { read: number[] } | { refusal: Refusal } {
+  const { doc, text, end, scalars } = parsed;
+  const writtenLines = lineStarts(written);
+  const textLines = lineStarts(text);
+  // Each skip starts a line, which starts at the same line in the parsed text (flow lines may be padded).
+  const parsedAt = (at: number) => textLines[lineAt(writtenLines, at)] ?? text.length;
+  const inScalar = (at: number) => scalars.some((s) => s.style !== 'plain' && s.from < at && at < s.to);
+  const read = skips.filter((at) => (end === undefined || parsedAt(at) <= end) && !inScalar(at));
+  const root = doc.contents;
+  if (!isMap(root) || root.flow || root.range === null || root.range === undefined) return { read };
+  const mappingLine = lineAt(textLines, root.range[0]);
+  const mappingStart = textLines[mappingLine]!;
+  // The mapping's column; one more when its first key's first character is skipped.
+  const column = root.range[0] - mappingStart + (read.some((at) => parsedAt(at) === root.range![0]) ? 1 : 0);
+  for (const at of read) {
+    const token = tokenColumn(written, at);
+    const from = parsedAt(at);
+    if (token === undefined || from <= mappingStart || token <= column) continue;
+    const before = root.items.filter((pair) => isNode(pair.key) && pair.key.range![0] < from).at(-1);
+    const value = before?.value;
+    if (!isNode(value) || value.range![1] > from || (isScalar(value) && value.value === null && !value.source)) continue;
+    // A block collection as the value takes what stands at or right of its column.
+    if ((isMap(value) || isSeq(value)) && !value.flow && value.range![0] - textLines[lineAt(textLines, value.range![0])]! <= token) continue;
+    // A plain scalar reads on over blank lines: the next line's first character is the one skipped.
+    const plainBefore = scalars.filter((scalar) => scalar.to <= at).at(-1)?.style === 'plain';
+    const line = lineAt(writtenLines, at) + (isBreak(written[at]) && plainBefore ? 1 : 0);
+    const message = 'did not find expected key';
+    const problem = `line ${line + 1}: a U+FEFF at the start of Go's read buffer makes libyaml skip the first character of the line (yamlprivateh.go is_bom), and what follows then stands right of the mapping's other keys`;
+    // After a skipped `#`, a comment's words are a plain scalar, which may run on to a scanner error.
+    if (written[at] === '#') return { refusal: { by: 'go', field: '', problem } };
+    const where = (n: number) => (n === 0 ? '' : `line ${n}: `);
+    return {
+      refusal: {
+        by: 'go',
+        field: '',
+        problem: `${problem} (${message})`,
+        go: { 'yaml.v2': `yaml: ${where(line)}${message}`, 'yaml.v3': `yaml: ${where(mappingLine !== 0 ? mappingLine : line)}${message}` },
+      },
+    };
+  }
+  return { read };
+}
+
+/** Where each line of `text` starts, lines ended by libyaml's breaks (CR LF as one), as libyaml-chars.ts `lineOf` counts them. */
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) {
+    if (!isBreak(text[i])) continue;
+    if (text[i] === '\r' && text[i + 1] === '\n') i++;
+    starts.push(i + 1);
+  }
+  return starts;
+}
+
+/** The 0-based line of offset `at`, by the line starts of its text. */
+function lineAt(starts: readonly number[], at: number): number {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (starts[mid]! <= at) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}
+
+/**
+ * The column of the token libyaml's scanner finds after skipping the character at `at`
+ * (column 0), or `undefined` when none follows on that line: blanks, a comment, CR before LF.
+ * A skipped line break takes the next line on at column 1.
+ */
+function tokenColumn(written: string, at: number): number | undefined {
+  const c = written[at];
+  if (c === '\r' && written[at + 1] === '\n') return undefined;
+  const rest = isBreak(c) ? written.slice(at + 1, lineEnd(written, at + 1)) : written.slice(at + 1, lineEnd(written, at));
+  const blanks = /^[ \t]*/.exec(rest)![0].length;
+  if (blanks === rest.length || rest[blanks] === '#') return undefined;
+  return 1 + blanks;
+}

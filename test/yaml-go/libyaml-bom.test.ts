@@ -1,0 +1,76 @@
+/**
+ * A U+FEFF at the start of libyaml's read buffer (src/yaml-go/libyaml-bom.ts): the scanner
+ * then skips the character at column 0 of each line until the reader's next chunk. Every
+ * expected error text and value is what gopkg.in/yaml.v2 v2.4.0 and yaml.v3 v3.0.1 printed
+ * for the same text (the e2e oracle, test/e2e/oracle, into Spiderpool's conf.yml struct).
+ */
+import type { StructType } from '../../src/yaml-go/go-types.js';
+import { unmarshal } from '../../src/yaml-go/unmarshal.js';
+
+const P = 'iaasNetworkProvider';
+const T: StructType = {
+  go: 'struct',
+  name: 'main.Conf',
+  fields: { [P]: { go: 'struct', name: 'main.Provider', fields: { httpRequestTimeout: { go: 'string' } } } },
+};
+
+/** `before`, then `bom` (U+FEFF) with its first byte at byte `byte` (509: the first 512-byte chunk's last character), then `after`, behind a comment. */
+const at = (before: string, after: string, byte = 509, bom = '\uFEFF') => `#${'x'.repeat(byte - Buffer.byteLength(before) - 2)}\n${before}${bom}${after}`;
+const HEAD = `a: 1\n${P}:\n  "xxxx`;
+const TAIL = `y": 1\n  httpRequestTimeout: 5s\n`;
+
+const read = (text: string) => {
+  const { v2, v3 } = unmarshal(text, T);
+  const value = (d: typeof v2) => d.error ?? (d.value as { [P]: { httpRequestTimeout: string } })[P].httpRequestTimeout;
+  return { v2: value(v2), v3: value(v3) };
+};
+const both = (v: string) => ({ v2: v, v3: v });
+
+describe('a U+FEFF ending the reader first chunk inside a quoted key', () => {
+  it("makes the next top-level key start at column 1: Go's error, with its lines", () => {
+    // The original case: a generated conf.yml where a %TAG directive moved the U+FEFF there.
+    expect(read(at(HEAD, `${TAIL}b: 2\n`))).toEqual({ v2: 'yaml: line 5: did not find expected key', v3: 'yaml: line 1: did not find expected key' });
+  });
+  it('is read as Go reads it without the U+FEFF, or with it elsewhere', () => {
+    expect(read(at(HEAD, `${TAIL}b: 2\n`, 509, 'z'))).toEqual(both('5s'));
+    expect(read(at(HEAD, `${TAIL}b: 2\n`, 505))).toEqual(both('5s'));
+  });
+  it('skips a space harmlessly, and an empty comment', () => {
+    expect(read(at(HEAD, `${TAIL}  b: 2\n`))).toEqual(both('5s'));
+    expect(read(at(HEAD, `${TAIL}#\n`))).toEqual(both('5s'));
+  });
+  it('reaches past a blank line the plain scalar before it reads', () => {
+    expect(read(at(HEAD, `${TAIL}\nb: 2\n`))).toEqual({ v2: 'yaml: line 6: did not find expected key', v3: 'yaml: line 1: did not find expected key' });
+  });
+  it("turns a comment's words into a node (Go: \"could not find expected ':'\")", () => {
+    expect(unmarshal(at(HEAD, `${TAIL}# c\nb: 2\n`), T).refused).toEqual(expect.objectContaining({ by: 'go' }));
+  });
+});
+
+describe('a U+FEFF where the reader decodes its next chunk', () => {
+  it('in a plain scalar, as in a quoted one', () => {
+    expect(read(at(`a: 1\n${P}:\n  x: yyyy`, `z\n  httpRequestTimeout: 5s\nb: 2\n`))).toEqual({
+      v2: 'yaml: line 5: did not find expected key',
+      v3: 'yaml: line 1: did not find expected key',
+    });
+  });
+  it("in a comment, as the next chunk's first character", () => {
+    expect(read(at(`a: 1\n${P}:\n  httpRequestTimeout: 5s\n# c`, '\nb: 2\n', 510))).toEqual({
+      v2: 'yaml: line 5: did not find expected key',
+      v3: 'yaml: line 1: did not find expected key',
+    });
+  });
+  it('before the first key: the mapping moves with it, and the key loses its first character', () => {
+    expect(read(at('# c', `\n${P}:\n  httpRequestTimeout: 5s\n`, 510))).toEqual(both(''));
+  });
+});
+
+describe('a second U+FEFF right after the BOM', () => {
+  it('is skipped as a space, and so is the first character of each line after it', () => {
+    // Go: "yaml: line 1: did not find expected key" (a value without a key), here in this package's words.
+    expect(read('\uFEFF\uFEFF#c\nx: 1\n').v2).toMatch(/^yaml: line 2, column 2: .*did not find expected key/);
+    expect(read('\uFEFF\uFEFF  a: 1\n  b: 2\n')).toEqual(both(''));
+    // `b${P}` is read as the provider's key, one column right like `a`.
+    expect(read(`\uFEFF\uFEFFa: 1\nb${P}:\n  httpRequestTimeout: 5s\n`)).toEqual(both('5s'));
+  });
+});
