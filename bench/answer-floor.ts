@@ -1,11 +1,11 @@
 /**
- * The answer floor (`npm run bench -- --paired`): the express floor's route, answering
- * every review with this webhook's own answer to one body instead of a bare `allowed`,
- * and logging it as the webhook does (its logger, fields and levels: a denial at info),
- * with express's `X-Powered-By` off as in the webhook. What it leaves out is the review
- * (decoding and the rules) and the webhook's route and process bookkeeping (request
+ * The answer floor (`npm run bench -- --paired`): the Node ceiling's bare `node:https`
+ * server (reviews skip express in the webhook too), answering every review with this
+ * webhook's own answer to one body instead of a bare `allowed`, and logging it as the
+ * webhook does (its logger, fields and levels: a denial at info). What it leaves out is the
+ * review (decoding and the rules) and the webhook's route and process bookkeeping (request
  * metrics, body budget, header checks, default process metrics): the webhook ÷ this
- * floor is what those cost, this floor ÷ the express floor what the answer and its log
+ * floor is what those cost, this floor ÷ the Node ceiling what the answer and its log
  * line cost.
  *
  * Usage: `node answer-floor.js <cert dir> <answer file>`, where the answer file holds the
@@ -16,7 +16,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdmissionReviewResponse } from '../src/kubernetes/schema.js';
 import { createLogger } from '../src/server/logger.js';
 import { REVIEW_LOG_MESSAGE, reviewLogFields } from '../src/server/review-answer.js';
-import { floorApp } from './floor-app.js';
 import { answerJson, onJsonBody } from './fixed-answer.js';
 import { serveReference } from './reference-server.js';
 
@@ -36,4 +35,4 @@ function answerAsWebhook(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
-serveReference(certDir, floorApp(answerAsWebhook).disable('x-powered-by'));
+serveReference(certDir, answerAsWebhook);

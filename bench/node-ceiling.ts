@@ -8,7 +8,4 @@
 import { answerAllowed } from './fixed-answer.js';
 import { serveReference } from './reference-server.js';
 
-serveReference(process.argv[2] ?? '.', (req, res) => {
-  if (req.method === 'GET') res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
-  else answerAllowed(req, res);
-});
+serveReference(process.argv[2] ?? '.', answerAllowed);

@@ -6,10 +6,11 @@
  * which move by a third between rounds here, cannot. An A/A pair (the express floor
  * twice) shows what the method itself scatters.
  *
- * The pairs split a review's cost against the express floor: the answer floor
- * (answer-floor.ts: the webhook's own answer and log line, no review) ÷ the floor is what
- * answering costs, the webhook ÷ the answer floor what deciding and the webhook's own
- * bookkeeping cost. Every server runs with `npm start`'s Node flags. Results go to
+ * The target is the webhook against the express floor. The other pairs split a review's
+ * cost over the Node ceiling (bare `node:https`, as the webhook's reviews skip express): the
+ * answer floor (answer-floor.ts: the webhook's own answer and log line, no review) ÷ the
+ * ceiling is what answering costs, the webhook ÷ the answer floor what deciding and the
+ * webhook's own bookkeeping cost. Every server runs with `npm start`'s Node flags. Results go to
  * bench/results/paired.json and the terminal.
  */
 import { writeFileSync } from 'node:fs';
@@ -21,7 +22,7 @@ import type { ThroughputResult } from './loadgen.js';
 import { median } from './results.js';
 import { nodeServerSpecs, startBenchServer, startNodeFlags, type BenchServer, type ServerSpec } from './servers.js';
 
-type PairedId = 'webhook' | 'floor' | 'answer-floor';
+type PairedId = 'webhook' | 'floor' | 'ceiling' | 'answer-floor';
 
 /** One pair: `other` measured against `base` with `body`. */
 export interface Pair {
@@ -47,10 +48,10 @@ export interface PairedResult extends Pair {
 
 export const PAIRS: Pair[] = [
   { body: 'a', base: 'floor', other: 'floor' },
-  { body: 'a', base: 'floor', other: 'answer-floor' },
+  { body: 'a', base: 'ceiling', other: 'answer-floor' },
   { body: 'a', base: 'answer-floor', other: 'webhook' },
   { body: 'a', base: 'floor', other: 'webhook' },
-  { body: 'b', base: 'floor', other: 'answer-floor' },
+  { body: 'b', base: 'ceiling', other: 'answer-floor' },
   { body: 'b', base: 'answer-floor', other: 'webhook' },
   { body: 'b', base: 'floor', other: 'webhook' },
 ];
@@ -61,7 +62,7 @@ const PLAN = {
   quick: { runs: 1, warmupS: 0.2, measureS: 0.5 },
 };
 
-const TITLES: Record<PairedId, string> = { webhook: 'this webhook', floor: 'express floor', 'answer-floor': 'answer floor' };
+const TITLES: Record<PairedId, string> = { webhook: 'this webhook', floor: 'express floor', ceiling: 'Node ceiling', 'answer-floor': 'answer floor' };
 
 /** Medians and range of the per-run ratios other ÷ base. */
 export function summarize(pair: Pair, runs: PairedRun[]): PairedResult {
@@ -135,13 +136,16 @@ async function startPair(specs: ServerSpec<string>[], body: BenchBody, options: 
  */
 export async function measurePaired(options: PairedOptions): Promise<PairedResult[]> {
   const plan = options.quick ? PLAN.quick : PLAN.full;
-  const [webhook, floor] = nodeServerSpecs(options.repoDir, options.certDir);
+  const [webhook, floor, ceiling] = nodeServerSpecs(options.repoDir, options.certDir);
   const flags = startNodeFlags(options.repoDir);
   const bodies = new Map(benchBodies().map((b) => [b.id, b]));
   const answerFiles = new Map<string, string>();
   const spec = async (id: PairedId, body: BenchBody, slot: 'base' | 'other'): Promise<ServerSpec<string>> => {
     if (id === 'webhook') return { ...webhook!, id: `webhook-${slot}`, title: `${TITLES[id]} (${slot})` };
-    if (id === 'floor') return { ...floor!, id: `floor-${slot}`, title: `${TITLES[id]} (${slot})`, args: [...flags, ...floor!.args] };
+    if (id === 'floor' || id === 'ceiling') {
+      const reference = id === 'floor' ? floor! : ceiling!;
+      return { ...reference, id: `${id}-${slot}`, title: `${TITLES[id]} (${slot})`, args: [...flags, ...reference.args] };
+    }
     if (!answerFiles.has(body.id)) answerFiles.set(body.id, await webhookAnswerFile(webhook!, body, options));
     const args = [...flags, join(options.repoDir, 'dist-bench/bench/answer-floor.js'), options.certDir, answerFiles.get(body.id)!];
     return { id: `answer-floor-${slot}`, title: `${TITLES[id]} (${slot})`, command: process.execPath, args, allowsAll: false };

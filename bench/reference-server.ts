@@ -12,11 +12,17 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { TLS_CIPHERS, TLS_MIN_VERSION } from '../src/server/tls-ciphers.js';
 
-/** Serves `handler` with the certificate in `certDir` (`tls.crt`, `tls.key`). */
+/**
+ * Serves `handler` with the certificate in `certDir` (`tls.crt`, `tls.key`); a `GET` (the
+ * harness's `/readyz`) is answered 200 here.
+ */
 export function serveReference(certDir: string, handler: RequestListener): void {
   const server = createServer(
     { cert: readFileSync(join(certDir, 'tls.crt')), key: readFileSync(join(certDir, 'tls.key')), minVersion: TLS_MIN_VERSION, ciphers: TLS_CIPHERS },
-    handler,
+    (req, res) => {
+      if (req.method === 'GET') res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
+      else handler(req, res);
+    },
   );
   server.listen(0, '127.0.0.1', () => {
     process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);

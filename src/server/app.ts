@@ -1,13 +1,14 @@
 /**
- * The express application: routing, health, metrics and the answers for requests that
- * match no webhook. The webhook paths themselves are served by `ReviewRoute`
- * (review-route.ts), the one HTTP adapter of the reviewer.
+ * The request listener: a review's `POST` goes straight to its `ReviewRoute`
+ * (review-route.ts, the one HTTP adapter of the reviewer); everything else goes to the
+ * express application (health, metrics, and the answers for requests that match no webhook).
  */
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express, { type ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { ReviewOutcome } from '../admission/review.js';
 import { BODY_STALL_MS, BODY_WAIT_MS, WEBHOOK_SERVED_PATHS } from '../defaults.js';
-import { quoteShown } from '../go/strconv-quote.js';
+import { quoteShown, truncate } from '../go/strconv-quote.js';
 import type { WebhookMetrics } from './metrics.js';
 import { BodyBudget, MAX_PARSED_BYTES_IN_FLIGHT } from './body-budget.js';
 import { readinessReport, type ReadinessCheck } from '../kubernetes/healthz.js';
@@ -41,12 +42,17 @@ export interface AppOptions {
 }
 
 /**
- * The express application: `POST /validate-spiderippool` and `POST /validate-configmap`
+ * The request listener: `POST /validate-spiderippool` and `POST /validate-configmap`
  * (HTTP 200 with the response AdmissionReview; 4xx with a `Status` for a malformed or
  * unauthenticated request, 429 for one that waited too long for room, see `ReviewRoute`),
  * `GET /healthz` and `/livez` (always 200), `GET /readyz` (200 when every check passes,
  * else 503; `?verbose` lists them) and `GET /metrics` (Prometheus text). TLS and
  * listening are `startServer`'s (serve.ts).
+ *
+ * A review whose request target is a webhook path exactly (with any query: the API server
+ * adds `?timeout=10s`) skips express, whose per-request work cost about as much CPU as the
+ * whole review (docs/adr/0053-reviews-before-express.md); any other spelling goes through
+ * express to the same `ReviewRoute`, so both answer alike.
  */
 export function createApp({
   review,
@@ -58,7 +64,7 @@ export function createApp({
   bodyWaitMs = BODY_WAIT_MS,
   bodyStallMs = BODY_STALL_MS,
   isolated,
-}: AppOptions): express.Express {
+}: AppOptions): RequestListener {
   const app = express();
   // Paths are exact: /validate-configmap only, not /VALIDATE-CONFIGMAP/.
   app.set('case sensitive routing', true);
@@ -69,10 +75,12 @@ export function createApp({
   // The webhook paths first: a review is matched by the first route express tries.
   const budget = new BodyBudget(parsedBytesInFlight, bodyStallMs); // one budget for all paths but the isolated ones
   const worker = isolated && { budget: new BodyBudget(parsedBytesInFlight, bodyStallMs), isolated: isolated.reviews, paths: isolated.paths };
+  const routes = new Map<string, ReviewRoute>();
   for (const path of WEBHOOK_SERVED_PATHS) {
     const own = worker?.paths.includes(path) ? { budget: worker.budget, isolated: worker.isolated } : { budget };
     const route = new ReviewRoute({ path, review, logger, metrics: metrics.route(path), verifyClientCertificates, bodyWaitMs, ...own });
-    app.post(path, route.handle);
+    routes.set(path, route);
+    app.post(path, (req, res, next) => route.handle(req, res, next));
     app.all(path, (req, res) => {
       res.setHeader('Allow', 'POST');
       refuse(res, logger, req.path, 405, `use POST with an admission.k8s.io/v1 AdmissionReview body`);
@@ -97,10 +105,21 @@ export function createApp({
     refuse(res, logger, req.path, 404, `no handler for ${req.method} ${quoteShown(req.path)}; webhooks are served at ${WEBHOOK_SERVED_PATHS.join(', ')}`);
   });
   // Last resort: a bug must not take the process down or show a stack trace to the client.
-  const internalErrors: ErrorRequestHandler = (err: unknown, req, res, _next) => {
-    logger.error({ err, path: req.path }, 'internal error while serving a request');
+  const failed = (err: unknown, req: IncomingMessage, res: ServerResponse) => {
+    logger.error({ err, path: truncate(pathOf(req.url)) }, 'internal error while serving a request');
     if (!res.headersSent) sendJson(res, 500, statusBody(500, 'internal error; see the webhook log'));
   };
+  const internalErrors: ErrorRequestHandler = (err: unknown, req, res, _next) => failed(err, req, res);
   app.use(internalErrors);
-  return app;
+  return (req, res) => {
+    const route = req.method === 'POST' ? routes.get(pathOf(req.url)) : undefined;
+    if (route === undefined) return void app(req, res);
+    route.handle(req, res, (err) => failed(err, req, res));
+  };
+}
+
+/** The path of an origin-form request target (`/validate-configmap?timeout=10s`), the query cut. */
+function pathOf(url = ''): string {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
 }

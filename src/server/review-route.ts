@@ -9,7 +9,7 @@
  * address (429 after a wait, 408 for a body that stalls while others wait), and the JSON
  * shape checked before `JSON.parse` (review-body.ts).
  */
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ReviewOutcome } from '../admission/review.js';
 import { MAX_BODY_BYTES } from '../defaults.js';
@@ -83,9 +83,10 @@ class Exchange implements BodyHolder {
 
   constructor(
     readonly route: ReviewRoute,
-    readonly req: Request,
-    readonly res: Response,
-    readonly next: NextFunction,
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    /** Told of a bug (an error thrown while serving): app.ts's last resort logs it and answers 500. */
+    readonly next: (err: unknown) => void,
   ) {
     this.address = req.socket.remoteAddress ?? '';
     this.head = bodyHead(req.rawHeaders);
@@ -227,7 +228,7 @@ class Exchange implements BodyHolder {
   }
 }
 
-/** The handler of one webhook path, as an express `RequestHandler` (`handle`). */
+/** The handler of one webhook path (`handle`), for Node's `request` event or an express route. */
 export class ReviewRoute {
   readonly path: string;
   readonly logger: Logger;
@@ -251,7 +252,7 @@ export class ReviewRoute {
     this.isolated = options.isolated;
   }
 
-  readonly handle: RequestHandler = (req, res, next) => {
+  readonly handle = (req: IncomingMessage, res: ServerResponse, next: (err: unknown) => void): void => {
     const exchange = new Exchange(this, req, res, next);
     this.serve(exchange).catch((err: unknown) => exchange.fail(err));
   };

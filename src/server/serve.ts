@@ -2,12 +2,11 @@
  * Starts the HTTPS server around the express adapter: certificates and their hot reload,
  * TLS settings, timeouts, the connection cap, readiness, metrics, and a graceful stop.
  */
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type RequestListener } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { SecureContextOptions } from 'node:tls';
-import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { createPathReviewer, createReviewer, dualStackSource, NO_CLUSTER_REASON, type ReviewOptions } from '../rules/registry.js';
 import { loadOrCreateCertificates, MissingCertificateError } from '../certs/files.js';
@@ -155,7 +154,7 @@ async function loadInitialCertificates(options: ServeOptions): Promise<{ served:
 function createHttpsServer(
   options: ServeOptions,
   timeouts: ServerTimeouts,
-  app: Express,
+  app: RequestListener,
   material: TlsMaterial,
   metrics: WebhookMetrics,
 ): { server: https.Server; guard: ConnectionGuard } {

@@ -1,6 +1,8 @@
 /**
  * The review route's endings that the app's tests do not reach: the warn-only worker's own
- * bug. The app serves on 127.0.0.1 only, with a stand-in for the worker.
+ * bug, an answer whose sending threw, and the same answer whether a review skips express
+ * (its request target is the path) or goes through it (any other spelling, e.g. absolute-form).
+ * The app serves on 127.0.0.1 only, with a stand-in for the worker.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -64,6 +66,40 @@ describe('the review route', () => {
       const total = (code: string) => `controller_runtime_webhook_requests_total{webhook="${WEBHOOKS.configMap.path}",code="${code}",operation="",allowed=""}`;
       const inFlight = `controller_runtime_webhook_requests_in_flight{webhook="${WEBHOOKS.configMap.path}"}`;
       expect([sampleValue(text, total('500')), sampleValue(text, total('415')), sampleValue(text, inFlight)]).toEqual([1, 0, 0]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it.each([
+    ['an allowed review', WEBHOOKS.spiderIPPool.path, 'application/json', JSON.stringify(loadReview('pool-create-iaas-node')), '200 true'],
+    ['a refused review', WEBHOOKS.spiderIPPool.path, 'application/json', JSON.stringify(loadReview('pool-create-two-nodes')), '200 false'],
+    ['a body that is not JSON', WEBHOOKS.configMap.path, 'text/plain', 'x', '415 undefined'],
+  ])('answers %s alike whether it skips express or goes through it', async (_what, path, type, body, outcome) => {
+    const app = createApp({
+      review: createReviewer(),
+      logger: pino({ level: 'silent' }),
+      readinessChecks: [],
+      metrics: createWebhookMetrics(),
+      verifyClientCertificates: false,
+    });
+    const server = http.createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const post = (target: string) =>
+      new Promise<{ status?: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: target, headers: { 'Content-Type': type } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode, headers: { ...res.headers, date: undefined }, body: text }));
+        });
+        req.on('error', reject).end(body);
+      });
+    try {
+      const direct = await post(`${path}?timeout=10s`);
+      expect(await post(`http://127.0.0.1:${port}${path}?timeout=10s`)).toEqual(direct);
+      expect(`${direct.status} ${(JSON.parse(direct.body) as { response?: { allowed: boolean } }).response?.allowed}`).toBe(outcome);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
