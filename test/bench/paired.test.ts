@@ -38,11 +38,11 @@ describe('pairedTable', () => {
 });
 
 describe('PAIRS', () => {
-  it('calibrates with an A/A pair and measures the webhook against both floors for the allowed and the denied pool body', () => {
+  it('calibrates with an A/A pair, measures the webhook against the express floor and splits it over the Node ceiling, for the allowed and the denied pool body', () => {
     expect(PAIRS).toContainEqual({ body: 'a', base: 'floor', other: 'floor' });
     for (const body of ['a', 'b']) {
       expect(PAIRS).toContainEqual({ body, base: 'floor', other: 'webhook' });
-      expect(PAIRS).toContainEqual({ body, base: 'floor', other: 'answer-floor' });
+      expect(PAIRS).toContainEqual({ body, base: 'ceiling', other: 'answer-floor' });
       expect(PAIRS).toContainEqual({ body, base: 'answer-floor', other: 'webhook' });
     }
   });
