@@ -104,17 +104,26 @@ export function createApp({
   app.use((req, res) => {
     refuse(res, logger, req.path, 404, `no handler for ${req.method} ${quoteShown(req.path)}; webhooks are served at ${WEBHOOK_SERVED_PATHS.join(', ')}`);
   });
-  // Last resort: a bug must not take the process down or show a stack trace to the client.
+  // Last resort: a bug must not take the process down or show a stack trace to the client;
+  // when even that throws, the connection goes.
   const failed = (err: unknown, req: IncomingMessage, res: ServerResponse) => {
-    logger.error({ err, path: truncate(pathOf(req.url)) }, 'internal error while serving a request');
-    if (!res.headersSent) sendJson(res, 500, statusBody(500, 'internal error; see the webhook log'));
+    try {
+      logger.error({ err, path: truncate(pathOf(req.url)) }, 'internal error while serving a request');
+      if (!res.headersSent) sendJson(res, 500, statusBody(500, 'internal error; see the webhook log'));
+    } catch {
+      res.destroy();
+    }
   };
   const internalErrors: ErrorRequestHandler = (err: unknown, req, res, _next) => failed(err, req, res);
   app.use(internalErrors);
   return (req, res) => {
     const route = req.method === 'POST' ? routes.get(pathOf(req.url)) : undefined;
     if (route === undefined) return void app(req, res);
-    route.handle(req, res, (err) => failed(err, req, res));
+    try {
+      route.handle(req, res, (err) => failed(err, req, res));
+    } catch (err) {
+      failed(err, req, res); // thrown before the route's own catch (express catches it so on its way)
+    }
   };
 }
 

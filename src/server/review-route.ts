@@ -47,7 +47,7 @@ type Ending = Reviewed | Refusal | { type: 'unanswered'; code: string };
  * at the kube-apiserver's timeout): counted `aborted`, not under a status nobody was sent.
  */
 const GONE: Ending = { type: 'unanswered', code: 'aborted' };
-/** A bug: express's last error handler logs it and answers 500. */
+/** A bug: app.ts's last resort logs it and answers 500. */
 const FAILED: Ending = { type: 'unanswered', code: '500' };
 
 const PREEMPTED = errored(408, 'request body arrived too slowly while other reviews waited for room; send the whole body at once');
@@ -191,7 +191,7 @@ class Exchange implements BodyHolder {
 
   /**
    * A bug: counted 500 unless counted already (an answer whose sending threw is not), then
-   * express's last error handler logs it and answers 500.
+   * app.ts's last resort logs it and answers 500.
    */
   fail(err: unknown): void {
     this.write(FAILED);

@@ -1,5 +1,5 @@
 /**
- * Starts the HTTPS server around the express adapter: certificates and their hot reload,
+ * Starts the HTTPS server around the request listener (app.ts): certificates and their hot reload,
  * TLS settings, timeouts, the connection cap, readiness, metrics, and a graceful stop.
  */
 import { STATUS_CODES, type RequestListener } from 'node:http';

@@ -16,6 +16,18 @@ import type { WarnOnlyReviews } from '../../src/server/warn-only-reviews.js';
 import { sampleValue } from '../helpers/client.js';
 import { loadReview } from '../fixtures/load.js';
 
+/** POSTs `body` with the request target written as given (origin- or absolute-form): status, headers but `Date`, body. */
+function rawPost(port: number, target: string, type: string, body: string): Promise<{ status?: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: target, headers: { 'Content-Type': type } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode, headers: { ...res.headers, date: undefined }, body: text }));
+    });
+    req.on('error', reject).end(body);
+  });
+}
+
 describe('the review route', () => {
   it("answers a warn-only worker's bug with one 500, counted once under 500 and logged as an internal error", async () => {
     const lines: Record<string, unknown>[] = [];
@@ -87,19 +99,38 @@ describe('the review route', () => {
     const server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    const post = (target: string) =>
-      new Promise<{ status?: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: target, headers: { 'Content-Type': type } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-          res.on('end', () => resolve({ status: res.statusCode, headers: { ...res.headers, date: undefined }, body: text }));
-        });
-        req.on('error', reject).end(body);
-      });
     try {
-      const direct = await post(`${path}?timeout=10s`);
-      expect(await post(`http://127.0.0.1:${port}${path}?timeout=10s`)).toEqual(direct);
+      const direct = await rawPost(port, `${path}?timeout=10s`, type, body);
+      expect(await rawPost(port, `http://127.0.0.1:${port}${path}?timeout=10s`, type, body)).toEqual(direct);
       expect(`${direct.status} ${(JSON.parse(direct.body) as { response?: { allowed: boolean } }).response?.allowed}`).toBe(outcome);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('answers a bug thrown before the route could catch it with one 500, on either way in', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const app = createApp({ review: createReviewer(), logger, readinessChecks: [], metrics: createWebhookMetrics(), verifyClientCertificates: false });
+    const server = http.createServer((req, res) => {
+      // The route reads the raw headers first thing: a bug there throws inside Node's `request` event.
+      Object.defineProperty(req, 'rawHeaders', {
+        get: () => {
+          throw new Error('the headers could not be read');
+        },
+      });
+      app(req, res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      for (const target of [WEBHOOKS.configMap.path, `http://127.0.0.1:${port}${WEBHOOKS.configMap.path}`]) {
+        const res = await rawPost(port, target, 'application/json', '{}');
+        expect([target, res.status, JSON.parse(res.body).message]).toEqual([target, 500, 'internal error; see the webhook log']);
+      }
+      const internal = lines.filter((line) => line['msg'] === 'internal error while serving a request');
+      expect(internal.map((line) => (line['err'] as { message: string }).message)).toEqual(['the headers could not be read', 'the headers could not be read']);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
