@@ -1,5 +1,5 @@
 /** `serve` that cannot start exits 2 (unusable input), never 1, which means findings in the rest of the CLI. */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -91,12 +91,5 @@ describe('--reports with --no-pool-cache', () => {
     [undefined, true],
   ])('lets reports=%s with poolCache=%s through', (reports, poolCache) => {
     expect(reportsWithoutPoolCache({ ...(reports === undefined ? {} : { reports }), poolCache })).toBeUndefined();
-  });
-
-  it("is checked before serve's action, as commander's own usage errors are", async () => {
-    const main = await readFile(new URL('../../src/cli/main.ts', import.meta.url), 'utf8');
-    expect(main).toMatch(
-      /\.hook\('preAction', \(command\) => \{\s*const problem = reportsWithoutPoolCache\(command\.opts<ServeArguments>\(\)\);\s*if \(problem !== undefined\) command\.error\(`error: \$\{problem\}`\);/,
-    );
   });
 });

@@ -517,20 +517,31 @@ describe('NOTES.txt follows the enforcement actions (docs/operations.md, "Rollin
     .map(([k, v]) => `${k}=${v}`)
     .join(',')}`;
   const upgrade = `helm upgrade ${RELEASE} CHART -n ${RELEASE_NAMESPACE} --reuse-values --set`;
+  /** The notes with every run of white space one space: prose as read, wherever its lines wrap. */
+  const prose = (notes: string) => notes.replace(/\s+/g, ' ');
+  /** Step 4's pointer past the pool rules, which neither the reports nor `audit` cover. */
+  const othersRead =
+    'the rules on stored pools only; for the others (conf-yml, the UPDATE-only rules) read new writes: ' +
+    `the webhook's log lines with "decision":"warn" or "audit", and the metric spiderpool_iaas_webhook_decisions_total`;
 
   test('every rule Deny (the default): the dry run is refused, and no rollout step', async () => {
     const notes = await helmNotes();
     expect(notes).toContain('# expect: The ConfigMap "spiderpool-conf" is invalid: ...');
+    expect(prose(notes)).toContain('(refused while iaasNetworkProvider.serverUrl is set, a Warning while it is empty)');
     expect(notes).not.toMatch(/^4\. /m);
   });
 
   test('installed in Audit: nothing is refused yet, the reports say what would be, then Warn, then Deny', async () => {
     const notes = await helmNotes(['--set', 'enforcement.default=Audit']);
     expect(notes).not.toContain('is invalid');
-    expect(notes).toContain('conf-yml is Audit: the write goes through without a word, and the webhook logs it');
+    // With serverUrl empty the rule does not fire: the grep for the log line would find nothing.
+    expect(prose(notes)).toContain(
+      'conf-yml is Audit: the write goes through without a word, and the webhook logs it, while iaasNetworkProvider.serverUrl is set; while it is empty, a Warning and no log line',
+    );
     expect(notes).toContain('# expect: configmap/spiderpool-conf configured (server dry run), and a log line:');
     expect(notes).toMatch(/^4\. Nothing is refused yet \(enforcement\.default Audit\)\.$/m);
     expect(notes).toContain(`\n   ${reportsCommand}\n`);
+    expect(prose(notes)).toContain(`The reports cover ${othersRead}`);
     const upgrades = notes.split('\n').filter((line) => line.trim().startsWith('helm upgrade'));
     expect(upgrades.map((line) => line.trim())).toEqual([`${upgrade} enforcement.default=Warn`, `${upgrade} enforcement.default=Deny`]);
   });
@@ -538,6 +549,9 @@ describe('NOTES.txt follows the enforcement actions (docs/operations.md, "Rollin
   test('conf-yml in Warn among Deny rules: the dry run gets a Warning; only the Deny rules refuse, and conf-yml is the one to switch', async () => {
     const notes = await helmNotes(['--set', 'enforcement.rules.conf-yml=Warn']);
     expect(notes).toContain('# expect: Warning: ... then configmap/spiderpool-conf configured (server dry run)');
+    expect(prose(notes)).toContain(
+      'conf-yml is Warn: a Warning, and the write goes through, while iaasNetworkProvider.serverUrl is set; while it is empty, a Warning that the timeout is ignored',
+    );
     expect(notes).toMatch(/^4\. Only the rules in Deny refuse a write \(enforcement\.default Deny, enforcement\.rules \{"conf-yml":"Warn"\}\)\.$/m);
     const upgrades = notes.split('\n').filter((line) => line.trim().startsWith('helm upgrade'));
     expect(upgrades.map((line) => line.trim())).toEqual([`${upgrade} enforcement.rules.conf-yml=Deny`]);
@@ -547,6 +561,7 @@ describe('NOTES.txt follows the enforcement actions (docs/operations.md, "Rollin
     const notes = await helmNotes(['--set', 'enforcement.default=Warn', '--set', 'reports.enabled=false']);
     expect(notes).not.toContain('clusterreports');
     expect(notes).toContain('\n   spiderpool-iaas-webhook audit --kubeconfig ~/.kube/config\n');
+    expect(prose(notes)).toContain(`The audit covers ${othersRead}`);
   });
 });
 

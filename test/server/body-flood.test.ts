@@ -7,8 +7,9 @@
  * flood body queued ahead of it, and sustained, got 429: the body budget keeps the product's
  * deadlines (a review waits 4 s for room, below the refusing webhooks' `timeoutSeconds: 5`,
  * then gets 429), the server's others are unhurried (test/helpers/unhurried.ts), and the
- * client's own clock bounds an answer only loosely, so a loaded machine's slow handshake
- * fails nothing. The latencies are printed; speed itself is `npm run bench`'s.
+ * client's own clock bounds each answer only loosely, so a loaded machine's slow handshake
+ * fails nothing, and the median answer by the API server's deadline. The latencies are
+ * printed; speed itself is `npm run bench`'s.
  *
  * The attacker runs in a child process (its own event loop) and ends by itself.
  */
@@ -17,7 +18,7 @@ import { MAX_BODY_BYTES, WEBHOOKS } from '../../src/defaults.js';
 import { DEFAULT_TIMEOUTS } from '../../src/server/limits.js';
 import type { LargeBody } from '../helpers/attackers.js';
 import { spawnAttacker } from '../helpers/attacker-process.js';
-import { guardedReviews, type GuardedRun } from '../helpers/guarded-reviews.js';
+import { guardedReviews, latencySummary, REFUSING_WEBHOOK_TIMEOUT_MS, type GuardedRun } from '../helpers/guarded-reviews.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { UNHURRIED_ANSWER_MS, UNHURRIED_TIMEOUTS } from '../helpers/unhurried.js';
 import { until } from '../helpers/until.js';
@@ -63,13 +64,15 @@ it('a flood of large valid reviews from one address does not make the API server
     await attacker.stop();
   }
   const flood = attacker.last()!.stats['large-body']!;
-  const sorted = [...run.latenciesMs].sort((a, b) => a - b);
+  const { medianMs, maxMs } = latencySummary(run);
   console.log(
     `${FLOOD_CONNECTIONS} connections posting ${FLOOD.bytes} bytes in a loop from 127.0.0.1: ` +
       `${run.statuses.filter((s) => s === 200).length}/${REVIEWS} reviews from 127.0.0.2 answered 200, ${run.statuses.filter((s) => s === 429).length} 429, ` +
-      `${run.latenciesMs.filter((ms) => ms > 1_000).length} over 1 s; latency median ${sorted[sorted.length >> 1]} ms, max ${sorted[sorted.length - 1]} ms; ` +
+      `${run.latenciesMs.filter((ms) => ms > 1_000).length} over 1 s; latency median ${medianMs} ms, max ${maxMs} ms; ` +
       `flood bodies answered ${flood.closedByServer}`,
   );
   expect(run.statuses).toEqual(Array(REVIEWS).fill(200));
   for (const ms of run.latenciesMs) expect(ms).toBeLessThan(UNHURRIED_ANSWER_MS);
+  // Each answer is bounded loosely (a loaded machine's slow handshake); the typical one by the API server's deadline.
+  expect(medianMs).toBeLessThan(REFUSING_WEBHOOK_TIMEOUT_MS);
 });
