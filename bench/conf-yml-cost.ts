@@ -3,11 +3,13 @@
  * 15 000 and at 60 000 characters (the 64 KiB bound). Each shape once cost a copy of the
  * text or a walk of the document per occurrence (src/config: dashes and colons in flow
  * collections, tags, LS inside quotes, private-use characters, thousands of keys, a key of
- * a long run of blanks): linear reading takes about 4× as long at 4× the text, quadratic
+ * a long run of blanks; src/yaml-go: comments and skipped lines where a U+FEFF starts
+ * libyaml's read buffer): linear reading takes about 4× as long at 4× the text, quadratic
  * 16×. Jest cannot time out synchronous code, so this bound is checked here, as a ratio
  * within one run, not as a time.
  */
 import { readConfYml } from '../src/spiderpool/conf-yml.js';
+import { READ_CHUNK_BYTES } from '../src/yaml-go/libyaml-lookahead.js';
 import type { MicroResult } from './micro.js';
 
 /** The two sizes (characters) and the bound on the ratio of their times: linear is 4×. */
@@ -24,10 +26,30 @@ const SHAPES: ReadonlyArray<readonly [string, (chars: number) => string]> = [
   ['private-use characters', (n) => flow('\ue000\ue001\ue002, ', n)],
   ['thousands of keys', (n) => `${Array.from({ length: Math.floor(n / 10) }, (_, i) => `k${i}: v`).join('\n')}\niaasNetworkProvider: {serverUrl: http://a}\n`],
   ['a key of blanks then ":"', (n) => `iaasNetworkProvider:\n  ? "httpRequestTimeout${' '.repeat(n)}:"\n  : 3s\n`],
+  ['" #" in a flow sequence, a U+FEFF at a chunk end', (n) => bomAtChunkEnds(flow('" #" ,', n), '#\n', n + READ_CHUNK_BYTES)],
+  ['"a," in a flow sequence, then "#" lines, a U+FEFF at each chunk end', (n) => bomAtChunkEnds(flow('a,', n / 2), '#\n', n)],
 ];
 
 function flow(unit: string, chars: number): string {
   return `a: [${unit.repeat(Math.floor(chars / unit.length))}]\n`;
+}
+
+/**
+ * `head`, then `line` repeated up to `chars` characters, with a comment ending in U+FEFF where
+ * each 512-byte chunk ends: libyaml's reader buffer then starts with it, and its scanner skips
+ * column 0 up to the next chunk (src/yaml-go/libyaml-bom.ts), harmlessly on `#` lines.
+ */
+function bomAtChunkEnds(head: string, line: string, chars: number): string {
+  let text = head;
+  let bytes = Buffer.byteLength(head);
+  while (text.length < chars) {
+    const left = READ_CHUNK_BYTES - (bytes % READ_CHUNK_BYTES);
+    // Its first byte 2 before the chunk's end, so the chunk does not hold it whole.
+    const next = left >= 4 && left < 4 + line.length ? ` #${' '.repeat(left - 4)}\uFEFF\n` : line;
+    text += next;
+    bytes += Buffer.byteLength(next);
+  }
+  return text;
 }
 
 const taskName = (shape: string, chars: number) => `readConfYml, ${shape}, ${chars} characters`;

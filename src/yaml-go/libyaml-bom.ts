@@ -13,7 +13,7 @@
  * at column 0 where a token is looked for is skipped as if it were a space: the first
  * character of a key, a `#`, a line break.
  */
-import { isMap, isNode, isScalar, isSeq, parseDocument, visit, type Document } from 'yaml';
+import { isMap, isNode, isScalar, isSeq, parseDocument, visit, type Document, type Node } from 'yaml';
 import { isBlank, isBreak, lfBreaks, lineEnd } from './libyaml-chars.js';
 import { READ_CHUNK_BYTES } from './libyaml-lookahead.js';
 import type { Refusal } from './unmarshal-context.js';
@@ -27,7 +27,8 @@ export interface ScalarSpan {
 
 /**
  * The source spans of the scalars of the first document of `text`, as the `yaml` package
- * reads them unadjusted (where its reading and libyaml's part, the scalars stand alike).
+ * reads them unadjusted (where its reading and libyaml's part, the scalars stand alike),
+ * ascending by `from` (document order; the lookups of {@link spanFinder} rely on it).
  */
 export function scalarSpans(text: string): ScalarSpan[] {
   const spans: ScalarSpan[] = [];
@@ -38,7 +39,55 @@ export function scalarSpans(text: string): ScalarSpan[] {
       spans.push({ from: node.range[0], to: node.range[1], style });
     },
   });
-  return spans;
+  return spans.sort((a, b) => a.from - b.from);
+}
+
+/**
+ * The first of `spans` (ascending by `from`) with `from` ≤ `most` and `to` ≥ `least`, as
+ * `spans.find` gives it, in O(log n): a binary search on the furthest `to` up to each span.
+ */
+function spanFinder(spans: readonly ScalarSpan[]): (most: number, least: number) => ScalarSpan | undefined {
+  const reach: number[] = [];
+  for (const span of spans) reach.push(Math.max(reach.at(-1) ?? -Infinity, span.to));
+  return (most, least) => {
+    // The first span reaching `least`: none before it does, and none after it starts earlier.
+    let low = 0;
+    let high = spans.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (reach[mid]! >= least) high = mid;
+      else low = mid + 1;
+    }
+    const span = spans[low];
+    return span !== undefined && span.from <= most ? span : undefined;
+  };
+}
+
+/** What the scanner's reach at an offset depends on: the text, its scalars, where each line's comment starts. */
+interface ReadingAt {
+  text: string;
+  scalarAt: (at: number) => ScalarSpan | undefined;
+  lines: readonly number[];
+  comments: readonly number[];
+}
+
+/** {@link ReadingAt} for `text`, in one pass over it ({@link commentStarts}). */
+function readingAt(text: string, scalars: readonly ScalarSpan[]): ReadingAt {
+  const find = spanFinder(scalars);
+  const lines = lineStarts(text);
+  return { text, scalarAt: (at) => find(at, at), lines, comments: commentStarts(text, lines, (at) => find(at, at + 1) !== undefined) };
+}
+
+/**
+ * Per line of `text` (`lines`: their starts), the offset of its first `#` that follows a blank
+ * or starts the line, outside scalars (`inScalar`), where its comment starts; else Infinity.
+ */
+function commentStarts(text: string, lines: readonly number[], inScalar: (at: number) => boolean): number[] {
+  return lines.map((from, line) => {
+    const to = lines[line + 1] ?? text.length;
+    for (let i = from; i < to; i++) if (text[i] === '#' && (i === from || isBlank(text[i - 1])) && !inScalar(i)) return i;
+    return Infinity;
+  });
 }
 
 /**
@@ -62,8 +111,8 @@ function chunkEnds(pastBom: string, bomBytes: number): number[] {
  * Where the reader decodes the chunk starting at `end`: where the scanner first asks for
  * more characters than it holds, among the 3 before `end` ({@link asked}), else at `end`.
  */
-function refillAt(text: string, end: number, scalars: readonly ScalarSpan[]): number {
-  for (let at = Math.max(0, end - 3); at < end; at++) if (at + asked(text, at, scalars) > end) return at;
+function refillAt(reading: ReadingAt, end: number): number {
+  for (let at = Math.max(0, end - 3); at < end; at++) if (at + asked(reading, at) > end) return at;
   return end;
 }
 
@@ -74,12 +123,13 @@ function refillAt(text: string, end: number, scalars: readonly ScalarSpan[]): nu
  * character and at a line break, 1 past a blank, a comment's or a block scalar's character
  * or a name's (anchor, tag); none between CR and LF, skipped as one break.
  */
-function asked(text: string, at: number, scalars: readonly ScalarSpan[]): number {
+function asked(reading: ReadingAt, at: number): number {
+  const { text } = reading;
   const c = text[at];
   if (c === '\n' && text[at - 1] === '\r') return 0;
   if (isBreak(c)) return 2;
   const prev = text[at - 1];
-  const scalar = scalars.find((s) => s.from <= at && at <= s.to);
+  const scalar = reading.scalarAt(at);
   if (scalar !== undefined && scalar.style !== 'block') {
     const content = scalar.style === 'quoted' ? scalar.from + 1 : scalar.from;
     if (at <= content || (!isBlank(c) && (at === scalar.to || isBlank(prev) || isBreak(prev)))) return 4;
@@ -88,17 +138,12 @@ function asked(text: string, at: number, scalars: readonly ScalarSpan[]): number
     return isBlank(prev) || isBreak(prev) ? 1 : 2;
   }
   if (scalar !== undefined) return at === scalar.from ? 4 : 1;
-  if (isBlank(c) || inComment(text, at, scalars)) return 1;
-  const word = /[^\s]*$/.exec(text.slice(Math.max(0, at - 1024), at))![0];
-  return word !== '' && '&*!'.includes(word[0]!) ? 1 : 4;
-}
-
-/** Whether `at` stands in a comment: past a `#` that follows a blank or starts its line, outside scalars. */
-function inComment(text: string, at: number, scalars: readonly ScalarSpan[]): boolean {
-  for (let i = at; i >= 0 && !isBreak(text[i]); i--) {
-    if (text[i] === '#' && (i === 0 || isBlank(text[i - 1]) || isBreak(text[i - 1])) && !scalars.some((s) => s.from <= i && i < s.to)) return true;
-  }
-  return false;
+  // In a comment: past the start of its line's comment (`c` is no break here).
+  if (isBlank(c) || reading.comments[lastAtMost(reading.lines, at)]! <= at) return 1;
+  // The word before `at` (within 1024 characters), walked back: `/[^\s]*$/` backtracks quadratically.
+  let word = at;
+  while (word > Math.max(0, at - 1024) && !/\s/.test(text[word - 1]!)) word--;
+  return word < at && '&*!'.includes(text[word]!) ? 1 : 4;
 }
 
 /**
@@ -108,7 +153,8 @@ function inComment(text: string, at: number, scalars: readonly ScalarSpan[]): bo
  */
 function bomBufferSpans(pastBom: string, leadingBom: boolean, scalars: readonly ScalarSpan[]): Array<[number, number]> {
   const ends = chunkEnds(pastBom, leadingBom ? 3 : 0);
-  const refills = ends.map((end) => refillAt(pastBom, end, scalars));
+  const reading = readingAt(pastBom, scalars);
+  const refills = ends.map((end) => refillAt(reading, end));
   const spans: Array<[number, number]> = [];
   if (leadingBom && pastBom.startsWith('\ufeff')) spans.push([0, refills[0] ?? pastBom.length]);
   refills.forEach((at, k) => {
@@ -120,10 +166,16 @@ function bomBufferSpans(pastBom: string, leadingBom: boolean, scalars: readonly 
   return spans;
 }
 
-/** Whether the reader's buffer may start with U+FEFF somewhere in `pastBom` (a cheap test before {@link bomSkips}). */
+/**
+ * Whether the reader's buffer may start with U+FEFF somewhere in `pastBom` (a cheap test
+ * before {@link bomSkips}, which finds none when this is false): a second U+FEFF right after
+ * the BOM, or one where a refill may happen, within the 3 characters before a chunk's end or
+ * at it ({@link refillAt}), the only places {@link bomBufferSpans} starts a span.
+ */
 export function bomMayStartBuffer(pastBom: string, leadingBom: boolean): boolean {
   if (!pastBom.includes('\ufeff')) return false;
-  return (leadingBom && pastBom.startsWith('\ufeff')) || Buffer.byteLength(pastBom, 'utf8') + (leadingBom ? 3 : 0) > READ_CHUNK_BYTES;
+  if (leadingBom && pastBom.startsWith('\ufeff')) return true;
+  return chunkEnds(pastBom, leadingBom ? 3 : 0).some((end) => pastBom.slice(Math.max(0, end - 3), end + 1).includes('\ufeff'));
 }
 
 /**
@@ -172,12 +224,15 @@ export function bomSkipOutcome(
   const writtenLines = lineStarts(written);
   const textLines = lineStarts(text);
   // Each skip starts a line, which starts at the same line in the parsed text (flow lines may be padded).
-  const parsedAt = (at: number) => textLines[lineAt(writtenLines, at)] ?? text.length;
-  const inScalar = (at: number) => scalars.some((s) => s.style !== 'plain' && s.from < at && at < s.to);
-  const read = skips.filter((at) => (end === undefined || parsedAt(at) <= end) && !inScalar(at));
+  const parsedAt = (at: number) => textLines[lastAtMost(writtenLines, at)] ?? text.length;
+  const quoted = spanFinder(scalars.filter((s) => s.style !== 'plain'));
+  const read = skips.filter((at) => (end === undefined || parsedAt(at) <= end) && quoted(at - 1, at + 1) === undefined);
   const root = doc.contents;
   if (!isMap(root) || root.flow || root.range === null || root.range === undefined) return { read };
-  const mappingLine = lineAt(textLines, root.range[0]);
+  const mappingLine = lastAtMost(textLines, root.range[0]);
+  // The keyed pairs, whose keys stand in document order.
+  const keyed = root.items.filter((pair) => isNode(pair.key));
+  const keyStarts = keyed.map((pair) => (pair.key as Node).range![0]);
   const mappingStart = textLines[mappingLine]!;
   // The mapping's column; one more when its first key's first character is skipped.
   const column = root.range[0] - mappingStart + (read.some((at) => parsedAt(at) === root.range![0]) ? 1 : 0);
@@ -185,14 +240,15 @@ export function bomSkipOutcome(
     const token = tokenColumn(written, at);
     const from = parsedAt(at);
     if (token === undefined || from <= mappingStart || token <= column) continue;
-    const before = root.items.filter((pair) => isNode(pair.key) && pair.key.range![0] < from).at(-1);
+    const last = lastAtMost(keyStarts, from - 1);
+    const before = keyStarts[last]! < from ? keyed[last] : undefined;
     const value = before?.value;
     if (!isNode(value) || value.range![1] > from || (isScalar(value) && value.value === null && !value.source)) continue;
     // A block collection as the value takes what stands at or right of its column.
-    if ((isMap(value) || isSeq(value)) && !value.flow && value.range![0] - textLines[lineAt(textLines, value.range![0])]! <= token) continue;
+    if ((isMap(value) || isSeq(value)) && !value.flow && value.range![0] - textLines[lastAtMost(textLines, value.range![0])]! <= token) continue;
     // A plain scalar reads on over blank lines: the next line's first character is the one skipped.
     const plainBefore = scalars.filter((scalar) => scalar.to <= at).at(-1)?.style === 'plain';
-    const line = lineAt(writtenLines, at) + (isBreak(written[at]) && plainBefore ? 1 : 0);
+    const line = lastAtMost(writtenLines, at) + (isBreak(written[at]) && plainBefore ? 1 : 0);
     const message = 'did not find expected key';
     const problem = `line ${line + 1}: a U+FEFF at the start of Go's read buffer makes libyaml skip the first character of the line (yamlprivateh.go is_bom), and what follows then stands right of the mapping's other keys`;
     // After a skipped `#`, a comment's words are a plain scalar, which may run on to a scanner error.
@@ -221,8 +277,8 @@ function lineStarts(text: string): number[] {
   return starts;
 }
 
-/** The 0-based line of offset `at`, by the line starts of its text. */
-function lineAt(starts: readonly number[], at: number): number {
+/** The index of the last of `starts` (ascending) at or before `at`, 0 when none: with line starts, the 0-based line of offset `at`. */
+function lastAtMost(starts: readonly number[], at: number): number {
   let low = 0;
   let high = starts.length - 1;
   while (low < high) {
