@@ -282,7 +282,8 @@ function implicitEnd(tokens: readonly Token[], text: string, end = text.length):
   const content = (t: Token) => !['space', 'newline', 'comment'].includes(t.type ?? '');
   const next = tokens.slice(tokens.indexOf(doc!) + 1).find(content);
   const stray = (doc!['end'] as Token[] | undefined)?.find(content) ?? (next?.type === 'error' ? next : undefined);
-  if (stray === undefined || stray.offset! >= end) return undefined;
+  // An LS or PS there is a line break to libyaml, content to the `yaml` package: libyaml's next token lies past it (refused, `separatorProblem`).
+  if (stray === undefined || stray.offset! >= end || isBreak(text[stray.offset!])) return undefined;
   const lineStart = text.lastIndexOf('\n', stray.offset! - 1) + 1;
   if (stray.offset! - lineStart >= (root['indent'] as number)) return undefined;
   return { line: lineOf(text, lineStart) };
