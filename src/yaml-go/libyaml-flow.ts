@@ -22,8 +22,13 @@ import { ANCHOR_CHARACTER, TAG_CHARACTER, blankOrEnd, isBlank, isBreak } from '.
  * `,` `?` `[` `]` `{` `}`, or at a `#` after a blank; `:` and `?` where a token starts are
  * indicators (`yaml_parser_fetch_next_token`). Blanks are libyaml's (libyaml-chars.ts): a
  * NBSP or U+3000 is text, so a `#` after one is no comment and a `-` after one no scalar `-`.
+ * `blockScalars`: [start, end) offsets of block scalars (ascending), text that opens no
+ * flow collection, skipped where they start outside one.
  */
-export function scanFlow(text: string): { deepest: number; dashes: number[]; colons: number[]; spaces: number[] } {
+export function scanFlow(
+  text: string,
+  blockScalars: ReadonlyArray<readonly [number, number]> = [],
+): { deepest: number; dashes: number[]; colons: number[]; spaces: number[] } {
   const dashes: number[] = [];
   const colons: number[] = [];
   const spaces: number[] = [];
@@ -32,7 +37,13 @@ export function scanFlow(text: string): { deepest: number; dashes: number[]; col
   /** Inside a flow collection: a plain scalar is being read. */
   let plain = false;
   let afterBlank = false;
+  let block = 0;
   for (let i = 0; i < text.length; i++) {
+    while (block < blockScalars.length && blockScalars[block]![0] < i) block++;
+    if (depth === 0 && blockScalars[block]?.[0] === i) {
+      i = blockScalars[block]![1] - 1;
+      continue;
+    }
     const c = text[i]!;
     const prev = text[i - 1];
     const endsPlain = plain;

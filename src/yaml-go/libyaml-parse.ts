@@ -26,11 +26,12 @@
  *   (`&a : x`) are the key's, not the mapping's (libyaml-props.ts);
  * - properties before an alias (`&a *a`) make an empty scalar: as the whole document,
  *   libyaml's document ends there and Go reads it as empty;
+ * - a block scalar's text is read as written: no flow rewrite above reaches into it;
  * - a block scalar's trailing line breaks are only those libyaml read: one whose last line
  *   ends the text without a break has no final `\n` (libyaml-block.ts).
  */
 import { Composer, Parser, isAlias, type CST, type Document, type LineCounter } from 'yaml';
-import { dropUnreadBreaks, headersAtKeyIndent } from './libyaml-block.js';
+import { blockScalarSpans, dropUnreadBreaks, headersAtKeyIndent } from './libyaml-block.js';
 import { givePropertiesToEmptyKeys } from './libyaml-props.js';
 import { ANCHOR_CHARACTER, blankOrEnd, isBlank, isBreak, lfBreaks, lineEnd, lineOf } from './libyaml-chars.js';
 import { firstDocumentTagDirectives, respellTags, retag, type FirstDocumentTags } from './libyaml-tags.js';
@@ -82,7 +83,7 @@ const MAX_REPARSED_CHARS = 128 * 1024;
  */
 export function parseLikeLibyaml(written: string, newLines: () => LineCounter): LibyamlParse {
   let text = lfBreaks(written);
-  const flow = scanFlow(text);
+  const flow = flowOutsideBlockScalars(text);
   let { dashes } = flow;
   text = rewriteAt(text, dashes, 1, 'x');
   // A character of no other use in the text stands for each `:` libyaml keeps in a plain scalar.
@@ -159,6 +160,16 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
     dropUnreadBreaks(doc, sourceTokens(parsed.tokens));
     return { text, doc, more: parsed.more, end };
   }
+}
+
+/**
+ * `scanFlow` of `text` past its block scalars, whose text libyaml reads as it stands (a
+ * `[-]` there opens no flow collection, a `'` starts no quoted scalar). They are found by a
+ * parse of their own, only for a text with a `[` or `{` and a line ending as a block header.
+ */
+function flowOutsideBlockScalars(text: string): ReturnType<typeof scanFlow> {
+  const headed = /[[{]/.test(text) && /[|>][0-9+-]*[ \t]*(?:#.*)?\r?$/m.test(text);
+  return scanFlow(text, headed ? blockScalarSpans(text) : []);
 }
 
 /** The CST tokens the parse went through, as plain objects. */
