@@ -33,7 +33,8 @@ export function scalarSpans(text: string): ScalarSpan[] {
   const spans: ScalarSpan[] = [];
   visit(parseDocument(lfBreaks(text), { uniqueKeys: false }), {
     Scalar(_key, node) {
-      if (!node.range) return;
+      // A null with no text (`key:`) is no scalar libyaml scans.
+      if (!node.range || node.range[0] === node.range[1]) return;
       const style = node.type === 'PLAIN' ? 'plain' : node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE' ? 'quoted' : 'block';
       spans.push({ from: node.range[0], to: node.range[1], style });
     },
@@ -70,7 +71,8 @@ function refillAt(text: string, end: number, scalars: readonly ScalarSpan[]): nu
 /**
  * How many characters the scanner asks the reader for as it reaches `at` (scannerc.go):
  * 4 where a token or a scalar's run of non-blanks starts (`yaml_parser_fetch_next_token`,
- * `yaml_parser_scan_plain_scalar`, `yaml_parser_scan_flow_scalar`), 2 past a scalar's
+ * `yaml_parser_scan_plain_scalar`, `yaml_parser_scan_flow_scalar`) and at a `#` after a
+ * plain scalar's blanks on its line, 2 past a scalar's
  * character and at a line break, 1 past a blank, a comment's or a block scalar's character
  * or a name's (anchor, tag); none between CR and LF, skipped as one break.
  */
@@ -88,9 +90,18 @@ function asked(text: string, at: number, scalars: readonly ScalarSpan[]): number
     return isBlank(prev) || isBreak(prev) ? 1 : 2;
   }
   if (scalar !== undefined) return at === scalar.from ? 4 : 1;
+  // A plain scalar's scan reads on over blanks to a `#` and asks for 4 there before it stops.
+  if (c === '#' && afterPlainScalar(text, at, scalars)) return 4;
   if (isBlank(c) || inComment(text, at, scalars)) return 1;
   const word = /[^\s]*$/.exec(text.slice(Math.max(0, at - 1024), at))![0];
   return word !== '' && '&*!'.includes(word[0]!) ? 1 : 4;
+}
+
+/** Whether only blanks stand between a plain scalar's end and `at` (scannerc.go `yaml_parser_scan_plain_scalar`). */
+function afterPlainScalar(text: string, at: number, scalars: readonly ScalarSpan[]): boolean {
+  let end = at;
+  while (end > 0 && isBlank(text[end - 1])) end--;
+  return end < at && scalars.some((s) => s.style === 'plain' && s.to === end);
 }
 
 /** Whether `at` stands in a comment: past a `#` that follows a blank or starts its line, outside scalars. */
@@ -187,7 +198,7 @@ export function bomSkipOutcome(
     if (token === undefined || from <= mappingStart || token <= column) continue;
     const before = root.items.filter((pair) => isNode(pair.key) && pair.key.range![0] < from).at(-1);
     const value = before?.value;
-    if (!isNode(value) || value.range![1] > from || (isScalar(value) && value.value === null && !value.source)) continue;
+    if (!isNode(value) || value.range![1] > from || (isScalar(value) && value.type === 'PLAIN' && value.source === '')) continue;
     // A block collection as the value takes what stands at or right of its column.
     if ((isMap(value) || isSeq(value)) && !value.flow && value.range![0] - textLines[lineAt(textLines, value.range![0])]! <= token) continue;
     // A plain scalar reads on over blank lines: the next line's first character is the one skipped.

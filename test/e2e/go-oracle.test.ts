@@ -335,11 +335,13 @@ const fanout = (leaf: string, levels: number, width: number) => {
   return `${lines.join('\n')}\n`;
 };
 
-/** A conf.yml whose `bom` ends the reader's first 512-byte chunk inside a quoted key (libyaml-bom.ts); a top-level key follows. */
-function atFirstChunkEnd(bom: string): string {
-  const before = `a: 1\n${P}:\n  "xxxx`;
-  return `#${'x'.repeat(509 - Buffer.byteLength(before) - 2)}\n${before}${bom}y": 1\n  httpRequestTimeout: 5s\nb: 2\n`;
+/** A padding comment, `before`, then `bom` at byte `byte` (libyaml-bom.ts: 509 ends the reader's first 512-byte chunk, 512 starts the next), then `after`. */
+function atByte(byte: number, before: string, bom: string, after: string): string {
+  return `#${'x'.repeat(byte - Buffer.byteLength(before) - 2)}\n${before}${bom}${after}`;
 }
+
+/** A conf.yml whose `bom` ends the reader's first 512-byte chunk inside a quoted key; a top-level key follows. */
+const atFirstChunkEnd = (bom: string) => atByte(509, `a: 1\n${P}:\n  "xxxx`, bom, `y": 1\n  httpRequestTimeout: 5s\nb: 2\n`);
 
 const F_BREAKS = 'line breaks: LS (U+2028) and PS (U+2029) are read only inside a quoted value between two other characters; elsewhere refused';
 const F_LIMITS =
@@ -884,6 +886,8 @@ const corpus: Case[] = [
   // libyaml's scanner skips column 0 while its buffer starts with U+FEFF (src/yaml-go/libyaml-bom.ts).
   { name: "U+FEFF as the reader's first chunk's last character, in a quoted key", doc: atFirstChunkEnd('\uFEFF') },
   { name: "the same text without the U+FEFF at the chunk's end", doc: atFirstChunkEnd('z') },
+  { name: "U+FEFF starting the reader's second chunk in a comment after an empty value", doc: atByte(512, `a: 1\n${P}: # c`, '\uFEFF', `foo\n${P}: 50s\n`) },
+  { name: "U+FEFF starting the reader's second chunk in a comment after a plain value", doc: atByte(512, `a: 1\n${P}: x # c`, '\uFEFF', `foo\nzz: 50s\n`) },
   { name: 'a second BOM, then a comment and a key', doc: '\uFEFF\uFEFF#c\nx: 1\n' },
   { name: 'a second BOM before an indented mapping', doc: `\uFEFF\uFEFF  a: 1\n  ${P}:\n    httpRequestTimeout: 3s\n` },
   { name: 'CR-only line endings', doc: `${P}:\r  httpRequestTimeout: 50s\r` },

@@ -63,6 +63,14 @@ describe('a U+FEFF where the reader decodes its next chunk', () => {
   it('before the first key: the mapping moves with it, and the key loses its first character', () => {
     expect(read(at('# c', `\n${P}:\n  httpRequestTimeout: 5s\n`, 510))).toEqual(both(''));
   });
+  it("in a comment after an empty value: the next key, one column right, is that value's (found by fuzzing against yaml.v2/v3)", () => {
+    expect(read(at(`a: 1\n${P}: # c`, `foo\n${P}: 50s\n`, 512))).toEqual(both(''));
+  });
+  it("in a comment after a plain scalar, which asks for 4 characters at the '#': the buffer starts before it, no skip", () => {
+    expect(read(at(`a: 1\n${P}: x # c`, `foo\nzz: 50s\n`, 512))).toEqual(
+      both('yaml: unmarshal errors:\n  line 3: cannot unmarshal !!str `x` into main.Provider'),
+    );
+  });
 });
 
 describe('a second U+FEFF right after the BOM', () => {
