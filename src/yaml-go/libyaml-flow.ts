@@ -111,17 +111,19 @@ export function quotedEnd(text: string, start: number): number {
 
 /**
  * Puts back, in one walk of the document, the `-` of each plain scalar that starts at one
- * of `dashes` (parsed as `x`) and each `:` kept in a plain scalar (parsed as `colon`). Only
- * plain scalars: a quoted one may hold `colon` from an escape (`"\uE000"`), which is its own.
+ * of `dashes` (parsed as `x`) and each character a stand-in took the place of (`standIns`:
+ * stand-in to character, a `:` kept in a plain scalar, a U+FEFF read as text). Only plain
+ * scalars: a quoted one may hold a stand-in from an escape (`"\uE000"`), which is its own.
  */
-export function restoreScalars(doc: Document.Parsed, dashes: ReadonlySet<number>, colon: string): void {
+export function restoreScalars(doc: Document.Parsed, dashes: ReadonlySet<number>, standIns: ReadonlyMap<string, string>): void {
   const stack: unknown[] = [doc.contents];
   while (stack.length > 0) {
     const node = stack.pop() as { range?: number[]; value?: unknown; items?: unknown[]; key?: unknown; type?: unknown } | null;
     if (node === null || typeof node !== 'object') continue;
     if (typeof node.value === 'string' && node.type === 'PLAIN') {
-      const value = node.range !== undefined && dashes.has(node.range[0]!) ? `-${node.value.slice(1)}` : node.value;
-      node.value = value.replaceAll(colon, ':');
+      let value = node.range !== undefined && dashes.has(node.range[0]!) ? `-${node.value.slice(1)}` : node.value;
+      for (const [standIn, character] of standIns) value = value.replaceAll(standIn, character);
+      node.value = value;
     }
     if (Array.isArray(node.items)) stack.push(...node.items);
     if ('key' in node) stack.push(node.key, node.value);

@@ -26,6 +26,7 @@
  *   (`&a : x`) are the key's, not the mapping's (libyaml-props.ts);
  * - properties before an alias (`&a *a`) make an empty scalar: as the whole document,
  *   libyaml's document ends there and Go reads it as empty;
+ * - a U+FEFF at a line's start before the first document is text, not a byte order mark;
  * - a block scalar's text is read as written: no flow rewrite above reaches into it;
  * - a block scalar's trailing line breaks are only those libyaml read: one whose last line
  *   ends the text without a break has no final `\n` (libyaml-block.ts).
@@ -89,6 +90,9 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
   // A character of no other use in the text stands for each `:` libyaml keeps in a plain scalar.
   const colon = unusedCharacter(text);
   text = rewriteAt(text, flow.colons, 1, colon);
+  // Another for each U+FEFF the `yaml` package would take for a byte order mark (`prologueBoms`).
+  const bom = unusedCharacter(`${text}${colon}`);
+  let boms: number[] = [];
   const directives = firstDocumentTagDirectives(written);
   if ('problem' in directives) return directives;
   const tags: FirstDocumentTags = { at: [], entries: [] };
@@ -100,8 +104,10 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
     const parsed = firstDocument(text, lines);
     const end = firstDocumentEnd(parsed.tokens);
     const rewritten = respellTags(tagTokens(parsed.tokens, end), text, directives, tags);
-    if (rewritten !== text) {
-      text = rewritten;
+    const moreBoms = prologueBoms(parsed.tokens);
+    if (rewritten !== text || moreBoms.length > 0) {
+      text = rewriteAt(rewritten, moreBoms, 1, bom);
+      boms = [...boms, ...moreBoms].sort((a, b) => a - b);
       continue;
     }
     // Names are ended on every parse: a repad or respelt tag can bring more into the CST.
@@ -154,9 +160,19 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
       leadingDocumentEnd(parsed.tokens);
     if (problem !== undefined) return { problem, ...(end !== undefined ? { end } : {}) };
     if (flow.colons.length > 0) text = text.replaceAll(colon, ':');
+    text = rewriteAt(text, boms, 1, '\uFEFF');
     if (doc === undefined) return { text, doc, more: parsed.more, end };
     doc.errors = doc.errors.filter((e) => !commentAfterToken(e, text) && !(e.code === 'ALIAS_PROPS' && rootAlias(doc, parsed.tokens)));
-    if (dashes.length > 0 || flow.colons.length > 0) restoreScalars(doc, new Set(dashes), colon);
+    if (dashes.length > 0 || flow.colons.length > 0 || boms.length > 0) {
+      restoreScalars(
+        doc,
+        new Set(dashes),
+        new Map([
+          [colon, ':'],
+          [bom, '\uFEFF'],
+        ]),
+      );
+    }
     dropUnreadBreaks(doc, sourceTokens(parsed.tokens));
     return { text, doc, more: parsed.more, end };
   }
@@ -170,6 +186,20 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
 function flowOutsideBlockScalars(text: string): ReturnType<typeof scanFlow> {
   const headed = /[[{]/.test(text) && /[|>][0-9+-]*[ \t]*(?:#.*)?\r?$/m.test(text);
   return scanFlow(text, headed ? blockScalarSpans(text) : []);
+}
+
+/**
+ * Each U+FEFF past the text's start that the `yaml` package takes for a byte order mark,
+ * at a line's start before the first document (YAML 1.2 allows one before each document):
+ * libyaml's reader drops only the stream's first (readerc.go `yaml_parser_determine_encoding`),
+ * so its scanner reads one there as text, a plain scalar's first character.
+ */
+function prologueBoms(tokens: readonly Token[]): number[] {
+  const first = tokens.findIndex((t) => t.type === 'document');
+  return tokens
+    .slice(0, first < 0 ? tokens.length : first)
+    .filter((t) => t.type === 'byte-order-mark' && t.offset! > 0)
+    .map((t) => t.offset!);
 }
 
 /** The CST tokens the parse went through, as plain objects. */

@@ -889,6 +889,9 @@ const corpus: Case[] = [
   { name: "U+FEFF starting the reader's second chunk in a comment after an empty value", doc: atByte(512, `a: 1\n${P}: # c`, '\uFEFF', `foo\n${P}: 50s\n`) },
   { name: "U+FEFF starting the reader's second chunk in a comment after a plain value", doc: atByte(512, `a: 1\n${P}: x # c`, '\uFEFF', `foo\nzz: 50s\n`) },
   { name: 'a second BOM, then a comment and a key', doc: '\uFEFF\uFEFF#c\nx: 1\n' },
+  // Past the stream's first, a U+FEFF at a line's start before the first document is text to libyaml.
+  { name: 'U+FEFF starting a line after a comment', doc: `# h\n\uFEFF&kp ${P}: {httpRequestTimeout: 5s}\n` },
+  { name: 'U+FEFF before "---" after a directive', doc: `%YAML 1.1\n\uFEFF---\n${P}: {httpRequestTimeout: 5s}\n` },
   { name: 'a second BOM before an indented mapping', doc: `\uFEFF\uFEFF  a: 1\n  ${P}:\n    httpRequestTimeout: 3s\n` },
   { name: 'CR-only line endings', doc: `${P}:\r  httpRequestTimeout: 50s\r` },
   { name: 'NEL as a line break', doc: `${P}:\u0085  httpRequestTimeout: 50s\n` },

@@ -82,3 +82,16 @@ describe('a second U+FEFF right after the BOM', () => {
     expect(read(`\uFEFF\uFEFFa: 1\nb${P}:\n  httpRequestTimeout: 5s\n`)).toEqual(both('5s'));
   });
 });
+
+describe('a U+FEFF at the start of a line before the first document (found by fuzzing against yaml.v2/v3)', () => {
+  // The `yaml` package takes it for a byte order mark; libyaml's reader drops only the stream's first.
+  it('is the first character of a key, as Go reads it', () => {
+    for (const text of [`# h\n\uFEFF${P}: {httpRequestTimeout: 5s}\n`, `\n\uFEFF&kp ${P}: {httpRequestTimeout: 5s}\n`]) {
+      expect(read(text)).toEqual(both(''));
+      expect(unmarshal(text, T).unknownKeys.map((k) => k.key)).toEqual([text.slice(text.indexOf('\uFEFF'), text.indexOf(':'))]);
+    }
+  });
+  it('before "---" after a directive: text where a document start is needed (Go: "did not find expected <document start>")', () => {
+    expect(unmarshal(`%YAML 1.1\n\uFEFF---\n${P}: {httpRequestTimeout: 5s}\n`, T).refused).toEqual(expect.objectContaining({ by: 'go' }));
+  });
+});
