@@ -6,7 +6,7 @@
  * scalar with `\n`, also when its last line ends the text without a break
  * (`httpRequestTimeout: |` then `    30s` as the last bytes: libyaml "30s", `yaml` "30s\n").
  */
-import { visit, type Document } from 'yaml';
+import { CST, Parser, visit, type Document } from 'yaml';
 
 /** A CST token as a plain object (the `yaml` package's `CST.BlockScalar` fields read here). */
 type Token = { type?: string; offset?: number; source?: string; indent?: unknown; props?: unknown };
@@ -111,4 +111,22 @@ export function headersAtKeyIndent(tokens: readonly unknown[], text: string): nu
     });
   }
   return out.sort((a, b) => a - b);
+}
+
+/**
+ * Where each block scalar of `text` stands: [start, end) offsets from its header to the
+ * end of its last line, ascending, as the `yaml` package's CST has them (a block scalar
+ * ends at the first non-empty line less indented than its text, libyaml's rule too:
+ * scannerc.go `yaml_parser_scan_block_scalar`).
+ */
+export function blockScalarSpans(text: string): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  const stack: unknown[] = [...new Parser().parse(text)];
+  while (stack.length > 0) {
+    const token = stack.pop() as { type?: string; offset?: number; key?: unknown; value?: unknown; items?: unknown[] } | null | undefined;
+    if (token === null || typeof token !== 'object') continue;
+    if (token.type === 'block-scalar') spans.push([token.offset!, token.offset! + CST.stringify(token as CST.BlockScalar).length]);
+    stack.push(token.key, token.value, ...(token.items ?? []));
+  }
+  return spans.sort((a, b) => a[0] - b[0]);
 }

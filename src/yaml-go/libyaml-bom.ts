@@ -34,7 +34,8 @@ export function scalarSpans(text: string): ScalarSpan[] {
   const spans: ScalarSpan[] = [];
   visit(parseDocument(lfBreaks(text), { uniqueKeys: false }), {
     Scalar(_key, node) {
-      if (!node.range) return;
+      // A null with no text (`key:`) is no scalar libyaml scans.
+      if (!node.range || node.range[0] === node.range[1]) return;
       const style = node.type === 'PLAIN' ? 'plain' : node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE' ? 'quoted' : 'block';
       spans.push({ from: node.range[0], to: node.range[1], style });
     },
@@ -67,6 +68,8 @@ function spanFinder(spans: readonly ScalarSpan[]): (most: number, least: number)
 interface ReadingAt {
   text: string;
   scalarAt: (at: number) => ScalarSpan | undefined;
+  /** Whether a plain scalar ends right before `end`. */
+  plainEndsAt: (end: number) => boolean;
   lines: readonly number[];
   comments: readonly number[];
 }
@@ -75,7 +78,11 @@ interface ReadingAt {
 function readingAt(text: string, scalars: readonly ScalarSpan[]): ReadingAt {
   const find = spanFinder(scalars);
   const lines = lineStarts(text);
-  return { text, scalarAt: (at) => find(at, at), lines, comments: commentStarts(text, lines, (at) => find(at, at + 1) !== undefined) };
+  const plainEndsAt = (end: number) => {
+    const span = find(end - 1, end);
+    return span?.style === 'plain' && span.to === end;
+  };
+  return { text, scalarAt: (at) => find(at, at), plainEndsAt, lines, comments: commentStarts(text, lines, (at) => find(at, at + 1) !== undefined) };
 }
 
 /**
@@ -119,7 +126,8 @@ function refillAt(reading: ReadingAt, end: number): number {
 /**
  * How many characters the scanner asks the reader for as it reaches `at` (scannerc.go):
  * 4 where a token or a scalar's run of non-blanks starts (`yaml_parser_fetch_next_token`,
- * `yaml_parser_scan_plain_scalar`, `yaml_parser_scan_flow_scalar`), 2 past a scalar's
+ * `yaml_parser_scan_plain_scalar`, `yaml_parser_scan_flow_scalar`) and at a `#` after a
+ * plain scalar's blanks on its line, 2 past a scalar's
  * character and at a line break, 1 past a blank, a comment's or a block scalar's character
  * or a name's (anchor, tag); none between CR and LF, skipped as one break.
  */
@@ -138,12 +146,21 @@ function asked(reading: ReadingAt, at: number): number {
     return isBlank(prev) || isBreak(prev) ? 1 : 2;
   }
   if (scalar !== undefined) return at === scalar.from ? 4 : 1;
+  // A plain scalar's scan reads on over blanks to a `#` and asks for 4 there before it stops.
+  if (c === '#' && afterPlainScalar(reading, at)) return 4;
   // In a comment: past the start of its line's comment (`c` is no break here).
   if (isBlank(c) || reading.comments[lastAtMost(reading.lines, at)]! <= at) return 1;
   // The word before `at` (within 1024 characters), walked back: `/[^\s]*$/` backtracks quadratically.
   let word = at;
   while (word > Math.max(0, at - 1024) && !/\s/.test(text[word - 1]!)) word--;
   return word < at && '&*!'.includes(text[word]!) ? 1 : 4;
+}
+
+/** Whether only blanks, at least one, stand between a plain scalar's end and `at` (scannerc.go `yaml_parser_scan_plain_scalar`). */
+function afterPlainScalar(reading: ReadingAt, at: number): boolean {
+  let end = at;
+  while (end > 0 && isBlank(reading.text[end - 1])) end--;
+  return end < at && reading.plainEndsAt(end);
 }
 
 /**
@@ -243,7 +260,7 @@ export function bomSkipOutcome(
     const last = lastAtMost(keyStarts, from - 1);
     const before = keyStarts[last]! < from ? keyed[last] : undefined;
     const value = before?.value;
-    if (!isNode(value) || value.range![1] > from || (isScalar(value) && value.value === null && !value.source)) continue;
+    if (!isNode(value) || value.range![1] > from || (isScalar(value) && value.type === 'PLAIN' && value.source === '')) continue;
     // A block collection as the value takes what stands at or right of its column.
     if ((isMap(value) || isSeq(value)) && !value.flow && value.range![0] - textLines[lastAtMost(textLines, value.range![0])]! <= token) continue;
     // A plain scalar reads on over blank lines: the next line's first character is the one skipped.

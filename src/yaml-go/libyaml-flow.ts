@@ -22,8 +22,13 @@ import { ANCHOR_CHARACTER, TAG_CHARACTER, blankOrEnd, isBlank, isBreak } from '.
  * `,` `?` `[` `]` `{` `}`, or at a `#` after a blank; `:` and `?` where a token starts are
  * indicators (`yaml_parser_fetch_next_token`). Blanks are libyaml's (libyaml-chars.ts): a
  * NBSP or U+3000 is text, so a `#` after one is no comment and a `-` after one no scalar `-`.
+ * `blockScalars`: [start, end) offsets of block scalars (ascending), text that opens no
+ * flow collection, skipped where they start outside one.
  */
-export function scanFlow(text: string): { deepest: number; dashes: number[]; colons: number[]; spaces: number[] } {
+export function scanFlow(
+  text: string,
+  blockScalars: ReadonlyArray<readonly [number, number]> = [],
+): { deepest: number; dashes: number[]; colons: number[]; spaces: number[] } {
   const dashes: number[] = [];
   const colons: number[] = [];
   const spaces: number[] = [];
@@ -32,7 +37,13 @@ export function scanFlow(text: string): { deepest: number; dashes: number[]; col
   /** Inside a flow collection: a plain scalar is being read. */
   let plain = false;
   let afterBlank = false;
+  let block = 0;
   for (let i = 0; i < text.length; i++) {
+    while (block < blockScalars.length && blockScalars[block]![0] < i) block++;
+    if (depth === 0 && blockScalars[block]?.[0] === i) {
+      i = blockScalars[block]![1] - 1;
+      continue;
+    }
     const c = text[i]!;
     const prev = text[i - 1];
     const endsPlain = plain;
@@ -100,17 +111,19 @@ export function quotedEnd(text: string, start: number): number {
 
 /**
  * Puts back, in one walk of the document, the `-` of each plain scalar that starts at one
- * of `dashes` (parsed as `x`) and each `:` kept in a plain scalar (parsed as `colon`). Only
- * plain scalars: a quoted one may hold `colon` from an escape (`"\uE000"`), which is its own.
+ * of `dashes` (parsed as `x`) and each character a stand-in took the place of (`standIns`:
+ * stand-in to character, a `:` kept in a plain scalar, a U+FEFF read as text). Only plain
+ * scalars: a quoted one may hold a stand-in from an escape (`"\uE000"`), which is its own.
  */
-export function restoreScalars(doc: Document.Parsed, dashes: ReadonlySet<number>, colon: string): void {
+export function restoreScalars(doc: Document.Parsed, dashes: ReadonlySet<number>, standIns: ReadonlyMap<string, string>): void {
   const stack: unknown[] = [doc.contents];
   while (stack.length > 0) {
     const node = stack.pop() as { range?: number[]; value?: unknown; items?: unknown[]; key?: unknown; type?: unknown } | null;
     if (node === null || typeof node !== 'object') continue;
     if (typeof node.value === 'string' && node.type === 'PLAIN') {
-      const value = node.range !== undefined && dashes.has(node.range[0]!) ? `-${node.value.slice(1)}` : node.value;
-      node.value = value.replaceAll(colon, ':');
+      let value = node.range !== undefined && dashes.has(node.range[0]!) ? `-${node.value.slice(1)}` : node.value;
+      for (const [standIn, character] of standIns) value = value.replaceAll(standIn, character);
+      node.value = value;
     }
     if (Array.isArray(node.items)) stack.push(...node.items);
     if ('key' in node) stack.push(node.key, node.value);

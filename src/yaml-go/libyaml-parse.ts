@@ -26,11 +26,13 @@
  *   (`&a : x`) are the key's, not the mapping's (libyaml-props.ts);
  * - properties before an alias (`&a *a`) make an empty scalar: as the whole document,
  *   libyaml's document ends there and Go reads it as empty;
+ * - a U+FEFF at a line's start before the first document is text, not a byte order mark;
+ * - a block scalar's text is read as written: no flow rewrite above reaches into it;
  * - a block scalar's trailing line breaks are only those libyaml read: one whose last line
  *   ends the text without a break has no final `\n` (libyaml-block.ts).
  */
 import { Composer, Parser, isAlias, type CST, type Document, type LineCounter } from 'yaml';
-import { dropUnreadBreaks, headersAtKeyIndent } from './libyaml-block.js';
+import { blockScalarSpans, dropUnreadBreaks, headersAtKeyIndent } from './libyaml-block.js';
 import { givePropertiesToEmptyKeys } from './libyaml-props.js';
 import { ANCHOR_CHARACTER, blankOrEnd, isBlank, isBreak, lfBreaks, lineEnd, lineOf } from './libyaml-chars.js';
 import { firstDocumentTagDirectives, respellTags, retag, type FirstDocumentTags } from './libyaml-tags.js';
@@ -82,12 +84,15 @@ const MAX_REPARSED_CHARS = 128 * 1024;
  */
 export function parseLikeLibyaml(written: string, newLines: () => LineCounter): LibyamlParse {
   let text = lfBreaks(written);
-  const flow = scanFlow(text);
+  const flow = flowOutsideBlockScalars(text);
   let { dashes } = flow;
   text = rewriteAt(text, dashes, 1, 'x');
   // A character of no other use in the text stands for each `:` libyaml keeps in a plain scalar.
   const colon = unusedCharacter(text);
   text = rewriteAt(text, flow.colons, 1, colon);
+  // Another for each U+FEFF the `yaml` package would take for a byte order mark (`prologueBoms`).
+  const bom = unusedCharacter(`${text}${colon}`);
+  let boms: number[] = [];
   const directives = firstDocumentTagDirectives(written);
   if ('problem' in directives) return directives;
   const tags: FirstDocumentTags = { at: [], entries: [] };
@@ -99,8 +104,10 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
     const parsed = firstDocument(text, lines);
     const end = firstDocumentEnd(parsed.tokens);
     const rewritten = respellTags(tagTokens(parsed.tokens, end), text, directives, tags);
-    if (rewritten !== text) {
-      text = rewritten;
+    const moreBoms = prologueBoms(parsed.tokens);
+    if (rewritten !== text || moreBoms.length > 0) {
+      text = rewriteAt(rewritten, moreBoms, 1, bom);
+      boms = [...boms, ...moreBoms].sort((a, b) => a - b);
       continue;
     }
     // Names are ended on every parse: a repad or respelt tag can bring more into the CST.
@@ -153,12 +160,46 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
       leadingDocumentEnd(parsed.tokens);
     if (problem !== undefined) return { problem, ...(end !== undefined ? { end } : {}) };
     if (flow.colons.length > 0) text = text.replaceAll(colon, ':');
+    text = rewriteAt(text, boms, 1, '\uFEFF');
     if (doc === undefined) return { text, doc, more: parsed.more, end };
     doc.errors = doc.errors.filter((e) => !commentAfterToken(e, text) && !(e.code === 'ALIAS_PROPS' && rootAlias(doc, parsed.tokens)));
-    if (dashes.length > 0 || flow.colons.length > 0) restoreScalars(doc, new Set(dashes), colon);
+    if (dashes.length > 0 || flow.colons.length > 0 || boms.length > 0) {
+      restoreScalars(
+        doc,
+        new Set(dashes),
+        new Map([
+          [colon, ':'],
+          [bom, '\uFEFF'],
+        ]),
+      );
+    }
     dropUnreadBreaks(doc, sourceTokens(parsed.tokens));
     return { text, doc, more: parsed.more, end };
   }
+}
+
+/**
+ * `scanFlow` of `text` past its block scalars, whose text libyaml reads as it stands (a
+ * `[-]` there opens no flow collection, a `'` starts no quoted scalar). They are found by a
+ * parse of their own, only for a text with a `[` or `{` and a line ending as a block header.
+ */
+function flowOutsideBlockScalars(text: string): ReturnType<typeof scanFlow> {
+  const headed = /[[{]/.test(text) && /[|>][0-9+-]*[ \t]*(?:#.*)?\r?$/m.test(text);
+  return scanFlow(text, headed ? blockScalarSpans(text) : []);
+}
+
+/**
+ * Each U+FEFF past the text's start that the `yaml` package takes for a byte order mark,
+ * at a line's start before the first document (YAML 1.2 allows one before each document):
+ * libyaml's reader drops only the stream's first (readerc.go `yaml_parser_determine_encoding`),
+ * so its scanner reads one there as text, a plain scalar's first character.
+ */
+function prologueBoms(tokens: readonly Token[]): number[] {
+  const first = tokens.findIndex((t) => t.type === 'document');
+  return tokens
+    .slice(0, first < 0 ? tokens.length : first)
+    .filter((t) => t.type === 'byte-order-mark' && t.offset! > 0)
+    .map((t) => t.offset!);
 }
 
 /** The CST tokens the parse went through, as plain objects. */
@@ -282,7 +323,8 @@ function implicitEnd(tokens: readonly Token[], text: string, end = text.length):
   const content = (t: Token) => !['space', 'newline', 'comment'].includes(t.type ?? '');
   const next = tokens.slice(tokens.indexOf(doc!) + 1).find(content);
   const stray = (doc!['end'] as Token[] | undefined)?.find(content) ?? (next?.type === 'error' ? next : undefined);
-  if (stray === undefined || stray.offset! >= end) return undefined;
+  // An LS or PS there is a line break to libyaml, content to the `yaml` package: libyaml's next token lies past it (refused, `separatorProblem`).
+  if (stray === undefined || stray.offset! >= end || isBreak(text[stray.offset!])) return undefined;
   const lineStart = text.lastIndexOf('\n', stray.offset! - 1) + 1;
   if (stray.offset! - lineStart >= (root['indent'] as number)) return undefined;
   return { line: lineOf(text, lineStart) };

@@ -63,6 +63,14 @@ describe('a U+FEFF where the reader decodes its next chunk', () => {
   it('before the first key: the mapping moves with it, and the key loses its first character', () => {
     expect(read(at('# c', `\n${P}:\n  httpRequestTimeout: 5s\n`, 510))).toEqual(both(''));
   });
+  it("in a comment after an empty value: the next key, one column right, is that value's (found by fuzzing against yaml.v2/v3)", () => {
+    expect(read(at(`a: 1\n${P}: # c`, `foo\n${P}: 50s\n`, 512))).toEqual(both(''));
+  });
+  it("in a comment after a plain scalar, which asks for 4 characters at the '#': the buffer starts before it, no skip", () => {
+    expect(read(at(`a: 1\n${P}: x # c`, `foo\nzz: 50s\n`, 512))).toEqual(
+      both('yaml: unmarshal errors:\n  line 3: cannot unmarshal !!str `x` into main.Provider'),
+    );
+  });
 });
 
 describe('a second U+FEFF right after the BOM', () => {
@@ -72,5 +80,18 @@ describe('a second U+FEFF right after the BOM', () => {
     expect(read('\uFEFF\uFEFF  a: 1\n  b: 2\n')).toEqual(both(''));
     // `b${P}` is read as the provider's key, one column right like `a`.
     expect(read(`\uFEFF\uFEFFa: 1\nb${P}:\n  httpRequestTimeout: 5s\n`)).toEqual(both('5s'));
+  });
+});
+
+describe('a U+FEFF at the start of a line before the first document (found by fuzzing against yaml.v2/v3)', () => {
+  // The `yaml` package takes it for a byte order mark; libyaml's reader drops only the stream's first.
+  it('is the first character of a key, as Go reads it', () => {
+    for (const text of [`# h\n\uFEFF${P}: {httpRequestTimeout: 5s}\n`, `\n\uFEFF&kp ${P}: {httpRequestTimeout: 5s}\n`]) {
+      expect(read(text)).toEqual(both(''));
+      expect(unmarshal(text, T).unknownKeys.map((k) => k.key)).toEqual([text.slice(text.indexOf('\uFEFF'), text.indexOf(':'))]);
+    }
+  });
+  it('before "---" after a directive: text where a document start is needed (Go: "did not find expected <document start>")', () => {
+    expect(unmarshal(`%YAML 1.1\n\uFEFF---\n${P}: {httpRequestTimeout: 5s}\n`, T).refused).toEqual(expect.objectContaining({ by: 'go' }));
   });
 });

@@ -64,6 +64,19 @@ describe('a block scalar header on the line after `key:`, at the key’s own ind
   });
 });
 
+describe('a block scalar holding text that would be flow (libyaml reads it as written; found by fuzzing against yaml.v2/v3)', () => {
+  it.each([
+    [`${P}:\n  httpRequestTimeout: >\n    1m [-, x]\n`, { serverUrl: '', httpRequestTimeout: '1m [-, x]\n' }],
+    [`${P}:\n  serverUrl: >\n    http://a [a::]\n`, { serverUrl: 'http://a [a::]\n', httpRequestTimeout: '' }],
+    [`${P}:\n  serverUrl: |\n    a: [a:, b]\n`, { serverUrl: 'a: [a:, b]\n', httpRequestTimeout: '' }],
+    [`${P}:\n  serverUrl: |-\r\n    a {?x: 1}\r\n`, { serverUrl: 'a {?x: 1}', httpRequestTimeout: '' }],
+    // A quote in it opens no quoted scalar: the flow "-" after it is still a plain scalar.
+    [`${P}:\n  serverUrl: |\n    it 's\n  httpRequestTimeout: 3s\nother: [-]\n`, { serverUrl: "it 's\n", httpRequestTimeout: '3s' }],
+  ])('%j reads as Go does', (text, expected) => {
+    expect(provider(text)).toEqual(expected);
+  });
+});
+
 describe('an explicit key "?" with nothing after it in a flow sequence (libyaml skips the token after it)', () => {
   it.each([
     `x: [?]\n`,

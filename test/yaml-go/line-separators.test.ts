@@ -76,3 +76,26 @@ describe('an LS or PS inside a quoted implicit key: Go refuses it, the key spans
     expect(readConfYml(text).ok).toBe(true);
   });
 });
+
+describe('an LS or PS starting a line after an indented first mapping: a line break to libyaml, no end of the first document (found by fuzzing against yaml.v2/v3)', () => {
+  // Go's readings, as yaml.v2 and yaml.v3 printed them: the LS or PS is a blank line, the
+  // keys after it belong to the mapping (or are misaligned in it).
+  it.each([
+    [
+      'before a misaligned key (Go: "yaml: line 4: did not find expected key")',
+      `    a: 1\n    ${P}:\n  \u2029        serverUrl: x\n      httpRequestTimeout: 5s\n`,
+      'line 3, column 3: contains U+2029',
+    ],
+    [
+      'before an aligned key (Go reads serverUrl "x", httpRequestTimeout "5s")',
+      `    a: 1\n    ${P}:\n\u2029      serverUrl: x\n      httpRequestTimeout: 5s\n`,
+      'line 3, column 1: contains U+2029',
+    ],
+    ['alone before a key (Go reads httpRequestTimeout "5s")', `    a: 1\n    ${P}:\n\u2028      httpRequestTimeout: 5s\n`, 'line 3, column 1: contains U+2028'],
+  ])('is refused as this webhook’s limit, not read as a less indented line, %s', (_what, text, where) => {
+    const reading = readConfYml(text);
+    const message = reading.ok ? '' : reading.errors.map(fieldErrorString).join('\n');
+    expect(message).toContain(where);
+    expect(message).toMatch(/refused by this webhook's own limit, not by Spiderpool/);
+  });
+});
