@@ -39,7 +39,8 @@ async function serve(workDir: string, extraArgs: string[]): Promise<Served> {
   let log = '';
   child.stdout!.on('data', (chunk) => (log += chunk));
   child.stderr!.on('data', (chunk) => (log += chunk));
-  await until(() => log.includes('serving admission reviews') || child.exitCode !== null, 'the server to start');
+  // A start is not what these tests time: beside the cluster suite (an arm64 image under qemu) it took over 10 s.
+  await until(() => log.includes('serving admission reviews') || child.exitCode !== null, 'the server to start', { timeoutMs: 40_000 });
   if (child.exitCode !== null) throw new Error(`server did not start:\n${log}`);
   const started = log.split('\n').find((line) => line.includes('serving admission reviews'))!;
   return { process: child, port: JSON.parse(started).port, ca: await readFile(path.join(certDir, 'ca.crt'), 'utf8'), log: () => log };
@@ -99,7 +100,7 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     expect(paired.response).toEqual({ uid: expect.any(String), allowed: true });
 
     await expect(stop(served)).resolves.toBe(0);
-  }, 30_000);
+  }, 70_000);
 
   it('waits for the first list, bounded: turns ready when the API server cannot be listed, and refuses IaaS pool writes (--unsynced-pools=Refuse, the default)', async () => {
     api = new FakePoolApiServer();
@@ -135,7 +136,7 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
       }),
     ]);
     await expect(stop(served)).resolves.toBe(0);
-  }, 30_000);
+  }, 70_000);
 
   it('--unsynced-pools=warn (any case): the same unsynced cache lets IaaS pool writes through with a warning; an unknown setting stops the start in one line', async () => {
     api = new FakePoolApiServer();
@@ -159,7 +160,7 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     expect(stderr.split('\n')[0]).toBe(
       "error: option '--unsynced-pools <setting>' argument 'deny' is invalid. must be Refuse (refuse IaaS pool writes while the pool cache has not synced) or Warn (let them through with a warning)",
     );
-  }, 30_000);
+  }, 70_000);
 
   it('exits on SIGTERM even while a watch waits for a hung API server', async () => {
     api = new FakePoolApiServer();
@@ -170,7 +171,7 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     served = await serve(workDir, [`--kubeconfig=${kubeconfig}`]);
     await until(() => api!.openWatches === 1, 'the watch request');
     await expect(stop(served)).resolves.toBe(0);
-  }, 30_000);
+  }, 70_000);
 
   it('without any cluster configuration: serves, and warns that pair checks were skipped', async () => {
     served = await serve(workDir, []);
@@ -180,7 +181,7 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     const answer = JSON.parse((await call(served, 'POST', WEBHOOKS.spiderIPPool.path, await fixture('pool-create-pair-v4'))).body);
     expect(answer.response.warnings).toEqual([expect.stringContaining(`skipped (${NO_CLUSTER_REASON})`)]);
     await expect(stop(served)).resolves.toBe(0);
-  }, 30_000);
+  }, 70_000);
 
   it('a kubeconfig that cannot be read stops the start with exit 2 (unusable input; 1 means findings)', async () => {
     const child = spawn(
@@ -196,5 +197,5 @@ describe('serve --kubeconfig: the SpiderIPPool cache behind the pair checks', ()
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).toBe(2);
     expect(log).toContain('cannot start');
-  }, 30_000);
+  }, 70_000);
 });
