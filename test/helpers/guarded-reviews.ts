@@ -14,6 +14,12 @@ import { httpsRequest } from './client.js';
  */
 export const REFUSING_WEBHOOK_TIMEOUT_MS = REFUSING_WEBHOOK_TIMEOUT_SECONDS * 1_000;
 
+/**
+ * The bound on the good client's median answer under attack: the API server's webhook
+ * timeout, with twice its margin for a loaded 2-core CI machine (a stalled route still fails it).
+ */
+export const MEDIAN_ANSWER_BOUND_MS = 2 * REFUSING_WEBHOOK_TIMEOUT_MS;
+
 /** The refusing webhooks' reviews, alternated, with the answer each must get. */
 const GUARDED = [
   { path: WEBHOOKS.spiderIPPool.path, body: JSON.stringify(loadReview('pool-update-node-to-global')), allowed: false },

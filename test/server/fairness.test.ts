@@ -11,9 +11,9 @@
  * server took the review in within it, and a client made to wait for the attacker gets a
  * 408, a 429 or a reset instead. The others meet unhurried deadlines (test/helpers/unhurried.ts),
  * so a client's slow handshake on a loaded machine is not cut. The client's own clock
- * bounds each answer only loosely (UNHURRIED_ANSWER_MS) and the median answer by the API
- * server's deadline: the measured latencies and the attacker's counts are printed; speed
- * itself is `npm run bench`'s.
+ * bounds each answer only loosely (UNHURRIED_ANSWER_MS) and the median answer by twice the
+ * API server's deadline (MEDIAN_ANSWER_BOUND_MS): the measured latencies and the attacker's
+ * counts are printed; speed itself is `npm run bench`'s.
  *
  * The attacker connects from 127.0.0.2 and up (Linux routes all of 127.0.0.0/8 to the
  * loopback interface) and runs in a child process, so it does not share the server's
@@ -25,7 +25,7 @@ import { EVICTION_REASONS } from '../../src/server/connection-table.js';
 import type { AttackKind, PlanReport } from '../helpers/attackers.js';
 import { spawnAttacker } from '../helpers/attacker-process.js';
 import { httpsRequest, sampleValue } from '../helpers/client.js';
-import { guardedReviews, latencySummary, REFUSING_WEBHOOK_TIMEOUT_MS, type GuardedRun } from '../helpers/guarded-reviews.js';
+import { guardedReviews, latencySummary, MEDIAN_ANSWER_BOUND_MS, type GuardedRun } from '../helpers/guarded-reviews.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { UNHURRIED_ANSWER_MS, UNHURRIED_TIMEOUTS } from '../helpers/unhurried.js';
 import { until } from '../helpers/until.js';
@@ -130,7 +130,7 @@ const lagged = (evicted: Record<string, number>) => evicted['evicted_lagging']! 
 function expectServed(run: GuardedRun): void {
   expect(run.statuses).toEqual(Array(REVIEWS).fill(200));
   for (const ms of run.latenciesMs) expect(ms).toBeLessThan(UNHURRIED_ANSWER_MS);
-  expect(latencySummary(run).medianMs).toBeLessThan(REFUSING_WEBHOOK_TIMEOUT_MS);
+  expect(latencySummary(run).medianMs).toBeLessThan(MEDIAN_ANSWER_BOUND_MS);
 }
 
 describe('a well-behaved client is served while an attacker', () => {
