@@ -63,10 +63,29 @@ export interface SettingFigures {
   cpuUsPerRequest: number | null;
 }
 
+/**
+ * The CPUs the processes run on (`taskset` lists): the API server, the writers and the bench
+ * on `apiServer`, every webhook on `webhooks`, as in a cluster, where the webhook's pod does not
+ * run on the API server's cores; without it, a webhook's CPU is taken from the API server's
+ * and counted in its added latency (docs/performance.md).
+ */
+export interface CpuPlacement {
+  apiServer: string;
+  webhooks: string;
+}
+
+/** The webhooks on the last of `cpus` CPUs, everything else on the others; null (all share every CPU) with fewer than 2. */
+export function cpuPlacement(cpus: number): CpuPlacement | null {
+  if (cpus < 2) return null;
+  return { apiServer: cpus === 2 ? '0' : `0-${cpus - 2}`, webhooks: String(cpus - 1) };
+}
+
 export interface ThroughApiServerResults {
   date: string;
   /** One-minute load average before and after the run. */
   loadAverage: [number, number];
+  /** Where the processes ran; null when all shared every CPU. */
+  cpus: CpuPlacement | null;
   node: string;
   go: string;
   plan: ThroughApiServerPlan;
@@ -152,9 +171,12 @@ const times = (r: number | null) => (r === null ? 'n/a (one of the two added not
 
 /** The Markdown table of `results`: p50/p99 and the added latency per setting, then the ratio. */
 export function throughApiServerTable(results: ThroughApiServerResults): string {
-  const { plan, loadAverage, protocols, settings, ratio, against } = results;
+  const { plan, loadAverage, cpus, protocols, settings, ratio, against } = results;
   return [
     `${plan.rounds} round(s) × ${plan.requests} UPDATEs per setting at ${plan.concurrency} at once; load average ${loadAverage.map((l) => l.toFixed(1)).join(' → ')}`,
+    cpus === null
+      ? 'CPUs: every process shares every CPU'
+      : `CPUs: the API server, its writers and the bench on ${cpus.apiServer}, each webhook on ${cpus.webhooks}`,
     `ALPN, offered h2 and http/1.1: ${Object.entries(protocols)
       .map(([id, p]) => `${TITLES[id as Webhook]} ${p}`)
       .join(', ')}`,

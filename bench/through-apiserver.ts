@@ -16,10 +16,11 @@
  * on this shared disk swamped the webhooks' p99 (floor p99 45–120 ms), is left out. Reported (bench/results/through-apiserver.json, not with --quick): p50/p99 per
  * setting over all rounds, what each server adds to the floor, ours ÷ each other server, each
  * process's CPU time per UPDATE (`/proc/<pid>/stat`), and the protocol each settles on by ALPN
- * when offered `h2` and `http/1.1`, as the API server's client offers them.
+ * when offered `h2` and `http/1.1`, as the API server's client offers them. With two CPUs or
+ * more, each webhook runs on a CPU of its own (`CpuPlacement`).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, cpus as machineCpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { apiClient, type ApiClient } from '../test/e2e/cluster/api-client.js';
@@ -31,6 +32,8 @@ import { until } from '../test/helpers/until.js';
 import { makeCertificates } from './harness.js';
 import { serverSpecs, startBenchServer, type BenchServer, type ServerId, type ServerSpec } from './servers.js';
 import {
+  type CpuPlacement,
+  cpuPlacement,
   PROBED,
   SETTINGS,
   switchesTo,
@@ -138,9 +141,24 @@ async function phase(api: ApiClient, pools: any[], count: number): Promise<numbe
   return done.flatMap((d) => d.latenciesMs);
 }
 
-/** The servers of bench/servers.ts by setting, and the Go reference once more with HTTP/2 off. */
-function webhookSpecs(repoDir: string, certDir: string, goBinary: string): Record<Webhook, ServerSpec<string>> {
-  const byId = Object.fromEntries(serverSpecs(repoDir, certDir, goBinary).map((s) => [s.id, s])) as Record<ServerId, ServerSpec>;
+/**
+ * Where the processes run ({@link cpuPlacement}): null when `taskset` is missing or this
+ * process may not use every CPU (their numbers would not be 0 to N-1).
+ */
+async function placement(): Promise<CpuPlacement | null> {
+  const all = machineCpus().length;
+  const taskset = await runProcess('taskset', ['-V']).catch(() => undefined);
+  if (availableParallelism() !== all || taskset?.code !== 0) return null;
+  return cpuPlacement(all);
+}
+
+/** `spec` run on `cpus` (a `taskset` list), or as it is when `cpus` is undefined. */
+const onCpus = <T extends ServerSpec<string>>(spec: T, cpus: string | undefined): T =>
+  cpus === undefined ? spec : { ...spec, command: 'taskset', args: ['-c', cpus, spec.command, ...spec.args] };
+
+/** The servers of bench/servers.ts by setting (on `cpus`, when given), and the Go reference once more with HTTP/2 off. */
+function webhookSpecs(repoDir: string, certDir: string, goBinary: string, cpus: string | undefined): Record<Webhook, ServerSpec<string>> {
+  const byId = Object.fromEntries(serverSpecs(repoDir, certDir, goBinary).map((s) => [s.id, onCpus(s, cpus)])) as Record<ServerId, ServerSpec>;
   return {
     webhook: byId.webhook,
     go: byId.go,
@@ -150,11 +168,22 @@ function webhookSpecs(repoDir: string, certDir: string, goBinary: string): Recor
   };
 }
 
-/** Starts the API server, the CRD, every server and the pools; `run` with them; stops everything, whatever happens. */
-async function withBench<T>(repoDir: string, goBinary: string, concurrency: number, run: (bench: Bench, pools: any[]) => Promise<T>): Promise<T> {
+/**
+ * Starts the API server, the CRD, every server and the pools, on their CPUs (this process
+ * first, so that the API server and every command it runs inherit its CPUs); `run` with
+ * them; stops everything, whatever happens.
+ */
+async function withBench<T>(
+  repoDir: string,
+  goBinary: string,
+  concurrency: number,
+  cpus: CpuPlacement | null,
+  run: (bench: Bench, pools: any[]) => Promise<T>,
+): Promise<T> {
   const work = mkdtempSync(join(tmpdir(), 'webhook-bench-apiserver-'));
   const started: { stop(): Promise<void> | void }[] = [];
   try {
+    if (cpus !== null) await succeed('taskset', 'taskset', ['--all-tasks', '--cpu-list', '--pid', cpus.apiServer, String(process.pid)]);
     const apiServer = await startApiServer(join(work, 'apiserver.log'));
     started.push(apiServer);
     const kubectl = [`--kubeconfig=${apiServer.kubeconfig}`, `--cache-dir=${join(work, 'kube-cache')}`];
@@ -162,7 +191,7 @@ async function withBench<T>(repoDir: string, goBinary: string, concurrency: numb
     await succeed('waiting for the CRD', KUBECTL, [...kubectl, 'wait', '--for=condition=Established', `crd/${CRD_NAME}`, '--timeout=60s']);
     const certDir = join(work, 'certs');
     const ca = makeCertificates(repoDir, certDir);
-    const specs = webhookSpecs(repoDir, certDir, goBinary);
+    const specs = webhookSpecs(repoDir, certDir, goBinary, cpus?.webhooks);
     const servers: Partial<Record<Webhook, BenchServer<string>>> = {};
     for (const id of WEBHOOKS) started.push((servers[id] = await startBenchServer(specs[id], work, ca)));
     const api = await apiClient(apiServer.kubeconfig, concurrency);
@@ -221,10 +250,12 @@ export async function measureThroughApiServer({
   const plan = quick ? PLAN.quick : PLAN.full;
   const loadBefore = loadavg()[0]!;
   const cli = join(repoDir, 'dist/cli/main.js');
-  const measured = await withBench(repoDir, goBinary, plan.concurrency, (bench, pools) => measureRounds(bench, pools, plan, cli));
+  const cpus = await placement();
+  const measured = await withBench(repoDir, goBinary, plan.concurrency, cpus, (bench, pools) => measureRounds(bench, pools, plan, cli));
   const results: ThroughApiServerResults = {
     date: new Date().toISOString(),
     loadAverage: [loadBefore, loadavg()[0]!],
+    cpus,
     node: process.version,
     go,
     plan,

@@ -1,4 +1,5 @@
 import {
+  cpuPlacement,
   PROBED,
   SETTINGS,
   switchesTo,
@@ -63,6 +64,7 @@ describe('throughApiServerFigures', () => {
     const results: ThroughApiServerResults = {
       date: 'd',
       loadAverage: [1, 2],
+      cpus: cpuPlacement(2),
       node: 'v20',
       go: 'go1',
       plan: { rounds: 1, concurrency: 1, requests: 100, warmup: 0 },
@@ -71,6 +73,8 @@ describe('throughApiServerFigures', () => {
     };
     const table = throughApiServerTable(results);
     expect(table).toContain('p50 n/a (one of the two added nothing)');
+    expect(table).toContain('CPUs: the API server, its writers and the bench on 0, each webhook on 1');
+    expect(throughApiServerTable({ ...results, cpus: null })).toContain('CPUs: every process shares every CPU');
     expect(table).toContain('this webhook http/1.1, Go reference h2, Go reference, HTTP/1.1 http/1.1, express floor http/1.1');
   });
 
@@ -87,6 +91,17 @@ describe('throughApiServerFigures', () => {
     const none = oneRound({});
     none.webhook = [[]];
     expect(() => throughApiServerFigures(none, cpu)).toThrow('no latency measured for webhook in some round');
+  });
+});
+
+describe('cpuPlacement', () => {
+  it('gives the webhooks the last CPU and everything else the others', () => {
+    expect(cpuPlacement(2)).toEqual({ apiServer: '0', webhooks: '1' });
+    expect(cpuPlacement(8)).toEqual({ apiServer: '0-6', webhooks: '7' });
+  });
+
+  it('places nothing on a machine of one CPU', () => {
+    expect(cpuPlacement(1)).toBeNull();
   });
 });
 
