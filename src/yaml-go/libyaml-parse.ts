@@ -236,8 +236,17 @@ function isEmpty(node: unknown): boolean {
   return value.tag === undefined && value.type === 'PLAIN' && ['', '~', 'null', 'Null', 'NULL'].includes(String(value.value));
 }
 
+/** {@link sourceTokens} of each parse's tokens: a parse's checks walk its CST a dozen times, once is enough (nothing changes it after the parse). */
+const walked = new WeakMap<readonly Token[], Token[]>();
+
 /** Every source token (tags, anchors, aliases, indicators) of the CST, walked without recursion. */
 function sourceTokens(tokens: readonly Token[]): Token[] {
+  let out = walked.get(tokens);
+  if (out === undefined) walked.set(tokens, (out = walkSourceTokens(tokens)));
+  return out;
+}
+
+function walkSourceTokens(tokens: readonly Token[]): Token[] {
   const out: Token[] = [];
   const stack: unknown[] = [...tokens];
   while (stack.length > 0) {
