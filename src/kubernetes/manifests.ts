@@ -31,6 +31,16 @@ const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 /** The `yaml` package's messages end with a code frame on further lines; an error is one line. */
 const firstLine = (message: string): string => escapeUnprintable(truncate(message.split('\n', 1)[0]!.trim()));
 
+/**
+ * A syntax error in one line, where first (`line 3, column 1: Map keys must be unique`): the
+ * `yaml` package puts the place last, followed by a colon that introduced its code frame.
+ */
+function syntaxReason(message: string): string {
+  const line = message.split('\n', 1)[0]!.trim();
+  const place = / at (line \d+, column \d+):?$/.exec(line);
+  return firstLine(place === null ? line : `${place[1]}: ${line.slice(0, place.index)}`);
+}
+
 export function isKubeObject(value: unknown): value is KubeObject {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const { apiVersion, kind } = value as Record<string, unknown>;
@@ -57,7 +67,7 @@ export type DocumentData = { ok: true; value: unknown } | { ok: false; syntax: b
 /** The data of `doc`, with the alias guard; never throws. */
 export function documentData(doc: ReturnType<typeof parseAllDocuments>[number]): DocumentData {
   const error = doc.errors[0];
-  if (error !== undefined) return { ok: false, syntax: true, reason: firstLine(error.message) };
+  if (error !== undefined) return { ok: false, syntax: true, reason: syntaxReason(error.message) };
   try {
     return { ok: true, value: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
   } catch (e) {
