@@ -259,7 +259,7 @@ enforcementOption(program.command('audit'))
   });
 
 enforcementOption(program.command('validate-config'))
-  .description("check Spiderpool's conf.yml, or a manifest with its ConfigMap, as the webhook would; exit 1 when refused")
+  .description("check Spiderpool's conf.yml, or a manifest with its ConfigMap, as the webhook would; exit 0 valid, 1 refused, 2 bad input")
   .argument('[FILE]', 'conf.yml or a ConfigMap manifest; - for standard input')
   .option('-f, --filename <path>', 'as FILE')
   .option('--configmap-name <name>', "name of Spiderpool's ConfigMap", DEFAULT_CONFIGMAP_NAME)
