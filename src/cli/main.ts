@@ -302,7 +302,10 @@ program
   .option('--service <name>', "Service the API server calls (default: the manifest's)")
   .option('--namespace <namespace>', "namespace of the Service (default: the manifest's)")
   .option('--url <url>', 'call the webhook at https://HOST:PORT instead of the Service (a webhook outside the cluster)')
-  .option('--manifest <file>', 'YAML holding the ValidatingWebhookConfiguration, e.g. kubectl kustomize output of an overlay (default: the one in deploy/)')
+  .option(
+    '--manifest <file>',
+    'YAML holding the ValidatingWebhookConfiguration, e.g. a copy of deploy/base/validatingwebhookconfiguration.yaml you changed (default: that file)',
+  )
   .action(async (opts) => {
     // The Kubernetes client would add ~0.5 s and ~70 MiB to a `serve` without a cluster
     // (measured with bench/).

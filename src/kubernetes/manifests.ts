@@ -7,7 +7,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { escapeUnprintable, truncate } from '../go/strconv-quote.js';
+import { firstLine, syntaxReason } from './yaml-error.js';
 import type { KubeObject } from './build.js';
 
 /** An object of a manifest and where it came from, for messages. */
@@ -27,19 +27,6 @@ const MAX_ALIAS_COUNT = 100;
 
 /** Extensions kubectl reads from a folder. */
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
-
-/** The `yaml` package's messages end with a code frame on further lines; an error is one line. */
-const firstLine = (message: string): string => escapeUnprintable(truncate(message.split('\n', 1)[0]!.trim()));
-
-/**
- * A syntax error in one line, where first (`line 3, column 1: Map keys must be unique`): the
- * `yaml` package puts the place last, followed by a colon that introduced its code frame.
- */
-function syntaxReason(message: string): string {
-  const line = message.split('\n', 1)[0]!.trim();
-  const place = / at (line \d+, column \d+):?$/.exec(line);
-  return firstLine(place === null ? line : `${place[1]}: ${line.slice(0, place.index)}`);
-}
 
 export function isKubeObject(value: unknown): value is KubeObject {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
