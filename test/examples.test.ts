@@ -50,6 +50,16 @@ describe('examples/', () => {
     expect(result.stderr).toMatch(new RegExp(`^note: SpiderIPPool "[^"]+": .*\\(${'refusedBy' in verdict ? verdict.refusedBy : ''}[:)]`, 'm'));
   });
 
+  it('the good pair warns only of its first pool, whose partner is created after it, as docs/cli.md says', async () => {
+    const result = await reviewFromArguments([path.join(EXAMPLES, 'pools/good/dual-stack-pair.yaml')], { pools: [], configmapName: 'spiderpool-conf' }, () =>
+      Promise.reject(new Error('no stdin')),
+    );
+    const warnings = result.stderr.split('\n').filter((line) => line.startsWith('Warning: '));
+    expect(warnings).toEqual([expect.stringContaining('pair pool "worker-2-eth0-v6" does not exist yet, so the pairing is not checked now; ')]);
+    const documented = readFileSync(new URL('../docs/cli.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    expect(documented).toContain('`Warning: … pair pool "worker-2-eth0-v6" does not exist yet, so the pairing is not checked now; …`');
+  });
+
   it("review's stdout for pools/good/node-pool.yaml is test/fixtures/cli/, which the tarball and arm64 tests expect", async () => {
     const result = await reviewFromArguments([path.join(EXAMPLES, 'pools/good/node-pool.yaml')], { pools: [], configmapName: 'spiderpool-conf' }, () =>
       Promise.reject(new Error('no stdin')),

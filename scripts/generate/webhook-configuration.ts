@@ -183,8 +183,8 @@ before failing with a clear "failed calling webhook" error.`;
 
 const AKS_NOTE = `AKS's admissions enforcer rewrites the namespaceSelector of every webhook that can
 reach kube-system unless this is set (Azure/AKS#1771); the ConfigMap webhook must
-reach Spiderpool's namespace, kube-system by default (README, "Why the webhooks are
-configured this way").`;
+reach Spiderpool's namespace, kube-system by default (docs/install.md, "Why the webhooks
+are configured this way").`;
 
 const named = (row: Row) => `The API server names it in its message: admission webhook "${row.name}" denied the request: ...`;
 

@@ -7,8 +7,12 @@
 import { readText } from '../kubernetes/manifests.js';
 import { UsageError } from './cluster-state.js';
 
-/** The error for a command given no input while standard input is a terminal. */
+/** The error for `review` given no input while standard input is a terminal. */
 export const NO_INPUT = 'no input: give manifests with -f FILE (repeatable; a folder; - for standard input, piped or redirected)';
+
+/** The error for `validate-config -` while standard input is a terminal. */
+export const NO_CONFIG_INPUT =
+  'no input: standard input is a terminal; give the file (validate-config FILE), or pipe or redirect conf.yml or its ConfigMap into validate-config -';
 
 /** `FILE` arguments and `-f` values together, `-` when there are none (standard input). */
 export function inputPaths(positional: readonly string[], filenames: readonly string[]): string[] {
@@ -20,16 +24,19 @@ export function inputPaths(positional: readonly string[], filenames: readonly st
 /**
  * All of standard input as UTF-8.
  *
- * @throws UsageError ({@link NO_INPUT}) when it is a terminal.
+ * @throws UsageError (`noInput`, by default {@link NO_INPUT}) when it is a terminal.
  */
-export async function readStdin(stdin: AsyncIterable<unknown> & { isTTY?: boolean } = process.stdin): Promise<string> {
-  if (stdin.isTTY === true) throw new UsageError(NO_INPUT);
+export async function readStdin(stdin: AsyncIterable<unknown> & { isTTY?: boolean } = process.stdin, noInput = NO_INPUT): Promise<string> {
+  if (stdin.isTTY === true) throw new UsageError(noInput);
   const chunks: Buffer[] = [];
   for await (const chunk of stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** A file's text, or standard input's for `-`; a file it cannot read is named in plain words. */
-export function readInput(file: string): Promise<string> {
-  return file === '-' ? readStdin() : readText(file);
+/**
+ * `validate-config`'s one file, or standard input's text for `-`; a file it cannot read is
+ * named in plain words, a terminal refused with {@link NO_CONFIG_INPUT}.
+ */
+export function readInput(file: string, stdin: AsyncIterable<unknown> & { isTTY?: boolean } = process.stdin): Promise<string> {
+  return file === '-' ? readStdin(stdin, NO_CONFIG_INPUT) : readText(file);
 }

@@ -69,6 +69,11 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
+/** A repeatable option, its values in order; --help shows `shown` as its default, not `[]`. */
+function repeatable<T>(flags: string, description: string, shown: string, parse: (value: string, previous: T[]) => T[]): Option {
+  return new Option(flags, description).argParser(parse).default([], shown);
+}
+
 function finish(result: CommandResult): void {
   process.stdout.write(result.stdout);
   process.stderr.write(result.stderr);
@@ -82,11 +87,13 @@ const configMapOptions = (cmd: Command): Command =>
 
 /** `--enforcement`, the same on `serve`, `review`, `audit` and `validate-config`. */
 const enforcementOption = (cmd: Command): Command =>
-  cmd.option(
-    '--enforcement <ACTION|RULE=ACTION>',
-    'Deny (refuse), Warn (allow with a warning) or Audit (allow, record only): for every rule, or RULE=ACTION for one (repeatable; any case; default Deny)',
-    collectEnforcement,
-    [],
+  cmd.addOption(
+    repeatable(
+      '--enforcement <ACTION|RULE=ACTION>',
+      'Deny (refuse), Warn (allow with a warning) or Audit (allow, record only): for every rule, or RULE=ACTION for one (repeatable; any case)',
+      'Deny',
+      collectEnforcement,
+    ),
   );
 
 const program = new Command('spiderpool-iaas-webhook')
@@ -118,11 +125,13 @@ configMapOptions(
       'ClusterRole of the install made owner of the Secret and the configuration: deleting it deletes them (garbage collection)',
       parseObjectName,
     )
-    .option(
-      '--webhook-configuration-annotation <key=value>',
-      'annotation of that configuration (repeatable), e.g. example.com/owner=network-team (not cert-manager.io/inject-ca-from: the pods keep caBundle)',
-      collectAnnotation,
-      [],
+    .addOption(
+      repeatable(
+        '--webhook-configuration-annotation <key=value>',
+        'annotation of that configuration (repeatable), e.g. example.com/owner=network-team (not cert-manager.io/inject-ca-from: the pods keep caBundle)',
+        'none',
+        collectAnnotation,
+      ),
     )
     .addOption(new Option('--namespace <namespace>', 'namespace of the pod: of --tls-secret and of the Service the API server calls').env('POD_NAMESPACE'))
     .option('--service <name>', 'Service the API server calls the webhook through (certificate names, clientConfig)', parseObjectName, DEFAULT_SERVICE_NAME)
@@ -213,14 +222,16 @@ configMapOptions(
         'an AdmissionReview (JSON) gets the response AdmissionReview',
     )
     .argument('[FILE...]', 'manifests (YAML or JSON, several documents or a kind: List), a folder of them, or an AdmissionReview; - for standard input')
-    .option('-f, --filename <path>', 'as FILE (repeatable), as kubectl apply -f takes it', collect, [])
+    .addOption(repeatable('-f, --filename <path>', 'as FILE (repeatable), as kubectl apply -f takes it', 'standard input when no FILE', collect))
     .option('--old <OLD>', 'the stored objects: review an UPDATE from OLD to FILE (OLD another file than FILE)')
     .option('--operation <operation>', 'CREATE (default), UPDATE (default with --old) or DELETE, in any case', (value: string) => {
       const operation = parseOperation(value);
       if (operation === undefined) throw new InvalidArgumentError('must be CREATE, UPDATE or DELETE (any case)');
       return operation;
     })
-    .option('--pools <path>', 'cluster state: a file or folder of manifests (SpiderIPPools, Namespaces, the ConfigMap); repeatable', collect, [])
+    .addOption(
+      repeatable('--pools <path>', 'cluster state: a file or folder of manifests (SpiderIPPools, Namespaces, the ConfigMap); repeatable', 'none', collect),
+    )
     .option('--cluster', "add the live cluster's objects to the state, listed once (kubectl's lookup: --kubeconfig, $KUBECONFIG, ~/.kube/config, in-cluster)")
     .option('--kubeconfig <file>', 'the kubeconfig of --cluster (implies it)')
     .option('--context <name>', 'the kubeconfig context of --cluster (implies it; default: the current-context)')
@@ -235,7 +246,7 @@ configMapOptions(
 
 enforcementOption(program.command('audit'))
   .description("judge every stored IaaS pool (--pools, else the cluster's) as a CREATE would and list what breaks the rules; exit 0 none, 1 some, 2 bad input")
-  .option('--pools <path>', 'the pools: a file or folder of manifests (kind: List included); repeatable', collect, [])
+  .addOption(repeatable('--pools <path>', 'the pools: a file or folder of manifests (kind: List included); repeatable', "none: the cluster's", collect))
   .option(
     '--kubeconfig <file>',
     'without --pools, the pools are listed once from the cluster kubectl would use: this kubeconfig, else $KUBECONFIG, ~/.kube/config, in-cluster',
@@ -248,7 +259,7 @@ enforcementOption(program.command('audit'))
   });
 
 enforcementOption(program.command('validate-config'))
-  .description("check Spiderpool's conf.yml, or a manifest with its ConfigMap, as the webhook would; exit 1 when refused")
+  .description("check Spiderpool's conf.yml, or a manifest with its ConfigMap, as the webhook would; exit 0 valid, 1 refused, 2 bad input")
   .argument('[FILE]', 'conf.yml or a ConfigMap manifest; - for standard input')
   .option('-f, --filename <path>', 'as FILE')
   .option('--configmap-name <name>', "name of Spiderpool's ConfigMap", DEFAULT_CONFIGMAP_NAME)
@@ -274,8 +285,8 @@ program
   .option('--namespace <namespace>', 'namespace of the Service', DEFAULT_NAMESPACE)
   .option('--out <dir>', 'directory to write the files to', DEPLOY_TLS_DIR)
   .option('--new-ca', 'replace the CA in --out too (the caBundle changes: re-register the webhook)')
-  .option('--dns-name <name>', 'extra DNS name for the certificate (repeatable)', collect, [])
-  .option('--ip <address>', 'extra IP address for the certificate (repeatable)', collect, [])
+  .addOption(repeatable('--dns-name <name>', 'extra DNS name for the certificate (repeatable)', 'none', collect))
+  .addOption(repeatable('--ip <address>', 'extra IP address for the certificate (repeatable)', 'none', collect))
   .option('--days <days>', 'validity in days', parsePositiveInt, 365)
   .action(async (opts: CertsArguments) => {
     const { writeCerts } = await import('./certs.js');
@@ -291,7 +302,10 @@ program
   .option('--service <name>', "Service the API server calls (default: the manifest's)")
   .option('--namespace <namespace>', "namespace of the Service (default: the manifest's)")
   .option('--url <url>', 'call the webhook at https://HOST:PORT instead of the Service (a webhook outside the cluster)')
-  .option('--manifest <file>', 'YAML holding the ValidatingWebhookConfiguration, e.g. kubectl kustomize output of an overlay (default: the one in deploy/)')
+  .option(
+    '--manifest <file>',
+    'YAML holding the ValidatingWebhookConfiguration, e.g. a copy of deploy/base/validatingwebhookconfiguration.yaml you changed (default: that file)',
+  )
   .action(async (opts) => {
     // The Kubernetes client would add ~0.5 s and ~70 MiB to a `serve` without a cluster
     // (measured with bench/).

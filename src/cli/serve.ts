@@ -63,6 +63,20 @@ export interface ServeArguments extends Omit<LifecycleFlags, 'configmapNamespace
 /** Exit code of a `serve` that cannot start: unusable input, as a usage error (kubectl's 2), never 1 ("findings"). */
 export const START_FAILURE_EXIT_CODE = 2;
 
+/** What to change when binding failed, by Node's error code (listen(2)'s errno); other errors say only "cannot start". */
+const BIND_FAILURES: Record<string, string> = {
+  EADDRINUSE: 'the port is in use; choose another with --port or PORT',
+  EADDRNOTAVAIL: '--host is not an address of this machine; give one of its addresses, or leave --host out to bind all interfaces',
+  EACCES: 'binding a port below 1024 needs a privilege this process lacks; choose another with --port or PORT',
+};
+
+/** The fatal log line of a `serve` that could not start with `error`. */
+export function cannotStart(error: unknown): string {
+  const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
+  const fix = syscall === 'listen' && code !== undefined ? BIND_FAILURES[code] : undefined;
+  return fix === undefined ? 'cannot start' : `cannot start: ${fix}`;
+}
+
 /** How long the server's modules wait for the caches' first list requests to be sent, in milliseconds. */
 const FIRST_REQUESTS_WAIT_MS = 500;
 
@@ -140,8 +154,7 @@ export async function serve(opts: ServeArguments): Promise<void> {
     process.once('SIGTERM', shutdown);
     process.once('SIGINT', shutdown);
   } catch (e) {
-    const busy = (e as NodeJS.ErrnoException).code === 'EADDRINUSE';
-    logger.fatal({ err: (e as Error).message }, busy ? 'cannot start: the port is in use; choose another with --port or PORT' : 'cannot start');
+    logger.fatal({ err: (e as Error).message }, cannotStart(e));
     process.exitCode = START_FAILURE_EXIT_CODE;
     // Started before the step that failed: a server left listening would keep a process
     // that cannot start alive (and its pod Ready, with no webhook configuration written).

@@ -7,7 +7,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { escapeUnprintable, truncate } from '../go/strconv-quote.js';
+import { firstLine, syntaxReason } from './yaml-error.js';
 import type { KubeObject } from './build.js';
 
 /** An object of a manifest and where it came from, for messages. */
@@ -27,9 +27,6 @@ const MAX_ALIAS_COUNT = 100;
 
 /** Extensions kubectl reads from a folder. */
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
-
-/** The `yaml` package's messages end with a code frame on further lines; an error is one line. */
-const firstLine = (message: string): string => escapeUnprintable(truncate(message.split('\n', 1)[0]!.trim()));
 
 export function isKubeObject(value: unknown): value is KubeObject {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
@@ -57,7 +54,7 @@ export type DocumentData = { ok: true; value: unknown } | { ok: false; syntax: b
 /** The data of `doc`, with the alias guard; never throws. */
 export function documentData(doc: ReturnType<typeof parseAllDocuments>[number]): DocumentData {
   const error = doc.errors[0];
-  if (error !== undefined) return { ok: false, syntax: true, reason: firstLine(error.message) };
+  if (error !== undefined) return { ok: false, syntax: true, reason: syntaxReason(error.message) };
   try {
     return { ok: true, value: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
   } catch (e) {

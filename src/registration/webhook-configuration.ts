@@ -10,12 +10,16 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 import { firstIssue } from '../kubernetes/field-issue.js';
+import { syntaxReason } from '../kubernetes/yaml-error.js';
 
 /**
  * The manifest shipped next to `src/` and `dist/` (both two levels below the package
  * root), so the same path works from the sources, the build and the container image.
  */
 export const WEBHOOK_MANIFEST_PATH = fileURLToPath(new URL('../../deploy/base/validatingwebhookconfiguration.yaml', import.meta.url));
+
+/** That manifest as an operator's checkout or the npm package names it. */
+const SHIPPED_MANIFEST = 'deploy/base/validatingwebhookconfiguration.yaml';
 
 const ServiceReferenceSchema = z.looseObject({
   name: z.string().min(1),
@@ -65,8 +69,9 @@ export type WebhookTarget = { service: { name?: string | undefined; namespace?: 
  * Reads and checks the webhook manifest.
  *
  * @param path YAML file with the ValidatingWebhookConfiguration: the shipped one by default,
- *   or any multi-document file holding exactly one, such as `kubectl kustomize my-overlay/`
- *   output (so an overlay's namespaceSelector or matchConditions are kept).
+ *   or any multi-document file holding exactly one, such as a copy of the shipped one with
+ *   its namespaceSelector or matchConditions changed. `kubectl kustomize` of `deploy/` holds
+ *   none (the pods write it), so the error for none says where to find it.
  * @throws Error naming the file when it cannot be read, is not YAML, holds no or several
  *   ValidatingWebhookConfigurations, or that object does not have the shape of
  *   {@link WebhookManifestSchema}.
@@ -80,10 +85,12 @@ export async function readWebhookManifest(path: string = WEBHOOK_MANIFEST_PATH):
   }
   const documents = parseAllDocuments(text);
   const broken = documents.find((doc) => doc.errors.length > 0);
-  if (broken) throw new Error(`the webhook manifest ${path} is not YAML: ${broken.errors[0]!.message}`);
+  if (broken) throw new Error(`the webhook manifest ${path} is not YAML: ${syntaxReason(broken.errors[0]!.message)}`);
   const candidates = documents.map((doc) => doc.toJS() as unknown).filter((o) => (o as { kind?: unknown } | null)?.kind === 'ValidatingWebhookConfiguration');
   if (candidates.length !== 1) {
-    throw new Error(`the webhook manifest ${path} holds ${candidates.length} ValidatingWebhookConfigurations; it must hold exactly one`);
+    // deploy/ and its overlays leave the configuration to the pods, so their output has none.
+    const hint = candidates.length === 0 ? ` (deploy/ and its overlays hold none: start from ${SHIPPED_MANIFEST})` : '';
+    throw new Error(`the webhook manifest ${path} holds ${candidates.length} ValidatingWebhookConfigurations; it must hold exactly one${hint}`);
   }
   const result = WebhookManifestSchema.safeParse(candidates[0]);
   if (!result.success) {

@@ -216,7 +216,7 @@ items:
     expect(validateConfigText(duplicateName, 'spiderpool-conf')).toMatchObject({
       exitCode: 2,
       stdout: '',
-      stderr: expect.stringMatching(/^error: the manifest is not valid YAML: Map keys must be unique[^\n]*\n$/),
+      stderr: expect.stringMatching(/^error: the manifest is not valid YAML: line \d+, column \d+: Map keys must be unique\n$/),
     });
     const aliases = `${configMapYaml('spiderpool-conf', '50s')}  x: &a [1]\n  y: [${Array(120).fill('*a').join(',')}]\n`.replace(/ {2}x: /, 'extra:\n  x: ');
     expect(validateConfigText(aliases, 'spiderpool-conf')).toMatchObject({

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { stringify } from 'yaml';
-import { inputPaths, NO_INPUT, readStdin } from '../../src/cli/input.js';
+import { inputPaths, NO_CONFIG_INPUT, NO_INPUT, readInput, readStdin } from '../../src/cli/input.js';
 import { reviewFromArguments } from '../../src/cli/review.js';
 import { spiderIPPool } from '../helpers/pools.js';
 
@@ -19,6 +19,12 @@ describe('input of review and validate-config', () => {
       stdout: '',
       stderr: `error: ${NO_INPUT}\n`,
     });
+  });
+
+  it('validate-config - on a terminal names its own input, conf.yml or its ConfigMap, not manifests with -f', async () => {
+    await expect(readInput('-', terminal())).rejects.toThrow(NO_CONFIG_INPUT);
+    expect(NO_CONFIG_INPUT).not.toContain('repeatable');
+    expect(await readInput('-', Readable.from([Buffer.from('enableIPv4: true\n')]))).toBe('enableIPv4: true\n');
   });
 
   it('piped standard input is read whole', async () => {

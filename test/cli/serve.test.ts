@@ -4,7 +4,7 @@ import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { reportsWithoutPoolCache } from '../../src/cli/arguments.js';
-import { serve, START_FAILURE_EXIT_CODE } from '../../src/cli/serve.js';
+import { cannotStart, serve, START_FAILURE_EXIT_CODE } from '../../src/cli/serve.js';
 
 describe('serve that cannot start', () => {
   let dir: string;
@@ -75,6 +75,25 @@ describe('serve that cannot start', () => {
       taken.close();
     }
   }, 30_000);
+});
+
+describe('the line of a serve that cannot start', () => {
+  /** The error Node's net.Server emits when listen(2) fails with `code`. */
+  const listenError = (code: string) => Object.assign(new Error(`listen ${code}`), { code, syscall: 'listen' });
+
+  it.each([
+    ['EADDRINUSE', 'cannot start: the port is in use; choose another with --port or PORT'],
+    ['EADDRNOTAVAIL', 'cannot start: --host is not an address of this machine; give one of its addresses, or leave --host out to bind all interfaces'],
+    ['EACCES', 'cannot start: binding a port below 1024 needs a privilege this process lacks; choose another with --port or PORT'],
+  ])('says what to change when listen fails with %s', (code, line) => {
+    expect(cannotStart(listenError(code))).toBe(line);
+  });
+
+  it('says no more than "cannot start" for another error, or the same code outside listen', () => {
+    expect(cannotStart(listenError('EINVAL'))).toBe('cannot start');
+    expect(cannotStart(Object.assign(new Error("EACCES: permission denied, open 'certs/tls.key'"), { code: 'EACCES', syscall: 'open' }))).toBe('cannot start');
+    expect(cannotStart(new Error('missing tls.crt'))).toBe('cannot start');
+  });
 });
 
 describe('--reports with --no-pool-cache', () => {

@@ -88,3 +88,45 @@ export function markdownFiles(root: string, dir: string): string[] {
     .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
     .sort();
 }
+
+/** A mention of a section by its title, as comments and docs write it: `docs/x.md, "Title"`. */
+export interface SectionMention {
+  file: string;
+  target: string;
+  title: string;
+}
+
+/**
+ * The `FILE.md, "Title"` and `README, "Title"` mentions of `text` (comment markers and line
+ * breaks inside one are read as spaces, so a mention wrapped over two comment lines counts).
+ */
+export function sectionMentions(file: string, text: string): SectionMention[] {
+  const flat = text.replace(/\\"/g, '"').replace(/\s*\n\s*(?:#|\/\/|\*|--)?\s*/g, ' ');
+  return [...flat.matchAll(/(?<![\w/.-])((?:[\w.-]+\/)*[\w.-]+\.md|README),? "([^"]{1,80})"/g)].map((m) => ({
+    file,
+    target: m[1] === 'README' ? 'README.md' : m[1]!,
+    title: m[2]!,
+  }));
+}
+
+/** The titles of a Markdown text's headings, as read (code marks and link targets dropped). */
+function headingTitles(text: string): string[] {
+  return withoutFences(text).flatMap((line) => {
+    const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    return heading === null ? [] : [heading[1]!.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/`/g, '')];
+  });
+}
+
+/**
+ * What is wrong with `mention`: a file that exists neither beside its writer nor from `root`,
+ * or no heading of it that begins with the title; `undefined` when it resolves.
+ */
+export function brokenMention(root: string, mention: SectionMention): string | undefined {
+  const where = `${mention.file}: ${mention.target}, "${mention.title}"`;
+  const target = [path.join(root, path.dirname(mention.file), mention.target), path.join(root, mention.target)].find(
+    (candidate) => existsSync(candidate) && statSync(candidate).isFile(),
+  );
+  if (target === undefined) return `${where} names a file that does not exist`;
+  if (headingTitles(readFileSync(target, 'utf8')).some((title) => title.startsWith(mention.title))) return undefined;
+  return `${where}: no heading of ${path.relative(root, target)} begins with that title`;
+}

@@ -204,6 +204,13 @@ describe('review and validate-config', () => {
     expect((await run(['--help'])).code).toBe(0);
   });
 
+  it.each(['serve', 'review', 'audit', 'validate-config', 'certs'])('%s --help shows what a repeatable flag defaults to, never "[]"', async (command) => {
+    const help = await run([command, '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).not.toContain('[]');
+    if (command !== 'certs') expect(help.stdout.replace(/\s+/g, ' ')).toContain('(repeatable; any case) (default: Deny)');
+  });
+
   it('refuses serve --reports=true --no-pool-cache (no pools, no reports) in one line, exit 2, before starting', async () => {
     expect(await run(['serve', '--reports=true', '--no-pool-cache'])).toEqual({
       code: 2,

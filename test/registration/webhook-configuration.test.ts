@@ -27,12 +27,18 @@ describe('readWebhookManifest', () => {
 
   it('names the file and the problem when it is missing, not YAML, or not a usable configuration', async () => {
     await expect(readWebhookManifest(join(dir, 'absent.yaml'))).rejects.toThrow(/^cannot read the webhook manifest .*absent\.yaml: ENOENT$/);
-    await expect(readWebhookManifest(file('bad.yaml', 'a: [\n'))).rejects.toThrow(/bad\.yaml is not YAML/);
+    await expect(readWebhookManifest(file('bad.yaml', 'a: [\n'))).rejects.toThrow(
+      /^the webhook manifest .*bad\.yaml is not YAML: line \d+, column \d+: [^\n]*[^:\n]$/,
+    );
     await expect(
       readWebhookManifest(file('mutating.yaml', 'apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\n')),
-    ).rejects.toThrow(/mutating\.yaml holds 0 ValidatingWebhookConfigurations; it must hold exactly one$/);
+    ).rejects.toThrow(
+      /mutating\.yaml holds 0 ValidatingWebhookConfigurations; it must hold exactly one \(deploy\/ and its overlays hold none: start from deploy\/base\/validatingwebhookconfiguration\.yaml\)$/,
+    );
     const twice = `${JSON.stringify(shipped)}\n---\n${JSON.stringify(shipped)}\n`;
-    await expect(readWebhookManifest(file('twice.yaml', twice))).rejects.toThrow(/twice\.yaml holds 2 ValidatingWebhookConfigurations/);
+    await expect(readWebhookManifest(file('twice.yaml', twice))).rejects.toThrow(
+      /twice\.yaml holds 2 ValidatingWebhookConfigurations; it must hold exactly one$/,
+    );
     const wrongVersion = { ...shipped, apiVersion: 'admissionregistration.k8s.io/v1beta1' };
     await expect(readWebhookManifest(file('v1beta1.yaml', JSON.stringify(wrongVersion)))).rejects.toThrow(
       /v1beta1\.yaml is not a usable ValidatingWebhookConfiguration: apiVersion: /,

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import https from 'node:https';
 import tls from 'node:tls';
 import { tmpdir } from 'node:os';
@@ -50,6 +50,14 @@ describe('the real HTTPS server with freshly generated certificates', () => {
     expect(answer.response.uid).toBe(review.request.uid);
     expect(answer.response.allowed).toBe(false);
     expect(answer.response.status!.message).toMatch(/^SpiderIPPool\.spiderpool\.spidernet\.io "pool-a" is invalid: spec\.nodeName: Forbidden: /);
+  });
+
+  it('answers the curl example of docs/cli.md with the answer shown there, to the byte once indented', async () => {
+    const doc = await readFile(new URL('../../docs/cli.md', import.meta.url), 'utf8');
+    const shown = /## Try it with curl[\s\S]*?--data @test\/fixtures\/reviews\/(\S+)\.json[\s\S]*?```json\n([\s\S]*?)```/.exec(doc);
+    expect(shown?.[1]).toBe('pool-update-node-to-global');
+    const res = await call(server, server.caCertPem!, 'POST', WEBHOOKS.spiderIPPool.path, JSON.stringify(loadReview(shown![1]!)));
+    expect(`${JSON.stringify(JSON.parse(res.body), null, 2)}\n`).toBe(shown![2]);
   });
 
   it('answers HTTP that Node cannot parse with a Status body', async () => {
