@@ -120,6 +120,11 @@ configMapOptions(
       parseObjectName,
     )
     .option(
+      '--reports-owner-cluster-role <name>',
+      'ClusterRole made owner of the reports and their Lease, installed only with them: deleting it deletes them (default: --owner-cluster-role)',
+      parseObjectName,
+    )
+    .option(
       '--webhook-configuration-annotation <key=value>',
       'annotation of that configuration (repeatable), e.g. example.com/owner=network-team (not cert-manager.io/inject-ca-from: the pods keep caBundle)',
       collectAnnotation,
