@@ -108,15 +108,12 @@ function chartText(): string {
   return `{{- /*
 ${GENERATED}
 The ValidatingAdmissionPolicy of deploy/components/validating-admission-policy, with the
-validations of the rules whose enforcement action (enforcement.rules.<rule>, else
-enforcement.default, else Deny) is Deny: the API server never refuses what the webhook
+validations of the rules whose enforcement action ("sw.action" in _helpers.tpl) is
+Deny: the API server never refuses what the webhook
 only warns of or audits. Without such a rule, neither the policy nor its binding is installed.
 */ -}}
 {{- if .Values.validatingAdmissionPolicy.enabled -}}
 {{- $base := include "sw.base" . | fromYaml -}}
-{{- $enforcement := .Values.enforcement | default dict -}}
-{{- $actions := $enforcement.rules | default dict -}}
-{{- $default := $enforcement.default | default "Deny" -}}
 {{- $ruleOf := dict
 ${table}
 -}}
@@ -126,7 +123,7 @@ ${table}
 {{- if eq .kind "ValidatingAdmissionPolicy" -}}
 {{- range .spec.validations -}}
 {{- $rule := get $ruleOf .expression | required (printf "validation %s of the policy has no rule here: run npm run generate" .expression) -}}
-{{- if eq (lower (get $actions $rule | default $default)) "deny" -}}
+{{- if eq (lower (include "sw.action" (dict "root" $ "rule" $rule))) "deny" -}}
 {{- $kept = append $kept . -}}
 {{- end -}}
 {{- end -}}

@@ -72,11 +72,13 @@ export function parseBoolean(value: string): boolean {
 }
 
 /**
- * What is wrong with `serve --reports=true --no-pool-cache`, or `undefined`: the reports
- * describe the pools the pool cache lists and judges (src/cluster/pool-reports.ts), and
- * `--no-pool-cache` connects to no cluster, so asking for both would start without reports.
+ * What is wrong with `serve --reports=true` without a cluster, or `undefined`: the reports
+ * describe the pools the pool cache lists (src/cluster/pool-reports.ts), and with
+ * `--no-pool-cache`, or no kubeconfig found (`clusterFound` false), none is listed.
  */
-export function reportsWithoutPoolCache(opts: { reports?: boolean; poolCache: boolean }): string | undefined {
-  if (opts.reports !== true || opts.poolCache) return undefined;
-  return '--reports=true needs the pool cache (the reports are of the pools it lists): drop --no-pool-cache, or pass --reports=false';
+export function reportsWithoutPoolCache(opts: { reports?: boolean; poolCache: boolean }, clusterFound: boolean): string | undefined {
+  if (opts.reports !== true) return undefined;
+  if (!opts.poolCache) return '--reports=true needs the pool cache (the reports are of the pools it lists): drop --no-pool-cache, or pass --reports=false';
+  if (clusterFound) return undefined;
+  return '--reports=true needs a cluster (the reports are of the pools it lists): pass --kubeconfig FILE, set $KUBECONFIG, or pass --reports=false';
 }

@@ -9,6 +9,7 @@
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { levels } from 'pino';
 import { DEFAULT_CERT_DIR, DEFAULT_CONFIGMAP_NAME, DEFAULT_NAMESPACE, DEFAULT_PORT, DEFAULT_SERVICE_NAME, DEFAULT_SYNC_WAIT_MS } from '../defaults.js';
+import { findKubeConfig } from '../cluster/kubeconfig-source.js';
 import { parseGoDuration } from '../go/duration-parse.js';
 import { suggestGoDuration } from '../go/duration-suggest.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_SHUTDOWN_GRACE_MS, DEFAULT_TIMEOUTS } from '../server/limits.js';
@@ -125,6 +126,11 @@ configMapOptions(
       'ClusterRole of the install made owner of the Secret and the configuration: deleting it deletes them (garbage collection)',
       parseObjectName,
     )
+    .option(
+      '--reports-owner-cluster-role <name>',
+      'ClusterRole made owner of the reports and their Lease, installed only with them: deleting it deletes them (default: --owner-cluster-role)',
+      parseObjectName,
+    )
     .addOption(
       repeatable(
         '--webhook-configuration-annotation <key=value>',
@@ -200,14 +206,15 @@ configMapOptions(
     .addOption(
       new Option(
         '--reports <enabled>',
-        "true or false: keep OpenReports ClusterReports of the stored pools' violations, one replica at a time (a Lease in --namespace); default true with a cluster (true needs the pool cache)",
+        "true or false: keep OpenReports ClusterReports of the stored pools' violations, one replica at a time (a Lease in --namespace); default true with a cluster (true needs one, and the pool cache)",
       ).argParser(parseBoolean),
     )
     .addOption(new Option('--log-level <level>', 'log level').env('LOG_LEVEL').choices(LOG_LEVELS).default('info')),
 )
   // A usage error as commander's own: one line on stderr, exit 2, nothing started.
   .hook('preAction', (command) => {
-    const problem = reportsWithoutPoolCache(command.opts<ServeArguments>());
+    const opts = command.opts<ServeArguments>();
+    const problem = reportsWithoutPoolCache(opts, findKubeConfig(opts.kubeconfig) !== undefined);
     if (problem !== undefined) command.error(`error: ${problem}`);
   })
   .action(async (opts: ServeArguments) => {

@@ -54,6 +54,8 @@ export interface ServeArguments extends Omit<LifecycleFlags, 'configmapNamespace
   logLevel: string;
   /** `--enforcement` values, checked as parsed (`collectEnforcement`). */
   enforcement: string[];
+  /** `--reports-owner-cluster-role`: the reports' owner, else `--owner-cluster-role`'s ClusterRole. */
+  reportsOwnerClusterRole?: string;
   /** `--reports`: keep the OpenReports ClusterReports (one replica at a time); default: on with a cluster. */
   reports?: boolean;
   configmapName: string;
@@ -227,7 +229,8 @@ function reportsWanted(opts: ServeArguments, logger: Logger): ReportsPlace | und
     return void logger.info("no --namespace (POD_NAMESPACE): no OpenReports reports (their Lease lives in the pod's namespace)");
   }
   const actionOf = actionsOf(parseEnforcement(opts.enforcement));
-  return { namespace: opts.namespace, actionOf, ...(opts.ownerClusterRole === undefined ? {} : { ownerClusterRole: opts.ownerClusterRole }) };
+  const owner = opts.reportsOwnerClusterRole ?? opts.ownerClusterRole;
+  return { namespace: opts.namespace, actionOf, ...(owner === undefined ? {} : { ownerClusterRole: owner }) };
 }
 
 /** `watchPools` once a kubeconfig was found: `noCluster` when it has gone since. */

@@ -14,10 +14,16 @@ import { withDeadline } from './deadline.js';
  * install is being deleted: nothing should be written then).
  *
  * @param timeoutMs the call's deadline, in milliseconds (deadline.ts's default when absent).
+ * @param flag the flag that named the ClusterRole, for the error messages.
  * @throws Error with one line for any other failure (no answer within the deadline; a 403
  *   names the RBAC it needs), never client-node's whole HTTP exchange.
  */
-export async function clusterRoleOwner(kubeConfig: KubeConfig, name: string, timeoutMs?: number): Promise<V1OwnerReference | 'absent'> {
+export async function clusterRoleOwner(
+  kubeConfig: KubeConfig,
+  name: string,
+  timeoutMs?: number,
+  flag = '--owner-cluster-role',
+): Promise<V1OwnerReference | 'absent'> {
   try {
     const api = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
     const role = await withDeadline((options) => api.readClusterRole({ name }, options), timeoutMs);
@@ -25,8 +31,8 @@ export async function clusterRoleOwner(kubeConfig: KubeConfig, name: string, tim
   } catch (err) {
     if (err instanceof ApiException && err.code === 404) return 'absent';
     const { message } = summarizeApiError(err);
-    if (!(err instanceof ApiException)) throw new Error(`cannot reach the API server to read ClusterRole ${name} (--owner-cluster-role): ${message}`);
+    if (!(err instanceof ApiException)) throw new Error(`cannot reach the API server to read ClusterRole ${name} (${flag}): ${message}`);
     const hint = err.code === 403 ? ' (the ServiceAccount needs get on this ClusterRole: deploy/base/rbac.yaml)' : '';
-    throw new Error(`the API server refused to read ClusterRole ${name} (--owner-cluster-role): ${message}${hint}`);
+    throw new Error(`the API server refused to read ClusterRole ${name} (${flag}): ${message}${hint}`);
   }
 }

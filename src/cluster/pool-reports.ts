@@ -5,8 +5,8 @@
  * only those whose content differs from what it last wrote or listed, deleting its reports
  * of rules no longer broken. When the `clusterreports.openreports.io` CRD is not served it
  * logs one line and asks again every `crdRecheckMs`; nothing else stops. Each report is
- * owned by the install's ClusterRole (`--owner-cluster-role`): uninstalling deletes them
- * (garbage collection), as it does the TLS Secret and the webhook configuration.
+ * owned by a ClusterRole rendered only with the reports (`--reports-owner-cluster-role`):
+ * turning the reports off or uninstalling deletes them (garbage collection; ADR 0054).
  */
 import { ApiException, CustomObjectsApi, type KubeConfig, type V1OwnerReference } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -30,6 +30,9 @@ import { withDeadline } from './deadline.js';
 import { startLeaderElection, type LeaderElection } from './leader.js';
 import { clusterRoleOwner } from './owner.js';
 
+/** The flag naming the reports' owner (else `--owner-cluster-role`), for error messages. */
+const OWNER_FLAG = '--reports-owner-cluster-role';
+
 /** How often the leader compares the reports with the violations, in milliseconds: a fix shows within about this. */
 export const REPORT_INTERVAL_MS = 10_000;
 /** How often an absent CRD is asked for again, in milliseconds. */
@@ -48,7 +51,7 @@ export interface PoolReportsOptions {
   actionOf?: ActionOf;
   lease: { namespace: string; name: string };
   identity: string;
-  /** The install's ClusterRole, owner of the reports and the Lease; none when absent. */
+  /** The ClusterRole owning the reports and the Lease (`--reports-owner-cluster-role`); none when absent. */
   ownerClusterRole?: string;
   logger: Logger;
   /** How the describing of the listed pools yields to the event loop (the server's `EVENT_LOOP_SLICING`). */
@@ -145,9 +148,9 @@ class ReportWriter {
 
   private async resolveOwner(): Promise<void> {
     const name = this.options.ownerClusterRole;
-    const owner = name === undefined ? undefined : await clusterRoleOwner(this.options.kubeConfig, name);
+    const owner = name === undefined ? undefined : await clusterRoleOwner(this.options.kubeConfig, name, undefined, OWNER_FLAG);
     if (owner === 'absent')
-      throw new Error(`ClusterRole ${name}, the reports' owner (--owner-cluster-role), does not exist: the install is incomplete or being deleted`);
+      throw new Error(`ClusterRole ${name}, the reports' owner (${OWNER_FLAG}), does not exist: the install is incomplete or being deleted`);
     this.owner = owner;
   }
 
@@ -253,7 +256,7 @@ export function startPoolReports(options: PoolReportsOptions): PoolReports {
     kubeConfig: options.kubeConfig,
     lease: options.lease,
     identity: options.identity,
-    ...(options.ownerClusterRole === undefined ? {} : { owner: () => clusterRoleOwner(options.kubeConfig, options.ownerClusterRole!) }),
+    ...(options.ownerClusterRole === undefined ? {} : { owner: () => clusterRoleOwner(options.kubeConfig, options.ownerClusterRole!, undefined, OWNER_FLAG) }),
     onLeading: (leading) => {
       writer.reset();
       if (leading) tick();

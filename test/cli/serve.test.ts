@@ -96,19 +96,27 @@ describe('the line of a serve that cannot start', () => {
   });
 });
 
-describe('--reports with --no-pool-cache', () => {
-  it('refuses --reports=true: the reports are of the pools the cache lists, and the command says what to do', () => {
-    expect(reportsWithoutPoolCache({ reports: true, poolCache: false })).toBe(
+describe('--reports=true without a cluster', () => {
+  it('refuses --reports=true with --no-pool-cache: the reports are of the pools the cache lists, and the command says what to do', () => {
+    expect(reportsWithoutPoolCache({ reports: true, poolCache: false }, true)).toBe(
       '--reports=true needs the pool cache (the reports are of the pools it lists): drop --no-pool-cache, or pass --reports=false',
     );
   });
 
+  it('refuses --reports=true when no kubeconfig is found, naming the ways to give one', () => {
+    expect(reportsWithoutPoolCache({ reports: true, poolCache: true }, false)).toBe(
+      '--reports=true needs a cluster (the reports are of the pools it lists): pass --kubeconfig FILE, set $KUBECONFIG, or pass --reports=false',
+    );
+  });
+
   it.each([
-    [false, false],
-    [undefined, false],
-    [true, true],
-    [undefined, true],
-  ])('lets reports=%s with poolCache=%s through', (reports, poolCache) => {
-    expect(reportsWithoutPoolCache({ ...(reports === undefined ? {} : { reports }), poolCache })).toBeUndefined();
+    [false, false, false],
+    [undefined, false, false],
+    [undefined, true, false],
+    [false, true, false],
+    [true, true, true],
+    [undefined, true, true],
+  ])('lets reports=%s with poolCache=%s and clusterFound=%s through', (reports, poolCache, clusterFound) => {
+    expect(reportsWithoutPoolCache({ ...(reports === undefined ? {} : { reports }), poolCache }, clusterFound)).toBeUndefined();
   });
 });

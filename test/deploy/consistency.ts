@@ -451,9 +451,7 @@ export function checkManifests(objects: readonly unknown[], options: Consistency
     const saName = str(podSpec?.['serviceAccountName']) ?? 'default';
     problems.push(...checkPodNamespace(args, container ?? {}, dep));
     problems.push(...checkReplicaFlags(all, args, container ?? {}, saName, namespaceOf(deployment ?? {}) ?? namespace, dep));
-    problems.push(
-      ...checkConfigurationAccess(all, saName, namespaceOf(deployment ?? {}) ?? namespace, nameOf(podsWrite), flagValue(args, 'owner-cluster-role')),
-    );
+    problems.push(...checkConfigurationAccess(all, saName, namespaceOf(deployment ?? {}) ?? namespace, nameOf(podsWrite), args));
   }
   const vwcs = podsWrite !== undefined ? [podsWrite] : listed;
   for (const vwc of vwcs) {
@@ -761,8 +759,8 @@ function checkNoSecretAccess(all: readonly Obj[], saName: string, saNamespace: s
     : [`ServiceAccount "${saNamespace}/${saName}" may ${granted.join(', ')} Secrets, although without --tls-secret the pods keep none`];
 }
 
-/** --manage-webhook-configuration: get, patch and create (an apply) of that one configuration; --owner-cluster-role: get of that ClusterRole. */
-function checkConfigurationAccess(all: readonly Obj[], saName: string, saNamespace: string, configuration: string, owner: string | undefined): string[] {
+/** --manage-webhook-configuration: get, patch and create (an apply) of that one configuration; --owner-cluster-role and --reports-owner-cluster-role: get of their ClusterRole. */
+function checkConfigurationAccess(all: readonly Obj[], saName: string, saNamespace: string, configuration: string, args: readonly unknown[]): string[] {
   const subject = { name: saName, namespace: saNamespace };
   const where = { kind: 'ClusterRole' as const };
   const problems = (['get', 'patch', 'create'] as const)
@@ -771,11 +769,13 @@ function checkConfigurationAccess(all: readonly Obj[], saName: string, saNamespa
       (verb) =>
         `ServiceAccount "${saNamespace}/${saName}" may not ${verb} ValidatingWebhookConfiguration "${configuration}" (--manage-webhook-configuration applies it)`,
     );
-  if (owner !== undefined) {
+  for (const flag of ['owner-cluster-role', 'reports-owner-cluster-role']) {
+    const owner = flagValue(args, flag);
+    if (owner === undefined) continue;
     if (!all.some((o) => o['kind'] === 'ClusterRole' && nameOf(o) === owner))
-      problems.push(`--owner-cluster-role names ClusterRole "${owner}", which is not among the manifests`);
+      problems.push(`--${flag} names ClusterRole "${owner}", which is not among the manifests`);
     if (!grants(all, subject, where, 'rbac.authorization.k8s.io', 'clusterroles', 'get', owner)) {
-      problems.push(`ServiceAccount "${saNamespace}/${saName}" may not get ClusterRole "${owner}" (--owner-cluster-role reads its uid)`);
+      problems.push(`ServiceAccount "${saNamespace}/${saName}" may not get ClusterRole "${owner}" (--${flag} reads its uid)`);
     }
   }
   return problems;

@@ -94,7 +94,7 @@ describe('deploy/ read without kubectl', () => {
         { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
       ],
     });
-    const clusterRole = one(rendered, 'ClusterRole');
+    const clusterRole = named(rendered, 'ClusterRole', 'spiderpool-iaas-webhook');
     expect(clusterRole['rules'].slice(1)).toEqual([
       {
         apiGroups: ['admissionregistration.k8s.io'],
@@ -102,7 +102,12 @@ describe('deploy/ read without kubectl', () => {
         resourceNames: ['spiderpool-iaas-webhook'],
         verbs: ['get', 'patch', 'create'],
       },
-      { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], resourceNames: ['spiderpool-iaas-webhook'], verbs: ['get'] },
+      {
+        apiGroups: ['rbac.authorization.k8s.io'],
+        resources: ['clusterroles'],
+        resourceNames: ['spiderpool-iaas-webhook', 'spiderpool-iaas-webhook-reports-owner'],
+        verbs: ['get'],
+      },
       // --rebalance: which nodes could take a replica; read only.
       { apiGroups: [''], resources: ['nodes'], verbs: ['list'] },
       // --reports: update and delete by the names the webhook's reports can have, only.
@@ -122,6 +127,12 @@ describe('deploy/ read without kubectl', () => {
     const binding = named(rendered, 'RoleBinding', 'spiderpool-iaas-webhook-reports');
     expect(binding['subjects']).toEqual([{ kind: 'ServiceAccount', name: 'spiderpool-iaas-webhook', namespace: 'spiderpool-iaas-webhook' }]);
     expect(container(rendered)['args']).toContain('--reports=true');
+  });
+
+  test('the reports are owned by a ClusterRole of their own with no rules, so that deleting it deletes only them', () => {
+    expect(named(rendered, 'ClusterRole', 'spiderpool-iaas-webhook-reports-owner')['rules']).toEqual([]);
+    expect(container(rendered)['args']).toContain('--reports-owner-cluster-role=spiderpool-iaas-webhook-reports-owner');
+    expect(container(rendered)['args']).toContain('--owner-cluster-role=spiderpool-iaas-webhook');
   });
 
   test("the conf-reader Role and binding stay in Spiderpool's namespace, their subject follows the ServiceAccount", () => {
@@ -258,7 +269,7 @@ describe('the checker reports', () => {
     ],
     [
       'a write verb on SpiderIPPools',
-      (o) => one(o, 'ClusterRole')['rules'][0]['verbs'].push('update'),
+      (o) => named(o, 'ClusterRole', 'spiderpool-iaas-webhook')['rules'][0]['verbs'].push('update'),
       /ClusterRole "spiderpool-iaas-webhook": verbs on spiderippools are \["get","list","watch","update"\], expected \["get","list","watch"\] \(read only\)/,
     ],
     [
@@ -351,7 +362,10 @@ describe('the checker reports', () => {
     ],
     [
       'rebalance without the node list',
-      (o) => (one(o, 'ClusterRole')['rules'] = one(o, 'ClusterRole')['rules'].filter((r: Obj) => !r['resources'].includes('nodes'))),
+      (o) =>
+        (named(o, 'ClusterRole', 'spiderpool-iaas-webhook')['rules'] = named(o, 'ClusterRole', 'spiderpool-iaas-webhook')['rules'].filter(
+          (r: Obj) => !r['resources'].includes('nodes'),
+        )),
       /may not list nodes \(--peer-readiness and --rebalance needs it\)/,
     ],
   ];
@@ -422,13 +436,26 @@ describe('the checker reports', () => {
     ],
     [
       'no patch of the configuration',
-      (o: Obj[]) => (one(o, 'ClusterRole')['rules'][1]['verbs'] = ['get']),
+      (o: Obj[]) => (named(o, 'ClusterRole', 'spiderpool-iaas-webhook')['rules'][1]['verbs'] = ['get']),
       /may not patch ValidatingWebhookConfiguration "spiderpool-iaas-webhook"/,
     ],
     [
       'no read of the owner ClusterRole',
-      (o: Obj[]) => (one(o, 'ClusterRole')['rules'] = one(o, 'ClusterRole')['rules'].filter((r: Obj) => !r['resources'].includes('clusterroles'))),
+      (o: Obj[]) =>
+        (named(o, 'ClusterRole', 'spiderpool-iaas-webhook')['rules'] = named(o, 'ClusterRole', 'spiderpool-iaas-webhook')['rules'].filter(
+          (r: Obj) => !r['resources'].includes('clusterroles'),
+        )),
       /may not get ClusterRole "spiderpool-iaas-webhook" \(--owner-cluster-role reads its uid\)/,
+    ],
+    [
+      'no reports owner ClusterRole among the manifests',
+      (o: Obj[]) => o.splice(o.indexOf(named(o, 'ClusterRole', 'spiderpool-iaas-webhook-reports-owner')), 1),
+      /--reports-owner-cluster-role names ClusterRole "spiderpool-iaas-webhook-reports-owner", which is not among the manifests/,
+    ],
+    [
+      'no read of the reports owner ClusterRole',
+      (o: Obj[]) => (named(o, 'ClusterRole', 'spiderpool-iaas-webhook')['rules'][2]['resourceNames'] = ['spiderpool-iaas-webhook']),
+      /may not get ClusterRole "spiderpool-iaas-webhook-reports-owner" \(--reports-owner-cluster-role reads its uid\)/,
     ],
     ['no POD_NAMESPACE', (o: Obj[]) => delete container(o)['env'], /neither --namespace nor POD_NAMESPACE from the downward API/],
     [

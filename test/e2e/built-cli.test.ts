@@ -24,9 +24,9 @@ const cli = path.join(root, 'dist/cli/main.js');
 const fixture = (name: string) => path.join(root, 'test/fixtures/reviews', `${name}.json`);
 
 /** Runs the CLI; resolves with its exit code and output (a non-zero exit is not an error here). */
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function run(args: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, [cli, ...args]);
+    const { stdout, stderr } = await execFileAsync(process.execPath, [cli, ...args], env === undefined ? {} : { env });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -217,6 +217,17 @@ describe('review and validate-config', () => {
       stdout: '',
       stderr:
         'error: --reports=true needs the pool cache (the reports are of the pools it lists): drop --no-pool-cache, or pass --reports=false\n(run with --help for usage)\n',
+    });
+  });
+
+  it('refuses serve --reports=true with no kubeconfig found (no cluster, no reports) in one line, exit 2, before starting', async () => {
+    // An empty home, no $KUBECONFIG and no in-cluster variables: findKubeConfig finds nothing.
+    const env = { PATH: process.env['PATH'], HOME: path.join(workDir, 'no-cluster-home') };
+    expect(await run(['serve', '--reports=true', `--cert-dir=${path.join(workDir, 'no-cluster-certs')}`], env)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error: --reports=true needs a cluster (the reports are of the pools it lists): pass --kubeconfig FILE, set $KUBECONFIG, or pass --reports=false\n(run with --help for usage)\n',
     });
   });
 

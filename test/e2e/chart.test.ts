@@ -355,6 +355,12 @@ describe('values', () => {
     expect(resources(rulesOf(noPeers, 'Role', 'spiderpool-iaas-webhook-peers'))).toEqual(['pods', 'pods/eviction']);
     const noReports = await helmTemplate(['--set', 'reports.enabled=false']);
     expect(noReports.filter((o) => o['metadata']['name'] === 'spiderpool-iaas-webhook-reports')).toEqual([]);
+    // Their owner goes too, so that an upgrade turning them off deletes the reports (garbage collection).
+    expect(rulesOf(defaults, 'ClusterRole', 'spiderpool-iaas-webhook-reports-owner')).toEqual([]);
+    expect(rulesOf(noReports, 'ClusterRole', 'spiderpool-iaas-webhook-reports-owner')).toBeUndefined();
+    const argsOf = (objects: Obj[]) => objects.find((o) => o['kind'] === 'Deployment')?.['spec']['template']['spec']['containers'][0]['args'];
+    expect(argsOf(defaults)).toContain('--reports-owner-cluster-role=spiderpool-iaas-webhook-reports-owner');
+    expect(argsOf(noReports).filter((a: string) => a.startsWith('--reports'))).toEqual(['--reports=false']);
     expect(resources(rulesOf(noReports, 'ClusterRole', 'spiderpool-iaas-webhook'))).not.toContain('clusterreports');
     expect(rulesOf(noReports, 'Role', 'spiderpool-iaas-webhook-peers')).toEqual(rulesOf(defaults, 'Role', 'spiderpool-iaas-webhook-peers'));
   });

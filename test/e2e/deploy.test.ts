@@ -247,7 +247,10 @@ describe('deploy/ and overlays/cert-manager rendered by kubectl kustomize', () =
     ],
     [
       'with Secrets readable through a ClusterRole',
-      (o: Obj[]) => one(o, 'ClusterRole')['rules'].push({ apiGroups: [''], resources: ['secrets'], verbs: ['*'] }),
+      (o: Obj[]) =>
+        o
+          .find((x) => x['kind'] === 'ClusterRole' && x['metadata']['name'] === 'spiderpool-iaas-webhook')!
+          ['rules'].push({ apiGroups: [''], resources: ['secrets'], verbs: ['*'] }),
       /may \* Secrets, although without --tls-secret/,
     ],
     [

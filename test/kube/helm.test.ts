@@ -14,6 +14,10 @@
  *      ValidatingAdmissionPolicy comes with it); 0 failed; the reports say `fail`
  *   4  the pod holding the reports Lease deleted: another replica takes the Lease; a stored
  *      pool fixed, and the report follows within three report rounds; 0 failed
+ *   4b helm upgrade with reports.enabled=false: the reports' owner ClusterRole goes, and the
+ *      garbage collector deletes the ClusterReports within a minute
+ *   4c helm upgrade with the reports on again: they are written again (step 5 checks that
+ *      the uninstall removes them)
  *   5  helm uninstall: the pre-delete hook removes the webhook configuration before the
  *      pods go; nothing the release made is left, no ClusterReport either, every write is
  *      accepted afterwards (then the stored pools and OpenReports' CRDs are removed)
@@ -251,6 +255,33 @@ describe("4. the reports leader's pod deleted, then a stored pool fixed, under l
   it('the new leader followed the fix (within three report rounds): its result gone, one violation fewer', () => {
     expect(countBefore).toBeGreaterThanOrEqual(2);
     expect(countAfter).toBe(countBefore - 1);
+  });
+});
+
+/** How soon the garbage collector deletes the reports once their owner ClusterRole is gone: seconds measured, a minute allowed. */
+const REPORTS_GONE_BOUND_MS = 60_000;
+
+describe('4b. helm upgrade with reports.enabled=false, under load', () => {
+  upgradeTo('Deny', 'Deny', { 'reports.enabled': 'false' });
+
+  it("deleted the reports' owner ClusterRole, and so the reports, within the bound", async () => {
+    const start = performance.now();
+    await until(async () => (await reported()).summaries.size === 0, 'the ClusterReports to be garbage-collected', {
+      timeoutMs: REPORTS_GONE_BOUND_MS,
+      intervalMs: 500,
+    });
+    console.log(`reports: gone ${Math.round(performance.now() - start)} ms after the upgrade's checks (bound ${REPORTS_GONE_BOUND_MS} ms)`);
+    expect(await mustKubectl(['get', 'clusterrole', '--ignore-not-found', '-o', 'name', 'spiderpool-iaas-webhook-reports-owner'])).toBe('');
+  });
+});
+
+describe('4c. helm upgrade with the reports on again, under load', () => {
+  upgradeTo('Deny', 'Deny');
+
+  it('the reports are written again: fail for the stored pools still broken', async () => {
+    console.log(
+      `reports: back ${await reportsSay(storedBefore('fail', STORED_BEFORE.slice(1)), 'the reports to be written again')} ms after the upgrade's checks`,
+    );
   });
 });
 

@@ -165,3 +165,12 @@ annotations:
   helm.sh/hook: pre-delete
   helm.sh/hook-delete-policy: before-hook-creation,hook-succeeded
 {{- end }}
+
+{{/*
+"sw.action": the enforcement action of rule .rule (a src/rules name; "" for the default):
+enforcement.rules.<rule>, else enforcement.default, else Deny. .root is the chart's root.
+*/}}
+{{- define "sw.action" -}}
+{{- $enforcement := .root.Values.enforcement | default dict -}}
+{{- get ($enforcement.rules | default dict) (.rule | default "") | default ($enforcement.default | default "Deny") -}}
+{{- end -}}
