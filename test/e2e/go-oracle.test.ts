@@ -367,6 +367,10 @@ const corpus: Case[] = [
   { name: 'block scalar holding a flow "-"', doc: `${P}:\n  httpRequestTimeout: >\n    1m [-, x]\n` },
   { name: 'block scalar holding flow ":" and "?"', doc: `${P}:\n  serverUrl: |\n    a: [a::, b] {?x: 1}\n` },
   { name: 'block scalar holding a quote, then a flow "-"', doc: `${P}:\n  serverUrl: |\n    it 's\n  httpRequestTimeout: 3s\nother: [-]\n` },
+  {
+    name: 'empty block scalar after an alias key ended by ":", then a flow "-"',
+    doc: `k: &kt httpRequestTimeout\n${P}:\n  serverUrl: 'a'\n  *kt: |\n  other: [-]\n`,
+  },
   { name: "folded header at the key's indentation, then a key", doc: `${P}:\n  httpRequestTimeout:\n  >-\n   3s\n   4s\n  serverUrl: x\n` },
   { name: "header with an indicator at the key's indentation", doc: `${P}:\n  httpRequestTimeout:\n  |2\n     3s\n` },
   { name: "header at the key's indentation after a value", doc: `${P}:\n  httpRequestTimeout: 1\n  |\n   3s\n` },
