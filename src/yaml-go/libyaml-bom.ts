@@ -15,7 +15,7 @@
  */
 import { isMap, isNode, isScalar, isSeq, parseDocument, visit, type Document, type Node } from 'yaml';
 import { isBlank, isBreak, lfBreaks, lineEnd } from './libyaml-chars.js';
-import { READ_CHUNK_BYTES } from './libyaml-lookahead.js';
+import { BOM_BYTES, READ_CHUNK_BYTES } from './libyaml-lookahead.js';
 import type { Refusal } from './unmarshal-context.js';
 
 /** A scalar's source in the text: [from, to) offsets, and its style. */
@@ -169,7 +169,7 @@ function afterPlainScalar(reading: ReadingAt, at: number): boolean {
  * the next refill.
  */
 function bomBufferSpans(pastBom: string, leadingBom: boolean, scalars: readonly ScalarSpan[]): Array<[number, number]> {
-  const ends = chunkEnds(pastBom, leadingBom ? 3 : 0);
+  const ends = chunkEnds(pastBom, leadingBom ? BOM_BYTES : 0);
   const reading = readingAt(pastBom, scalars);
   const refills = ends.map((end) => refillAt(reading, end));
   const spans: Array<[number, number]> = [];
@@ -192,7 +192,7 @@ function bomBufferSpans(pastBom: string, leadingBom: boolean, scalars: readonly 
 export function bomMayStartBuffer(pastBom: string, leadingBom: boolean): boolean {
   if (!pastBom.includes('\ufeff')) return false;
   if (leadingBom && pastBom.startsWith('\ufeff')) return true;
-  return chunkEnds(pastBom, leadingBom ? 3 : 0).some((end) => pastBom.slice(Math.max(0, end - 3), end + 1).includes('\ufeff'));
+  return chunkEnds(pastBom, leadingBom ? BOM_BYTES : 0).some((end) => pastBom.slice(Math.max(0, end - 3), end + 1).includes('\ufeff'));
 }
 
 /**

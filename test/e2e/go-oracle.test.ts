@@ -936,6 +936,15 @@ const corpus: Case[] = [
   { name: 'control character in a comment', doc: `# \u0001\n${P}:\n  httpRequestTimeout: 50s\n` },
   { name: 'control character in a second document', doc: `${P}:\n  httpRequestTimeout: 50s\n---\n\u0001\n` },
   { name: 'control character far into a second document (v2 reads, v3 fails)', doc: `${P}:\n  httpRequestTimeout: 50s\n---\n${comment(10000)}\u0001\n` },
+  // A leading BOM's 3 bytes are in the reader's first chunk: "..." at byte 502 (v2 reads), 509 (both fail).
+  {
+    name: 'BOM, "..." at byte 502, control character in the second chunk',
+    doc: `\uFEFF${atByte(499, `${P}: {httpRequestTimeout: 5s}\n`, '', '...\n# xxxx\n\u0001\n')}`,
+  },
+  {
+    name: 'BOM, "..." at byte 509, control character in the second chunk',
+    doc: `\uFEFF${atByte(506, `${P}: {httpRequestTimeout: 5s}\n`, '', '...\n# xxxx\n\u0001\n')}`,
+  },
   { name: 'escaped \\/ in double quotes', doc: `${P}:\n  httpRequestTimeout: "50s\\/"\n` },
   { name: 'surrogate pair escape', doc: `${P}:\n  httpRequestTimeout: "\\ud83d\\ude00"\n` },
   // Syntax errors
