@@ -893,6 +893,8 @@ const corpus: Case[] = [
   { name: "U+FEFF starting the reader's second chunk in a comment after an empty value", doc: atByte(512, `a: 1\n${P}: # c`, '\uFEFF', `foo\n${P}: 50s\n`) },
   { name: "U+FEFF starting the reader's second chunk in a comment after a plain value", doc: atByte(512, `a: 1\n${P}: x # c`, '\uFEFF', `foo\nzz: 50s\n`) },
   { name: 'a second BOM, then a comment and a key', doc: '\uFEFF\uFEFF#c\nx: 1\n' },
+  // The `]` after an alias's name starts a token: the reader refills there, not at the U+FEFF cut by the chunk end.
+  { name: 'U+FEFF cut by the first chunk end after an alias closing a flow sequence, CRLF', doc: atByte(510, `${P}: &a {}\r\nb: [x, *a]\r\n`, '\uFEFF', '') },
   // Past the stream's first, a U+FEFF at a line's start before the first document is text to libyaml.
   { name: 'U+FEFF starting a line after a comment', doc: `# h\n\uFEFF&kp ${P}: {httpRequestTimeout: 5s}\n` },
   { name: 'U+FEFF before "---" after a directive', doc: `%YAML 1.1\n\uFEFF---\n${P}: {httpRequestTimeout: 5s}\n` },
