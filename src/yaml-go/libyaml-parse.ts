@@ -179,11 +179,12 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
 }
 
 /**
- * `scanFlow` of `text` past its block scalars, whose text libyaml reads as it stands (a
- * `[-]` there opens no flow collection, a `'` starts no quoted scalar). They are found by a
- * parse of their own, only for a text with a `[` or `{` and a line ending as a block header.
+ * `scanFlow` of `text` (line breaks as LF) past its block scalars, whose text libyaml reads
+ * as it stands (a `[-]` there opens no flow collection, a `'` starts no quoted scalar). They
+ * are found by a parse of their own, only for a text with a `[` or `{` and a line ending as
+ * a block header.
  */
-function flowOutsideBlockScalars(text: string): ReturnType<typeof scanFlow> {
+export function flowOutsideBlockScalars(text: string): ReturnType<typeof scanFlow> {
   const headed = /[[{]/.test(text) && /[|>][0-9+-]*[ \t]*(?:#.*)?\r?$/m.test(text);
   return scanFlow(text, headed ? libyamlBlockScalars(text) : []);
 }

@@ -367,6 +367,7 @@ const corpus: Case[] = [
   { name: 'block scalar holding a flow "-"', doc: `${P}:\n  httpRequestTimeout: >\n    1m [-, x]\n` },
   { name: 'block scalar holding flow ":" and "?"', doc: `${P}:\n  serverUrl: |\n    a: [a::, b] {?x: 1}\n` },
   { name: 'block scalar holding a quote, then a flow "-"', doc: `${P}:\n  serverUrl: |\n    it 's\n  httpRequestTimeout: 3s\nother: [-]\n` },
+  { name: 'block scalar holding 150 "[" (no flow nesting)', doc: `${P}:\n  serverUrl: |\n    ${'['.repeat(150)}\n  httpRequestTimeout: 3s\n` },
   {
     name: 'empty block scalar after an alias key ended by ":", then a flow "-"',
     doc: `k: &kt httpRequestTimeout\n${P}:\n  serverUrl: 'a'\n  *kt: |\n  other: [-]\n`,
