@@ -1002,25 +1002,6 @@ const SET_ASIDE: ReadonlyArray<{ name: string; matches: (doc: string, ts: ConfYm
       goReads(go) && refusedWith(ts, /contains U\+202[89] [^]*, which this webhook reads only inside a quoted value between two other characters/),
   },
   {
-    // Being fixed (the dedent rule's other first tokens): drop this entry when the fix lands.
-    name: 'known: an indented first mapping, then a less indented line that is not `key:` (`" t:\\n|"`, `" l:\\n&t"`), refused as not YAML while Go reads it',
-    matches: (doc, ts, go) =>
-      !/^ *[\w"'][^:]*:( |$)/.test(firstDedentedLine(doc) ?? 'k:') &&
-      goReads(go) &&
-      refusedWith(ts, /^not valid YAML: line \d+, column \d+: Unexpected [\w-]+ at node end/),
-  },
-  {
-    // Being fixed: the refusal should be the LS/PS one above, or Go's reading. Drop this entry when the fix lands.
-    name: 'known: LS or PS right after an anchor, an alias or a flow collection, refused with another message (a name running on, a value without a key) while Go reads it',
-    matches: (doc, ts, go) =>
-      /[\u2028\u2029]/.test(doc) && goReads(go) && refusedWith(ts, /anchor or alias name [^]* is not one Go's decoders read|has a value without a key/),
-  },
-  {
-    // Being fixed (a false accept: libyaml folds the LS or PS, so the key spans two lines): drop this entry when the fix lands.
-    name: 'known: LS or PS inside a quoted key (`"\'a\\u2028b\': 1"`), accepted while Go refuses it ("mapping values are not allowed")',
-    matches: (doc, ts, go) => /(["'])[^"'\r\n]*[\u2028\u2029][^"'\r\n]*\1 *:/.test(doc) && !goReads(go) && tsReads(ts),
-  },
-  {
     // Being fixed (a false accept: libyaml skips a tab before a token only where no simple key is allowed): drop this entry when the fix lands.
     name: 'known: a tab before a token at the start of a line or after "- " / "? " (`"a:\\n  \\tb"`), accepted while Go refuses it ("found character that cannot start any token")',
     matches: (doc, ts, go) =>
@@ -1038,22 +1019,6 @@ function tsReads(ts: ConfYmlReading): boolean {
 
 function refusedWith(ts: ConfYmlReading, detail: RegExp): boolean {
   return !ts.ok && ts.errors.some((e) => detail.test(e.detail));
-}
-
-/** Whether the first line holding a node (past a BOM, `---`, comments and blank lines) is indented. */
-function indentedFirstLine(doc: string): boolean {
-  return /^\uFEFF?(?:(?:---|#[^\r\n\u0085]*|[ \t]*)(?:\r\n|[\r\n\u0085]))* +[^\s#]/.test(doc);
-}
-
-/** After an indented first line holding a node, the first line less indented than it (blank and comment lines aside). */
-function firstDedentedLine(doc: string): string | undefined {
-  if (!indentedFirstLine(doc)) return undefined;
-  const lines = doc
-    .replace(/^\uFEFF/, '')
-    .split(/\r\n|[\r\n\u0085]/)
-    .filter((l) => l !== '---' && !/^[ \t]*(#|$)/.test(l));
-  const indent = (l: string) => /^ */.exec(l)![0].length;
-  return lines.find((l) => indent(l) < indent(lines[0]!));
 }
 
 describe('readConfYml agrees with Go on generated documents', () => {
