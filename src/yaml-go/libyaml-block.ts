@@ -6,7 +6,7 @@
  * scalar with `\n`, also when its last line ends the text without a break
  * (`httpRequestTimeout: |` then `    30s` as the last bytes: libyaml "30s", `yaml` "30s\n").
  */
-import { CST, Parser, visit, type Document } from 'yaml';
+import { CST, visit, type Document } from 'yaml';
 
 /** A CST token as a plain object (the `yaml` package's `CST.BlockScalar` fields read here). */
 type Token = { type?: string; offset?: number; source?: string; indent?: unknown; props?: unknown };
@@ -114,14 +114,14 @@ export function headersAtKeyIndent(tokens: readonly unknown[], text: string): nu
 }
 
 /**
- * Where each block scalar of `text` stands: [start, end) offsets from its header to the
- * end of its last line, ascending, as the `yaml` package's CST has them (a block scalar
- * ends at the first non-empty line less indented than its text, libyaml's rule too:
- * scannerc.go `yaml_parser_scan_block_scalar`).
+ * Where each block scalar of a text stands: [start, end) offsets from its header to the
+ * end of its last line, ascending, as the `yaml` package's CST of it (`tokens`, the
+ * parser's top-level tokens) has them (a block scalar ends at the first non-empty line
+ * less indented than its text, libyaml's rule too: scannerc.go `yaml_parser_scan_block_scalar`).
  */
-export function blockScalarSpans(text: string): Array<[number, number]> {
+export function blockScalarSpans(tokens: Iterable<unknown>): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
-  const stack: unknown[] = [...new Parser().parse(text)];
+  const stack: unknown[] = [...tokens];
   while (stack.length > 0) {
     const token = stack.pop() as { type?: string; offset?: number; key?: unknown; value?: unknown; items?: unknown[] } | null | undefined;
     if (token === null || typeof token !== 'object') continue;

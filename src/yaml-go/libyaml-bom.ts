@@ -14,8 +14,8 @@
  * character of a key, a `#`, a line break.
  */
 import { isMap, isNode, isScalar, isSeq, parseDocument, visit, type Document, type Node } from 'yaml';
-import { isBlank, isBreak, lfBreaks, lineEnd } from './libyaml-chars.js';
-import { READ_CHUNK_BYTES } from './libyaml-lookahead.js';
+import { ANCHOR_CHARACTER, isBlank, isBreak, lfBreaks, lineEnd } from './libyaml-chars.js';
+import { BOM_BYTES, READ_CHUNK_BYTES } from './libyaml-lookahead.js';
 import type { Refusal } from './unmarshal-context.js';
 
 /** A scalar's source in the text: [from, to) offsets, and its style. */
@@ -129,7 +129,8 @@ function refillAt(reading: ReadingAt, end: number): number {
  * `yaml_parser_scan_plain_scalar`, `yaml_parser_scan_flow_scalar`) and at a `#` after a
  * plain scalar's blanks on its line, 2 past a scalar's
  * character and at a line break, 1 past a blank, a comment's or a block scalar's character
- * or a name's (anchor, tag); none between CR and LF, skipped as one break.
+ * or a name's (anchor, tag; the character ending an anchor's or alias's name starts a token,
+ * 4: `*a]`); none between CR and LF, skipped as one break.
  */
 function asked(reading: ReadingAt, at: number): number {
   const { text } = reading;
@@ -153,7 +154,11 @@ function asked(reading: ReadingAt, at: number): number {
   // The word before `at` (within 1024 characters), walked back: `/[^\s]*$/` backtracks quadratically.
   let word = at;
   while (word > Math.max(0, at - 1024) && !/\s/.test(text[word - 1]!)) word--;
-  return word < at && '&*!'.includes(text[word]!) ? 1 : 4;
+  if (word === at || !'&*!'.includes(text[word]!)) return 4;
+  // An anchor's or alias's name ends at its first other character, where a token starts (`*a]`).
+  if (text[word] === '!') return 1;
+  for (let i = word + 1; i <= at; i++) if (!ANCHOR_CHARACTER.test(text[i]!)) return 4;
+  return 1;
 }
 
 /** Whether only blanks, at least one, stand between a plain scalar's end and `at` (scannerc.go `yaml_parser_scan_plain_scalar`). */
@@ -169,7 +174,7 @@ function afterPlainScalar(reading: ReadingAt, at: number): boolean {
  * the next refill.
  */
 function bomBufferSpans(pastBom: string, leadingBom: boolean, scalars: readonly ScalarSpan[]): Array<[number, number]> {
-  const ends = chunkEnds(pastBom, leadingBom ? 3 : 0);
+  const ends = chunkEnds(pastBom, leadingBom ? BOM_BYTES : 0);
   const reading = readingAt(pastBom, scalars);
   const refills = ends.map((end) => refillAt(reading, end));
   const spans: Array<[number, number]> = [];
@@ -192,7 +197,7 @@ function bomBufferSpans(pastBom: string, leadingBom: boolean, scalars: readonly 
 export function bomMayStartBuffer(pastBom: string, leadingBom: boolean): boolean {
   if (!pastBom.includes('\ufeff')) return false;
   if (leadingBom && pastBom.startsWith('\ufeff')) return true;
-  return chunkEnds(pastBom, leadingBom ? 3 : 0).some((end) => pastBom.slice(Math.max(0, end - 3), end + 1).includes('\ufeff'));
+  return chunkEnds(pastBom, leadingBom ? BOM_BYTES : 0).some((end) => pastBom.slice(Math.max(0, end - 3), end + 1).includes('\ufeff'));
 }
 
 /**

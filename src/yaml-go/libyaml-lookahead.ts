@@ -27,6 +27,9 @@ export interface Reach {
 /** Bytes libyaml's reader decodes at a time. */
 export const READ_CHUNK_BYTES = 512;
 
+/** The UTF-8 bytes of a byte order mark (U+FEFF), which the reader's first chunk holds. */
+export const BOM_BYTES = 3;
+
 /**
  * The reach of both decoders into `text` when the first document ends at the marker at
  * `end` (`undefined`: at the end of the text, which both then read whole).
@@ -65,11 +68,12 @@ export function blockScalarProblem(text: string, header: number, indent: number)
 /**
  * The characters of `text` the reader has decoded once the scanner has looked at its first
  * `reach` characters: whole 512-byte chunks of UTF-8 (a character cut by a chunk's end waits
- * for the next).
+ * for the next). `bomBytes`: the bytes of a byte order mark before `text`, which the first
+ * chunk holds (readerc.go reads the input, BOM and all, 512 bytes at a time).
  */
-export function decodedCharacters(text: string, reach: number): number {
+export function decodedCharacters(text: string, reach: number, bomBytes: number): number {
   if (reach >= text.length) return text.length;
-  const bytes = Buffer.byteLength(text.slice(0, reach), 'utf8');
+  const bytes = bomBytes + Buffer.byteLength(text.slice(0, reach), 'utf8');
   const read = Math.ceil(bytes / READ_CHUNK_BYTES) * READ_CHUNK_BYTES;
   let decoded = reach;
   let at = bytes;

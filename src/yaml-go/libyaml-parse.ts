@@ -179,13 +179,33 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
 }
 
 /**
- * `scanFlow` of `text` past its block scalars, whose text libyaml reads as it stands (a
- * `[-]` there opens no flow collection, a `'` starts no quoted scalar). They are found by a
- * parse of their own, only for a text with a `[` or `{` and a line ending as a block header.
+ * `scanFlow` of `text` (line breaks as LF) past its block scalars, whose text libyaml reads
+ * as it stands (a `[-]` there opens no flow collection, a `'` starts no quoted scalar). They
+ * are found by a parse of their own, only for a text with a `[` or `{` and a line ending as
+ * a block header.
  */
-function flowOutsideBlockScalars(text: string): ReturnType<typeof scanFlow> {
+export function flowOutsideBlockScalars(text: string): ReturnType<typeof scanFlow> {
   const headed = /[[{]/.test(text) && /[|>][0-9+-]*[ \t]*(?:#.*)?\r?$/m.test(text);
-  return scanFlow(text, headed ? blockScalarSpans(text) : []);
+  return scanFlow(text, headed ? libyamlBlockScalars(text) : []);
+}
+
+/**
+ * The block scalars of `text` (`blockScalarSpans`, offsets of `text`) with anchor and alias
+ * names ended where libyaml ends them (`nameEnds`): to the `yaml` package `*a: 'x'` then
+ * `*a: |` is an alias `a:` whose quoted scalar runs on, so that it takes the `|` for a
+ * block scalar holding the lines after it. At most two parses.
+ */
+function libyamlBlockScalars(text: string): Array<[number, number]> {
+  const tokens = [...new Parser().parse(text)] as unknown as Token[];
+  const ends = [...new Set(nameEnds(tokens, text))].sort((a, b) => a - b);
+  if (ends.length === 0) return blockScalarSpans(tokens);
+  // The space put at ends[k] stands at ends[k] + k of the spaced text; spans and spaces ascend.
+  let before = 0;
+  const back = (at: number) => {
+    while (before < ends.length && ends[before]! + before < at) before++;
+    return at - before;
+  };
+  return blockScalarSpans(new Parser().parse(rewriteAt(text, ends, 0, ' '))).map(([from, to]) => [back(from), back(to)]);
 }
 
 /**

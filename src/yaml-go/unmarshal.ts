@@ -12,7 +12,7 @@ import type { Semantics } from './go-scalar.js';
 import { lineEnd, lineStartOffset } from './libyaml-chars.js';
 import { bomMayStartBuffer, bomSkipOutcome, bomSkips, scalarSpans, secondBomAsSpace } from './libyaml-bom.js';
 import { rewriteAt } from './libyaml-flow.js';
-import { decodedCharacters, readPastFirstDocument, scanPastImplicitEnd, type Reach } from './libyaml-lookahead.js';
+import { BOM_BYTES, decodedCharacters, readPastFirstDocument, scanPastImplicitEnd, type Reach } from './libyaml-lookahead.js';
 import { parseLikeLibyaml } from './libyaml-parse.js';
 import { DecodeFailure, STOPS_AT_ONCE, bothSay, type Context, type DecodeProblem, type Refusal, type UnknownKey } from './unmarshal-context.js';
 import { isNull } from './unmarshal-scalar.js';
@@ -88,7 +88,7 @@ function unmarshalRead(written: string, leadingBom: boolean, type: StructType): 
     const end = parsed.end === undefined ? undefined : parsed.end - (text.length - written.length);
     const reach = readPastFirstDocument(written, end);
     const control = forbiddenCharacter(written);
-    const controlStops = control === undefined ? undefined : controlCharacterStops(written, control.index, reach, end);
+    const controlStops = control === undefined ? undefined : controlCharacterStops(written, control.index, reach, end, leadingBom ? BOM_BYTES : 0);
     if (controlStops === 'both') return refused({ by: 'go', field: '', problem: control!.problem });
     // What yaml.v3 alone meets past the first document.
     const v3Problem = controlStops === 'v3' ? `${control!.problem} past the first document` : reach.v3Problem;
@@ -168,11 +168,12 @@ function lookedAhead(v3: GoDecoding, message: string): GoDecoding {
 /**
  * Which decoders meet the control character at `index`: both when it is in the first
  * document (before `end`) or in what yaml.v2's reader decoded, yaml.v3 alone when only its
- * lookahead reached its chunk, none when neither reader decoded it.
+ * lookahead reached its chunk, none when neither reader decoded it. `bomBytes`: those of a
+ * byte order mark before `text`.
  */
-function controlCharacterStops(text: string, index: number, reach: Reach, end: number | undefined): 'both' | 'v3' | undefined {
-  if (end === undefined || index < end || index < decodedCharacters(text, reach.v2)) return 'both';
-  return index < decodedCharacters(text, reach.v3) ? 'v3' : undefined;
+function controlCharacterStops(text: string, index: number, reach: Reach, end: number | undefined, bomBytes: number): 'both' | 'v3' | undefined {
+  if (end === undefined || index < end || index < decodedCharacters(text, reach.v2, bomBytes)) return 'both';
+  return index < decodedCharacters(text, reach.v3, bomBytes) ? 'v3' : undefined;
 }
 
 /**

@@ -8,7 +8,8 @@ import { isAlias, isCollection, isNode, isScalar, visit, type Alias, type Docume
 import { quoteShown } from '../go/strconv-quote.js';
 import { blockScalarProblem } from './libyaml-lookahead.js';
 import { scanFlow } from './libyaml-flow.js';
-import { trimBlanks } from './libyaml-chars.js';
+import { lfBreaks, trimBlanks } from './libyaml-chars.js';
+import { flowOutsideBlockScalars } from './libyaml-parse.js';
 import { firstDocumentTagDirectives, leadingDirectives } from './libyaml-tags.js';
 
 /**
@@ -41,12 +42,14 @@ export function largeTextWarning(length: number): string | undefined {
 /**
  * Limits of this webhook, not of Go: text it refuses to parse to stay responsive under
  * hostile input. Real configurations are far inside them. Flow nesting is counted as
- * libyaml reads it: brackets in comments, in quoted scalars and inside plain scalars
- * (`a: b[c`) do not count.
+ * libyaml reads it: brackets in comments, in quoted scalars, inside plain scalars
+ * (`a: b[c`) and in block scalars do not count. The block scalars are found by a parse
+ * (linear in the text) only when the brackets outside comments and quotes nest too deep.
  */
 export function limitProblem(text: string): string | undefined {
   if (text.length > MAX_TEXT_CHARS) return `is ${text.length} characters long, more than ${MAX_TEXT_CHARS}`;
-  if (scanFlow(text).deepest > MAX_FLOW_DEPTH) return `nests flow collections ([ or {) more than ${MAX_FLOW_DEPTH} deep`;
+  if (scanFlow(text).deepest > MAX_FLOW_DEPTH && flowOutsideBlockScalars(lfBreaks(text)).deepest > MAX_FLOW_DEPTH)
+    return `nests flow collections ([ or {) more than ${MAX_FLOW_DEPTH} deep`;
   const compact = /^[ \t]*(?:[-?:](?=[ \t]|$)[ \t]*)*/;
   for (const line of text.split('\n')) {
     const indicators = compact.exec(line)![0].replace(/[ \t]/g, '').length;

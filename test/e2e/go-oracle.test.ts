@@ -367,6 +367,11 @@ const corpus: Case[] = [
   { name: 'block scalar holding a flow "-"', doc: `${P}:\n  httpRequestTimeout: >\n    1m [-, x]\n` },
   { name: 'block scalar holding flow ":" and "?"', doc: `${P}:\n  serverUrl: |\n    a: [a::, b] {?x: 1}\n` },
   { name: 'block scalar holding a quote, then a flow "-"', doc: `${P}:\n  serverUrl: |\n    it 's\n  httpRequestTimeout: 3s\nother: [-]\n` },
+  { name: 'block scalar holding 150 "[" (no flow nesting)', doc: `${P}:\n  serverUrl: |\n    ${'['.repeat(150)}\n  httpRequestTimeout: 3s\n` },
+  {
+    name: 'empty block scalar after an alias key ended by ":", then a flow "-"',
+    doc: `k: &kt httpRequestTimeout\n${P}:\n  serverUrl: 'a'\n  *kt: |\n  other: [-]\n`,
+  },
   { name: "folded header at the key's indentation, then a key", doc: `${P}:\n  httpRequestTimeout:\n  >-\n   3s\n   4s\n  serverUrl: x\n` },
   { name: "header with an indicator at the key's indentation", doc: `${P}:\n  httpRequestTimeout:\n  |2\n     3s\n` },
   { name: "header at the key's indentation after a value", doc: `${P}:\n  httpRequestTimeout: 1\n  |\n   3s\n` },
@@ -889,6 +894,8 @@ const corpus: Case[] = [
   { name: "U+FEFF starting the reader's second chunk in a comment after an empty value", doc: atByte(512, `a: 1\n${P}: # c`, '\uFEFF', `foo\n${P}: 50s\n`) },
   { name: "U+FEFF starting the reader's second chunk in a comment after a plain value", doc: atByte(512, `a: 1\n${P}: x # c`, '\uFEFF', `foo\nzz: 50s\n`) },
   { name: 'a second BOM, then a comment and a key', doc: '\uFEFF\uFEFF#c\nx: 1\n' },
+  // The `]` after an alias's name starts a token: the reader refills there, not at the U+FEFF cut by the chunk end.
+  { name: 'U+FEFF cut by the first chunk end after an alias closing a flow sequence, CRLF', doc: atByte(510, `${P}: &a {}\r\nb: [x, *a]\r\n`, '\uFEFF', '') },
   // Past the stream's first, a U+FEFF at a line's start before the first document is text to libyaml.
   { name: 'U+FEFF starting a line after a comment', doc: `# h\n\uFEFF&kp ${P}: {httpRequestTimeout: 5s}\n` },
   { name: 'U+FEFF before "---" after a directive', doc: `%YAML 1.1\n\uFEFF---\n${P}: {httpRequestTimeout: 5s}\n` },
@@ -932,6 +939,15 @@ const corpus: Case[] = [
   { name: 'control character in a comment', doc: `# \u0001\n${P}:\n  httpRequestTimeout: 50s\n` },
   { name: 'control character in a second document', doc: `${P}:\n  httpRequestTimeout: 50s\n---\n\u0001\n` },
   { name: 'control character far into a second document (v2 reads, v3 fails)', doc: `${P}:\n  httpRequestTimeout: 50s\n---\n${comment(10000)}\u0001\n` },
+  // A leading BOM's 3 bytes are in the reader's first chunk: "..." at byte 502 (v2 reads), 509 (both fail).
+  {
+    name: 'BOM, "..." at byte 502, control character in the second chunk',
+    doc: `\uFEFF${atByte(499, `${P}: {httpRequestTimeout: 5s}\n`, '', '...\n# xxxx\n\u0001\n')}`,
+  },
+  {
+    name: 'BOM, "..." at byte 509, control character in the second chunk',
+    doc: `\uFEFF${atByte(506, `${P}: {httpRequestTimeout: 5s}\n`, '', '...\n# xxxx\n\u0001\n')}`,
+  },
   { name: 'escaped \\/ in double quotes', doc: `${P}:\n  httpRequestTimeout: "50s\\/"\n` },
   { name: 'surrogate pair escape', doc: `${P}:\n  httpRequestTimeout: "\\ud83d\\ude00"\n` },
   // Syntax errors
@@ -986,25 +1002,6 @@ const SET_ASIDE: ReadonlyArray<{ name: string; matches: (doc: string, ts: ConfYm
       goReads(go) && refusedWith(ts, /contains U\+202[89] [^]*, which this webhook reads only inside a quoted value between two other characters/),
   },
   {
-    // Being fixed (the dedent rule's other first tokens): drop this entry when the fix lands.
-    name: 'known: an indented first mapping, then a less indented line that is not `key:` (`" t:\\n|"`, `" l:\\n&t"`), refused as not YAML while Go reads it',
-    matches: (doc, ts, go) =>
-      !/^ *[\w"'][^:]*:( |$)/.test(firstDedentedLine(doc) ?? 'k:') &&
-      goReads(go) &&
-      refusedWith(ts, /^not valid YAML: line \d+, column \d+: Unexpected [\w-]+ at node end/),
-  },
-  {
-    // Being fixed: the refusal should be the LS/PS one above, or Go's reading. Drop this entry when the fix lands.
-    name: 'known: LS or PS right after an anchor, an alias or a flow collection, refused with another message (a name running on, a value without a key) while Go reads it',
-    matches: (doc, ts, go) =>
-      /[\u2028\u2029]/.test(doc) && goReads(go) && refusedWith(ts, /anchor or alias name [^]* is not one Go's decoders read|has a value without a key/),
-  },
-  {
-    // Being fixed (a false accept: libyaml folds the LS or PS, so the key spans two lines): drop this entry when the fix lands.
-    name: 'known: LS or PS inside a quoted key (`"\'a\\u2028b\': 1"`), accepted while Go refuses it ("mapping values are not allowed")',
-    matches: (doc, ts, go) => /(["'])[^"'\r\n]*[\u2028\u2029][^"'\r\n]*\1 *:/.test(doc) && !goReads(go) && tsReads(ts),
-  },
-  {
     // Being fixed (a false accept: libyaml skips a tab before a token only where no simple key is allowed): drop this entry when the fix lands.
     name: 'known: a tab before a token at the start of a line or after "- " / "? " (`"a:\\n  \\tb"`), accepted while Go refuses it ("found character that cannot start any token")',
     matches: (doc, ts, go) =>
@@ -1022,22 +1019,6 @@ function tsReads(ts: ConfYmlReading): boolean {
 
 function refusedWith(ts: ConfYmlReading, detail: RegExp): boolean {
   return !ts.ok && ts.errors.some((e) => detail.test(e.detail));
-}
-
-/** Whether the first line holding a node (past a BOM, `---`, comments and blank lines) is indented. */
-function indentedFirstLine(doc: string): boolean {
-  return /^\uFEFF?(?:(?:---|#[^\r\n\u0085]*|[ \t]*)(?:\r\n|[\r\n\u0085]))* +[^\s#]/.test(doc);
-}
-
-/** After an indented first line holding a node, the first line less indented than it (blank and comment lines aside). */
-function firstDedentedLine(doc: string): string | undefined {
-  if (!indentedFirstLine(doc)) return undefined;
-  const lines = doc
-    .replace(/^\uFEFF/, '')
-    .split(/\r\n|[\r\n\u0085]/)
-    .filter((l) => l !== '---' && !/^[ \t]*(#|$)/.test(l));
-  const indent = (l: string) => /^ */.exec(l)![0].length;
-  return lines.find((l) => indent(l) < indent(lines[0]!));
 }
 
 describe('readConfYml agrees with Go on generated documents', () => {

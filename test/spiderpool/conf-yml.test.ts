@@ -193,6 +193,14 @@ describe('hostile conf.yml (found by attacking the server)', () => {
     expect(refusal(`foo: [${'['.repeat(100)}${']'.repeat(100)}]\n`)).toMatch(/nests flow collections/);
   });
 
+  it('counts no brackets in a block scalar, which Go reads as text; brackets after one still count', () => {
+    const P = 'iaasNetworkProvider';
+    expect(provider(`${P}:\n  serverUrl: |\n    ${'['.repeat(150)}\n  httpRequestTimeout: 3s\n`).httpRequestTimeout).toBe('3s');
+    expect(refusal(`${P}:\n  serverUrl: |\n    x\n  httpRequestTimeout: ${'['.repeat(150)}\n`)).toMatch(/nests flow collections/);
+    // An alias ended by ":" before the header (libyaml's name ends there): the brackets at the key's indentation are flow.
+    expect(refusal(`k: &kt x\n${P}:\n  serverUrl: 'a'\n  *kt: |\n  other: ${'['.repeat(150)}\n`)).toMatch(/nests flow collections/);
+  });
+
   it('accepts nesting within the limits', () => {
     expect(readConfYml(`x: ${'['.repeat(100)}${']'.repeat(100)}\n`).ok).toBe(true);
   });

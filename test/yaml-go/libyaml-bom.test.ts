@@ -95,3 +95,32 @@ describe('a U+FEFF at the start of a line before the first document (found by fu
     expect(unmarshal(`%YAML 1.1\n\uFEFF---\n${P}: {httpRequestTimeout: 5s}\n`, T).refused).toEqual(expect.objectContaining({ by: 'go' }));
   });
 });
+
+describe('a control character past the first document behind a BOM (found by fuzzing against yaml.v2/v3)', () => {
+  // The reader's first 512-byte chunk holds the BOM's 3 bytes: `...` starting at byte `marker` (BOM included), U+0001 after a comment.
+  const doc = `${P}: {httpRequestTimeout: 5s}\n`;
+  const text = (marker: number) => `\uFEFF#${'x'.repeat(marker - 5 - doc.length)}\n${doc}...\n# xxxx\n\u0001\n`;
+  it("stops yaml.v3 alone when yaml.v2's reach ends in the first chunk", () => {
+    expect(Buffer.byteLength(text(502).slice(0, text(502).indexOf('...')))).toBe(502);
+    const { v2, v3 } = read(text(502));
+    expect(v2).toBe('5s');
+    expect(v3).toMatch(/contains U\+0001, a control character past the first document/);
+  });
+  it("stops both when yaml.v2's reach crosses into the second chunk", () => {
+    expect(unmarshal(text(509), T).refused).toEqual(expect.objectContaining({ by: 'go', problem: 'line 5, column 1: contains U+0001, a control character' }));
+  });
+});
+
+describe('a U+FEFF cut by the first chunk end after an alias in a flow collection (found by fuzzing against yaml.v2/v3)', () => {
+  // The `]` or `:` after an alias's name starts a token, which asks for 4 characters: the refill
+  // happens there, the buffer does not start with the U+FEFF, and Go reads it as text, a key without ":".
+  it.each([[at(`${P}: &a {}\r\nb: [x, *a]\r\n`, '', 510)], [at(`${P}: &a {}\r\nb: {x: *a}\r\n`, '', 510)]])(
+    '%j is refused, as Go refuses it ("could not find expected \':\'")',
+    (text) => {
+      expect(unmarshal(text, T).refused).toEqual(expect.objectContaining({ by: 'go' }));
+    },
+  );
+  it('is skipped after an alias ending its line, where the refill happens at the U+FEFF', () => {
+    expect(read(at(`${P}: &a {}\r\nb: *a\r\n`, '', 510))).toEqual(both(''));
+  });
+});

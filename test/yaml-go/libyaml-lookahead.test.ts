@@ -21,12 +21,17 @@ describe('readPastFirstDocument', () => {
 describe('decodedCharacters', () => {
   it('decodes whole 512-byte chunks', () => {
     const text = 'a'.repeat(2000);
-    expect(decodedCharacters(text, 1)).toBe(512);
-    expect(decodedCharacters(text, 513)).toBe(1024);
-    expect(decodedCharacters(text, 2000)).toBe(2000);
+    expect(decodedCharacters(text, 1, 0)).toBe(512);
+    expect(decodedCharacters(text, 513, 0)).toBe(1024);
+    expect(decodedCharacters(text, 2000, 0)).toBe(2000);
+  });
+  it("counts a byte order mark's 3 bytes into the first chunk", () => {
+    const text = 'a'.repeat(2000);
+    expect(decodedCharacters(text, 1, 3)).toBe(509);
+    expect(decodedCharacters(text, 510, 3)).toBe(1021);
   });
   it('leaves a character cut by the chunk end for the next read', () => {
     const text = `${'a'.repeat(511)}é${'a'.repeat(600)}`;
-    expect(decodedCharacters(text, 1)).toBe(511);
+    expect(decodedCharacters(text, 1, 0)).toBe(511);
   });
 });

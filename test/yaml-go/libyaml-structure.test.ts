@@ -77,6 +77,20 @@ describe('a block scalar holding text that would be flow (libyaml reads it as wr
   });
 });
 
+describe('a block scalar after an alias ended by ":" (libyaml ends the name there; found by fuzzing against yaml.v2/v3)', () => {
+  // To the `yaml` package `*kt:` is an alias "kt:", and after a quoted scalar the `|` a block scalar holding the next line.
+  const head = `k: &kt httpRequestTimeout\n${P}:\n  serverUrl: 'a'\n  *kt: |\n`;
+  it.each([
+    [`${head}  other: [-]\n`, { serverUrl: 'a', httpRequestTimeout: '' }],
+    [`${head}    x [-]\n  other: [-]\n`, { serverUrl: 'a', httpRequestTimeout: 'x [-]\n' }],
+  ])('%j reads as Go does', (text, expected) => {
+    expect(provider(text)).toEqual(expected);
+  });
+  it("still refuses a flow sequence left open after it (Go: \"did not find expected ',' or ']'\")", () => {
+    expect(refusal(`${head}  other: [-, a\n`)).toMatch(/not valid YAML/);
+  });
+});
+
 describe('an explicit key "?" with nothing after it in a flow sequence (libyaml skips the token after it)', () => {
   it.each([
     `x: [?]\n`,
