@@ -80,5 +80,5 @@ export function reportsWithoutPoolCache(opts: { reports?: boolean; poolCache: bo
   if (opts.reports !== true) return undefined;
   if (!opts.poolCache) return '--reports=true needs the pool cache (the reports are of the pools it lists): drop --no-pool-cache, or pass --reports=false';
   if (clusterFound) return undefined;
-  return '--reports=true needs a cluster (the reports are of the pools it lists): pass --kubeconfig FILE, set $KUBECONFIG, or pass --reports=false';
+  return '--reports=true needs a cluster (the reports are of the pools it lists): pass --kubeconfig FILE, set $KUBECONFIG, create ~/.kube/config, run in a pod, or pass --reports=false';
 }

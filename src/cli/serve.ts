@@ -213,6 +213,8 @@ interface PoolSync {
 interface ReportsPlace {
   namespace: string;
   ownerClusterRole?: string;
+  /** The flag that named it: `--reports-owner-cluster-role`, else `--owner-cluster-role`. */
+  ownerFlag?: string;
   actionOf: ActionOf;
 }
 
@@ -229,8 +231,11 @@ function reportsWanted(opts: ServeArguments, logger: Logger): ReportsPlace | und
     return void logger.info("no --namespace (POD_NAMESPACE): no OpenReports reports (their Lease lives in the pod's namespace)");
   }
   const actionOf = actionsOf(parseEnforcement(opts.enforcement));
-  const owner = opts.reportsOwnerClusterRole ?? opts.ownerClusterRole;
-  return { namespace: opts.namespace, actionOf, ...(owner === undefined ? {} : { ownerClusterRole: owner }) };
+  const [owner, ownerFlag] =
+    opts.reportsOwnerClusterRole !== undefined
+      ? [opts.reportsOwnerClusterRole, '--reports-owner-cluster-role']
+      : [opts.ownerClusterRole, '--owner-cluster-role'];
+  return { namespace: opts.namespace, actionOf, ...(owner === undefined ? {} : { ownerClusterRole: owner, ownerFlag }) };
 }
 
 /** `watchPools` once a kubeconfig was found: `noCluster` when it has gone since. */

@@ -18,8 +18,14 @@ export interface LeaderOptions {
   lease: { namespace: string; name: string };
   /** This replica's identity in `holderIdentity` (client-go: hostname + `_` + a UUID). */
   identity: string;
-  /** The Lease's owner when it is created (the install's ClusterRole), or none. */
+  /**
+   * The Lease's owner (the reports' ClusterRole), or none; read at this replica's first write
+   * and set on each, so that a Lease created under an earlier owner follows the new one.
+   * @throws Error when it is `'absent'` (its message says why and what to do).
+   */
   owner?: () => Promise<V1OwnerReference | 'absent' | undefined>;
+  /** Says why the owner is absent and what to do (one line). */
+  ownerAbsent?: string;
   /** Told when this replica starts (true) or stops (false) leading. */
   onLeading(leading: boolean): void;
   logger: Logger;
@@ -74,13 +80,19 @@ export function startLeaderElection(options: LeaderOptions): LeaderElection {
       throw err;
     }
   };
+  let owner: V1OwnerReference | undefined;
+  const ownerOnce = async (): Promise<V1OwnerReference | undefined> => {
+    if (owner !== undefined || options.owner === undefined) return owner;
+    const found = await options.owner();
+    if (found === 'absent') throw new Error(options.ownerAbsent ?? "the Lease's owner ClusterRole does not exist");
+    return (owner = found);
+  };
   const write = async (create: boolean, spec: LeaseSpec): Promise<V1Lease> => {
-    const body = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { ...stored?.metadata, ...lease }, spec } as V1Lease;
+    const ownedBy = await ownerOnce();
+    const metadata = { ...stored?.metadata, ...lease, ...(ownedBy ? { ownerReferences: [ownedBy] } : {}) };
+    const body = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec } as V1Lease;
     if (!create) return withDeadline((o) => api.replaceNamespacedLease({ ...lease, body }, o), timeoutMs);
-    const owner = await options.owner?.();
-    if (owner === 'absent') throw new Error("the install's ClusterRole (--owner-cluster-role) does not exist: the install is being deleted");
-    const owned = { ...body, metadata: { ...body.metadata, ...(owner ? { ownerReferences: [owner] } : {}) } };
-    return withDeadline((o) => api.createNamespacedLease({ namespace: lease.namespace, body: owned }, o), timeoutMs);
+    return withDeadline((o) => api.createNamespacedLease({ namespace: lease.namespace, body }, o), timeoutMs);
   };
   const attempt = async () => {
     stored = await read();

@@ -30,9 +30,6 @@ import { withDeadline } from './deadline.js';
 import { startLeaderElection, type LeaderElection } from './leader.js';
 import { clusterRoleOwner } from './owner.js';
 
-/** The flag naming the reports' owner (else `--owner-cluster-role`), for error messages. */
-const OWNER_FLAG = '--reports-owner-cluster-role';
-
 /** How often the leader compares the reports with the violations, in milliseconds: a fix shows within about this. */
 export const REPORT_INTERVAL_MS = 10_000;
 /** How often an absent CRD is asked for again, in milliseconds. */
@@ -53,6 +50,8 @@ export interface PoolReportsOptions {
   identity: string;
   /** The ClusterRole owning the reports and the Lease (`--reports-owner-cluster-role`); none when absent. */
   ownerClusterRole?: string;
+  /** The flag that named `ownerClusterRole`, for messages (default `--reports-owner-cluster-role`). */
+  ownerFlag?: string;
   logger: Logger;
   /** How the describing of the listed pools yields to the event loop (the server's `EVENT_LOOP_SLICING`). */
   slicing?: Slicing;
@@ -147,10 +146,8 @@ class ReportWriter {
   }
 
   private async resolveOwner(): Promise<void> {
-    const name = this.options.ownerClusterRole;
-    const owner = name === undefined ? undefined : await clusterRoleOwner(this.options.kubeConfig, name, undefined, OWNER_FLAG);
-    if (owner === 'absent')
-      throw new Error(`ClusterRole ${name}, the reports' owner (${OWNER_FLAG}), does not exist: the install is incomplete or being deleted`);
+    const owner = await reportsOwner(this.options)?.();
+    if (owner === 'absent') throw new Error(ownerAbsent(this.options));
     this.owner = owner;
   }
 
@@ -256,7 +253,7 @@ export function startPoolReports(options: PoolReportsOptions): PoolReports {
     kubeConfig: options.kubeConfig,
     lease: options.lease,
     identity: options.identity,
-    ...(options.ownerClusterRole === undefined ? {} : { owner: () => clusterRoleOwner(options.kubeConfig, options.ownerClusterRole!, undefined, OWNER_FLAG) }),
+    ...(options.ownerClusterRole === undefined ? {} : { owner: reportsOwner(options), ownerAbsent: ownerAbsent(options) }),
     onLeading: (leading) => {
       writer.reset();
       if (leading) tick();
@@ -315,4 +312,17 @@ export function registerPoolReportMetrics(registry: Registry, reports: Pick<Pool
       }
     },
   });
+}
+
+/** Reads the reports' owner ClusterRole (its reference, or `'absent'`); undefined without one. */
+function reportsOwner(options: PoolReportsOptions): (() => ReturnType<typeof clusterRoleOwner>) | undefined {
+  const name = options.ownerClusterRole;
+  const flag = options.ownerFlag ?? '--reports-owner-cluster-role';
+  return name === undefined ? undefined : () => clusterRoleOwner(options.kubeConfig, name, undefined, flag);
+}
+
+/** Why the reports' owner is absent, and that nothing is to be done (one line). */
+function ownerAbsent(options: PoolReportsOptions): string {
+  const flag = options.ownerFlag ?? '--reports-owner-cluster-role';
+  return `ClusterRole ${options.ownerClusterRole}, the reports' owner (${flag}), does not exist: reports are being turned off or the install deleted; nothing to do (an upgrade with reports on restores it)`;
 }

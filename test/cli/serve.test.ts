@@ -105,7 +105,7 @@ describe('--reports=true without a cluster', () => {
 
   it('refuses --reports=true when no kubeconfig is found, naming the ways to give one', () => {
     expect(reportsWithoutPoolCache({ reports: true, poolCache: true }, false)).toBe(
-      '--reports=true needs a cluster (the reports are of the pools it lists): pass --kubeconfig FILE, set $KUBECONFIG, or pass --reports=false',
+      '--reports=true needs a cluster (the reports are of the pools it lists): pass --kubeconfig FILE, set $KUBECONFIG, create ~/.kube/config, run in a pod, or pass --reports=false',
     );
   });
 

@@ -98,6 +98,26 @@ describe('leader election', () => {
     await until(() => b.isLeader(), 'b takes over');
     expect(holder()).toBe('b');
   });
+  it('takes over the Lease and the reports of an earlier owner: the garbage collector follows the new one', async () => {
+    const a = start('a');
+    await until(() => a.isLeader(), 'a leads');
+    await a.sync();
+    await a.stop();
+    const earlier = [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'earlier-owner', uid: 'earlier-uid' }];
+    const nic = `${REPORTS}/spiderpool-iaas-webhook-parent-nic-one`;
+    for (const [collection, path] of [
+      [LEASES, LEASE],
+      [REPORTS, nic],
+    ] as const) {
+      const stored = store.objects.get(path)!;
+      store.put(collection, { ...stored, metadata: { ...stored['metadata'], ownerReferences: earlier } });
+    }
+    const b = start('b');
+    await until(() => b.isLeader(), 'b leads');
+    await b.sync();
+    for (const path of [LEASE, nic])
+      expect([path, store.objects.get(path)?.['metadata']?.ownerReferences]).toEqual([path, [expect.objectContaining({ name: OWNER })]]);
+  });
 });
 
 describe('reports', () => {

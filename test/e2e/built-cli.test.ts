@@ -227,7 +227,7 @@ describe('review and validate-config', () => {
       code: 2,
       stdout: '',
       stderr:
-        'error: --reports=true needs a cluster (the reports are of the pools it lists): pass --kubeconfig FILE, set $KUBECONFIG, or pass --reports=false\n(run with --help for usage)\n',
+        'error: --reports=true needs a cluster (the reports are of the pools it lists): pass --kubeconfig FILE, set $KUBECONFIG, create ~/.kube/config, run in a pod, or pass --reports=false\n(run with --help for usage)\n',
     });
   });
 
