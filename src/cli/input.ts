@@ -4,7 +4,7 @@
  * terminal is refused instead of waited on: kubectl, too, never reads a terminal for `-f -`
  * silently.
  */
-import { readText } from '../kubernetes/manifests.js';
+import { boundedText, readText } from '../kubernetes/manifests.js';
 import { UsageError } from './cluster-state.js';
 
 /** The error for `review` given no input while standard input is a terminal. */
@@ -22,15 +22,13 @@ export function inputPaths(positional: readonly string[], filenames: readonly st
 }
 
 /**
- * All of standard input as UTF-8.
+ * All of standard input as UTF-8, at most `MAX_INPUT_BYTES`.
  *
- * @throws UsageError (`noInput`, by default {@link NO_INPUT}) when it is a terminal.
+ * @throws UsageError (`noInput`, by default {@link NO_INPUT}) when it is a terminal; ManifestError past the limit.
  */
-export async function readStdin(stdin: AsyncIterable<unknown> & { isTTY?: boolean } = process.stdin, noInput = NO_INPUT): Promise<string> {
-  if (stdin.isTTY === true) throw new UsageError(noInput);
-  const chunks: Buffer[] = [];
-  for await (const chunk of stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+export function readStdin(stdin: AsyncIterable<unknown> & { isTTY?: boolean } = process.stdin, noInput = NO_INPUT): Promise<string> {
+  if (stdin.isTTY === true) return Promise.reject(new UsageError(noInput));
+  return boundedText(stdin, 'STDIN');
 }
 
 /**

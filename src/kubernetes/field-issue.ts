@@ -7,8 +7,12 @@ function aType(type: string): string {
   return type === 'null' ? type : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 }
 
-/** The JSON type of a decoded value, as zod names expected types. */
+/**
+ * The JSON type of a decoded value, as zod names expected types; a JSON number past a double's
+ * range (`JSON.parse` reads it as Infinity, which `z.number()` refuses) is named apart from a number.
+ */
 function typeOf(value: unknown): string {
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'out-of-range number';
   return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 }
 

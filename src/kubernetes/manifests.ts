@@ -4,7 +4,8 @@
  * `.yaml`, `.yml` and `.json` files in name order (not recursive, as without `-R`).
  * Errors are one line naming the file.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { firstLine, syntaxReason } from './yaml-error.js';
@@ -102,11 +103,35 @@ export function parseManifests(text: string, source: string): ManifestObject[] {
   return objects;
 }
 
-/** `path`'s text, or a one-line error naming it. */
+/**
+ * The most bytes one input (a file, standard input) may hold: hundreds of times a cluster's
+ * pools as `kubectl get -o yaml` lists them, far below the ~512 MiB string V8 can hold.
+ */
+export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * `chunks` (Buffers) as UTF-8 text, read only up to `maxBytes`, so an endless input
+ * (`/dev/zero`, a stream) ends in a message instead of filling memory.
+ *
+ * @throws ManifestError naming `source` past `maxBytes`.
+ */
+export async function boundedText(chunks: AsyncIterable<unknown> | Iterable<unknown>, source: string, maxBytes = MAX_INPUT_BYTES): Promise<string> {
+  const parts: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of chunks) {
+    bytes += (chunk as Buffer).length;
+    if (bytes > maxBytes) throw new ManifestError(`${source}: holds more than ${maxBytes} bytes, this command's limit for one input; split it`);
+    parts.push(chunk as Buffer);
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/** `path`'s text (at most {@link MAX_INPUT_BYTES}), or a one-line error naming it. */
 export async function readText(file: string): Promise<string> {
   try {
-    return await readFile(file, 'utf8');
+    return await boundedText(createReadStream(file), file);
   } catch (e) {
+    if (e instanceof ManifestError) throw e;
     throw new ManifestError(describeFileError(file, e));
   }
 }

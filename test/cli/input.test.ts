@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { stringify } from 'yaml';
 import { inputPaths, NO_CONFIG_INPUT, NO_INPUT, readInput, readStdin } from '../../src/cli/input.js';
 import { reviewFromArguments } from '../../src/cli/review.js';
+import { MAX_INPUT_BYTES } from '../../src/kubernetes/manifests.js';
 import { spiderIPPool } from '../helpers/pools.js';
 
 const terminal = () => Object.assign(Readable.from([]), { isTTY: true });
@@ -29,6 +30,13 @@ describe('input of review and validate-config', () => {
 
   it('piped standard input is read whole', async () => {
     expect(await readStdin(Readable.from([Buffer.from('a: 1\n'), Buffer.from('b: 2\n')]))).toBe('a: 1\nb: 2\n');
+  });
+
+  it('endless standard input stops at MAX_INPUT_BYTES with one line naming STDIN', async () => {
+    const endless = async function* () {
+      for (;;) yield Buffer.alloc(1024 * 1024);
+    };
+    await expect(readStdin(Readable.from(endless()))).rejects.toThrow(`STDIN: holds more than ${MAX_INPUT_BYTES} bytes`);
   });
 
   it('FILE arguments and -f values together, in order; - once at most; none is standard input', () => {

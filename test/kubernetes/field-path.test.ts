@@ -41,4 +41,10 @@ describe('firstIssue', () => {
     expect(firstIssue(error, Path.of('request', 'object'))).toBe('request.object.a[1]: must be a string, not a number');
     expect(firstIssue(z.string().safeParse(1).error!)).toBe('must be a string, not a number');
   });
+
+  it('names a JSON number past a double range apart from the number it must be', () => {
+    const huge = JSON.parse(`{"n":4${'0'.repeat(400)}}`) as unknown;
+    expect(firstIssue(z.object({ n: z.number() }).safeParse(huge).error!)).toBe('n: must be a number, not an out-of-range number');
+    expect(z.object({ n: z.number() }).safeParse({ n: 4 }).success).toBe(true);
+  });
 });

@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import { documentData, listItems, ManifestError, readManifestPaths, readText } from '../../src/kubernetes/manifests.js';
+import { boundedText, documentData, listItems, ManifestError, MAX_INPUT_BYTES, readManifestPaths, readText } from '../../src/kubernetes/manifests.js';
 
 describe('readText: a file that cannot be read is one line in plain words', () => {
   const dir = mkdtempSync(join(tmpdir(), 'manifest-read-'));
@@ -18,6 +18,28 @@ describe('readText: a file that cannot be read is one line in plain words', () =
     const error = await readText(path).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ManifestError);
     expect((error as Error).message).toBe(`${path}: cannot be read: ${why}`);
+  });
+
+  it('reads a file whole, as UTF-8', async () => {
+    const path = join(dir, 'ok.yml');
+    writeFileSync(path, 'name: é\n');
+    expect(await readText(path)).toBe('name: é\n');
+  });
+
+  (existsSync('/dev/zero') ? it : it.skip)('stops an endless file at MAX_INPUT_BYTES with one line, not an engine error', async () => {
+    const error = await readText('/dev/zero').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ManifestError);
+    expect((error as Error).message).toBe(`/dev/zero: holds more than ${MAX_INPUT_BYTES} bytes, this command's limit for one input; split it`);
+  });
+});
+
+describe('boundedText', () => {
+  const chunks = (...texts: string[]) => texts.map((t) => Buffer.from(t));
+  it('joins chunks up to the limit, inclusive', async () => {
+    expect(await boundedText(chunks('ab', 'cd'), 'x', 4)).toBe('abcd');
+  });
+  it('refuses one byte past the limit, naming the source', async () => {
+    await expect(boundedText(chunks('ab', 'cde'), 'x', 4)).rejects.toThrow('x: holds more than 4 bytes');
   });
 });
 
