@@ -33,9 +33,12 @@ const MAX_TEXT_CHARS = 64 * 1024;
 /** Longer than any real conf.yml: read, with a warning that a text over MAX_TEXT_CHARS is refused. */
 const LARGE_TEXT_CHARS = 32 * 1024;
 
-/** The warning for a conf.yml longer than {@link LARGE_TEXT_CHARS} (still read), naming the refusal's bound. */
+/**
+ * The warning for a conf.yml longer than {@link LARGE_TEXT_CHARS} that is still read, naming
+ * the refusal's bound; none past the bound, where the refusal says it.
+ */
 export function largeTextWarning(length: number): string | undefined {
-  if (length <= LARGE_TEXT_CHARS) return undefined;
+  if (length <= LARGE_TEXT_CHARS || length > MAX_TEXT_CHARS) return undefined;
   return `is ${length} characters long, more than ${LARGE_TEXT_CHARS} (Spiderpool's is a few KiB): read, but this webhook refuses one over ${MAX_TEXT_CHARS}, its own limit against hostile input`;
 }
 
