@@ -4,7 +4,8 @@
  * text or a walk of the document per occurrence (src/config: dashes and colons in flow
  * collections, tags, LS inside quotes, private-use characters, thousands of keys, a key of
  * a long run of blanks; src/yaml-go: comments and skipped lines where a U+FEFF starts
- * libyaml's read buffer): linear reading takes about 4× as long at 4× the text, quadratic
+ * libyaml's read buffer; an anchor or alias name ended before `:` that hides the next one from
+ * the `yaml` package, a parse each): linear reading takes about 4× as long at 4× the text, quadratic
  * 16×. Jest cannot time out synchronous code, so this bound is checked here, as a ratio
  * within one run, not as a time.
  */
@@ -29,6 +30,7 @@ const SHAPES: ReadonlyArray<readonly [string, (chars: number) => string]> = [
   ['a key of blanks then ":"', (n) => `iaasNetworkProvider:\n  ? "httpRequestTimeout${' '.repeat(n)}:"\n  : 3s\n`],
   ['" #" in a flow sequence, a U+FEFF at a chunk end', (n) => bomAtChunkEnds(flow('" #" ,', n), '#\n', n + READ_CHUNK_BYTES)],
   ['"a," in a flow sequence, then "#" lines, a U+FEFF at each chunk end', (n) => bomAtChunkEnds(flow('a,', n / 2), '#\n', n)],
+  ['aliases "*a:" before "|", each hiding the next from the parser', (n) => `k: &a x\nm:\n${'  *a: |\n  b: [-]\n'.repeat(Math.floor(n / 17))}`],
 ];
 
 function flow(unit: string, chars: number): string {

@@ -111,9 +111,10 @@ export function parseLikeLibyaml(written: string, newLines: () => LineCounter): 
       continue;
     }
     // Names are ended on every parse: a repad or respelt tag can bring more into the CST.
-    const spaces = [...new Set([...(spaced ? [] : flow.spaces.filter((at) => end === undefined || at < end)), ...nameEnds(parsed.tokens, text, end)])].sort(
-      (a, b) => a - b,
-    );
+    const ends = nameEnds(parsed.tokens, text, end);
+    // One name libyaml ends can hide the next from the `yaml` package: all are found in one parse, not one per parse.
+    const hidden = ends.length > 0 ? spacedNameEnds(text).filter((at) => end === undefined || at < end) : [];
+    const spaces = [...new Set([...(spaced ? [] : flow.spaces.filter((at) => end === undefined || at < end)), ...ends, ...hidden])].sort((a, b) => a - b);
     spaced = true;
     if (spaces.length > 0) {
       // Offsets within the first document (before `end`): the length of what follows is kept.
@@ -193,11 +194,12 @@ export function flowOutsideBlockScalars(text: string): ReturnType<typeof scanFlo
  * The block scalars of `text` (`blockScalarSpans`, offsets of `text`) with anchor and alias
  * names ended where libyaml ends them (`nameEnds`): to the `yaml` package `*a: 'x'` then
  * `*a: |` is an alias `a:` whose quoted scalar runs on, so that it takes the `|` for a
- * block scalar holding the lines after it. At most two parses.
+ * block scalar holding the lines after it. At most three parses.
  */
 function libyamlBlockScalars(text: string): Array<[number, number]> {
   const tokens = [...new Parser().parse(text)] as unknown as Token[];
-  const ends = [...new Set(nameEnds(tokens, text))].sort((a, b) => a - b);
+  const found = nameEnds(tokens, text);
+  const ends = [...new Set([...found, ...(found.length > 0 ? spacedNameEnds(text) : [])])].sort((a, b) => a - b);
   if (ends.length === 0) return blockScalarSpans(tokens);
   // The space put at ends[k] stands at ends[k] + k of the spaced text; spans and spaces ascend.
   let before = 0;
@@ -321,6 +323,25 @@ function nameEnds(tokens: readonly Token[], text: string, end = Infinity): numbe
     if (length > 0 && (name[length] === ':' || (name[length] === '?' && !blankOrEnd(text[at + 1])))) out.push(at);
   }
   return out;
+}
+
+/**
+ * The name ends of `nameEnds` that one parse finds, ascending: each place libyaml could end
+ * a name before `:` or `?` gets a space, and those where the `yaml` package then ends an
+ * anchor or alias are kept (a name it reads on through hides the text after it, and with it
+ * the next name: one parse per name was quadratic). Offsets of `text`.
+ */
+function spacedNameEnds(text: string): number[] {
+  const candidates: number[] = [];
+  for (const match of text.matchAll(/[&*][0-9A-Za-z_-]+(?=[:?])/g)) {
+    const at = match.index + match[0].length;
+    if (text[at] === ':' || !blankOrEnd(text[at + 1])) candidates.push(at);
+  }
+  if (candidates.length === 0) return [];
+  // The space put at candidates[k] stands at candidates[k] + k of the spaced text.
+  const tokens = [...new Parser().parse(rewriteAt(text, candidates, 0, ' '))] as unknown as Token[];
+  const named = new Set(sourceTokens(tokens).flatMap((t) => (t.type === 'anchor' || t.type === 'alias' ? [t.offset! + t.source!.length] : [])));
+  return candidates.filter((at, k) => named.has(at + k));
 }
 
 /**

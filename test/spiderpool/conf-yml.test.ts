@@ -201,6 +201,22 @@ describe('hostile conf.yml (found by attacking the server)', () => {
     expect(refusal(`k: &kt x\n${P}:\n  serverUrl: 'a'\n  *kt: |\n  other: ${'['.repeat(150)}\n`)).toMatch(/nests flow collections/);
   });
 
+  it('ends every alias name before ":" that an earlier one hid, in one parse (a parse per name took minutes at the bound)', () => {
+    const P = 'iaasNetworkProvider';
+    // To the `yaml` package `*a: |` is an alias `a:` and the rest of the text one scalar, hiding the next `*a:`.
+    const hiding = (repeats: number, tail = '') => `k: &a x\nm:\n${'  *a: |\n  b: [-]\n'.repeat(repeats)}${tail}`;
+    let parses = 0;
+    parseLikeLibyaml(hiding(200), () => (parses++, new LineCounter()));
+    expect(parses).toBeLessThanOrEqual(3);
+    // As Go reads them (its yaml.v2 and yaml.v3 decode both): `[-]` holds the plain scalar "-", each `|` is empty.
+    expect(readConfYml(hiding(2)).ok).toBe(true);
+    expect(provider(hiding(3_530, `${P}:\n  httpRequestTimeout: 3s\n`)).httpRequestTimeout).toBe('3s');
+    // Brackets after a hidden alias at the key's indentation are flow (Go refuses them); in its block scalar, text.
+    const hidden = (value: string) => `k: &k x\nl: &l y\n${P}:\n  *k: |\n  a: [-]\n  *l: |\n${value}\n  serverUrl: http://a\n`;
+    expect(refusal(hidden(`  other: ${'['.repeat(150)}`))).toMatch(/nests flow collections/);
+    expect(provider(hidden(`    ${'['.repeat(150)}`)).serverUrl).toBe('http://a');
+  });
+
   it('accepts nesting within the limits', () => {
     expect(readConfYml(`x: ${'['.repeat(100)}${']'.repeat(100)}\n`).ok).toBe(true);
   });
