@@ -19,13 +19,11 @@ export interface LeaderOptions {
   /** This replica's identity in `holderIdentity` (client-go: hostname + `_` + a UUID). */
   identity: string;
   /**
-   * The Lease's owner (the reports' ClusterRole), or none; read at this replica's first write
-   * and set on each, so that a Lease created under an earlier owner follows the new one.
-   * @throws Error when it is `'absent'` (its message says why and what to do).
+   * The Lease's owner (the reports' ClusterRole) and the one-line error when it is absent, or
+   * none. Read at each create (the owner gone, nothing is written) and set on every write, so
+   * that a Lease created under an earlier owner follows the new one.
    */
-  owner?: () => Promise<V1OwnerReference | 'absent' | undefined>;
-  /** Says why the owner is absent and what to do (one line). */
-  ownerAbsent?: string;
+  owner?: { read: (timeoutMs: number) => Promise<V1OwnerReference | 'absent' | undefined>; absent: string };
   /** Told when this replica starts (true) or stops (false) leading. */
   onLeading(leading: boolean): void;
   logger: Logger;
@@ -81,14 +79,15 @@ export function startLeaderElection(options: LeaderOptions): LeaderElection {
     }
   };
   let owner: V1OwnerReference | undefined;
-  const ownerOnce = async (): Promise<V1OwnerReference | undefined> => {
-    if (owner !== undefined || options.owner === undefined) return owner;
-    const found = await options.owner();
-    if (found === 'absent') throw new Error(options.ownerAbsent ?? "the Lease's owner ClusterRole does not exist");
+  /** The owner, read again at a create (a deleted Lease: its owner may be gone too), else as last read. */
+  const ownerFor = async (create: boolean): Promise<V1OwnerReference | undefined> => {
+    if (options.owner === undefined || (owner !== undefined && !create)) return owner;
+    const found = await options.owner.read(timeoutMs);
+    if (found === 'absent') throw new Error(options.owner.absent);
     return (owner = found);
   };
   const write = async (create: boolean, spec: LeaseSpec): Promise<V1Lease> => {
-    const ownedBy = await ownerOnce();
+    const ownedBy = await ownerFor(create);
     const metadata = { ...stored?.metadata, ...lease, ...(ownedBy ? { ownerReferences: [ownedBy] } : {}) };
     const body = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec } as V1Lease;
     if (!create) return withDeadline((o) => api.replaceNamespacedLease({ ...lease, body }, o), timeoutMs);

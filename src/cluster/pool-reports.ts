@@ -253,7 +253,7 @@ export function startPoolReports(options: PoolReportsOptions): PoolReports {
     kubeConfig: options.kubeConfig,
     lease: options.lease,
     identity: options.identity,
-    ...(options.ownerClusterRole === undefined ? {} : { owner: reportsOwner(options), ownerAbsent: ownerAbsent(options) }),
+    ...(options.ownerClusterRole === undefined ? {} : { owner: { read: reportsOwner(options)!, absent: ownerAbsent(options) } }),
     onLeading: (leading) => {
       writer.reset();
       if (leading) tick();
@@ -314,15 +314,16 @@ export function registerPoolReportMetrics(registry: Registry, reports: Pick<Pool
   });
 }
 
-/** Reads the reports' owner ClusterRole (its reference, or `'absent'`); undefined without one. */
-function reportsOwner(options: PoolReportsOptions): (() => ReturnType<typeof clusterRoleOwner>) | undefined {
+/** The flag that named the reports' owner, for messages. */
+const ownerFlag = (options: PoolReportsOptions): string => options.ownerFlag ?? '--reports-owner-cluster-role';
+
+/** Reads the reports' owner ClusterRole (its reference, or `'absent'`) within `timeoutMs`; undefined without one. */
+function reportsOwner(options: PoolReportsOptions): ((timeoutMs?: number) => ReturnType<typeof clusterRoleOwner>) | undefined {
   const name = options.ownerClusterRole;
-  const flag = options.ownerFlag ?? '--reports-owner-cluster-role';
-  return name === undefined ? undefined : () => clusterRoleOwner(options.kubeConfig, name, undefined, flag);
+  return name === undefined ? undefined : (timeoutMs) => clusterRoleOwner(options.kubeConfig, name, timeoutMs, ownerFlag(options));
 }
 
 /** Why the reports' owner is absent, and that nothing is to be done (one line). */
 function ownerAbsent(options: PoolReportsOptions): string {
-  const flag = options.ownerFlag ?? '--reports-owner-cluster-role';
-  return `ClusterRole ${options.ownerClusterRole}, the reports' owner (${flag}), does not exist: reports are being turned off or the install deleted; nothing to do (an upgrade with reports on restores it)`;
+  return `ClusterRole ${options.ownerClusterRole}, the reports' owner (${ownerFlag(options)}), does not exist: reports are being turned off or the install deleted; nothing to do (an upgrade with reports on restores it)`;
 }

@@ -118,6 +118,17 @@ describe('leader election', () => {
     for (const path of [LEASE, nic])
       expect([path, store.objects.get(path)?.['metadata']?.ownerReferences]).toEqual([path, [expect.objectContaining({ name: OWNER })]]);
   });
+  it('writes no Lease again once its owner is gone with it (reports turned off): it steps down', async () => {
+    let nowMs = Date.parse('2026-12-07T10:00:00Z');
+    const a = start('a', { now: () => nowMs });
+    await until(() => a.isLeader(), 'a leads');
+    store.objects.delete(`${CLUSTER_ROLES}/${OWNER}`); // the garbage collector then deletes the Lease
+    store.objects.delete(LEASE);
+    await until(() => records.some((r) => JSON.stringify(r).includes('does not exist')), 'a fails to write the Lease');
+    nowMs += 15_000; // past the renew deadline
+    await until(() => !a.isLeader(), 'a steps down');
+    expect(store.objects.has(LEASE)).toBe(false);
+  });
 });
 
 describe('reports', () => {
