@@ -197,6 +197,11 @@ describe('hostile conf.yml (found by attacking the server)', () => {
     const P = 'iaasNetworkProvider';
     expect(provider(`${P}:\n  serverUrl: |\n    ${'['.repeat(150)}\n  httpRequestTimeout: 3s\n`).httpRequestTimeout).toBe('3s');
     expect(refusal(`${P}:\n  serverUrl: |\n    x\n  httpRequestTimeout: ${'['.repeat(150)}\n`)).toMatch(/nests flow collections/);
+    // In a block scalar too past 2 000: a safety net for the composer, not Go's behaviour.
+    expect(provider(`${P}:\n  serverUrl: |\n    ${'['.repeat(2_000)}\n  httpRequestTimeout: 3s\n`).httpRequestTimeout).toBe('3s');
+    expect(refusal(`${P}:\n  serverUrl: |\n    ${'['.repeat(2_001)}\n  httpRequestTimeout: 3s\n`)).toMatch(
+      /nests \[ or \{ more than 2000 deep, counting those in block scalars/,
+    );
     // An alias ended by ":" before the header (libyaml's name ends there): the brackets at the key's indentation are flow.
     expect(refusal(`k: &kt x\n${P}:\n  serverUrl: 'a'\n  *kt: |\n  other: ${'['.repeat(150)}\n`)).toMatch(/nests flow collections/);
   });
