@@ -8,11 +8,12 @@ function aType(type: string): string {
 }
 
 /**
- * The JSON type of a decoded value, as zod names expected types; a JSON number past a double's
- * range (`JSON.parse` reads it as Infinity, which `z.number()` refuses) is named apart from a number.
+ * The JSON type of a decoded value, as zod names expected types; a number `z.number()`
+ * refuses is named apart from a number: NaN (YAML's `.nan`), or past a double's range
+ * (`JSON.parse` reads it as Infinity, as YAML does `.inf`).
  */
 function typeOf(value: unknown): string {
-  if (typeof value === 'number' && !Number.isFinite(value)) return 'out-of-range number';
+  if (typeof value === 'number' && !Number.isFinite(value)) return Number.isNaN(value) ? 'NaN' : 'out-of-range number';
   return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 }
 

@@ -45,6 +45,7 @@ describe('firstIssue', () => {
   it('names a JSON number past a double range apart from the number it must be', () => {
     const huge = JSON.parse(`{"n":4${'0'.repeat(400)}}`) as unknown;
     expect(firstIssue(z.object({ n: z.number() }).safeParse(huge).error!)).toBe('n: must be a number, not an out-of-range number');
+    expect(firstIssue(z.object({ n: z.number() }).safeParse({ n: Number.NaN }).error!)).toBe('n: must be a number, not a NaN');
     expect(z.object({ n: z.number() }).safeParse({ n: 4 }).success).toBe(true);
   });
 });
