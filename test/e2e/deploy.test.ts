@@ -308,6 +308,7 @@ describe('README install against the real API server', () => {
       'role.rbac.authorization.k8s.io/spiderpool-iaas-webhook-reports',
       'role.rbac.authorization.k8s.io/spiderpool-iaas-webhook-tls',
       'clusterrole.rbac.authorization.k8s.io/spiderpool-iaas-webhook',
+      'clusterrole.rbac.authorization.k8s.io/spiderpool-iaas-webhook-reports-owner',
       'rolebinding.rbac.authorization.k8s.io/spiderpool-iaas-webhook-conf-reader',
       'rolebinding.rbac.authorization.k8s.io/spiderpool-iaas-webhook-peers',
       'rolebinding.rbac.authorization.k8s.io/spiderpool-iaas-webhook-reports',
