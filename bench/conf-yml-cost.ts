@@ -26,7 +26,8 @@ const SHAPES: ReadonlyArray<readonly [string, (chars: number) => string]> = [
   ['LS inside quotes', (n) => flow('"a\u2028b", ', n)],
   ['private-use characters', (n) => flow('\ue000\ue001\ue002, ', n)],
   ['thousands of keys', (n) => `${Array.from({ length: Math.floor(n / 10) }, (_, i) => `k${i}: v`).join('\n')}\niaasNetworkProvider: {serverUrl: http://a}\n`],
-  ['"[" in a block scalar', (n) => `iaasNetworkProvider:\n  serverUrl: |\n    ${'['.repeat(n)}\n`],
+  // Lines nesting 150 deep, past the flow limit (so the block scalars are looked for) but under the 2 000 refused anywhere.
+  ['"[" in a block scalar', (n) => `iaasNetworkProvider:\n  serverUrl: |\n${`    ${'['.repeat(150)}${']'.repeat(150)}\n`.repeat(Math.ceil(n / 305))}`],
   ['a key of blanks then ":"', (n) => `iaasNetworkProvider:\n  ? "httpRequestTimeout${' '.repeat(n)}:"\n  : 3s\n`],
   ['" #" in a flow sequence, a U+FEFF at a chunk end', (n) => bomAtChunkEnds(flow('" #" ,', n), '#\n', n + READ_CHUNK_BYTES)],
   ['"a," in a flow sequence, then "#" lines, a U+FEFF at each chunk end', (n) => bomAtChunkEnds(flow('a,', n / 2), '#\n', n)],
